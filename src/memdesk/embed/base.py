@@ -1,0 +1,63 @@
+"""The Embedder seam: one required method, conveniences in one base class."""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+from ..errors import EmptyInputError, InvalidInputError
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalized float32 vectors of a fixed dimension."""
+
+    model_id: str
+    dim: int
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Return an (n, dim) float32 array of unit vectors, one row per text."""
+        ...
+
+
+class BaseEmbedder:
+    """Conveniences around :meth:`_embed_batch`: validation, batching, normalization.
+
+    Subclasses set ``model_id`` and ``dim`` and implement ``_embed_batch(texts) -> (n, dim) array``.
+    """
+
+    model_id: str
+    dim: int
+    batch_size: int = 32
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if isinstance(texts, str):
+            raise InvalidInputError("embed() takes a sequence of strings, not one string; use embed_one()")
+        items = list(texts)
+        for t in items:
+            if not isinstance(t, str):
+                raise InvalidInputError(f"embed() takes strings, got {type(t).__name__}")
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        out = np.empty((len(items), self.dim), dtype=np.float32)
+        for start in range(0, len(items), self.batch_size):
+            batch = items[start : start + self.batch_size]
+            out[start : start + len(batch)] = self._embed_batch(batch)
+        return normalize(out)
+
+    def embed_one(self, text: str) -> np.ndarray:
+        if not isinstance(text, str) or not text.strip():
+            raise EmptyInputError("cannot embed empty text")
+        return self.embed([text])[0]
+
+
+def normalize(x: np.ndarray) -> np.ndarray:
+    """Row-wise L2 normalization; zero rows stay zero."""
+    x = np.asarray(x, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=-1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (x / norms).astype(np.float32, copy=False)

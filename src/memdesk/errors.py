@@ -1,0 +1,122 @@
+"""One exception tree for memdesk.
+
+Every error memdesk raises on purpose derives from :class:`MemdeskError`. Two branches keep
+caller mistakes (:class:`UsageError`: fix the call) apart from runtime failures
+(:class:`RuntimeFailure`: the environment, a server or a model failed).
+"""
+
+from __future__ import annotations
+
+
+class MemdeskError(Exception):
+    """Root of every error memdesk raises on purpose."""
+
+
+# --- caller mistakes -------------------------------------------------------------------------
+class UsageError(MemdeskError, ValueError):
+    """The call itself is wrong: fix the arguments or the input."""
+
+
+class InvalidScopeError(UsageError):
+    """A scope with no user_id, agent_id or run_id, or with an empty/invalid value."""
+
+
+class UnknownScopeError(UsageError, LookupError):
+    """A read on a scope that has never been written."""
+
+
+class EmptyInputError(UsageError):
+    """Empty text, an empty message list or an empty query."""
+
+
+class InvalidInputError(UsageError):
+    """Input of the wrong type or shape (a bad message, a bad timestamp, a bad record)."""
+
+
+class MalformedFileError(InvalidInputError):
+    """A conversation or data file that cannot be parsed; ``path`` and ``detail`` say where."""
+
+    def __init__(self, path: str, detail: str) -> None:
+        super().__init__(f"{path}: {detail}")
+        self.path = path
+        self.detail = detail
+
+
+class RecordNotFoundError(UsageError, LookupError):
+    """No record with that id (in that scope)."""
+
+
+class ConfigError(UsageError):
+    """A setting is invalid (bad database URL, unknown backend, missing required option)."""
+
+
+class EmbeddingMismatchError(UsageError):
+    """The store was written by another embedding model or dimension; run ``memdesk reembed``."""
+
+    def __init__(self, stored_model: str, stored_dim: int, model: str, dim: int) -> None:
+        super().__init__(
+            f"store was embedded with {stored_model!r} (dim {stored_dim}) but the embedder is "
+            f"{model!r} (dim {dim}); use the same embedder or migrate with `memdesk reembed`"
+        )
+        self.stored_model, self.stored_dim, self.model, self.dim = stored_model, stored_dim, model, dim
+
+
+class DataOverlapError(UsageError):
+    """A reasoning bank overlaps the evaluation set; ``items`` names the overlapping ids."""
+
+    def __init__(self, message: str, items: list[str]) -> None:
+        super().__init__(message)
+        self.items = items
+
+
+# --- runtime failures ------------------------------------------------------------------------
+class RuntimeFailure(MemdeskError, RuntimeError):
+    """Something outside the caller's control failed."""
+
+
+class StoreError(RuntimeFailure):
+    """The storage backend failed."""
+
+
+class StoreLockedError(StoreError):
+    """The database stayed locked by another process past the busy timeout."""
+
+
+class MigrationError(StoreError):
+    """A schema migration failed; the database was left at its previous version."""
+
+
+class EmbedderError(RuntimeFailure):
+    """The embedding model failed to load or to embed."""
+
+
+class LLMError(RuntimeFailure):
+    """A chat model call failed."""
+
+
+class LLMConnectionError(LLMError):
+    """The endpoint could not be reached (after retries)."""
+
+
+class LLMAuthError(LLMError):
+    """The endpoint refused the key."""
+
+
+class LLMRateLimitError(LLMError):
+    """Still rate-limited after all retries."""
+
+
+class LLMContextLengthError(LLMError):
+    """The prompt is longer than the model's context window."""
+
+
+class LLMOutputError(LLMError):
+    """The model's output failed its schema after all re-asks; ``raw`` keeps the text."""
+
+    def __init__(self, message: str, raw: str) -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+class ModelCallsForbiddenError(LLMError):
+    """A real model call was attempted while real calls are forbidden (tests)."""

@@ -1,0 +1,300 @@
+"""Typed records at memdesk's edges: scopes, memory records, raw messages, search hits.
+
+Embedding vectors are not fields of the records: they travel beside them as float32 numpy arrays
+(``Store.put(records, vectors)``), which keeps the models light and the vectors exact.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timezone
+from enum import Enum
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from .errors import InvalidScopeError
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Scope(BaseModel):
+    """Who a memory belongs to. At least one of the three ids must be set.
+
+    Writes use the scope exactly. Reads treat unset fields as wildcards: ``Scope(user_id="u")``
+    searches every agent and run of user ``u``.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "Scope":
+        values = (self.user_id, self.agent_id, self.run_id)
+        if all(v is None for v in values):
+            raise InvalidScopeError("a scope needs at least one of user_id, agent_id, run_id")
+        for v in values:
+            if v is not None and (not v.strip() or "\x00" in v or len(v) > 256):
+                raise InvalidScopeError(f"invalid scope id {v!r}: empty, too long or with NUL")
+        return self
+
+    def key(self) -> str:
+        """A stable string key for the exact scope (used for caches and storage)."""
+        return "\x1f".join(v or "" for v in (self.user_id, self.agent_id, self.run_id))
+
+    @classmethod
+    def from_key(cls, key: str) -> "Scope":
+        u, a, r = key.split("\x1f")
+        return cls(user_id=u or None, agent_id=a or None, run_id=r or None)
+
+    def matches(self, other: "Scope") -> bool:
+        """True if ``other`` (an exact scope) falls under this (possibly wildcard) scope."""
+        return all(
+            mine is None or mine == theirs
+            for mine, theirs in (
+                (self.user_id, other.user_id),
+                (self.agent_id, other.agent_id),
+                (self.run_id, other.run_id),
+            )
+        )
+
+    def __str__(self) -> str:
+        parts = [f"{n}={v}" for n, v in (("user", self.user_id), ("agent", self.agent_id), ("run", self.run_id)) if v]
+        return ",".join(parts)
+
+
+class MemoryType(str, Enum):
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+
+    @property
+    def bit(self) -> int:
+        return {MemoryType.EPISODIC: 0b100, MemoryType.SEMANTIC: 0b010, MemoryType.PROCEDURAL: 0b001}[self]
+
+
+ALL_TYPES: tuple[MemoryType, ...] = (MemoryType.EPISODIC, MemoryType.SEMANTIC, MemoryType.PROCEDURAL)
+
+
+class RouteMask(BaseModel):
+    """ENGRAM's 3-bit routing mask: episodic, semantic, procedural (several may be set)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    episodic: bool = False
+    semantic: bool = False
+    procedural: bool = False
+
+    @property
+    def bits(self) -> int:
+        return (self.episodic << 2) | (self.semantic << 1) | int(self.procedural)
+
+    @classmethod
+    def from_bits(cls, bits: int) -> "RouteMask":
+        if not 0 <= bits <= 7:
+            raise ValueError(f"route mask must be 0..7, got {bits}")
+        return cls(episodic=bool(bits & 4), semantic=bool(bits & 2), procedural=bool(bits & 1))
+
+    @property
+    def types(self) -> list[MemoryType]:
+        return [t for t in ALL_TYPES if getattr(self, t.value)]
+
+    def __str__(self) -> str:
+        return format(self.bits, "03b")
+
+
+def _aware(v: datetime | None) -> datetime | None:
+    if v is not None and v.tzinfo is None:
+        return v.replace(tzinfo=timezone.utc)
+    return v
+
+
+class RecordBase(BaseModel):
+    """Fields shared by every memory record."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(default_factory=new_id)
+    scope: Scope
+    speaker: str | None = None
+    event_time: datetime | None = Field(
+        default=None, description="When it happened, resolved from the conversation (not ingest time)."
+    )
+    temporal_anchor: str | None = Field(
+        default=None, description="Human-readable absolute time anchor, e.g. '2023-05-07' or 'May 2023'."
+    )
+    ingest_time: datetime = Field(default_factory=utcnow)
+    provenance: list[str] = Field(default_factory=list, description="Source message ids (e.g. LoCoMo dia_ids).")
+    embedding_model: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    _aware_times = field_validator("event_time", "ingest_time")(_aware)
+
+    @property
+    def memory_type(self) -> MemoryType:
+        return MemoryType(self.type)  # type: ignore[attr-defined]
+
+    def embed_text(self) -> str:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def body(self) -> str:
+        """The record's main text, as shown in an evidence block."""
+        return self.embed_text()
+
+
+class EpisodicRecord(RecordBase):
+    """A time-bound event."""
+
+    type: Literal["episodic"] = "episodic"
+    title: str
+    summary: str
+
+    def embed_text(self) -> str:
+        return f"{self.title}: {self.summary}" if self.title else self.summary
+
+    def body(self) -> str:
+        return self.summary
+
+
+class SemanticRecord(RecordBase):
+    """A stable fact or preference."""
+
+    type: Literal["semantic"] = "semantic"
+    fact: str
+
+    def embed_text(self) -> str:
+        return self.fact
+
+
+class ProceduralRecord(RecordBase):
+    """An instruction, workflow or how-to."""
+
+    type: Literal["procedural"] = "procedural"
+    title: str
+    content: str = Field(description="Normalized instruction content.")
+
+    def embed_text(self) -> str:
+        return f"{self.title}: {self.content}" if self.title else self.content
+
+    def body(self) -> str:
+        return self.content
+
+
+MemoryRecord = Annotated[Union[EpisodicRecord, SemanticRecord, ProceduralRecord], Field(discriminator="type")]
+RECORD_CLASSES: dict[MemoryType, type[RecordBase]] = {
+    MemoryType.EPISODIC: EpisodicRecord,
+    MemoryType.SEMANTIC: SemanticRecord,
+    MemoryType.PROCEDURAL: ProceduralRecord,
+}
+
+
+class Message(BaseModel):
+    """One utterance as it arrives. ``id`` is the caller's id (e.g. a LoCoMo dia_id) if it has one."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str | None = None
+    speaker: str | None = None
+    role: Literal["user", "assistant", "system", "tool"] = "user"
+    content: str
+    timestamp: datetime | None = None
+    image_caption: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    _aware_times = field_validator("timestamp")(_aware)
+
+    def text(self) -> str:
+        """The text to remember: the content, plus the caption of a shared image."""
+        if self.image_caption:
+            cap = f"[shares an image: {self.image_caption}]"
+            return f"{self.content} {cap}".strip() if self.content else cap
+        return self.content
+
+
+class RawMessage(BaseModel):
+    """A message as persisted in the raw log: nothing said is ever lost."""
+
+    id: str
+    scope: Scope
+    speaker: str | None
+    role: str
+    content: str
+    timestamp: datetime | None
+    ingest_time: datetime
+    route_mask: int | None = None
+    seq: int = 0
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+    _aware_times = field_validator("timestamp", "ingest_time")(_aware)
+
+
+class HistoryEvent(str, Enum):
+    ADD = "ADD"
+    UPDATE = "UPDATE"
+    DELETE = "DELETE"
+
+
+class HistoryEntry(BaseModel):
+    """One version of a record: what it was and what happened to it."""
+
+    record_id: str
+    version: int
+    event: HistoryEvent
+    record: MemoryRecord
+    changed_at: datetime
+
+
+class SearchHit(BaseModel):
+    """One retrieved record with its cosine score and why it matched."""
+
+    record: MemoryRecord
+    score: float
+    memory_type: MemoryType
+    rank: int = Field(description="Rank within its own type's top-k (0-based).")
+    why: str = Field(description="Why it matched, e.g. 'semantic top-3 by cosine 0.612'.")
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+
+class AddResult(BaseModel):
+    """What ``Memory.add`` did: messages logged, how each was routed, records written."""
+
+    message_ids: list[str]
+    routes: dict[str, str] = Field(description="message id -> 3-bit mask, e.g. '110'.")
+    records: list[MemoryRecord]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = {t.value: 0 for t in ALL_TYPES}
+        for r in self.records:
+            out[r.type] += 1
+        return out
+
+
+class Evidence(BaseModel):
+    """The serialized evidence block handed to an answering model."""
+
+    hits: list[SearchHit]
+    text: str
+    tokens: int = Field(description="Token count of ``text`` (cl100k_base).")
+
+
+class Answer(BaseModel):
+    """An answer with the evidence it stands on."""
+
+    question: str
+    answer: str
+    extractive: bool = Field(description="True when the answer is the best evidence, not a generated answer.")
+    evidence: Evidence
+    model: str | None = None
