@@ -1,0 +1,67 @@
+"""memdesk: typed conversational memory (ENGRAM) and reasoning memory (MAC) for LLM agents.
+
+The public surface is what this module exports; everything else is internal and may change.
+"""
+
+from .conversation.base import Answerer, Extractor, Processor, RoutedExtraction, Router, Utterance
+from .conversation.memory import Memory
+from .embed.base import BaseEmbedder, Embedder
+from .errors import *  # noqa: F401,F403 - the exception tree is public
+from .errors import MemdeskError
+from .llm.base import ChatMessage, ChatModel, Completion, Usage
+from .records import (
+    AddResult,
+    Answer,
+    EpisodicRecord,
+    Evidence,
+    HistoryEntry,
+    HistoryEvent,
+    MemoryType,
+    Message,
+    ProceduralRecord,
+    RawMessage,
+    RouteMask,
+    Scope,
+    SearchHit,
+    SemanticRecord,
+)
+from .retrieve import Retriever, Serializer
+from .settings import Settings
+from .store.base import Store
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AddResult",
+    "Answer",
+    "Answerer",
+    "BaseEmbedder",
+    "ChatMessage",
+    "ChatModel",
+    "Completion",
+    "Embedder",
+    "EpisodicRecord",
+    "Evidence",
+    "Extractor",
+    "HistoryEntry",
+    "HistoryEvent",
+    "Memory",
+    "MemdeskError",
+    "MemoryType",
+    "Message",
+    "ProceduralRecord",
+    "Processor",
+    "RawMessage",
+    "Retriever",
+    "RouteMask",
+    "RoutedExtraction",
+    "Router",
+    "Scope",
+    "SearchHit",
+    "SemanticRecord",
+    "Serializer",
+    "Settings",
+    "Store",
+    "Usage",
+    "Utterance",
+]

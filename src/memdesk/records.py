@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from enum import Enum
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import InvalidScopeError
 
@@ -36,6 +36,12 @@ class Scope(BaseModel):
     user_id: str | None = None
     agent_id: str | None = None
     run_id: str | None = None
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as e:
+            raise InvalidScopeError(f"invalid scope: {e.errors()[0]['msg']}") from None
 
     @model_validator(mode="after")
     def _check(self) -> "Scope":

@@ -1,0 +1,70 @@
+"""Seams of the conversational write and read paths: Router, Extractor, Answerer.
+
+A :class:`Processor` turns one utterance into its route mask and typed records. The default
+(:class:`RoutedExtraction`) chains a Router and an Extractor; an LLM processor may do both in one
+call (ENGRAM's single call per utterance) and implements :class:`Processor` directly.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..records import Answer, Evidence, MemoryRecord, Message, RouteMask, Scope
+
+
+class Utterance(BaseModel):
+    """A message ready for routing: its stored id, its scope and the turns just before it."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    message_id: str
+    message: Message
+    scope: Scope
+    context: list[Message] = Field(default_factory=list, description="Preceding turns, oldest first.")
+
+
+class Processed(BaseModel):
+    mask: RouteMask
+    records: list[MemoryRecord]
+
+
+@runtime_checkable
+class Router(Protocol):
+    def route(self, utterance: Utterance) -> RouteMask: ...
+
+
+@runtime_checkable
+class Extractor(Protocol):
+    def extract(self, utterance: Utterance, mask: RouteMask) -> list[MemoryRecord]:
+        """Records of the types set in ``mask``, with speaker, temporal anchor and provenance filled."""
+        ...
+
+
+@runtime_checkable
+class Processor(Protocol):
+    def process(self, utterances: Sequence[Utterance]) -> list[Processed]:
+        """One :class:`Processed` per utterance, in order."""
+        ...
+
+
+class RoutedExtraction:
+    """The default Processor: route each utterance, then extract the selected types."""
+
+    def __init__(self, router: Router, extractor: Extractor) -> None:
+        self.router = router
+        self.extractor = extractor
+
+    def process(self, utterances: Sequence[Utterance]) -> list[Processed]:
+        out = []
+        for u in utterances:
+            mask = self.router.route(u)
+            records = self.extractor.extract(u, mask) if mask.bits else []
+            out.append(Processed(mask=mask, records=records))
+        return out
+
+
+@runtime_checkable
+class Answerer(Protocol):
+    def answer(self, question: str, evidence: Evidence, *, question_time: str | None = None) -> Answer: ...

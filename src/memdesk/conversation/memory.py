@@ -1,0 +1,295 @@
+"""The ``Memory`` facade: wires Processor, Embedder, Store, Retriever, Serializer and Answerer.
+
+It holds no pipeline logic of its own beyond input normalization and orchestration; each step is a
+part passed in through the constructor (see :meth:`Memory.open` for the defaults from settings).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+from pydantic import ValidationError
+
+from ..embed.base import Embedder
+from ..errors import EmptyInputError, InvalidInputError, RecordNotFoundError
+from ..records import (
+    AddResult,
+    Answer,
+    Evidence,
+    HistoryEntry,
+    MemoryRecord,
+    MemoryType,
+    Message,
+    RawMessage,
+    Scope,
+    SearchHit,
+    new_id,
+    utcnow,
+)
+from ..retrieve import Merge, Mode, Retriever, Serializer
+from ..store.base import EmbeddingInfo, Store
+from .base import Answerer, Processor, Utterance
+
+log = logging.getLogger(__name__)
+
+MessageInput = Message | Mapping[str, Any] | str
+
+
+class Memory:
+    """Typed conversational memory (ENGRAM) over a Store.
+
+    >>> mem = Memory.open()                                     # doctest: +SKIP
+    >>> mem.add(["I moved to Lisbon last month."], scope=Scope(user_id="ana"))  # doctest: +SKIP
+    >>> mem.search("Where does Ana live?", scope=Scope(user_id="ana"))         # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        embedder: Embedder,
+        processor: Processor,
+        *,
+        answerer: Answerer | None = None,
+        retriever: Retriever | None = None,
+        serializer: Serializer | None = None,
+        context_turns: int = 4,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.processor = processor
+        self.retriever = retriever or Retriever(store)
+        self.serializer = serializer or Serializer()
+        self._answerer = answerer
+        self.context_turns = context_turns
+        self.store.set_embedding_info(EmbeddingInfo(model_id=embedder.model_id, dim=embedder.dim))
+
+    # -- construction ----------------------------------------------------------------------
+    @classmethod
+    def open(cls, settings: Any = None, **overrides: Any) -> "Memory":
+        """A Memory built from settings (``MEMDESK_*`` environment, config file, overrides)."""
+        from ..factory import build_memory
+        from ..settings import Settings
+
+        return build_memory(settings or Settings.load(**overrides))
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def answerer(self) -> Answerer:
+        if self._answerer is None:
+            from .answer import ExtractiveAnswerer
+
+            self._answerer = ExtractiveAnswerer()
+        return self._answerer
+
+    # -- write path --------------------------------------------------------------------------
+    def add(
+        self,
+        messages: MessageInput | Sequence[MessageInput],
+        *,
+        scope: Scope,
+        timestamp: datetime | None = None,
+        speaker: str | None = None,
+    ) -> AddResult:
+        """Log messages, route and extract them into typed records, embed and store them atomically.
+
+        ``messages`` is a string, a dict (``content``, ``role``, ``speaker``, ``timestamp``, ``id``,
+        ``image_caption``), a :class:`Message`, or a list of them. ``timestamp``/``speaker`` fill messages
+        that carry none. Messages whose id is already logged in this scope are skipped (re-running an
+        ingest adds nothing twice). Invalid input raises before anything is written.
+        """
+        scope = _as_scope(scope)
+        batch = self._normalize(messages, timestamp=timestamp, speaker=speaker)
+        ids = [m.id or new_id() for m in batch]
+        if len(set(ids)) != len(ids):
+            raise InvalidInputError("duplicate message ids in one add() call")
+        fresh = [(i, m) for i, m in zip(ids, batch) if not self.store.has_message(scope, i)]
+        if not fresh:
+            return AddResult(message_ids=ids, routes={}, records=[])
+        recent = [
+            Message(content=r.content, speaker=r.speaker, role=r.role, timestamp=r.timestamp, id=r.id)  # type: ignore[arg-type]
+            for r in self.store.messages(scope, last=self.context_turns)
+        ]
+        utterances = []
+        for mid, msg in fresh:
+            utterances.append(Utterance(message_id=mid, message=msg, scope=scope, context=recent[-self.context_turns :]))
+            recent.append(msg)
+        processed = self.processor.process(utterances)
+        records: list[MemoryRecord] = []
+        raws: list[RawMessage] = []
+        now = utcnow()
+        for u, p in zip(utterances, processed):
+            for r in p.records:
+                r.embedding_model = self.embedder.model_id
+            records.extend(p.records)
+            raws.append(
+                RawMessage(
+                    id=u.message_id,
+                    scope=scope,
+                    speaker=u.message.speaker,
+                    role=u.message.role,
+                    content=u.message.text(),
+                    timestamp=u.message.timestamp,
+                    ingest_time=now,
+                    route_mask=p.mask.bits,
+                    metadata=u.message.metadata,
+                )
+            )
+        vectors = self.embedder.embed([r.embed_text() for r in records])
+        self.store.write(raws, records, vectors)
+        return AddResult(
+            message_ids=ids,
+            routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed)},
+            records=records,
+        )
+
+    @staticmethod
+    def _normalize(
+        messages: MessageInput | Sequence[MessageInput], *, timestamp: datetime | None, speaker: str | None
+    ) -> list[Message]:
+        if isinstance(messages, (str, Message, Mapping)):
+            messages = [messages]
+        if not isinstance(messages, Iterable):
+            raise InvalidInputError(f"messages must be a string, dict, Message or a list of them, not {type(messages).__name__}")
+        out = []
+        for i, m in enumerate(messages):
+            try:
+                if isinstance(m, str):
+                    msg = Message(content=m)
+                elif isinstance(m, Message):
+                    msg = m
+                elif isinstance(m, Mapping):
+                    msg = Message(**m)
+                else:
+                    raise InvalidInputError(f"message {i}: expected str, dict or Message, got {type(m).__name__}")
+            except ValidationError as e:
+                raise InvalidInputError(f"message {i}: {e.errors()[0]['loc']}: {e.errors()[0]['msg']}") from e
+            except TypeError as e:
+                raise InvalidInputError(f"message {i}: {e}") from e
+            if not msg.text().strip():
+                raise EmptyInputError(f"message {i} is empty")
+            updates: dict[str, Any] = {}
+            if msg.timestamp is None and timestamp is not None:
+                updates["timestamp"] = timestamp
+            if msg.speaker is None and speaker is not None:
+                updates["speaker"] = speaker
+            out.append(msg.model_copy(update=updates) if updates else msg)
+        if not out:
+            raise EmptyInputError("no messages to add")
+        if timestamp is not None and not isinstance(timestamp, datetime):
+            raise InvalidInputError("timestamp must be a datetime")
+        return [Message.model_validate(m.model_dump()) for m in out]
+
+    # -- read path --------------------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        scope: Scope,
+        k: int | None = None,
+        K: int | None = None,
+        types: Sequence[MemoryType | str] | None = None,
+        speaker: str | None = None,
+        mode: Mode = "typed",
+        merge: Merge | None = None,
+    ) -> list[SearchHit]:
+        """Top-k per type under ``scope`` (and ``speaker``'s bank), merged, de-duplicated, truncated to K."""
+        scope = _as_scope(scope)
+        if not isinstance(query, str) or not query.strip():
+            raise EmptyInputError("empty query")
+        self.retriever.check_scope(scope)
+        vector = self.embedder.embed([query])[0]
+        return self.retriever.retrieve(
+            vector, scope, types=_as_types(types), speaker=speaker, k=k, K=K, mode=mode, merge=merge
+        )
+
+    def evidence(self, query: str, *, scope: Scope, **search_args: Any) -> Evidence:
+        """The serialized evidence block for ``query`` (hits, text, token count)."""
+        return self.serializer.serialize(self.search(query, scope=scope, **search_args))
+
+    def answer(self, question: str, *, scope: Scope, question_time: str | None = None, **search_args: Any) -> Answer:
+        """Retrieve evidence and answer from it (extractive offline; generated with a chat model)."""
+        evidence = self.evidence(question, scope=scope, **search_args)
+        return self.answerer.answer(question, evidence, question_time=question_time)
+
+    def get(self, record_id: str) -> MemoryRecord:
+        record = self.store.get(record_id)
+        if record is None:
+            raise RecordNotFoundError(f"no memory with id {record_id!r}")
+        return record
+
+    def get_all(
+        self, *, scope: Scope, types: Sequence[MemoryType | str] | None = None, speaker: str | None = None
+    ) -> list[MemoryRecord]:
+        scope = _as_scope(scope)
+        out: list[MemoryRecord] = []
+        for t in _as_types(types) or list(MemoryType):
+            out.extend(self.store.scan(scope, t, speaker=speaker))
+        return out
+
+    def messages(self, *, scope: Scope) -> list[RawMessage]:
+        """The raw message log under ``scope``: everything ever said, routed or not."""
+        return self.store.messages(_as_scope(scope))
+
+    def update(self, record_id: str, text: str | None = None, **fields: Any) -> MemoryRecord:
+        """Supersede a record with new text/fields; the old version stays in :meth:`history`."""
+        old = self.get(record_id)
+        if text is not None:
+            if not isinstance(text, str) or not text.strip():
+                raise EmptyInputError("empty text")
+            main = {"episodic": "summary", "semantic": "fact", "procedural": "content"}[old.type]
+            fields[main] = text
+        if not fields:
+            raise InvalidInputError("nothing to update: give text or fields")
+        protected = {"id", "type", "scope", "ingest_time"} & set(fields)
+        if protected:
+            raise InvalidInputError(f"cannot update {sorted(protected)}")
+        try:
+            new = type(old).model_validate({**old.model_dump(), **fields, "embedding_model": self.embedder.model_id})
+        except ValidationError as e:
+            raise InvalidInputError(f"invalid update: {e.errors()[0]['loc']}: {e.errors()[0]['msg']}") from e
+        self.store.replace(new, self.embedder.embed([new.embed_text()])[0])
+        return new
+
+    def delete(self, record_id: str) -> None:
+        if not self.store.delete(record_id):
+            raise RecordNotFoundError(f"no memory with id {record_id!r}")
+
+    def delete_all(self, *, scope: Scope) -> int:
+        """Delete every record and raw message under ``scope``; returns the number of records deleted."""
+        return self.store.delete_scope(_as_scope(scope))
+
+    def history(self, record_id: str) -> list[HistoryEntry]:
+        entries = self.store.history(record_id)
+        if not entries:
+            raise RecordNotFoundError(f"no memory with id {record_id!r}")
+        return entries
+
+
+def _as_scope(scope: Any) -> Scope:
+    if isinstance(scope, Scope):
+        return scope
+    if isinstance(scope, Mapping):
+        return Scope(**scope)
+    raise InvalidInputError(f"scope must be a Scope, not {type(scope).__name__}")
+
+
+def _as_types(types: Sequence[MemoryType | str] | None) -> list[MemoryType] | None:
+    if types is None:
+        return None
+    if isinstance(types, (str, MemoryType)):
+        types = [types]
+    try:
+        return [MemoryType(t) for t in types]
+    except ValueError as e:
+        raise InvalidInputError(f"unknown memory type in {list(types)!r}; use episodic, semantic, procedural") from e

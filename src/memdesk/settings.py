@@ -1,0 +1,82 @@
+"""Settings from ``MEMDESK_*`` environment variables and an optional TOML config file.
+
+Precedence: explicit arguments > environment variables > config file > defaults. The config file is
+``MEMDESK_CONFIG`` if set, else ``<user config dir>/memdesk/config.toml`` when it exists. Nothing is
+read at import time: call :meth:`Settings.load`.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import platformdirs
+from pydantic import Field, SecretStr, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from .errors import ConfigError
+
+
+def default_database_url() -> str:
+    return "sqlite:///" + str(Path(platformdirs.user_data_dir("memdesk")) / "memdesk.db")
+
+
+def default_config_path() -> Path:
+    return Path(platformdirs.user_config_dir("memdesk")) / "config.toml"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MEMDESK_", extra="ignore")
+
+    database_url: str = Field(default_factory=default_database_url, description="sqlite:///PATH or postgresql://...")
+    embedder: Literal["minilm", "hashing", "openai"] = Field(
+        default="minilm", description="minilm (packaged ONNX all-MiniLM-L6-v2), hashing (tests), openai (API)."
+    )
+    embedding_model: str | None = Field(default=None, description="Model name for the openai embedder.")
+    embedding_base_url: str | None = Field(default=None, description="Base URL for the openai embedder (defaults to llm_base_url).")
+    embedding_api_key: SecretStr | None = None
+    processor: Literal["rules", "llm", "raw"] = Field(
+        default="rules", description="rules (offline router/extractor), llm (needs llm_base_url), raw (one record per turn)."
+    )
+    llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://localhost:8080/v1")
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout_s: float = 60.0
+    llm_max_retries: int = 4
+    llm_concurrency: int = 4
+    top_k: int = Field(default=20, ge=1, description="k: records retrieved from each typed store.")
+    max_records: int = Field(default=25, ge=1, description="K: records kept after merge and de-duplication.")
+    busy_timeout_ms: int = Field(default=5000, ge=0, description="How long a write waits for a locked database.")
+    data_dir: str | None = Field(default=None, description="Benchmark data folder (default ../shared/data).")
+
+    @classmethod
+    def load(cls, config_file: str | Path | None = None, **overrides: Any) -> "Settings":
+        """Settings from overrides, environment, then the config file, then defaults."""
+        path = Path(config_file) if config_file else Path(os.environ.get("MEMDESK_CONFIG", default_config_path()))
+        file_values: dict[str, Any] = {}
+        if path.exists():
+            try:
+                with open(path, "rb") as f:
+                    data = tomllib.load(f)
+            except (OSError, tomllib.TOMLDecodeError) as e:
+                raise ConfigError(f"cannot read config file {path}: {e}") from e
+            file_values = data.get("memdesk", data)
+        env_names = {n for n in cls.model_fields if f"MEMDESK_{n.upper()}" in os.environ}
+        merged = {k: v for k, v in file_values.items() if k not in env_names}
+        merged.update({k: v for k, v in overrides.items() if v is not None})
+        try:
+            return cls(**merged)
+        except ValidationError as e:
+            raise ConfigError(f"invalid settings: {e}") from e
+
+    def effective(self) -> dict[str, Any]:
+        """The settings as shown by ``memdesk config`` (secrets masked)."""
+        out = {}
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            if isinstance(value, SecretStr):
+                value = "***" if value.get_secret_value() else None
+            out[name] = value
+        return out

@@ -1,0 +1,31 @@
+"""Shared fixtures: real SQLite stores in tmp dirs, the hashing embedder for speed, data paths."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("MEMDESK_ALLOW_MODEL_REQUESTS", "0")
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get("MEMDESK_DATA_DIR", REPO.parent / "shared" / "data"))
+
+
+@pytest.fixture
+def locomo_path() -> Path:
+    p = data_dir() / "locomo" / "locomo_dev5.json"
+    if not p.exists():
+        pytest.skip(f"LoCoMo data not found at {p}")
+    return p
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    from memdesk.embed import MiniLMEmbedder
+
+    return MiniLMEmbedder()

@@ -1,0 +1,202 @@
+"""The Memory facade end to end on a real SQLite store: add, search, get, update, delete, history."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from memdesk.conversation.base import Processed, RoutedExtraction
+from memdesk.conversation.memory import Memory
+from memdesk.conversation.raw import RawTurnProcessor
+from memdesk.embed import HashingEmbedder
+from memdesk.errors import (
+    EmbeddingMismatchError,
+    EmptyInputError,
+    InvalidInputError,
+    InvalidScopeError,
+    RecordNotFoundError,
+    UnknownScopeError,
+)
+from memdesk.records import HistoryEvent, Message, MemoryType, RouteMask, Scope
+from memdesk.store import open_store
+
+T0 = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+ANA = Scope(user_id="ana")
+
+
+@pytest.fixture
+def mem(tmp_path):
+    m = Memory(open_store(f"sqlite:///{tmp_path}/m.db"), HashingEmbedder(256), RawTurnProcessor())
+    yield m
+    m.close()
+
+
+def test_add_then_search_finds_the_turn(mem):
+    res = mem.add(
+        [
+            {"id": "m1", "speaker": "Ana", "content": "I adopted a grey cat named Miso.", "timestamp": T0},
+            {"id": "m2", "speaker": "Ben", "content": "The train to Porto leaves at nine.", "timestamp": T0},
+        ],
+        scope=ANA,
+    )
+    assert res.message_ids == ["m1", "m2"]
+    assert res.routes == {"m1": "010", "m2": "010"}
+    hits = mem.search("grey cat Miso", scope=ANA)
+    assert hits[0].record.provenance == ["m1"]
+    assert hits[0].memory_type is MemoryType.SEMANTIC
+    assert "cosine" in hits[0].why
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_speaker_banks_are_kept_apart(mem):
+    mem.add(
+        [
+            {"id": "a", "speaker": "Ana", "content": "I love hiking in the mountains.", "timestamp": T0},
+            {"id": "b", "speaker": "Ben", "content": "I love hiking in the mountains too.", "timestamp": T0},
+        ],
+        scope=ANA,
+    )
+    ana_only = mem.search("hiking mountains", scope=ANA, speaker="Ana")
+    assert {h.record.speaker for h in ana_only} == {"Ana"}
+    both = mem.search("hiking mountains", scope=ANA)
+    assert {h.record.speaker for h in both} == {"Ana", "Ben"}
+
+
+def test_readding_the_same_ids_stores_nothing_twice(mem):
+    msgs = [{"id": f"m{i}", "content": f"fact number {i} about apples", "timestamp": T0} for i in range(5)]
+    mem.add(msgs, scope=ANA)
+    again = mem.add(msgs, scope=ANA)
+    assert again.records == []
+    assert len(mem.get_all(scope=ANA)) == 5
+    assert len(mem.messages(scope=ANA)) == 5
+
+
+def test_update_supersedes_and_history_keeps_versions(mem):
+    rec = mem.add("I live in Lisbon.", scope=ANA, timestamp=T0).records[0]
+    new = mem.update(rec.id, "I live in Porto now.")
+    assert new.id == rec.id and mem.get(rec.id).fact == "I live in Porto now."
+    mem.delete(rec.id)
+    hist = mem.history(rec.id)
+    assert [h.event for h in hist] == [HistoryEvent.ADD, HistoryEvent.UPDATE, HistoryEvent.DELETE]
+    assert hist[0].record.fact.endswith("I live in Lisbon.")
+    with pytest.raises(RecordNotFoundError):
+        mem.get(rec.id)
+    with pytest.raises(RecordNotFoundError):
+        mem.delete(rec.id)
+
+
+def test_scopes_filter_and_delete_all(mem):
+    mem.add("alpha beta", scope=Scope(user_id="u", run_id="r1"), timestamp=T0)
+    mem.add("alpha gamma", scope=Scope(user_id="u", run_id="r2"), timestamp=T0)
+    assert len(mem.search("alpha", scope=Scope(user_id="u"))) == 2
+    assert len(mem.search("alpha", scope=Scope(user_id="u", run_id="r1"))) == 1
+    assert mem.delete_all(scope=Scope(user_id="u", run_id="r1")) == 1
+    assert len(mem.get_all(scope=Scope(user_id="u"))) == 1
+
+
+@pytest.mark.parametrize(
+    "bad, error",
+    [
+        ("", EmptyInputError),
+        ([], EmptyInputError),
+        ([{"content": "   "}], EmptyInputError),
+        ([{"content": "x", "role": "wizard"}], InvalidInputError),
+        ([{"text": "wrong key"}], InvalidInputError),
+        ([42], InvalidInputError),
+    ],
+)
+def test_bad_input_is_typed_and_stores_nothing(mem, bad, error):
+    mem.add("kept", scope=ANA, timestamp=T0)
+    with pytest.raises(error):
+        mem.add(bad, scope=ANA)
+    assert [r.fact for r in mem.get_all(scope=ANA)] == ["kept"]
+
+
+def test_a_bad_message_in_a_batch_stores_none_of_the_batch(mem):
+    with pytest.raises(EmptyInputError):
+        mem.add([{"content": "good one"}, {"content": ""}], scope=ANA)
+    with pytest.raises(UnknownScopeError):
+        mem.search("good", scope=ANA)
+
+
+def test_scope_errors(mem):
+    with pytest.raises(InvalidScopeError):
+        mem.add("x", scope={})
+    with pytest.raises(InvalidInputError):
+        mem.add("x", scope="ana")
+    with pytest.raises(UnknownScopeError):
+        mem.search("x", scope=Scope(user_id="nobody"))
+    mem.add("x y", scope=ANA, timestamp=T0)
+    with pytest.raises(EmptyInputError):
+        mem.search("  ", scope=ANA)
+    with pytest.raises(InvalidInputError):
+        mem.search("x", scope=ANA, types=["bogus"])
+
+
+def test_store_written_by_another_embedder_is_refused(tmp_path):
+    url = f"sqlite:///{tmp_path}/e.db"
+    m = Memory(open_store(url), HashingEmbedder(256), RawTurnProcessor())
+    m.add("something", scope=ANA, timestamp=T0)
+    m.close()
+    with pytest.raises(EmbeddingMismatchError):
+        Memory(open_store(url), HashingEmbedder(128), RawTurnProcessor())
+
+
+class _FailingProcessor:
+    def process(self, utterances):
+        raise RuntimeError("extractor crashed")
+
+
+def test_processor_failure_writes_nothing(tmp_path):
+    m = Memory(open_store(f"sqlite:///{tmp_path}/f.db"), HashingEmbedder(64), _FailingProcessor())
+    with pytest.raises(RuntimeError):
+        m.add([{"id": "m1", "content": "hello there world"}], scope=ANA)
+    assert m.messages(scope=ANA) == []
+    m.close()
+
+
+class _TwoTypes:
+    """A processor that writes one episodic and one procedural record per message."""
+
+    def process(self, utterances):
+        from memdesk.records import EpisodicRecord, ProceduralRecord
+
+        out = []
+        for u in utterances:
+            out.append(
+                Processed(
+                    mask=RouteMask(episodic=True, procedural=True),
+                    records=[
+                        EpisodicRecord(scope=u.scope, title="event", summary=u.message.content, provenance=[u.message_id]),
+                        ProceduralRecord(scope=u.scope, title="how", content="step: " + u.message.content, provenance=[u.message_id]),
+                    ],
+                )
+            )
+        return out
+
+
+def test_same_provenance_is_deduplicated_and_types_filter(tmp_path):
+    m = Memory(open_store(f"sqlite:///{tmp_path}/d.db"), HashingEmbedder(256), _TwoTypes())
+    m.add([{"id": "x", "content": "bake bread with rye flour"}], scope=ANA)
+    hits = m.search("bake bread", scope=ANA)
+    assert len(hits) == 1  # the two records of message x share provenance
+    only_proc = m.search("bake bread", scope=ANA, types=["procedural"])
+    assert [h.memory_type for h in only_proc] == [MemoryType.PROCEDURAL]
+    assert m.add([Message(id="y", content="second")], scope=ANA).counts == {"episodic": 1, "semantic": 0, "procedural": 1}
+    m.close()
+
+
+def test_answer_offline_is_extractive_and_labelled(mem):
+    mem.add(
+        [
+            {"id": "m1", "speaker": "Ana", "content": "My sister Rita is a marine biologist.", "timestamp": T0},
+            {"id": "m2", "speaker": "Ana", "content": "I bought new running shoes.", "timestamp": T0},
+        ],
+        scope=ANA,
+    )
+    ans = mem.answer("What does Rita do for a living, marine biologist?", scope=ANA)
+    assert ans.extractive is True
+    assert "marine biologist" in ans.answer
+    assert ans.evidence.tokens > 0 and "[2023-05-08]" in ans.evidence.text

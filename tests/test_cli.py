@@ -1,0 +1,77 @@
+"""The command line, through click's runner, on a real SQLite file (hashing embedder for speed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from memdesk.cli import main
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    monkeypatch.setenv("MEMDESK_DATABASE_URL", f"sqlite:///{tmp_path}/cli.db")
+    monkeypatch.setenv("MEMDESK_EMBEDDER", "hashing")
+    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    runner = CliRunner()
+
+    def invoke(*args: str, ok: bool = True):
+        result = runner.invoke(main, list(args))
+        if ok:
+            assert result.exit_code == 0, result.output + str(result.exception)
+        return result
+
+    return invoke
+
+
+def test_add_search_list_history_delete(run):
+    out = run("add", "I moved to Lisbon last month.", "--user", "ana", "--speaker", "Ana", "--timestamp", "2024-03-10T10:00:00+00:00")
+    assert "routed" in out.output
+    hits = json.loads(run("search", "Lisbon", "--user", "ana", "--json").output)
+    assert hits and "Lisbon" in hits[0]["text"] and hits[0]["provenance"]
+    listed = json.loads(run("list", "--user", "ana", "--json").output)
+    rid = listed[0]["id"]
+    run("delete", rid)
+    hist = json.loads(run("history", rid, "--json").output)
+    assert [h["event"] for h in hist][-1] == "DELETE"
+
+
+def test_ingest_jsonl_and_ask(run, tmp_path):
+    f = tmp_path / "chat.jsonl"
+    lines = [
+        {"id": "1", "speaker": "Ana", "content": "I started learning the cello in January.", "timestamp": "2024-02-01T09:00:00Z"},
+        {"id": "2", "speaker": "Ben", "content": "Nice! I prefer the guitar.", "timestamp": "2024-02-01T09:01:00Z"},
+    ]
+    f.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    out = run("ingest", str(f), "--user", "ana")
+    assert "ingested 2 messages" in out.output
+    again = run("ingest", str(f), "--user", "ana")  # resumable: nothing stored twice
+    assert "0 episodic, 0 semantic, 0 procedural" in again.output
+    ans = json.loads(run("ask", "What instrument is Ana learning cello?", "--user", "ana", "--json").output)
+    assert ans["extractive"] is True and ans["evidence"]
+
+
+def test_errors_are_one_line_and_nonzero(run, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"content": "ok"}\n{not json\n')
+    r = run("ingest", str(bad), ok=False)
+    assert r.exit_code == 2 and "line 2" in r.output and len(r.output.strip().splitlines()) == 1
+    r = run("search", "anything", "--user", "ghost", ok=False)
+    assert r.exit_code == 2 and "UnknownScopeError" in r.output
+    r = run("delete", "no-such-id", ok=False)
+    assert r.exit_code == 2 and "RecordNotFoundError" in r.output
+
+
+def test_config_shows_effective_settings(run, monkeypatch):
+    monkeypatch.setenv("MEMDESK_TOP_K", "7")
+    eff = json.loads(run("config", "--json").output)
+    assert eff["top_k"] == 7 and eff["embedder"] == "hashing"
+
+
+def test_ingest_locomo_file(run, locomo_path):
+    out = run("ingest", str(locomo_path), "--conversation", "conv-26", "--user", "lc")
+    assert "ingested 419 messages" in out.output
+    hits = json.loads(run("search", "Caroline LGBTQ support group", "--user", "lc", "--run", "conv-26", "--json").output)
+    assert hits and all(h["provenance"][0].startswith("D") for h in hits)
