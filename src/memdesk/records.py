@@ -49,8 +49,8 @@ class Scope(BaseModel):
         if all(v is None for v in values):
             raise InvalidScopeError("a scope needs at least one of user_id, agent_id, run_id")
         for v in values:
-            if v is not None and (not v.strip() or "\x00" in v or len(v) > 256):
-                raise InvalidScopeError(f"invalid scope id {v!r}: empty, too long or with NUL")
+            if v is not None and (not v.strip() or len(v) > 256 or any(ord(c) < 32 for c in v)):
+                raise InvalidScopeError(f"invalid scope id {v!r}: empty, longer than 256 or with control characters")
         return self
 
     def key(self) -> str:

@@ -1,0 +1,57 @@
+"""Stores: the :class:`Store` protocol, its SQLite backend and :func:`open_store`.
+
+Database URLs:
+
+- ``sqlite:///relative/path.db`` and ``sqlite:////absolute/path.db`` (three slashes, then the path);
+- ``sqlite:///:memory:`` (or ``sqlite://``) for a private in-memory database;
+- ``postgresql://...``: the PostgreSQL backend (not installed yet).
+"""
+
+from __future__ import annotations
+
+from ..errors import ConfigError
+from .base import EmbeddingInfo, ScoredRecord, Store
+from .migrations import Migration, apply_migrations
+from .sqlite import SQLITE_MIGRATIONS, SQLiteStore
+
+__all__ = [
+    "EmbeddingInfo",
+    "Migration",
+    "SQLITE_MIGRATIONS",
+    "SQLiteStore",
+    "ScoredRecord",
+    "Store",
+    "apply_migrations",
+    "open_store",
+    "sqlite_path",
+]
+
+_SQLITE_PREFIX = "sqlite:///"
+
+
+def sqlite_path(url: str) -> str:
+    """The file path (or ``":memory:"``) of a ``sqlite:///`` URL; ConfigError if it is not one."""
+    if url in ("sqlite://", "sqlite:///:memory:"):
+        return ":memory:"
+    if not url.startswith(_SQLITE_PREFIX) or len(url) == len(_SQLITE_PREFIX):
+        raise ConfigError(f"invalid SQLite URL {url!r}: use sqlite:///PATH or sqlite:///:memory:")
+    path = url[len(_SQLITE_PREFIX) :]
+    if "?" in path or "\x00" in path:
+        raise ConfigError(f"invalid SQLite URL {url!r}: query strings are not supported")
+    return path
+
+
+def open_store(url: str, *, busy_timeout_ms: int = 5000) -> Store:
+    """Open (creating and migrating if needed) the store a database URL names.
+
+    ConfigError for an unknown scheme or a malformed URL.
+    """
+    if not isinstance(url, str) or not url.strip():
+        raise ConfigError(f"a database URL must be a non-empty string, got {url!r}")
+    url = url.strip()
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme == "sqlite":
+        return SQLiteStore(sqlite_path(url), busy_timeout_ms=busy_timeout_ms)
+    if scheme in ("postgresql", "postgres") or scheme.startswith("postgresql+"):
+        raise ConfigError("PostgreSQL backend not installed: use a sqlite:/// URL for now")
+    raise ConfigError(f"unknown database URL scheme {scheme or url!r}: use sqlite:///PATH or postgresql://...")

@@ -1,0 +1,1 @@
+"""The Store conformance suite (one suite, every backend)."""

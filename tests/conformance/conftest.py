@@ -1,0 +1,75 @@
+"""Backends the Store conformance suite runs against.
+
+To run the suite against another backend, add one line to ``BACKENDS``: a name, a function
+``(request, tmp_path) -> database URL`` giving a fresh, empty database, whether a second
+``open_store`` of that URL sees the same data, and pytest marks (e.g. ``pytest.mark.postgres``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+import pytest
+
+from memdesk.store import EmbeddingInfo, open_store
+from memdesk.store.base import Store
+
+DIM = 32
+INFO = EmbeddingInfo(model_id="test-embedder", dim=DIM)
+
+
+@dataclass(frozen=True)
+class Backend:
+    name: str
+    url: Callable[[pytest.FixtureRequest, Path], str]
+    shared: bool = True
+    marks: tuple[Any, ...] = field(default=())
+
+
+BACKENDS = [
+    Backend("sqlite", lambda request, tmp: f"sqlite:///{tmp / 'memdesk.db'}"),
+    Backend("sqlite-memory", lambda request, tmp: "sqlite:///:memory:", shared=False),
+    # Backend("postgres", postgres_url, marks=(pytest.mark.postgres,)),
+]
+
+
+@pytest.fixture(params=[pytest.param(b, id=b.name, marks=b.marks) for b in BACKENDS])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    return request.param
+
+
+@pytest.fixture
+def open_backend(backend: Backend, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], Store]]:
+    """Opens the test's database (again, for backends where that shares data); closes all at the end."""
+    url = backend.url(request, tmp_path)
+    opened: list[Store] = []
+
+    def _open() -> Store:
+        s = open_store(url)
+        opened.append(s)
+        return s
+
+    yield _open
+    for s in opened:
+        s.close()
+
+
+@pytest.fixture
+def empty_store(open_backend: Callable[[], Store]) -> Store:
+    """A fresh store with no embedding info recorded."""
+    return open_backend()
+
+
+@pytest.fixture
+def store(empty_store: Store) -> Store:
+    """A fresh store whose embedding info is ``INFO``."""
+    empty_store.set_embedding_info(INFO)
+    return empty_store
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(1234)

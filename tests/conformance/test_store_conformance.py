@@ -1,0 +1,572 @@
+"""The Store conformance suite: every backend must pass all of it (backends: see conftest.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Callable
+
+import numpy as np
+import pytest
+
+from memdesk.errors import (
+    EmbeddingMismatchError,
+    InvalidInputError,
+    InvalidScopeError,
+    RecordNotFoundError,
+    StoreError,
+)
+from memdesk.records import (
+    EpisodicRecord,
+    HistoryEvent,
+    MemoryType,
+    ProceduralRecord,
+    RawMessage,
+    Scope,
+    SemanticRecord,
+)
+from memdesk.store import EmbeddingInfo
+from memdesk.store.base import Store
+
+from .conftest import DIM, INFO, Backend
+
+U1 = Scope(user_id="u1")
+U1A1 = Scope(user_id="u1", agent_id="a1")
+U1A2 = Scope(user_id="u1", agent_id="a2")
+U2A1 = Scope(user_id="u2", agent_id="a1")
+U1A1R1 = Scope(user_id="u1", agent_id="a1", run_id="r1")
+
+
+def unit(rng: np.random.Generator, n: int, dim: int = DIM) -> np.ndarray:
+    x = rng.standard_normal((n, dim)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def semantic(scope: Scope, n: int, speaker: str | None = None, prefix: str = "fact") -> list[SemanticRecord]:
+    return [SemanticRecord(scope=scope, fact=f"{prefix} {i}", speaker=speaker) for i in range(n)]
+
+
+def brute_force(matrix: np.ndarray, ids: list[str], query: np.ndarray, k: int) -> tuple[list[str], np.ndarray]:
+    scores = matrix.astype(np.float64) @ query.astype(np.float64)
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [ids[i] for i in order], scores[order]
+
+
+def ids_of(hits) -> list[str]:
+    return [h.record.id for h in hits]
+
+
+# --- protocol and embedding info -----------------------------------------------------------------
+def test_store_implements_the_protocol(store: Store) -> None:
+    assert isinstance(store, Store)
+
+
+def test_embedding_info_is_recorded_and_guarded(empty_store: Store, rng) -> None:
+    assert empty_store.embedding_info() is None
+    with pytest.raises(InvalidInputError):  # no model recorded yet
+        empty_store.put(semantic(U1, 1), unit(rng, 1))
+    empty_store.set_embedding_info(EmbeddingInfo(model_id="other", dim=8))
+    empty_store.set_embedding_info(INFO)  # no vectors yet: switching is allowed
+    assert empty_store.embedding_info() == INFO
+    empty_store.put(semantic(U1, 1), unit(rng, 1))
+    empty_store.set_embedding_info(INFO)  # the same again is a no-op
+    with pytest.raises(EmbeddingMismatchError):
+        empty_store.set_embedding_info(EmbeddingInfo(model_id="other", dim=DIM))
+    with pytest.raises(EmbeddingMismatchError):
+        empty_store.set_embedding_info(EmbeddingInfo(model_id=INFO.model_id, dim=DIM * 2))
+    assert empty_store.embedding_info() == INFO
+
+
+def test_collection_vectors_also_pin_the_embedding_info(empty_store: Store, rng) -> None:
+    empty_store.set_embedding_info(INFO)
+    empty_store.collection_put("bank", ["x"], ["{}"], unit(rng, 1))
+    with pytest.raises(EmbeddingMismatchError):
+        empty_store.set_embedding_info(EmbeddingInfo(model_id="other", dim=DIM))
+
+
+def test_wrong_dimension_or_model_is_refused(store: Store, rng) -> None:
+    with pytest.raises(EmbeddingMismatchError):
+        store.put(semantic(U1, 2), unit(rng, 2, DIM + 1))
+    rec = SemanticRecord(scope=U1, fact="x", embedding_model="another-model")
+    with pytest.raises(EmbeddingMismatchError):
+        store.put([rec], unit(rng, 1))
+    with pytest.raises(EmbeddingMismatchError):
+        store.search(unit(rng, 1, DIM + 1)[0], U1, MemoryType.SEMANTIC, 3)
+    assert store.count() == 0
+
+
+# --- put / get / replace / delete / history ---------------------------------------------------------
+def test_put_and_get_round_trip_every_type(store: Store, rng) -> None:
+    t = datetime(2023, 5, 7, 13, 56, 12, 345678, tzinfo=timezone(timedelta(hours=-7)))
+    records = [
+        EpisodicRecord(
+            scope=U1A1R1, title="Trip", summary="Went to Paris 🗼", speaker="Caroline", event_time=t,
+            temporal_anchor="7 May 2023", provenance=["D1:3", "D1:4"], metadata={"a": [1, 2.5, None]},
+        ),
+        SemanticRecord(scope=U1A1R1, fact="Likes tea", speaker="Melanie", embedding_model=INFO.model_id),
+        ProceduralRecord(scope=U1A1R1, title="Deploy", content="1. build 2. ship"),
+    ]  # fmt: skip
+    vectors = unit(rng, 3)
+    store.put(records, vectors)
+    for r in records:
+        assert store.get(r.id) == r
+    assert store.get("no-such-id") is None
+    assert store.count() == 3
+
+
+def test_put_rejects_existing_and_repeated_ids(store: Store, rng) -> None:
+    first = semantic(U1, 3)
+    store.put(first, unit(rng, 3))
+    with pytest.raises(InvalidInputError):
+        store.put([*semantic(U1, 5, prefix="new"), first[1]], unit(rng, 6))
+    clash = EpisodicRecord(id=first[0].id, scope=U2A1, title="t", summary="other type, same id")
+    with pytest.raises(InvalidInputError):
+        store.put([clash], unit(rng, 1))
+    twin = semantic(U2A1, 1)[0]
+    with pytest.raises(InvalidInputError):
+        store.put([twin, twin], unit(rng, 2))
+    assert store.count() == 3
+    assert store.scopes() == [U1]
+
+
+@pytest.mark.parametrize("defect", ["nan", "inf", "shape", "rows", "not-a-record", "huge"])
+def test_a_bad_batch_writes_nothing(store: Store, rng, defect: str) -> None:
+    records: list = semantic(U1A1, 100)
+    vectors = unit(rng, 100)
+    if defect == "nan":
+        vectors[57, 3] = np.nan
+    elif defect == "inf":
+        vectors[99, 0] = np.inf
+    elif defect == "shape":
+        vectors = vectors[:, :-1]
+    elif defect == "rows":
+        vectors = vectors[:99]
+    elif defect == "not-a-record":
+        records[50] = {"fact": "a dict, not a record"}
+    elif defect == "huge":
+        vectors = vectors.astype(np.float64)
+        vectors[10, 0] = 1e300  # beyond float32
+    with pytest.raises((InvalidInputError, EmbeddingMismatchError)):
+        store.put(records, vectors)
+    assert store.count() == 0
+    assert store.scopes() == []
+    assert store.history(records[0].id) == []
+    assert store.search(unit(rng, 1)[0], U1, MemoryType.SEMANTIC, 5) == []
+
+
+def test_replace_keeps_old_versions_in_history(store: Store, rng) -> None:
+    rec = SemanticRecord(scope=U1A1, fact="lives in Boston")
+    v1, v2, v3 = unit(rng, 3)
+    store.put([rec], v1[None])
+    moved = rec.model_copy(update={"fact": "lives in Denver"})
+    store.replace(moved, v2)
+    again = rec.model_copy(update={"fact": "lives in Austin"})
+    store.replace(again, v3)
+    assert store.get(rec.id) == again
+    assert store.count() == 1
+    np.testing.assert_array_equal(store.get_vectors(MemoryType.SEMANTIC, [rec.id])[0], v3)
+    hist = store.history(rec.id)
+    assert [(h.version, h.event) for h in hist] == [(1, HistoryEvent.ADD), (2, HistoryEvent.UPDATE), (3, HistoryEvent.UPDATE)]
+    assert [h.record.fact for h in hist] == ["lives in Boston", "lives in Denver", "lives in Austin"]
+    assert all(h.record_id == rec.id for h in hist)
+    assert hist[0].changed_at <= hist[1].changed_at <= hist[2].changed_at
+    hits = store.search(v3, U1, MemoryType.SEMANTIC, 5)
+    assert ids_of(hits) == [rec.id] and hits[0].record.fact == "lives in Austin"
+    assert hits[0].score == pytest.approx(1.0, abs=1e-5)
+
+
+def test_replace_unknown_record_raises(store: Store, rng) -> None:
+    with pytest.raises(RecordNotFoundError):
+        store.replace(SemanticRecord(scope=U1, fact="x"), unit(rng, 1)[0])
+    assert store.count() == 0
+
+
+def test_replace_can_move_a_record_to_another_scope_and_type(store: Store, rng) -> None:
+    rec = SemanticRecord(scope=U1A1, fact="stand-up at nine")
+    v = unit(rng, 2)
+    store.put([rec], v[:1])
+    proc = ProceduralRecord(id=rec.id, scope=U2A1, title="Stand-up", content="every day at nine")
+    store.replace(proc, v[1])
+    assert store.get(rec.id) == proc
+    assert store.count(memory_type=MemoryType.SEMANTIC) == 0
+    assert store.search(v[1], U1, MemoryType.SEMANTIC, 3) == []
+    assert ids_of(store.search(v[1], U2A1, MemoryType.PROCEDURAL, 3)) == [rec.id]
+    assert [h.record.type for h in store.history(rec.id)] == ["semantic", "procedural"]
+
+
+def test_delete_keeps_history_and_leaves_search(store: Store, rng) -> None:
+    recs = semantic(U1, 3)
+    v = unit(rng, 3)
+    store.put(recs, v)
+    assert ids_of(store.search(v[1], U1, MemoryType.SEMANTIC, 1)) == [recs[1].id]
+    assert store.delete(recs[1].id) is True
+    assert store.delete(recs[1].id) is False
+    assert store.delete("never-existed") is False
+    assert store.get(recs[1].id) is None
+    assert recs[1].id not in ids_of(store.search(v[1], U1, MemoryType.SEMANTIC, 3))
+    assert [(h.version, h.event) for h in store.history(recs[1].id)] == [(1, HistoryEvent.ADD), (2, HistoryEvent.DELETE)]
+    assert store.history(recs[1].id)[-1].record == recs[1]
+    assert store.history("never-existed") == []
+    assert store.count() == 2
+
+
+def test_an_id_can_be_put_again_after_delete_and_history_continues(store: Store, rng) -> None:
+    rec = SemanticRecord(scope=U1, fact="first life")
+    store.put([rec], unit(rng, 1))
+    store.delete(rec.id)
+    reborn = rec.model_copy(update={"fact": "second life"})
+    store.put([reborn], unit(rng, 1))
+    assert store.get(rec.id) == reborn
+    assert [(h.version, h.event) for h in store.history(rec.id)] == [
+        (1, HistoryEvent.ADD), (2, HistoryEvent.DELETE), (3, HistoryEvent.ADD),
+    ]  # fmt: skip
+
+
+def test_get_vectors_is_bit_exact_and_ordered(store: Store, rng) -> None:
+    recs = semantic(U1, 4)
+    v = unit(rng, 4)
+    v[0, :4] = [np.float32(3.4e38), np.float32(-3.4e38), np.float32(1e-45), np.float32(-0.0)]
+    store.put(recs, v)
+    got = store.get_vectors(MemoryType.SEMANTIC, [recs[2].id, recs[0].id, recs[3].id])
+    assert got.dtype == np.float32 and got.shape == (3, DIM)
+    assert got.tobytes() == v[[2, 0, 3]].tobytes()
+    assert store.get_vectors(MemoryType.SEMANTIC, []).shape == (0, DIM)
+    with pytest.raises(RecordNotFoundError):
+        store.get_vectors(MemoryType.SEMANTIC, [recs[0].id, "missing"])
+    with pytest.raises(RecordNotFoundError):  # right id, wrong type
+        store.get_vectors(MemoryType.EPISODIC, [recs[0].id])
+
+
+# --- scan / count / scopes ---------------------------------------------------------------------------
+def test_scan_is_insertion_order_across_types_with_filters(store: Store, rng) -> None:
+    a = SemanticRecord(scope=U1A1, fact="a", speaker="Ann")
+    b = EpisodicRecord(scope=U1A2, title="b", summary="b", speaker="Bob")
+    c = ProceduralRecord(scope=U2A1, title="c", content="c", speaker="Ann")
+    d = SemanticRecord(scope=U1A1R1, fact="d", speaker="Bob")
+    store.put([a, b], unit(rng, 2))
+    store.put([c], unit(rng, 1))
+    store.put([d], unit(rng, 1))
+    assert list(store.scan(U1)) == [a, b, d]
+    assert list(store.scan(Scope(agent_id="a1"))) == [a, c, d]
+    assert list(store.scan(U1A1)) == [a, d]
+    assert list(store.scan(U1A1R1)) == [d]
+    assert list(store.scan(U1, memory_type=MemoryType.SEMANTIC)) == [a, d]
+    assert list(store.scan(U1, speaker="Bob")) == [b, d]
+    assert list(store.scan(Scope(user_id="nobody"))) == []
+    assert store.count() == 4
+    assert store.count(U1) == 3
+    assert store.count(U1, MemoryType.EPISODIC) == 1
+    assert store.count(memory_type=MemoryType.PROCEDURAL) == 1
+    assert store.count(Scope(run_id="r1")) == 1
+
+
+def test_scan_pages_through_many_records(store: Store, rng) -> None:
+    recs = semantic(U1, 1203)
+    store.put(recs, unit(rng, 1203))
+    assert [r.id for r in store.scan(U1)] == [r.id for r in recs]
+
+
+def test_scopes_lists_exact_scopes_written(store: Store, rng) -> None:
+    store.put(semantic(U1A1, 2), unit(rng, 2))
+    store.put(semantic(U1A2, 1), unit(rng, 1))
+    store.log_messages([RawMessage(id="m1", scope=U2A1, speaker="x", role="user", content="hi", timestamp=None, ingest_time=datetime.now(timezone.utc))])
+    store.put(semantic(U1A1, 1), unit(rng, 1))
+    assert store.scopes() == [U1A1, U1A2, U2A1]
+
+
+# --- search --------------------------------------------------------------------------------------------
+def test_search_is_exact_against_brute_force(store: Store, rng) -> None:
+    recs = semantic(U1A1, 400)
+    v = unit(rng, 400)
+    store.put(recs, v)
+    ids = [r.id for r in recs]
+    for query in unit(rng, 5):
+        hits = store.search(query, U1A1, MemoryType.SEMANTIC, 10)
+        want_ids, want_scores = brute_force(v, ids, query, 10)
+        assert ids_of(hits) == want_ids
+        np.testing.assert_allclose([h.score for h in hits], want_scores, atol=1e-5)
+        assert all(h.record == recs[ids.index(h.record.id)] for h in hits)
+
+
+def test_search_k_edges(store: Store, rng) -> None:
+    recs = semantic(U1, 5)
+    v = unit(rng, 5)
+    store.put(recs, v)
+    q = unit(rng, 1)[0]
+    hits = store.search(q, U1, MemoryType.SEMANTIC, 50)
+    assert ids_of(hits) == brute_force(v, [r.id for r in recs], q, 5)[0]
+    assert store.search(q, U1, MemoryType.SEMANTIC, 0) == []
+    assert store.search(q, U1, MemoryType.EPISODIC, 5) == []
+    assert store.search(q, Scope(user_id="nobody"), MemoryType.SEMANTIC, 5) == []
+    with pytest.raises(InvalidInputError):
+        store.search(q, U1, MemoryType.SEMANTIC, -1)
+
+
+@pytest.mark.parametrize(
+    "query_scope",
+    [U1, Scope(agent_id="a1"), U1A1, U1A1R1, Scope(run_id="r1"), Scope(user_id="u2", run_id="r1")],
+    ids=str,
+)
+def test_wildcard_search_unions_the_matching_exact_scopes(store: Store, rng, query_scope: Scope) -> None:
+    scopes = [U1, U1A1, U1A2, U2A1, U1A1R1, Scope(user_id="u2", agent_id="a1", run_id="r1")]
+    all_recs, all_vecs = [], []
+    for s in scopes:
+        recs = semantic(s, 30, prefix=str(s))
+        vecs = unit(rng, 30)
+        store.put(recs, vecs)
+        all_recs += recs
+        all_vecs.append(vecs)
+    matrix = np.concatenate(all_vecs)
+    keep = [i for i, r in enumerate(all_recs) if query_scope.matches(r.scope)]
+    for q in unit(rng, 3):
+        hits = store.search(q, query_scope, MemoryType.SEMANTIC, 12)
+        want, scores = brute_force(matrix[keep], [all_recs[i].id for i in keep], q, 12)
+        assert ids_of(hits) == want
+        np.testing.assert_allclose([h.score for h in hits], scores, atol=1e-5)
+
+
+def test_speaker_bank_filter(store: Store, rng) -> None:
+    recs = [SemanticRecord(scope=U1A1, fact=f"f{i}", speaker=["Ann", "Bob", None][i % 3]) for i in range(90)]
+    v = unit(rng, 90)
+    store.put(recs, v)
+    other = semantic(U1A2, 10, speaker="Ann")
+    v2 = unit(rng, 10)
+    store.put(other, v2)
+    q = unit(rng, 1)[0]
+    ann = [i for i, r in enumerate(recs) if r.speaker == "Ann"]
+    hits = store.search(q, U1A1, MemoryType.SEMANTIC, 7, speaker="Ann")
+    assert ids_of(hits) == brute_force(v[ann], [recs[i].id for i in ann], q, 7)[0]
+    both = np.concatenate([v[ann], v2])
+    both_ids = [recs[i].id for i in ann] + [r.id for r in other]
+    assert ids_of(store.search(q, U1, MemoryType.SEMANTIC, 40, speaker="Ann")) == brute_force(both, both_ids, q, 40)[0]
+    assert store.search(q, U1, MemoryType.SEMANTIC, 5, speaker="Zed") == []
+
+
+def test_search_follows_this_stores_writes(store: Store, rng) -> None:
+    recs = semantic(U1, 20)
+    v = unit(rng, 20)
+    store.put(recs[:10], v[:10])
+    assert ids_of(store.search(v[15], U1, MemoryType.SEMANTIC, 1)) != [recs[15].id]
+    store.put(recs[10:], v[10:])
+    assert ids_of(store.search(v[15], U1, MemoryType.SEMANTIC, 1)) == [recs[15].id]
+    store.delete(recs[15].id)
+    assert recs[15].id not in ids_of(store.search(v[15], U1, MemoryType.SEMANTIC, 20))
+    store.replace(recs[3], v[15])
+    assert ids_of(store.search(v[15], U1, MemoryType.SEMANTIC, 1)) == [recs[3].id]
+    new_scope = semantic(U2A1, 1)
+    store.put(new_scope, v[15:16])
+    assert set(ids_of(store.search(v[15], Scope(agent_id="a1"), MemoryType.SEMANTIC, 5))) == {new_scope[0].id}
+
+
+def test_search_rejects_bad_queries(store: Store, rng) -> None:
+    store.put(semantic(U1, 3), unit(rng, 3))
+    q = unit(rng, 1)[0]
+    for bad in (np.full(DIM, np.nan, np.float32), unit(rng, 2), np.zeros((0,), np.float32), np.array(["a"] * DIM)):
+        with pytest.raises(InvalidInputError):
+            store.search(bad, U1, MemoryType.SEMANTIC, 3)
+    with pytest.raises(InvalidInputError):
+        store.search(q, U1, "factual", 3)  # type: ignore[arg-type]
+    with pytest.raises(InvalidScopeError):
+        store.search(q, "u1", MemoryType.SEMANTIC, 3)  # type: ignore[arg-type]
+    assert len(store.search(q[None, :], U1, "semantic", 3)) == 3  # type: ignore[arg-type]
+
+
+def test_search_of_an_empty_store(empty_store: Store, rng) -> None:
+    assert empty_store.search(unit(rng, 1)[0], U1, MemoryType.SEMANTIC, 5) == []
+
+
+# --- delete_scope --------------------------------------------------------------------------------------
+def test_delete_scope_removes_records_messages_and_cache_entries(store: Store, rng) -> None:
+    keep = semantic(U2A1, 5)
+    gone_a = semantic(U1A1, 5)
+    gone_b = [EpisodicRecord(scope=U1A2, title="t", summary=f"s{i}") for i in range(4)]
+    v = unit(rng, 14)
+    store.put(keep, v[:5])
+    store.put(gone_a, v[5:10])
+    store.put(gone_b, v[10:])
+    now = datetime.now(timezone.utc)
+    store.log_messages([
+        RawMessage(id="m1", scope=U1A1, speaker=None, role="user", content="x", timestamp=None, ingest_time=now),
+        RawMessage(id="m2", scope=U2A1, speaker=None, role="user", content="y", timestamp=None, ingest_time=now),
+    ])  # fmt: skip
+    assert len(store.search(v[7], U1, MemoryType.SEMANTIC, 10)) == 5  # warm the cache
+    assert store.delete_scope(U1) == 9
+    assert store.count() == 5 and store.count(U1) == 0
+    assert store.search(v[7], U1, MemoryType.SEMANTIC, 10) == []
+    assert store.search(v[10], U1A2, MemoryType.EPISODIC, 10) == []
+    assert ids_of(store.search(v[0], Scope(agent_id="a1"), MemoryType.SEMANTIC, 10))[0] == keep[0].id
+    assert store.messages(U1) == [] and not store.has_message(U1A1, "m1")
+    assert [m.id for m in store.messages(U2A1)] == ["m2"]
+    assert store.scopes() == [U2A1]
+    assert store.history(gone_a[0].id)[-1].event == HistoryEvent.DELETE
+    assert store.delete_scope(U1) == 0
+    # the scope can be used again afterwards
+    store.put(semantic(U1A1, 1), v[:1])
+    assert store.count(U1) == 1
+
+
+# --- raw message log -----------------------------------------------------------------------------------
+def _msg(i: int, scope: Scope = U1A1, **kw) -> RawMessage:
+    base = dict(
+        id=f"D1:{i}", scope=scope, speaker="Ann" if i % 2 else "Bob", role="user", content=f"message {i} ☕",
+        timestamp=datetime(2023, 5, 7, 10, i, tzinfo=timezone.utc), ingest_time=datetime.now(timezone.utc),
+        route_mask=i % 8, metadata={"i": i},
+    )  # fmt: skip
+    base.update(kw)
+    return RawMessage(**base)
+
+
+def test_raw_log_is_ordered_and_idempotent(store: Store) -> None:
+    msgs = [_msg(i) for i in range(6)]
+    store.log_messages(msgs[:4])
+    store.log_messages(msgs[2:])  # 2 and 3 again: no-ops
+    store.log_messages([_msg(1, content="changed")])  # re-logging never overwrites
+    got = store.messages(U1A1)
+    assert [m.id for m in got] == [m.id for m in msgs]
+    assert [m.model_dump(exclude={"seq"}) for m in got] == [m.model_dump(exclude={"seq"}) for m in msgs]
+    seqs = [m.seq for m in got]
+    assert seqs == sorted(seqs) and len(set(seqs)) == 6
+    assert [m.id for m in store.messages(U1A1, last=2)] == ["D1:4", "D1:5"]
+    assert store.messages(U1A1, last=0) == []
+    assert store.has_message(U1A1, "D1:3") and store.has_message(U1, "D1:3")
+    assert not store.has_message(U1A2, "D1:3") and not store.has_message(U1A1, "D9:9")
+
+
+def test_raw_log_ids_are_per_scope(store: Store) -> None:
+    store.log_messages([_msg(1, scope=U1A1), _msg(1, scope=U1A2, content="same id, other scope")])
+    assert [m.content for m in store.messages(U1)] == ["message 1 ☕", "same id, other scope"]
+    assert [m.content for m in store.messages(U1A2)] == ["same id, other scope"]
+
+
+def test_write_logs_and_puts_in_one_transaction(store: Store, rng) -> None:
+    msgs = [_msg(i) for i in range(3)]
+    recs = semantic(U1A1, 3)
+    bad = unit(rng, 3)
+    bad[2, 0] = np.nan
+    with pytest.raises(InvalidInputError):
+        store.write(msgs, recs, bad)
+    assert store.messages(U1A1) == [] and store.count() == 0
+    taken = semantic(U1A1, 1)
+    store.put(taken, unit(rng, 1))
+    with pytest.raises(InvalidInputError):  # an existing record id fails the whole write
+        store.write(msgs, [*recs, taken[0]], unit(rng, 4))
+    assert store.messages(U1A1) == [] and store.count() == 1
+    store.write(msgs, recs, unit(rng, 3))
+    assert [m.id for m in store.messages(U1A1)] == [m.id for m in msgs]
+    assert store.count() == 4
+    store.write([_msg(9)], [], np.zeros((0, DIM), np.float32))  # messages only
+    assert store.has_message(U1A1, "D1:9")
+
+
+# --- collections -----------------------------------------------------------------------------------------
+def test_collections_put_get_search_count(store: Store, rng) -> None:
+    ids = [f"ex{i}" for i in range(50)]
+    payloads = [f'{{"q": "question {i}", "n": {i}}}' for i in range(50)]
+    v = unit(rng, 50)
+    store.collection_put("bank", ids, payloads, v)
+    store.collection_put("other", ["o1"], ['{"q": "elsewhere"}'], unit(rng, 1))
+    assert store.collection_count("bank") == 50 and store.collection_count("other") == 1
+    assert store.collection_count("nothing") == 0
+    assert store.collection_get("bank")[:2] == [("ex0", payloads[0]), ("ex1", payloads[1])]
+    assert store.collection_get("bank", ["ex7", "missing", "ex3"]) == [("ex7", payloads[7]), ("ex3", payloads[3])]
+    q = unit(rng, 1)[0]
+    hits = store.collection_search("bank", q, 5)
+    want, scores = brute_force(v, ids, q, 5)
+    assert [h[0] for h in hits] == want
+    np.testing.assert_allclose([h[2] for h in hits], scores, atol=1e-5)
+    assert hits[0][1] == payloads[ids.index(want[0])]
+    assert store.collection_search("nothing", q, 5) == []
+    # an existing id is replaced (payload and vector)
+    store.collection_put("bank", ["ex0"], ['{"q": "new"}'], q[None, :])
+    assert store.collection_count("bank") == 50
+    top = store.collection_search("bank", q, 1)[0]
+    assert top[0] == "ex0" and top[1] == '{"q": "new"}' and top[2] == pytest.approx(1.0, abs=1e-5)
+
+
+def test_collections_can_be_listed_pruned_and_emptied(store: Store, rng) -> None:
+    v = unit(rng, 3)
+    store.collection_put("b", ["1", "2", "3"], ["{}", "[]", "null"], v)
+    store.collection_put("a", ["x"], ["{}"], unit(rng, 1))
+    assert store.collections() == ["a", "b"]  # type: ignore[attr-defined]
+    assert store.collection_search("b", v[1], 1)[0][0] == "2"  # warm the cache
+    assert store.collection_delete("b", ["2", "nope"]) == 1  # type: ignore[attr-defined]
+    assert [i for i, _ in store.collection_get("b")] == ["1", "3"]
+    assert "2" not in [h[0] for h in store.collection_search("b", v[1], 5)]
+    assert store.collection_delete("b") == 2  # type: ignore[attr-defined]
+    assert store.collection_count("b") == 0 and store.collection_search("b", v[0], 5) == []
+    assert store.collections() == ["a"]  # type: ignore[attr-defined]
+
+
+def test_collection_input_is_validated(store: Store, rng) -> None:
+    with pytest.raises(InvalidInputError):
+        store.collection_put("bank", ["a", "b"], ["{}"], unit(rng, 2))
+    with pytest.raises(InvalidInputError):
+        store.collection_put("bank", ["a"], ["not json"], unit(rng, 1))
+    with pytest.raises(InvalidInputError):
+        store.collection_put("bank", ["a", "a"], ["{}", "{}"], unit(rng, 2))
+    with pytest.raises(InvalidInputError):
+        store.collection_put("", ["a"], ["{}"], unit(rng, 1))
+    with pytest.raises(EmbeddingMismatchError):
+        store.collection_put("bank", ["a"], ["{}"], unit(rng, 1, DIM + 3))
+    assert store.collection_count("bank") == 0
+
+
+# --- reembedding -------------------------------------------------------------------------------------------
+def test_reembed_rewrites_vectors_and_switches_the_model(store: Store, rng) -> None:
+    recs = [*semantic(U1, 3), EpisodicRecord(scope=U1, title="t", summary="s", embedding_model=INFO.model_id)]
+    store.put(recs, unit(rng, 4))
+    store.collection_put("bank", ["b1"], ["{}"], unit(rng, 1))
+    new = EmbeddingInfo(model_id="new-model", dim=16)
+    assert sorted(r.id for r in store.iter_all_records()) == sorted(r.id for r in recs)  # type: ignore[attr-defined]
+    sem = unit(rng, 3, 16)
+    store.rewrite_vectors(MemoryType.SEMANTIC, [r.id for r in recs[:3]], sem, new)  # type: ignore[attr-defined]
+    assert store.embedding_info() == INFO  # episodic and the bank still hold old vectors
+    with pytest.raises(EmbeddingMismatchError):
+        store.search(unit(rng, 1)[0], U1, MemoryType.SEMANTIC, 3)
+    with pytest.raises(InvalidInputError):
+        store.rewrite_vectors(None, [], None, new)  # type: ignore[attr-defined]
+    store.rewrite_vectors(MemoryType.EPISODIC, [recs[3].id], unit(rng, 1, 16), new)  # type: ignore[attr-defined]
+    store.collection_rewrite_vectors("bank", ["b1"], unit(rng, 1, 16), new)  # type: ignore[attr-defined]
+    store.rewrite_vectors(None, [], None, new)  # type: ignore[attr-defined]
+    assert store.embedding_info() == new
+    assert ids_of(store.search(sem[1], U1, MemoryType.SEMANTIC, 1)) == [recs[1].id]
+    assert store.get_vectors(MemoryType.SEMANTIC, [recs[2].id]).tobytes() == sem[2].tobytes()
+    assert store.get(recs[3].id).embedding_model == "new-model"
+    assert len(store.history(recs[0].id)) == 1
+    with pytest.raises(RecordNotFoundError):
+        store.rewrite_vectors(MemoryType.SEMANTIC, ["missing"], unit(rng, 1, 16), new)  # type: ignore[attr-defined]
+
+
+# --- several connections -------------------------------------------------------------------------------------
+def test_a_second_store_on_the_same_database_is_seen(open_backend: Callable[[], Store], backend: Backend, rng) -> None:
+    if not backend.shared:
+        pytest.skip("each open of this backend is a separate database")
+    a, b = open_backend(), open_backend()
+    a.set_embedding_info(INFO)
+    recs = semantic(U1A1, 10)
+    v = unit(rng, 10)
+    a.put(recs[:5], v[:5])
+    assert len(a.search(v[0], U1, MemoryType.SEMANTIC, 10)) == 5  # a's cache is warm
+    assert b.embedding_info() == INFO
+    b.put(recs[5:], v[5:])
+    assert ids_of(a.search(v[7], U1, MemoryType.SEMANTIC, 1)) == [recs[7].id]
+    b.delete(recs[7].id)
+    assert recs[7].id not in ids_of(a.search(v[7], U1, MemoryType.SEMANTIC, 10))
+    b.replace(recs[2], v[7])
+    assert ids_of(a.search(v[7], U1, MemoryType.SEMANTIC, 1)) == [recs[2].id]
+    b.put(semantic(U2A1, 1), v[9:10])
+    assert len(a.search(v[9], Scope(agent_id="a1"), MemoryType.SEMANTIC, 20)) == 10
+    a.collection_put("bank", ["x"], ["{}"], v[:1])
+    assert b.collection_search("bank", v[0], 1)[0][0] == "x"
+    b.collection_put("bank", ["y"], ["{}"], v[3:4])
+    assert a.collection_search("bank", v[3], 1)[0][0] == "y"
+    b.delete_scope(U1)
+    assert a.search(v[0], U1, MemoryType.SEMANTIC, 10) == []
+
+
+def test_a_closed_store_raises_store_error(store: Store, rng) -> None:
+    store.close()
+    store.close()  # idempotent
+    with pytest.raises(StoreError):
+        store.count()
+    with pytest.raises(StoreError):
+        store.put(semantic(U1, 1), unit(rng, 1))

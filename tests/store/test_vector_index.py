@@ -1,0 +1,97 @@
+"""VectorIndex and IndexCache against a brute-force model of the same operations."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memdesk.store.codec import encode_vector
+from memdesk.store.vector_index import IndexCache, IndexRow, VectorIndex, top_indices
+
+DIM = 6
+
+
+def unit(seed: int) -> np.ndarray:
+    x = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+    return x / np.linalg.norm(x)
+
+
+ops = st.lists(
+    st.tuples(st.sampled_from(["upsert", "remove"]), st.integers(0, 30), st.integers(0, 10_000), st.sampled_from([None, "A", "B"])),
+    max_size=120,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(ops=ops, query_seed=st.integers(0, 10_000), k=st.integers(0, 40), speaker=st.sampled_from([None, "A", "B", "C"]))
+def test_index_matches_brute_force_after_any_sequence_of_changes(ops, query_seed: int, k: int, speaker) -> None:
+    index = VectorIndex(DIM, capacity=2)  # small capacity: exercise growth
+    model: dict[str, tuple[np.ndarray, str, str | None]] = {}
+    for op, key, seed, spk in ops:
+        item = f"id{key}"
+        if op == "upsert":
+            index.upsert(item, unit(seed), f"payload {seed}", spk)
+            model[item] = (unit(seed), f"payload {seed}", spk)
+        else:
+            assert index.remove(item) == (item in model)
+            model.pop(item, None)
+    assert len(index) == len(model)
+    q = unit(query_seed)
+    candidates = [(i, v, p) for i, (v, p, s) in model.items() if speaker is None or s == speaker]
+    want = sorted(((i, p, float(v @ q)) for i, v, p in candidates), key=lambda t: (-t[2], t[0]))[:k]
+    got = index.top_k(q, k, speaker)
+    assert len(got) == len(want)
+    np.testing.assert_allclose([h.score for h in got], [s for *_, s in want], atol=1e-6)
+    assert len({h.id for h in got}) == len(got)
+    for h in got:  # every hit is a real, current row of the right speaker with its true score
+        vector, payload, spk = model[h.id]
+        assert h.payload == payload and (speaker is None or spk == speaker)
+        assert abs(h.score - float(vector @ q)) < 1e-6
+
+
+def test_top_indices_orders_best_first() -> None:
+    scores = np.array([0.1, 0.9, -0.5, 0.7, 0.3], np.float32)
+    assert top_indices(scores, 3).tolist() == [1, 3, 4]
+    assert top_indices(scores, 10).tolist() == [1, 3, 4, 0, 2]
+    assert top_indices(scores, 0).tolist() == []
+
+
+def test_cache_loads_lazily_once_and_unions_scopes() -> None:
+    rows = {
+        ("u", "a"): [("x1", unit(1)), ("x2", unit(2))],
+        ("u", "b"): [("y1", unit(3))],
+        ("v", "a"): [("z1", unit(4))],
+    }
+    calls: list[tuple[str, tuple]] = []
+
+    def list_keys(ns: str):
+        calls.append(("keys", (ns,)))
+        return list(rows)
+
+    def load_rows(ns: str, keys):
+        calls.append(("rows", tuple(sorted(keys))))
+        for key in keys:
+            for item, v in rows[key]:
+                yield IndexRow(key, item, item.upper(), None, encode_vector(v))
+
+    cache: IndexCache[tuple[str, str]] = IndexCache(list_keys, load_rows)
+    q = unit(2)
+    hits = cache.search("semantic", lambda key: key[0] == "u", q, 5)
+    assert [h.id for h in hits][0] == "x2" and {h.id for h in hits} == {"x1", "x2", "y1"}
+    assert calls == [("keys", ("semantic",)), ("rows", (("u", "a"), ("u", "b")))]
+    cache.search("semantic", lambda key: key[0] == "u", q, 5)
+    assert len(calls) == 2  # warm: no loader calls
+    cache.search("semantic", lambda key: True, q, 5)
+    assert calls[-1] == ("rows", (("v", "a"),))  # only the missing scope is loaded
+    # incremental updates
+    cache.upsert("semantic", ("w", "new"), "n1", q, "N1")  # a key never seen: starts its own index
+    assert cache.search("semantic", lambda key: key[0] == "w", q, 1)[0].id == "n1"
+    cache.remove("semantic", ("u", "a"), "x2")
+    assert "x2" not in {h.id for h in cache.search("semantic", lambda key: True, q, 10)}
+    cache.drop("semantic", [("u", "b")])
+    assert {h.id for h in cache.search("semantic", lambda key: key[0] == "u", q, 10)} == {"x1"}
+    n_calls = len(calls)
+    cache.clear()
+    cache.search("semantic", lambda key: True, q, 10)
+    assert len(calls) > n_calls  # reloaded after clear

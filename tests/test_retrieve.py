@@ -1,0 +1,89 @@
+"""Retriever merge/de-dup/truncation and the serializer, over a real SQLite store with chosen vectors."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from memdesk.errors import InvalidInputError, UnknownScopeError
+from memdesk.records import EpisodicRecord, MemoryType, ProceduralRecord, Scope, SemanticRecord
+from memdesk.retrieve import Retriever, Serializer, dedupe
+from memdesk.store import open_store
+from memdesk.store.base import EmbeddingInfo
+
+S = Scope(user_id="u")
+T = datetime(2023, 5, 7, tzinfo=timezone.utc)
+
+
+def unit(v):
+    v = np.asarray(v, dtype=np.float32)
+    return v / np.linalg.norm(v)
+
+
+@pytest.fixture
+def store(tmp_path):
+    st = open_store(f"sqlite:///{tmp_path}/r.db")
+    st.set_embedding_info(EmbeddingInfo(model_id="test", dim=3))
+    yield st
+    st.close()
+
+
+def put(store, rec, vec):
+    store.put([rec], unit(vec)[None, :])
+
+
+def test_typed_keeps_k_per_type_and_orders_by_score(store):
+    # 5 semantic records very close to the query, 1 episodic a bit further away
+    for i in range(5):
+        put(store, SemanticRecord(scope=S, fact=f"fact {i}", provenance=[f"s{i}"]), [1, 0.01 * i, 0])
+    put(store, EpisodicRecord(scope=S, title="t", summary="event", provenance=["e"]), [1, 0.5, 0])
+    r = Retriever(store, k=2, K=10)
+    hits = r.retrieve(unit([1, 0, 0]), S)
+    assert [h.memory_type for h in hits].count(MemoryType.SEMANTIC) == 2  # k=2 per type
+    assert MemoryType.EPISODIC in [h.memory_type for h in hits]
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    untyped = r.retrieve(unit([1, 0, 0]), S, K=3, mode="untyped")
+    assert [h.memory_type for h in untyped] == [MemoryType.SEMANTIC] * 3  # one global ranking
+
+
+def test_round_robin_represents_every_type(store):
+    for i in range(4):
+        put(store, SemanticRecord(scope=S, fact=f"fact {i}", provenance=[f"s{i}"]), [1, 0.01 * i, 0])
+    put(store, ProceduralRecord(scope=S, title="p", content="do it", provenance=["p"]), [0, 1, 0])
+    hits = Retriever(store, k=4, K=2, merge="round_robin").retrieve(unit([1, 0, 0]), S)
+    assert {h.memory_type for h in hits} == {MemoryType.SEMANTIC, MemoryType.PROCEDURAL}
+    by_score = Retriever(store, k=4, K=2).retrieve(unit([1, 0, 0]), S)
+    assert {h.memory_type for h in by_score} == {MemoryType.SEMANTIC}
+
+
+def test_dedupe_by_provenance_and_normalized_text(store):
+    put(store, SemanticRecord(scope=S, fact="Ana likes tea.", provenance=["m1"]), [1, 0, 0])
+    put(store, EpisodicRecord(scope=S, title="", summary="ana LIKES tea", provenance=["m2"]), [1, 0.1, 0])
+    put(store, ProceduralRecord(scope=S, title="x", content="brew tea", provenance=["m1"]), [1, 0.2, 0])
+    put(store, SemanticRecord(scope=S, fact="Ben likes coffee.", provenance=["m3"]), [0.5, 1, 0])
+    hits = Retriever(store).retrieve(unit([1, 0, 0]), S)
+    assert [h.record.provenance for h in hits] == [["m1"], ["m3"]]
+    assert dedupe(hits) == hits
+
+
+def test_bad_arguments(store):
+    with pytest.raises(InvalidInputError):
+        Retriever(store, k=0)
+    with pytest.raises(InvalidInputError):
+        Retriever(store).retrieve(unit([1, 0, 0]), S, mode="fuzzy")  # type: ignore[arg-type]
+    with pytest.raises(UnknownScopeError):
+        Retriever(store).check_scope(Scope(user_id="nobody"))
+
+
+def test_serializer_lines_carry_anchor_speaker_and_type(store):
+    put(store, EpisodicRecord(scope=S, speaker="Ana", title="Support group", summary="Ana went to a support group",
+                              temporal_anchor="2023-05-07", event_time=T, provenance=["D1:3"]), [1, 0, 0])
+    put(store, SemanticRecord(scope=S, fact="Ana is a counselor", event_time=T, provenance=["D1:4"]), [0.9, 0.1, 0])
+    ev = Serializer().serialize(Retriever(store).retrieve(unit([1, 0, 0]), S))
+    lines = ev.text.splitlines()
+    assert lines[0] == "- [2023-05-07] Ana (episodic) Support group: Ana went to a support group"
+    assert lines[1] == "- [2023-05-07] (semantic) Ana is a counselor"
+    assert ev.tokens == Serializer().token_counter.count(ev.text) and 15 < ev.tokens < 60
+    assert Serializer().serialize([]).tokens == 0
