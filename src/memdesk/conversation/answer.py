@@ -1,0 +1,94 @@
+"""Answerers: evidence block + question -> :class:`~memdesk.records.Answer`.
+
+* :class:`ExtractiveAnswerer` (offline, no model): the answer is the best evidence record's text
+  with its temporal anchor, labelled ``extractive: best evidence`` and flagged ``extractive=True``.
+* :class:`LLMAnswerer`: a chat model answers in a short phrase from the evidence block (which carries
+  each record's temporal anchor), or abstains with :data:`ABSTAIN` when the evidence does not
+  support an answer. With no evidence at all it abstains without calling the model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..llm.base import ChatModel
+from ..llm.templates import load_prompt
+from ..records import Answer, Evidence, SearchHit
+
+#: What an answerer says when the evidence does not support an answer.
+ABSTAIN = "not mentioned in the conversation"
+EXTRACTIVE_LABEL = "extractive: best evidence"
+
+_PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*", re.IGNORECASE)
+_ABSTAIN_NORM = re.compile(r"[^a-z ]+")
+
+
+def best_hit(evidence: Evidence) -> SearchHit | None:
+    """The hit with the highest score (the first one among equals), or None without hits."""
+    if not evidence.hits:
+        return None
+    return max(enumerate(evidence.hits), key=lambda p: (p[1].score, -p[0]))[1]
+
+
+def is_abstention(text: str, *, slack: int = 24) -> bool:
+    """True when ``text`` is :data:`ABSTAIN` give or take a few words ("It is not mentioned in the
+    conversation."); a longer reply that merely contains the phrase is not an abstention."""
+    norm = " ".join(_ABSTAIN_NORM.sub(" ", text.lower()).split())
+    return ABSTAIN in norm and len(norm) <= len(ABSTAIN) + slack
+
+
+class ExtractiveAnswerer:
+    """The offline answerer: the best evidence record, as said, with its anchor.
+
+    The answer reads ``"[extractive: best evidence] <record text> (<anchor>)"``; ``label=""`` drops
+    the prefix (``Answer.extractive`` still says what it is).
+    """
+
+    def __init__(self, *, label: str = EXTRACTIVE_LABEL) -> None:
+        self.label = label
+
+    def answer(self, question: str, evidence: Evidence, *, question_time: str | None = None) -> Answer:
+        hit = best_hit(evidence)
+        if hit is None:
+            return Answer(question=question, answer=ABSTAIN, extractive=True, evidence=evidence, model=None)
+        r = hit.record
+        anchor = r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else None)
+        text = r.body().strip()
+        if anchor:
+            text = f"{text} ({anchor})"
+        if self.label:
+            text = f"[{self.label}] {text}"
+        return Answer(question=question, answer=text, extractive=True, evidence=evidence, model=None)
+
+
+class LLMAnswerer:
+    """Answers from the evidence block with a chat model, in a short phrase, or abstains.
+
+    Args:
+        chat_model: any :class:`~memdesk.llm.base.ChatModel`.
+        max_tokens: the answer's budget (short answers; small models ramble otherwise).
+
+    A reply that is just an abstention in other words ("It is not mentioned in the conversation.")
+    becomes exactly :data:`ABSTAIN`; any longer reply is kept as the model wrote it.
+    """
+
+    def __init__(self, chat_model: ChatModel, *, max_tokens: int = 96) -> None:
+        self.chat_model = chat_model
+        self.max_tokens = max_tokens
+        self.template = load_prompt("answer")
+
+    @property
+    def prompt_version(self) -> str:
+        return self.template.version
+
+    def answer(self, question: str, evidence: Evidence, *, question_time: str | None = None) -> Answer:
+        if not evidence.hits or not evidence.text.strip():
+            return Answer(question=question, answer=ABSTAIN, extractive=False, evidence=evidence, model=None)
+        messages = self.template.render(
+            evidence=evidence.text, question=question.strip(), question_time=question_time or "not given"
+        )
+        completion = self.chat_model.complete(messages, max_tokens=self.max_tokens, temperature=0.0, operation="answer")
+        text = _PREFIX.sub("", completion.text.strip()).strip()
+        if is_abstention(text) or not text:
+            text = ABSTAIN
+        return Answer(question=question, answer=text, extractive=False, evidence=evidence, model=completion.model)

@@ -1,0 +1,72 @@
+"""Running many chat requests at once (threads, bounded by the model's concurrency)."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Literal, Sequence, overload
+
+from pydantic import BaseModel
+
+from ..errors import LLMError
+from .base import ChatMessage, ChatModel, Completion
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """The arguments of one :meth:`ChatModel.complete` call."""
+
+    messages: list[ChatMessage]
+    schema: type[BaseModel] | None = None
+    max_tokens: int | None = None
+    temperature: float = 0.0
+    operation: str = "default"
+
+
+def _one(model: ChatModel, r: ChatRequest) -> Completion:
+    return model.complete(
+        r.messages, schema=r.schema, max_tokens=r.max_tokens, temperature=r.temperature, operation=r.operation
+    )
+
+
+@overload
+def run_many(
+    model: ChatModel, requests: Sequence[ChatRequest], *, concurrency: int, return_exceptions: Literal[False] = False
+) -> list[Completion]: ...
+@overload
+def run_many(
+    model: ChatModel, requests: Sequence[ChatRequest], *, concurrency: int, return_exceptions: Literal[True]
+) -> list[Completion | LLMError]: ...
+def run_many(
+    model: ChatModel, requests: Sequence[ChatRequest], *, concurrency: int, return_exceptions: bool = False
+) -> list[Completion] | list[Completion | LLMError]:
+    """Complete every request, ``concurrency`` at a time; results are in request order.
+
+    Every request runs to its end. Then, unless ``return_exceptions``, the first
+    :class:`~memdesk.errors.LLMError` (in request order) is raised; with it, failed requests hold
+    their error in the result list. Errors that are not LLMErrors always propagate.
+    """
+    if not requests:
+        return []
+    workers = max(1, min(concurrency, len(requests)))
+    if workers == 1:
+        results: list[Completion | LLMError] = []
+        for r in requests:
+            try:
+                results.append(_one(model, r))
+            except LLMError as e:
+                results.append(e)
+    else:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="memdesk-llm") as pool:
+            futures = [pool.submit(_one, model, r) for r in requests]
+            results = []
+            for f in futures:
+                try:
+                    results.append(f.result())
+                except LLMError as e:
+                    results.append(e)
+    if not return_exceptions:
+        for item in results:
+            if isinstance(item, LLMError):
+                raise item
+    return results

@@ -1,0 +1,433 @@
+"""One client for every OpenAI-compatible chat endpoint (OpenAI, vLLM, Ollama, llama.cpp, LM Studio).
+
+Built on the ``openai`` SDK with its own retries turned off: memdesk retries 408/409/429/5xx and
+connection failures itself, with exponential backoff that honours ``retry-after``, so the policy is
+visible, testable (``sleep`` is injectable) and mapped onto memdesk's typed errors:
+
+=====================================  ===============================================================
+what happened                           what is raised (after retries where it applies)
+=====================================  ===============================================================
+server unreachable / timeout / 5xx      :class:`~memdesk.errors.LLMConnectionError`
+401 / 403                               :class:`~memdesk.errors.LLMAuthError`
+429 (or ``insufficient_quota``)         :class:`~memdesk.errors.LLMRateLimitError`
+prompt longer than the context window   :class:`~memdesk.errors.LLMContextLengthError`
+output failing its schema after re-asks :class:`~memdesk.errors.LLMOutputError` (``.raw`` keeps it)
+anything else from the server           :class:`~memdesk.errors.LLMError`
+=====================================  ===============================================================
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import logging
+import os
+import random
+import threading
+import time
+from typing import Any, Callable, Literal, Sequence, overload
+from urllib.parse import urlparse
+
+import httpx2
+import openai
+from pydantic import BaseModel
+
+from ..errors import (
+    EmptyInputError,
+    LLMAuthError,
+    LLMConnectionError,
+    LLMContextLengthError,
+    LLMError,
+    LLMOutputError,
+    LLMRateLimitError,
+)
+from .base import ChatMessage, Completion, Usage
+from .batch import ChatRequest, run_many
+from .guard import check_model_requests_allowed
+from .structured import complete_structured, with_schema_instructions
+from .usage import PriceTable, TokenEstimator, UsageLedger
+
+log = logging.getLogger(__name__)
+
+_RETRY_STATUS = {408, 409, 429}
+_LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "host.docker.internal"}
+_CONTEXT_MARKERS = (
+    "context_length_exceeded",
+    "exceed_context_size",
+    "maximum context length",
+    "context length",
+    "context window",
+    "context size",
+    "too many tokens",
+    "prompt is too long",
+    "input is too long",
+)
+_NO_KEY = "no-key"
+
+
+class _ResponseFormatRejected(Exception):
+    """The server refused ``response_format`` json_schema (auto mode falls back to instructions)."""
+
+
+def is_local_url(base_url: str | None) -> bool:
+    """True when ``base_url`` points at this machine (a local server: its calls cost 0)."""
+    if not base_url:
+        return False
+    host = (urlparse(base_url).hostname or "").lower()
+    return host in _LOCAL_HOSTS or host.startswith("127.")
+
+
+def _error_text(e: openai.APIStatusError, *, with_body: bool = True) -> str:
+    """What the server said (message, code, type and, if asked, the whole body), lower-cased."""
+    parts = [str(getattr(e, "message", "") or ""), str(e.code or ""), str(getattr(e, "type", "") or "")]
+    if with_body and e.body is not None:
+        parts.append(e.body if isinstance(e.body, str) else json.dumps(e.body, default=str))
+    return " ".join(parts).lower()
+
+
+def _detail(e: openai.APIStatusError) -> str:
+    """The server's message for humans; the body when the SDK found no message in it."""
+    msg = str(getattr(e, "message", "") or "")
+    if msg.startswith("Error code:") and e.body is not None:
+        body = e.body if isinstance(e.body, str) else json.dumps(e.body, default=str)
+        return f"{msg}: {body[:500]}"
+    return msg
+
+
+def _retry_after_s(headers: httpx2.Headers | None) -> float | None:
+    """Seconds asked for by ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date)."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+class OpenAICompatChatModel:
+    """A :class:`~memdesk.llm.base.ChatModel` for any OpenAI-compatible ``/v1/chat/completions``.
+
+    Args:
+        model: the model name sent to the server (and used for prices and token counting).
+        base_url: e.g. ``http://localhost:8080/v1``; None means OpenAI's API.
+        api_key: the key; when None, ``OPENAI_API_KEY`` is used for OpenAI's own API only (never sent
+            to another host) and a placeholder otherwise (local servers ignore it).
+        http_client: an ``httpx2.Client`` (tests pass one with ``httpx2.MockTransport``).
+        timeout_s: per-request timeout.
+        max_retries: retries after the first attempt on 408/409/429/5xx and connection failures.
+        concurrency: how many requests may be in flight at once (a semaphore; also the thread count
+            of :meth:`complete_many`).
+        price_table: prices per model; default: free for a local ``base_url``, else OpenAI list prices.
+        supports_json_schema: True sends ``response_format`` json_schema, False puts the schema in the
+            instructions, None tries json_schema and falls back for good if the server rejects it.
+        max_reasks: re-asks after an output that fails its schema.
+        ledger: where usage is summed per operation (a new one if None; see :attr:`ledger`).
+        token_counter: the model's tokenizer (text -> tokens) for servers that report no usage.
+        sleep, clock, rng: injectable for tests (backoff sleeps, latency, jitter).
+        extra_body: extra JSON fields sent with every request (server-specific options).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        *,
+        http_client: httpx2.Client | None = None,
+        timeout_s: float = 60.0,
+        max_retries: int = 4,
+        concurrency: int = 4,
+        price_table: PriceTable | None = None,
+        supports_json_schema: bool | None = None,
+        max_reasks: int = 2,
+        ledger: UsageLedger | None = None,
+        token_counter: Callable[[str], int] | None = None,
+        backoff_base_s: float = 0.5,
+        backoff_max_s: float = 30.0,
+        max_retry_after_s: float = 120.0,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.perf_counter,
+        rng: random.Random | None = None,
+        extra_body: dict[str, Any] | None = None,
+    ) -> None:
+        if not model:
+            raise EmptyInputError("a model name is required")
+        if concurrency < 1 or max_retries < 0 or max_reasks < 0:
+            raise ValueError("concurrency must be >= 1, max_retries and max_reasks >= 0")
+        self.model_id = model
+        self.base_url = base_url
+        self.max_retries = max_retries
+        self.concurrency = concurrency
+        self.max_reasks = max_reasks
+        self.ledger = ledger if ledger is not None else UsageLedger()
+        self.price_table = price_table or (PriceTable.free() if is_local_url(base_url) else PriceTable.openai_list_prices())
+        self.tokens = TokenEstimator(model, token_counter)
+        self.extra_body = dict(extra_body or {})
+        self._supports_json_schema = supports_json_schema
+        # auto mode degrades json_schema -> json_object+schema -> instructions as a server rejects each
+        self._rf_style: Literal["json_schema", "json_object", "none"] = (
+            "none" if supports_json_schema is False else "json_schema"
+        )
+        self._backoff_base_s = backoff_base_s
+        self._backoff_max_s = backoff_max_s
+        self._max_retry_after_s = max_retry_after_s
+        self._sleep = sleep
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self._semaphore = threading.BoundedSemaphore(concurrency)
+        # request parameters the server refused once (reasoning models): adapted for every later call
+        self._use_max_completion_tokens = False
+        self._omit_temperature = False
+        self._client = openai.OpenAI(
+            api_key=self._resolve_key(api_key, base_url),
+            base_url=base_url,
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=http_client,
+        )
+
+    @staticmethod
+    def _resolve_key(api_key: str | None, base_url: str | None) -> str:
+        if api_key:
+            return api_key
+        host = (urlparse(base_url).hostname or "") if base_url else "api.openai.com"
+        if host == "api.openai.com" and os.environ.get("OPENAI_API_KEY"):
+            return os.environ["OPENAI_API_KEY"]
+        return _NO_KEY
+
+    # --- public ------------------------------------------------------------------------------
+    @property
+    def json_schema_mode(self) -> str:
+        """How a schema travels: ``json_schema`` (OpenAI's response_format), ``json_object`` (the
+        llama.cpp form ``{"type": "json_object", "schema": ...}``) or ``instructions`` (in the
+        prompt); prefixed ``auto:`` when memdesk falls back as the server rejects a form."""
+        mode = "instructions" if self._rf_style == "none" else self._rf_style
+        return f"auto:{mode}" if self._supports_json_schema is None else mode
+
+    def describe(self) -> dict[str, Any]:
+        """What the CLI shows as the model in use."""
+        return {
+            "model": self.model_id,
+            "base_url": self.base_url or "https://api.openai.com/v1",
+            "structured_output": self.json_schema_mode,
+            "concurrency": self.concurrency,
+            "token_counting": self.tokens.method,
+        }
+
+    def complete(
+        self,
+        messages: list[ChatMessage],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int | None = None,
+        temperature: float = 0.0,
+        operation: str = "default",
+    ) -> Completion:
+        """One chat completion (see :class:`~memdesk.llm.base.ChatModel`)."""
+        if not messages:
+            raise EmptyInputError("complete() needs at least one message")
+        check_model_requests_allowed(self.model_id)
+
+        def send(msgs: list[ChatMessage], rf: dict[str, Any] | None) -> Completion:
+            if rf is None or schema is None:
+                return self._send(msgs, None, max_tokens, temperature, operation)
+            while (style := self._rf_style) != "none":
+                fmt = rf if style == "json_schema" else {"type": "json_object", "schema": rf["json_schema"]["schema"]}
+                try:
+                    return self._send(msgs, fmt, max_tokens, temperature, operation)
+                except _ResponseFormatRejected:
+                    nxt: Literal["json_object", "none"] = "json_object" if style == "json_schema" else "none"
+                    log.warning("%s rejected response_format %s; trying %s from now on", self._label, style, nxt)
+                    self._rf_style = nxt
+            return self._send(with_schema_instructions(msgs, schema), None, max_tokens, temperature, operation)
+
+        if schema is None:
+            return send(messages, None)
+        return complete_structured(
+            send,
+            messages,
+            schema,
+            max_reasks=self.max_reasks,
+            use_response_format=lambda: self._rf_style != "none",
+            model_label=self._label,
+        )
+
+    @overload
+    def complete_many(
+        self, requests: Sequence[ChatRequest], *, return_exceptions: Literal[False] = False
+    ) -> list[Completion]: ...
+    @overload
+    def complete_many(
+        self, requests: Sequence[ChatRequest], *, return_exceptions: Literal[True]
+    ) -> list[Completion | LLMError]: ...
+    def complete_many(
+        self, requests: Sequence[ChatRequest], *, return_exceptions: bool = False
+    ) -> list[Completion] | list[Completion | LLMError]:
+        """Run many requests on ``concurrency`` threads; results in request order (see
+        :func:`memdesk.llm.batch.run_many`)."""
+        return run_many(self, requests, concurrency=self.concurrency, return_exceptions=return_exceptions)  # type: ignore[call-overload]
+
+    def close(self) -> None:
+        """Close the underlying HTTP client."""
+        self._client.close()
+
+    def __enter__(self) -> "OpenAICompatChatModel":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- internals ---------------------------------------------------------------------------
+    @property
+    def _label(self) -> str:
+        return f"model {self.model_id!r} at {self.base_url or 'api.openai.com'}"
+
+    def _delay(self, attempt: int, headers: httpx2.Headers | None) -> float:
+        asked = _retry_after_s(headers)
+        if asked is not None:
+            return min(asked, self._max_retry_after_s)
+        base = min(self._backoff_max_s, self._backoff_base_s * (2**attempt))
+        return base * (0.5 + 0.5 * self._rng.random())
+
+    def _adapt_params(self, kwargs: dict[str, Any], text: str) -> bool:
+        """Adapt ``kwargs`` to a 400 refusing ``max_tokens`` or ``temperature`` (OpenAI's reasoning
+        models); True when something changed and the request should be sent again."""
+        if "max_tokens" in kwargs and "max_completion_tokens" in text:
+            log.info("%s wants max_completion_tokens instead of max_tokens; adapting", self._label)
+            self._use_max_completion_tokens = True
+            kwargs["max_completion_tokens"] = kwargs.pop("max_tokens")
+            return True
+        if "temperature" in kwargs and "temperature" in text and ("unsupported" in text or "not support" in text):
+            log.info("%s does not accept temperature; omitting it", self._label)
+            self._omit_temperature = True
+            del kwargs["temperature"]
+            return True
+        return False
+
+    def _send(
+        self,
+        messages: list[ChatMessage],
+        response_format: dict[str, Any] | None,
+        max_tokens: int | None,
+        temperature: float,
+        operation: str,
+    ) -> Completion:
+        kwargs: dict[str, Any] = {
+            "model": self.model_id,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+        }
+        if not self._omit_temperature:
+            kwargs["temperature"] = temperature
+        if max_tokens is not None:
+            kwargs["max_completion_tokens" if self._use_max_completion_tokens else "max_tokens"] = max_tokens
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
+        started = self._clock()
+        attempt = 0
+        while True:
+            try:
+                with self._semaphore:
+                    resp = self._client.chat.completions.create(**kwargs)
+                break
+            except openai.APIStatusError as e:
+                status = e.status_code
+                text = _error_text(e)
+                if status in (401, 403):
+                    raise LLMAuthError(
+                        f"{self._label} refused the API key (HTTP {status}: {_detail(e)}); "
+                        "set MEMDESK_LLM_API_KEY to a valid key"
+                    ) from e
+                said = _error_text(e, with_body=False)  # the body may echo the prompt: not searched here
+                if status in (400, 413, 422) and any(m in said for m in _CONTEXT_MARKERS):
+                    raise LLMContextLengthError(
+                        f"the prompt is longer than the context window of {self._label} ({_detail(e)}); "
+                        "retrieve fewer records (max_records), shorten the input or use a model with a larger context"
+                    ) from e
+                if status == 400 and self._adapt_params(kwargs, text):
+                    continue
+                if (
+                    status in (400, 422)
+                    and response_format is not None
+                    and self._supports_json_schema is None
+                    and ("response_format" in text or "json_schema" in text or "json_object" in text)
+                ):
+                    raise _ResponseFormatRejected() from e
+                if status == 429 and (e.code == "insufficient_quota" or "insufficient_quota" in text):
+                    raise LLMRateLimitError(
+                        f"{self._label}: the account has no quota left ({_detail(e)}); add credit or use another key"
+                    ) from e
+                retryable = status in _RETRY_STATUS or status >= 500
+                if not retryable:
+                    hint = "; check MEMDESK_LLM_MODEL and MEMDESK_LLM_BASE_URL" if status == 404 else ""
+                    raise LLMError(f"{self._label} answered HTTP {status}: {_detail(e)}{hint}") from e
+                if attempt >= self.max_retries:
+                    if status == 429:
+                        raise LLMRateLimitError(
+                            f"{self._label} still rate-limited after {attempt + 1} attempts; "
+                            "lower MEMDESK_LLM_CONCURRENCY or retry later"
+                        ) from e
+                    raise LLMConnectionError(
+                        f"{self._label} kept failing with HTTP {status} after {attempt + 1} attempts: {_detail(e)}"
+                    ) from e
+                delay = self._delay(attempt, e.response.headers)
+                log.info("%s: HTTP %d, retry %d/%d in %.2fs", self._label, status, attempt + 1, self.max_retries, delay)
+            except openai.APIConnectionError as e:
+                if attempt >= self.max_retries:
+                    kind = "timed out" if isinstance(e, openai.APITimeoutError) else "could not be reached"
+                    raise LLMConnectionError(
+                        f"{self._label} {kind} after {attempt + 1} attempts ({e}); is the server running "
+                        "and MEMDESK_LLM_BASE_URL right?"
+                    ) from e
+                delay = self._delay(attempt, None)
+                log.info("%s: %s, retry %d/%d in %.2fs", self._label, e, attempt + 1, self.max_retries, delay)
+            except openai.OpenAIError as e:
+                raise LLMError(f"{self._label} failed: {e}") from e
+            self._sleep(delay)
+            attempt += 1
+        latency = self._clock() - started
+        return self._to_completion(resp, messages, latency, operation)
+
+    def _to_completion(self, resp: Any, messages: list[ChatMessage], latency: float, operation: str) -> Completion:
+        if not getattr(resp, "choices", None):
+            raise LLMOutputError(f"{self._label} returned no choices", raw=str(resp)[:2000])
+        choice = resp.choices[0]
+        msg = choice.message
+        text = (msg.content if msg is not None else None) or ""
+        refusal = getattr(msg, "refusal", None) if msg is not None else None
+        if not text and refusal:
+            text = str(refusal)
+        u = getattr(resp, "usage", None)
+        if u is not None and (u.prompt_tokens or u.completion_tokens):
+            prompt_tokens, completion_tokens, estimated = int(u.prompt_tokens or 0), int(u.completion_tokens or 0), False
+        else:
+            prompt_tokens = self.tokens.count_messages(messages)
+            completion_tokens = self.tokens.count_text(text)
+            estimated = True
+        usage = Usage(
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            latency_s=latency,
+            cost_usd=self.price_table.cost(self.model_id, prompt_tokens, completion_tokens),
+            calls=1,
+            tokens_estimated=estimated,
+        )
+        self.ledger.record(operation, usage, self.model_id)
+        return Completion(
+            text=text, model=getattr(resp, "model", None) or self.model_id, usage=usage, finish_reason=choice.finish_reason
+        )

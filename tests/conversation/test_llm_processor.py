@@ -1,0 +1,194 @@
+"""LLMProcessor (ENGRAM's single call per utterance) against the scripted fake chat model."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from memdesk.conversation.base import (
+    Extractor,
+    Processor,
+    RoutedExtraction,
+    Router,
+    Utterance,
+)
+from memdesk.conversation.llm_processor import (
+    LLMProcessor,
+    UtteranceExtraction,
+    parse_when,
+)
+from memdesk.conversation.raw import RawTurnProcessor
+from memdesk.errors import LLMConnectionError, LLMOutputError
+from memdesk.llm import ScriptedChatModel
+from memdesk.records import (
+    EpisodicRecord,
+    Message,
+    ProceduralRecord,
+    RouteMask,
+    Scope,
+    SemanticRecord,
+)
+
+SCOPE = Scope(user_id="u1", run_id="conv-26")
+TS = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+
+
+def utt(mid: str, speaker: str, text: str, ts: datetime | None = TS, context: list[Message] | None = None) -> Utterance:
+    return Utterance(message_id=mid, message=Message(id=mid, speaker=speaker, content=text, timestamp=ts),
+                     scope=SCOPE, context=context or [])
+
+
+CONTEXT = [
+    Message(speaker="Melanie", content="Hey Caroline, how have you been?", timestamp=TS),
+    Message(speaker="Caroline", content="Good! Busy week.", timestamp=TS),
+]
+CAROLINE = utt("D1:3", "Caroline", "I went to a LGBTQ support group yesterday and it was so powerful.", context=CONTEXT)
+
+REPLY_110 = {
+    "mask": "110",
+    "episodic": [{"title": "Caroline attended LGBTQ support group",
+                  "summary": "Caroline went to an LGBTQ support group and found it powerful.", "when": "2023-05-07"}],
+    "semantic": [{"fact": "Caroline is part of the LGBTQ community.", "when": None}],
+    "procedural": [],
+}
+
+
+def test_prompt_carries_date_speaker_utterance_and_context() -> None:
+    model = ScriptedChatModel([REPLY_110], model_id="qwen-1.5b")
+    proc = LLMProcessor(model, context_turns=1)
+    assert isinstance(proc, Processor) and isinstance(proc, Router) and isinstance(proc, Extractor)
+    [p] = proc.process([CAROLINE])
+    call = model.calls[0]
+    assert "Message date: 2023-05-08 (Monday), 13:56" in call.user
+    assert "Message from Caroline:" in call.user and "LGBTQ support group yesterday" in call.user
+    assert "Caroline: Good! Busy week." in call.user and "how have you been" not in call.user  # 1 context turn
+    assert call.schema is UtteranceExtraction and call.operation == "ingest"
+    assert "YYYY-MM-DD" in call.system and "mask" in call.system
+    props = call.response_format["json_schema"]["schema"]["$defs"]["EpisodicItem"]["properties"]
+    assert props["summary"]["maxLength"] == 400 and props["title"]["maxLength"] == 100
+    assert p.mask == RouteMask(episodic=True, semantic=True)
+
+
+def test_records_carry_provenance_speaker_scope_and_resolved_time() -> None:
+    model = ScriptedChatModel([REPLY_110], model_id="qwen-1.5b")
+    [p] = LLMProcessor(model).process([CAROLINE])
+    ep, sem = p.records
+    assert isinstance(ep, EpisodicRecord) and isinstance(sem, SemanticRecord)
+    assert ep.summary.startswith("Caroline went") and ep.title == "Caroline attended LGBTQ support group"
+    assert ep.event_time == datetime(2023, 5, 7, tzinfo=timezone.utc) and ep.temporal_anchor == "2023-05-07"
+    assert sem.event_time == TS and sem.temporal_anchor == "2023-05-08"  # no "when": dated by the message
+    for r in p.records:
+        assert r.provenance == ["D1:3"] and r.speaker == "Caroline" and r.scope == SCOPE
+        assert r.metadata["extractor"] == "llm" and r.metadata["model"] == "qwen-1.5b"
+        assert r.metadata["prompt"].startswith("extract_utterance/v1-")
+
+
+def test_mask_is_reconciled_with_the_lists_and_nothing_is_dropped() -> None:
+    reply = {"mask": "001", "episodic": [{"title": "t", "summary": "Jon opened a dance studio.", "when": "2023-01"}],
+             "semantic": [], "procedural": []}
+    [p] = LLMProcessor(ScriptedChatModel([reply])).process([utt("m1", "Jon", "I opened my studio in January!")])
+    assert p.mask == RouteMask(episodic=True, procedural=True)
+    ep = next(r for r in p.records if isinstance(r, EpisodicRecord))
+    assert ep.event_time == datetime(2023, 1, 1, tzinfo=timezone.utc) and ep.temporal_anchor == "2023-01"
+    proc = next(r for r in p.records if isinstance(r, ProceduralRecord))
+    assert proc.content == "I opened my studio in January!" and proc.metadata["extraction"] == "verbatim"
+
+
+def test_mask_given_as_a_number_is_accepted() -> None:
+    reply = {"mask": 10, "semantic": [{"fact": "Gina likes jazz.", "when": None}]}
+    [p] = LLMProcessor(ScriptedChatModel([reply])).process([utt("m1", "Gina", "I like jazz")])
+    assert p.mask == RouteMask(semantic=True) and len(p.records) == 1
+
+
+def test_small_talk_and_empty_messages() -> None:
+    model = ScriptedChatModel([{"mask": "000"}])
+    out = LLMProcessor(model).process([utt("m1", "A", "Hi! Thanks!"), utt("m2", "B", "   ")])
+    assert [p.mask.bits for p in out] == [0, 0] and all(not p.records for p in out)
+    assert len(model.calls) == 1  # the empty message costs no call
+
+
+def test_without_a_message_date_the_prompt_says_so() -> None:
+    model = ScriptedChatModel([{"mask": "100", "episodic": [{"title": "t", "summary": "A moved.", "when": "last year"}]}])
+    [p] = LLMProcessor(model).process([utt("m1", "A", "I moved last year", ts=None)])
+    assert "Message date: unknown" in model.calls[0].user
+    assert p.records[0].event_time is None and p.records[0].temporal_anchor == "last year"
+
+
+def test_invalid_output_is_reasked_then_raises_without_a_fallback() -> None:
+    model = ScriptedChatModel(["The message is episodic.", {"mask": "2"}, {"mask": "abc"}])
+    with pytest.raises(LLMOutputError) as info:
+        LLMProcessor(model).process([CAROLINE])
+    assert len(model.calls) == 3 and info.value.raw == json.dumps({"mask": "abc"})
+
+
+def test_fallback_processor_takes_over_invalid_output_visibly() -> None:
+    model = ScriptedChatModel(["no json"] * 3 + [REPLY_110])
+    proc = LLMProcessor(model, fallback=RawTurnProcessor())
+    first, second = proc.process([utt("m1", "A", "I adopted a cat."), CAROLINE])
+    assert first.mask == RouteMask(semantic=True) and first.records[0].fact == "A: I adopted a cat."
+    assert "LLMOutputError" in first.records[0].metadata["fallback_reason"]
+    assert second.mask.bits == 0b110
+
+
+def test_runtime_failures_are_never_swallowed_by_the_fallback() -> None:
+    proc = LLMProcessor(ScriptedChatModel([LLMConnectionError("down")]), fallback=RawTurnProcessor())
+    with pytest.raises(LLMConnectionError):
+        proc.process([CAROLINE])
+
+
+def test_batching_sends_several_utterances_in_one_call() -> None:
+    us = [utt("D1:1", "Melanie", "Hi Caroline!"), utt("D1:2", "Caroline", "I painted a sunrise last week."),
+          utt("D1:3", "Melanie", "To make pottery, first wedge the clay.", ts=datetime(2023, 5, 9, tzinfo=timezone.utc))]
+    reply = {"items": [
+        {"id": "m1", "mask": "000"},
+        {"id": "m2", "mask": "100", "episodic": [{"title": "Painted sunrise", "summary": "Caroline painted a sunrise.",
+                                                  "when": "2023-05-01"}]},
+        {"id": "m3", "mask": "001", "procedural": [{"title": "Pottery", "content": "Wedge the clay first.", "when": None}]},
+    ]}
+    model = ScriptedChatModel([reply])
+    proc = LLMProcessor(model, batch_size=3)
+    out = proc.process(us)
+    assert len(model.calls) == 1
+    prompt = model.calls[0].user
+    assert "m2 | date 2023-05-08 (Monday), 13:56 | from Caroline: I painted a sunrise last week." in prompt
+    assert "m3 | date 2023-05-09 (Tuesday), 00:00 | from Melanie" in prompt
+    assert [str(p.mask) for p in out] == ["000", "100", "001"]
+    assert out[1].records[0].provenance == ["D1:2"] and out[2].records[0].provenance == ["D1:3"]
+    assert out[2].records[0].temporal_anchor == "2023-05-09"
+    assert out[1].records[0].metadata["prompt"].startswith("extract_batch/")
+
+
+def test_a_message_missing_from_a_batch_is_extracted_alone() -> None:
+    us = [utt("a", "A", "I love tea."), utt("b", "B", "I ran a marathon yesterday.")]
+    model = ScriptedChatModel([
+        {"items": [{"id": "m1", "mask": "010", "semantic": [{"fact": "A loves tea.", "when": None}]}]},
+        {"mask": "100", "episodic": [{"title": "Marathon", "summary": "B ran a marathon.", "when": "2023-05-07"}]},
+    ])
+    out = LLMProcessor(model, batch_size=2).process(us)
+    assert len(model.calls) == 2 and "Message from B:" in model.calls[1].user
+    assert out[1].records[0].provenance == ["b"] and out[1].mask == RouteMask(episodic=True)
+
+
+def test_route_then_extract_makes_one_call_and_honours_the_given_mask() -> None:
+    model = ScriptedChatModel([REPLY_110])
+    proc = LLMProcessor(model)
+    out = RoutedExtraction(proc, proc).process([CAROLINE])
+    assert len(model.calls) == 1 and out[0].mask.bits == 0b110 and len(out[0].records) == 2
+    only_semantic = proc.extract(CAROLINE, RouteMask(semantic=True, procedural=True))
+    assert [r.type for r in only_semantic] == ["semantic", "procedural"]
+    assert only_semantic[1].metadata["extraction"] == "verbatim" and len(model.calls) == 1
+
+
+@pytest.mark.parametrize("when,anchor,day", [
+    ("2023-05-07", "2023-05-07", datetime(2023, 5, 7, tzinfo=timezone.utc)),
+    ("2022", "2022", datetime(2022, 1, 1, tzinfo=timezone.utc)),
+    ("May 2023", "May 2023", datetime(2023, 5, 1, tzinfo=timezone.utc)),
+    ("yesterday", "2023-05-07", datetime(2023, 5, 7, tzinfo=timezone.utc)),
+    ("someday", "someday", None),
+    (None, None, None),
+    ("null", None, None),
+])
+def test_parse_when(when: str | None, anchor: str | None, day: datetime | None) -> None:
+    assert parse_when(when, TS) == (day, anchor)

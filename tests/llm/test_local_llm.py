@@ -1,0 +1,94 @@
+"""Opt-in: the LLM processor, answerer and judge against a real local model behind an
+OpenAI-compatible server (llama.cpp's llama-server or ``python -m llama_cpp.server``).
+
+Run with::
+
+    MEMDESK_TEST_LLM_BASE_URL=http://127.0.0.1:8080/v1 MEMDESK_TEST_LLM_MODEL=local \
+        python -m pytest -m local_llm tests/llm/test_local_llm.py -q
+
+See docs/llm.md for starting a server with the GGUF models that ship inside PyPI packages.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+
+import pytest
+
+from memdesk.conversation.answer import ABSTAIN, LLMAnswerer
+from memdesk.conversation.base import Utterance
+from memdesk.conversation.llm_processor import LLMProcessor
+from memdesk.llm.judge import LoCoMoJudge
+from memdesk.records import (
+    EpisodicRecord,
+    Evidence,
+    MemoryType,
+    Message,
+    Scope,
+    SearchHit,
+)
+
+pytestmark = [
+    pytest.mark.local_llm,
+    pytest.mark.skipif(not os.environ.get("MEMDESK_TEST_LLM_BASE_URL"), reason="MEMDESK_TEST_LLM_BASE_URL not set"),
+]
+
+SCOPE = Scope(user_id="local-test")
+TS = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def model():
+    from memdesk.llm.openai_compat import OpenAICompatChatModel
+
+    m = OpenAICompatChatModel(
+        os.environ.get("MEMDESK_TEST_LLM_MODEL", "local"),
+        os.environ["MEMDESK_TEST_LLM_BASE_URL"],
+        os.environ.get("MEMDESK_TEST_LLM_API_KEY"),
+        timeout_s=300,
+        max_retries=1,
+        concurrency=1,
+    )
+    yield m
+    m.close()
+
+
+@pytest.fixture(autouse=True)
+def _allow(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMDESK_ALLOW_MODEL_REQUESTS", "1")
+
+
+def utt(mid: str, speaker: str, text: str) -> Utterance:
+    return Utterance(message_id=mid, message=Message(speaker=speaker, content=text, timestamp=TS), scope=SCOPE)
+
+
+def test_processor_routes_and_extracts_with_a_real_model(model) -> None:
+    proc = LLMProcessor(model, max_tokens=300)
+    event, smalltalk = proc.process(
+        [utt("D1:3", "Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
+         utt("D1:4", "Melanie", "Hi! Thanks!")]
+    )
+    assert event.mask.episodic, event
+    ep = [r for r in event.records if isinstance(r, EpisodicRecord)]
+    assert ep and all(r.provenance == ["D1:3"] and r.speaker == "Caroline" for r in event.records)
+    assert any(r.temporal_anchor == "2023-05-07" for r in ep), [r.temporal_anchor for r in ep]
+    assert len(smalltalk.records) <= 1
+    assert model.ledger.get("ingest").calls >= 2
+
+
+def test_answerer_uses_the_anchor_and_abstains(model) -> None:
+    rec = EpisodicRecord(scope=SCOPE, speaker="Caroline", title="Support group",
+                         summary="Caroline went to an LGBTQ support group.", temporal_anchor="2023-05-07")
+    ev = Evidence(hits=[SearchHit(record=rec, score=0.7, memory_type=MemoryType.EPISODIC, rank=0, why="t")],
+                  text="- [2023-05-07] Caroline (episodic) Support group: Caroline went to an LGBTQ support group.",
+                  tokens=25)
+    a = LLMAnswerer(model).answer("When did Caroline go to the LGBTQ support group?", ev)
+    assert any(s in a.answer for s in ("2023-05-07", "May 7", "7 May")), a.answer
+    b = LLMAnswerer(model).answer("What is the name of Caroline's dog?", ev)
+    assert b.answer == ABSTAIN, b.answer
+
+
+def test_judge_gives_a_valid_verdict(model) -> None:
+    v = LoCoMoJudge(model).judge("When did Caroline go to the support group?", "7 May 2023", "2023-05-07")
+    assert v.label in {"CORRECT", "WRONG"} and v.judge_model == model.model_id
