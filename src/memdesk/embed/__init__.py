@@ -1,0 +1,58 @@
+"""Embedders: the :class:`Embedder` protocol and its implementations.
+
+- :class:`MiniLMEmbedder`: the default; all-MiniLM-L6-v2 (int8 ONNX), offline, 384-d.
+- :class:`OpenAIEmbedder`: any OpenAI-compatible ``/embeddings`` endpoint.
+- :class:`HashingEmbedder`: deterministic feature hashing, for tests.
+
+:func:`make_embedder` builds the one :class:`~memdesk.settings.Settings` asks for.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
+from .base import BaseEmbedder, Embedder, normalize
+from .hashing import HashingEmbedder
+from .onnx import MINILM_DIM, MINILM_MODEL_ID, MiniLMEmbedder
+from .openai import OpenAIEmbedder
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..settings import Settings
+
+__all__ = [
+    "BaseEmbedder",
+    "Embedder",
+    "HashingEmbedder",
+    "MINILM_DIM",
+    "MINILM_MODEL_ID",
+    "MiniLMEmbedder",
+    "OpenAIEmbedder",
+    "make_embedder",
+    "normalize",
+]
+
+
+def make_embedder(settings: "Settings") -> Embedder:
+    """The embedder named by ``settings.embedder``; nothing is loaded or contacted yet.
+
+    ``openai`` needs ``embedding_model``; its endpoint and key default to the LLM's
+    (``llm_base_url``, ``llm_api_key``) when the embedding-specific ones are unset.
+    """
+    kind = settings.embedder
+    if kind == "minilm":
+        return MiniLMEmbedder()
+    if kind == "hashing":
+        return HashingEmbedder()
+    if kind == "openai":
+        if not settings.embedding_model:
+            raise ConfigError("embedder 'openai' needs embedding_model (MEMDESK_EMBEDDING_MODEL)")
+        secret = settings.embedding_api_key or settings.llm_api_key
+        return OpenAIEmbedder(
+            model=settings.embedding_model,
+            base_url=settings.embedding_base_url or settings.llm_base_url,
+            api_key=secret.get_secret_value() if secret is not None else None,
+            timeout=settings.llm_timeout_s,
+            max_retries=settings.llm_max_retries,
+        )
+    raise ConfigError(f"unknown embedder {kind!r}: choose minilm, hashing or openai")

