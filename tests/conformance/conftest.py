@@ -16,6 +16,7 @@ import pytest
 
 from memdesk.store import EmbeddingInfo, open_store
 from memdesk.store.base import Store
+from tests.pg_server import session_server
 
 DIM = 32
 INFO = EmbeddingInfo(model_id="test-embedder", dim=DIM)
@@ -29,10 +30,15 @@ class Backend:
     marks: tuple[Any, ...] = field(default=())
 
 
+def postgres_database(request: pytest.FixtureRequest, tmp: Path) -> str:
+    """A new database on the session's PostgreSQL test server (see tests/pg_server.py)."""
+    return session_server(request.config).fresh_database()
+
+
 BACKENDS = [
     Backend("sqlite", lambda request, tmp: f"sqlite:///{tmp / 'memdesk.db'}"),
     Backend("sqlite-memory", lambda request, tmp: "sqlite:///:memory:", shared=False),
-    # Backend("postgres", postgres_url, marks=(pytest.mark.postgres,)),
+    Backend("postgres", postgres_database, marks=(pytest.mark.postgres,)),
 ]
 
 

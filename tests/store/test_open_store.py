@@ -37,8 +37,6 @@ def test_relative_and_memory_urls(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
 @pytest.mark.parametrize(
     "url, message",
     [
-        ("postgresql://user@localhost/memdesk", "PostgreSQL backend not installed"),
-        ("postgres://localhost/db", "PostgreSQL backend not installed"),
         ("mysql://localhost/db", "unknown database URL scheme"),
         ("/just/a/path.db", "unknown database URL scheme"),
         ("sqlite:///", "invalid SQLite URL"),

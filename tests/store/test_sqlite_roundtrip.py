@@ -29,7 +29,8 @@ SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[Healt
 text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40) | st.sampled_from(
     ["👨‍👩‍👧‍👦 family", "🇫🇷 flag", "e\u0301 combining", "right-to-left \u05e9\u05dc\u05d5\u05dd", "\x1f\x1e ctrl", ""]
 )
-scope_id = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=20).filter(
+# scope ids: any text without surrogates or control characters (Scope refuses those)
+scope_id = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20).filter(
     lambda s: s.strip() != ""
 )
 scopes = st.builds(
@@ -122,10 +123,10 @@ def test_raw_messages_round_trip(store: SQLiteStore, scope: Scope, msgs) -> None
     assert all(store.has_message(scope, m.id) for m in msgs)
 
 
-def test_scope_ids_with_separator_characters_do_not_collide(store: SQLiteStore) -> None:
-    # Scope.key() joins with \x1f; the store must keep these two scopes apart anyway
-    a = Scope(user_id="x\x1f", run_id="y")
-    b = Scope(user_id="x", run_id="\x1fy")
+def test_scope_ids_that_join_alike_do_not_collide(store: SQLiteStore) -> None:
+    # naive joining with a separator would map both to "x|y|z"-like keys; the store keeps them apart
+    a = Scope(user_id="x|", run_id="y")
+    b = Scope(user_id="x", run_id="|y")
     ra, rb = SemanticRecord(scope=a, fact="a"), SemanticRecord(scope=b, fact="b")
     v = np.eye(DIM, dtype=np.float32)[:2]
     store.put([ra, rb], v)

@@ -4,7 +4,9 @@ Database URLs:
 
 - ``sqlite:///relative/path.db`` and ``sqlite:////absolute/path.db`` (three slashes, then the path);
 - ``sqlite:///:memory:`` (or ``sqlite://``) for a private in-memory database;
-- ``postgresql://...``: the PostgreSQL backend (not installed yet).
+- ``postgresql://...`` or ``postgres://...`` (a libpq URL; ``postgresql+psycopg://`` is accepted too):
+  the PostgreSQL backend (:class:`~memdesk.store.postgres.PostgresStore`), which needs the
+  ``postgres`` extra (psycopg 3) and a server with the pgvector extension.
 """
 
 from __future__ import annotations
@@ -29,6 +31,15 @@ __all__ = [
 _SQLITE_PREFIX = "sqlite:///"
 
 
+def __getattr__(name: str) -> object:
+    """``PostgresStore`` on demand: importing this package must not require psycopg."""
+    if name == "PostgresStore":
+        from .postgres import PostgresStore
+
+        return PostgresStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def sqlite_path(url: str) -> str:
     """The file path (or ``":memory:"``) of a ``sqlite:///`` URL; ConfigError if it is not one."""
     if url in ("sqlite://", "sqlite:///:memory:"):
@@ -44,7 +55,8 @@ def sqlite_path(url: str) -> str:
 def open_store(url: str, *, busy_timeout_ms: int = 5000) -> Store:
     """Open (creating and migrating if needed) the store a database URL names.
 
-    ConfigError for an unknown scheme or a malformed URL.
+    ConfigError for an unknown scheme, a malformed URL, or a PostgreSQL URL without psycopg
+    installed; StoreError if the PostgreSQL server cannot be reached.
     """
     if not isinstance(url, str) or not url.strip():
         raise ConfigError(f"a database URL must be a non-empty string, got {url!r}")
@@ -53,5 +65,18 @@ def open_store(url: str, *, busy_timeout_ms: int = 5000) -> Store:
     if scheme == "sqlite":
         return SQLiteStore(sqlite_path(url), busy_timeout_ms=busy_timeout_ms)
     if scheme in ("postgresql", "postgres") or scheme.startswith("postgresql+"):
-        raise ConfigError("PostgreSQL backend not installed: use a sqlite:/// URL for now")
+        return _open_postgres("postgresql" + url[len(scheme) :], busy_timeout_ms)
     raise ConfigError(f"unknown database URL scheme {scheme or url!r}: use sqlite:///PATH or postgresql://...")
+
+
+def _open_postgres(url: str, busy_timeout_ms: int) -> Store:
+    """A :class:`~memdesk.store.postgres.PostgresStore`, importing psycopg only now (an optional dependency)."""
+    try:
+        from .postgres import PostgresStore
+    except ImportError as e:
+        if (e.name or "").split(".")[0] != "psycopg":
+            raise
+        raise ConfigError(
+            "the PostgreSQL backend needs psycopg 3: pip install 'memdesk[postgres]' (or 'psycopg[binary]')"
+        ) from e
+    return PostgresStore(url, busy_timeout_ms=busy_timeout_ms)

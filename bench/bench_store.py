@@ -1,0 +1,165 @@
+"""Store benchmark: exact top-k search latency, SQLite vs PostgreSQL, on one large scope.
+
+For each size (random unit vectors, 384-d, all in one scope) it measures:
+  * ingest: ``put`` in batches of 1000 (seconds per 1000 records), SQLite and PostgreSQL;
+  * cold first search: a freshly opened store loads the scope's vectors into its numpy cache;
+  * warm search p50/p95 through ``Store.search`` (SQLite: numpy cache; PostgreSQL: numpy cache
+    plus the change-counter read);
+  * pgvector exact search p50/p95: ``ORDER BY vector <#> q LIMIT k`` in SQL (no index), the
+    alternative to the cache for a cold or one-shot process;
+  * agreement: whether every method returned the brute-force top-k ids.
+
+PostgreSQL: ``--postgres-url`` (or MEMDESK_BENCH_POSTGRES_URL), else a throwaway pgserver.
+
+    OPENBLAS_NUM_THREADS=1 python bench/bench_store.py [--sizes 20000 100000] [--queries 50] [--out bench/results/store.json]
+
+(One BLAS thread gives steadier numbers on a small shared machine; the JSON records the setting.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # for tests.pg_server (the throwaway server the tests use)
+
+from memdesk.records import MemoryType, Scope, SemanticRecord  # noqa: E402 - after the sys.path line
+from memdesk.store import EmbeddingInfo, SQLiteStore  # noqa: E402 - after the sys.path line
+from memdesk.store.codec import scope_key  # noqa: E402 - after the sys.path line
+from memdesk.store.postgres import PgVector, PostgresStore  # noqa: E402 - after the sys.path line
+
+DIM = 384
+SCOPE = Scope(user_id="bench")
+
+
+def unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    x = rng.standard_normal((n, DIM)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def pct(xs: list[float], q: float) -> float:
+    return round(1000 * float(np.percentile(np.array(xs), q)), 2)
+
+
+def fill(store: Any, vectors: np.ndarray) -> float:
+    """Put every vector as a record of SCOPE, 1000 per call; seconds per 1000."""
+    started = time.perf_counter()
+    for start in range(0, len(vectors), 1000):
+        chunk = vectors[start : start + 1000]
+        recs = [SemanticRecord(id=f"r{start + i}", scope=SCOPE, fact=f"fact {start + i}") for i in range(len(chunk))]
+        store.put(recs, chunk)
+    return (time.perf_counter() - started) / (len(vectors) / 1000)
+
+
+def timed_searches(store: Any, queries: np.ndarray, k: int) -> tuple[list[float], list[list[str]]]:
+    times, ids = [], []
+    for q in queries:
+        t0 = time.perf_counter()
+        hits = store.search(q, SCOPE, MemoryType.SEMANTIC, k)
+        times.append(time.perf_counter() - t0)
+        ids.append([h.record.id for h in hits])
+    return times, ids
+
+
+def pgvector_searches(store: PostgresStore, queries: np.ndarray, k: int) -> tuple[list[float], list[list[str]]]:
+    conn = store._connection()  # the store's own connection: search_path and the vector adapter are set
+    sql = "SELECT id FROM semantic_memory WHERE scope_key = %s ORDER BY vector <#> %b, id LIMIT %s"
+    times, ids = [], []
+    for q in queries:
+        t0 = time.perf_counter()
+        rows = conn.execute(sql, (scope_key(SCOPE), PgVector(q), k)).fetchall()
+        times.append(time.perf_counter() - t0)
+        ids.append([r[0] for r in rows])
+    return times, ids
+
+
+def run_size(n: int, n_queries: int, k: int, pg_url: str, workdir: Path) -> dict[str, Any]:
+    rng = np.random.default_rng(n)
+    vectors = unit(rng, n)
+    queries = unit(rng, n_queries)
+    scores = queries @ vectors.T
+    truth = [[f"r{i}" for i in np.argsort(-s, kind="stable")[:k]] for s in scores]
+    info = EmbeddingInfo(model_id="bench", dim=DIM)
+    out: dict[str, Any] = {"n": n}
+
+    db = workdir / f"bench-{n}.db"
+    with SQLiteStore(db) as s:
+        s.set_embedding_info(info)
+        out["sqlite_put_s_per_1000"] = round(fill(s, vectors), 3)
+    with SQLiteStore(db) as s:
+        t0 = time.perf_counter()
+        s.search(queries[0], SCOPE, MemoryType.SEMANTIC, k)
+        out["sqlite_cold_first_search_s"] = round(time.perf_counter() - t0, 3)
+        times, ids = timed_searches(s, queries, k)
+        out["sqlite_warm_p50_ms"], out["sqlite_warm_p95_ms"] = pct(times, 50), pct(times, 95)
+        out["sqlite_exact"] = ids == truth
+
+    schema = f"bench_{n}"
+    with PostgresStore(pg_url, schema=schema) as s:
+        s.set_embedding_info(info)
+        out["pg_put_s_per_1000"] = round(fill(s, vectors), 3)
+        s._connection().execute(f"ANALYZE {schema}.semantic_memory")
+    with PostgresStore(pg_url, schema=schema) as s:
+        t0 = time.perf_counter()
+        s.search(queries[0], SCOPE, MemoryType.SEMANTIC, k)
+        out["pg_cold_first_search_s"] = round(time.perf_counter() - t0, 3)
+        times, ids = timed_searches(s, queries, k)
+        out["pg_warm_p50_ms"], out["pg_warm_p95_ms"] = pct(times, 50), pct(times, 95)
+        out["pg_exact"] = ids == truth
+        pgvector_searches(s, queries[:2], k)  # warm the server's buffers
+        times, ids = pgvector_searches(s, queries, k)
+        out["pgvector_sql_p50_ms"], out["pgvector_sql_p95_ms"] = pct(times, 50), pct(times, 95)
+        out["pgvector_sql_exact"] = ids == truth
+        s._connection().execute(f"DROP SCHEMA {schema} CASCADE")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", type=int, nargs="+", default=[20_000, 100_000])
+    ap.add_argument("--queries", type=int, default=50)
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--postgres-url", default=os.environ.get("MEMDESK_BENCH_POSTGRES_URL"))
+    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "store.json"))
+    args = ap.parse_args()
+
+    server = None
+    url = args.postgres_url
+    if not url:
+        from tests.pg_server import start_server
+
+        server = start_server()
+        url = server.fresh_database()
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            results = [run_size(n, args.queries, args.k, url, Path(tmp)) for n in args.sizes]
+    finally:
+        if server is not None:
+            server.stop()
+    report = {
+        "dim": DIM,
+        "k": args.k,
+        "queries": args.queries,
+        "machine": f"{platform.machine()}, {os.cpu_count()} cpus, Python {platform.python_version()}",
+        "openblas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
+        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],  # a shared machine: read the numbers with it
+        "postgres": "pgserver (PostgreSQL 16 + pgvector 0.6)" if server is not None else "user server",
+        "results": results,
+    }
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

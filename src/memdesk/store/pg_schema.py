@@ -1,0 +1,132 @@
+"""The PostgreSQL schema as named migrations (see :mod:`.migrations`).
+
+The tables mirror the SQLite backend's (one per memory type, ``messages``, ``history``,
+``scopes``, ``meta``, ``migrations``, ``collection_items``) inside the store's own schema
+(``memdesk`` by default), with PostgreSQL types: vectors in a pgvector ``vector`` column (no
+fixed dimension, so ``memdesk reembed`` can switch models), times as ``timestamptz``, record
+JSON as ``text`` (the exact JSON written; ``jsonb`` would refuse ``\\u0000``).
+
+Two additions serve several processes sharing one database:
+
+- ``changes``: one row whose ``counter`` every write transaction increments exactly once. A
+  memdesk write bumps it first, which also takes the row lock that serializes writers (the
+  role ``BEGIN IMMEDIATE`` plays on SQLite). Statement triggers on every data table bump it for
+  writes made outside memdesk (plain SQL), skipping transactions that already did. A store reads
+  the counter before each search to tell whether its in-memory vector cache is still current.
+- ``record_seq``: the sequence that numbers records in insertion order.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..records import MemoryType
+from .migrations import Migration
+
+if TYPE_CHECKING:  # psycopg is an optional dependency: the schema module must import without it
+    import psycopg
+
+TABLES: dict[MemoryType, str] = {
+    MemoryType.EPISODIC: "episodic_memory",
+    MemoryType.SEMANTIC: "semantic_memory",
+    MemoryType.PROCEDURAL: "procedural_memory",
+}
+DATA_TABLES: tuple[str, ...] = (*TABLES.values(), "messages", "history", "scopes", "meta", "collection_items")
+"""Tables whose writes bump ``changes.counter`` through a trigger."""
+
+
+def _qualified(conn: "psycopg.Connection", name: str) -> str:
+    """``name`` qualified by the schema new tables go to (the first one on the search path)."""
+    from psycopg import sql
+
+    row = conn.execute("SELECT current_schema()").fetchone()
+    if row is None or row[0] is None:
+        raise RuntimeError("no schema to create the tables in: check the search_path")
+    return sql.Identifier(row[0], name).as_string(conn)
+
+
+def _m0001_initial_schema(conn: "psycopg.Connection") -> None:
+    has_vector = conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone()
+    if has_vector is None:
+        try:
+            with conn.transaction():  # a savepoint, so a refusal can be reported clearly
+                # in public (when there is one), not in memdesk's schema: dropping that schema must
+                # not take the type away from other schemas' vector columns
+                public = conn.execute("SELECT to_regnamespace('public') IS NOT NULL").fetchone()
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector" + (" SCHEMA public" if public and public[0] else ""))
+        except Exception as e:
+            raise RuntimeError(
+                f"the pgvector extension is not installed in this database and could not be created ({e}); "
+                "install pgvector on the server and run `CREATE EXTENSION vector` as a privileged user"
+            ) from e
+    statements = [
+        "CREATE TABLE meta (key text PRIMARY KEY, value text NOT NULL)",
+        """CREATE TABLE changes (
+            singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+            counter bigint NOT NULL, last_xact bigint)""",
+        "INSERT INTO changes (singleton, counter) VALUES (true, 0)",
+        "CREATE SEQUENCE record_seq",
+        """CREATE TABLE scopes (
+            pos bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+            scope_key text PRIMARY KEY, user_id text, agent_id text, run_id text,
+            created_at timestamptz NOT NULL)""",
+        """CREATE TABLE messages (
+            seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            scope_key text NOT NULL, user_id text, agent_id text, run_id text,
+            id text NOT NULL, speaker text, role text NOT NULL, content text NOT NULL,
+            "timestamp" text, ingest_time text NOT NULL, route_mask integer, metadata text NOT NULL,
+            UNIQUE (scope_key, id))""",
+        "CREATE INDEX ix_messages_user ON messages (user_id, agent_id, run_id)",
+        "CREATE INDEX ix_messages_agent ON messages (agent_id)",
+        "CREATE INDEX ix_messages_run ON messages (run_id)",
+        "CREATE INDEX ix_messages_id ON messages (id)",
+        """CREATE TABLE history (
+            hid bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            record_id text NOT NULL, memory_type text NOT NULL, version integer NOT NULL,
+            event text NOT NULL, scope_key text NOT NULL, record text NOT NULL, changed_at timestamptz NOT NULL)""",
+        "CREATE INDEX ix_history_record ON history (record_id, version)",
+        """CREATE TABLE collection_items (
+            pos bigint GENERATED ALWAYS AS IDENTITY UNIQUE,
+            collection text NOT NULL, id text NOT NULL, payload text NOT NULL,
+            vector vector NOT NULL, embedding_model text NOT NULL,
+            PRIMARY KEY (collection, id))""",
+        "CREATE INDEX ix_collection_items_pos ON collection_items (collection, pos)",
+    ]
+    for table in TABLES.values():
+        statements += [
+            f"""CREATE TABLE {table} (
+                id text PRIMARY KEY,
+                seq bigint NOT NULL,
+                scope_key text NOT NULL, user_id text, agent_id text, run_id text,
+                speaker text, event_time timestamptz, ingest_time timestamptz NOT NULL,
+                provenance text NOT NULL, embedding_model text NOT NULL,
+                record text NOT NULL, vector vector NOT NULL, version integer NOT NULL)""",
+            f"CREATE INDEX ix_{table}_scope ON {table} (scope_key, seq)",
+            f"CREATE INDEX ix_{table}_user ON {table} (user_id, agent_id, run_id)",
+            f"CREATE INDEX ix_{table}_agent ON {table} (agent_id)",
+            f"CREATE INDEX ix_{table}_run ON {table} (run_id)",
+            f"CREATE INDEX ix_{table}_seq ON {table} (seq)",
+        ]
+    # schema-qualified: a trigger runs under the search_path of whoever writes, maybe plain SQL
+    changes = _qualified(conn, "changes")
+    statements.append(
+        f"""CREATE FUNCTION memdesk_note_change() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE {changes} SET counter = counter + 1, last_xact = txid_current()
+            WHERE last_xact IS DISTINCT FROM txid_current();
+            RETURN NULL;
+        END $$"""
+    )
+    for table in DATA_TABLES:
+        statements.append(
+            f"CREATE TRIGGER {table}_note_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON {table} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION memdesk_note_change()"
+        )
+    for statement in statements:
+        conn.execute(statement)
+
+
+PG_MIGRATIONS: tuple[Migration["psycopg.Connection"], ...] = (
+    Migration("0001_initial_schema", _m0001_initial_schema),
+)
+"""The PostgreSQL schema, oldest first. Append new migrations; never edit or reorder applied ones."""

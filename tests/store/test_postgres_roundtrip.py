@@ -1,0 +1,126 @@
+"""Property tests: records, raw messages and vectors survive the PostgreSQL store unchanged (a real server)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from memdesk.records import EpisodicRecord, MemoryType, ProceduralRecord, RawMessage, Scope, SemanticRecord
+from memdesk.store import EmbeddingInfo
+from memdesk.store.postgres import PostgresStore
+from tests.pg_server import postgres_server, postgres_url  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.postgres
+
+DIM = 8
+INFO = EmbeddingInfo(model_id="prop-model", dim=DIM)
+# any text without surrogates or NUL (PostgreSQL text cannot hold NUL), plus emoji sequences on purpose
+text = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40) | st.sampled_from(
+    ["👨‍👩‍👧‍👦 family", "🇫🇷 flag", "e\u0301 combining", "right-to-left \u05e9\u05dc\u05d5\u05dd", "\x1f\x1e ctrl", ""]
+)
+# scope ids: no control characters (Scope refuses them)
+scope_id = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20).filter(lambda s: s.strip() != "")
+scopes = st.builds(
+    lambda u, a, r: Scope(user_id=u, agent_id=a, run_id=r),
+    scope_id, st.none() | scope_id, st.none() | scope_id,
+)  # fmt: skip
+offsets = st.integers(min_value=-(23 * 60 + 59), max_value=23 * 60 + 59).map(lambda m: timezone(timedelta(minutes=m)))
+aware_times = st.datetimes(timezones=offsets)
+times = st.none() | aware_times | st.datetimes()
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False) | text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
+    max_leaves=8,
+)
+metadata = st.dictionaries(text, json_values, max_size=4)
+common = dict(
+    scope=scopes, speaker=st.none() | text, event_time=times, temporal_anchor=st.none() | text,
+    ingest_time=aware_times, provenance=st.lists(text, max_size=3), metadata=metadata,
+)  # fmt: skip
+records = st.one_of(
+    st.builds(EpisodicRecord, title=text, summary=text, **common),
+    st.builds(SemanticRecord, fact=text, **common),
+    st.builds(ProceduralRecord, title=text, content=text, **common),
+)
+finite32 = st.floats(width=32, allow_nan=False, allow_infinity=False)  # includes ±3.4e38, subnormals, -0.0
+vectors = arrays(np.float32, (DIM,), elements=finite32)
+EDGE_TIMES = [
+    datetime(1, 1, 1, tzinfo=timezone(timedelta(hours=5))),  # before year 1 in UTC
+    datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-5))),  # after year 9999 in UTC
+]
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture
+def store(postgres_url: str) -> Iterator[PostgresStore]:
+    with PostgresStore(postgres_url) as s:
+        s.set_embedding_info(INFO)
+        yield s
+
+
+@SETTINGS
+@given(batch=st.lists(st.tuples(records, vectors), min_size=1, max_size=5))
+@example(
+    batch=[
+        (SemanticRecord(scope=Scope(user_id="u"), fact="early", event_time=EDGE_TIMES[0], ingest_time=EDGE_TIMES[1]),
+         np.array([3.4028235e38, -3.4028235e38, 1e-45, -0.0, 0, 1, -1, 1.17549435e-38], np.float32)),
+    ]
+)  # fmt: skip
+def test_records_and_vectors_round_trip(store: PostgresStore, batch) -> None:
+    recs = [r for r, _ in batch]
+    matrix = np.stack([v for _, v in batch])
+    store.put(recs, matrix)
+    for i, r in enumerate(recs):
+        got = store.get(r.id)
+        assert got == r
+        assert got.model_dump_json() == r.model_dump_json()
+        stored = store.get_vectors(MemoryType(r.type), [r.id])
+        assert stored.dtype == np.float32
+        assert stored.tobytes() == matrix[i].tobytes()  # bit-exact through pgvector, -0.0 and subnormals included
+    ours = {r.id for r in recs}
+    by_scope: dict[Scope, list] = {r.scope: [] for r in recs}
+    for r in recs:
+        by_scope[r.scope].append(r)
+    for scope, expected in by_scope.items():
+        assert [r for r in store.scan(scope) if r.id in ours and r.scope == scope] == expected
+
+
+@SETTINGS
+@given(
+    scope=scopes,
+    msgs=st.lists(
+        st.builds(
+            RawMessage,
+            id=text.filter(bool), scope=st.just(Scope(user_id="placeholder")), speaker=st.none() | text,
+            role=st.sampled_from(["user", "assistant", "system", "tool"]), content=text, timestamp=st.none() | aware_times,
+            ingest_time=aware_times, route_mask=st.none() | st.integers(0, 7), metadata=metadata,
+        ),
+        min_size=1,
+        max_size=5,
+        unique_by=lambda m: m.id,
+    ),
+)  # fmt: skip
+def test_raw_messages_round_trip(store: PostgresStore, scope: Scope, msgs) -> None:
+    msgs = [m.model_copy(update={"scope": scope}) for m in msgs]
+    store.delete_scope(scope)
+    store.log_messages(msgs)
+    got = [m for m in store.messages(scope) if m.scope == scope]
+    assert [m.model_dump(exclude={"seq"}) for m in got] == [m.model_dump(exclude={"seq"}) for m in msgs]
+    assert all(store.has_message(scope, m.id) for m in msgs)
+
+
+def test_scope_ids_with_quotes_and_commas_do_not_collide(store: PostgresStore) -> None:
+    a = Scope(user_id='x","y')  # would collide with b under a naive key
+    b = Scope(user_id="x", agent_id="y")
+    ra, rb = SemanticRecord(scope=a, fact="a"), SemanticRecord(scope=b, fact="b")
+    v = np.eye(DIM, dtype=np.float32)[:2]
+    store.put([ra, rb], v)
+    assert list(store.scan(a)) == [ra] and list(store.scan(b)) == [rb]
+    assert [h.record.id for h in store.search(v[0], a, MemoryType.SEMANTIC, 5)] == [ra.id]
+    assert set(store.scopes()) == {a, b}
