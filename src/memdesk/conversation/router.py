@@ -1,0 +1,97 @@
+"""The offline router: a 3-bit route mask per utterance from lexical rules, no model.
+
+How it decides (sentence by sentence, see :func:`memdesk.conversation.rules.analyze`):
+
+1. The turn is split into sentences; an image caption ("[shares an image: ...]") is a sentence.
+2. A sentence is **phatic** if no content word is left once greetings, thanks, interjections,
+   praise words, function words and the names of the people talking are set aside ("Hey Mel! Good
+   to see you!", "Wow, that's cool, Caroline!", "Take care!"). A leading interjection and vocative
+   are stripped from the other sentences ("Yeah Maria, making memories ..." -> "Making memories ...").
+3. A non-phatic sentence ending in "?" is a **question**; the rest are **content**.
+4. Each content sentence gets cues:
+
+   * **episodic**: it narrates a past or planned event: a time expression ("yesterday", "last
+     week", "in 2019"), a past-tense action (irregular past forms, "-ed" verbs after a subject,
+     "I've been"), a plan ("going to", "gonna", "I'll", "signed up"), an event noun (trip,
+     concert, class, wedding ...), or a shared image ("here's a pic", the caption itself);
+   * **semantic**: a stable fact, preference, identity or relation ("I love", "my favorite",
+     "I'm a", "I have two kids", "I work as", "is my", "for five years"), and any content sentence
+     that shows neither episodic nor procedural cues (statements about the other person or the
+     world), so no informative sentence is lost;
+   * **procedural**: advice, instructions, steps ("you should", "make sure", "remember to",
+     "how to", "first ... then", "tips", "recipe", "I recommend") or a sentence that opens with an
+     imperative verb ("Try ...", "Use ...", "Don't ...") other than a social one ("Take care").
+
+5. The mask is the union of the cues of the content sentences (several bits may be set). A turn
+   with no content sentence but a question that has content words gets the semantic bit when
+   ``keep_questions`` is on (the question is context for the reply), else 000. Mask 000 is
+   given only to turns whose every sentence is phatic (or questions, if ``keep_questions`` is
+   off): a lost informative turn costs recall, a kept filler costs only a little storage.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ..records import RouteMask
+from ..timeexpr import resolve
+from .base import Utterance
+from .rules import Sentence, analyze, content_words
+
+logger = logging.getLogger(__name__)
+
+__all__ = ["RuleRouter", "analyze_utterance", "names_of", "addressee_of"]
+
+
+def addressee_of(utterance: Utterance) -> str | None:
+    """Who the speaker is talking to: the latest earlier speaker who is not the speaker."""
+    me = utterance.message.speaker
+    for m in reversed(utterance.context):
+        if m.speaker and m.speaker != me:
+            return m.speaker
+    return None
+
+
+def names_of(utterance: Utterance) -> list[str]:
+    """The names of the people in the exchange (speaker first), for vocative and filler detection."""
+    out: list[str] = []
+    for n in [utterance.message.speaker, addressee_of(utterance), *(m.speaker for m in utterance.context)]:
+        if n and n not in out:
+            out.append(n)
+    return out
+
+
+def analyze_utterance(utterance: Utterance) -> list[Sentence]:
+    """The sentence analysis the router and the rule extractor share; time expressions are resolved
+    against the message timestamp when it has one."""
+    ts = utterance.message.timestamp
+    times_of = (lambda s: resolve(s, ts)) if ts is not None else None
+    return analyze(utterance.message.text(), times_of=times_of, names=names_of(utterance))
+
+
+class RuleRouter:
+    """Routes an utterance with lexical rules (see the module docstring for the decision).
+
+    Args:
+        keep_questions: give the semantic bit to a turn that only asks a contentful question.
+    """
+
+    def __init__(self, *, keep_questions: bool = True) -> None:
+        self.keep_questions = keep_questions
+
+    def route_sentences(self, sentences: list[Sentence], names: list[str]) -> RouteMask:
+        content = [s for s in sentences if s.kind == "content"]
+        if content:
+            return RouteMask(
+                episodic=any(s.episodic for s in content),
+                semantic=any(s.semantic for s in content),
+                procedural=any(s.procedural for s in content),
+            )
+        if self.keep_questions and any(s.kind == "question" and content_words(s.text, names) for s in sentences):
+            return RouteMask(semantic=True)
+        return RouteMask()
+
+    def route(self, utterance: Utterance) -> RouteMask:
+        mask = self.route_sentences(analyze_utterance(utterance), names_of(utterance))
+        logger.debug("routed %s -> %s", utterance.message_id, mask)
+        return mask

@@ -1,0 +1,406 @@
+"""Lexicons and sentence analysis shared by the rule router and the rule extractor.
+
+Everything here is a pure function of the text (and of the names of the people talking): a
+sentence splitter, a phatic-sentence test, per-sentence type cues, and a cheap first-to-third
+person rewrite. :mod:`memdesk.conversation.router` and :mod:`memdesk.conversation.extract` build
+on these so that both read a turn the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Literal
+
+from ..timeexpr import TimeMention
+
+SentenceKind = Literal["phatic", "question", "content"]
+
+# --- lexicons ----------------------------------------------------------------------------------
+
+#: Words that carry no content on their own: greetings, thanks, interjections, evaluations,
+#: function words. A sentence made only of these (and names) is phatic.
+PHATIC_WORDS = frozenset(
+    """
+    hi hey heya hiya hello yo howdy greetings morning evening afternoon night goodnight gm
+    thanks thank thx ty tysm appreciate appreciated appreciation cheers welcome
+    wow woah whoa omg oh ooh ah aww aw haha hahaha hah heh hehe lol lmao yay woohoo hooray yikes oops
+    yeah yes yep yup ya yea no nope nah ok okay k sure alright right true exactly totally absolutely
+    definitely indeed certainly agree agreed same indeed nice cool great awesome amazing fantastic
+    wonderful lovely sweet fab fabulous incredible terrific brilliant super neat beautiful gorgeous
+    stunning impressive inspiring good glad happy excited thrilled sorry bad sad tough hard crazy wild
+    fun funny interesting kind thoughtful proud congrats congratulations bravo kudos love loved
+    like likes liked hope hoping hear hearing heard see seeing seen sounds sound looks look seems seem
+    feel feels mean means meant know knew get gets got think thought guess say said tell talk
+    bye goodbye later soon care catch chat chatting touch luck well fine alive
+    you your yours yourself i me my mine myself we us our ours it its it's that that's this these those
+    there here what's what how how's how're who why when where which whatever
+    a an the and or but so too also very really just such much many lot lots quite pretty super
+    of to for with about at in on up out from by as all any anything everything something nothing
+    is am are was were be been being do does did doing done have has had having will would can could
+    should shall may might must gonna wanna gotta let let's
+    new going doing been up day today again always still ever even now then ever yet
+    thing things stuff one ones way
+    man dude buddy pal friend girl guys bud mate dear hun
+    """.split()
+)
+
+#: Irregular past forms (and a few past participles) that mark a narrated event.
+IRREGULAR_PAST = frozenset(
+    """
+    went came saw made took got had did gave found bought brought thought told said met ran wrote
+    read left felt kept began begun sang sung swam drove rode flew ate drank spent sent built won lost
+    heard held taught caught fought sold paid put set let hit hurt quit became forgot forgiven
+    broke broken chose chosen drew drawn fell fallen grew grown knew known shook stood understood
+    woke wore worn threw thrown spoke spoken stole hid hidden led lit sat slept stuck struck swung
+    gone seen done taken given eaten written ridden driven been became tore torn bore born
+    """.split()
+)
+
+#: "-ed" words that are usually adjectives, not events.
+ED_ADJECTIVES = frozenset(
+    """
+    interested excited tired inspired motivated married scared bored worried stressed
+    amazed thrilled pleased surprised relieved overwhelmed blessed determined dedicated committed
+    talented skilled experienced limited related used supposed based focused involved
+    confused frustrated disappointed concerned exhausted obsessed impressed touched moved
+    need needed red bed shed seed feed speed weed indeed proceed exceed succeed wicked naked
+    sacred hundred kindred beloved crooked rugged
+    """.split()
+)
+
+SUBJECTS = frozenset("i we he she they you it".split())
+
+_FAMILY = (
+    r"(?:wife|husband|partner|spouse|kids?|children|child|son|daughter|mom|mum|mother|dad|father|"
+    r"parents?|brother|sister|siblings?|family|grand(?:ma|pa|mother|father|kids?|children)|aunt|uncle|"
+    r"cousin|niece|nephew|girlfriend|boyfriend|fianc[ée]e?|dog|cat|pets?|puppy|best friend|friends?)"
+)
+
+SEMANTIC_CUES = re.compile(
+    r"\b(?:"
+    r"i(?:'m| am) (?:a|an|from|into|originally|currently|still|part|big|huge|really into)\b|"
+    r"i (?:really |also |just |absolutely |totally |still )?(?:love|like|enjoy|prefer|hate|adore|dislike|"
+    r"value|believe|admire|care about|cherish|collect|play|own|work|live|study|teach|volunteer|practice|"
+    r"support|identify|am)\b|"
+    r"i(?:'ve| have) (?:got |been (?:a|an|into|doing|working|living|playing|practicing|volunteering)\b|always|never)|"
+    r"i have (?:a|an|two|three|four|five|\d+)\b|"
+    r"my (?:favou?rite|dream|goal|passion|hobby|hobbies|job|career|name|home|identity)\b|"
+    rf"my {_FAMILY}\b|"
+    r"is my\b|are my\b|means (?:a lot|so much|everything)|important to me|special to me|"
+    r"years? old\b|for (?:\d+|a few|several|many|two|three|four|five|ten) years\b|"
+    r"(?:is|are) (?:a|an|the) (?:\w+ )?(?:way|place|kind|type|part)\b|"
+    r"i(?:'m| am) (?:\w+ )?(?:passionate|interested|keen|allergic|afraid|scared|good at|bad at)\b"
+    r")",
+    re.IGNORECASE,
+)
+
+EPISODIC_CUES = re.compile(
+    r"\b(?:"
+    r"(?:going to|gonna|about to|planning(?: to| on)?|plan to|plans? (?:to|for)|intend to|decided to|"
+    r"signed up|looking forward|can't wait|will be|i'll|we'll|i will|we will|getting ready)\b|"
+    r"(?:i|we|he|she|they)(?:'ve| have| has|'d| had) (?:just |recently |finally |already |also )?(?:\w+ed|"
+    + "|".join(sorted(IRREGULAR_PAST))
+    + r")\b|"
+    r"(?:i|we|he|she|they)(?:'ve| have| has) been\b|"
+    r"here(?:'s| is| are) (?:a |some )?(?:pic|photo|picture|snap|shot|video)|check (?:this|it) out|take a look|"
+    r"last time|first time|this time|when i was|back when|trip|vacation|holiday|concert|party|event|"
+    r"wedding|birthday|festival|graduat\w+|visit\w*|attend\w*|competition|race|tournament|meeting|"
+    r"class(?:es)?|workshop|interview|appointment|accident|surgery|camping|hike|hiking|road ?trip"
+    r")",
+    re.IGNORECASE,
+)
+
+PROCEDURAL_CUES = re.compile(
+    r"\b(?:"
+    r"you should|you could (?:try|start|use|look)|you might (?:want|try)|you (?:need|have|ought) to|"
+    r"try (?:to|using|adding|doing|not)|(?<!to )make sure|remember to|don't forget|be sure to|never forget to|"
+    r"how to|here's how|the (?:key|trick|secret) (?:is|to)|tips?\b|steps?\b|step by step|recipe|instructions?|"
+    r"first,? (?:you|i|we)\b|then (?:you|add|mix|put|take)|finally,? (?:you|add)|"
+    r"i (?:recommend|suggest|advise)|my advice|it helps to|what works for me|what helped me|"
+    r"the best way to|a good way to|is to (?:\w+ )?(?:start|keep|make|take|focus|practice)|"
+    r"always (?:remember|make|try|check)|"
+    r"ingredients?|preheat|stir|mix (?:in|it|them|the)|"
+    r"set (?:a|aside|up)|break (?:it|things|tasks) (?:down|into)"
+    r")",
+    re.IGNORECASE,
+)
+
+#: Base verbs that open an imperative sentence ("Try ...", "Don't ...").
+IMPERATIVE_OPENERS = frozenset(
+    """
+    try make take keep remember start use add go check focus don't do be consider find stay practice
+    avoid set mix put get give write read join look ask talk reach start stop limit plan schedule
+    prepare bring pack wear drink eat sleep breathe stretch listen follow choose pick spend
+    """.split()
+)
+
+#: Imperatives that are only social (never procedural).
+PHATIC_IMPERATIVES = re.compile(
+    r"^(?:take care|keep (?:it up|going|up the (?:good |great |amazing |awesome )?work|rocking|smiling|at it|inspiring|shining)|"
+    r"keep me posted|(?:take a |have a )?look at (?:this|that|these|it)|check (?:this|it|these|that) out|"
+    r"let me know|have (?:a|fun)|enjoy|good luck|stay (?:safe|strong|positive|tuned)|"
+    r"talk (?:to you )?soon|see (?:you|ya)|catch you|don't worry|go for it|you got this)\b",
+    re.IGNORECASE,
+)
+
+#: Common base verbs conjugated when "I" is rewritten to a name ("I love" -> "Caroline loves").
+BASE_VERBS = frozenset(
+    """
+    love like enjoy prefer hate adore want need think feel hope know believe remember miss wish
+    go work live play paint draw write read sing dance run swim cook bake study teach volunteer
+    plan try make take keep find get see watch listen visit travel use spend practice care mean
+    guess wonder agree appreciate admire value collect own do have say tell look seem help start
+    cherish treasure understand recommend suggest prefer bet imagine realize learn grow build create
+    support teach coach train run own rent drive ride bike hike climb garden knit sew shop eat drink
+    celebrate meet join attend host organize feel struggle manage handle deal relax rest sleep wake
+    """.split()
+)
+_ADVERBS = frozenset("really also just still always usually often sometimes never actually totally definitely absolutely truly".split())
+_MODALS = frozenset("can could will would should might must may shall can't couldn't won't wouldn't shouldn't".split())
+
+_SENT_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[.!?])\s*(?=\[shares an image)")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+_LEAD_WORDS = (
+    r"(?:hey|hi|hello|wow|woah|whoa|oh|ooh|aww|yeah|yep|yup|ya|yea|ok|okay|sure|haha|hahaha|lol|"
+    r"thanks|thank you|thx|well|so|totally|definitely|absolutely|exactly|true|omg|cool|nice|awesome|great|"
+    r"agreed|right|btw|by the way|anyway|oh and|also)"
+)
+#: one leading filler: a filler word followed by punctuation, or by a capitalised vocative and punctuation
+_LEAD_FILLER = re.compile(rf"^{_LEAD_WORDS}(?:\s+[A-Z][a-z]{{1,12}})?\s*[,!.:;\u2013\u2014-]+\s*", re.IGNORECASE)
+_LEAD_VOCATIVE = re.compile(r"^(?:hey|hi|hello|wow|oh|yeah|yes|thanks|thank you)\s+(?=[A-Z][a-z]{1,12}\b)", re.IGNORECASE)
+
+
+@dataclass
+class Sentence:
+    """One sentence of a turn with what the rules saw in it."""
+
+    text: str
+    kind: SentenceKind
+    episodic: bool = False
+    semantic: bool = False
+    procedural: bool = False
+    image: bool = False
+    times: list[TimeMention] = field(default_factory=list)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split a turn into sentences; an appended image caption is a sentence of its own."""
+    text = " ".join(text.split())
+    if not text:
+        return []
+    # a dash-joined run-on ("I'm keen on X - I'd love to Y") stays one sentence: one thought
+    return [p.strip() for p in _SENT_SPLIT.split(text) if p.strip()]
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased words (apostrophes kept: "it's")."""
+    return [w.lower().replace("’", "'") for w in _WORD.findall(text)]
+
+
+def content_words(text: str, names: Iterable[str] = ()) -> list[str]:
+    """Words that are neither phatic/function words nor the names of the people talking."""
+    name_parts = {p.lower() for n in names if n for p in n.split()}
+    out = []
+    for w in words(text):
+        base = w.split("'")[0]
+        if w in PHATIC_WORDS or base in PHATIC_WORDS or base in name_parts:
+            continue
+        out.append(w)
+    return out
+
+
+def _vocative_stripped(text: str) -> str:
+    """Drop capitalised vocatives that may be nicknames: "Hey Mel!", "Thanks, Jo.", "See ya, Nate!"."""
+    text = re.sub(r"^((?:hey|hi|hello|bye|thanks|thank you|see ya|see you|yo|congrats)\s*,?\s+)[A-Z][a-z]{1,12}\b", r"\1", text, flags=re.IGNORECASE)
+    return re.sub(r",\s*[A-Z][a-z]{1,12}(?=\s*[!.?]*\s*$)", "", text)
+
+
+def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
+    """True if the sentence has no content word: a greeting, thanks, an interjection, praise."""
+    s = sentence.strip()
+    if not s:
+        return True
+    names = list(names)
+    lowered = strip_lead_filler(s, names).lower()
+    if PHATIC_IMPERATIVES.match(lowered):
+        rest = PHATIC_IMPERATIVES.sub("", lowered, count=1)
+        if not content_words(rest, names):
+            return True
+    return not content_words(_vocative_stripped(s), names)
+
+
+def strip_lead_filler(sentence: str, names: Iterable[str] = ()) -> str:
+    """Drop leading interjections and vocatives: "Yeah Maria, making memories ..." -> "Making memories ...".
+
+    Yes/no are never dropped, and nor is anything from a reply with fewer than two content words."""
+    s = sentence.strip()
+    name_alt = "|".join(re.escape(p) for n in names if n for p in n.split())
+    name_re = re.compile(rf"^(?:{name_alt})\b\s*[,!.:;-]*\s*") if name_alt else None
+    rest = s
+    while True:
+        m = _LEAD_FILLER.match(rest)
+        if m:
+            rest = rest[m.end() :]
+            continue
+        m = _LEAD_VOCATIVE.match(rest)
+        if m and name_re is not None and name_re.match(rest[m.end() :]):
+            rest = name_re.sub("", rest[m.end() :], count=1)
+            continue
+        if name_re is not None and rest is not s and name_re.match(rest):
+            rest = name_re.sub("", rest, count=1)
+            continue
+        break
+    rest = rest.strip()
+    # a short reply keeps its opener: "Yeah, twice!" is an answer, not a filler
+    if rest and rest != s and len(content_words(rest, names)) >= 2:
+        return rest[0].upper() + rest[1:]
+    return s
+
+
+def has_past_event(sentence: str) -> bool:
+    """A narrated past action: an irregular past form or an "-ed" verb after a subject or adverb."""
+    ws = words(sentence)
+    for i, w in enumerate(ws):
+        prev = ws[i - 1] if i else ""
+        if w in IRREGULAR_PAST and w not in ("been",):
+            return True
+        if w.endswith("ed") and len(w) > 4 and w not in ED_ADJECTIVES:
+            if prev in SUBJECTS or prev in _ADVERBS or prev in ("finally", "recently", "once", "and", "then") or prev.endswith("ly"):
+                return True
+            if prev not in ("am", "is", "are", "was", "were", "be", "been", "being", "so", "very", "i'm", "get", "got", "feel", "felt"):
+                # "-ed" after a content word is often a past verb of a named subject ("Mel painted")
+                if i and ws[i - 1] not in PHATIC_WORDS:
+                    return True
+    return False
+
+
+def is_imperative(sentence: str) -> bool:
+    """Opens with a base verb of instruction ("Try ...", "Use ...") and is not a social formula."""
+    ws = words(sentence)
+    if not ws:
+        return False
+    first = ws[0]
+    if PHATIC_IMPERATIVES.match(sentence.strip()):
+        return False
+    return first in IMPERATIVE_OPENERS and not sentence.rstrip().endswith("?")
+
+
+def analyze(
+    text: str, times_of: Callable[[str], list[TimeMention]] | None = None, names: Iterable[str] = ()
+) -> list[Sentence]:
+    """Split a turn into sentences and mark each: phatic / question / content, and type cues."""
+    names = list(names)
+    out: list[Sentence] = []
+    for raw in split_sentences(text):
+        image = raw.startswith("[shares an image")
+        if not image and is_phatic(raw, names):
+            out.append(Sentence(text=raw, kind="phatic"))
+            continue
+        s = raw if image else strip_lead_filler(raw, names)
+        kind: SentenceKind = "question" if s.rstrip().endswith("?") and not image else "content"
+        times = times_of(s) if times_of else []
+        sent = Sentence(text=s, kind=kind, image=image, times=times)
+        if kind == "content":
+            sent.procedural = bool(PROCEDURAL_CUES.search(s)) or is_imperative(s)
+            sent.episodic = image or bool(times) or has_past_event(s) or bool(EPISODIC_CUES.search(s))
+            sent.semantic = bool(SEMANTIC_CUES.search(s)) or not (sent.episodic or sent.procedural)
+        out.append(sent)
+    return out
+
+
+# --- first-to-third person rewrite ---------------------------------------------------------------
+
+
+def _third_person(verb: str) -> str:
+    v = verb.lower()
+    irregular = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "were": "was", "say": "says"}
+    if v in irregular:
+        out = irregular[v]
+    elif v in _MODALS or v in _ADVERBS or v in IRREGULAR_PAST:
+        return verb
+    elif re.search(r"(?:s|sh|ch|x|z|o)$", v):
+        out = v + "es"
+    elif re.search(r"[^aeiou]y$", v):
+        out = v[:-1] + "ies"
+    else:
+        out = v + "s"
+    return out
+
+
+_ADV_RUN = r"(?:(?:" + "|".join(sorted(_ADVERBS)) + r")\s+)*"
+
+
+_AUXILIARIES = frozenset(
+    "do does did don't doesn't didn't can could will would should have has had are were was is am "
+    "can't couldn't won't wouldn't shouldn't haven't hasn't aren't weren't".split()
+)
+
+
+_AUX_THIRD = (
+    ("do", "does"), ("have", "has"), ("are", "is"), ("am", "is"), ("were", "was"),
+    ("don't", "doesn't"), ("haven't", "hasn't"), ("aren't", "isn't"),
+)  # fmt: skip
+
+
+def _subject_sub(pronoun: str, name: str, s: str) -> str:
+    """Replace the subject ``pronoun`` by ``name``, putting the verb after it in the third person
+    (not after an auxiliary: "did you take" stays "did Melanie take")."""
+
+    def fix(m: re.Match[str]) -> str:
+        verb = m.group(3)
+        before = s[: m.start()].split()
+        after_aux = bool(before) and before[-1].lower().strip(",;") in _AUXILIARIES
+        if not after_aux and verb.lower() in BASE_VERBS and verb.lower() not in _ADVERBS:
+            verb = _third_person(verb)
+        return name + m.group(1) + m.group(2) + verb
+
+    return re.sub(rf"\b{pronoun}\b(\s+)({_ADV_RUN})([A-Za-z]+)\b(?!')", fix, s)
+
+
+def to_third_person(text: str, speaker: str | None, addressee: str | None = None) -> str:
+    """Rewrite first person to ``speaker`` (and second person to ``addressee``) where it is safe.
+
+    "I went" -> "Caroline went", "I love" -> "Caroline loves", "my" -> "Caroline's", "me" -> "Caroline";
+    "you're" -> "Melanie is", "your" -> "Melanie's". Plural "we/our" is left as it is.
+    """
+    if not speaker:
+        return text
+    s = text.replace("’", "'")
+    fixed = [
+        (r"\bI'm\b|\bI am\b", f"{speaker} is"),
+        (r"\bI've\b|\bI have\b", f"{speaker} has"),
+        (r"\bI'd\b", f"{speaker} would"),
+        (r"\bI'll\b", f"{speaker} will"),
+        (r"\bI was\b", f"{speaker} was"),
+        (r"\b[Mm]yself\b", "themself"),
+        (r"\b(?:M|m)(?:y|ine)\b", f"{speaker}'s"),
+        (r"\b[Mm]e\b", speaker),
+    ]
+    for pat, rep in fixed:
+        s = re.sub(pat, rep, s)
+    s = _subject_sub("I", speaker, s)
+    s = re.sub(r"\bI\b", speaker, s)
+    if addressee:
+        second = [
+            (r"\b[Yy]ou're\b|\b[Yy]ou are\b", f"{addressee} is"),
+            (r"\b[Yy]ou've\b|\b[Yy]ou have\b", f"{addressee} has"),
+            (r"\b[Yy]ou'd\b", f"{addressee} would"),
+            (r"\b[Yy]ou'll\b", f"{addressee} will"),
+            (r"\b[Yy]ou were\b", f"{addressee} was"),
+            (r"\b[Yy]ourself\b", "themself"),
+            (r"\b[Yy]ours?\b(?!self)", f"{addressee}'s"),
+        ]
+        for pat, rep in second:
+            s = re.sub(pat, rep, s)
+        s = _subject_sub("[Yy]ou", addressee, s)
+        s = re.sub(r"\b[Yy]ou\b", addressee, s)
+    for name in (speaker, addressee):
+        if not name:
+            continue
+        n = re.escape(name)
+        for aux, third in _AUX_THIRD:
+            s = re.sub(rf"\b{aux}(\s+{n}\b)", rf"{third}\1", s)
+            s = re.sub(rf"\b{aux.capitalize()}(\s+{n}\b)", rf"{third.capitalize()}\1", s)
+    s = re.sub(r"\b(\w+)'s's\b", r"\1's", s)
+    return s

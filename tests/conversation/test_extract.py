@@ -1,0 +1,255 @@
+"""RuleExtractor: attributed, time-anchored records with provenance, on synthetic and LoCoMo turns."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memdesk.conversation.base import RoutedExtraction, Utterance
+from memdesk.conversation.extract import RuleExtractor
+from memdesk.conversation.router import RuleRouter
+from memdesk.errors import ConfigError
+from memdesk.records import EpisodicRecord, Message, ProceduralRecord, RouteMask, Scope, SemanticRecord
+
+SCOPE = Scope(user_id="u1", run_id="r1")
+TS = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+ALL = RouteMask(episodic=True, semantic=True, procedural=True)
+
+
+def msg(text: str, speaker: str = "Caroline", mid: str = "D1:3", *, ts: datetime | None = TS, caption: str | None = None) -> Message:
+    return Message(id=mid, speaker=speaker, content=text, timestamp=ts, image_caption=caption)
+
+
+def utt(text: str, speaker: str = "Caroline", mid: str = "D1:3", *, ts: datetime | None = TS, caption: str | None = None,
+        context: tuple[Message, ...] = ()) -> Utterance:  # fmt: skip
+    return Utterance(message_id=mid, message=msg(text, speaker, mid, ts=ts, caption=caption), scope=SCOPE, context=list(context))
+
+
+def routed(u: Utterance, **kw) -> list:
+    return RuleExtractor(**kw).extract(u, RuleRouter().route(u))
+
+
+def body(r) -> str:
+    return r.body()
+
+
+# --- synthetic -----------------------------------------------------------------------------------
+
+
+def test_greeting_keeps_nothing() -> None:
+    u = utt("Hey Mel! Good to see you! How have you been?")
+    assert RuleRouter().route(u).bits == 0
+    assert RuleExtractor().extract(u, RouteMask()) == []
+
+
+def test_narrated_event_is_attributed_and_anchored() -> None:
+    recs = routed(utt("I went to a LGBTQ support group yesterday and it was so powerful."))
+    ep = [r for r in recs if isinstance(r, EpisodicRecord)]
+    assert ep, recs
+    r = ep[0]
+    assert r.summary.startswith("Caroline went to a LGBTQ support group yesterday (2023-05-07)")
+    assert r.temporal_anchor == "2023-05-07"
+    assert r.event_time == datetime(2023, 5, 7, tzinfo=timezone.utc)
+    assert r.speaker == "Caroline"
+    assert r.provenance == ["D1:3"]
+    assert r.scope == SCOPE
+    assert r.metadata["said_at"] == TS.isoformat()
+    assert r.metadata["time_expressions"][0]["text"] == "yesterday"
+    assert r.summary.startswith(r.title) and len(r.title) <= 80
+
+
+def test_without_time_expression_the_anchor_is_the_message_date() -> None:
+    (r,) = routed(utt("I'm keen on counseling or working in mental health."))
+    assert isinstance(r, SemanticRecord)
+    assert r.temporal_anchor == "2023-05-08" and r.event_time == TS
+    assert r.fact == "Caroline is keen on counseling or working in mental health."
+
+
+def test_without_timestamp_nothing_is_resolved() -> None:
+    recs = routed(utt("I went to the support group yesterday.", ts=None))
+    assert recs and all(r.temporal_anchor is None and r.event_time is None for r in recs)
+    assert "yesterday" in body(recs[0]) and "(" not in body(recs[0])
+
+
+def test_preference_becomes_a_semantic_fact_in_third_person() -> None:
+    recs = routed(utt("I really love painting, it's my favorite hobby.", speaker="Melanie"))
+    facts = [r.fact for r in recs if isinstance(r, SemanticRecord)]
+    assert facts == ["Melanie really loves painting, it's Melanie's favorite hobby."]
+
+
+def test_second_person_becomes_the_addressee() -> None:
+    ctx = (msg("I'm thinking of counseling.", "Caroline", "D1:11"),)
+    recs = routed(utt("You'd be a great counselor!", speaker="Melanie", mid="D1:12", context=ctx))
+    assert any(body(r).startswith("Melanie: Caroline would be a great counselor!") for r in recs)
+
+
+def test_advice_becomes_procedural_and_keeps_you() -> None:
+    recs = routed(utt("You should stretch before running. Make sure to drink water after.", speaker="Jon"))
+    procs = [r for r in recs if isinstance(r, ProceduralRecord)]
+    assert procs
+    p = procs[0]
+    assert "You should stretch before running" in p.content and p.content.startswith("Jon: ")
+    assert p.content.startswith(p.title)
+
+
+def test_image_caption_is_used() -> None:
+    recs = routed(utt("Take a look at this.", speaker="Melanie", caption="a photo of a painting of a sunset over a lake"))
+    assert recs
+    assert any(body(r) == "Melanie shared an image: a photo of a painting of a sunset over a lake" for r in recs)
+    assert all(r.provenance == ["D1:3"] for r in recs)
+
+
+def test_short_answer_carries_the_question() -> None:
+    q = msg("Have you ever been to Paris?", "Melanie", "D1:13")
+    recs = routed(utt("Yes, twice!", mid="D1:14", context=(q,)))
+    ctx = [r for r in recs if r.metadata["view"] == "context"]
+    assert len(ctx) == 1
+    assert body(ctx[0]) == "Melanie asked: Has Caroline ever been to Paris? Caroline: Yes, twice!"
+    assert ctx[0].provenance == ["D1:14", "D1:13"]
+
+
+def test_context_views_can_be_limited() -> None:
+    prev = msg("I painted a lake last week.", "Melanie", "D1:13")
+    u = utt("The colors really blend nicely.", mid="D1:14", context=(prev,))
+    assert any(r.metadata["view"] == "context" for r in routed(u))
+    assert not any(r.metadata["view"] == "context" for r in routed(u, context_views="questions"))
+    q = msg("Did you like it?", "Melanie", "D1:13")
+    u2 = utt("The colors really blend nicely.", mid="D1:14", context=(q,))
+    assert not any(r.metadata["view"] == "context" for r in routed(u2, context_views="none"))
+
+
+def test_question_only_turn() -> None:
+    ctx = (msg("I'm thinking of a career change.", "Caroline", "D1:9"),)
+    recs = routed(utt("What kind of jobs are you thinking of?", speaker="Melanie", mid="D1:10", context=ctx))
+    assert [body(r) for r in recs] == ["Melanie asked Caroline: What kind of jobs is Caroline thinking of?"]
+
+
+def test_mask_is_respected() -> None:
+    u = utt("I went hiking last week. I love the mountains. You should try it, make sure to bring water!")
+    assert {r.type for r in RuleExtractor().extract(u, ALL)} == {"episodic", "semantic", "procedural"}
+    only_sem = RuleExtractor().extract(u, RouteMask(semantic=True))
+    assert only_sem and {r.type for r in only_sem} == {"semantic"}
+    assert RuleExtractor().extract(u, RouteMask()) == []
+
+
+def test_views_of_a_multi_sentence_turn() -> None:
+    u = utt("Last weekend I ran a charity race for mental health. It was really rewarding. I love running.", speaker="Melanie")
+    recs = routed(u, context_views="none")
+    views = [r.metadata["view"] for r in recs]
+    assert views.count("sentence") == 2 and views.count("turn") == 1
+    race = next(r for r in recs if "race" in body(r) and r.metadata["view"] == "sentence")
+    assert body(race) == "Last weekend (weekend of 2023-05-06) Melanie ran a charity race for mental health. It was really rewarding."
+    assert race.temporal_anchor == "weekend of 2023-05-06"
+    love = next(r for r in recs if "running" in body(r) and r.metadata["view"] == "sentence")
+    assert love.temporal_anchor == "2023-05-08"  # anchors come from a view's own sentences
+
+
+def test_lengths_are_capped() -> None:
+    long = " ".join(f"I visited museum number {i} with my family and we loved the exhibits there." for i in range(20))
+    recs = RuleExtractor(max_fact_chars=120, max_summary_chars=150).extract(utt(long), ALL)
+    assert recs
+    for r in recs:
+        assert len(body(r)) <= (120 if isinstance(r, SemanticRecord) else 150)
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ConfigError):
+        RuleExtractor(max_fact_chars=5)
+    with pytest.raises(ConfigError):
+        RuleExtractor(context_views="sometimes")  # type: ignore[arg-type]
+
+
+def test_dropped_subject_gets_the_speaker() -> None:
+    recs = routed(utt("Lost my job as a banker yesterday, so I'm gonna start my own business.", speaker="Jon"))
+    assert body(recs[0]).startswith("Jon lost Jon's job as a banker yesterday (2023-05-07), so Jon is gonna start")
+
+
+_WORDS = st.sampled_from(
+    "I you my your we went love hate yesterday last week should make sure the a painting kids ! ? . , "
+    "Melanie Caroline is was have been to go try always tips first then".split()
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_WORDS, max_size=25).map(" ".join))
+def test_every_record_is_named_and_sourced(text: str) -> None:
+    prev = msg("What did you do?", "Melanie", "D1:2")
+    u = utt(text, context=(prev,))
+    recs = routed(u)
+    assert recs == [] or RuleRouter().route(u).bits
+    for r in recs:
+        assert r.provenance[0] == "D1:3" and r.speaker == "Caroline"
+        assert "Caroline" in r.embed_text()
+        assert r.temporal_anchor and r.event_time is not None
+        if not isinstance(r, SemanticRecord):
+            assert body(r).startswith(r.title)
+    assert [r.embed_text() for r in recs] == [r.embed_text() for r in routed(u)]  # deterministic
+
+
+# --- real LoCoMo turns -------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _locomo(path: str) -> list[dict]:
+    return json.loads(Path(path).read_text())
+
+
+def locomo_session(path: Path, session: int, sample: int = 0, context: int = 3) -> list[Utterance]:
+    item = _locomo(str(path))[sample]
+    conv = item["conversation"]
+    ts = datetime.strptime(conv[f"session_{session}_date_time"], "%I:%M %p on %d %B, %Y")
+    msgs = [
+        Message(id=t["dia_id"], speaker=t["speaker"], content=t["text"], timestamp=ts, image_caption=t.get("blip_caption"))
+        for t in conv[f"session_{session}"]
+    ]
+    scope = Scope(user_id=item["sample_id"])
+    return [Utterance(message_id=m.id, message=m, scope=scope, context=msgs[max(0, i - context) : i]) for i, m in enumerate(msgs)]  # type: ignore[misc]
+
+
+def test_locomo_session_one(locomo_path: Path) -> None:
+    us = {u.message_id: u for u in locomo_session(locomo_path, 1)}
+    # D1:1 "Hey Mel! Good to see you! How have you been?"
+    assert routed(us["D1:1"]) == []
+    # D1:3 "I went to a LGBTQ support group yesterday and it was so powerful." (8 May 2023)
+    ev = [r for r in routed(us["D1:3"]) if isinstance(r, EpisodicRecord) and r.provenance == ["D1:3"]]
+    assert ev and ev[0].temporal_anchor == "2023-05-07"
+    assert "Caroline went to a LGBTQ support group yesterday (2023-05-07)" in ev[0].summary
+    # D1:12: Melanie shares a photo of a painting (caption only in blip_caption)
+    d12 = routed(us["D1:12"])
+    assert any("Melanie shared an image: a photo of a painting of a sunset over a lake" in r.body() for r in d12)
+    # D1:14 "Yeah, I painted that lake sunrise last year! ..." answers D1:13 "Is this your own painting?"
+    d14 = routed(us["D1:14"])
+    assert any(r.temporal_anchor == "2022" and "Melanie painted that lake sunrise last year (2022)" in r.body() for r in d14)
+    ctx = [r for r in d14 if r.metadata["view"] == "context"]
+    assert ctx and ctx[0].provenance == ["D1:14", "D1:13"] and "Is this Melanie's own painting?" in ctx[0].body()
+
+
+def test_locomo_processor_over_a_session(locomo_path: Path) -> None:
+    session = locomo_session(locomo_path, 2)
+    processed = RoutedExtraction(RuleRouter(), RuleExtractor()).process(session)
+    ids = {u.message_id for u in session}
+    assert len(processed) == len(session)
+    for u, p in zip(session, processed, strict=True):
+        assert (p.mask.bits == 0) == (p.records == [])
+        for r in p.records:
+            assert r.provenance[0] == u.message_id and set(r.provenance) <= ids
+            assert r.speaker == u.message.speaker and u.message.speaker in r.embed_text()
+    # D2:1 "... I ran a charity race for mental health last Saturday ..." said on 25 May 2023
+    d21 = processed[0].records
+    assert any(r.temporal_anchor == "2023-05-20" and "charity race" in r.body() for r in d21)
+
+
+def test_locomo_records_are_found_by_their_question(locomo_path: Path, minilm) -> None:
+    """With the real embedder, a question naming the person finds the attributed event first."""
+    records = [r for u in locomo_session(locomo_path, 1) for r in routed(u)]
+    vecs = minilm.embed([r.embed_text() for r in records])
+    q = minilm.embed_one("When did Caroline go to the LGBTQ support group?")
+    best = records[int(np.argmax(vecs @ q))]
+    assert "D1:3" in best.provenance and best.temporal_anchor == "2023-05-07"
