@@ -82,8 +82,15 @@ def test_serializer_lines_carry_anchor_speaker_and_type(store):
                               temporal_anchor="2023-05-07", event_time=T, provenance=["D1:3"]), [1, 0, 0])
     put(store, SemanticRecord(scope=S, fact="Ana is a counselor", event_time=T, provenance=["D1:4"]), [0.9, 0.1, 0])
     ev = Serializer().serialize(Retriever(store).retrieve(unit([1, 0, 0]), S))
-    lines = ev.text.splitlines()
-    assert lines[0] == "- [2023-05-07] Ana (episodic) Support group: Ana went to a support group"
-    assert lines[1] == "- [2023-05-07] (semantic) Ana is a counselor"
+    put(store, SemanticRecord(scope=S, speaker="Ben", fact="likes chess", temporal_anchor="May 2023",
+                              provenance=["D1:5"]), [0.8, 0.2, 0])
+    assert ev.text.splitlines() == [
+        "Events (episodic):",
+        "- [2023-05-07] Support group: Ana went to a support group",
+        "Facts (semantic):",
+        "- [2023-05-07] Ana is a counselor",
+    ]
     assert ev.tokens == Serializer().token_counter.count(ev.text) and 15 < ev.tokens < 60
+    ev = Serializer().serialize(Retriever(store).retrieve(unit([1, 0, 0]), S))
+    assert ev.text.splitlines()[-1] == "- [May 2023] Ben: likes chess"
     assert Serializer().serialize([]).tokens == 0

@@ -102,7 +102,23 @@ def dedupe(hits: Sequence[SearchHit]) -> list[SearchHit]:
 
 
 class Serializer:
-    """Renders hits as an evidence block: one line per record with its temporal anchor and speaker."""
+    """Renders hits as an evidence block, grouped by memory type, one line per record with its
+    temporal anchor and speaker::
+
+        Events (episodic):
+        - [2023-05-07] Caroline: went to an LGBTQ support group
+        Facts (semantic):
+        - [2023-05-08] Caroline is a counselor
+
+    Within a group, lines keep the retrieval order (best first). The speaker is written only when the
+    record's text does not already name them (the rule extractor writes third-person text).
+    """
+
+    HEADERS = {
+        MemoryType.EPISODIC: "Events (episodic):",
+        MemoryType.SEMANTIC: "Facts (semantic):",
+        MemoryType.PROCEDURAL: "Instructions (procedural):",
+    }
 
     def __init__(self, token_counter: TokenCounter | None = None) -> None:
         self.token_counter = token_counter or TokenCounter()
@@ -111,12 +127,19 @@ class Serializer:
     def line(hit: SearchHit) -> str:
         r = hit.record
         anchor = r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else "undated")
-        who = f" {r.speaker}" if r.speaker else ""
         title = getattr(r, "title", "")
         body = r.body()
         text = f"{title}: {body}" if title and not body.startswith(title) else body
-        return f"- [{anchor}]{who} ({hit.memory_type.value}) {text}"
+        if r.speaker and r.speaker not in text:
+            text = f"{r.speaker}: {text}"
+        return f"- [{anchor}] {text}"
 
     def serialize(self, hits: Sequence[SearchHit]) -> Evidence:
-        text = "\n".join(self.line(h) for h in hits)
+        lines: list[str] = []
+        for memory_type in ALL_TYPES:
+            group = [h for h in hits if h.memory_type is memory_type]
+            if group:
+                lines.append(self.HEADERS[memory_type])
+                lines.extend(self.line(h) for h in group)
+        text = "\n".join(lines)
         return Evidence(hits=list(hits), text=text, tokens=self.token_counter.count(text) if text else 0)
