@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import sqlite3
+import time
 import threading
 from contextlib import contextmanager
 from datetime import datetime
@@ -294,7 +295,7 @@ class SQLiteStore:
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
             if not memory:
-                mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+                mode = self._enable_wal(conn)
                 if str(mode).lower() != "wal":
                     log.warning("could not switch %s to WAL (journal_mode=%s)", self.path, mode)
                 conn.execute("PRAGMA synchronous = NORMAL")
@@ -302,6 +303,20 @@ class SQLiteStore:
             conn.close()
             raise _store_error(e, f"cannot open {self.path}") from e
         return conn
+
+    def _enable_wal(self, conn: sqlite3.Connection) -> str:
+        """Switch to WAL. Several processes opening a brand-new file race for the lock this needs, and
+        SQLite answers "locked" at once rather than waiting: retry with backoff up to the busy timeout."""
+        deadline = time.monotonic() + self.busy_timeout_ms / 1000
+        delay = 0.005
+        while True:
+            try:
+                return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            except sqlite3.OperationalError as e:
+                if "locked" not in str(e).lower() or time.monotonic() + delay > deadline:
+                    raise
+                time.sleep(delay)
+                delay = min(delay * 2, 0.1)
 
     # -- plumbing ----------------------------------------------------------------------------
     def __enter__(self) -> "SQLiteStore":
