@@ -1,0 +1,100 @@
+"""MAC reasoning memory: a bank of verified solved examples, retrieved by reasoning tags (or, offline,
+by problem text) and injected before the query under compressed chain-of-thought methods.
+
+Offline stage: :class:`BankBuilder` (traces, formats, tags, embeddings) into a :class:`MemoryBank`
+(a collection of any :class:`~memdesk.store.base.Store`). Online stage: a :class:`VectorRetriever`
+or :class:`BM25Retriever`, :func:`build_messages` with the memory block before the query, and
+:func:`score_answer`. :class:`ReasoningHarness` runs benchmarks and sweeps.
+"""
+
+from __future__ import annotations
+
+from .bank import (
+    BankBuilder,
+    BankManifest,
+    BuildConfig,
+    BuildReport,
+    MemoryBank,
+    check_disjoint,
+    find_overlap,
+)
+from .datasets import (
+    BENCHMARK_NAMES,
+    AnswerKind,
+    Benchmark,
+    Problem,
+    get_benchmark,
+    resolve_data_dir,
+)
+from .harness import (
+    EvalConfig,
+    ItemResult,
+    ReasoningHarness,
+    RetrievalQuality,
+    RunSummary,
+    sweep_configs,
+)
+from .latency import LatencyBreakdown, StreamingChatModel, VLLMMetricsProbe
+from .methods import Method, PromptSpec, build_messages, serialize_memories
+from .records import (
+    Complexity,
+    EmbeddingKind,
+    MemoryFormat,
+    Provenance,
+    RetrievedMemory,
+    SolvedExample,
+    Tags,
+    TraceSource,
+)
+from .retrieve import BM25Retriever, Retrieval, Retriever, VectorRetriever
+from .scoring import ScoredAnswer, last_boxed, math_equal, score_answer
+from .tags import LLMTagger, ProblemRepresentation, Representation, TagRepresentation
+
+__all__ = [
+    "BENCHMARK_NAMES",
+    "AnswerKind",
+    "BM25Retriever",
+    "BankBuilder",
+    "BankManifest",
+    "Benchmark",
+    "BuildConfig",
+    "BuildReport",
+    "Complexity",
+    "EmbeddingKind",
+    "EvalConfig",
+    "ItemResult",
+    "LLMTagger",
+    "LatencyBreakdown",
+    "MemoryBank",
+    "MemoryFormat",
+    "Method",
+    "Problem",
+    "ProblemRepresentation",
+    "PromptSpec",
+    "Provenance",
+    "ReasoningHarness",
+    "Representation",
+    "Retrieval",
+    "RetrievalQuality",
+    "RetrievedMemory",
+    "Retriever",
+    "RunSummary",
+    "ScoredAnswer",
+    "SolvedExample",
+    "StreamingChatModel",
+    "TagRepresentation",
+    "Tags",
+    "TraceSource",
+    "VLLMMetricsProbe",
+    "VectorRetriever",
+    "build_messages",
+    "check_disjoint",
+    "find_overlap",
+    "get_benchmark",
+    "last_boxed",
+    "math_equal",
+    "resolve_data_dir",
+    "score_answer",
+    "serialize_memories",
+    "sweep_configs",
+]

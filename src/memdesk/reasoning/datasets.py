@@ -1,0 +1,427 @@
+"""Benchmark loaders: each turns one benchmark's files into plain :class:`Problem` items.
+
+Every benchmark has a *bank* side (historical solved examples) and an *eval* side, disjoint by
+construction; :func:`memdesk.reasoning.bank.check_disjoint` verifies it by normalized-text hashes.
+
+=========== ======================================== ============================================
+benchmark   bank                                     eval
+=========== ======================================== ============================================
+gsm8k       GSM8K train (7473, worked solutions)     GSM8K test (1319)
+math500     MATH train + non-MATH-500 test (12000)   MATH-500 (500)
+bbh         per task, items whose seeded hash falls  the other items of each task (27 tasks)
+            in the bank share (default 50 %)
+mmlu-sci    MMLU dev + val, science subjects         MMLU test, same subjects
+aime24      AIME 1983-2023 (919, answers only)       AIME 2024 (30)
+=========== ======================================== ============================================
+
+The data folder is the ``data_dir`` argument, else the ``MEMDESK_DATA_DIR`` setting, else
+``<repo>/../shared/data`` (beside the checkout). The files are read, never written.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..errors import ConfigError, MalformedFileError, UsageError
+
+logger = logging.getLogger(__name__)
+
+#: MMLU's science subjects: the physics, chemistry and biology subcategories of MMLU's own
+#: categorization (hendrycks/test ``categories.py``).
+MMLU_SCIENCE_SUBJECTS: tuple[str, ...] = (
+    "astronomy",
+    "college_physics",
+    "conceptual_physics",
+    "high_school_physics",
+    "college_chemistry",
+    "high_school_chemistry",
+    "college_biology",
+    "high_school_biology",
+)
+
+#: Seed string of the fixed BBH bank/eval split (changing it changes the split).
+BBH_SPLIT_SEED = "memdesk-mac-bbh-v1"
+
+
+class AnswerKind(str, Enum):
+    """Which final-answer parser and comparison a benchmark uses."""
+
+    NUMBER = "number"  # GSM8K: a number, compared numerically
+    MATH = "math"  # MATH: LaTeX expressions, math equivalence
+    MULTIPLE_CHOICE = "mc"  # MMLU: a letter A-D
+    BBH = "bbh"  # BBH: the target string ('(B)', 'True', 'valid', '3', 'a b c', ') ]')
+    INTEGER = "integer"  # AIME: an integer 0-999
+
+
+class Problem(BaseModel):
+    """One benchmark item in plain form: the question as shown to a model and its gold answer."""
+
+    id: str = Field(description="Stable id '<benchmark>:<source id>'.")
+    benchmark: str
+    question: str = Field(description="Prompt-ready question (multiple-choice options included).")
+    answer: str = Field(description="Gold final answer.")
+    solution: str | None = Field(default=None, description="The dataset's worked solution, when it has one.")
+    group: str | None = Field(default=None, description="Task or subject.")
+    split: str
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+def normalize_text(text: str) -> str:
+    """Text normalized for overlap checks: NFKC, lower case, all whitespace removed."""
+    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).lower())
+
+
+def text_hash(text: str) -> str:
+    """sha256 of :func:`normalize_text` (hex, first 32 characters)."""
+    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:32]
+
+
+def resolve_data_dir(data_dir: str | Path | None = None) -> Path:
+    """The benchmark data folder: the argument, else ``MEMDESK_DATA_DIR``, else ``<repo>/../shared/data``."""
+    if data_dir is None:
+        from ..settings import Settings
+
+        data_dir = Settings.load().data_dir
+    if data_dir is not None:
+        path = Path(data_dir).expanduser()
+        if not path.is_dir():
+            raise ConfigError(f"benchmark data folder {path} does not exist")
+        return path
+    candidates = [Path(__file__).resolve().parents[3].parent / "shared" / "data", Path.cwd().parent / "shared" / "data"]
+    for path in candidates:
+        if path.is_dir():
+            return path
+    raise ConfigError(
+        "no benchmark data folder: set MEMDESK_DATA_DIR or pass --data-dir (looked in "
+        + ", ".join(str(c) for c in candidates)
+        + ")"
+    )
+
+
+# --- file helpers ------------------------------------------------------------------------------
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.is_file():
+        raise ConfigError(f"benchmark file {path} is missing")
+    with open(path, encoding="utf-8") as f:
+        for line_no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise MalformedFileError(str(path), f"line {line_no}: {e}") from e
+            if not isinstance(row, dict):
+                raise MalformedFileError(str(path), f"line {line_no}: not a JSON object")
+            yield row
+
+
+def _require(row: dict[str, Any], keys: tuple[str, ...], path: Path, where: str) -> None:
+    missing = [k for k in keys if k not in row]
+    if missing:
+        raise MalformedFileError(str(path), f"{where}: missing {', '.join(missing)}")
+
+
+# --- GSM8K -------------------------------------------------------------------------------------
+_CALC = re.compile(r"<<[^<>]*>>")
+
+
+def parse_gsm8k_answer(answer_field: str) -> tuple[str, str]:
+    """Split a GSM8K ``answer`` field into (worked solution without calculator marks, final number)."""
+    if "####" not in answer_field:
+        raise ValueError("GSM8K answer has no '####' line")
+    solution, final = answer_field.rsplit("####", 1)
+    return _CALC.sub("", solution).strip(), final.strip().replace(",", "")
+
+
+def load_gsm8k(data_dir: Path, split: str = "train") -> list[Problem]:
+    """GSM8K ``train`` or ``test``: the question, the worked solution and the final number."""
+    if split not in ("train", "test"):
+        raise UsageError(f"GSM8K split must be train or test, not {split!r}")
+    path = data_dir / "gsm8k" / f"{split}.jsonl"
+    out = []
+    for i, row in enumerate(_jsonl(path)):
+        _require(row, ("question", "answer"), path, f"row {i}")
+        try:
+            solution, final = parse_gsm8k_answer(row["answer"])
+        except ValueError as e:
+            raise MalformedFileError(str(path), f"row {i}: {e}") from e
+        out.append(
+            Problem(
+                id=f"gsm8k:{split}:{i}",
+                benchmark="gsm8k",
+                question=row["question"],
+                answer=final,
+                solution=solution,
+                split=split,
+            )
+        )
+    return out
+
+
+# --- MATH --------------------------------------------------------------------------------------
+def load_math_bank(data_dir: Path) -> list[Problem]:
+    """The 12,000 MATH problems disjoint from MATH-500 (train + the rest of test); group = subject (``type``)."""
+    from .scoring import last_boxed
+
+    path = data_dir / "math" / "bank_disjoint_from_math500.jsonl"
+    out = []
+    skipped = []
+    for i, row in enumerate(_jsonl(path)):
+        _require(row, ("unique_id", "problem", "solution", "answer", "type"), path, f"row {i}")
+        # a few rows carry answer null (their solution says "\boxed 2") or an empty answer
+        answer = row["answer"] if row["answer"] is not None else last_boxed(row["solution"] or "")
+        if answer is None or not str(answer).strip():
+            skipped.append(row["unique_id"])
+            continue
+        out.append(
+            Problem(
+                id=f"math:{row['unique_id']}",
+                benchmark="math",
+                question=row["problem"],
+                answer=str(answer),
+                solution=row["solution"],
+                group=row["type"],
+                split="bank",
+                metadata={"level": row.get("level")},
+            )
+        )
+    if skipped:
+        logger.warning("MATH bank: skipped %d rows without a gold answer: %s", len(skipped), ", ".join(skipped))
+    return out
+
+
+def load_math500(data_dir: Path) -> list[Problem]:
+    """MATH-500; group = subject."""
+    path = data_dir / "math500" / "test.jsonl"
+    out = []
+    for i, row in enumerate(_jsonl(path)):
+        _require(row, ("unique_id", "problem", "answer", "subject"), path, f"row {i}")
+        out.append(
+            Problem(
+                id=f"math500:{row['unique_id']}",
+                benchmark="math500",
+                question=row["problem"],
+                answer=str(row["answer"]),
+                solution=row.get("solution"),
+                group=row["subject"],
+                split="test",
+                metadata={"level": row.get("level")},
+            )
+        )
+    return out
+
+
+# --- BBH ---------------------------------------------------------------------------------------
+def bbh_tasks(data_dir: Path) -> list[str]:
+    """The BBH task names (27), sorted."""
+    folder = data_dir / "bbh" / "bbh"
+    if not folder.is_dir():
+        raise ConfigError(f"BBH folder {folder} is missing")
+    return sorted(p.stem for p in folder.glob("*.json"))
+
+
+def bbh_side(task: str, text: str, eval_fraction: float, seed: str = BBH_SPLIT_SEED) -> str:
+    """'eval' or 'bank' for one BBH item: a fixed hash of (seed, task, normalized input).
+
+    Equal inputs (after normalization) always fall on the same side, so duplicates inside a task
+    can never straddle the split.
+    """
+    digest = hashlib.sha256(f"{seed}|{task}|{normalize_text(text)}".encode()).digest()
+    return "eval" if int.from_bytes(digest[:8], "big") / 2**64 < eval_fraction else "bank"
+
+
+def load_bbh(
+    data_dir: Path,
+    split: str = "bank",
+    *,
+    eval_fraction: float = 0.5,
+    seed: str = BBH_SPLIT_SEED,
+    tasks: list[str] | None = None,
+) -> list[Problem]:
+    """BBH items of the ``bank`` or ``eval`` side of the fixed per-task split; group = task."""
+    if split not in ("bank", "eval"):
+        raise UsageError(f"BBH split must be bank or eval, not {split!r}")
+    if not 0.0 < eval_fraction < 1.0:
+        raise UsageError("eval_fraction must be in (0, 1)")
+    out = []
+    for task in tasks or bbh_tasks(data_dir):
+        path = data_dir / "bbh" / "bbh" / f"{task}.json"
+        try:
+            examples = json.loads(path.read_text(encoding="utf-8"))["examples"]
+        except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
+            raise MalformedFileError(str(path), f"cannot read BBH examples: {e}") from e
+        for i, ex in enumerate(examples):
+            if bbh_side(task, ex["input"], eval_fraction, seed) != split:
+                continue
+            out.append(
+                Problem(
+                    id=f"bbh:{task}:{i}",
+                    benchmark="bbh",
+                    question=ex["input"],
+                    answer=str(ex["target"]),
+                    group=task,
+                    split=split,
+                )
+            )
+    return out
+
+
+# --- MMLU --------------------------------------------------------------------------------------
+LETTERS = "ABCD"
+
+
+def format_choices(question: str, choices: list[str]) -> str:
+    """A multiple-choice question as shown to a model: the stem, then '(A) ...' lines."""
+    lines = [question.strip()] + [f"({LETTERS[i]}) {c.strip()}" for i, c in enumerate(choices)]
+    return "\n".join(lines)
+
+
+def load_mmlu(data_dir: Path, splits: tuple[str, ...] = ("test",), subjects: tuple[str, ...] = MMLU_SCIENCE_SUBJECTS) -> list[Problem]:
+    """MMLU rows (no header: question, A, B, C, D, letter) of the given splits and subjects; group = subject."""
+    out = []
+    for split in splits:
+        if split not in ("dev", "val", "test"):
+            raise UsageError(f"MMLU split must be dev, val or test, not {split!r}")
+        for subject in subjects:
+            path = data_dir / "mmlu" / split / f"{subject}_{split}.csv"
+            if not path.is_file():
+                raise ConfigError(f"MMLU file {path} is missing")
+            with open(path, encoding="utf-8", newline="") as f:
+                for i, row in enumerate(csv.reader(f)):
+                    if len(row) != 6 or row[5].strip() not in LETTERS:
+                        raise MalformedFileError(str(path), f"row {i}: expected question, A, B, C, D, letter")
+                    out.append(
+                        Problem(
+                            id=f"mmlu:{split}:{subject}:{i}",
+                            benchmark="mmlu",
+                            question=format_choices(row[0], row[1:5]),
+                            answer=row[5].strip(),
+                            group=subject,
+                            split=split,
+                            metadata={"choices": row[1:5]},
+                        )
+                    )
+    return out
+
+
+# --- AIME --------------------------------------------------------------------------------------
+def load_aime_bank(data_dir: Path) -> list[Problem]:
+    """AIME 1983-2023 (no worked solutions: a chat model must supply verified traces)."""
+    path = data_dir / "aime" / "aime_1983_2023_memory_bank.jsonl"
+    out = []
+    for i, row in enumerate(_jsonl(path)):
+        _require(row, ("id", "problem", "answer"), path, f"row {i}")
+        out.append(
+            Problem(
+                id=f"aime:{row['id']}",
+                benchmark="aime",
+                question=row["problem"],
+                answer=str(row["answer"]).strip(),
+                group=str(row.get("year")) if row.get("year") is not None else None,
+                split="bank",
+                metadata={"year": row.get("year"), "part": row.get("part")},
+            )
+        )
+    return out
+
+
+def load_aime2024(data_dir: Path) -> list[Problem]:
+    """AIME 2024 (30 problems, integer answers)."""
+    path = data_dir / "aime" / "aime2024.jsonl"
+    out = []
+    for i, row in enumerate(_jsonl(path)):
+        _require(row, ("id", "problem", "answer"), path, f"row {i}")
+        out.append(
+            Problem(
+                id=f"aime24:{row['id']}",
+                benchmark="aime24",
+                question=row["problem"],
+                answer=str(row["answer"]).strip(),
+                solution=row.get("solution"),
+                split="test",
+                metadata={"url": row.get("url")},
+            )
+        )
+    return out
+
+
+# --- the benchmark table -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Benchmark:
+    """One benchmark: its bank and eval loaders, answer parser and the answer-format instruction."""
+
+    name: str
+    answer_kind: AnswerKind
+    answer_instruction: str
+    load_bank: Callable[[Path], list[Problem]]
+    load_eval: Callable[[Path], list[Problem]]
+    description: str
+
+
+def _benchmarks() -> dict[str, Benchmark]:
+    return {
+        "gsm8k": Benchmark(
+            "gsm8k",
+            AnswerKind.NUMBER,
+            "The final answer is a single number: write it as \\boxed{N}.",
+            lambda d: load_gsm8k(d, "train"),
+            lambda d: load_gsm8k(d, "test"),
+            "GSM8K: bank = train, eval = test",
+        ),
+        "math500": Benchmark(
+            "math500",
+            AnswerKind.MATH,
+            "Write the final answer in simplest form as \\boxed{...}.",
+            load_math_bank,
+            load_math500,
+            "MATH-500: bank = the 12,000 MATH problems disjoint from MATH-500",
+        ),
+        "bbh": Benchmark(
+            "bbh",
+            AnswerKind.BBH,
+            "Write the final answer exactly as the task expects it (an option such as (A), True/False, "
+            "Yes/No, valid/invalid, a number or a sequence) as \\boxed{...}.",
+            lambda d: load_bbh(d, "bank"),
+            lambda d: load_bbh(d, "eval"),
+            "BBH: a fixed seeded 50/50 split per task",
+        ),
+        "mmlu-sci": Benchmark(
+            "mmlu-sci",
+            AnswerKind.MULTIPLE_CHOICE,
+            "Answer with the letter of the correct option as \\boxed{X}.",
+            lambda d: load_mmlu(d, ("dev", "val")),
+            lambda d: load_mmlu(d, ("test",)),
+            "MMLU science subjects: bank = dev + val, eval = test",
+        ),
+        "aime24": Benchmark(
+            "aime24",
+            AnswerKind.INTEGER,
+            "The answer is an integer from 0 to 999: write it as \\boxed{N}.",
+            load_aime_bank,
+            load_aime2024,
+            "AIME 2024: bank = AIME 1983-2023",
+        ),
+    }
+
+
+BENCHMARK_NAMES: tuple[str, ...] = ("gsm8k", "math500", "bbh", "mmlu-sci", "aime24")
+
+
+def get_benchmark(name: str) -> Benchmark:
+    """The :class:`Benchmark` called ``name``; :class:`UsageError` for an unknown name."""
+    table = _benchmarks()
+    if name not in table:
+        raise UsageError(f"unknown benchmark {name!r}; one of {', '.join(BENCHMARK_NAMES)}")
+    return table[name]

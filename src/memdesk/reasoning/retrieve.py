@@ -1,0 +1,163 @@
+"""Retrieving memories for a query: by embedding (tags or problem text) or by BM25.
+
+:class:`VectorRetriever` is MAC's retriever: represent the query the way the bank was built (LLM
+tags from the question alone, or the question text offline), embed it with the bank's embedder,
+and take the store's exact cosine top-k (best first). :class:`BM25Retriever` is the lexical
+alternative of the paper's retriever ablation (Okapi BM25 over the problems, via ``rank-bm25``).
+Both report their own timings (T_tag, T_emb, T_search).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from ..embed.base import Embedder
+from ..errors import EmptyInputError, InvalidInputError, UsageError
+from ..llm.base import Usage
+from .bank import MemoryBank
+from .records import EmbeddingKind, RetrievedMemory, SolvedExample, Tags
+from .tags import Representation
+
+
+class RetrievalTimings(BaseModel):
+    """Seconds spent on the query side of retrieval."""
+
+    t_tag_s: float = 0.0
+    t_emb_s: float = 0.0
+    t_search_s: float = 0.0
+
+    @property
+    def total_s(self) -> float:
+        return self.t_tag_s + self.t_emb_s + self.t_search_s
+
+
+class Retrieval(BaseModel):
+    """The memories retrieved for one query (best first) and how they were found."""
+
+    memories: list[RetrievedMemory]
+    query_text: str = Field(description="What was embedded or matched for the query.")
+    query_tags: Tags | None = None
+    timings: RetrievalTimings
+    usage: Usage = Usage()
+    retriever: str
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    name: str
+
+    def retrieve(self, question: str, k: int) -> Retrieval:
+        """The top-``k`` memories for ``question``, in descending score."""
+        ...
+
+
+class VectorRetriever:
+    """Cosine top-k over the bank's vectors, with the query represented like the bank entries.
+
+    Raises :class:`UsageError` when the representation or embedder differs from the bank's
+    (e.g. tag queries against an offline problem-embedded bank).
+    """
+
+    def __init__(self, bank: MemoryBank, embedder: Embedder, representation: Representation) -> None:
+        manifest = bank.manifest()
+        if manifest is None:
+            raise UsageError(f"bank {bank.name!r} is empty or was not built (run `memdesk bank build`)")
+        if manifest.embedding_kind is not representation.kind:
+            raise UsageError(
+                f"bank {bank.name!r} embeds {manifest.embedding_kind.value} but the query representation is "
+                f"{representation.kind.value}: use the same representation on both sides"
+            )
+        if manifest.embedding_model != embedder.model_id:
+            raise UsageError(
+                f"bank {bank.name!r} was embedded with {manifest.embedding_model}, not {embedder.model_id}"
+            )
+        self.bank = bank
+        self.embedder = embedder
+        self.representation = representation
+        self.name = f"vector:{representation.kind.value}"
+
+    def warm(self) -> None:
+        """Load the embedder and the store's in-memory index (one-time costs, not per-query latency)."""
+        vector = self.embedder.embed(["warm-up"])[0]
+        self.bank.search_ids(vector, 1)
+
+    def retrieve(self, question: str, k: int) -> Retrieval:
+        if not question.strip():
+            raise EmptyInputError("the question is empty")
+        if k < 1:
+            raise InvalidInputError("k must be >= 1")
+        t0 = time.perf_counter()
+        rep = self.representation.query_text(question)
+        t1 = time.perf_counter()
+        vector = self.embedder.embed([rep.text])[0]
+        t2 = time.perf_counter()
+        memories = self.bank.search(vector, k)
+        t3 = time.perf_counter()
+        return Retrieval(
+            memories=memories,
+            query_text=rep.text,
+            query_tags=rep.tags,
+            timings=RetrievalTimings(
+                t_tag_s=(t1 - t0) if self.representation.kind is EmbeddingKind.TAGS else 0.0,
+                t_emb_s=t2 - t1,
+                t_search_s=t3 - t2,
+            ),
+            usage=rep.usage,
+            retriever=self.name,
+        )
+
+
+_TOKEN = re.compile(r"\\[a-zA-Z]+|[a-zA-Z]+|\d+(?:\.\d+)?")
+
+
+def bm25_tokens(text: str) -> list[str]:
+    """Lower-cased words, numbers and LaTeX command names."""
+    return [t.lower() for t in _TOKEN.findall(text)]
+
+
+class BM25Retriever:
+    """Okapi BM25 over the bank's problem texts (the paper's lexical retriever)."""
+
+    def __init__(self, examples: Sequence[SolvedExample], *, k1: float = 1.5, b: float = 0.75) -> None:
+        from rank_bm25 import BM25Okapi
+
+        if not examples:
+            raise UsageError("BM25Retriever needs a non-empty bank")
+        self.examples = list(examples)
+        self._bm25 = BM25Okapi([bm25_tokens(e.problem) or ["_"] for e in self.examples], k1=k1, b=b)
+        self.name = "bm25"
+
+    @classmethod
+    def from_bank(cls, bank: MemoryBank, **kwargs: float) -> BM25Retriever:
+        return cls(bank.all(), **kwargs)
+
+    def warm(self) -> None:
+        """Nothing to load: the index is built in the constructor."""
+
+    def scores(self, question: str) -> np.ndarray:
+        return np.asarray(self._bm25.get_scores(bm25_tokens(question)), dtype=np.float64)
+
+    def retrieve(self, question: str, k: int) -> Retrieval:
+        if not question.strip():
+            raise EmptyInputError("the question is empty")
+        if k < 1:
+            raise InvalidInputError("k must be >= 1")
+        t0 = time.perf_counter()
+        scores = self.scores(question)
+        k = min(k, len(scores))
+        top = np.argpartition(-scores, k - 1)[:k]
+        order = sorted(top.tolist(), key=lambda i: (-scores[i], self.examples[i].id))
+        t1 = time.perf_counter()
+        memories = [RetrievedMemory(example=self.examples[i], score=float(scores[i]), rank=r) for r, i in enumerate(order)]
+        return Retrieval(
+            memories=memories,
+            query_text=question,
+            timings=RetrievalTimings(t_search_s=t1 - t0),
+            retriever=self.name,
+        )
