@@ -317,20 +317,15 @@ def demo(obj: Ctx, data_dir: str | None, conversation: str, questions: int) -> N
     run_demo(obj, data_dir=data_dir, conversation=conversation, n_questions=questions, echo=click.echo)
 
 
-def _register_optional_groups() -> None:
-    """Attach the eval and bank command groups (they live beside the packages they drive)."""
-    try:
-        from .eval.cli import eval_group
-    except ImportError:  # pragma: no cover - eval extra not installed
-        eval_group = None
-    if eval_group is not None:
-        main.add_command(eval_group, "eval")
-    try:
-        from .reasoning.cli import bank_group
-    except ImportError:  # pragma: no cover
-        bank_group = None
-    if bank_group is not None:
-        main.add_command(bank_group, "bank")
+def _register_groups() -> None:
+    """Attach the evaluation and reasoning-bank command groups, which live beside the code they drive."""
+    from .eval.cli import eval_group
+    from .reasoning.cli import bank_group, reasoning_command
+
+    if "reasoning" not in eval_group.commands:
+        eval_group.add_command(reasoning_command, "reasoning")
+    main.add_command(eval_group, "eval")
+    main.add_command(bank_group, "bank")
 
 
-_register_optional_groups()
+_register_groups()
