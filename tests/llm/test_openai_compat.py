@@ -355,6 +355,19 @@ def test_server_rejecting_json_schema_falls_back_to_json_object_then_instruction
     assert "response_format" not in server.bodies[5] and len(server.requests) == 6
 
 
+def test_llama_cpp_server_500_for_json_schema_falls_back_to_json_object() -> None:
+    # the body llama-cpp-python 0.3.36's server really sends (seen against a live server)
+    body = {"message": "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                       "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+                       "'ctx': {'expected': \"'text' or 'json_object'\"}}",
+            "type": "internal_server_error", "param": None, "code": None}
+    server = Server([httpx2.Response(500, json={"error": body}), ok(chat_completion('{"label": "CORRECT", "reason": "ok"}'))])
+    model = make(server)
+    assert model.complete(USER, schema=Verdict).parsed is not None
+    assert server.bodies[1]["response_format"]["type"] == "json_object"
+    assert model.json_schema_mode == "auto:json_object" and len(server.requests) == 2
+
+
 def test_explicit_json_schema_support_does_not_fall_back() -> None:
     reject = openai_error("'response_format' json_schema is not supported", "invalid_request_error", None)
     with pytest.raises(LLMError, match="HTTP 400"):

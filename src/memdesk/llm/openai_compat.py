@@ -362,7 +362,9 @@ class OpenAICompatChatModel:
                 if status == 400 and self._adapt_params(kwargs, text):
                     continue
                 if (
-                    status in (400, 422)
+                    # llama-cpp-python 0.3.x answers 500 with its pydantic error for a response_format
+                    # type it does not know; OpenAI and vLLM answer 400, FastAPI servers 422
+                    status in (400, 422, 500)
                     and response_format is not None
                     and self._supports_json_schema is None
                     and ("response_format" in text or "json_schema" in text or "json_object" in text)
