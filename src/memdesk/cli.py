@@ -14,7 +14,8 @@ from typing import Any, Callable
 
 import click
 
-from .errors import InvalidInputError, MemdeskError, UsageError
+from .clierrors import ErrorReportingGroup
+from .errors import InvalidInputError
 from .records import MemoryType, Scope
 
 TYPES = click.Choice([t.value for t in MemoryType])
@@ -60,15 +61,12 @@ def emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=2, default=str, ensure_ascii=False))
 
 
-class MemdeskGroup(click.Group):
-    """Turns memdesk errors into one line on stderr and a non-zero exit."""
+class MemdeskGroup(ErrorReportingGroup):
+    """Reports memdesk errors in one line and closes the memory when the command ends."""
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except MemdeskError as e:
-            click.echo(f"error: {type(e).__name__}: {e}", err=True)
-            sys.exit(2 if isinstance(e, UsageError) else 1)
         finally:
             obj = ctx.obj
             if isinstance(obj, Ctx):

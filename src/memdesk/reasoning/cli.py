@@ -25,7 +25,8 @@ from typing import Any
 
 import click
 
-from ..errors import MemdeskError, UsageError
+from ..clierrors import ErrorReportingCommand, ErrorReportingGroup
+from ..errors import UsageError
 
 logger = logging.getLogger(__name__)
 
@@ -34,26 +35,6 @@ def default_store_url() -> str:
     import platformdirs
 
     return "sqlite:///" + str(Path(platformdirs.user_data_dir("memdesk")) / "reasoning-banks.db")
-
-
-class _Errors(click.Group):
-    """Memdesk errors as one line on stderr (exit 2 for caller mistakes, 1 otherwise)."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except MemdeskError as e:
-            click.echo(f"error: {type(e).__name__}: {e}", err=True)
-            sys.exit(2 if isinstance(e, UsageError) else 1)
-
-
-class _ErrorsCommand(click.Command):
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except MemdeskError as e:
-            click.echo(f"error: {type(e).__name__}: {e}", err=True)
-            sys.exit(2 if isinstance(e, UsageError) else 1)
 
 
 def _settings(ctx: click.Context, **overrides: Any):
@@ -173,7 +154,7 @@ class _Env:
             self._store.close()
 
 
-@click.group("bank", cls=_Errors)
+@click.group("bank", cls=ErrorReportingGroup)
 def bank_group() -> None:
     """Reasoning banks of solved examples (MAC)."""
 
@@ -243,7 +224,7 @@ def info_cmd(store_url: str | None, name: str) -> None:
         store.close()
 
 
-@click.command("reasoning", cls=_ErrorsCommand)
+@click.command("reasoning", cls=ErrorReportingCommand)
 @_common
 @click.option("--method", default="cod", show_default=True, help="Comma list of cot, nocot, cod, tokenskip, extracot.")
 @click.option("--memory", type=click.Choice(["on", "off", "both"]), default="both", show_default=True)
