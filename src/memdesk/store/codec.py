@@ -13,8 +13,9 @@ from datetime import datetime, timezone
 from typing import Any, Sequence
 
 import numpy as np
+from pydantic_core import PydanticSerializationError, to_json
 
-from ..errors import InvalidInputError
+from ..errors import InvalidInputError, InvalidScopeError
 from ..records import (
     RECORD_CLASSES,
     EpisodicRecord,
@@ -30,6 +31,55 @@ FLOAT32 = np.dtype("<f4")
 RECORD_TYPES: tuple[type, ...] = (EpisodicRecord, SemanticRecord, ProceduralRecord)
 
 ScopeTuple = tuple[str | None, str | None, str | None]
+
+
+# --- arguments -------------------------------------------------------------------------------
+def check_memory_type(value: Any) -> MemoryType:
+    try:
+        return MemoryType(value)
+    except ValueError:
+        raise InvalidInputError(f"unknown memory type {value!r}: use episodic, semantic or procedural") from None
+
+
+def check_scope(scope: Any) -> Scope:
+    if not isinstance(scope, Scope):
+        raise InvalidScopeError(f"expected a Scope, got {type(scope).__name__}")
+    return scope
+
+
+def check_k(k: Any) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+        raise InvalidInputError(f"k must be a non-negative integer, got {k!r}")
+    return int(k)
+
+
+def check_ids(ids: Any, what: str = "ids") -> list[str]:
+    if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
+        raise InvalidInputError(f"{what} must be a sequence of strings")
+    out = list(ids)
+    for i in out:
+        if not isinstance(i, str) or not i:
+            raise InvalidInputError(f"every id must be a non-empty string, got {i!r}")
+    return out
+
+
+def check_unique(ids: Sequence[str], what: str) -> None:
+    if len(set(ids)) != len(ids):
+        seen: set[str] = set()
+        dups = sorted({i for i in ids if i in seen or seen.add(i)})  # type: ignore[func-returns-value]
+        raise InvalidInputError(f"duplicate {what} in one call: {dups[:5]}")
+
+
+def check_speaker(speaker: Any) -> str | None:
+    if speaker is not None and not isinstance(speaker, str):
+        raise InvalidInputError(f"speaker must be a string, got {type(speaker).__name__}")
+    return speaker
+
+
+def check_record_id(record_id: Any) -> str:
+    if not isinstance(record_id, str):
+        raise InvalidInputError(f"record id must be a string, got {type(record_id).__name__}")
+    return record_id
 
 
 # --- scopes ----------------------------------------------------------------------------------
@@ -117,6 +167,48 @@ def check_messages(messages: Sequence[Any]) -> list[RawMessage]:
         if not isinstance(m.id, str) or not m.id:
             raise InvalidInputError("a raw message needs a non-empty id")
     return out
+
+
+MESSAGE_COLUMNS = (
+    'scope_key, user_id, agent_id, run_id, id, speaker, role, content, "timestamp", ingest_time, route_mask, metadata'
+)
+"""The ``messages`` columns :func:`message_rows` fills, in order (``seq`` is the database's)."""
+
+
+def message_rows(messages: Sequence[RawMessage]) -> list[tuple[Any, ...]]:
+    """One :data:`MESSAGE_COLUMNS` row per message; InvalidInputError for metadata that is not JSON."""
+    rows = []
+    for m in messages:
+        try:
+            metadata = to_json(m.metadata).decode()
+        except PydanticSerializationError as e:
+            raise InvalidInputError(f"message {m.id!r} has metadata that is not JSON-serializable: {e}") from e
+        s = m.scope
+        rows.append((
+            scope_key(s), s.user_id, s.agent_id, s.run_id, m.id, m.speaker, m.role, m.content,
+            time_json(m.timestamp), time_json(m.ingest_time), m.route_mask, metadata,
+        ))  # fmt: skip
+    return rows
+
+
+def message_from_row(row: Sequence[Any]) -> RawMessage:
+    """A message from (user_id, agent_id, run_id, id, speaker, role, content, timestamp, ingest_time,
+    route_mask, metadata, seq)."""
+    u, a, r, item_id, speaker, role, content, ts, ingest, mask, meta, seq = row
+    return RawMessage.model_validate(
+        {
+            "scope": scope_from_tuple((u, a, r)),
+            "id": item_id,
+            "speaker": speaker,
+            "role": role,
+            "content": content,
+            "timestamp": ts,
+            "ingest_time": ingest,
+            "route_mask": mask,
+            "metadata": json.loads(meta),
+            "seq": seq,
+        }
+    )
 
 
 def message_metadata_json(message: RawMessage) -> str:

@@ -20,17 +20,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..records import MemoryType
 from .migrations import Migration
+from .sqlbase import TABLES, record_table_ddl
 
 if TYPE_CHECKING:  # psycopg is an optional dependency: the schema module must import without it
     import psycopg
 
-TABLES: dict[MemoryType, str] = {
-    MemoryType.EPISODIC: "episodic_memory",
-    MemoryType.SEMANTIC: "semantic_memory",
-    MemoryType.PROCEDURAL: "procedural_memory",
-}
 DATA_TABLES: tuple[str, ...] = (*TABLES.values(), "messages", "history", "scopes", "meta", "collection_items")
 """Tables whose writes bump ``changes.counter`` through a trigger."""
 
@@ -93,20 +88,9 @@ def _m0001_initial_schema(conn: "psycopg.Connection") -> None:
         "CREATE INDEX ix_collection_items_pos ON collection_items (collection, pos)",
     ]
     for table in TABLES.values():
-        statements += [
-            f"""CREATE TABLE {table} (
-                id text PRIMARY KEY,
-                seq bigint NOT NULL,
-                scope_key text NOT NULL, user_id text, agent_id text, run_id text,
-                speaker text, event_time timestamptz, ingest_time timestamptz NOT NULL,
-                provenance text NOT NULL, embedding_model text NOT NULL,
-                record text NOT NULL, vector vector NOT NULL, version integer NOT NULL)""",
-            f"CREATE INDEX ix_{table}_scope ON {table} (scope_key, seq)",
-            f"CREATE INDEX ix_{table}_user ON {table} (user_id, agent_id, run_id)",
-            f"CREATE INDEX ix_{table}_agent ON {table} (agent_id)",
-            f"CREATE INDEX ix_{table}_run ON {table} (run_id)",
-            f"CREATE INDEX ix_{table}_seq ON {table} (seq)",
-        ]
+        statements += record_table_ddl(
+            table, text="text", seq="bigint", time="timestamptz", vector="vector", version="integer"
+        )
     # schema-qualified: a trigger runs under the search_path of whoever writes, maybe plain SQL
     changes = _qualified(conn, "changes")
     statements.append(
