@@ -82,7 +82,7 @@ def test_records_carry_provenance_speaker_scope_and_resolved_time() -> None:
     for r in p.records:
         assert r.provenance == ["D1:3"] and r.speaker == "Caroline" and r.scope == SCOPE
         assert r.metadata["extractor"] == "llm" and r.metadata["model"] == "qwen-1.5b"
-        assert r.metadata["prompt"].startswith("extract_utterance/v1-")
+        assert r.metadata["prompt"].startswith("extract_utterance/v2-")
 
 
 def test_mask_is_reconciled_with_the_lists_and_nothing_is_dropped() -> None:
