@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from importlib import resources
+
 import pytest
 
 from memdesk.errors import ConfigError, InvalidInputError
@@ -17,7 +19,9 @@ def test_every_template_is_packaged_and_parses() -> None:
     assert EXPECTED <= set(available_prompts())
     for name in available_prompts():
         t = load_prompt(name)
-        assert t.version.startswith(f"{name}/v1-") and len(t.version.split("-")[-1]) == 8
+        header = (resources.files("memdesk.llm") / "prompts" / f"{name}.txt").read_text().splitlines()[0]
+        assert header.startswith("#! version: ")
+        assert t.version.startswith(f"{name}/v{header.split(':')[1].strip()}-") and len(t.version.split("-")[-1]) == 8
         assert t.user.strip()
         assert "#!" not in t.user and "### " not in t.user
 
