@@ -7,7 +7,7 @@ Measures, in one run and on the same utterances:
     over the conversation's questions, p50/p95, plus the part of it that is not embedding.
 Targets (issue #2): ingest >= 90% of the embedder's throughput; query-path p50 <= 12 ms.
 
-    python bench/bench_core.py [--data DIR] [--conversation conv-26] [--out bench/results/core.json]
+    python bench/bench_core.py [--views full|compact] [--data DIR] [--conversation conv-26]
 """
 
 from __future__ import annotations
@@ -44,7 +44,14 @@ def main() -> None:
     ap.add_argument("--conversation", default="conv-26")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=3, help="Embedder/ingest passes; the best is kept.")
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "core.json"))
+    ap.add_argument(
+        "--views",
+        choices=["full", "compact"],
+        default="full",
+        help="full: the default RuleExtractor (sentence, whole-turn and reply-in-context views); "
+        "compact: sentence views only (RuleExtractor(context_views='none', turn_views=False)).",
+    )
+    ap.add_argument("--out", default=None, help="Default: bench/results/core-<views>.json")
     args = ap.parse_args()
 
     path = default_data_dir(args.data) / "locomo" / "locomo_dev5.json"
@@ -57,7 +64,7 @@ def main() -> None:
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])  # load the model outside the timings
 
-    embed_rates, ingest_rates, records_per_utt = [], [], 0.0
+    embed_rates, ingest_rates, same_text_rates, records_per_utt = [], [], [], 0.0
     for _ in range(args.repeats):
         t0 = time.perf_counter()
         for i in range(0, len(texts), args.batch):
@@ -66,7 +73,8 @@ def main() -> None:
 
         with tempfile.TemporaryDirectory() as tmp:
             store = open_store(f"sqlite:///{tmp}/bench.db")
-            mem = Memory(store, embedder, RoutedExtraction(RuleRouter(), RuleExtractor()))
+            extractor = RuleExtractor() if args.views == "full" else RuleExtractor(context_views="none", turn_views=False)
+            mem = Memory(store, embedder, RoutedExtraction(RuleRouter(), extractor))
             scope = Scope(user_id="bench", run_id=args.conversation)
             t0 = time.perf_counter()
             n_rec = 0
@@ -74,6 +82,14 @@ def main() -> None:
                 n_rec += len(mem.add(messages[i : i + args.batch], scope=scope).records)
             ingest_rates.append(len(messages) / (time.perf_counter() - t0))
             records_per_utt = n_rec / len(messages)
+
+            # the embedder alone on exactly the texts ingest embedded, in the same batch shapes
+            record_texts = [r.embed_text() for r in mem.get_all(scope=scope)]
+            per_batch = max(1, round(args.batch * records_per_utt))
+            t0 = time.perf_counter()
+            for i in range(0, len(record_texts), per_batch):
+                embedder.embed(record_texts[i : i + per_batch])
+            same_text_rates.append(len(messages) / (time.perf_counter() - t0))
 
             # query path, on the last ingested store
             for q in questions[:10]:
@@ -94,9 +110,11 @@ def main() -> None:
             mem.close()
 
     embed_rate = max(embed_rates)
+    out = args.out or str(Path(__file__).parent / "results" / f"core-{args.views}.json")
     ingest_rate = max(ingest_rates)
     result = {
         "conversation": args.conversation,
+        "views": args.views,
         "utterances": len(messages),
         "records": n_records,
         "records_per_utterance": round(records_per_utt, 3),
@@ -104,6 +122,8 @@ def main() -> None:
         "embedder_utterances_per_s": round(embed_rate, 1),
         "ingest_utterances_per_s": round(ingest_rate, 1),
         "ingest_vs_embedder": round(ingest_rate / embed_rate, 3),
+        "embedder_on_record_texts_utterances_per_s": round(max(same_text_rates), 1),
+        "ingest_vs_embedder_on_record_texts": round(ingest_rate / max(same_text_rates), 3),
         "queries": len(questions),
         "query_path_ms": {"p50": round(pct(total_ms, 50), 2), "p95": round(pct(total_ms, 95), 2)},
         "query_embed_ms": {"p50": round(pct(embed_ms, 50), 2), "p95": round(pct(embed_ms, 95), 2)},
@@ -113,8 +133,8 @@ def main() -> None:
         "machine": {"python": platform.python_version(), "cpu_count": __import__("os").cpu_count(), "platform": platform.platform()},
         "command": "python bench/bench_core.py " + " ".join(sys.argv[1:]),
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    Path(out).write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
 
 

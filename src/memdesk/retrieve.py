@@ -68,7 +68,7 @@ class Retriever:
         for memory_type in wanted:
             for rank, scored in enumerate(self.store.search(vector, scope, memory_type, per_type_k, speaker=speaker)):
                 candidates.append(
-                    SearchHit(
+                    SearchHit.model_construct(  # trusted values from the store: skip re-validation
                         record=scored.record,
                         score=scored.score,
                         memory_type=memory_type,
