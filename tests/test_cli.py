@@ -75,3 +75,13 @@ def test_ingest_locomo_file(run, locomo_path):
     assert "ingested 419 messages" in out.output
     hits = json.loads(run("search", "Caroline LGBTQ support group", "--user", "lc", "--run", "conv-26", "--json").output)
     assert hits and all(h["provenance"][0].startswith("D") for h in hits)
+
+
+def test_reembed_command(run, monkeypatch):
+    run("add", "Ana keeps bees on the roof", "--user", "ana")
+    out = run("reembed", "--embedder", "minilm")
+    assert "re-embedded 1 records with minilm" in out.output
+    r = run("search", "bees", "--user", "ana", ok=False)  # the settings still say hashing: refused
+    assert r.exit_code == 2 and "EmbeddingMismatchError" in r.output
+    monkeypatch.setenv("MEMDESK_EMBEDDER", "minilm")
+    assert "bees" in run("search", "bees", "--user", "ana").output

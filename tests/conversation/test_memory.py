@@ -200,3 +200,21 @@ def test_answer_offline_is_extractive_and_labelled(mem):
     assert ans.extractive is True
     assert "marine biologist" in ans.answer
     assert ans.evidence.tokens > 0 and "[2023-05-08]" in ans.evidence.text
+
+
+def test_reembed_migrates_a_store_to_another_model(tmp_path):
+    from memdesk.reembed import reembed_store
+
+    url = f"sqlite:///{tmp_path}/re.db"
+    old = Memory(open_store(url), HashingEmbedder(64), RawTurnProcessor())
+    old.add([{"id": "a", "content": "Ana keeps bees on the roof"}, {"id": "b", "content": "Ben sails on Sundays"}],
+            scope=ANA, timestamp=T0)
+    old.close()
+    store = open_store(url)
+    assert reembed_store(store, HashingEmbedder(128)) == 2
+    store.close()
+    with pytest.raises(EmbeddingMismatchError):
+        Memory(open_store(url), HashingEmbedder(64), RawTurnProcessor())
+    new = Memory(open_store(url), HashingEmbedder(128), RawTurnProcessor())
+    assert new.search("bees on the roof", scope=ANA)[0].record.provenance == ["a"]
+    new.close()
