@@ -376,6 +376,7 @@ class EvalRun:
         pending_total = sum(1 for q in self.questions for s in self.systems if (s.name, q.id) not in done)
         logger.info("%d (system, question) pairs pending, %d done", pending_total, len(done))
         bar = tqdm(total=pending_total, desc=f"{self.dataset.name} questions", unit="q", file=sys.stderr, disable=not self.progress)
+        clock = time.perf_counter()
         try:
             for conv_id, questions in by_conv.items():
                 pending = [(q, s) for q in questions for s in self.systems if (s.name, q.id) not in done]
@@ -398,9 +399,14 @@ class EvalRun:
                     self._account(row)
                     bar.update(1)
                 self.state.add("questions.seconds", time.perf_counter() - start)
+                # wall time is booked per conversation, so a killed run keeps what it spent
+                now = time.perf_counter()
+                self.state.add("wall_seconds", now - clock)
+                clock = now
                 self.state.save()
         finally:
             bar.close()
+            self.state.add("wall_seconds", time.perf_counter() - clock)
             self.state.save()
         wanted = {q.id for q in self.questions}
         names = {s.name for s in self.systems}
@@ -547,11 +553,9 @@ def run_eval(
     )
     ledgers = _ledgers(llm, judge)
     before = [_usage_snapshot(ledger) for ledger in ledgers]
-    wall = time.perf_counter()
     try:
         rows = run.run()
     finally:
-        run.state.add("wall_seconds", time.perf_counter() - wall)
         for ledger, old in zip(ledgers, before):
             for key, value in _usage_snapshot(ledger).items():
                 run.state.add(key, value - old.get(key, 0))
