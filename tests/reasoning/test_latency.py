@@ -140,3 +140,25 @@ def test_streaming_model_errors_and_guards(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("MEMDESK_ALLOW_MODEL_REQUESTS", "0")
     with pytest.raises(ModelCallsForbiddenError):
         model.complete([ChatMessage(role="user", content="x")])
+
+
+def test_a_stream_cut_off_by_the_server_is_asked_again_without_streaming() -> None:
+    # llama-cpp-python 0.3.x drops the stream of a long prompt: no content, no finish reason
+    seen: list[dict] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        body = json.loads(request.content)
+        seen.append(body)
+        if body.get("stream"):
+            return httpx2.Response(200, content=b"", headers={"content-type": "text/event-stream"})
+        return httpx2.Response(200, json={
+            "id": "c2", "object": "chat.completion", "created": 1, "model": "local",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "so \\boxed{7}"}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 800, "completion_tokens": 5, "total_tokens": 805}})  # fmt: skip
+
+    model = StreamingChatModel("local", "http://localhost:8080/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    c = model.complete([ChatMessage(role="user", content="long prompt")], max_tokens=32)
+    assert c.text == "so \\boxed{7}" and c.finish_reason == "stop"
+    assert [b.get("stream", False) for b in seen] == [True, False] and seen[1]["max_tokens"] == 32
+    assert c.usage.time_to_first_token_s is None and split_model_time(c)[2] == "total"
+    assert (c.usage.prompt_tokens, c.usage.completion_tokens) == (800, 5)

@@ -228,6 +228,15 @@ class StreamingChatModel:
             api_key=api_key or "no-key", base_url=base_url, timeout=timeout_s, max_retries=0, http_client=http_client
         )
 
+    def _chunks(self, stream: Any) -> Iterator[Any]:
+        """The stream's chunks; a body the server cut off mid-way ends the stream (finish stays None)."""
+        import httpx2
+
+        try:
+            yield from stream
+        except (httpx2.RemoteProtocolError, self._openai.APIConnectionError) as e:
+            logger.warning("%s: the server cut the stream off: %s", self.model_id, e)
+
     def close(self) -> None:
         self._client.close()
 
@@ -267,7 +276,7 @@ class StreamingChatModel:
         model_name = self.model_id
         try:
             stream = self._client.chat.completions.create(**kwargs)
-            for chunk in stream:
+            for chunk in self._chunks(stream):
                 model_name = getattr(chunk, "model", None) or model_name
                 if getattr(chunk, "usage", None) is not None:
                     usage_block = chunk.usage
@@ -281,6 +290,21 @@ class StreamingChatModel:
                         n_chunks += 1
                     if choice.finish_reason:
                         finish = choice.finish_reason
+            if finish is None:
+                # the stream ended without a finish reason: the server dropped it (llama-cpp-python
+                # 0.3.x does so when a long prefill outlasts its disconnect check). Nothing is dropped
+                # silently: ask once more without streaming (timing then falls back to the total).
+                logger.warning("%s: stream ended without a finish reason; asking again without streaming", self.model_id)
+                kwargs = {k: v for k, v in kwargs.items() if k not in ("stream", "stream_options")}
+                started = self._clock()
+                ttft, n_chunks = None, 0
+                reply = self._client.chat.completions.create(**kwargs)
+                choice = reply.choices[0]
+                parts = [choice.message.content or ""]
+                finish = choice.finish_reason or "unknown"
+                usage_block = reply.usage
+                model_name = reply.model or model_name
+                server = llamacpp_timings(getattr(reply, "model_extra", None)) or server
         except self._openai.APIStatusError as e:
             text = str(e).lower()
             if e.status_code in (401, 403):
