@@ -85,3 +85,11 @@ def test_reembed_command(run, monkeypatch):
     assert r.exit_code == 2 and "EmbeddingMismatchError" in r.output
     monkeypatch.setenv("MEMDESK_EMBEDDER", "minilm")
     assert "bees" in run("search", "bees", "--user", "ana").output
+
+
+def test_compact_extractor_views_write_fewer_records(run, monkeypatch, tmp_path):
+    text = "I went hiking yesterday. The trail was steep. My sister came along."
+    full = json.loads(run("add", text, "--user", "f", "--json").output)
+    monkeypatch.setenv("MEMDESK_EXTRACTOR_VIEWS", "compact")
+    compact = json.loads(run("add", text, "--user", "c", "--json").output)
+    assert 0 < len(compact["records"]) < len(full["records"])

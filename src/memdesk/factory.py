@@ -13,6 +13,8 @@ def build_processor(settings: Settings, chat_model=None) -> Processor:
         from .conversation.extract import RuleExtractor
         from .conversation.router import RuleRouter
 
+        if settings.extractor_views == "compact":
+            return RoutedExtraction(RuleRouter(), RuleExtractor(context_views="none", turn_views=False))
         return RoutedExtraction(RuleRouter(), RuleExtractor())
     if settings.processor == "raw":
         from .conversation.raw import RawTurnProcessor

@@ -40,6 +40,11 @@ class Settings(BaseSettings):
     processor: Literal["rules", "llm", "raw"] = Field(
         default="rules", description="rules (offline router/extractor), llm (needs llm_base_url), raw (one record per turn)."
     )
+    extractor_views: Literal["full", "compact"] = Field(
+        default="full",
+        description="Rule extractor: full (sentence, whole-turn and reply-in-context views: best recall) or "
+        "compact (sentence views only: ~2 records per utterance, faster ingest).",
+    )
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://localhost:8080/v1")
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
