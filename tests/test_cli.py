@@ -93,3 +93,25 @@ def test_compact_extractor_views_write_fewer_records(run, monkeypatch, tmp_path)
     monkeypatch.setenv("MEMDESK_EXTRACTOR_VIEWS", "compact")
     compact = json.loads(run("add", text, "--user", "c", "--json").output)
     assert 0 < len(compact["records"]) < len(full["records"])
+
+
+def test_ask_with_a_chat_model_reports_its_usage(tmp_path, monkeypatch):
+    from memdesk.cli import Ctx
+    from memdesk.conversation.answer import LLMAnswerer
+    from memdesk.conversation.memory import Memory
+    from memdesk.conversation.raw import RawTurnProcessor
+    from memdesk.embed import HashingEmbedder
+    from memdesk.llm.fake import ScriptedChatModel
+    from memdesk.records import Scope
+    from memdesk.store import open_store
+
+    chat = ScriptedChatModel(["Lisbon"])
+    mem = Memory(open_store(f"sqlite:///{tmp_path}/u.db"), HashingEmbedder(64), RawTurnProcessor(), answerer=LLMAnswerer(chat))
+    mem.add("I moved to Lisbon.", scope=Scope(user_id="ana"))
+    ctx = Ctx(None, None)
+    ctx._memory = mem
+    assert ctx.usage_line() is None
+    assert mem.answer("Where does Ana live?", scope=Scope(user_id="ana")).answer == "Lisbon"
+    line = ctx.usage_line()
+    assert line is not None and line.startswith("llm usage: answer 1 calls")
+    ctx.close()

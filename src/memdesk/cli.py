@@ -39,6 +39,20 @@ class Ctx:
             self._memory = build_memory(self.settings())
         return self._memory
 
+    def usage_line(self) -> str | None:
+        """Tokens, latency and cost per operation of the chat model used by this command, if any."""
+        if self._memory is None:
+            return None
+        for part in (self._memory.answerer, self._memory.processor):
+            ledger = getattr(getattr(part, "chat_model", None), "ledger", None)
+            if ledger is not None and ledger.total().calls:
+                return "llm usage: " + "; ".join(
+                    f"{op} {u.calls} calls, {u.prompt_tokens}+{u.completion_tokens} tokens, "
+                    f"{u.latency_s:.1f}s, ${u.cost_usd:.4f}"
+                    for op, u in ledger.by_operation().items()
+                )
+        return None
+
     def close(self) -> None:
         if self._memory is not None:
             self._memory.close()
@@ -132,6 +146,8 @@ def ingest(obj: Ctx, file: str, user_id, agent_id, run_id, conversation_ids, bat
         + ", ".join(f"{n} {t}" for t, n in counts.items())
         + " records"
     )
+    if usage := obj.usage_line():
+        click.echo(usage, err=True)
 
 
 @main.command()
@@ -219,6 +235,8 @@ def ask(obj: Ctx, question, user_id, agent_id, run_id, speaker, as_json) -> None
         )
         return
     _print_answer(ans)
+    if usage := obj.usage_line():
+        click.echo(usage, err=True)
 
 
 def _print_answer(ans) -> None:
