@@ -457,6 +457,22 @@ def test_write_logs_and_puts_in_one_transaction(store: Store, rng) -> None:
     assert store.has_message(U1A1, "D1:9")
 
 
+def test_write_with_owners_skips_messages_another_writer_logged(store: Store, rng) -> None:
+    # two ingests of the same messages raced past their has_message checks: the second stores nothing twice
+    msgs = [_msg(i) for i in range(3)]
+    first = semantic(U1A1, 3)
+    assert store.write(msgs, first, unit(rng, 3), owners=[m.id for m in msgs]) == []
+    again = semantic(U1A1, 4)
+    fresh = _msg(7)
+    owners = [msgs[0].id, msgs[1].id, fresh.id, fresh.id]
+    assert store.write([*msgs, fresh], again, unit(rng, 4), owners=owners) == [m.id for m in msgs]
+    assert store.count() == 5  # 3 first + the 2 records of the new message
+    assert {r.id for r in store.scan(U1A1)} == {r.id for r in first} | {again[2].id, again[3].id}
+    assert [m.id for m in store.messages(U1A1)] == [*(m.id for m in msgs), fresh.id]
+    with pytest.raises(InvalidInputError):
+        store.write([_msg(8)], semantic(U1A1, 1), unit(rng, 1), owners=[])
+
+
 # --- collections -----------------------------------------------------------------------------------------
 def test_collections_put_get_search_count(store: Store, rng) -> None:
     ids = [f"ex{i}" for i in range(50)]

@@ -218,3 +218,26 @@ def test_reembed_migrates_a_store_to_another_model(tmp_path):
     new = Memory(open_store(url), HashingEmbedder(128), RawTurnProcessor())
     assert new.search("bees on the roof", scope=ANA)[0].record.provenance == ["a"]
     new.close()
+
+
+def test_two_concurrent_ingests_of_the_same_messages_store_everything_once(tmp_path):
+    import threading
+
+    url = f"sqlite:///{tmp_path}/race.db"
+    msgs = [{"id": f"m{i}", "content": f"fact {i} about the garden", "timestamp": T0} for i in range(60)]
+    mems = [Memory(open_store(url), HashingEmbedder(64), RawTurnProcessor()) for _ in range(2)]
+    added = [0, 0]
+
+    def ingest(n: int) -> None:
+        for i in range(0, len(msgs), 5):
+            added[n] += len(mems[n].add(msgs[i : i + 5], scope=ANA).records)
+
+    threads = [threading.Thread(target=ingest, args=(n,)) for n in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(mems[0].get_all(scope=ANA)) == 60 and len(mems[0].messages(scope=ANA)) == 60
+    assert sum(added) == 60  # AddResult counts only what was written
+    for m in mems:
+        m.close()

@@ -145,12 +145,15 @@ class Memory:
                     metadata=u.message.metadata,
                 )
             )
+        owners = [u.message_id for u, p in zip(utterances, processed) for _ in p.records]
         vectors = self.embedder.embed([r.embed_text() for r in records])
-        self.store.write(raws, records, vectors)
+        # a concurrent ingest may have logged some of these messages since the check above: the store
+        # skips them (and their records) inside its write transaction
+        skipped = set(self.store.write(raws, records, vectors, owners=owners))
         return AddResult(
             message_ids=ids,
-            routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed)},
-            records=records,
+            routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed) if u.message_id not in skipped},
+            records=[r for r, owner in zip(records, owners) if owner not in skipped],
         )
 
     @staticmethod

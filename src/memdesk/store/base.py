@@ -97,8 +97,17 @@ class Store(Protocol):
         """Raw messages under ``scope`` in insertion order (only the ``last`` N if given)."""
         ...
 
-    def write(self, messages: Sequence[RawMessage], records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
-        """Log messages and put their records in ONE transaction: all or nothing (resumable ingest)."""
+    def write(
+        self,
+        messages: Sequence[RawMessage],
+        records: Sequence[MemoryRecord],
+        vectors: np.ndarray,
+        *,
+        owners: Sequence[str] | None = None,
+    ) -> list[str]:
+        """Log messages and put their records in ONE transaction: all or nothing (resumable ingest).
+        With ``owners`` (one source message id per record), messages already logged when the transaction
+        starts are skipped with their records; returns the skipped message ids."""
         ...
 
     def has_message(self, scope: Scope, message_id: str) -> bool: ...

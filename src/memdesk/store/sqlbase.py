@@ -426,17 +426,43 @@ class SQLStoreBase:
         """
         self.write([], records, vectors)
 
-    def write(self, messages: Sequence[RawMessage], records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
+    def write(
+        self,
+        messages: Sequence[RawMessage],
+        records: Sequence[MemoryRecord],
+        vectors: np.ndarray,
+        *,
+        owners: Sequence[str] | None = None,
+    ) -> list[str]:
         """Log messages and put records in ONE transaction: all or nothing (resumable ingest).
 
-        Same rules as :meth:`log_messages` and :meth:`put`; everything is validated before writing.
+        With ``owners`` (the id of the message each record came from), a message that is already logged
+        in its scope when the transaction starts (another writer got there first) is skipped together
+        with its records, so two ingests of the same conversation never store anything twice.
+        Returns the ids of the messages skipped that way. Same rules as :meth:`log_messages` and
+        :meth:`put`; everything is validated before writing.
         """
         rows = message_rows(check_messages(messages))
         batch = self._prepare_records(records, vectors)
+        if owners is not None and len(owners) != (0 if batch is None else len(batch[0])):
+            raise InvalidInputError("owners must name one message id per record")
         if not rows and batch is None:
-            return
+            return []
+        skipped: list[str] = []
         with self._lock:
             with self._tx("write") as conn:
+                if rows and owners is not None:
+                    sql = f"SELECT 1 FROM messages WHERE scope_key = {self._P} AND id = {self._P} LIMIT 1"
+                    skipped = [r[4] for r in rows if conn.execute(sql, (r[0], r[4])).fetchone() is not None]
+                    if skipped:
+                        gone = set(skipped)
+                        rows = [r for r in rows if r[4] not in gone]
+                        if batch is not None:
+                            keep = [i for i, owner in enumerate(owners) if owner not in gone]
+                            recs, matrix, payloads = batch
+                            batch = (
+                                ([recs[i] for i in keep], matrix[keep], [payloads[i] for i in keep]) if keep else None
+                            )
                 if rows:
                     self._insert_messages(conn, rows)
                 if batch is not None:
@@ -445,6 +471,7 @@ class SQLStoreBase:
                 recs, matrix, payloads = batch
                 for i, (r, payload) in enumerate(zip(recs, payloads)):
                     self._records.upsert(r.type, scope_tuple(r.scope), r.id, matrix[i], payload, r.speaker)
+        return skipped
 
     @staticmethod
     def _prepare_records(
