@@ -160,6 +160,8 @@ class Memory:
     def _normalize(
         messages: MessageInput | Sequence[MessageInput], *, timestamp: datetime | None, speaker: str | None
     ) -> list[Message]:
+        if timestamp is not None and not isinstance(timestamp, datetime):
+            raise InvalidInputError("timestamp must be a datetime")
         if isinstance(messages, (str, Message, Mapping)):
             messages = [messages]
         if not isinstance(messages, Iterable):
@@ -186,12 +188,11 @@ class Memory:
                 updates["timestamp"] = timestamp
             if msg.speaker is None and speaker is not None:
                 updates["speaker"] = speaker
-            out.append(msg.model_copy(update=updates) if updates else msg)
+            # re-validate only what was filled in (a naive timestamp becomes UTC like any other)
+            out.append(Message.model_validate({**msg.model_dump(), **updates}) if updates else msg)
         if not out:
             raise EmptyInputError("no messages to add")
-        if timestamp is not None and not isinstance(timestamp, datetime):
-            raise InvalidInputError("timestamp must be a datetime")
-        return [Message.model_validate(m.model_dump()) for m in out]
+        return out
 
     # -- read path --------------------------------------------------------------------------
     def search(
