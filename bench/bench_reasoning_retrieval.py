@@ -12,10 +12,17 @@ It also times, on the MATH bank: query embedding (single query, and batched per 
 cosine top-k search per query through the SQLite store's collection search (warm in-memory index,
 what retrieval uses) and through a bare numpy matrix-vector product (single and batched).
 
+It also measures approximate search through an :class:`~memdesk.store.ivf.IVFIndex` of the MATH
+bank for several (nlist, nprobe): build time, single-query search time (ids only, and with payload
+decode through :class:`VectorRetriever`), recall@k against exact search and the MATH-500
+same-subject@k fraction. ``--only ivf`` measures just that (with the exact search figures beside
+it, under the same load) and writes ``search_ivf.{json,md}``, leaving ``retrieval.*`` alone.
+
 The banks are cached in a SQLite file under ``runs/reasoning-cache/`` (gitignored): embedding the
 12k MATH problems takes a minute or two on 2 cores and is done once.
 
 Usage: python bench/bench_reasoning_retrieval.py [--data-dir DIR] [--cache DIR] [--out DIR] [--k 5]
+                                                 [--only all|speed|ivf|report]
 """
 
 from __future__ import annotations
@@ -31,16 +38,23 @@ from pathlib import Path
 import numpy as np
 
 from memdesk.embed import MiniLMEmbedder
-from memdesk.reasoning.bank import BankBuilder, BuildConfig, MemoryBank
+from memdesk.reasoning.bank import (
+    BankBuilder,
+    BuildConfig,
+    MemoryBank,
+)
 from memdesk.reasoning.datasets import get_benchmark, resolve_data_dir
 from memdesk.reasoning.harness import ReasoningHarness
 from memdesk.reasoning.records import MemoryFormat
 from memdesk.reasoning.retrieve import BM25Retriever, VectorRetriever
 from memdesk.reasoning.tags import ProblemRepresentation
 from memdesk.store import open_store
+from memdesk.store.ivf import default_nlist
 from memdesk.store.vector_index import top_indices
 
 REPO = Path(__file__).resolve().parents[1]
+IVF_CONFIGS = [(None, 4), (None, 8), (None, 16), (256, 8)]
+"""(nlist, nprobe) of the IVF rows; None: the default nlist, about sqrt(bank size)."""
 
 
 def pct(values: list[float], q: float) -> float:
@@ -126,9 +140,6 @@ def speed(store, bank: MemoryBank, embedder, data_dir: Path, k: int, rounds: int
         np.argpartition(-scores, k - 1, axis=1)[:, :k]
         np_batched.append((time.perf_counter() - t0) / len(qv))
 
-    def stats(t: tuple[float, float, float, float]) -> dict:
-        return dict(zip(("best", "median", "p90", "mean"), t))
-
     return {
         "bank_vectors": int(matrix.shape[0]),
         "dim": int(matrix.shape[1]),
@@ -142,20 +153,121 @@ def speed(store, bank: MemoryBank, embedder, data_dir: Path, k: int, rounds: int
         "search_store_with_payload_decode_ms": stats(search_payload),
         "search_numpy_single_ms": stats(search_numpy),
         "search_numpy_batched_per_query_ms": 1000 * min(np_batched),
+        "ivf": ivf_rows(bank, embedder, data_dir, qv, k, rounds),
+    }
+
+
+def stats(t: tuple[float, float, float, float]) -> dict:
+    return dict(zip(("best", "median", "p90", "mean"), t))
+
+
+class _CachedEmbedder:
+    """The bench's embedder with the MATH-500 query vectors already computed (same model id), so
+    retrieval-quality passes over several retrievers embed each query once."""
+
+    def __init__(self, embedder, texts: list[str], vectors: np.ndarray) -> None:
+        self.model_id, self.dim = embedder.model_id, embedder.dim
+        self._inner = embedder
+        self._cache = {t: v for t, v in zip(texts, vectors)}
+
+    def embed(self, texts) -> np.ndarray:
+        texts = list(texts)
+        if all(t in self._cache for t in texts):
+            return np.stack([self._cache[t] for t in texts])
+        return self._inner.embed(texts)
+
+
+def _timed_interleaved(fns: dict[str, object], items, rounds: int) -> dict[str, dict]:
+    """:func:`_timed` of several functions, interleaved round by round so that a load change on the
+    shared machine hits them all alike: {label: stats}."""
+    medians: dict[str, list[float]] = {label: [] for label in fns}
+    every: dict[str, list[float]] = {label: [] for label in fns}
+    for _ in range(rounds):
+        for label, fn in fns.items():
+            times = []
+            for item in items:
+                t0 = time.perf_counter()
+                fn(item)  # type: ignore[operator]
+                times.append(time.perf_counter() - t0)
+            medians[label].append(statistics.median(times))
+            every[label] += times
+    return {
+        label: stats((1000 * min(medians[label]), 1000 * statistics.median(every[label]),
+                      1000 * pct(every[label], 90), 1000 * statistics.fmean(every[label])))
+        for label in fns
+    }  # fmt: skip
+
+
+def ivf_rows(bank: MemoryBank, embedder, data_dir: Path, qv: np.ndarray, k: int, rounds: int) -> dict:
+    """IVF on the MATH bank for each of :data:`IVF_CONFIGS`, beside exact search on the same query
+    vectors; every search time is measured in one interleaved loop (see :func:`_timed_interleaved`)."""
+    problems = get_benchmark("math500").load_eval(data_dir)
+    cached = _CachedEmbedder(embedder, [p.question for p in problems], qv)
+    groups = [e.group for e in bank.all()]
+
+    def harness_for(retriever: VectorRetriever) -> ReasoningHarness:
+        return ReasoningHarness(get_benchmark("math500"), None, retriever)
+
+    exact = VectorRetriever(bank, cached, ProblemRepresentation())
+    exact_q = harness_for(exact).retrieval_quality(problems, k, groups)
+    ids, _, matrix = bank.store.collection_export(bank.name)
+    exact_sets = [{ids[r] for r in top_indices(matrix @ v, k).tolist()} for v in qv]
+
+    builds: dict[int, dict] = {}
+    indexes = {}
+    for nlist in sorted({n or default_nlist(len(ids)) for n, _ in IVF_CONFIGS}):
+        times, kmeans = [], []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            index = bank.ivf_index(nlist=nlist, seed=0)
+            times.append(time.perf_counter() - t0)
+            kmeans.append(index.build_seconds)
+        indexes[nlist] = index
+        sizes = index.list_sizes
+        builds[nlist] = {
+            "nlist": index.nlist,
+            "export_and_build_s": round(min(times), 3),
+            "kmeans_and_layout_s": round(min(kmeans), 3),
+            "list_sizes": {"min": min(sizes), "median": statistics.median(sizes), "max": max(sizes)},
+        }
+    bank.search_ids(qv[0], k)  # warm the store's index
+    fns: dict[str, object] = {"exact ids": lambda v: bank.search_ids(v, k), "exact decode": lambda v: exact.search(v, k)}
+    rows = []
+    for nlist_opt, nprobe in IVF_CONFIGS:
+        index = indexes[nlist_opt or default_nlist(len(ids))]
+        retriever = VectorRetriever(bank, cached, ProblemRepresentation(), index=index, nprobe=nprobe)
+        found = [{h.id for h in index.search(v, k, nprobe)} for v in qv]
+        sizes = index.list_sizes
+        q = harness_for(retriever).retrieval_quality(problems, k, groups)
+        fns[f"{retriever.name} ids"] = lambda v, i=index, n=nprobe: i.search(v, k, n)
+        fns[f"{retriever.name} decode"] = lambda v, r=retriever: r.search(v, k)
+        rows.append({
+            "nlist": index.nlist,
+            "nprobe": nprobe,
+            "retriever": retriever.name,
+            "vectors_scanned_mean": round(statistics.fmean(sum(sizes[c] for c in index.probed_lists(v, nprobe)) for v in qv), 1),
+            f"recall_at_{k}": statistics.fmean(len(f & e) / k for f, e in zip(found, exact_sets)),
+            f"same_subject_at_{k}": q.same_group_at_k,
+            "top1_same_subject": q.top1_same_group,
+        })  # fmt: skip
+    timed = _timed_interleaved(fns, list(qv), rounds)
+    for row in rows:
+        row["search_ids_ms"] = timed[f"{row['retriever']} ids"]
+        row["search_with_payload_decode_ms"] = timed[f"{row['retriever']} decode"]
+    return {
+        "k": k,
+        "exact_same_subject_at_k": exact_q.same_group_at_k,
+        "exact_top1_same_subject": exact_q.top1_same_group,
+        "exact_search_ids_ms": timed["exact ids"],
+        "exact_search_with_payload_decode_ms": timed["exact decode"],
+        "builds": builds,
+        "rows": rows,
     }
 
 
 def _bank_matrix(store, bank: MemoryBank, dim: int) -> np.ndarray:
-    """The bank's stored vectors, read straight from the SQLite file (the Store protocol has no
-    bulk vector read for collections; this is a benchmark, not library code)."""
-    import sqlite3
-
-    from memdesk.store.codec import decode_matrix
-
-    conn = sqlite3.connect(store.path)
-    rows = conn.execute("SELECT vector FROM collection_items WHERE collection = ? ORDER BY rowid", (bank.name,)).fetchall()
-    conn.close()
-    return decode_matrix([b for (b,) in rows], dim)
+    """The bank's stored vectors, in insertion order."""
+    return store.collection_export(bank.name)[2]
 
 
 def markdown(result: dict) -> str:
@@ -221,6 +333,8 @@ def markdown(result: dict) -> str:
             ),
             "",
         ]
+        if s.get("ivf"):
+            lines += ivf_markdown(s["ivf"], s, "###")
     lines += [
         "## Banks",
         "",
@@ -249,17 +363,98 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ivf_markdown(ivf: dict, s: dict, level: str = "##") -> list[str]:
+    """The IVF rows of one speed measurement ``s`` (with the exact figures it was measured beside)."""
+    k = ivf["k"]
+    exact_ids, exact_dec = ivf["exact_search_ids_ms"], ivf["exact_search_with_payload_decode_ms"]
+    lines = [
+        f"{level} Approximate search: IVF index of the MATH bank ({s['bank_vectors']} vectors, k={k})",
+        "",
+        (
+            "Spherical k-means into `nlist` lists, vectors stored contiguously per list; a query probes the `nprobe` "
+            "lists with the nearest centroids (`memdesk.store.ivf.IVFIndex`, `memdesk eval reasoning --search ivf`). "
+            f"Times: single query, {s['rounds']} rounds over the {s['queries']} MATH-500 query vectors; 'best' is the least "
+            "disturbed round's median; all searches of a table are timed in one loop, interleaved round by round, "
+            f"so load changes hit them alike. Recall@{k}: fraction of the exact top-{k} found. Same subject@{k}: as in the quality "
+            "table, through `VectorRetriever` with the index."
+        ),
+        "",
+        f"| search | vectors scanned (mean) | ids only: best / median / p90 | with payload decode: best / median | recall@{k} | same subject@{k} | top-1 same subject |",
+        "|---|---|---|---|---|---|---|",
+        (
+            f"| exact (store) | {s['bank_vectors']} | {exact_ids['best']:.3f} / {exact_ids['median']:.3f} / {exact_ids['p90']:.3f} ms | "
+            f"{exact_dec['best']:.3f} / {exact_dec['median']:.3f} ms | 1.000 | "
+            f"{100 * ivf['exact_same_subject_at_k']:.1f}% | {100 * ivf['exact_top1_same_subject']:.1f}% |"
+        ),
+    ]
+    for r in ivf["rows"]:
+        t, d = r["search_ids_ms"], r["search_with_payload_decode_ms"]
+        lines.append(
+            f"| IVF nlist={r['nlist']} nprobe={r['nprobe']} | {r['vectors_scanned_mean']:.0f} | "
+            f"{t['best']:.3f} / {t['median']:.3f} / {t['p90']:.3f} ms | {d['best']:.3f} / {d['median']:.3f} ms | "
+            f"{r[f'recall_at_{k}']:.3f} | {100 * r[f'same_subject_at_{k}']:.1f}% | {100 * r['top1_same_subject']:.1f}% |"
+        )
+    lines += ["", "Index builds (best of 3; seed 0):", ""]
+    for b in ivf["builds"].values():
+        ls = b["list_sizes"]
+        lines.append(
+            f"- nlist={b['nlist']}: {b['export_and_build_s']:.2f} s with the vector export from the store "
+            f"(k-means and layout alone {b['kmeans_and_layout_s']:.2f} s); list sizes min {ls['min']}, median {ls['median']:g}, max {ls['max']}."
+        )
+    return lines + [""]
+
+
+def ivf_report(result: dict) -> str:
+    """search_ivf.md."""
+    m = result["machine"]
+    lines = [
+        "# MAC reasoning bank: approximate (IVF) vector search",
+        "",
+        (
+            f"Measured {result['measured_at']} on {m['cpus']} CPU cores ({m['platform']}; shared machine, load average "
+            f"{m['load_average_at_end']} at the end), embedder `{result['embedder']}`, bank `{result['bank']}`. "
+            "The paper's target for top-k vector search is 0.10 ms per query. Produced by "
+            "`python bench/bench_reasoning_retrieval.py --only ivf`."
+        ),
+        "",
+    ]
+    for blas, s in result["speed_math_bank"].items():
+        lines += [f"## {blas}", "", f"Load average at the start: {s['load_average_at_start']}.", ""]
+        lines += ivf_markdown(s["ivf"], s, "###")
+    return "\n".join(lines) + "\n"
+
+
+def ivf_only(store, bank: MemoryBank, embedder, data_dir: Path, k: int, rounds: int = 9) -> dict:
+    """The exact store search and the IVF rows on the MATH bank, under the same load."""
+    queries = [p.question for p in get_benchmark("math500").load_eval(data_dir)]
+    load = [round(x, 2) for x in os.getloadavg()]
+    qv = embedder.embed(queries)
+    return {
+        "bank_vectors": bank.count(),
+        "dim": int(qv.shape[1]),
+        "k": k,
+        "queries": len(qv),
+        "rounds": rounds,
+        "load_average_at_start": load,
+        "ivf": ivf_rows(bank, embedder, data_dir, qv, k, rounds),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--cache", default=str(REPO / "runs" / "reasoning-cache"))
     parser.add_argument("--out", default=str(REPO / "bench" / "results" / "reasoning"))
     parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--only", choices=["all", "speed", "report"], default="all",
+    parser.add_argument("--only", choices=["all", "speed", "ivf", "report"], default="all",
                         help="'speed' re-measures the timings and keeps the quality numbers of the last retrieval.json; "
+                             "'ivf' measures exact vs IVF search on the MATH bank into search_ivf.{json,md}; "
                              "'report' rewrites retrieval.md from retrieval.json")
     args = parser.parse_args()
     out = Path(args.out)
+    if args.only == "ivf":
+        run_ivf(args, out)
+        return
     previous = json.loads((out / "retrieval.json").read_text()) if (out / "retrieval.json").exists() else None
     if args.only in ("speed", "report") and previous is None:
         parser.error(f"--only {args.only} needs an earlier retrieval.json in --out")
@@ -309,6 +504,38 @@ def main() -> None:
     (out / "retrieval.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     (out / "retrieval.md").write_text(markdown(result), encoding="utf-8")
     print(markdown(result))
+
+
+def run_ivf(args: argparse.Namespace, out: Path) -> None:
+    """``--only ivf``: search_ivf.json gains (or replaces) the entry of this OPENBLAS_NUM_THREADS setting."""
+    data_dir = resolve_data_dir(args.data_dir)
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    embedder = MiniLMEmbedder()
+    store = open_store(f"sqlite:///{cache / 'banks-minilm.db'}")
+    path = out / "search_ivf.json"
+    previous = json.loads(path.read_text()) if path.exists() else {}
+    try:
+        bank = MemoryBank(store, "bench-math500-problem")
+        if bank.manifest() is None:  # not cached yet: build it (embeds 12k problems once)
+            bank, _ = build_bank(store, embedder, "math500", data_dir)
+        blas = f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'default')}"
+        speed_out = dict(previous.get("speed_math_bank", {}))
+        speed_out[blas] = ivf_only(store, bank, embedder, data_dir, args.k)
+    finally:
+        store.close()
+    result = {
+        "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
+                    "numpy": np.__version__, "load_average_at_end": [round(x, 2) for x in os.getloadavg()]},
+        "embedder": embedder.model_id,
+        "bank": bank.name,
+        "speed_math_bank": speed_out,
+    }  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    (out / "search_ivf.md").write_text(ivf_report(result), encoding="utf-8")
+    print(ivf_report(result))
 
 
 if __name__ == "__main__":

@@ -498,6 +498,37 @@ def test_collections_put_get_search_count(store: Store, rng) -> None:
     assert top[0] == "ex0" and top[1] == '{"q": "new"}' and top[2] == pytest.approx(1.0, abs=1e-5)
 
 
+def test_collection_export_gives_ids_payloads_and_vectors_in_insertion_order(
+    empty_store: Store, open_backend: Callable[[], Store], backend: Backend, rng
+) -> None:
+    none_ids, none_payloads, none_matrix = empty_store.collection_export("bank")  # no embedding info yet
+    assert none_ids == [] and none_payloads == [] and none_matrix.shape[0] == 0
+    empty_store.set_embedding_info(INFO)
+    store = empty_store
+    ids = [f"ex{i}" for i in (3, 1, 2, 0, 4)]  # insertion order, not sorted order
+    payloads = [f'{{"n": {i}}}' for i in range(5)]
+    v = unit(rng, 5)
+    store.collection_put("bank", ids[:3], payloads[:3], v[:3])
+    store.collection_search("bank", v[0], 2)  # warm the cache: the export must not depend on it
+    store.collection_put("bank", ids[3:], payloads[3:], v[3:])
+    store.collection_put("other", ["o"], ["{}"], unit(rng, 1))
+    new = unit(rng, 1)
+    store.collection_put("bank", ["ex1"], ['{"n": "new"}'], new)  # a replace keeps the item's place
+    got_ids, got_payloads, matrix = store.collection_export("bank")
+    assert got_ids == ids
+    assert got_payloads == [payloads[0], '{"n": "new"}', *payloads[2:]]
+    assert matrix.dtype == np.float32 and matrix.shape == (5, DIM) and matrix.flags.c_contiguous
+    want = v.copy()
+    want[1] = new[0]
+    np.testing.assert_array_equal(matrix, want)  # float32 round-trips bit for bit
+    empty_ids, empty_payloads, empty_matrix = store.collection_export("nothing")
+    assert empty_ids == [] and empty_payloads == [] and empty_matrix.shape == (0, DIM)
+    with pytest.raises(InvalidInputError):
+        store.collection_export("")
+    if backend.shared:  # another connection sees the same snapshot
+        assert open_backend().collection_export("bank")[0] == ids
+
+
 def test_collections_can_be_listed_pruned_and_emptied(store: Store, rng) -> None:
     v = unit(rng, 3)
     store.collection_put("b", ["1", "2", "3"], ["{}", "[]", "null"], v)

@@ -138,3 +138,18 @@ def test_sweep_covers_gammas_formats_and_temperatures() -> None:
     assert len(ts) == 2 * 2 * (1 + 4)
     assert all(c.gamma is None for c in configs if c.method is Method.COT)
     assert {c.max_tokens for c in ts} == {512} and {c.max_tokens for c in configs if c.method is Method.COT} == {1024}
+
+
+def test_resume_runs_errored_items_again(tmp_path: Path, harness_parts) -> None:
+    from memdesk.errors import LLMConnectionError
+
+    _, retriever = harness_parts
+    results_path = tmp_path / "results.jsonl"
+    config = EvalConfig(bench="toy", method=Method.COT, memory=False)
+    first = ScriptedChatModel([LLMConnectionError("server restarted"), "\\boxed{25}"])
+    _, summary = ReasoningHarness(BENCH, first, retriever).run(config, EVAL, results_path)
+    assert summary.n_errors == 1
+    second = ScriptedChatModel(["\\boxed{10}"])  # only the failed item is asked again
+    results, summary = ReasoningHarness(BENCH, second, retriever).run(config, EVAL, results_path)
+    assert len(second.calls) == 1 and summary.n_errors == 0 and summary.accuracy == 1.0
+    assert [r.id for r in results] == ["e:0", "e:1"] and results[0].prediction == "10"

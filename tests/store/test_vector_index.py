@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memdesk.store.codec import encode_vector
-from memdesk.store.vector_index import IndexCache, IndexRow, VectorIndex, top_indices
+from memdesk.store.vector_index import IndexCache, IndexRow, VectorIndex, merge_hits, top_candidates, top_indices
 
 DIM = 6
 
@@ -40,7 +40,7 @@ def test_index_matches_brute_force_after_any_sequence_of_changes(ops, query_seed
     q = unit(query_seed)
     candidates = [(i, v, p) for i, (v, p, s) in model.items() if speaker is None or s == speaker]
     want = sorted(((i, p, float(v @ q)) for i, v, p in candidates), key=lambda t: (-t[2], t[0]))[:k]
-    got = index.top_k(q, k, speaker)
+    got = merge_hits(index.top_k(q, k, speaker), k)
     assert len(got) == len(want)
     np.testing.assert_allclose([h.score for h in got], [s for *_, s in want], atol=1e-6)
     assert len({h.id for h in got}) == len(got)
@@ -55,6 +55,25 @@ def test_top_indices_orders_best_first() -> None:
     assert top_indices(scores, 3).tolist() == [1, 3, 4]
     assert top_indices(scores, 10).tolist() == [1, 3, 4, 0, 2]
     assert top_indices(scores, 0).tolist() == []
+
+
+def test_a_tie_at_the_kth_score_is_broken_by_id() -> None:
+    index = VectorIndex(DIM)
+    same = unit(7)
+    for item in ["e", "d", "c", "b", "a"]:  # inserted in reverse id order
+        index.upsert(item, same, item)
+    index.upsert("best", unit(8), "best")
+    q = unit(8)
+    assert [h.id for h in merge_hits(index.top_k(q, 3), 3)] == ["best", "a", "b"]
+    assert [h.id for h in merge_hits(index.top_k(same, 2), 2)] == ["a", "b"]
+
+
+def test_top_candidates_adds_rows_tied_with_the_kth() -> None:
+    scores = np.array([0.5, 0.9, 0.5, 0.5, 0.1], np.float32)
+    assert sorted(top_candidates(scores, 2).tolist()) == [0, 1, 2, 3]
+    assert top_candidates(scores, 1).tolist() == [1]
+    assert sorted(top_candidates(scores, 4).tolist()) == [0, 1, 2, 3]
+    assert top_candidates(scores, 9).tolist() == top_indices(scores, 9).tolist()
 
 
 def test_cache_loads_lazily_once_and_unions_scopes() -> None:

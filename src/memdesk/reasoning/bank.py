@@ -2,7 +2,8 @@
 
 A bank named ``NAME`` lives in three collections of any :class:`~memdesk.store.base.Store`:
 ``NAME`` (one row per :class:`~.records.SolvedExample`: id, JSON payload, unit vector, searched by
-the store's own cosine index), ``NAME::meta`` (the :class:`BankManifest`) and ``NAME::rejected``
+the store's own exact cosine index, or by an approximate :class:`~memdesk.store.ivf.IVFIndex`
+built from it with :meth:`MemoryBank.ivf_index`), ``NAME::meta`` (the :class:`BankManifest`) and ``NAME::rejected``
 (generated traces that failed verification, so a resumed build does not pay for them again).
 
 :class:`BankBuilder` runs MAC's offline stage in batches: trace sourcing and verification,
@@ -17,7 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Literal
 
@@ -26,11 +27,18 @@ from pydantic import BaseModel, Field
 from tqdm import tqdm
 
 from ..embed.base import Embedder
-from ..errors import DataOverlapError, InvalidInputError, LLMError, UsageError
+from ..errors import (
+    DataOverlapError,
+    EmptyInputError,
+    InvalidInputError,
+    LLMError,
+    UsageError,
+)
 from ..llm.base import ChatModel, Completion, Usage
 from ..llm.batch import ChatRequest, run_many
 from ..records import utcnow
 from ..store.base import EmbeddingInfo, Store
+from ..store.ivf import DEFAULT_ITERATIONS, IVFIndex
 from .datasets import AnswerKind, Problem, text_hash
 from .formats import FormatBuilder, FormattedContent
 from .methods import trace_messages
@@ -162,15 +170,24 @@ class MemoryBank:
 
     def search(self, vector: np.ndarray, k: int) -> list[RetrievedMemory]:
         """The ``k`` entries nearest ``vector`` by cosine, best first."""
-        hits = self.store.collection_search(self.name, vector, k)
-        return [
-            RetrievedMemory(example=SolvedExample.model_validate_json(p), score=float(s), rank=r)
-            for r, (_, p, s) in enumerate(hits)
-        ]
+        return retrieved_memories(self.store.collection_search(self.name, vector, k))
 
     def search_ids(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """(id, score) of the ``k`` nearest entries, best first, without decoding payloads."""
         return [(i, float(s)) for i, _, s in self.store.collection_search(self.name, vector, k)]
+
+    def ivf_index(self, nlist: int | None = None, seed: int = 0, *, iterations: int = DEFAULT_ITERATIONS) -> IVFIndex:
+        """An approximate :class:`~memdesk.store.ivf.IVFIndex` over the bank's current entries.
+
+        A snapshot: entries added later are not in it (build it again). ``nlist`` defaults to about
+        sqrt(entries). Raises EmptyInputError for an empty bank.
+        """
+        ids, payloads, matrix = self.store.collection_export(self.name)
+        if not ids:
+            raise EmptyInputError(f"bank {self.name!r} has no entries to index")
+        index = IVFIndex(ids, payloads, matrix, nlist=nlist, seed=seed, iterations=iterations)
+        logger.info("IVF index of bank %s: %d entries in %d lists (%.2f s)", self.name, len(index), index.nlist, index.build_seconds)
+        return index
 
     # rejected traces ---------------------------------------------------------------------------
     def rejected_ids(self) -> set[str]:
@@ -185,6 +202,18 @@ class MemoryBank:
                 [json.dumps({"reason": r}) for _, r in items],
                 np.repeat(_unit_row(dim), len(items), axis=0),
             )
+
+
+def retrieved_memories(hits: Iterable[tuple[str, str, float]]) -> list[RetrievedMemory]:
+    """(id, payload JSON, score) hits, best first, as ranked :class:`RetrievedMemory` s.
+
+    Shared by exact search (the store's ``collection_search``) and :class:`~memdesk.store.ivf.IVFIndex`
+    hits (a ``Hit`` is such a tuple).
+    """
+    return [
+        RetrievedMemory(example=SolvedExample.model_validate_json(p), score=float(s), rank=r)
+        for r, (_, p, s) in enumerate(hits)
+    ]
 
 
 def _unit_row(dim: int) -> np.ndarray:

@@ -5,6 +5,7 @@ Examples::
     memdesk bank build --bench gsm8k                       # offline: problem embeddings, no tags
     memdesk bank build --bench aime24 --llm                # traces + tags with the configured model
     memdesk eval reasoning --bench math500 --retrieval-only --out runs/math-retrieval
+    memdesk eval reasoning --bench math500 --retrieval-only --search ivf --nprobe 8 --out runs/math-ivf
     memdesk eval reasoning --bench gsm8k --method cod --memory both --k 5 --limit 100 \\
         --llm-base-url http://localhost:8080/v1 --llm-model qwen2.5-1.5b --out runs/gsm8k-cod
 
@@ -237,6 +238,10 @@ def info_cmd(store_url: str | None, name: str) -> None:
 @click.option("--seed", default=0, show_default=True, type=int, help="Seed of the --limit sample.")
 @click.option("--retriever", type=click.Choice(["auto", "tags", "problem", "bm25"]), default="auto", show_default=True,
               help="auto: tags when a chat model is given and a tag bank exists, else problem embeddings.")
+@click.option("--search", "search_mode", type=click.Choice(["exact", "ivf"]), default="exact", show_default=True,
+              help="Vector search: exact cosine, or an approximate IVF index built from the bank at start-up.")
+@click.option("--nprobe", default=8, show_default=True, type=click.IntRange(min=1), help="IVF: clusters probed per query.")
+@click.option("--nlist", default=None, type=click.IntRange(min=1), help="IVF: clusters (default about sqrt(bank entries)).")
 @click.option("--build-bank/--no-build-bank", default=True, show_default=True, help="Build an offline (problem-embedding) bank if missing.")
 @click.option("--retrieval-only", is_flag=True, help="No chat model calls: evaluate retrieval (same-group@k) only.")
 @click.option("--stream/--no-stream", default=True, show_default=True, help="Stream answers to measure time to first token.")
@@ -256,20 +261,33 @@ def reasoning_command(ctx: click.Context, **kw: Any) -> None:
         env.close()
 
 
-def _retriever(env: _Env, choice: str, build: bool) -> Any:
+def _vector_retriever(bank: Any, env: _Env, representation: Any, kw: dict[str, Any]) -> Any:
+    """Exact search by default; with ``--search ivf``, through an IVF index of the bank built now."""
+    from .retrieve import VectorRetriever
+
+    if kw["search_mode"] != "ivf":
+        return VectorRetriever(bank, env.embedder, representation)
+    index = bank.ivf_index(nlist=kw["nlist"])
+    click.echo(f"IVF index of {bank.name}: {len(index)} entries in {index.nlist} lists ({index.build_seconds:.2f} s)", err=True)
+    return VectorRetriever(bank, env.embedder, representation, index=index, nprobe=kw["nprobe"])
+
+
+def _retriever(env: _Env, choice: str, build: bool, kw: dict[str, Any]) -> Any:
     from .bank import MemoryBank
-    from .retrieve import BM25Retriever, VectorRetriever
+    from .retrieve import BM25Retriever
     from .tags import LLMTagger, ProblemRepresentation, TagRepresentation
 
     tag_bank = MemoryBank(env.store, env.bank_name(True))
     if choice == "auto":
         choice = "tags" if env.chat is not None and tag_bank.manifest() is not None else "problem"
+    if choice == "bm25" and kw["search_mode"] == "ivf":
+        raise UsageError("--search ivf applies to vector retrievers (tags, problem), not bm25")
     if choice == "tags":
         if env.chat is None:
             raise UsageError("--retriever tags needs a chat model (--llm) to tag the queries")
         if tag_bank.manifest() is None:
             raise UsageError(f"no tag bank {tag_bank.name!r}: run `memdesk bank build --bench {env.benchmark.name} --llm` first")
-        return VectorRetriever(tag_bank, env.embedder, TagRepresentation(LLMTagger(env.chat))), tag_bank
+        return _vector_retriever(tag_bank, env, TagRepresentation(LLMTagger(env.chat)), kw), tag_bank
     bank = MemoryBank(env.store, env.bank_name(False))
     if bank.manifest() is None:
         if not build:
@@ -279,7 +297,24 @@ def _retriever(env: _Env, choice: str, build: bool) -> Any:
         env.build_bank(bank.name, False, {"generate_traces": False})
     if choice == "bm25":
         return BM25Retriever.from_bank(bank), bank
-    return VectorRetriever(bank, env.embedder, ProblemRepresentation()), bank
+    return _vector_retriever(bank, env, ProblemRepresentation(), kw), bank
+
+
+def _search_info(retriever: Any) -> dict[str, Any]:
+    """How the run searched the bank, for the summary (the retriever's name says it too)."""
+    index = getattr(retriever, "index", None)
+    if index is None:
+        return {"retriever": retriever.name, "mode": "bm25" if retriever.name == "bm25" else "exact"}
+    return {
+        "retriever": retriever.name,
+        "mode": "ivf",
+        "nlist": index.nlist,
+        "nprobe": retriever.nprobe,
+        "seed": index.seed,
+        "iterations": index.iterations,
+        "entries": len(index),
+        "build_s": round(index.build_seconds, 3),
+    }
 
 
 def _inference_model(env: _Env, kw: dict[str, Any]) -> Any:
@@ -326,7 +361,7 @@ def _run_reasoning(env: _Env, kw: dict[str, Any]) -> None:
     ks = _csv(kw["ks"], int) or [5]
     memory = {"on": [True], "off": [False], "both": [False, True]}[kw["memory"]]
     need_retrieval = kw["retrieval_only"] or True in memory
-    retriever, bank = _retriever(env, kw["retriever"], kw["build_bank"]) if need_retrieval else (None, None)
+    retriever, bank = _retriever(env, kw["retriever"], kw["build_bank"], kw) if need_retrieval else (None, None)
     chat = None if kw["retrieval_only"] else _inference_model(env, kw)
     if not kw["retrieval_only"] and chat is None:
         raise UsageError("no chat model: pass --llm (or --llm-base-url/--llm-model), or use --retrieval-only")
@@ -336,6 +371,8 @@ def _run_reasoning(env: _Env, kw: dict[str, Any]) -> None:
     extra: dict[str, Any] = {"bench": env.benchmark.name, "eval_items": len(problems), "argv": sys.argv[1:]}
     bank_entries = bank.all() if bank is not None else []
     check_disjoint(bank_entries, problems)  # the bank may predate this eval set: check again
+    if retriever is not None:
+        extra["search"] = _search_info(retriever)
     if bank is not None:
         manifest = bank.manifest()
         extra["bank"] = {"name": bank.name, "entries": bank.count(), "manifest": manifest.model_dump(mode="json") if manifest else None}

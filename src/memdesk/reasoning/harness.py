@@ -300,8 +300,13 @@ class ReasoningHarness:
         )
 
     def run(self, config: EvalConfig, problems: Sequence[Problem], results_path: Path | None = None) -> tuple[list[ItemResult], RunSummary]:
-        """Run ``config`` over ``problems``; append to ``results_path`` and resume from it when given."""
-        done = {r.id: r for r in load_results(results_path) if r.run_id == config.run_id} if results_path else {}
+        """Run ``config`` over ``problems``; append to ``results_path`` and resume from it when given.
+
+        On resume, items whose earlier result holds an error (a model or connection failure) are run
+        again; the newer line of an item supersedes the older one."""
+        done = {
+            r.id: r for r in load_results(results_path) if r.run_id == config.run_id and r.error is None
+        } if results_path else {}
         results: list[ItemResult] = []
         todo = [p for p in problems if p.id not in done]
         if config.memory and todo:

@@ -291,9 +291,10 @@ class StreamingChatModel:
                     if choice.finish_reason:
                         finish = choice.finish_reason
             if finish is None:
-                # the stream ended without a finish reason: the server dropped it (llama-cpp-python
-                # 0.3.x does so when a long prefill outlasts its disconnect check). Nothing is dropped
-                # silently: ask once more without streaming (timing then falls back to the total).
+                # the stream ended without a finish reason: the server dropped it (llama-cpp-python's
+                # server aborts the streaming request when another request arrives, unless started with
+                # --interrupt_requests False). Nothing is dropped silently: ask once more without
+                # streaming (timing then falls back to the total).
                 logger.warning("%s: stream ended without a finish reason; asking again without streaming", self.model_id)
                 kwargs = {k: v for k, v in kwargs.items() if k not in ("stream", "stream_options")}
                 started = self._clock()

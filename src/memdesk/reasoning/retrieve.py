@@ -2,7 +2,8 @@
 
 :class:`VectorRetriever` is MAC's retriever: represent the query the way the bank was built (LLM
 tags from the question alone, or the question text offline), embed it with the bank's embedder,
-and take the store's exact cosine top-k (best first). :class:`BM25Retriever` is the lexical
+and take the store's exact cosine top-k (best first), or, given an :class:`~memdesk.store.ivf.IVFIndex`
+of the bank, its approximate top-k (probing ``nprobe`` clusters). :class:`BM25Retriever` is the lexical
 alternative of the paper's retriever ablation (Okapi BM25 over the problems, via ``rank-bm25``).
 Both report their own timings (T_tag, T_emb, T_search).
 """
@@ -18,9 +19,10 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..embed.base import Embedder
-from ..errors import EmptyInputError, InvalidInputError, UsageError
+from ..errors import ConfigError, EmptyInputError, InvalidInputError, UsageError
 from ..llm.base import Usage
-from .bank import MemoryBank
+from ..store.ivf import IVFIndex
+from .bank import MemoryBank, retrieved_memories
 from .records import EmbeddingKind, RetrievedMemory, SolvedExample, Tags
 from .tags import Representation
 
@@ -60,11 +62,24 @@ class Retriever(Protocol):
 class VectorRetriever:
     """Cosine top-k over the bank's vectors, with the query represented like the bank entries.
 
+    Exact search through the store by default. With ``index`` (from :meth:`MemoryBank.ivf_index`),
+    search goes through that approximate index instead, probing ``nprobe`` of its clusters; the
+    name then reads ``vector:<kind>:ivf<nlist>/<nprobe>``.
+
     Raises :class:`UsageError` when the representation or embedder differs from the bank's
-    (e.g. tag queries against an offline problem-embedded bank).
+    (e.g. tag queries against an offline problem-embedded bank) or the index's dimension differs
+    from the embedder's, ConfigError for ``nprobe < 1``.
     """
 
-    def __init__(self, bank: MemoryBank, embedder: Embedder, representation: Representation) -> None:
+    def __init__(
+        self,
+        bank: MemoryBank,
+        embedder: Embedder,
+        representation: Representation,
+        *,
+        index: IVFIndex | None = None,
+        nprobe: int = 8,
+    ) -> None:
         manifest = bank.manifest()
         if manifest is None:
             raise UsageError(f"bank {bank.name!r} is empty or was not built (run `memdesk bank build`)")
@@ -77,15 +92,32 @@ class VectorRetriever:
             raise UsageError(
                 f"bank {bank.name!r} was embedded with {manifest.embedding_model}, not {embedder.model_id}"
             )
+        if isinstance(nprobe, bool) or not isinstance(nprobe, int) or nprobe < 1:
+            raise ConfigError(f"nprobe must be an integer >= 1, got {nprobe!r}")
+        if index is not None and index.dim != embedder.dim:
+            raise UsageError(f"the IVF index has dimension {index.dim} but the embedder {embedder.model_id} has {embedder.dim}")
         self.bank = bank
         self.embedder = embedder
         self.representation = representation
+        self.index = index
+        self.nprobe = nprobe
         self.name = f"vector:{representation.kind.value}"
+        if index is not None:
+            self.name += f":ivf{index.nlist}/{nprobe}"
 
     def warm(self) -> None:
         """Load the embedder and the store's in-memory index (one-time costs, not per-query latency)."""
         vector = self.embedder.embed(["warm-up"])[0]
-        self.bank.search_ids(vector, 1)
+        if self.index is not None:
+            self.index.search(vector, 1, self.nprobe)
+        else:
+            self.bank.search_ids(vector, 1)
+
+    def search(self, vector: np.ndarray, k: int) -> list[RetrievedMemory]:
+        """The ``k`` memories nearest an already embedded query, best first (exact, or through the index)."""
+        if self.index is None:
+            return self.bank.search(vector, k)
+        return retrieved_memories(self.index.search(vector, k, self.nprobe))
 
     def retrieve(self, question: str, k: int) -> Retrieval:
         if not question.strip():
@@ -97,7 +129,7 @@ class VectorRetriever:
         t1 = time.perf_counter()
         vector = self.embedder.embed([rep.text])[0]
         t2 = time.perf_counter()
-        memories = self.bank.search(vector, k)
+        memories = self.search(vector, k)
         t3 = time.perf_counter()
         return Retrieval(
             memories=memories,

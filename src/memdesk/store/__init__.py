@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from ..errors import ConfigError
 from .base import EmbeddingInfo, ScoredRecord, Store
+from .ivf import IVFIndex
 from .migrations import Migration, apply_migrations
 from .sqlite import SQLITE_MIGRATIONS, SQLiteStore
 
 __all__ = [
     "EmbeddingInfo",
+    "IVFIndex",
     "Migration",
     "SQLITE_MIGRATIONS",
     "SQLiteStore",

@@ -963,6 +963,27 @@ class SQLStoreBase:
             hits = self._collections.search(collection, lambda key: True, query, k)
         return [(h.id, h.payload, h.score) for h in hits]
 
+    def collection_export(self, collection: str) -> tuple[list[str], list[str], np.ndarray]:
+        """(ids, payloads, float32 vector matrix) of every item of a collection, in insertion order.
+
+        For building a derived index (e.g. :class:`~memdesk.store.ivf.IVFIndex`); read straight
+        from the database, so it is a consistent snapshot. An empty or unknown collection gives
+        empty lists and a ``(0, dim)`` matrix (``dim`` 0 while the store has no embedding info).
+        """
+        check_name(collection, "collection name")
+        with self._read("collection_export") as conn:
+            self._sync(conn)
+            info = self._cached_info(conn)
+            ids: list[str] = []
+            payloads: list[str] = []
+            blobs: list[bytes] = []
+            if info is not None:
+                for row in self._collection_rows(collection, [_COLLECTION_KEY]):
+                    ids.append(row.id)
+                    payloads.append(row.payload)
+                    blobs.append(row.blob)
+        return ids, payloads, decode_matrix(blobs, info.dim if info is not None else 0)
+
     def collection_get(self, collection: str, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
         """(id, payload) of every item in insertion order, or of ``ids`` in that order (missing ids skipped)."""
         check_name(collection, "collection name")

@@ -52,6 +52,22 @@ def top_indices(scores: np.ndarray, k: int) -> np.ndarray:
     return part[np.argsort(-scores[part], kind="stable")]
 
 
+def top_candidates(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` largest scores plus every position tied with the k-th, best first.
+
+    Exact search hands these to :func:`merge_hits`, which breaks the tie by id: argpartition alone
+    would keep an arbitrary one of several rows tied at the cut.
+    """
+    rows = top_indices(scores, k)
+    if rows.size < k or rows.size == scores.shape[0]:
+        return rows
+    tied = np.flatnonzero(scores == scores[rows[-1]])
+    if tied.size > np.count_nonzero(scores[rows] == scores[rows[-1]]):
+        extra = np.setdiff1d(tied, rows, assume_unique=True)
+        rows = np.concatenate([rows, extra])
+    return rows
+
+
 def merge_hits(hits: Iterable[Hit], k: int) -> list[Hit]:
     """The best ``k`` of several result lists; ties broken by id for a stable order."""
     return sorted(hits, key=lambda h: (-h.score, h.id))[:k]
@@ -146,7 +162,8 @@ class VectorIndex:
         return True
 
     def top_k(self, query: np.ndarray, k: int, speaker: str | None = None) -> list[Hit]:
-        """The ``k`` rows with the largest dot product with ``query``, best first.
+        """The ``k`` rows with the largest dot product with ``query``, best first, plus any row tied
+        with the k-th (so a caller's :func:`merge_hits` breaks the tie by id).
 
         With ``speaker``, only rows of that speaker are candidates.
         """
@@ -155,7 +172,7 @@ class VectorIndex:
             return []
         if speaker is None:
             scores = self._vectors[:n] @ query
-            rows = top_indices(scores, k)
+            rows = top_candidates(scores, k)
             picked = scores[rows]
         else:
             code = self._speaker_codes.get(speaker)
@@ -165,7 +182,7 @@ class VectorIndex:
             if candidates.size == 0:
                 return []
             scores = (self._vectors[:n] @ query)[candidates]  # one matvec beats gathering the rows first
-            best = top_indices(scores, k)
+            best = top_candidates(scores, k)
             rows, picked = candidates[best], scores[best]
         return [Hit(self._ids[r], self._payloads[r], float(s)) for r, s in zip(rows.tolist(), picked.tolist())]
 
