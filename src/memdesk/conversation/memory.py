@@ -10,7 +10,6 @@ import logging
 from datetime import datetime
 from typing import Any, Iterable, Mapping, Sequence
 
-import numpy as np
 from pydantic import ValidationError
 
 from ..embed.base import Embedder

@@ -19,7 +19,6 @@ anything else from the server           :class:`~memdesk.errors.LLMError`
 from __future__ import annotations
 
 import email.utils
-import json
 import logging
 import os
 import random
@@ -34,9 +33,7 @@ from pydantic import BaseModel
 
 from ..errors import (
     EmptyInputError,
-    LLMAuthError,
     LLMConnectionError,
-    LLMContextLengthError,
     LLMError,
     LLMOutputError,
     LLMRateLimitError,
@@ -44,6 +41,7 @@ from ..errors import (
 from .base import ChatMessage, Completion, Usage
 from .batch import ChatRequest, run_many
 from .guard import check_model_requests_allowed
+from .http_errors import error_detail, error_text, status_error, terminal_status_error
 from .structured import complete_structured, with_schema_instructions
 from .usage import PriceTable, TokenEstimator, UsageLedger
 
@@ -51,17 +49,6 @@ log = logging.getLogger(__name__)
 
 _RETRY_STATUS = {408, 409, 429}
 _LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "::1", "host.docker.internal"}
-_CONTEXT_MARKERS = (
-    "context_length_exceeded",
-    "exceed_context_size",
-    "maximum context length",
-    "context length",
-    "context window",
-    "context size",
-    "too many tokens",
-    "prompt is too long",
-    "input is too long",
-)
 _NO_KEY = "no-key"
 
 
@@ -75,23 +62,6 @@ def is_local_url(base_url: str | None) -> bool:
         return False
     host = (urlparse(base_url).hostname or "").lower()
     return host in _LOCAL_HOSTS or host.startswith("127.")
-
-
-def _error_text(e: openai.APIStatusError, *, with_body: bool = True) -> str:
-    """What the server said (message, code, type and, if asked, the whole body), lower-cased."""
-    parts = [str(getattr(e, "message", "") or ""), str(e.code or ""), str(getattr(e, "type", "") or "")]
-    if with_body and e.body is not None:
-        parts.append(e.body if isinstance(e.body, str) else json.dumps(e.body, default=str))
-    return " ".join(parts).lower()
-
-
-def _detail(e: openai.APIStatusError) -> str:
-    """The server's message for humans; the body when the SDK found no message in it."""
-    msg = str(getattr(e, "message", "") or "")
-    if msg.startswith("Error code:") and e.body is not None:
-        body = e.body if isinstance(e.body, str) else json.dumps(e.body, default=str)
-        return f"{msg}: {body[:500]}"
-    return msg
 
 
 def _retry_after_s(headers: httpx2.Headers | None) -> float | None:
@@ -347,18 +317,10 @@ class OpenAICompatChatModel:
                 break
             except openai.APIStatusError as e:
                 status = e.status_code
-                text = _error_text(e)
-                if status in (401, 403):
-                    raise LLMAuthError(
-                        f"{self._label} refused the API key (HTTP {status}: {_detail(e)}); "
-                        "set MEMDESK_LLM_API_KEY to a valid key"
-                    ) from e
-                said = _error_text(e, with_body=False)  # the body may echo the prompt: not searched here
-                if status in (400, 413, 422) and any(m in said for m in _CONTEXT_MARKERS):
-                    raise LLMContextLengthError(
-                        f"the prompt is longer than the context window of {self._label} ({_detail(e)}); "
-                        "retrieve fewer records (max_records), shorten the input or use a model with a larger context"
-                    ) from e
+                text = error_text(e)
+                terminal = terminal_status_error(e, self._label)
+                if terminal is not None:
+                    raise terminal from e
                 if status == 400 and self._adapt_params(kwargs, text):
                     continue
                 if (
@@ -370,14 +332,9 @@ class OpenAICompatChatModel:
                     and ("response_format" in text or "json_schema" in text or "json_object" in text)
                 ):
                     raise _ResponseFormatRejected() from e
-                if status == 429 and (e.code == "insufficient_quota" or "insufficient_quota" in text):
-                    raise LLMRateLimitError(
-                        f"{self._label}: the account has no quota left ({_detail(e)}); add credit or use another key"
-                    ) from e
                 retryable = status in _RETRY_STATUS or status >= 500
                 if not retryable:
-                    hint = "; check MEMDESK_LLM_MODEL and MEMDESK_LLM_BASE_URL" if status == 404 else ""
-                    raise LLMError(f"{self._label} answered HTTP {status}: {_detail(e)}{hint}") from e
+                    raise status_error(e, self._label) from e
                 if attempt >= self.max_retries:
                     if status == 429:
                         raise LLMRateLimitError(
@@ -385,7 +342,7 @@ class OpenAICompatChatModel:
                             "lower MEMDESK_LLM_CONCURRENCY or retry later"
                         ) from e
                     raise LLMConnectionError(
-                        f"{self._label} kept failing with HTTP {status} after {attempt + 1} attempts: {_detail(e)}"
+                        f"{self._label} kept failing with HTTP {status} after {attempt + 1} attempts: {error_detail(e)}"
                     ) from e
                 delay = self._delay(attempt, e.response.headers)
                 log.info("%s: HTTP %d, retry %d/%d in %.2fs", self._label, status, attempt + 1, self.max_retries, delay)

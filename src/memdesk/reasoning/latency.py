@@ -27,14 +27,13 @@ from pydantic import BaseModel
 
 from ..errors import (
     EmptyInputError,
-    LLMAuthError,
     LLMConnectionError,
-    LLMContextLengthError,
     LLMError,
     UsageError,
 )
 from ..llm.base import ChatMessage, Completion, Usage
 from ..llm.guard import check_model_requests_allowed
+from ..llm.http_errors import status_error
 from ..llm.usage import PriceTable, TokenEstimator, UsageLedger
 
 logger = logging.getLogger(__name__)
@@ -307,12 +306,7 @@ class StreamingChatModel:
                 model_name = reply.model or model_name
                 server = llamacpp_timings(getattr(reply, "model_extra", None)) or server
         except self._openai.APIStatusError as e:
-            text = str(e).lower()
-            if e.status_code in (401, 403):
-                raise LLMAuthError(f"model {self.model_id!r} at {self.base_url} refused the key: {e}") from e
-            if "context" in text or "too long" in text:
-                raise LLMContextLengthError(f"prompt longer than the context of {self.model_id!r}: {e}") from e
-            raise LLMError(f"model {self.model_id!r} at {self.base_url} answered HTTP {e.status_code}: {e}") from e
+            raise status_error(e, f"model {self.model_id!r} at {self.base_url}") from e
         except self._openai.APIConnectionError as e:
             raise LLMConnectionError(f"model {self.model_id!r} at {self.base_url} could not be reached: {e}") from e
         except self._openai.OpenAIError as e:
