@@ -94,3 +94,35 @@ def test_serializer_lines_carry_anchor_speaker_and_type(store):
     ev = Serializer().serialize(Retriever(store).retrieve(unit([1, 0, 0]), S))
     assert ev.text.splitlines()[-1] == "- [May 2023] Ben: likes chess"
     assert Serializer().serialize([]).tokens == 0
+
+
+def test_hybrid_fuses_a_bm25_ranking_and_follows_writes(store):
+    # the dense ranking prefers the generic records; the rare word is only in a record far from the query vector
+    for i in range(6):
+        put(store, SemanticRecord(scope=S, fact=f"Ann likes generic thing {i}", provenance=[f"s{i}"]), [1, 0.01 * i, 0])
+    put(store, SemanticRecord(scope=S, fact="Ann went to a pottery workshop", provenance=["e"]), [0, 0, 1])
+    q = unit([1, 0, 0])
+    r = Retriever(store, k=3, K=4)
+    assert "e" not in {p for h in r.retrieve(q, S) for p in h.record.provenance}
+    hits = r.retrieve(q, S, query_text="Where did Ann do pottery?", hybrid=True)
+    assert len(hits) == 4 and "e" in {p for h in hits for p in h.record.provenance}
+    fused = next(h for h in hits if h.record.provenance == ["e"])
+    assert "bm25 top-1" in fused.why and fused.memory_type is MemoryType.SEMANTIC
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    # a record written after the index was built is found: the index follows the store's revision
+    put(store, SemanticRecord(scope=S, fact="Ann sells pottery online", provenance=["new"]), [0, 1, 0])
+    hits = Retriever(store, k=3, K=4, hybrid=True).retrieve(q, S, query_text="pottery")
+    assert "new" in {p for h in hits for p in h.record.provenance}
+    again = r.retrieve(q, S, query_text="pottery", hybrid=True)
+    assert "new" in {p for h in again for p in h.record.provenance}
+    with pytest.raises(InvalidInputError):
+        r.retrieve(q, S, hybrid=True)  # no query text
+
+
+def test_hybrid_index_cache_is_bounded(store):
+    for u in ("a", "b", "c"):
+        put(store, SemanticRecord(scope=Scope(user_id=u), fact=f"{u} fact", provenance=[u]), [1, 0, 0])
+    r = Retriever(store, hybrid=True, lexical_cache=2)
+    for u in ("a", "b", "c"):
+        assert r.retrieve(unit([1, 0, 0]), Scope(user_id=u), query_text="fact")
+    assert len(r._lexical) == 2

@@ -49,7 +49,7 @@ def build_memory(settings: Settings) -> Memory:
             make_embedder(settings),
             build_processor(settings, chat_model),
             answerer=build_answerer(chat_model),
-            retriever=Retriever(store, k=settings.top_k, K=settings.max_records),
+            retriever=Retriever(store, k=settings.top_k, K=settings.max_records, hybrid=settings.hybrid),
         )
     except BaseException:
         store.close()

@@ -4,17 +4,26 @@ The query is embedded once; each memory type's store is searched independently (
 instructions do not compete in one ranking), the union is ordered by cosine, duplicates are dropped
 (same provenance or the same normalized text), and the best K are kept. ``mode="untyped"`` ranks all
 records in one list instead: the ablation of typed separation.
+
+``hybrid=True`` (a memdesk extension, not in the ENGRAM paper) adds a lexical ranking: BM25 over the
+same records (their embedded text) under the scope, fused with the dense list by reciprocal rank
+(:mod:`memdesk.lexical`) before de-duplication and truncation. It finds records whose decisive word
+is a rare name or noun that the embedding blurs. Hits then carry the fused score, and ``why`` names
+both ranks. The BM25 index of a scope is built on first use and rebuilt when the store's
+:meth:`~memdesk.store.base.Store.revision` moves.
 """
 
 from __future__ import annotations
 
 import re
+from collections import OrderedDict
 from typing import Literal, Sequence
 
 import numpy as np
 
 from .errors import InvalidInputError, UnknownScopeError
-from .records import ALL_TYPES, Evidence, MemoryType, Scope, SearchHit
+from .lexical import BM25Index, rrf_fuse
+from .records import ALL_TYPES, Evidence, MemoryRecord, MemoryType, Scope, SearchHit
 from .store.base import Store
 from .tokens import TokenCounter
 
@@ -27,16 +36,49 @@ def normalized_text(text: str) -> str:
     return _NORM.sub(" ", text.lower()).strip()
 
 
-class Retriever:
-    """Typed top-k retrieval over a Store, with merge, de-duplication and truncation."""
+_LexicalKey = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str | None]
 
-    def __init__(self, store: Store, *, k: int = 20, K: int = 25, merge: Merge = "score") -> None:
+
+class Retriever:
+    """Typed top-k retrieval over a Store, with merge, de-duplication and truncation.
+
+    Args:
+        store: where the records are.
+        k: records per memory type (typed mode).
+        K: records kept after merging.
+        merge: ``"score"`` (by cosine) or ``"round_robin"`` (rank 0 of every type first).
+        hybrid: fuse a BM25 ranking with the dense one by default (see the module docstring).
+        lexical_k: BM25 records fused in hybrid mode.
+        rrf_c: the reciprocal-rank-fusion constant.
+        lexical_cache: BM25 indexes kept (one per scope, types and speaker searched), least
+            recently used dropped first.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        k: int = 20,
+        K: int = 25,
+        merge: Merge = "score",
+        hybrid: bool = False,
+        lexical_k: int = 25,
+        rrf_c: float = 60.0,
+        lexical_cache: int = 32,
+    ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
+        if lexical_k < 1 or rrf_c <= 0 or lexical_cache < 1:
+            raise InvalidInputError("lexical_k and lexical_cache must be >= 1 and rrf_c > 0")
         self.store = store
         self.k = k
         self.K = K
         self.merge = merge
+        self.hybrid = hybrid
+        self.lexical_k = lexical_k
+        self.rrf_c = rrf_c
+        self._lexical_cache = lexical_cache
+        self._lexical: OrderedDict[_LexicalKey, tuple[int, BM25Index, list[MemoryRecord]]] = OrderedDict()
 
     def check_scope(self, scope: Scope) -> None:
         if not any(scope.matches(s) for s in self.store.scopes()):
@@ -53,9 +95,13 @@ class Retriever:
         K: int | None = None,
         mode: Mode = "typed",
         merge: Merge | None = None,
+        query_text: str | None = None,
+        hybrid: bool | None = None,
     ) -> list[SearchHit]:
         """Best-first hits. ``merge="score"`` orders the union of the per-type lists by cosine;
-        ``"round_robin"`` takes rank 0 of every type, then rank 1, ... (each type represented)."""
+        ``"round_robin"`` takes rank 0 of every type, then rank 1, ... (each type represented).
+        Hybrid retrieval (``hybrid``, default the retriever's) needs ``query_text``, the text that
+        ``vector`` embeds."""
         k = k or self.k
         K = K or self.K
         if k < 1 or K < 1:
@@ -81,7 +127,70 @@ class Retriever:
             candidates.sort(key=lambda h: (h.rank, -h.score))
         else:
             candidates.sort(key=lambda h: -h.score)
+        if self.hybrid if hybrid is None else hybrid:
+            if not query_text or not query_text.strip():
+                raise InvalidInputError("hybrid retrieval needs the query text")
+            candidates = self._fuse(candidates, self.lexical_hits(query_text, scope, wanted, speaker))
         return dedupe(candidates)[:K]
+
+    def lexical_hits(
+        self, query_text: str, scope: Scope, types: Sequence[MemoryType] = ALL_TYPES, speaker: str | None = None
+    ) -> list[SearchHit]:
+        """The BM25 top ``lexical_k`` records of ``types`` under ``scope`` (and ``speaker``'s bank)."""
+        index, records = self._lexical_index(scope, tuple(types), speaker)
+        return [
+            SearchHit.model_construct(
+                record=records[i],
+                score=score,
+                memory_type=MemoryType(records[i].type),
+                rank=rank,
+                why=f"bm25 top-{rank + 1} ({score:.2f})",
+            )
+            for rank, (i, score) in enumerate(index.top(query_text, self.lexical_k))
+        ]
+
+    def _lexical_index(
+        self, scope: Scope, types: tuple[MemoryType, ...], speaker: str | None
+    ) -> tuple[BM25Index, list[MemoryRecord]]:
+        key: _LexicalKey = (scope.user_id, scope.agent_id, scope.run_id, types, speaker)
+        revision = self.store.revision()
+        cached = self._lexical.get(key)
+        if cached is not None and cached[0] == revision:
+            self._lexical.move_to_end(key)
+            return cached[1], cached[2]
+        records = [r for t in types for r in self.store.scan(scope, t, speaker=speaker)]
+        index = BM25Index([r.embed_text() for r in records])
+        self._lexical[key] = (revision, index, records)
+        self._lexical.move_to_end(key)
+        while len(self._lexical) > self._lexical_cache:
+            self._lexical.popitem(last=False)
+        return index, records
+
+    def _fuse(self, dense: list[SearchHit], lexical: list[SearchHit]) -> list[SearchHit]:
+        """Reciprocal-rank fusion of the dense and lexical lists, as hits carrying the fused score."""
+        by_id: dict[str, tuple[SearchHit | None, SearchHit | None]] = {}
+        for h in dense:
+            by_id.setdefault(h.record.id, (h, None))
+        for h in lexical:
+            d, _ = by_id.get(h.record.id, (None, None))
+            by_id[h.record.id] = (d, h)
+        fused = rrf_fuse([([h.record.id for h in dense], 1.0), ([h.record.id for h in lexical], 1.0)], self.rrf_c)
+        out = []
+        for record_id, score in fused:
+            d, lex = by_id[record_id]
+            base = d or lex
+            assert base is not None
+            reasons = [x.why for x in (d, lex) if x is not None]
+            out.append(
+                SearchHit.model_construct(
+                    record=base.record,
+                    score=score,
+                    memory_type=base.memory_type,
+                    rank=base.rank,
+                    why=f"{' + '.join(reasons)}; fused {score:.4f}",
+                )
+            )
+        return out
 
 
 def dedupe(hits: Sequence[SearchHit]) -> list[SearchHit]:

@@ -53,6 +53,11 @@ class Settings(BaseSettings):
     llm_concurrency: int = 4
     top_k: int = Field(default=20, ge=1, description="k: records retrieved from each typed store.")
     max_records: int = Field(default=25, ge=1, description="K: records kept after merge and de-duplication.")
+    hybrid: bool = Field(
+        default=False,
+        description="Fuse a BM25 ranking of the same records with the dense one (reciprocal rank); a memdesk "
+        "extension beyond ENGRAM's dense-only read path.",
+    )
     busy_timeout_ms: int = Field(default=5000, ge=0, description="How long a write waits for a locked database.")
     data_dir: str | None = Field(default=None, description="Benchmark data folder (default ../shared/data).")
 

@@ -357,6 +357,25 @@ def test_search_follows_this_stores_writes(store: Store, rng) -> None:
     assert set(ids_of(store.search(v[15], Scope(agent_id="a1"), MemoryType.SEMANTIC, 5))) == {new_scope[0].id}
 
 
+def test_revision_moves_with_every_record_change_and_only_then(store: Store, rng) -> None:
+    recs = semantic(U1, 3)
+    v = unit(rng, 3)
+    seen = [store.revision()]
+    assert store.revision() == seen[-1]  # reading changes nothing
+    for change in (
+        lambda: store.put(recs, v),
+        lambda: store.replace(recs[0].model_copy(update={"fact": "changed"}), v[1]),
+        lambda: store.delete(recs[1].id),
+        lambda: store.delete_scope(U1),
+    ):
+        change()
+        assert store.revision() not in seen
+        seen.append(store.revision())
+        store.search(v[0], U1, MemoryType.SEMANTIC, 3)
+        list(store.scan(U1))
+        assert store.revision() == seen[-1]
+
+
 def test_search_rejects_bad_queries(store: Store, rng) -> None:
     store.put(semantic(U1, 3), unit(rng, 3))
     q = unit(rng, 1)[0]
@@ -606,7 +625,9 @@ def test_a_second_store_on_the_same_database_is_seen(open_backend: Callable[[], 
     assert b.collection_search("bank", v[0], 1)[0][0] == "x"
     b.collection_put("bank", ["y"], ["{}"], v[3:4])
     assert a.collection_search("bank", v[3], 1)[0][0] == "y"
+    seen = a.revision()
     b.delete_scope(U1)
+    assert a.revision() != seen  # another connection's commit moves this store's revision
     assert a.search(v[0], U1, MemoryType.SEMANTIC, 10) == []
 
 

@@ -205,15 +205,18 @@ class Memory:
         speaker: str | None = None,
         mode: Mode = "typed",
         merge: Merge | None = None,
+        hybrid: bool | None = None,
     ) -> list[SearchHit]:
-        """Top-k per type under ``scope`` (and ``speaker``'s bank), merged, de-duplicated, truncated to K."""
+        """Top-k per type under ``scope`` (and ``speaker``'s bank), merged, de-duplicated, truncated to K.
+        ``hybrid`` fuses a BM25 ranking of the same records (default: the retriever's setting)."""
         scope = _as_scope(scope)
         if not isinstance(query, str) or not query.strip():
             raise EmptyInputError("empty query")
         self.retriever.check_scope(scope)
         vector = self.embedder.embed([query])[0]
         return self.retriever.retrieve(
-            vector, scope, types=_as_types(types), speaker=speaker, k=k, K=K, mode=mode, merge=merge
+            vector, scope, types=_as_types(types), speaker=speaker, k=k, K=K, mode=mode, merge=merge,
+            query_text=query, hybrid=hybrid,
         )
 
     def evidence(self, query: str, *, scope: Scope, **search_args: Any) -> Evidence:

@@ -35,7 +35,7 @@ def _common(f):
                      help="Run directory: results.jsonl, summary.json, report.md, plots; reused to resume."),
         click.option("--limit", default=None, type=int, help="Only the first N questions."),
         click.option("--systems", default=None,
-                     help="Comma-separated systems (memdesk-typed, memdesk-untyped, flat-rag, flat-rag-K50, "
+                     help="Comma-separated systems (memdesk-typed, memdesk-untyped, memdesk-hybrid, flat-rag, flat-rag-K50, "
                           "full-context, sweep); default all."),
         click.option("--k", "k", default=20, show_default=True, help="Records per memory type (typed top-k)."),
         click.option("--K", "K", default=25, show_default=True, help="Records kept after merge (K)."),

@@ -18,7 +18,7 @@ from typing import Any
 
 logger = logging.getLogger(__name__)
 
-MAIN_ORDER = ["memdesk-typed", "memdesk-untyped", "flat-rag", "flat-rag-K50", "full-context"]
+MAIN_ORDER = ["memdesk-typed", "memdesk-untyped", "memdesk-hybrid", "memdesk-hybrid-K40", "flat-rag", "flat-rag-K50", "full-context"]
 
 
 def _fmt(x: Any, nd: int = 3) -> str:

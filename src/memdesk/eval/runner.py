@@ -316,7 +316,9 @@ class EvalRun:
             assert spec.store is not None
             memory = memories[(spec.store, spec.sweep)]
             start = time.perf_counter()
-            evidence = memory.evidence(q.question, scope=self.scope_of(conv.id), k=spec.k, K=spec.K, mode=spec.mode)
+            evidence = memory.evidence(
+                q.question, scope=self.scope_of(conv.id), k=spec.k, K=spec.K, mode=spec.mode, hybrid=spec.hybrid
+            )
             search_ms = (time.perf_counter() - start) * 1000
             provenance = [list(h.record.provenance) for h in evidence.hits]
             row["containment"] = _containment_tokens(q, M.normalize_answer(evidence.text).split())

@@ -73,6 +73,11 @@ class Store(Protocol):
 
     def count(self, scope: Scope | None = None, memory_type: MemoryType | None = None) -> int: ...
 
+    def revision(self) -> int:
+        """A number that changes whenever any memory record changes (here or in another process):
+        lets callers cache what they derive from records, e.g. a lexical index."""
+        ...
+
     def history(self, record_id: str) -> list[HistoryEntry]:
         """All versions of a record, oldest first (ADD, UPDATE..., DELETE)."""
         ...

@@ -963,6 +963,13 @@ class SQLStoreBase:
             hits = self._collections.search(collection, lambda key: True, query, k)
         return [(h.id, h.payload, h.score) for h in hits]
 
+    def revision(self) -> int:
+        """A number that changes whenever a memory record changes: written through this store, or
+        committed by another connection (noticed here, as every read notices it)."""
+        with self._read("revision") as conn:
+            self._sync(conn)
+            return self._records.generation
+
     def collection_export(self, collection: str) -> tuple[list[str], list[str], np.ndarray]:
         """(ids, payloads, float32 vector matrix) of every item of a collection, in insertion order.
 

@@ -205,9 +205,13 @@ class IndexCache(Generic[K]):
         self._load_rows = load_rows
         self._keys: dict[str, set[K]] = {}
         self._indexes: dict[str, dict[K, VectorIndex]] = {}
+        #: Moves on every change reported to the cache (and on :meth:`clear`): a cheap "did the
+        #: data change?" check for anything derived from the rows (e.g. a lexical index).
+        self.generation = 0
 
     def clear(self) -> None:
         """Forget everything; the next search reloads lazily."""
+        self.generation += 1
         self._keys.clear()
         self._indexes.clear()
 
@@ -260,6 +264,7 @@ class IndexCache(Generic[K]):
         self, namespace: str, key: K, item_id: str, vector: np.ndarray, payload: str, speaker: str | None = None
     ) -> None:
         """Reflect a committed insert/update in whatever is loaded."""
+        self.generation += 1
         keys = self._keys.get(namespace)
         indexes = self._indexes.setdefault(namespace, {})
         index = indexes.get(key)
@@ -272,12 +277,14 @@ class IndexCache(Generic[K]):
             index.upsert(item_id, vector, payload, speaker)
 
     def remove(self, namespace: str, key: K, item_id: str) -> None:
+        self.generation += 1
         index = self.loaded(namespace, key)
         if index is not None:
             index.remove(item_id)
 
     def drop(self, namespace: str, keys: Iterable[K]) -> None:
         """Forget scope keys whose rows were all deleted."""
+        self.generation += 1
         known = self._keys.get(namespace)
         indexes = self._indexes.get(namespace, {})
         for key in keys:

@@ -1,0 +1,109 @@
+"""Lexical (BM25) ranking of memory records, for hybrid retrieval.
+
+Dense MiniLM retrieval misses questions whose decisive word is a rare name or noun ("What did
+Melanie paint?"); BM25 over the same records finds them. :class:`BM25Index` is Okapi BM25 (k1, b)
+with the non-negative IDF ``log(1 + (N - df + 0.5) / (df + 0.5))``, built once over a fixed list of
+texts: each term's posting list keeps its documents and their length-normalized term weights, so a
+query costs one ``np.add.at`` per query term.
+
+:func:`rrf_fuse` is reciprocal-rank fusion (Cormack et al. 2009): an item's fused score is the sum of
+``weight / (c + rank)`` over the ranked lists that contain it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from typing import TypeVar
+
+import numpy as np
+
+from .errors import InvalidInputError
+
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+#: Function words that carry no retrieval signal in conversational text.
+STOPWORDS = frozenset(
+    """a about after all also am an and any are as at be because been before being but by can could
+    did do does doing done for from had has have having he her here hers him his how i if in into is it
+    its just me my no not of on or our ours she so some than that the their them then there these they
+    this those to too us very was we were what when where which while who whom why will with would you
+    your yours""".split()
+)
+
+T = TypeVar("T", bound=Hashable)
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word tokens (letters and digits, any script), stopwords removed."""
+    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+
+
+class BM25Index:
+    """Okapi BM25 over a fixed list of texts (positions 0..n-1).
+
+    Args:
+        texts: the documents.
+        k1: term-frequency saturation (default 1.5).
+        b: length normalization (default 0.75).
+    """
+
+    def __init__(self, texts: Sequence[str], *, k1: float = 1.5, b: float = 0.75) -> None:
+        if k1 < 0 or not 0.0 <= b <= 1.0:
+            raise InvalidInputError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
+        self.k1, self.b = k1, b
+        docs = [Counter(tokenize(t)) for t in texts]
+        self.n = len(docs)
+        lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
+        avg = float(lengths.mean()) if self.n and lengths.sum() > 0 else 1.0
+        norm = k1 * (1.0 - b + b * lengths / avg)
+        postings: dict[str, tuple[list[int], list[float]]] = {}
+        for i, doc in enumerate(docs):
+            for term, tf in doc.items():
+                ids, weights = postings.setdefault(term, ([], []))
+                ids.append(i)
+                weights.append(tf * (k1 + 1.0) / (tf + norm[i]))
+        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+        for term, (ids, weights) in postings.items():
+            idf = math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
+            self._postings[term] = (np.asarray(ids, dtype=np.intp), np.asarray(weights, dtype=np.float64) * idf)
+
+    def __len__(self) -> int:
+        return self.n
+
+    def scores(self, query: str) -> np.ndarray:
+        """The BM25 score of every document for ``query`` (0 where no query term occurs)."""
+        out = np.zeros(self.n, dtype=np.float64)
+        for term in set(tokenize(query)):
+            posting = self._postings.get(term)
+            if posting is not None:
+                np.add.at(out, posting[0], posting[1])
+        return out
+
+    def top(self, query: str, k: int) -> list[tuple[int, float]]:
+        """(position, score) of the ``k`` best documents with a positive score, best first (ties: lower position)."""
+        if k <= 0 or self.n == 0:
+            return []
+        scores = self.scores(query)
+        hit = np.flatnonzero(scores > 0)
+        if hit.size > k:
+            hit = hit[np.argpartition(-scores[hit], k - 1)[:k]]
+        order = sorted(hit.tolist(), key=lambda i: (-scores[i], i))
+        return [(i, float(scores[i])) for i in order]
+
+
+def rrf_fuse(rankings: Iterable[tuple[Sequence[T], float]], c: float = 60.0) -> list[tuple[T, float]]:
+    """Reciprocal-rank fusion of best-first lists given as (items, weight): (item, fused score), best
+    first; ties keep the order in which items were first seen."""
+    if c <= 0:
+        raise InvalidInputError(f"the RRF constant must be positive, got {c}")
+    fused: dict[T, float] = {}
+    for items, weight in rankings:
+        for rank, item in enumerate(items):
+            fused[item] = fused.get(item, 0.0) + weight / (c + rank)
+    order = {item: i for i, item in enumerate(fused)}
+    return sorted(fused.items(), key=lambda kv: (-kv[1], order[kv[0]]))
+
+
+__all__ = ["BM25Index", "STOPWORDS", "rrf_fuse", "tokenize"]

@@ -1,0 +1,54 @@
+"""BM25 ranking and reciprocal-rank fusion, against hand-computed values."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from memdesk.errors import InvalidInputError
+from memdesk.lexical import BM25Index, rrf_fuse, tokenize
+
+
+def test_tokenize_lowercases_splits_and_drops_stopwords() -> None:
+    assert tokenize("What did Melanie paint in 2022? A sunset_lake!") == ["melanie", "paint", "2022", "sunset", "lake"]
+    assert tokenize("Émile a peint") == ["émile", "peint"]
+    assert tokenize("") == [] and tokenize("the of and") == []
+
+
+def test_bm25_scores_match_the_formula() -> None:
+    texts = ["melanie paints sunsets", "caroline runs", "melanie melanie runs far away today"]
+    index = BM25Index(texts, k1=1.5, b=0.75)
+    lengths = [3, 2, 6]
+    avg = sum(lengths) / 3
+
+    def term(tf: int, dl: int, df: int) -> float:
+        idf = math.log(1 + (3 - df + 0.5) / (df + 0.5))
+        return idf * tf * 2.5 / (tf + 1.5 * (1 - 0.75 + 0.75 * dl / avg))
+
+    got = index.scores("Melanie runs")
+    want = [term(1, 3, 2), term(1, 2, 2), term(2, 6, 2) + term(1, 6, 2)]
+    np.testing.assert_allclose(got, want)
+    best = sorted(range(3), key=lambda i: -want[i])[:2]
+    assert index.top("Melanie runs", 2) == [(best[0], pytest.approx(want[best[0]])), (best[1], pytest.approx(want[best[1]]))]
+
+
+def test_bm25_top_skips_non_matching_documents_and_handles_edges() -> None:
+    index = BM25Index(["alpha beta", "gamma", "beta beta"])
+    assert [i for i, _ in index.top("beta", 10)] == [2, 0]  # document 1 never matches
+    assert index.top("zeta", 5) == [] and index.top("beta", 0) == []
+    assert BM25Index([]).top("beta", 3) == [] and len(BM25Index([])) == 0
+    with pytest.raises(InvalidInputError):
+        BM25Index(["x"], b=2.0)
+
+
+def test_rrf_fuse_sums_reciprocal_ranks() -> None:
+    fused = rrf_fuse([(["a", "b", "c"], 1.0), (["c", "d"], 1.0)], c=10)
+    scores = dict(fused)
+    assert scores["c"] == pytest.approx(1 / 12 + 1 / 10)
+    assert scores["a"] == pytest.approx(1 / 10) and scores["d"] == pytest.approx(1 / 11)
+    assert [item for item, _ in fused] == ["c", "a", "b", "d"]  # b and d tie at 1/11: b was seen first
+    assert [item for item, _ in rrf_fuse([(["x", "y"], 1.0), (["y", "x"], 1.0)])] == ["x", "y"]  # tie: first seen
+    with pytest.raises(InvalidInputError):
+        rrf_fuse([(["a"], 1.0)], c=0)
