@@ -3,7 +3,7 @@
 - ``memdesk-typed``: ENGRAM's read path over the typed store (per-type top-k, merge, truncate K);
 - ``memdesk-untyped``: the same records ranked in one list (the ENGRAM ablation);
 - ``memdesk-hybrid`` / ``memdesk-hybrid-K40``: the typed read path with a BM25 ranking fused in (a memdesk
-  extension), at the same K and at K=40 (about the typed system's evidence tokens);
+  extension), at the same K and at K=40;
 - ``flat-rag`` / ``flat-rag-K50``: one record per raw turn, top-K turns (no routing, no typing);
 - ``full-context``: every turn of the conversation (token and accuracy reference; no retrieval);
 - ``typed-k{k}-K{K}``: the k/K sweep of the typed system (retrieval metrics only, never answered).
@@ -59,7 +59,7 @@ def default_systems(
         SystemSpec(name="memdesk-typed", store="typed", mode="typed", k=k, K=K),
         SystemSpec(name="memdesk-untyped", store="typed", mode="untyped", k=k, K=K),
         SystemSpec(name="memdesk-hybrid", store="typed", mode="typed", k=k, K=K, hybrid=True),
-        # hybrid evidence is shorter (BM25 favours short records): the same token budget holds more of it
+        # the recall a larger evidence budget buys with hybrid ranking (retrieval only)
         SystemSpec(name="memdesk-hybrid-K40", store="typed", mode="typed", k=k, K=40, hybrid=True, answered=False),
         SystemSpec(name="flat-rag", store="raw", mode="untyped", k=K, K=K),
     ]
