@@ -112,3 +112,6 @@ def test_eval_reasoning_with_ivf_search_records_it(tmp_path: Path, data_root: Pa
     assert exact_summary["search"] == {"retriever": "vector:problem", "mode": "exact"}
     refused = CliRunner().invoke(reasoning_command, [*args, "--retriever", "bm25", "--search", "ivf", "--out", str(tmp_path / "x")])
     assert refused.exit_code != 0 and "bm25" in refused.output
+    # a run directory is not resumed with another retriever: its run ids would mix the two
+    mixed = CliRunner().invoke(reasoning_command, [*args, "--out", str(out)])
+    assert mixed.exit_code == 2 and "use another --out" in mixed.output

@@ -345,6 +345,26 @@ def _price_table(kw: dict[str, Any], model: str) -> Any:
     return PriceTable({model.split("/")[-1]: (kw["price_in"] or 0.0, kw["price_out"] or 0.0)})
 
 
+def _check_resumable(out: Path, search: dict[str, Any] | None, model: str | None) -> None:
+    """Refuse to resume a run directory written with another retriever or model: run ids name the
+    method, memory, k, format and temperature, not those, so the results would mix silently."""
+    path = out / "summary.json"
+    if not path.exists():
+        return
+    try:
+        before = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return
+    old_retriever = (before.get("search") or {}).get("retriever")
+    if search is not None and old_retriever is not None and old_retriever != search.get("retriever"):
+        raise UsageError(
+            f"{out} holds results retrieved with {old_retriever}, not {search.get('retriever')}: use another --out"
+        )
+    old_model = (before.get("model") or {}).get("model")
+    if model and old_model and old_model != model:
+        raise UsageError(f"{out} holds results of model {old_model!r}, not {model!r}: use another --out")
+
+
 def _run_reasoning(env: _Env, kw: dict[str, Any]) -> None:
     from .bank import check_disjoint
     from .harness import ReasoningHarness, sweep_configs
@@ -373,6 +393,7 @@ def _run_reasoning(env: _Env, kw: dict[str, Any]) -> None:
     check_disjoint(bank_entries, problems)  # the bank may predate this eval set: check again
     if retriever is not None:
         extra["search"] = _search_info(retriever)
+    _check_resumable(out, extra.get("search"), None if kw["retrieval_only"] else env.settings.llm_model)
     if bank is not None:
         manifest = bank.manifest()
         extra["bank"] = {"name": bank.name, "entries": bank.count(), "manifest": manifest.model_dump(mode="json") if manifest else None}

@@ -33,11 +33,17 @@ Return one JSON object with exactly these fields:
 - "problem_context": the application context (e.g. shopping, travel, physics, dates), at most 80 characters;
 - "complexity": {"difficulty": "easy"|"medium"|"hard", "steps": an integer 1-50,
   "computation": "light"|"moderate"|"heavy"}.
-Describe the reasoning the problem needs, not its specific numbers or names."""
+Describe the reasoning the problem needs, not its specific numbers or names.
+
+Example. Problem: "A shop sells pens at 3 for $$2. How much do 12 pens cost?" (answer: 8) gives
+{"knowledge_domains": ["arithmetic", "ratios"], "solution_strategies": ["unit rate", "proportional reasoning"],
+"problem_type": "arithmetic word problem", "problem_context": "shopping",
+"complexity": {"difficulty": "easy", "steps": 2, "computation": "light"}}
+That example only shows the format: tag the problem you are given, with its own domains and strategies."""
 
 EXAMPLE_TAG_PROMPT = PromptTemplate.parse(
     "mac_tag_example",
-    f"""#! version: 1
+    f"""#! version: 2
 ### system
 You label solved problems with structured reasoning tags for a retrieval index.
 {_SCHEMA_HELP}
@@ -52,7 +58,7 @@ Return the JSON tags.""",
 
 QUERY_TAG_PROMPT = PromptTemplate.parse(
     "mac_tag_query",
-    f"""#! version: 1
+    f"""#! version: 2
 ### system
 You label problems with structured reasoning tags for a retrieval index.
 {_SCHEMA_HELP}
