@@ -312,7 +312,7 @@ def reembed(obj: Ctx, embedder: str, embedding_model: str | None) -> None:
     from .store import open_store
 
     settings = obj.settings().model_copy(update={"embedder": embedder, "embedding_model": embedding_model})
-    store = open_store(settings.database_url, busy_timeout_ms=settings.busy_timeout_ms)
+    store = open_store(settings.database_url, busy_timeout_ms=settings.busy_timeout_ms, cache_max_rows=settings.cache_max_rows)
     try:
         n = reembed_store(store, make_embedder(settings))
     finally:

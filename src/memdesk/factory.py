@@ -42,7 +42,7 @@ def build_memory(settings: Settings) -> Memory:
     from .store import open_store
 
     chat_model = make_chat_model(settings)
-    store = open_store(settings.database_url, busy_timeout_ms=settings.busy_timeout_ms)
+    store = open_store(settings.database_url, busy_timeout_ms=settings.busy_timeout_ms, cache_max_rows=settings.cache_max_rows)
     try:
         return Memory(
             store,

@@ -53,6 +53,12 @@ class Settings(BaseSettings):
     llm_concurrency: int = 4
     top_k: int = Field(default=20, ge=1, description="k: records retrieved from each typed store.")
     max_records: int = Field(default=25, ge=1, description="K: records kept after merge and de-duplication.")
+    cache_max_rows: int = Field(
+        default=1_000_000,
+        ge=1,
+        description="Record vectors the store keeps in memory for search; least recently searched scopes are "
+        "unloaded past it (and reloaded from the database when searched again).",
+    )
     hybrid: bool = Field(
         default=False,
         description="Fuse a BM25 ranking of the same records with the dense one (reciprocal rank); a memdesk "

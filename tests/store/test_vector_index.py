@@ -114,3 +114,46 @@ def test_cache_loads_lazily_once_and_unions_scopes() -> None:
     cache.clear()
     cache.search("semantic", lambda key: True, q, 10)
     assert len(calls) > n_calls  # reloaded after clear
+
+
+def test_cache_unloads_least_recently_searched_scopes_past_max_rows() -> None:
+    rows = {("u", str(i)): [(f"x{i}-{j}", unit(100 * i + j)) for j in range(4)] for i in range(5)}
+    loads: list[tuple] = []
+
+    def load_rows(ns: str, keys):
+        loads.append(tuple(keys))
+        for key in keys:
+            for item, v in rows[key]:
+                yield IndexRow(key, item, item, None, encode_vector(v))
+
+    cache: IndexCache[tuple[str, str]] = IndexCache(lambda ns: list(rows), load_rows, max_rows=8)
+    q = unit(3)
+    for i in range(5):  # 4 rows each: at most two scopes stay loaded
+        hits = cache.search("semantic", lambda key, i=i: key == ("u", str(i)), q, 2)
+        assert {h.id.split("-")[0] for h in hits} == {f"x{i}"}
+        assert cache.cached_rows <= 8
+    assert cache.loaded("semantic", ("u", "0")) is None and cache.loaded("semantic", ("u", "4")) is not None
+    # an unloaded scope is reloaded on its next search, with the same answer as before
+    before = len(loads)
+    again = cache.search("semantic", lambda key: key == ("u", "0"), q, 4)
+    assert len(loads) == before + 1 and sorted(h.id for h in again) == sorted(i for i, _ in rows[("u", "0")])
+    # one search over more rows than the bound keeps what it needs
+    everything = cache.search("semantic", lambda key: True, q, 20)
+    assert len(everything) == 20
+
+
+def test_store_reloads_an_unloaded_scope_with_its_latest_rows(tmp_path) -> None:
+    from memdesk.records import MemoryType, Scope, SemanticRecord
+    from memdesk.store import EmbeddingInfo, open_store
+
+    store = open_store(f"sqlite:///{tmp_path / 'c.db'}", cache_max_rows=3)
+    store.set_embedding_info(EmbeddingInfo(model_id="t", dim=DIM))
+    scopes = [Scope(user_id=f"u{i}") for i in range(3)]
+    for i, s in enumerate(scopes):
+        store.put([SemanticRecord(scope=s, fact=f"f{i}-{j}") for j in range(2)], np.stack([unit(10 * i + j) for j in range(2)]))
+    for s in scopes:
+        assert len(store.search(unit(1), s, MemoryType.SEMANTIC, 5)) == 2
+    extra = SemanticRecord(scope=scopes[0], fact="written while unloaded")
+    store.put([extra], unit(99)[None, :])
+    assert store.search(unit(99), scopes[0], MemoryType.SEMANTIC, 1)[0].record.id == extra.id
+    store.close()

@@ -15,6 +15,7 @@ from ..errors import ConfigError
 from .base import EmbeddingInfo, ScoredRecord, Store
 from .ivf import IVFIndex
 from .migrations import Migration, apply_migrations
+from .sqlbase import DEFAULT_CACHE_MAX_ROWS
 from .sqlite import SQLITE_MIGRATIONS, SQLiteStore
 
 __all__ = [
@@ -54,8 +55,11 @@ def sqlite_path(url: str) -> str:
     return path
 
 
-def open_store(url: str, *, busy_timeout_ms: int = 5000) -> Store:
+def open_store(url: str, *, busy_timeout_ms: int = 5000, cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS) -> Store:
     """Open (creating and migrating if needed) the store a database URL names.
+
+    ``cache_max_rows`` bounds the record vectors kept in memory for search (least recently searched
+    scopes are unloaded first and reloaded on their next search); None keeps every loaded scope.
 
     ConfigError for an unknown scheme, a malformed URL, or a PostgreSQL URL without psycopg
     installed; StoreError if the PostgreSQL server cannot be reached.
@@ -65,13 +69,13 @@ def open_store(url: str, *, busy_timeout_ms: int = 5000) -> Store:
     url = url.strip()
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme == "sqlite":
-        return SQLiteStore(sqlite_path(url), busy_timeout_ms=busy_timeout_ms)
+        return SQLiteStore(sqlite_path(url), busy_timeout_ms=busy_timeout_ms, cache_max_rows=cache_max_rows)
     if scheme in ("postgresql", "postgres") or scheme.startswith("postgresql+"):
-        return _open_postgres("postgresql" + url[len(scheme) :], busy_timeout_ms)
+        return _open_postgres("postgresql" + url[len(scheme) :], busy_timeout_ms, cache_max_rows)
     raise ConfigError(f"unknown database URL scheme {scheme or url!r}: use sqlite:///PATH or postgresql://...")
 
 
-def _open_postgres(url: str, busy_timeout_ms: int) -> Store:
+def _open_postgres(url: str, busy_timeout_ms: int, cache_max_rows: int | None) -> Store:
     """A :class:`~memdesk.store.postgres.PostgresStore`, importing psycopg only now (an optional dependency)."""
     try:
         from .postgres import PostgresStore
@@ -81,4 +85,4 @@ def _open_postgres(url: str, busy_timeout_ms: int) -> Store:
         raise ConfigError(
             "the PostgreSQL backend needs psycopg 3: pip install 'memdesk[postgres]' (or 'psycopg[binary]')"
         ) from e
-    return PostgresStore(url, busy_timeout_ms=busy_timeout_ms)
+    return PostgresStore(url, busy_timeout_ms=busy_timeout_ms, cache_max_rows=cache_max_rows)

@@ -44,7 +44,7 @@ from .base import EmbeddingInfo
 from .codec import FLOAT32
 from .migrations import Migration, apply_migrations
 from .pg_schema import PG_MIGRATIONS
-from .sqlbase import CHUNK, SQLStoreBase
+from .sqlbase import CHUNK, DEFAULT_CACHE_MAX_ROWS, SQLStoreBase
 
 log = logging.getLogger(__name__)
 
@@ -182,8 +182,9 @@ class PostgresStore(SQLStoreBase):
         busy_timeout_ms: int = 5000,
         connect_timeout_s: int = 10,
         migrations: Sequence[Migration[psycopg.Connection[Any]]] = PG_MIGRATIONS,
+        cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
     ) -> None:
-        super().__init__(busy_timeout_ms)
+        super().__init__(busy_timeout_ms, cache_max_rows)
         if not isinstance(schema, str) or not schema or len(schema) > 63 or "\x00" in schema:
             raise ConfigError(f"invalid schema name {schema!r}")
         if not isinstance(dsn, str):

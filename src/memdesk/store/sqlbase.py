@@ -77,6 +77,9 @@ TABLES: dict[MemoryType, str] = {
 
 CHUNK = 900  # bound parameters per IN (...) list, for dialects that bind ids one by one
 PAGE = 500  # records per page when scanning
+#: Record vectors kept in memory across scopes (least recently searched scopes are unloaded past it):
+#: about 1.5 GB of 384-d float32 plus payloads. None: no bound.
+DEFAULT_CACHE_MAX_ROWS = 1_000_000
 RECORD_COLUMNS = (
     "id, seq, scope_key, user_id, agent_id, run_id, speaker, event_time, ingest_time, "
     "provenance, embedding_model, record, vector, version"
@@ -146,14 +149,18 @@ class SQLStoreBase:
     _DB_ERROR: ClassVar[type[Exception]]
     """The driver's base exception, turned into :mod:`memdesk.errors` ones by :meth:`_store_error`."""
 
-    def __init__(self, busy_timeout_ms: int) -> None:
+    def __init__(self, busy_timeout_ms: int, cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS) -> None:
         if isinstance(busy_timeout_ms, bool) or not isinstance(busy_timeout_ms, int) or busy_timeout_ms < 0:
             raise ConfigError(f"busy_timeout_ms must be a non-negative integer, got {busy_timeout_ms!r}")
+        if cache_max_rows is not None and (
+            isinstance(cache_max_rows, bool) or not isinstance(cache_max_rows, int) or cache_max_rows < 1
+        ):
+            raise ConfigError(f"cache_max_rows must be a positive integer or None, got {cache_max_rows!r}")
         self.busy_timeout_ms = busy_timeout_ms
         self._lock = threading.RLock()
         self._info: EmbeddingInfo | None = _UNSET
         self._version = -1  # the change counter last seen (see _sync)
-        self._records: IndexCache[ScopeTuple] = IndexCache(self._record_keys, self._record_rows)
+        self._records: IndexCache[ScopeTuple] = IndexCache(self._record_keys, self._record_rows, max_rows=cache_max_rows)
         self._collections: IndexCache[str] = IndexCache(self._collection_keys, self._collection_rows)
         self._conn: Any = None
 
@@ -1032,4 +1039,4 @@ class SQLStoreBase:
         return deleted
 
 
-__all__ = ["CHUNK", "PAGE", "RECORD_COLUMNS", "TABLES", "SQLStoreBase", "record_table_ddl"]
+__all__ = ["CHUNK", "DEFAULT_CACHE_MAX_ROWS", "PAGE", "RECORD_COLUMNS", "TABLES", "SQLStoreBase", "record_table_ddl"]

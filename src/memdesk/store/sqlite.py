@@ -31,7 +31,7 @@ from ..errors import StoreError, StoreLockedError
 from .base import EmbeddingInfo
 from .codec import encode_vector, parse_time, utc_now_iso
 from .migrations import Migration, apply_migrations
-from .sqlbase import CHUNK, TABLES, SQLStoreBase, record_table_ddl
+from .sqlbase import CHUNK, DEFAULT_CACHE_MAX_ROWS, TABLES, SQLStoreBase, record_table_ddl
 
 log = logging.getLogger(__name__)
 
@@ -146,8 +146,9 @@ class SQLiteStore(SQLStoreBase):
         *,
         busy_timeout_ms: int = 5000,
         migrations: Sequence[Migration[sqlite3.Connection]] = SQLITE_MIGRATIONS,
+        cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
     ) -> None:
-        super().__init__(busy_timeout_ms)
+        super().__init__(busy_timeout_ms, cache_max_rows)
         self.path = str(path)
         self._conn: sqlite3.Connection | None = self._connect()
         try:

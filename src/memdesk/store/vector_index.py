@@ -13,6 +13,7 @@ the indexes of the exact scopes it matches. Neither class locks: the owning stor
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Callable, Generic, Hashable, Iterable, NamedTuple, Sequence, TypeVar
 
 import numpy as np
@@ -200,11 +201,18 @@ class IndexCache(Generic[K]):
         self,
         list_keys: Callable[[str], Iterable[K]],
         load_rows: Callable[[str, Sequence[K]], Iterable[IndexRow[K]]],
+        *,
+        max_rows: int | None = None,
     ) -> None:
+        if max_rows is not None and max_rows < 1:
+            raise ValueError(f"max_rows must be >= 1 or None, got {max_rows}")
         self._list_keys = list_keys
         self._load_rows = load_rows
+        self.max_rows = max_rows
         self._keys: dict[str, set[K]] = {}
         self._indexes: dict[str, dict[K, VectorIndex]] = {}
+        #: (namespace, key) of every loaded index, least recently searched first.
+        self._lru: OrderedDict[tuple[str, K], None] = OrderedDict()
         #: Moves on every change reported to the cache (and on :meth:`clear`): a cheap "did the
         #: data change?" check for anything derived from the rows (e.g. a lexical index).
         self.generation = 0
@@ -214,6 +222,7 @@ class IndexCache(Generic[K]):
         self.generation += 1
         self._keys.clear()
         self._indexes.clear()
+        self._lru.clear()
 
     def loaded(self, namespace: str, key: K) -> VectorIndex | None:
         return self._indexes.get(namespace, {}).get(key)
@@ -239,7 +248,35 @@ class IndexCache(Generic[K]):
                 blobs.append(row.blob)
             for key, (ids, payloads, speakers, blobs) in grouped.items():
                 indexes[key] = VectorIndex.build(dim, ids, payloads, speakers, decode_matrix(blobs, dim))
-        return [indexes[key] for key in keys]
+        out = [indexes[key] for key in keys]
+        for key in keys:
+            self._lru[(namespace, key)] = None
+            self._lru.move_to_end((namespace, key))
+        if missing:
+            self._evict(keep={(namespace, key) for key in keys})
+        return out
+
+    @property
+    def cached_rows(self) -> int:
+        """Rows held by the loaded indexes."""
+        return sum(len(index) for by_key in self._indexes.values() for index in by_key.values())
+
+    def _evict(self, keep: set[tuple[str, K]]) -> None:
+        """Unload least recently searched indexes (never those in ``keep``) until at most ``max_rows``
+        rows stay loaded. An unloaded index is reloaded from the database when next searched."""
+        if self.max_rows is None:
+            return
+        total = self.cached_rows
+        for ns_key in list(self._lru):
+            if total <= self.max_rows:
+                break
+            if ns_key in keep:
+                continue
+            namespace, key = ns_key
+            index = self._indexes.get(namespace, {}).pop(key, None)
+            del self._lru[ns_key]
+            if index is not None:
+                total -= len(index)
 
     def search(
         self,
@@ -271,6 +308,7 @@ class IndexCache(Generic[K]):
         if index is None and keys is not None and key not in keys:
             # the key list is complete, so a new key has no other rows: start its index here
             index = indexes[key] = VectorIndex(vector.shape[0])
+            self._lru[(namespace, key)] = None
         if keys is not None:
             keys.add(key)
         if index is not None:
@@ -289,5 +327,6 @@ class IndexCache(Generic[K]):
         indexes = self._indexes.get(namespace, {})
         for key in keys:
             indexes.pop(key, None)
+            self._lru.pop((namespace, key), None)
             if known is not None:
                 known.discard(key)
