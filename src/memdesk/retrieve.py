@@ -16,6 +16,7 @@ both ranks. The BM25 index of a scope is built on first use and rebuilt when the
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from typing import Literal, Sequence
 
@@ -79,6 +80,7 @@ class Retriever:
         self.rrf_c = rrf_c
         self._lexical_cache = lexical_cache
         self._lexical: OrderedDict[_LexicalKey, tuple[int, BM25Index, list[MemoryRecord]]] = OrderedDict()
+        self._lexical_lock = threading.Lock()
 
     def check_scope(self, scope: Scope) -> None:
         if not any(scope.matches(s) for s in self.store.scopes()):
@@ -154,16 +156,18 @@ class Retriever:
     ) -> tuple[BM25Index, list[MemoryRecord]]:
         key: _LexicalKey = (scope.user_id, scope.agent_id, scope.run_id, types, speaker)
         revision = self.store.revision()
-        cached = self._lexical.get(key)
-        if cached is not None and cached[0] == revision:
-            self._lexical.move_to_end(key)
-            return cached[1], cached[2]
+        with self._lexical_lock:
+            cached = self._lexical.get(key)
+            if cached is not None and cached[0] == revision:
+                self._lexical.move_to_end(key)
+                return cached[1], cached[2]
         records = [r for t in types for r in self.store.scan(scope, t, speaker=speaker)]
         index = BM25Index([r.embed_text() for r in records])
-        self._lexical[key] = (revision, index, records)
-        self._lexical.move_to_end(key)
-        while len(self._lexical) > self._lexical_cache:
-            self._lexical.popitem(last=False)
+        with self._lexical_lock:
+            self._lexical[key] = (revision, index, records)
+            self._lexical.move_to_end(key)
+            while len(self._lexical) > self._lexical_cache:
+                self._lexical.popitem(last=False)
         return index, records
 
     def _fuse(self, dense: list[SearchHit], lexical: list[SearchHit]) -> list[SearchHit]:
