@@ -1,4 +1,6 @@
-"""PostgreSQL store specifics against a real server: migrations, schemas, change detection, pgvector, URLs."""
+"""PostgreSQL store specifics against a real server: migrations, schemas, pgvector, NUL text, URLs.
+
+Change detection and the search cache are tested on every backend in tests/conformance/."""
 
 from __future__ import annotations
 
@@ -159,86 +161,6 @@ def test_vectors_are_real_pgvector_values(store: PostgresStore) -> None:
     assert [h.record.id for h in ours] == [r[0] for r in theirs]
     np.testing.assert_allclose([h.score for h in ours], [r[1] for r in theirs], atol=1e-5)
     assert {r[2] for r in theirs} == {DIM}
-
-
-class _Recorder:
-    """Wraps the store's connection and records the SQL it runs (white-box)."""
-
-    def __init__(self, conn: psycopg.Connection) -> None:
-        self._conn = conn
-        self.statements: list[str] = []
-
-    def execute(self, query: Any, *args: Any, **kwargs: Any) -> Any:
-        self.statements.append(str(query))
-        return self._conn.execute(query, *args, **kwargs)
-
-    def cursor(self, *args: Any, **kwargs: Any) -> Any:
-        recorder = self
-
-        class _Cursor:
-            def __init__(self, cur: Any) -> None:
-                self._cur = cur
-
-            def execute(self, query: Any, *a: Any, **k: Any) -> Any:
-                recorder.statements.append(str(query))
-                self._cur.execute(query, *a, **k)
-                return self
-
-            def executemany(self, query: Any, *a: Any, **k: Any) -> Any:
-                recorder.statements.append(str(query))
-                return self._cur.executemany(query, *a, **k)
-
-            def __getattr__(self, name: str) -> Any:
-                return getattr(self._cur, name)
-
-            def __iter__(self) -> Any:
-                return iter(self._cur)
-
-        return _Cursor(self._conn.cursor(*args, **kwargs))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._conn, name)
-
-
-def test_a_warm_search_reads_only_the_change_counter(store: PostgresStore) -> None:
-    rng = np.random.default_rng(3)
-    scopes = [Scope(user_id="u", agent_id=f"a{i}") for i in range(3)]
-    for s in scopes:
-        store.put([SemanticRecord(scope=s, fact=f"{s} {i}") for i in range(50)], unit(rng, 50))
-    q = unit(rng, 1)[0]
-    store.search(q, Scope(user_id="u"), MemoryType.SEMANTIC, 5)  # cold: loads
-    recorder = _Recorder(store._conn)
-    store._conn = recorder  # type: ignore[assignment]
-    try:
-        for _ in range(3):
-            assert len(store.search(q, Scope(user_id="u"), MemoryType.SEMANTIC, 5)) == 5
-            assert len(store.search(q, scopes[1], MemoryType.SEMANTIC, 5)) == 5
-        assert recorder.statements == ["SELECT counter FROM changes"] * 6
-        # this store's own writes keep the cache warm: no reload afterwards
-        store.put([SemanticRecord(scope=scopes[0], fact="new")], q[None, :])
-        recorder.statements.clear()
-        assert store.search(q, Scope(user_id="u"), MemoryType.SEMANTIC, 1)[0].record.fact == "new"
-        assert recorder.statements == ["SELECT counter FROM changes"]
-    finally:
-        store._conn = recorder._conn
-
-
-def test_plain_sql_writes_by_others_drop_the_cache(store: PostgresStore) -> None:
-    rng = np.random.default_rng(4)
-    recs = [SemanticRecord(scope=Scope(user_id="u"), fact=f"f{i}") for i in range(20)]
-    v = unit(rng, 20)
-    store.put(recs, v)
-    assert store.search(v[0], Scope(user_id="u"), MemoryType.SEMANTIC, 1)[0].record.id == recs[0].id  # warm
-    rows(store.dsn, "DELETE FROM memdesk.semantic_memory WHERE id = %s", (recs[0].id,))  # default search_path
-    hits = store.search(v[0], Scope(user_id="u"), MemoryType.SEMANTIC, 3)
-    assert recs[0].id not in [h.record.id for h in hits]
-    # several statements in one outside transaction count once; a memdesk write after them still works
-    with psycopg.connect(store.dsn) as conn:
-        conn.execute("DELETE FROM memdesk.semantic_memory WHERE id = %s", (recs[1].id,))
-        conn.execute("DELETE FROM memdesk.semantic_memory WHERE id = %s", (recs[2].id,))
-    store.put([SemanticRecord(scope=Scope(user_id="u"), fact="after")], v[1:2])
-    assert [h.record.fact for h in store.search(v[1], Scope(user_id="u"), MemoryType.SEMANTIC, 1)] == ["after"]
-    assert store.count() == 18
 
 
 def test_text_with_nul_characters_is_refused_and_nothing_is_written(store: PostgresStore) -> None:
