@@ -71,6 +71,7 @@ def test_memory_block_precedes_query_and_is_ordered_by_score() -> None:
 def test_serialization_uses_only_the_selected_format(fmt: MemoryFormat, expected: str, absent: str) -> None:
     block = serialize_memories([RetrievedMemory(example=example(7), score=1.0, rank=0)], fmt)
     assert expected in block and absent not in block
+    assert block.rstrip().endswith("Final answer: \\boxed{7}")  # the answer, in the form the query's must take
 
 
 def test_answer_only_memory_shows_the_answer() -> None:

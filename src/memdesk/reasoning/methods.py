@@ -79,13 +79,16 @@ class PromptSpec:
 
 
 def serialize_memory(memory: RetrievedMemory, fmt: MemoryFormat, number: int) -> str:
-    """One memory as text: its problem and its content in ``fmt`` (only the content c_i, never tags)."""
+    """One memory as text: its problem, its content in ``fmt`` (only the content c_i, never tags) and
+    its verified answer written the way the instruction asks for the query's (``\\boxed{}``): dataset
+    solutions often end without it (GSM8K's ``#### N`` line is stripped), and small models given
+    examples without a final answer line answered with a bare number."""
     ex = memory.example
     label = _FORMAT_LABEL[MemoryFormat(fmt)]
     if ex.provenance.trace_source is TraceSource.ABSENT:
         body = f"Answer: {ex.answer}"
     else:
-        body = f"{label}: {ex.content(fmt)}"
+        body = f"{label}: {ex.content(fmt).strip()}\nFinal answer: \\boxed{{{ex.answer}}}"
     return f"Example {number}:\nProblem: {ex.problem.strip()}\n{body.strip()}"
 
 
