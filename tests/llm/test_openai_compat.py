@@ -296,6 +296,12 @@ def test_unreachable_server_is_retried_then_a_connection_error() -> None:
     assert len(sleeps) == 2
 
 
+def test_repeated_timeouts_name_the_timeout_setting() -> None:
+    server = Server([httpx2.ReadTimeout("timed out") for _ in range(2)])
+    with pytest.raises(LLMConnectionError, match="timed out after 2 attempts .*MEMDESK_LLM_TIMEOUT_S"):
+        make(server, sleeps=[], max_retries=1).complete(USER)
+
+
 def test_timeout_then_success() -> None:
     server = Server([httpx2.ReadTimeout("timed out"), ok(chat_completion("4"))])
     assert make(server).complete(USER).text == "4"

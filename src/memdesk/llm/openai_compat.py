@@ -157,6 +157,7 @@ class OpenAICompatChatModel:
         self._max_retry_after_s = max_retry_after_s
         self._sleep = sleep
         self._clock = clock
+        self.timeout_s = timeout_s
         self._rng = rng or random.Random()
         self._semaphore = threading.BoundedSemaphore(concurrency)
         # request parameters the server refused once (reasoning models): adapted for every later call
@@ -348,9 +349,13 @@ class OpenAICompatChatModel:
                 log.info("%s: HTTP %d, retry %d/%d in %.2fs", self._label, status, attempt + 1, self.max_retries, delay)
             except openai.APIConnectionError as e:
                 if attempt >= self.max_retries:
-                    kind = "timed out" if isinstance(e, openai.APITimeoutError) else "could not be reached"
+                    if isinstance(e, openai.APITimeoutError):
+                        raise LLMConnectionError(
+                            f"{self._label} timed out after {attempt + 1} attempts of {self.timeout_s:g} s each; "
+                            "a model on CPU can need longer for one reply: raise MEMDESK_LLM_TIMEOUT_S"
+                        ) from e
                     raise LLMConnectionError(
-                        f"{self._label} {kind} after {attempt + 1} attempts ({e}); is the server running "
+                        f"{self._label} could not be reached after {attempt + 1} attempts ({e}); is the server running "
                         "and MEMDESK_LLM_BASE_URL right?"
                     ) from e
                 delay = self._delay(attempt, None)
