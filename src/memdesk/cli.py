@@ -332,6 +332,54 @@ def demo(obj: Ctx, data_dir: str | None, conversation: str, questions: int) -> N
     run_demo(obj, data_dir=data_dir, conversation=conversation, n_questions=questions, echo=click.echo)
 
 
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--mcp/--no-mcp", "with_mcp", default=True, show_default=True, help="Also serve MCP at /mcp.")
+@click.option(
+    "--no-auth", "no_auth", is_flag=True,
+    help="Allow listening beyond loopback without API keys (MEMDESK_API_KEYS unset). Do not use on a network.",
+)
+@click.option("--log-level", default="info", show_default=True, type=click.Choice(["debug", "info", "warning", "error"]))
+@click.pass_obj
+def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_level: str) -> None:
+    """Serve the HTTP API (OpenAPI at /docs) and the MCP endpoint, keyed by MEMDESK_API_KEYS."""
+    from .errors import ConfigError
+
+    try:
+        import uvicorn
+
+        from .server import ApiKeys, create_app
+    except ImportError as e:
+        raise ConfigError(f"`memdesk serve` needs the server extra: pip install 'memdesk[server]' ({e})") from e
+    settings = obj.settings()
+    keys = ApiKeys.parse(settings.api_keys.get_secret_value() if settings.api_keys else None)
+    if not keys.required and host not in LOOPBACK and not no_auth:
+        raise ConfigError(
+            f"refusing to listen on {host} without API keys: set MEMDESK_API_KEYS, listen on 127.0.0.1, or pass --no-auth"
+        )
+    app = create_app(obj.memory(), api_keys=keys, mcp=with_mcp)
+    auth = "API keys required" if keys.required else "no authentication"
+    click.echo(f"memdesk on http://{host}:{port} ({auth}; docs at /docs{', MCP at /mcp' if with_mcp else ''})", err=True)
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+@main.command("mcp")
+@click.pass_obj
+def mcp_stdio(obj: Ctx) -> None:
+    """Serve the MCP tools over stdio (for agent hosts that launch memdesk as a subprocess)."""
+    from .errors import ConfigError
+
+    try:
+        from .server.mcp_tools import create_mcp_server
+    except ImportError as e:  # pragma: no cover - only without the extra
+        raise ConfigError(f"`memdesk mcp` needs the server extra: pip install 'memdesk[server]' ({e})") from e
+    create_mcp_server(obj.memory()).run("stdio")
+
+
 def _register_groups() -> None:
     """Attach the evaluation and reasoning-bank command groups, which live beside the code they drive."""
     from .eval.cli import eval_group

@@ -64,6 +64,11 @@ class Settings(BaseSettings):
         description="Fuse a BM25 ranking of the same records with the dense one (reciprocal rank); a memdesk "
         "extension beyond ENGRAM's dense-only read path.",
     )
+    api_keys: SecretStr | None = Field(
+        default=None,
+        description="Comma-separated API keys (16+ characters each) that `memdesk serve` accepts as "
+        "`Authorization: Bearer <key>` or `X-API-Key`; unset = no authentication (loopback only).",
+    )
     busy_timeout_ms: int = Field(default=5000, ge=0, description="How long a write waits for a locked database.")
     data_dir: str | None = Field(default=None, description="Benchmark data folder (default ../shared/data).")
 

@@ -1,0 +1,198 @@
+"""memdesk as an MCP server: tools an agent calls to remember, recall and curate memories.
+
+Build it around a :class:`~memdesk.Memory` with :func:`create_mcp_server`; ``memdesk mcp`` serves it
+over stdio, ``memdesk serve`` mounts it at ``/mcp`` (streamable HTTP, behind the API keys). Tool
+failures that are the caller's mistake come back as tool errors naming the memdesk exception, so the
+model can correct the call; nothing stored is touched by a failed call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from functools import wraps
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+from ..conversation.memory import Memory
+from ..errors import MemdeskError
+from ..records import MemoryRecord, MemoryType, Scope, SearchHit
+
+try:  # the MCP SDK is an optional dependency (memdesk[server])
+    from mcp.server import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+except ImportError:  # pragma: no cover - exercised only without the extra
+    MCPServer = None  # type: ignore[assignment,misc]
+    ToolError = None  # type: ignore[assignment,misc]
+
+INSTRUCTIONS = (
+    "Long-term memory for this conversation partner. Call add_memory with what the user says that is worth "
+    "keeping (facts, events, instructions), and search_memory or memory_evidence before answering anything "
+    "that depends on the past. Memories are scoped by user_id, agent_id and run_id: give at least one, and "
+    "the same ones every time. Each memory has an id for get/update/delete and a history of versions."
+)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class MemoryItem(BaseModel):
+    """One memory as a tool returns it."""
+
+    id: str
+    type: MemoryType
+    text: str = Field(description="What the memory says (title: summary, fact, or title: instructions).")
+    speaker: str | None = None
+    temporal_anchor: str | None = Field(default=None, description="When it happened or was said.")
+    score: float | None = Field(default=None, description="Cosine (or fused) score, for search results.")
+
+    @classmethod
+    def of(cls, record: MemoryRecord, score: float | None = None) -> "MemoryItem":
+        return cls(
+            id=record.id,
+            type=MemoryType(record.type),
+            text=record.embed_text(),
+            speaker=record.speaker,
+            temporal_anchor=record.temporal_anchor,
+            score=None if score is None else round(score, 6),
+        )
+
+    @classmethod
+    def hit(cls, hit: SearchHit) -> "MemoryItem":
+        return cls.of(hit.record, hit.score)
+
+
+class AddOutcome(BaseModel):
+    message_ids: list[str]
+    routes: dict[str, str] = Field(description="message id -> 3-bit route mask (episodic, semantic, procedural).")
+    memories: list[MemoryItem]
+
+
+class EvidenceBlock(BaseModel):
+    text: str = Field(description="The serialized evidence, ready to place before a question.")
+    tokens: int
+    memory_ids: list[str]
+
+
+class Version(BaseModel):
+    version: int
+    event: str
+    changed_at: datetime
+    memory: MemoryItem
+
+
+def _scope(user_id: str | None, agent_id: str | None, run_id: str | None) -> Scope:
+    return Scope(user_id=user_id, agent_id=agent_id, run_id=run_id)
+
+
+def _tool_errors(fn: F) -> F:
+    """Report memdesk errors as tool errors ("InvalidScopeError: ...") the model can act on."""
+
+    @wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except MemdeskError as e:
+            raise ToolError(f"{type(e).__name__}: {e}") from e
+
+    return wrapper  # type: ignore[return-value]
+
+
+def create_mcp_server(memory: Memory, *, name: str = "memdesk") -> "MCPServer":
+    """An MCP server whose tools read and write ``memory`` (which the caller owns and closes)."""
+    if MCPServer is None:
+        from ..errors import ConfigError
+
+        raise ConfigError("the MCP server needs the server extra: pip install 'memdesk[server]'")
+    from .. import __version__
+
+    server = MCPServer(name=name, version=__version__, instructions=INSTRUCTIONS)
+
+    @server.tool()
+    @_tool_errors
+    def add_memory(
+        text: str,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        speaker: str | None = None,
+        timestamp: datetime | None = None,
+    ) -> AddOutcome:
+        """Remember one message: it is routed into episodic, semantic and/or procedural memories."""
+        result = memory.add(
+            {"content": text, "speaker": speaker, "timestamp": timestamp}, scope=_scope(user_id, agent_id, run_id)
+        )
+        return AddOutcome(
+            message_ids=result.message_ids, routes=result.routes, memories=[MemoryItem.of(r) for r in result.records]
+        )
+
+    @server.tool()
+    @_tool_errors
+    def search_memory(
+        query: str,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        limit: int = Field(default=10, ge=1, le=100, description="Memories to return (K)."),
+        types: list[MemoryType] | None = None,
+        speaker: str | None = None,
+    ) -> list[MemoryItem]:
+        """Find the memories most related to a query, best first."""
+        hits = memory.search(query, scope=_scope(user_id, agent_id, run_id), K=limit, types=types, speaker=speaker)
+        return [MemoryItem.hit(h) for h in hits]
+
+    @server.tool()
+    @_tool_errors
+    def memory_evidence(
+        question: str,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        speaker: str | None = None,
+    ) -> EvidenceBlock:
+        """The evidence block for a question (retrieved memories with their dates), to read before answering."""
+        ev = memory.evidence(question, scope=_scope(user_id, agent_id, run_id), speaker=speaker)
+        return EvidenceBlock(text=ev.text, tokens=ev.tokens, memory_ids=[h.record.id for h in ev.hits])
+
+    @server.tool()
+    @_tool_errors
+    def list_memories(
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        types: list[MemoryType] | None = None,
+        limit: int = Field(default=100, ge=1, le=1000),
+    ) -> list[MemoryItem]:
+        """Every memory under a scope (oldest first), up to ``limit``."""
+        records = memory.get_all(scope=_scope(user_id, agent_id, run_id), types=types)
+        return [MemoryItem.of(r) for r in records[:limit]]
+
+    @server.tool()
+    @_tool_errors
+    def get_memory(memory_id: str) -> MemoryItem:
+        """One memory by id."""
+        return MemoryItem.of(memory.get(memory_id))
+
+    @server.tool()
+    @_tool_errors
+    def update_memory(memory_id: str, text: str) -> MemoryItem:
+        """Replace a memory's text (re-embedded; the old version stays in its history)."""
+        return MemoryItem.of(memory.update(memory_id, text))
+
+    @server.tool()
+    @_tool_errors
+    def delete_memory(memory_id: str) -> Literal["deleted"]:
+        """Delete a memory (its history keeps what it said)."""
+        memory.delete(memory_id)
+        return "deleted"
+
+    @server.tool()
+    @_tool_errors
+    def memory_history(memory_id: str) -> list[Version]:
+        """Every version of a memory: created, updated, deleted."""
+        return [
+            Version(version=e.version, event=e.event.value, changed_at=e.changed_at, memory=MemoryItem.of(e.record))
+            for e in memory.history(memory_id)
+        ]
+
+    return server

@@ -1,0 +1,85 @@
+"""Request and response bodies of the HTTP API (pydantic, so the OpenAPI schema documents them).
+
+Scopes travel as three flat fields (``user_id``, ``agent_id``, ``run_id``), the shape agent builders
+know from other memory APIs; at least one must be set.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..records import MemoryType, Message, Scope
+
+
+class ScopeFields(BaseModel):
+    """Who the memory belongs to. Writes use the scope exactly; reads treat unset ids as wildcards."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str | None = Field(default=None, examples=["ana"])
+    agent_id: str | None = None
+    run_id: str | None = None
+
+    def scope(self) -> Scope:
+        return Scope(user_id=self.user_id, agent_id=self.agent_id, run_id=self.run_id)
+
+
+class AddRequest(ScopeFields):
+    """Messages to remember. Each is routed into episodic/semantic/procedural records, embedded and stored
+    in one transaction; messages whose ``id`` is already stored in the scope are skipped."""
+
+    messages: list[Message | str] = Field(
+        min_length=1,
+        max_length=1000,
+        examples=[[{"content": "I moved to Lisbon last month.", "speaker": "Ana", "timestamp": "2024-05-01T10:00:00Z"}]],
+    )
+    timestamp: datetime | None = Field(default=None, description="Fills messages that carry no timestamp.")
+    speaker: str | None = Field(default=None, description="Fills messages that carry no speaker.")
+
+
+class SearchRequest(ScopeFields):
+    """Top-k records per memory type, merged, de-duplicated and truncated to K (ENGRAM's read path)."""
+
+    query: str = Field(min_length=1, max_length=10_000, examples=["Where does Ana live?"])
+    k: int | None = Field(default=None, ge=1, le=1000, description="Records per memory type (default: settings.top_k).")
+    K: int | None = Field(default=None, ge=1, le=1000, description="Records kept after merging (default: settings.max_records).")
+    types: list[MemoryType] | None = Field(default=None, description="Only these memory types.")
+    speaker: str | None = Field(default=None, description="Only this speaker's bank.")
+    mode: Literal["typed", "untyped"] = "typed"
+    hybrid: bool | None = Field(default=None, description="Fuse a BM25 ranking (default: the server's setting).")
+
+
+class AnswerRequest(SearchRequest):
+    question_time: str | None = Field(default=None, description="When the question is asked, for relative dates.")
+
+
+class UpdateRequest(BaseModel):
+    """New text (the record's main field) and/or other fields; the old version stays in the history."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = Field(default=None, min_length=1)
+    fields: dict[str, object] = Field(default_factory=dict, description="Other fields, e.g. title or temporal_anchor.")
+
+
+class Deleted(BaseModel):
+    deleted: int = Field(description="How many memories were deleted.")
+
+
+class Health(BaseModel):
+    status: Literal["ok"] = "ok"
+    version: str
+    embedding_model: str
+    store: str = Field(description="The store backend (sqlite or postgresql).")
+
+
+class ErrorDetail(BaseModel):
+    type: str = Field(description="The memdesk exception class, e.g. RecordNotFoundError.")
+    message: str
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail

@@ -1,0 +1,65 @@
+"""Fixtures for the HTTP API and MCP server: a real SQLite store, and a real uvicorn server in a thread."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("mcp")
+
+from memdesk.conversation.memory import Memory  # noqa: E402
+from memdesk.conversation.raw import RawTurnProcessor  # noqa: E402
+from memdesk.embed import HashingEmbedder  # noqa: E402
+from memdesk.server import ApiKeys, create_app  # noqa: E402
+from memdesk.store import open_store  # noqa: E402
+
+KEY = "test-key-0123456789abcdef"
+OTHER_KEY = "second-key-0123456789abcdef"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+
+
+@pytest.fixture
+def mem(tmp_path) -> Iterator[Memory]:
+    m = Memory(open_store(f"sqlite:///{tmp_path}/m.db"), HashingEmbedder(256), RawTurnProcessor())
+    yield m
+    m.close()
+
+
+@pytest.fixture
+def client(mem):
+    from fastapi.testclient import TestClient
+
+    with TestClient(create_app(mem, api_keys=ApiKeys([KEY, OTHER_KEY]))) as c:
+        yield c
+
+
+class LiveServer:
+    """uvicorn serving an app on a free loopback port, in a background thread."""
+
+    def __init__(self, app) -> None:
+        import uvicorn
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> "LiveServer":
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=20)

@@ -1,0 +1,121 @@
+"""A real uvicorn server over real sockets, built from settings with the packaged MiniLM embedder and the
+rule processor: HTTP clients, concurrent writers, MCP over streamable HTTP, and `memdesk mcp` over stdio."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx2
+import pytest
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+
+from memdesk.factory import build_memory
+from memdesk.server import ApiKeys, create_app
+from memdesk.settings import Settings
+
+from .conftest import AUTH, KEY, LiveServer
+
+
+@pytest.fixture
+def live(tmp_path):
+    memory = build_memory(Settings(database_url=f"sqlite:///{tmp_path}/live.db"))
+    try:
+        with LiveServer(create_app(memory, api_keys=ApiKeys([KEY]))) as server:
+            yield server, memory
+    finally:
+        memory.close()
+
+
+def http(method: str, url: str, body=None, headers=None):
+    req = urllib.request.Request(url, method=method, data=None if body is None else json.dumps(body).encode())
+    req.add_header("Content-Type", "application/json")
+    for k, v in (headers or {}).items():
+        req.add_header(k, v)
+    try:
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def test_real_server_routes_extracts_and_finds_with_minilm(live):
+    server, memory = live
+    status, added = http(
+        "POST", f"{server.url}/v1/memories",
+        {"user_id": "ana", "messages": [
+            {"speaker": "Ana", "content": "I moved to Lisbon last month for a new job.", "timestamp": "2024-05-01T10:00:00Z"},
+            {"speaker": "Ana", "content": "First, preheat the oven. Then add the flour and mix it in.", "timestamp": "2024-05-01T10:01:00Z"},
+        ]},
+        AUTH,
+    )
+    assert status == 201
+    assert {r["type"] for r in added["records"]} >= {"episodic", "procedural"}  # the rule router typed them
+    status, hits = http("POST", f"{server.url}/v1/memories/search", {"user_id": "ana", "query": "Which city does Ana live in?"}, AUTH)
+    assert status == 200 and "Lisbon" in json.dumps(hits[0]["record"])
+    status, health = http("GET", f"{server.url}/healthz")
+    assert health["embedding_model"] == memory.embedder.model_id and "minilm" in health["embedding_model"].lower()
+
+
+def test_concurrent_http_writers_lose_nothing(live):
+    server, memory = live
+
+    def write(i: int) -> int:
+        status, _ = http(
+            "POST", f"{server.url}/v1/memories",
+            {"user_id": "crowd", "messages": [{"id": f"w{i}-{j}", "content": f"Writer {i} note {j}: buy {j} apples."} for j in range(3)]},
+            AUTH,
+        )
+        return status
+
+    with ThreadPoolExecutor(8) as pool:
+        statuses = list(pool.map(write, range(16)))
+    assert statuses == [201] * 16
+    logged = {m.id for m in memory.messages(scope={"user_id": "crowd"})}
+    assert logged == {f"w{i}-{j}" for i in range(16) for j in range(3)}
+
+
+def test_mcp_over_streamable_http_needs_the_key(live):
+    server, _ = live
+
+    async def session(headers):
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as hc:
+            async with Client(streamable_http_client(f"{server.url}/mcp", http_client=hc)) as c:
+                added = await c.call_tool("add_memory", {"text": "My sister lives in Porto.", "user_id": "ana"})
+                found = await c.call_tool("search_memory", {"query": "Where does the sister live?", "user_id": "ana"})
+                return added, found
+
+    added, found = asyncio.run(session(AUTH))
+    assert not added.is_error and "Porto" in found.structured_content["result"][0]["text"]
+
+    status, body = http("POST", f"{server.url}/mcp", {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+    assert status == 401 and body["error"]["type"] == "NotAuthenticated"
+
+
+def test_memdesk_mcp_over_stdio(tmp_path):
+    env = {**os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/stdio.db", "MEMDESK_CONFIG": str(tmp_path / "none.toml")}
+    params = StdioServerParameters(command=sys.executable, args=["-m", "memdesk", "mcp"], env=env)
+
+    async def go():
+        async with Client(params, read_timeout_seconds=120) as c:
+            await c.call_tool("add_memory", {"text": "I am allergic to peanuts.", "user_id": "ana"})
+            return await c.call_tool("search_memory", {"query": "food allergy", "user_id": "ana"})
+
+    found = asyncio.run(go())
+    assert "peanuts" in found.structured_content["result"][0]["text"]
+
+
+def test_serve_refuses_a_public_address_without_keys(tmp_path):
+    env = {**os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/x.db", "MEMDESK_CONFIG": str(tmp_path / "none.toml")}
+    env.pop("MEMDESK_API_KEYS", None)
+    r = subprocess.run(
+        [sys.executable, "-m", "memdesk", "serve", "--host", "0.0.0.0"], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert r.returncode == 2 and "MEMDESK_API_KEYS" in r.stderr

@@ -1,0 +1,90 @@
+"""The MCP tools in process (the SDK's in-memory client) on a real SQLite store."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from mcp.client import Client
+
+from memdesk.server import create_mcp_server
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+async def call(server, *calls):
+    """Run (tool, arguments) calls in one session; returns their results."""
+    out = []
+    async with Client(server) as c:
+        for name, args in calls:
+            out.append(await c.call_tool(name, args))
+    return out
+
+
+def test_tools_are_listed_with_their_schemas(mem):
+    async def go():
+        async with Client(create_mcp_server(mem)) as c:
+            return (await c.list_tools()).tools
+
+    tools = {t.name: t for t in run(go())}
+    assert set(tools) == {
+        "add_memory", "search_memory", "memory_evidence", "list_memories",
+        "get_memory", "update_memory", "delete_memory", "memory_history",
+    }
+    search = tools["search_memory"].input_schema
+    assert search["required"] == ["query"] and search["properties"]["limit"]["maximum"] == 100
+    assert tools["add_memory"].description.startswith("Remember one message")
+
+
+def test_add_search_update_history_delete_through_tools(mem):
+    server = create_mcp_server(mem)
+    (added,) = run(call(server, ("add_memory", {"text": "I adopted a grey cat named Miso.", "user_id": "ana", "speaker": "Ana"})))
+    assert not added.is_error
+    memory_id = added.structured_content["memories"][0]["id"]
+    assert mem.get(memory_id).scope.user_id == "ana"
+
+    found, ev, updated, hist, listed, deleted, gone = run(
+        call(
+            server,
+            ("search_memory", {"query": "grey cat", "user_id": "ana", "limit": 5}),
+            ("memory_evidence", {"question": "What is the cat called?", "user_id": "ana"}),
+            ("update_memory", {"memory_id": memory_id, "text": "Ana's cat Miso is two years old."}),
+            ("memory_history", {"memory_id": memory_id}),
+            ("list_memories", {"user_id": "ana"}),
+            ("delete_memory", {"memory_id": memory_id}),
+            ("get_memory", {"memory_id": memory_id}),
+        )
+    )
+    hits = found.structured_content["result"]
+    assert hits[0]["id"] == memory_id and hits[0]["score"] > 0 and hits[0]["type"] == "semantic"
+    assert "Miso" in ev.structured_content["text"] and ev.structured_content["memory_ids"] == [memory_id]
+    assert updated.structured_content["text"] == "Ana's cat Miso is two years old."
+    assert [v["event"] for v in hist.structured_content["result"]] == ["ADD", "UPDATE"]
+    assert [m["id"] for m in listed.structured_content["result"]] == [memory_id]
+    assert not deleted.is_error
+    assert gone.is_error and "RecordNotFoundError" in gone.content[0].text
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "error"),
+    [
+        ("add_memory", {"text": "hello"}, "InvalidScopeError"),
+        ("add_memory", {"text": "  ", "user_id": "ana"}, "EmptyInputError"),
+        ("search_memory", {"query": "x", "user_id": "nobody"}, "UnknownScopeError"),
+        ("update_memory", {"memory_id": "nope", "text": "x"}, "RecordNotFoundError"),
+        ("delete_memory", {"memory_id": "nope"}, "RecordNotFoundError"),
+    ],
+)
+def test_mistakes_come_back_as_tool_errors_and_lose_nothing(mem, tool, args, error):
+    mem.add("I keep bees.", scope={"user_id": "ana"})
+    before = mem.get_all(scope={"user_id": "ana"})
+    (result,) = run(call(create_mcp_server(mem), (tool, args)))
+    assert result.is_error and error in result.content[0].text
+    assert mem.get_all(scope={"user_id": "ana"}) == before
+
+
+def test_arguments_outside_the_schema_are_refused(mem):
+    (result,) = run(call(create_mcp_server(mem), ("search_memory", {"query": "x", "user_id": "ana", "limit": 0})))
+    assert result.is_error
