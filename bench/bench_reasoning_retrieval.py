@@ -30,12 +30,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import statistics
 import time
 from pathlib import Path
 
 import numpy as np
+from benchinfo import machine_info, measured_at
 
 from memdesk.embed import MiniLMEmbedder
 from memdesk.reasoning.bank import (
@@ -487,9 +487,8 @@ def main() -> None:
     import onnxruntime
 
     result = {
-        "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-                    "onnxruntime": onnxruntime.__version__, "load_average_at_end": [round(x, 2) for x in os.getloadavg()]},
+        "measured_at": measured_at(),
+        "machine": machine_info(onnxruntime=onnxruntime.__version__),
         "embedder": embedder.model_id,
         "banks": banks,
         "embedding_seconds": emb_seconds or "cached (see an earlier run)",
@@ -525,9 +524,8 @@ def run_ivf(args: argparse.Namespace, out: Path) -> None:
     finally:
         store.close()
     result = {
-        "measured_at": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
-                    "numpy": np.__version__, "load_average_at_end": [round(x, 2) for x in os.getloadavg()]},
+        "measured_at": measured_at(),
+        "machine": machine_info(numpy=np.__version__),
         "embedder": embedder.model_id,
         "bank": bank.name,
         "speed_math_bank": speed_out,

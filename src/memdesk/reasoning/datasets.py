@@ -317,44 +317,40 @@ def load_mmlu(data_dir: Path, splits: tuple[str, ...] = ("test",), subjects: tup
 
 
 # --- AIME --------------------------------------------------------------------------------------
-def load_aime_bank(data_dir: Path) -> list[Problem]:
-    """AIME 1983-2023 (no worked solutions: a chat model must supply verified traces)."""
-    path = data_dir / "aime" / "aime_1983_2023_memory_bank.jsonl"
+def _load_aime(path: Path, *, prefix: str, benchmark: str, split: str, extra: Callable[[dict], dict]) -> list[Problem]:
     out = []
     for i, row in enumerate(_jsonl(path)):
         _require(row, ("id", "problem", "answer"), path, f"row {i}")
         out.append(
             Problem(
-                id=f"aime:{row['id']}",
-                benchmark="aime",
+                id=f"{prefix}:{row['id']}",
+                benchmark=benchmark,
                 question=row["problem"],
                 answer=str(row["answer"]).strip(),
-                group=str(row.get("year")) if row.get("year") is not None else None,
-                split="bank",
-                metadata={"year": row.get("year"), "part": row.get("part")},
+                split=split,
+                **extra(row),
             )
         )
     return out
+
+
+def load_aime_bank(data_dir: Path) -> list[Problem]:
+    """AIME 1983-2023 (no worked solutions: a chat model must supply verified traces)."""
+    return _load_aime(
+        data_dir / "aime" / "aime_1983_2023_memory_bank.jsonl", prefix="aime", benchmark="aime", split="bank",
+        extra=lambda row: {
+            "group": str(row.get("year")) if row.get("year") is not None else None,
+            "metadata": {"year": row.get("year"), "part": row.get("part")},
+        },
+    )
 
 
 def load_aime2024(data_dir: Path) -> list[Problem]:
     """AIME 2024 (30 problems, integer answers)."""
-    path = data_dir / "aime" / "aime2024.jsonl"
-    out = []
-    for i, row in enumerate(_jsonl(path)):
-        _require(row, ("id", "problem", "answer"), path, f"row {i}")
-        out.append(
-            Problem(
-                id=f"aime24:{row['id']}",
-                benchmark="aime24",
-                question=row["problem"],
-                answer=str(row["answer"]).strip(),
-                solution=row.get("solution"),
-                split="test",
-                metadata={"url": row.get("url")},
-            )
-        )
-    return out
+    return _load_aime(
+        data_dir / "aime" / "aime2024.jsonl", prefix="aime24", benchmark="aime24", split="test",
+        extra=lambda row: {"solution": row.get("solution"), "metadata": {"url": row.get("url")}},
+    )
 
 
 # --- the benchmark table -----------------------------------------------------------------------
