@@ -25,6 +25,7 @@ from .records import (
     SearchHit,
     SemanticRecord,
 )
+from .remote import RemoteMemory
 from .retrieve import Retriever, Serializer
 from .settings import Settings
 from .store.base import Store
@@ -52,6 +53,7 @@ __all__ = [
     "ProceduralRecord",
     "Processor",
     "RawMessage",
+    "RemoteMemory",
     "Retriever",
     "RouteMask",
     "RoutedExtraction",

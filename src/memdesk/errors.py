@@ -46,6 +46,10 @@ class RecordNotFoundError(UsageError, LookupError):
     """No record with that id (in that scope)."""
 
 
+class RemoteAuthError(UsageError):
+    """A memdesk server refused the API key (HTTP 401)."""
+
+
 class ConfigError(UsageError):
     """A setting is invalid (bad database URL, unknown backend, missing required option)."""
 
@@ -72,6 +76,10 @@ class DataOverlapError(UsageError):
 # --- runtime failures ------------------------------------------------------------------------
 class RuntimeFailure(MemdeskError, RuntimeError):
     """Something outside the caller's control failed."""
+
+
+class RemoteServerError(RuntimeFailure):
+    """A memdesk server could not be reached, or answered with something that is not a memdesk reply."""
 
 
 class StoreError(RuntimeFailure):

@@ -172,7 +172,8 @@ def test_without_keys_everything_is_open(mem):
 
     with TestClient(create_app(mem, mcp=False)) as c:
         assert c.post("/v1/memories", json={**ANA, "messages": ["x"]}).status_code == 201
-        assert c.post("/mcp", json={}).status_code == 404  # MCP not mounted
+        r = c.post("/mcp", json={})  # MCP not mounted
+        assert r.status_code == 404 and r.json()["error"]["type"] == "NotFound"
 
 
 @pytest.mark.parametrize("value", ["short", " padded-key-0123456789 "])

@@ -17,7 +17,10 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
+from memdesk.errors import RemoteAuthError
 from memdesk.factory import build_memory
+from memdesk.records import Scope, SearchHit
+from memdesk.remote import RemoteMemory
 from memdesk.server import ApiKeys, create_app
 from memdesk.settings import Settings
 
@@ -62,6 +65,17 @@ def test_real_server_routes_extracts_and_finds_with_minilm(live):
     assert status == 200 and "Lisbon" in json.dumps(hits[0]["record"])
     status, health = http("GET", f"{server.url}/healthz")
     assert health["embedding_model"] == memory.embedder.model_id and "minilm" in health["embedding_model"].lower()
+
+
+def test_remote_memory_over_a_real_socket(live):
+    server, _ = live
+    with RemoteMemory(server.url, api_key=KEY) as remote:
+        assert remote.health()["status"] == "ok"
+        remote.add({"speaker": "Ana", "content": "I have been learning the cello since March."}, scope=Scope(user_id="ana"))
+        hits = remote.search("What instrument does Ana play?", scope=Scope(user_id="ana"), K=3)
+        assert "cello" in hits[0].record.embed_text() and isinstance(hits[0], SearchHit)
+    with RemoteMemory(server.url, api_key="wrong-key-0123456789") as stranger, pytest.raises(RemoteAuthError):
+        stranger.get_all(scope=Scope(user_id="ana"))
 
 
 def test_concurrent_http_writers_lose_nothing(live):

@@ -19,6 +19,7 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security, statu
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
 from ..conversation.memory import Memory
@@ -121,6 +122,11 @@ def create_app(
     @app.exception_handler(NotAuthenticated)
     async def not_authenticated(request: Request, exc: NotAuthenticated) -> JSONResponse:
         return _error(401, "NotAuthenticated", "missing or wrong API key", {"WWW-Authenticate": "Bearer"})
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        names = {404: "NotFound", 405: "MethodNotAllowed"}
+        return _error(exc.status_code, names.get(exc.status_code, "HTTPError"), str(exc.detail), exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:

@@ -1,0 +1,183 @@
+"""``RemoteMemory``: a memdesk server (``memdesk serve``) behind the same methods as :class:`~memdesk.Memory`.
+
+Agent code written against ``Memory`` runs against a shared server by swapping the object::
+
+    mem = RemoteMemory("http://memory.internal:8000", api_key="...")
+    mem.add("I moved to Lisbon last month.", scope=Scope(user_id="ana"))
+    hits = mem.search("Where does Ana live?", scope=Scope(user_id="ana"))     # list[SearchHit]
+
+Replies are parsed into the same pydantic models. Errors the server reports come back as the same memdesk
+exception classes (``RecordNotFoundError``, ``InvalidScopeError``, ...); a refused key raises
+:class:`~memdesk.errors.RemoteAuthError`, an unreachable server or a reply that is not memdesk's
+:class:`~memdesk.errors.RemoteServerError`. Messages are validated here first, with the errors ``Memory`` raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+from urllib.parse import quote
+
+import httpx2
+from pydantic import TypeAdapter, ValidationError
+
+from . import errors
+from .conversation.memory import Memory, MessageInput, _as_scope, _as_types
+from .records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
+
+_RECORD = TypeAdapter(MemoryRecord)
+_RECORDS = TypeAdapter(list[MemoryRecord])
+_HITS = TypeAdapter(list[SearchHit])
+_HISTORY = TypeAdapter(list[HistoryEntry])
+_MESSAGES = TypeAdapter(list[RawMessage])
+PAGE = 1000
+
+
+def _scope_fields(scope: Scope | Mapping[str, Any]) -> dict[str, str]:
+    return _as_scope(scope).model_dump(exclude_none=True)
+
+
+def _id(record_id: str) -> str:
+    if not isinstance(record_id, str) or not record_id:
+        raise errors.InvalidInputError("a record id must be a non-empty string")
+    if "/" in record_id:  # memdesk never issues one, and no route can carry it
+        raise errors.RecordNotFoundError(f"no memory with id {record_id!r}")
+    return quote(record_id, safe="")
+
+
+def error_from_reply(status: int, body: Any) -> errors.MemdeskError:
+    """The memdesk exception a server's error reply stands for."""
+    detail = body.get("error") if isinstance(body, Mapping) else None
+    if not isinstance(detail, Mapping) or not isinstance(detail.get("type"), str):
+        return errors.RemoteServerError(f"server answered HTTP {status} without a memdesk error: {str(body)[:200]}")
+    name, message = detail["type"], str(detail.get("message", ""))
+    if status == 401:
+        return errors.RemoteAuthError(message)
+    cls = getattr(errors, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, errors.MemdeskError)):
+        return errors.RemoteServerError(f"HTTP {status} {name}: {message}")
+    err = cls.__new__(cls)  # some classes take structured arguments: keep the class and the server's message
+    Exception.__init__(err, message)
+    return err
+
+
+class RemoteMemory:
+    """The HTTP API of a memdesk server, with :class:`~memdesk.Memory`'s methods and return types."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        timeout_s: float = 60.0,
+        http_client: httpx2.Client | None = None,
+    ) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        if http_client is None:
+            http_client = httpx2.Client(base_url=base_url.rstrip("/"), timeout=timeout_s)
+        self._http = http_client
+        self._headers = headers
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> "RemoteMemory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transport -------------------------------------------------------------------------------
+    def _call(self, method: str, path: str, *, json: Any = None, params: Any = None) -> Any:
+        try:
+            r = self._http.request(method, path, json=json, params=params, headers=self._headers)
+        except httpx2.HTTPError as e:
+            raise errors.RemoteServerError(f"{method} {path}: {type(e).__name__}: {e}") from e
+        try:
+            body = r.json()
+        except ValueError:
+            body = r.text
+        if r.status_code >= 400:
+            raise error_from_reply(r.status_code, body)
+        return body
+
+    def _parse(self, adapter: Any, body: Any) -> Any:
+        try:
+            return adapter.validate_python(body) if isinstance(adapter, TypeAdapter) else adapter.model_validate(body)
+        except ValidationError as e:
+            raise errors.RemoteServerError(f"unexpected reply from the server: {e.errors()[0]}") from e
+
+    # -- Memory's methods ------------------------------------------------------------------------
+    def health(self) -> dict[str, Any]:
+        return self._call("GET", "/healthz")
+
+    def add(
+        self,
+        messages: MessageInput | Sequence[MessageInput],
+        *,
+        scope: Scope | Mapping[str, Any],
+        timestamp: datetime | None = None,
+        speaker: str | None = None,
+    ) -> AddResult:
+        batch = Memory._normalize(messages, timestamp=timestamp, speaker=speaker)
+        body = {**_scope_fields(scope), "messages": [m.model_dump(mode="json", exclude_none=True) for m in batch]}
+        return self._parse(AddResult, self._call("POST", "/v1/memories", json=body))
+
+    def _search_body(self, query: str, scope: Any, args: dict[str, Any]) -> dict[str, Any]:
+        types = _as_types(args.pop("types", None))
+        body = {**_scope_fields(scope), "query": query, **{k: v for k, v in args.items() if v is not None}}
+        if types is not None:
+            body["types"] = [t.value for t in types]
+        return body
+
+    def search(self, query: str, *, scope: Scope | Mapping[str, Any], **search_args: Any) -> list[SearchHit]:
+        """``k``, ``K``, ``types``, ``speaker``, ``mode``, ``hybrid`` as in :meth:`Memory.search`."""
+        return self._parse(_HITS, self._call("POST", "/v1/memories/search", json=self._search_body(query, scope, search_args)))
+
+    def evidence(self, query: str, *, scope: Scope | Mapping[str, Any], **search_args: Any) -> Evidence:
+        return self._parse(Evidence, self._call("POST", "/v1/memories/evidence", json=self._search_body(query, scope, search_args)))
+
+    def answer(
+        self, question: str, *, scope: Scope | Mapping[str, Any], question_time: str | None = None, **search_args: Any
+    ) -> Answer:
+        body = self._search_body(question, scope, {**search_args, "question_time": question_time})
+        return self._parse(Answer, self._call("POST", "/v1/memories/answer", json=body))
+
+    def get(self, record_id: str) -> MemoryRecord:
+        return self._parse(_RECORD, self._call("GET", f"/v1/memories/{_id(record_id)}"))
+
+    def get_all(
+        self,
+        *,
+        scope: Scope | Mapping[str, Any],
+        types: Sequence[MemoryType | str] | None = None,
+        speaker: str | None = None,
+    ) -> list[MemoryRecord]:
+        params: dict[str, Any] = {**_scope_fields(scope), "limit": PAGE}
+        if types is not None:
+            params["types"] = [t.value for t in _as_types(types) or []]
+        if speaker is not None:
+            params["speaker"] = speaker
+        out: list[MemoryRecord] = []
+        while True:
+            page = self._parse(_RECORDS, self._call("GET", "/v1/memories", params={**params, "offset": len(out)}))
+            out.extend(page)
+            if len(page) < PAGE:
+                return out
+
+    def messages(self, *, scope: Scope | Mapping[str, Any]) -> list[RawMessage]:
+        return self._parse(_MESSAGES, self._call("GET", "/v1/messages", params=_scope_fields(scope)))
+
+    def update(self, record_id: str, text: str | None = None, **fields: Any) -> MemoryRecord:
+        body = {"text": text, "fields": TypeAdapter(dict[str, Any]).dump_python(fields, mode="json")}
+        return self._parse(_RECORD, self._call("PATCH", f"/v1/memories/{_id(record_id)}", json=body))
+
+    def delete(self, record_id: str) -> None:
+        self._call("DELETE", f"/v1/memories/{_id(record_id)}")
+
+    def delete_all(self, *, scope: Scope | Mapping[str, Any]) -> int:
+        return int(self._call("DELETE", "/v1/memories", params=_scope_fields(scope))["deleted"])
+
+    def history(self, record_id: str) -> list[HistoryEntry]:
+        return self._parse(_HISTORY, self._call("GET", f"/v1/memories/{_id(record_id)}/history"))

@@ -1,0 +1,118 @@
+"""RemoteMemory against the HTTP API gives what Memory gives in process: same models, same exceptions."""
+
+from __future__ import annotations
+
+import pytest
+
+from memdesk.conversation.memory import Memory
+from memdesk.conversation.raw import RawTurnProcessor
+from memdesk.embed import HashingEmbedder
+from memdesk.errors import (
+    EmptyInputError,
+    InvalidInputError,
+    InvalidScopeError,
+    RecordNotFoundError,
+    RemoteAuthError,
+    RemoteServerError,
+    UnknownScopeError,
+)
+from memdesk.records import Scope
+from memdesk.remote import RemoteMemory, error_from_reply
+from memdesk.store import open_store
+
+from .conftest import KEY
+
+ANA = Scope(user_id="ana")
+TURNS = [
+    {"id": "m1", "speaker": "Ana", "content": "I adopted a grey cat named Miso.", "timestamp": "2023-05-08T13:56:00+00:00"},
+    {"id": "m2", "speaker": "Ben", "content": "The train to Porto leaves at nine.", "timestamp": "2023-05-08T14:00:00+00:00"},
+    {"id": "m3", "speaker": "Ana", "content": "My sister's wedding is in June.", "timestamp": "2023-05-09T10:00:00+00:00"},
+]
+
+
+@pytest.fixture
+def remote(client):
+    return RemoteMemory("http://testserver", api_key=KEY, http_client=client)
+
+
+@pytest.fixture
+def local(tmp_path):
+    m = Memory(open_store(f"sqlite:///{tmp_path}/local.db"), HashingEmbedder(256), RawTurnProcessor())
+    yield m
+    m.close()
+
+
+def strip(records):
+    """Records without the fields that differ between two stores (ids, ingest times)."""
+    return [r.model_dump(exclude={"id", "ingest_time"}) for r in records]
+
+
+def test_remote_and_local_give_the_same_answers(remote, local):
+    for m in (remote, local):
+        m.add(TURNS, scope=ANA)
+    assert strip(remote.get_all(scope=ANA)) == strip(local.get_all(scope=ANA))
+    for q in ("grey cat", "When is the wedding?"):
+        r_hits, l_hits = remote.search(q, scope=ANA, K=2), local.search(q, scope=ANA, K=2)
+        assert [h.record.fact for h in r_hits] == [h.record.fact for h in l_hits]
+        assert [round(h.score, 6) for h in r_hits] == [round(h.score, 6) for h in l_hits]
+        assert remote.evidence(q, scope=ANA).text == local.evidence(q, scope=ANA).text
+        assert remote.answer(q, scope=ANA).answer == local.answer(q, scope=ANA).answer
+    assert [m.content for m in remote.messages(scope=ANA)] == [t["content"] for t in TURNS]
+    assert remote.search("cat", scope=ANA, types=["episodic"]) == []
+
+
+def test_update_history_delete_through_the_client(remote):
+    rec = remote.add("I keep bees.", scope=ANA).records[0]
+    new = remote.update(rec.id, "I keep two hives of bees.")
+    assert new.fact == "I keep two hives of bees." and remote.get(rec.id).fact == new.fact
+    remote.update(rec.id, temporal_anchor="May 2023")
+    assert remote.get(rec.id).temporal_anchor == "May 2023"
+    remote.delete(rec.id)
+    assert [h.event.value for h in remote.history(rec.id)] == ["ADD", "UPDATE", "UPDATE", "DELETE"]
+    with pytest.raises(RecordNotFoundError):
+        remote.get(rec.id)
+    remote.add(["a", "b"], scope=ANA)
+    assert remote.delete_all(scope=ANA) == 2
+
+
+def test_get_all_pages_through_everything(remote, monkeypatch):
+    import memdesk.remote as mod
+
+    monkeypatch.setattr(mod, "PAGE", 3)
+    remote.add([f"note {i}" for i in range(7)], scope=ANA)
+    assert sorted(r.fact for r in remote.get_all(scope=ANA)) == sorted(f"note {i}" for i in range(7))
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [
+        (lambda m: m.search("x", scope={"user_id": "nobody"}), UnknownScopeError),
+        (lambda m: m.get("nope"), RecordNotFoundError),
+        (lambda m: m.get("a/b?c"), RecordNotFoundError),
+        (lambda m: m.delete("nope"), RecordNotFoundError),
+        (lambda m: m.add("   ", scope=ANA), EmptyInputError),
+        (lambda m: m.add({"content": "x", "role": "robot"}, scope=ANA), InvalidInputError),
+        (lambda m: m.search("", scope=ANA), InvalidInputError),
+        (lambda m: m.add("x", scope={}), InvalidScopeError),
+        (lambda m: m.update("nope", "x"), RecordNotFoundError),
+    ],
+)
+def test_server_errors_come_back_as_the_same_exceptions(remote, local, call, error):
+    remote.add("I keep bees.", scope=ANA)
+    with pytest.raises(error):
+        call(remote)
+    assert [r.fact for r in remote.get_all(scope=ANA)] == ["I keep bees."]
+
+
+def test_a_wrong_key_and_an_unreachable_server_are_typed(client):
+    with pytest.raises(RemoteAuthError):
+        RemoteMemory("http://testserver", api_key="wrong-key-0123456789", http_client=client).get_all(scope=ANA)
+    with RemoteMemory("http://127.0.0.1:9", timeout_s=2) as dead, pytest.raises(RemoteServerError):
+        dead.health()
+
+
+def test_replies_that_are_not_memdesk_errors():
+    assert isinstance(error_from_reply(500, "Internal Server Error"), RemoteServerError)
+    assert isinstance(error_from_reply(400, {"error": {"type": "SomethingElse", "message": "m"}}), RemoteServerError)
+    err = error_from_reply(409, {"error": {"type": "EmbeddingMismatchError", "message": "store was embedded with x"}})
+    assert type(err).__name__ == "EmbeddingMismatchError" and str(err) == "store was embedded with x"
