@@ -41,7 +41,9 @@ def _scope_fields(scope: Scope | Mapping[str, Any]) -> dict[str, str]:
 def _id(record_id: str) -> str:
     if not isinstance(record_id, str) or not record_id:
         raise errors.InvalidInputError("a record id must be a non-empty string")
-    if "/" in record_id:  # memdesk never issues one, and no route can carry it
+    # memdesk never issues these, and no route can carry them: "/" splits the path, and the URL
+    # normalizes "." and ".." away (GET /v1/memories/.. would reach /v1)
+    if "/" in record_id or record_id in (".", ".."):
         raise errors.RecordNotFoundError(f"no memory with id {record_id!r}")
     return quote(record_id, safe="")
 
@@ -120,8 +122,9 @@ class RemoteMemory:
         timestamp: datetime | None = None,
         speaker: str | None = None,
     ) -> AddResult:
+        fields = _scope_fields(scope)  # the scope first, as Memory.add checks it
         batch = Memory._normalize(messages, timestamp=timestamp, speaker=speaker)
-        body = {**_scope_fields(scope), "messages": [m.model_dump(mode="json", exclude_none=True) for m in batch]}
+        body = {**fields, "messages": [m.model_dump(mode="json", exclude_none=True) for m in batch]}
         return self._parse(AddResult, self._call("POST", "/v1/memories", json=body))
 
     def _search_body(self, query: str, scope: Any, args: dict[str, Any]) -> dict[str, Any]:
@@ -132,7 +135,7 @@ class RemoteMemory:
         return body
 
     def search(self, query: str, *, scope: Scope | Mapping[str, Any], **search_args: Any) -> list[SearchHit]:
-        """``k``, ``K``, ``types``, ``speaker``, ``mode``, ``hybrid`` as in :meth:`Memory.search`."""
+        """``k``, ``K``, ``types``, ``speaker``, ``mode``, ``merge``, ``hybrid`` as in :meth:`Memory.search`."""
         return self._parse(_HITS, self._call("POST", "/v1/memories/search", json=self._search_body(query, scope, search_args)))
 
     def evidence(self, query: str, *, scope: Scope | Mapping[str, Any], **search_args: Any) -> Evidence:

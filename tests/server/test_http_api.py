@@ -121,7 +121,7 @@ def test_health_and_openapi_need_no_key_and_document_the_auth(client):
         ("post", "/v1/memories", {**ANA, "messages": ["   "]}, None, 422, "EmptyInputError"),
         ("post", "/v1/memories", {**ANA, "messages": [{"content": "x", "role": "robot"}]}, None, 422, "InvalidInputError"),
         ("post", "/v1/memories", {**ANA, "messages": ["x"], "tenant": "y"}, None, 422, "InvalidInputError"),
-        ("post", "/v1/memories/search", {**ANA, "query": ""}, None, 422, "InvalidInputError"),
+        ("post", "/v1/memories/search", {**ANA, "query": ""}, None, 422, "EmptyInputError"),
         ("post", "/v1/memories/search", {**ANA, "query": "x", "k": 0}, None, 422, "InvalidInputError"),
         ("post", "/v1/memories/search", {**ANA, "query": "x", "types": ["emotional"]}, None, 422, "InvalidInputError"),
         ("get", "/v1/memories", None, {}, 422, "InvalidScopeError"),
@@ -145,6 +145,26 @@ def test_update_rejects_protected_fields_and_keeps_the_record(client):
     r = client.patch(f"/v1/memories/{rec['id']}", json={"fields": {"scope": {"user_id": "eve"}}}, headers=AUTH)
     assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
     assert client.get(f"/v1/memories/{rec['id']}", headers=AUTH).json()["scope"]["user_id"] == "ana"
+
+
+@pytest.mark.parametrize("field", ["text", "record_id"])
+def test_update_fields_that_clash_with_arguments_are_422_not_500(client, field):
+    rec = add(client, "I keep bees.")["records"][0]
+    r = client.patch(f"/v1/memories/{rec['id']}", json={"fields": {field: "x"}}, headers=AUTH)
+    assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
+    assert client.get(f"/v1/memories/{rec['id']}", headers=AUTH).json()["fact"] == "I keep bees."
+
+
+def test_every_route_needs_a_key(client):
+    """Walk every documented operation (and /mcp), so a route added later without the key check fails here."""
+    spec = client.get("/openapi.json").json()
+    operations = [(m.upper(), p) for p, ops in spec["paths"].items() for m in ops if p != "/healthz"]
+    operations += [("POST", "/mcp"), ("GET", "/mcp"), ("DELETE", "/mcp")]
+    assert len(operations) >= 14
+    for method, path in operations:
+        for headers in ({}, {"X-API-Key": "wrong-key-0123456789abcdef"}):
+            r = client.request(method, path.replace("{memory_id}", "some-id"), params=ANA, json={}, headers=headers)
+            assert r.status_code == 401, (method, path, r.status_code)
 
 
 def test_search_on_a_scope_never_written_is_404(client):

@@ -92,15 +92,49 @@ def test_get_all_pages_through_everything(remote, monkeypatch):
         (lambda m: m.delete("nope"), RecordNotFoundError),
         (lambda m: m.add("   ", scope=ANA), EmptyInputError),
         (lambda m: m.add({"content": "x", "role": "robot"}, scope=ANA), InvalidInputError),
-        (lambda m: m.search("", scope=ANA), InvalidInputError),
+        (lambda m: m.search("", scope=ANA), EmptyInputError),
+        (lambda m: m.search("   ", scope=ANA), EmptyInputError),
+        (lambda m: m.add([], scope={}), InvalidScopeError),
         (lambda m: m.add("x", scope={}), InvalidScopeError),
         (lambda m: m.update("nope", "x"), RecordNotFoundError),
     ],
 )
 def test_server_errors_come_back_as_the_same_exceptions(remote, local, call, error):
-    remote.add("I keep bees.", scope=ANA)
-    with pytest.raises(error):
+    for m in (remote, local):
+        m.add("I keep bees.", scope=ANA)
+    with pytest.raises(error) as in_process:
+        call(local)
+    with pytest.raises(error) as over_http:
         call(remote)
+    assert type(over_http.value) is type(in_process.value)  # the same class, not just a common base
+    assert [r.fact for r in remote.get_all(scope=ANA)] == ["I keep bees."]
+
+
+def test_update_errors_match_memory(remote, local):
+    for m in (remote, local):
+        rec = m.add("I keep bees.", scope=ANA).records[0]
+        with pytest.raises(EmptyInputError):
+            m.update(rec.id, "")
+        with pytest.raises(RecordNotFoundError):
+            m.update("nope", "")
+        assert m.get(rec.id).fact == "I keep bees."
+
+
+def test_every_search_argument_of_memory_is_accepted(remote, local):
+    for m in (remote, local):
+        m.add(TURNS, scope=ANA)
+    for merge in ("score", "round_robin"):
+        r_hits = remote.search("grey cat", scope=ANA, K=2, merge=merge)
+        assert [h.record.fact for h in r_hits] == [h.record.fact for h in local.search("grey cat", scope=ANA, K=2, merge=merge)]
+
+
+@pytest.mark.parametrize("record_id", [".", ".."])
+def test_dot_ids_are_not_found_rather_than_routed_elsewhere(remote, local, record_id):
+    remote.add("I keep bees.", scope=ANA)
+    for m in (local, remote):
+        for call in (m.get, m.delete, m.history, lambda i: m.update(i, "x")):
+            with pytest.raises(RecordNotFoundError):
+                call(record_id)
     assert [r.fact for r in remote.get_all(scope=ANA)] == ["I keep bees."]
 
 

@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Route
 
 from ..conversation.memory import Memory
-from ..errors import MemdeskError
+from ..errors import InvalidInputError, MemdeskError
 from ..records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
 from .auth import ApiKeys
 from .schemas import AddRequest, AnswerRequest, Deleted, ErrorBody, Health, SearchRequest, UpdateRequest
@@ -57,7 +57,8 @@ def query_scope(
 
 def _search_args(req: SearchRequest) -> dict[str, Any]:
     return {
-        "k": req.k, "K": req.K, "types": req.types, "speaker": req.speaker, "mode": req.mode, "hybrid": req.hybrid,
+        "k": req.k, "K": req.K, "types": req.types, "speaker": req.speaker, "mode": req.mode, "merge": req.merge,
+        "hybrid": req.hybrid,
     }
 
 
@@ -184,6 +185,9 @@ def create_app(
     @v1.patch("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
     def update_memory(memory_id: str, req: UpdateRequest) -> MemoryRecord:
         """Supersede a memory with new text and/or fields (re-embedded); the old version stays in its history."""
+        clash = {"record_id", "text"} & set(req.fields)
+        if clash:  # they would collide with Memory.update's own arguments (a TypeError: 500)
+            raise InvalidInputError(f"cannot update {sorted(clash)} through fields; give the new text as text")
         return memory.update(memory_id, req.text, **req.fields)
 
     @v1.delete("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)

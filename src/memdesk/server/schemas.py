@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..records import MemoryType, Message, Scope
+from ..retrieve import Merge
 
 
 class ScopeFields(BaseModel):
@@ -43,12 +44,13 @@ class AddRequest(ScopeFields):
 class SearchRequest(ScopeFields):
     """Top-k records per memory type, merged, de-duplicated and truncated to K (ENGRAM's read path)."""
 
-    query: str = Field(min_length=1, max_length=10_000, examples=["Where does Ana live?"])
+    query: str = Field(max_length=10_000, examples=["Where does Ana live?"])  # empty: EmptyInputError, as in process
     k: int | None = Field(default=None, ge=1, le=1000, description="Records per memory type (default: settings.top_k).")
     K: int | None = Field(default=None, ge=1, le=1000, description="Records kept after merging (default: settings.max_records).")
     types: list[MemoryType] | None = Field(default=None, description="Only these memory types.")
     speaker: str | None = Field(default=None, description="Only this speaker's bank.")
     mode: Literal["typed", "untyped"] = "typed"
+    merge: Merge | None = Field(default=None, description="score or round_robin (default: the server's setting).")
     hybrid: bool | None = Field(default=None, description="Fuse a BM25 ranking (default: the server's setting).")
 
 
@@ -61,7 +63,7 @@ class UpdateRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    text: str | None = Field(default=None, min_length=1)
+    text: str | None = Field(default=None, description="Empty text: EmptyInputError, as in process.")
     fields: dict[str, object] = Field(default_factory=dict, description="Other fields, e.g. title or temporal_anchor.")
 
 
