@@ -361,7 +361,13 @@ def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_lev
         raise ConfigError(
             f"refusing to listen on {host} without API keys: set MEMDESK_API_KEYS, listen on 127.0.0.1, or pass --no-auth"
         )
-    app = create_app(obj.memory(), api_keys=keys, mcp=with_mcp)
+    from .server.mcp_tools import MCPServer
+
+    with_mcp = with_mcp and MCPServer is not None
+    # without keys a loopback server answers only loopback Host names (DNS-rebinding protection);
+    # --no-auth on another address is the user's explicit choice to answer anyone
+    hosts = ["*"] if no_auth and host not in LOOPBACK else None
+    app = create_app(obj.memory(), api_keys=keys, mcp=with_mcp, allowed_hosts=hosts)
     auth = "API keys required" if keys.required else "no authentication"
     click.echo(f"memdesk on http://{host}:{port} ({auth}; docs at /docs{', MCP at /mcp' if with_mcp else ''})", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level)

@@ -127,7 +127,9 @@ def _aware(v: datetime | None) -> datetime | None:
 class RecordBase(BaseModel):
     """Fields shared by every memory record."""
 
-    model_config = ConfigDict(extra="forbid")
+    # a serialized record always carries every field: say so in the JSON schema (OpenAPI), so generated
+    # clients see `type`, `id` and `ingest_time` as required
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
 
     id: str = Field(default_factory=new_id)
     scope: Scope

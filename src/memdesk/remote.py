@@ -76,13 +76,16 @@ class RemoteMemory:
         http_client: httpx2.Client | None = None,
     ) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._owns_client = http_client is None
         if http_client is None:
             http_client = httpx2.Client(base_url=base_url.rstrip("/"), timeout=timeout_s)
         self._http = http_client
         self._headers = headers
 
     def close(self) -> None:
-        self._http.close()
+        """Close the connection pool (a client passed in as ``http_client`` stays the caller's to close)."""
+        if self._owns_client:
+            self._http.close()
 
     def __enter__(self) -> "RemoteMemory":
         return self

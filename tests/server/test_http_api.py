@@ -181,19 +181,52 @@ def test_a_locked_database_is_503_with_retry_after(mem):
         raise StoreLockedError("database is locked")
 
     mem.store.write = locked  # the store's own locking is tested in the conformance suite
-    with TestClient(create_app(mem, mcp=False)) as c:
+    with TestClient(create_app(mem, mcp=False), base_url="http://127.0.0.1") as c:
         r = c.post("/v1/memories", json={**ANA, "messages": ["x"]})
     assert r.status_code == 503 and r.headers["retry-after"] == "1"
     assert r.json()["error"]["type"] == "StoreLockedError"
 
 
-def test_without_keys_everything_is_open(mem):
+def test_without_keys_everything_is_open_on_loopback_names(mem):
     from fastapi.testclient import TestClient
 
-    with TestClient(create_app(mem, mcp=False)) as c:
+    with TestClient(create_app(mem, mcp=False), base_url="http://127.0.0.1:8000") as c:
         assert c.post("/v1/memories", json={**ANA, "messages": ["x"]}).status_code == 201
+        assert c.get("/v1/memories", params=ANA, headers={"Host": "localhost:8000"}).status_code == 200
+        assert c.get("/v1/memories", params=ANA, headers={"Host": "[::1]:8000"}).status_code == 200
         r = c.post("/mcp", json={})  # MCP not mounted
         assert r.status_code == 404 and r.json()["error"]["type"] == "NotFound"
+
+
+@pytest.mark.parametrize("path", ["/v1/memories?user_id=ana", "/mcp", "/healthz"])
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:8000", "127.0.0.1.evil.example", ""])
+def test_without_keys_other_host_names_are_refused(mem, path, host):
+    """DNS rebinding: a web page whose domain resolves to 127.0.0.1 must not reach a keyless server."""
+    from fastapi.testclient import TestClient
+
+    with TestClient(create_app(mem), base_url="http://127.0.0.1:8000") as c:
+        r = c.get(path, headers={"Host": host})
+        assert r.status_code == 400 and r.json()["error"]["type"] == "UntrustedHost"
+        w = c.post("/v1/memories", json={**ANA, "messages": ["x"]}, headers={"Host": host})
+        assert w.status_code == 400
+    assert mem.get_all(scope=ANA) == []
+
+
+def test_allowed_hosts_can_be_widened_explicitly(mem):
+    from fastapi.testclient import TestClient
+
+    with TestClient(create_app(mem, mcp=False, allowed_hosts=["*"])) as c:
+        assert c.get("/v1/memories", params=ANA, headers={"Host": "memory.internal"}).status_code == 200
+    with TestClient(create_app(mem, mcp=False, allowed_hosts=["memory.internal"])) as c:
+        assert c.get("/v1/memories", params=ANA, headers={"Host": "memory.internal:80"}).status_code == 200
+        assert c.get("/v1/memories", params=ANA, headers={"Host": "127.0.0.1"}).status_code == 400
+
+
+def test_host_names_parse_with_ports_and_ipv6():
+    from memdesk.server.auth import host_of
+
+    assert host_of("LOCALHOST:8000") == "localhost" and host_of("[::1]:80") == "::1" and host_of("::1") == "::1"
+    assert host_of("127.0.0.1") == "127.0.0.1" and host_of("[::1") == "[::1"
 
 
 @pytest.mark.parametrize("value", ["short", " padded-key-0123456789 "])

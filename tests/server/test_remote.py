@@ -150,3 +150,15 @@ def test_replies_that_are_not_memdesk_errors():
     assert isinstance(error_from_reply(400, {"error": {"type": "SomethingElse", "message": "m"}}), RemoteServerError)
     err = error_from_reply(409, {"error": {"type": "EmbeddingMismatchError", "message": "store was embedded with x"}})
     assert type(err).__name__ == "EmbeddingMismatchError" and str(err) == "store was embedded with x"
+
+
+def test_close_leaves_a_client_passed_in_open(client):
+    RemoteMemory("http://testserver", api_key=KEY, http_client=client).close()
+    assert client.get("/healthz").status_code == 200
+
+
+def test_openapi_marks_every_serialized_record_field_required(client):
+    schemas = client.get("/openapi.json").json()["components"]["schemas"]
+    for name in ("EpisodicRecord", "SemanticRecord", "ProceduralRecord"):
+        required = set(schemas.get(name, schemas.get(f"{name}-Output", {})).get("required", []))
+        assert {"id", "type", "scope", "ingest_time", "provenance"} <= required, name

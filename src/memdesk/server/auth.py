@@ -7,8 +7,10 @@ refuses to listen beyond loopback that way unless told to.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..errors import ConfigError
 
@@ -17,10 +19,12 @@ class ApiKeys:
     """The set of keys a server accepts."""
 
     def __init__(self, keys: Iterable[str] = ()) -> None:
-        self._keys = [k.encode() for k in keys]
-        for k in self._keys:
+        keys = list(keys)
+        for k in keys:
             if len(k) < 16 or k != k.strip():
                 raise ConfigError("an API key must be at least 16 characters, with no surrounding whitespace")
+        # digests, so a comparison takes the same time whatever the offered key's length
+        self._keys = [_digest(k) for k in keys]
 
     @classmethod
     def parse(cls, value: str | None) -> "ApiKeys":
@@ -43,7 +47,47 @@ class ApiKeys:
         # compare against every key, always: the time taken does not depend on which key matched
         ok = False
         for candidate in offered:
-            c = candidate.encode()
+            c = _digest(candidate)
             for key in self._keys:
                 ok |= hmac.compare_digest(c, key)
         return ok
+
+
+def _digest(key: str) -> bytes:
+    return hashlib.sha256(key.encode()).digest()
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def host_of(header: str) -> str:
+    """The host of a Host header, without the port (``[::1]:8000`` -> ``::1``)."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1 : header.find("]")] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+class HostGuard:
+    """ASGI middleware: refuse requests whose Host header is not allowed (DNS rebinding protection).
+
+    A server without API keys must only answer for its loopback names: otherwise any web page the user
+    visits can rebind its own domain to 127.0.0.1 and read or write every memory. ``"*"`` allows all.
+    """
+
+    def __init__(self, app: Any, allowed: Sequence[str]) -> None:
+        self.app = app
+        self.allowed = None if "*" in allowed else {h.lower() for h in allowed}
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if self.allowed is not None and scope["type"] in ("http", "websocket"):
+            host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), "")
+            if host_of(host) not in self.allowed:
+                from fastapi.responses import JSONResponse
+
+                message = f"host {host!r} is not allowed: a server without API keys answers only on loopback"
+                await JSONResponse({"error": {"type": "UntrustedHost", "message": message}}, status_code=400)(
+                    scope, receive, send
+                )
+                return
+        await self.app(scope, receive, send)

@@ -1,8 +1,9 @@
 """memdesk over HTTP: a FastAPI app around one :class:`~memdesk.Memory`.
 
 ``create_app(memory, api_keys=...)`` builds it (constructor injection: the caller owns the memory);
-``memdesk serve`` runs it with uvicorn. Every route under ``/v1`` needs an API key when keys are
-configured; ``/healthz``, ``/openapi.json`` and ``/docs`` do not. Errors come back as
+``memdesk serve`` runs it with uvicorn. Every route under ``/v1`` (and ``/mcp``) needs an API key when keys
+are configured; ``/healthz``, ``/openapi.json`` and ``/docs`` do not. Without keys the server answers only
+requests addressed to a loopback name (DNS-rebinding protection), unless ``allowed_hosts`` says otherwise. Errors come back as
 ``{"error": {"type": "<memdesk exception>", "message": "..."}}`` with a status from
 :mod:`memdesk.server.statuses` (404 unknown id, 409 embedder mismatch, 422 bad input, 503 database
 locked, 502 model failure). Handlers are synchronous and run on the server's thread pool; the stores
@@ -12,7 +13,7 @@ are safe to share between threads and concurrent writers lose nothing.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Security, status
@@ -25,7 +26,7 @@ from starlette.routing import Route
 from ..conversation.memory import Memory
 from ..errors import InvalidInputError, MemdeskError
 from ..records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
-from .auth import ApiKeys
+from .auth import LOOPBACK_HOSTS, ApiKeys, HostGuard
 from .schemas import AddRequest, AnswerRequest, Deleted, ErrorBody, Health, SearchRequest, UpdateRequest
 from .statuses import retry_after, status_for
 
@@ -67,12 +68,19 @@ def create_app(
     *,
     api_keys: ApiKeys | None = None,
     mcp: bool = True,
+    allowed_hosts: Sequence[str] | None = None,
     title: str = "memdesk",
 ) -> FastAPI:
-    """The HTTP API (and, with ``mcp=True`` and the MCP SDK installed, the MCP server at ``/mcp``, streamable HTTP)."""
+    """The HTTP API (and, with ``mcp=True`` and the MCP SDK installed, the MCP server at ``/mcp``, streamable HTTP).
+
+    ``allowed_hosts``: Host header names the server answers for (``"*"``: any). By default any host when API
+    keys are required, else only the loopback names, which blocks DNS-rebinding attacks from web pages.
+    """
     from .. import __version__
 
     keys = api_keys or ApiKeys()
+    if allowed_hosts is None:
+        allowed_hosts = ["*"] if keys.required else list(LOOPBACK_HOSTS)
 
     def require_key(
         bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None,
@@ -89,8 +97,7 @@ def create_app(
 
         if MCPServer is not None:
             mcp_server = create_mcp_server(memory)
-            # the host check of the MCP SDK guards loopback servers against DNS rebinding; behind API keys
-            # and a configured bind address the HTTP server decides who may connect
+            # the SDK's own host check is replaced by HostGuard, which covers every route with one rule
             from mcp.server.transport_security import TransportSecuritySettings
 
             mcp_app = mcp_server.streamable_http_app(
@@ -114,6 +121,7 @@ def create_app(
         "history, scoped by user_id / agent_id / run_id.",
         lifespan=lifespan,
     )
+    app.add_middleware(HostGuard, allowed=allowed_hosts)
 
     @app.exception_handler(MemdeskError)
     async def memdesk_error(request: Request, exc: MemdeskError) -> JSONResponse:

@@ -45,8 +45,8 @@ class SearchRequest(ScopeFields):
     """Top-k records per memory type, merged, de-duplicated and truncated to K (ENGRAM's read path)."""
 
     query: str = Field(max_length=10_000, examples=["Where does Ana live?"])  # empty: EmptyInputError, as in process
-    k: int | None = Field(default=None, ge=1, le=1000, description="Records per memory type (default: settings.top_k).")
-    K: int | None = Field(default=None, ge=1, le=1000, description="Records kept after merging (default: settings.max_records).")
+    k: int | None = Field(default=None, title="k (per type)", ge=1, le=1000, description="Records per memory type (default: settings.top_k).")
+    K: int | None = Field(default=None, title="K (records kept)", ge=1, le=1000, description="Records kept after merging (default: settings.max_records).")
     types: list[MemoryType] | None = Field(default=None, description="Only these memory types.")
     speaker: str | None = Field(default=None, description="Only this speaker's bank.")
     mode: Literal["typed", "untyped"] = "typed"
