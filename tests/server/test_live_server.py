@@ -1,5 +1,6 @@
 """A real uvicorn server over real sockets, built from settings with the packaged MiniLM embedder and the
-rule processor: HTTP clients, concurrent writers, MCP over streamable HTTP, and `memdesk mcp` over stdio."""
+rule processor, on SQLite and on PostgreSQL: HTTP clients, concurrent writers, MCP over streamable HTTP, and
+`memdesk mcp` over stdio."""
 
 from __future__ import annotations
 
@@ -24,12 +25,19 @@ from memdesk.remote import RemoteMemory
 from memdesk.server import ApiKeys, create_app
 from memdesk.settings import Settings
 
+from tests.pg_server import session_server
+
 from .conftest import AUTH, KEY, LiveServer
 
 
-@pytest.fixture
-def live(tmp_path):
-    memory = build_memory(Settings(database_url=f"sqlite:///{tmp_path}/live.db"))
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def live(request, tmp_path):
+    """The server on each store backend: SQLite in a file, and a real PostgreSQL + pgvector database."""
+    if request.param == "postgres":
+        url = session_server(request.config).fresh_database()
+    else:
+        url = f"sqlite:///{tmp_path}/live.db"
+    memory = build_memory(Settings(database_url=url))
     try:
         with LiveServer(create_app(memory, api_keys=ApiKeys([KEY]))) as server:
             yield server, memory
