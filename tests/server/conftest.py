@@ -23,9 +23,14 @@ OTHER_KEY = "second-key-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 
 
+def sqlite_memory(path) -> Memory:
+    """A Memory on a real SQLite file, with the hashing embedder and one record per turn (fast, deterministic)."""
+    return Memory(open_store(f"sqlite:///{path}"), HashingEmbedder(256), RawTurnProcessor())
+
+
 @pytest.fixture
 def mem(tmp_path) -> Iterator[Memory]:
-    m = Memory(open_store(f"sqlite:///{tmp_path}/m.db"), HashingEmbedder(256), RawTurnProcessor())
+    m = sqlite_memory(tmp_path / "m.db")
     yield m
     m.close()
 

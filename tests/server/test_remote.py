@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from memdesk.conversation.memory import Memory
-from memdesk.conversation.raw import RawTurnProcessor
-from memdesk.embed import HashingEmbedder
 from memdesk.errors import (
     EmptyInputError,
     InvalidInputError,
@@ -18,9 +15,8 @@ from memdesk.errors import (
 )
 from memdesk.records import Scope
 from memdesk.remote import RemoteMemory, error_from_reply
-from memdesk.store import open_store
 
-from .conftest import KEY
+from .conftest import KEY, sqlite_memory
 
 ANA = Scope(user_id="ana")
 TURNS = [
@@ -37,7 +33,7 @@ def remote(client):
 
 @pytest.fixture
 def local(tmp_path):
-    m = Memory(open_store(f"sqlite:///{tmp_path}/local.db"), HashingEmbedder(256), RawTurnProcessor())
+    m = sqlite_memory(tmp_path / "local.db")
     yield m
     m.close()
 
