@@ -332,9 +332,6 @@ def demo(obj: Ctx, data_dir: str | None, conversation: str, questions: int) -> N
     run_demo(obj, data_dir=data_dir, conversation=conversation, n_questions=questions, echo=click.echo)
 
 
-LOOPBACK = {"127.0.0.1", "localhost", "::1"}
-
-
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=int)
@@ -353,11 +350,12 @@ def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_lev
         import uvicorn
 
         from .server import ApiKeys, create_app
+        from .server.auth import LOOPBACK_HOSTS
     except ImportError as e:
         raise ConfigError(f"`memdesk serve` needs the server extra: pip install 'memdesk[server]' ({e})") from e
     settings = obj.settings()
     keys = ApiKeys.parse(settings.api_keys.get_secret_value() if settings.api_keys else None)
-    if not keys.required and host not in LOOPBACK and not no_auth:
+    if not keys.required and host not in LOOPBACK_HOSTS and not no_auth:
         raise ConfigError(
             f"refusing to listen on {host} without API keys: set MEMDESK_API_KEYS, listen on 127.0.0.1, or pass --no-auth"
         )
@@ -366,7 +364,7 @@ def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_lev
     with_mcp = with_mcp and MCPServer is not None
     # without keys a loopback server answers only loopback Host names (DNS-rebinding protection);
     # --no-auth on another address is the user's explicit choice to answer anyone
-    hosts = ["*"] if no_auth and host not in LOOPBACK else None
+    hosts = ["*"] if no_auth and host not in LOOPBACK_HOSTS else None
     app = create_app(obj.memory(), api_keys=keys, mcp=with_mcp, allowed_hosts=hosts)
     auth = "API keys required" if keys.required else "no authentication"
     click.echo(f"memdesk on http://{host}:{port} ({auth}; docs at /docs{', MCP at /mcp' if with_mcp else ''})", err=True)

@@ -26,6 +26,9 @@ from . import errors
 from .conversation.memory import Memory, MessageInput, _as_scope, _as_types
 from .records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
 
+_ADDED = TypeAdapter(AddResult)
+_EVIDENCE = TypeAdapter(Evidence)
+_ANSWER = TypeAdapter(Answer)
 _RECORD = TypeAdapter(MemoryRecord)
 _RECORDS = TypeAdapter(list[MemoryRecord])
 _HITS = TypeAdapter(list[SearchHit])
@@ -107,9 +110,9 @@ class RemoteMemory:
             raise error_from_reply(r.status_code, body)
         return body
 
-    def _parse(self, adapter: Any, body: Any) -> Any:
+    def _parse(self, adapter: TypeAdapter, body: Any) -> Any:
         try:
-            return adapter.validate_python(body) if isinstance(adapter, TypeAdapter) else adapter.model_validate(body)
+            return adapter.validate_python(body)
         except ValidationError as e:
             raise errors.RemoteServerError(f"unexpected reply from the server: {e.errors()[0]}") from e
 
@@ -128,7 +131,7 @@ class RemoteMemory:
         fields = _scope_fields(scope)  # the scope first, as Memory.add checks it
         batch = Memory._normalize(messages, timestamp=timestamp, speaker=speaker)
         body = {**fields, "messages": [m.model_dump(mode="json", exclude_none=True) for m in batch]}
-        return self._parse(AddResult, self._call("POST", "/v1/memories", json=body))
+        return self._parse(_ADDED, self._call("POST", "/v1/memories", json=body))
 
     def _search_body(self, query: str, scope: Any, args: dict[str, Any]) -> dict[str, Any]:
         types = _as_types(args.pop("types", None))
@@ -142,13 +145,13 @@ class RemoteMemory:
         return self._parse(_HITS, self._call("POST", "/v1/memories/search", json=self._search_body(query, scope, search_args)))
 
     def evidence(self, query: str, *, scope: Scope | Mapping[str, Any], **search_args: Any) -> Evidence:
-        return self._parse(Evidence, self._call("POST", "/v1/memories/evidence", json=self._search_body(query, scope, search_args)))
+        return self._parse(_EVIDENCE, self._call("POST", "/v1/memories/evidence", json=self._search_body(query, scope, search_args)))
 
     def answer(
         self, question: str, *, scope: Scope | Mapping[str, Any], question_time: str | None = None, **search_args: Any
     ) -> Answer:
         body = self._search_body(question, scope, {**search_args, "question_time": question_time})
-        return self._parse(Answer, self._call("POST", "/v1/memories/answer", json=body))
+        return self._parse(_ANSWER, self._call("POST", "/v1/memories/answer", json=body))
 
     def get(self, record_id: str) -> MemoryRecord:
         return self._parse(_RECORD, self._call("GET", f"/v1/memories/{_id(record_id)}"))

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..errors import ConfigError
+from .statuses import error_response
 
 
 class ApiKeys:
@@ -83,11 +84,7 @@ class HostGuard:
         if self.allowed is not None and scope["type"] in ("http", "websocket"):
             host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), "")
             if host_of(host) not in self.allowed:
-                from fastapi.responses import JSONResponse
-
                 message = f"host {host!r} is not allowed: a server without API keys answers only on loopback"
-                await JSONResponse({"error": {"type": "UntrustedHost", "message": message}}, status_code=400)(
-                    scope, receive, send
-                )
+                await error_response(400, "UntrustedHost", message)(scope, receive, send)
                 return
         await self.app(scope, receive, send)

@@ -28,7 +28,7 @@ from ..errors import InvalidInputError, MemdeskError
 from ..records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
 from .auth import LOOPBACK_HOSTS, ApiKeys, HostGuard
 from .schemas import AddRequest, AnswerRequest, Deleted, ErrorBody, Health, SearchRequest, UpdateRequest
-from .statuses import retry_after, status_for
+from .statuses import error_response, retry_after, status_for, unauthorized
 
 _bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer <API key>")
 _header = APIKeyHeader(name="X-API-Key", auto_error=False, description="X-API-Key: <API key>")
@@ -42,10 +42,6 @@ _NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "descri
 
 class NotAuthenticated(Exception):
     """Raised by the key check; answered with 401."""
-
-
-def _error(status_code: int, type_: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"type": type_, "message": message}}, status_code=status_code, headers=headers)
 
 
 def query_scope(
@@ -126,22 +122,22 @@ def create_app(
     @app.exception_handler(MemdeskError)
     async def memdesk_error(request: Request, exc: MemdeskError) -> JSONResponse:
         after = retry_after(exc)
-        return _error(status_for(exc), type(exc).__name__, str(exc), {"Retry-After": after} if after else None)
+        return error_response(status_for(exc), type(exc).__name__, str(exc), {"Retry-After": after} if after else None)
 
     @app.exception_handler(NotAuthenticated)
     async def not_authenticated(request: Request, exc: NotAuthenticated) -> JSONResponse:
-        return _error(401, "NotAuthenticated", "missing or wrong API key", {"WWW-Authenticate": "Bearer"})
+        return unauthorized()
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         names = {404: "NotFound", 405: "MethodNotAllowed"}
-        return _error(exc.status_code, names.get(exc.status_code, "HTTPError"), str(exc.detail), exc.headers)
+        return error_response(exc.status_code, names.get(exc.status_code, "HTTPError"), str(exc.detail), exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ()))
-        return _error(422, "InvalidInputError", f"{where}: {first.get('msg', 'invalid request')}")
+        return error_response(422, "InvalidInputError", f"{where}: {first.get('msg', 'invalid request')}")
 
     @app.get("/healthz", tags=["service"])
     def healthz() -> Health:
@@ -231,7 +227,6 @@ class _KeyGuard:
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
             if not self.keys.allows(headers.get("authorization"), headers.get("x-api-key")):
-                response = _error(401, "NotAuthenticated", "missing or wrong API key", {"WWW-Authenticate": "Bearer"})
-                await response(scope, receive, send)
+                await unauthorized()(scope, receive, send)
                 return
         await self.app(scope, receive, send)

@@ -1,6 +1,9 @@
-"""How memdesk's exception tree maps onto HTTP statuses (one table, used by the HTTP API)."""
+"""How memdesk's exception tree maps onto HTTP statuses (one table, used by the HTTP API), and the one
+error envelope every failed request gets."""
 
 from __future__ import annotations
+
+from starlette.responses import JSONResponse
 
 from ..errors import (
     EmbeddingMismatchError,
@@ -36,3 +39,13 @@ def status_for(error: MemdeskError) -> int:
 def retry_after(error: MemdeskError) -> str | None:
     """A Retry-After value (seconds) for failures that pass on their own."""
     return "1" if isinstance(error, (StoreLockedError, LLMRateLimitError)) else None
+
+
+def error_response(status: int, type_: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    """``{"error": {"type": ..., "message": ...}}`` with ``status``: the body of every failed request."""
+    return JSONResponse({"error": {"type": type_, "message": message}}, status_code=status, headers=headers)
+
+
+def unauthorized() -> JSONResponse:
+    """The answer to a missing or wrong API key (the API routes and the MCP endpoint alike)."""
+    return error_response(401, "NotAuthenticated", "missing or wrong API key", {"WWW-Authenticate": "Bearer"})
