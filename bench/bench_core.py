@@ -21,21 +21,16 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 from memdesk.conversation.base import RoutedExtraction
 from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.files import read_conversations
 from memdesk.conversation.memory import Memory
+from memdesk.conversation.router import RuleRouter
 from memdesk.datapaths import default_data_dir
 from memdesk.embed import MiniLMEmbedder
+from memdesk.eval.metrics import percentile as pct
 from memdesk.records import Scope
-from memdesk.conversation.router import RuleRouter
 from memdesk.store import open_store
-
-
-def pct(xs: list[float], q: float) -> float:
-    return float(np.percentile(np.array(xs), q))
 
 
 def main() -> None:

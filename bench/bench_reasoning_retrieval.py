@@ -38,6 +38,7 @@ import numpy as np
 from benchinfo import machine_info, measured_at
 
 from memdesk.embed import MiniLMEmbedder
+from memdesk.eval.metrics import percentile as pct
 from memdesk.reasoning.bank import (
     BankBuilder,
     BuildConfig,
@@ -55,10 +56,6 @@ from memdesk.store.vector_index import top_indices
 REPO = Path(__file__).resolve().parents[1]
 IVF_CONFIGS = [(None, 4), (None, 8), (None, 16), (256, 8)]
 """(nlist, nprobe) of the IVF rows; None: the default nlist, about sqrt(bank size)."""
-
-
-def pct(values: list[float], q: float) -> float:
-    return float(np.percentile(np.asarray(values), q))
 
 
 def build_bank(store, embedder, bench_name: str, data_dir: Path) -> tuple[MemoryBank, dict]:

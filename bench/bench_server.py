@@ -30,6 +30,7 @@ from benchinfo import machine_info, measured_at
 
 from memdesk.conversation.files import read_conversations
 from memdesk.datapaths import default_data_dir
+from memdesk.eval.metrics import percentile
 from memdesk.factory import build_memory
 from memdesk.server import ApiKeys, create_app
 from memdesk.settings import Settings
@@ -37,13 +38,8 @@ from memdesk.settings import Settings
 KEY = "bench-key-0123456789abcdef"
 
 
-def pct(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
-
-
 def summary_ms(xs: list[float]) -> dict[str, float]:
-    return {"n": len(xs), "p50_ms": round(pct(xs, 0.5) * 1000, 2), "p95_ms": round(pct(xs, 0.95) * 1000, 2),
+    return {"n": len(xs), "p50_ms": round(percentile(xs, 50) * 1000, 2), "p95_ms": round(percentile(xs, 95) * 1000, 2),
             "mean_ms": round(statistics.fmean(xs) * 1000, 2)}
 
 
