@@ -29,3 +29,24 @@ def minilm():
     from memdesk.embed import MiniLMEmbedder
 
     return MiniLMEmbedder()
+
+
+@pytest.fixture
+def run(tmp_path, monkeypatch):
+    """Invoke the ``memdesk`` command line (click's runner) on a real SQLite file with the hashing embedder."""
+    from click.testing import CliRunner
+
+    from memdesk.cli import main
+
+    monkeypatch.setenv("MEMDESK_DATABASE_URL", f"sqlite:///{tmp_path}/cli.db")
+    monkeypatch.setenv("MEMDESK_EMBEDDER", "hashing")
+    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    runner = CliRunner()
+
+    def invoke(*args: str, ok: bool = True):
+        result = runner.invoke(main, list(args))
+        if ok:
+            assert result.exit_code == 0, result.output + str(result.exception)
+        return result
+
+    return invoke

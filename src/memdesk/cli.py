@@ -6,72 +6,18 @@ mistake, 1 for a runtime failure). Where the database lives is ``--db`` or ``MEM
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any
 
 import click
 
+from .clicontext import Ctx, answer_json, cli_scope, emit_json, hit_json, json_option, note, scope_options
 from .clierrors import ErrorReportingGroup
 from .errors import InvalidInputError
-from .records import MemoryType, Scope
+from .records import MemoryType
 
 TYPES = click.Choice([t.value for t in MemoryType])
-
-
-class Ctx:
-    def __init__(self, db: str | None, config: str | None) -> None:
-        self.db = db
-        self.config = config
-        self._memory = None
-
-    def settings(self):
-        from .settings import Settings
-
-        return Settings.load(self.config, database_url=self.db)
-
-    def memory(self):
-        if self._memory is None:
-            from .factory import build_memory
-
-            self._memory = build_memory(self.settings())
-        return self._memory
-
-    def usage_line(self) -> str | None:
-        """Tokens, latency and cost per operation of the chat model used by this command, if any."""
-        if self._memory is None:
-            return None
-        for part in (self._memory.answerer, self._memory.processor):
-            ledger = getattr(getattr(part, "chat_model", None), "ledger", None)
-            if ledger is not None and ledger.total().calls:
-                return "llm usage: " + "; ".join(
-                    f"{op} {u.calls} calls, {u.prompt_tokens}+{u.completion_tokens} tokens, "
-                    f"{u.latency_s:.1f}s, ${u.cost_usd:.4f}"
-                    for op, u in ledger.by_operation().items()
-                )
-        return None
-
-    def close(self) -> None:
-        if self._memory is not None:
-            self._memory.close()
-
-
-def scope_options(f: Callable) -> Callable:
-    f = click.option("--run", "run_id", default=None, help="run_id of the scope.")(f)
-    f = click.option("--agent", "agent_id", default=None, help="agent_id of the scope.")(f)
-    f = click.option("--user", "user_id", default=None, help="user_id of the scope (default: 'default' when no id is given).")(f)
-    return f
-
-
-def make_scope(user_id: str | None, agent_id: str | None, run_id: str | None) -> Scope:
-    if user_id is None and agent_id is None and run_id is None:
-        user_id = "default"
-    return Scope(user_id=user_id, agent_id=agent_id, run_id=run_id)
-
-
-def emit_json(obj: Any) -> None:
-    click.echo(json.dumps(obj, indent=2, default=str, ensure_ascii=False))
 
 
 class MemdeskGroup(ErrorReportingGroup):
@@ -97,7 +43,7 @@ def main(ctx: click.Context, db: str | None, config_file: str | None) -> None:
 
 
 @main.command()
-@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@json_option
 @click.pass_obj
 def config(obj: Ctx, as_json: bool) -> None:
     """Show the effective settings (environment, config file, defaults)."""
@@ -110,18 +56,21 @@ def config(obj: Ctx, as_json: bool) -> None:
 
 
 @main.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @scope_options
 @click.option("--conversation", "conversation_ids", multiple=True, help="Only these conversation ids (repeatable).")
 @click.option("--batch", default=64, show_default=True, help="Messages per write transaction.")
+@json_option
 @click.pass_obj
-def ingest(obj: Ctx, file: str, user_id, agent_id, run_id, conversation_ids, batch: int) -> None:
-    """Ingest a conversation file (LoCoMo .json or chat .jsonl). Each conversation goes into
-    run_id=<conversation id> unless --run is given. Re-running skips messages already stored."""
+def ingest(obj: Ctx, file: str, user_id, agent_id, run_id, conversation_ids, batch: int, as_json: bool) -> None:
+    """Ingest a conversation file (LoCoMo .json or chat .jsonl) into user=<--user>, run=<conversation id>
+    (or --run). Prints the scope(s) written; re-running skips messages already stored."""
     from tqdm import tqdm
 
     from .conversation.files import read_conversations
 
+    if batch < 1:
+        raise InvalidInputError("--batch must be >= 1")
     convs = read_conversations(file)
     if conversation_ids:
         missing = set(conversation_ids) - {c.id for c in convs}
@@ -130,23 +79,30 @@ def ingest(obj: Ctx, file: str, user_id, agent_id, run_id, conversation_ids, bat
         convs = [c for c in convs if c.id in conversation_ids]
     mem = obj.memory()
     total = sum(len(c.messages) for c in convs)
-    counts = {t.value: 0 for t in MemoryType}
+    written = []
     with tqdm(total=total, unit="msg", desc="ingest", file=sys.stderr, disable=None) as bar:
         for conv in convs:
-            scope = make_scope(user_id, agent_id, run_id or conv.id)
+            scope = cli_scope(user_id, agent_id, run_id or conv.id)
+            counts = {t.value: 0 for t in MemoryType}
             for i in range(0, len(conv.messages), batch):
                 chunk = conv.messages[i : i + batch]
-                result = mem.add(chunk, scope=scope)
-                for t, n in result.counts.items():
+                for t, n in mem.add(chunk, scope=scope).counts.items():
                     counts[t] += n
                 bar.update(len(chunk))
-    click.echo(
-        f"ingested {total} messages from {len(convs)} conversation(s): "
-        + ", ".join(f"{n} {t}" for t, n in counts.items())
-        + " records"
-    )
+            written.append({"conversation": conv.id, "scope": scope.model_dump(exclude_none=True),
+                            "messages": len(conv.messages), "records": counts})
     if usage := obj.usage_line():
-        click.echo(usage, err=True)
+        note(usage)
+    if as_json:
+        emit_json(written)
+        return
+    for w in written:
+        scope_text = ",".join(f"{k.removesuffix('_id')}={v}" for k, v in w["scope"].items())
+        click.echo(
+            f"ingested {w['messages']} messages into {scope_text}: "
+            + ", ".join(f"{n} {t}" for t, n in w["records"].items())
+            + " new records"
+        )
 
 
 @main.command()
@@ -154,19 +110,18 @@ def ingest(obj: Ctx, file: str, user_id, agent_id, run_id, conversation_ids, bat
 @scope_options
 @click.option("--speaker", default=None)
 @click.option("--timestamp", default=None, help="ISO 8601 time of the message (default: now).")
-@click.option("--json", "as_json", is_flag=True)
+@json_option
 @click.pass_obj
 def add(obj: Ctx, text: str, user_id, agent_id, run_id, speaker, timestamp, as_json: bool) -> None:
     """Add one message to memory."""
     ts = _parse_time(timestamp) if timestamp else datetime.now().astimezone()
-    result = obj.memory().add(
-        {"content": text, "speaker": speaker, "timestamp": ts}, scope=make_scope(user_id, agent_id, run_id)
-    )
+    scope = cli_scope(user_id, agent_id, run_id)
+    result = obj.memory().add({"content": text, "speaker": speaker, "timestamp": ts}, scope=scope)
     if as_json:
         emit_json(result.model_dump(mode="json"))
         return
     for mid, mask in result.routes.items():
-        click.echo(f"message {mid} routed {mask} (episodic/semantic/procedural)")
+        click.echo(f"message {mid} -> {scope}, routed {mask} (episodic/semantic/procedural)")
     for r in result.records:
         click.echo(f"  + {r.type:10s} {r.id}  {r.embed_text()}")
 
@@ -178,19 +133,6 @@ def _parse_time(s: str) -> datetime:
         raise InvalidInputError(f"bad timestamp {s!r}: use ISO 8601, e.g. 2024-05-01T10:00:00") from e
 
 
-def _hit_json(h) -> dict:
-    return {
-        "id": h.record.id,
-        "type": h.memory_type.value,
-        "score": round(h.score, 6),
-        "why": h.why,
-        "text": h.record.embed_text(),
-        "speaker": h.record.speaker,
-        "temporal_anchor": h.record.temporal_anchor,
-        "provenance": h.record.provenance,
-    }
-
-
 @main.command()
 @click.argument("query")
 @scope_options
@@ -198,16 +140,17 @@ def _hit_json(h) -> dict:
 @click.option("-K", "K", type=int, default=None, help="Records kept after merging (default 25).")
 @click.option("--type", "types", type=TYPES, multiple=True, help="Only these memory types.")
 @click.option("--speaker", default=None, help="Search only this speaker's bank.")
-@click.option("--json", "as_json", is_flag=True)
+@json_option
 @click.pass_obj
 def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, as_json) -> None:
     """Search memory: top-k per type, merged, de-duplicated, truncated to K."""
-    hits = obj.memory().search(
-        query, scope=make_scope(user_id, agent_id, run_id), k=k, K=K, types=list(types) or None, speaker=speaker
-    )
+    scope = cli_scope(user_id, agent_id, run_id)
+    hits = obj.memory().search(query, scope=scope, k=k, K=K, types=list(types) or None, speaker=speaker)
     if as_json:
-        emit_json([_hit_json(h) for h in hits])
+        emit_json([hit_json(h) for h in hits])
         return
+    if not hits:
+        note(f"no memories under {scope}")
     for h in hits:
         click.echo(f"{h.score:.3f}  {h.memory_type.value:10s} [{h.record.temporal_anchor}] {h.record.embed_text()}  ({', '.join(h.record.provenance)})")
 
@@ -216,26 +159,17 @@ def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, as_
 @click.argument("question")
 @scope_options
 @click.option("--speaker", default=None, help="Search only this speaker's bank.")
-@click.option("--json", "as_json", is_flag=True)
+@json_option
 @click.pass_obj
 def ask(obj: Ctx, question, user_id, agent_id, run_id, speaker, as_json) -> None:
     """Answer a question from memory, showing the evidence it stands on."""
-    ans = obj.memory().answer(question, scope=make_scope(user_id, agent_id, run_id), speaker=speaker)
+    ans = obj.memory().answer(question, scope=cli_scope(user_id, agent_id, run_id), speaker=speaker)
+    if usage := obj.usage_line():
+        note(usage)
     if as_json:
-        emit_json(
-            {
-                "question": ans.question,
-                "answer": ans.answer,
-                "extractive": ans.extractive,
-                "model": ans.model,
-                "evidence_tokens": ans.evidence.tokens,
-                "evidence": [_hit_json(h) for h in ans.evidence.hits],
-            }
-        )
+        emit_json(answer_json(ans))
         return
     _print_answer(ans)
-    if usage := obj.usage_line():
-        click.echo(usage, err=True)
 
 
 def _print_answer(ans) -> None:
@@ -254,15 +188,18 @@ def _print_answer(ans) -> None:
 @click.option("--type", "types", type=TYPES, multiple=True)
 @click.option("--speaker", default=None)
 @click.option("--limit", type=int, default=None)
-@click.option("--json", "as_json", is_flag=True)
+@json_option
 @click.pass_obj
 def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, as_json) -> None:
     """List stored memories under a scope."""
-    records = obj.memory().get_all(scope=make_scope(user_id, agent_id, run_id), types=list(types) or None, speaker=speaker)
+    scope = cli_scope(user_id, agent_id, run_id)
+    records = obj.memory().get_all(scope=scope, types=list(types) or None, speaker=speaker)
     records = records[:limit] if limit else records
     if as_json:
         emit_json([r.model_dump(mode="json") for r in records])
         return
+    if not records:
+        note(f"no memories under {scope}")
     for r in records:
         click.echo(f"{r.id}  {r.type:10s} [{r.temporal_anchor}] {r.embed_text()}")
 
@@ -271,25 +208,33 @@ def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, as_json) -
 @click.argument("record_id", required=False)
 @scope_options
 @click.option("--all", "all_", is_flag=True, help="Delete everything under the scope.")
+@json_option
 @click.pass_obj
-def delete(obj: Ctx, record_id, user_id, agent_id, run_id, all_) -> None:
+def delete(obj: Ctx, record_id, user_id, agent_id, run_id, all_, as_json) -> None:
     """Delete one memory by id, or --all under a scope (history keeps what was deleted)."""
     mem = obj.memory()
     if all_:
         if record_id:
             raise InvalidInputError("give a record id or --all, not both")
-        n = mem.delete_all(scope=make_scope(user_id, agent_id, run_id))
-        click.echo(f"deleted {n} memories")
+        scope = cli_scope(user_id, agent_id, run_id)
+        n = mem.delete_all(scope=scope)
+        if as_json:
+            emit_json({"deleted": n, "scope": scope.model_dump(exclude_none=True)})
+        else:
+            click.echo(f"deleted {n} memories under {scope}")
         return
     if not record_id:
         raise InvalidInputError("give a record id or --all")
     mem.delete(record_id)
-    click.echo(f"deleted {record_id}")
+    if as_json:
+        emit_json({"deleted": 1, "id": record_id})
+    else:
+        click.echo(f"deleted {record_id}")
 
 
 @main.command()
 @click.argument("record_id")
-@click.option("--json", "as_json", is_flag=True)
+@json_option
 @click.pass_obj
 def history(obj: Ctx, record_id, as_json) -> None:
     """Show every version of a memory."""
@@ -304,8 +249,9 @@ def history(obj: Ctx, record_id, as_json) -> None:
 @main.command()
 @click.option("--embedder", type=click.Choice(["minilm", "hashing", "openai"]), required=True, help="The new embedder.")
 @click.option("--embedding-model", default=None, help="Model name for the openai embedder.")
+@json_option
 @click.pass_obj
-def reembed(obj: Ctx, embedder: str, embedding_model: str | None) -> None:
+def reembed(obj: Ctx, embedder: str, embedding_model: str | None, as_json: bool) -> None:
     """Re-embed every stored record with another embedding model (atomic per memory type)."""
     from .embed import make_embedder
     from .reembed import reembed_store
@@ -317,19 +263,54 @@ def reembed(obj: Ctx, embedder: str, embedding_model: str | None) -> None:
         n = reembed_store(store, make_embedder(settings))
     finally:
         store.close()
-    click.echo(f"re-embedded {n} records with {embedder}")
+    if as_json:
+        emit_json({"reembedded": n, "embedder": embedder, "embedding_model": embedding_model})
+    else:
+        click.echo(f"re-embedded {n} records with {embedder}")
 
 
 @main.command()
-@click.option("--data", "data_dir", default=None, type=click.Path(file_okay=False), help="Benchmark data folder.")
-@click.option("--conversation", default="conv-26", show_default=True)
-@click.option("--questions", default=5, show_default=True, help="How many LoCoMo questions to ask.")
+@click.option("--data", "data_path", default=None, type=click.Path(),
+              help="A LoCoMo file, or a data folder holding locomo/locomo_dev5.json (default: the packaged sample).")
+@click.option("--conversation", default=None, help="LoCoMo conversation id (default: the file's first).")
+@click.option("--questions", default=7, show_default=True, help="How many questions to ask.")
+@click.option("--user", "user_id", default="demo", show_default=True, help="user_id of the demo's scope.")
+@json_option
 @click.pass_obj
-def demo(obj: Ctx, data_dir: str | None, conversation: str, questions: int) -> None:
-    """Ingest a real LoCoMo conversation and answer questions from memory, showing the evidence."""
-    from .demo import run_demo
+def demo(obj: Ctx, data_path: str | None, conversation: str | None, questions: int, user_id: str, as_json: bool) -> None:
+    """Ingest a conversation (the packaged sample, or LoCoMo with --data), show what was stored and answer
+    questions from memory with their evidence."""
+    from .demo import locomo_data, report_lines, run_demo, sample_data
 
-    run_demo(obj, data_dir=data_dir, conversation=conversation, n_questions=questions, echo=click.echo)
+    if data_path is None and conversation is not None:
+        raise InvalidInputError("--conversation picks a LoCoMo conversation: give --data too")
+    data = sample_data() if data_path is None else locomo_data(data_path, conversation)
+    mem = obj.memory()
+    say = note if as_json else click.echo
+    say(f"database: {obj.settings().database_url}")
+    say(f"embedder: {mem.embedder.model_id}; processor: {type(mem.processor).__name__}")
+    report = run_demo(mem, data, user_id=user_id, n_questions=questions, progress=say)
+    if as_json:
+        emit_json(
+            {
+                **report.model_dump(mode="json", exclude={"answers"}),
+                "answers": [
+                    {
+                        **answer_json(a.answer),
+                        "expected": a.question.answer,
+                        "gold_ids": a.question.evidence_ids,
+                        "gold_retrieved": a.gold_retrieved,
+                        "latency_ms": round(a.latency_ms, 2),
+                    }
+                    for a in report.answers
+                ],
+            }
+        )
+        return
+    for line in report_lines(report):
+        click.echo(line)
+    run = "" if report.scope.run_id is None else f" --run {report.scope.run_id}"
+    click.echo(f"\nnext: memdesk search --user {report.scope.user_id}{run} \"your question\" (--json for scores and ids)")
 
 
 @main.command()

@@ -42,6 +42,15 @@ class MalformedFileError(InvalidInputError):
         self.detail = detail
 
 
+class DataNotFoundError(UsageError, LookupError):
+    """A file or data folder that does not exist; ``path`` names it (a missing file is not a malformed one)."""
+
+    def __init__(self, path: str, detail: str = "not found") -> None:
+        super().__init__(f"{path}: {detail}")
+        self.path = path
+        self.detail = detail
+
+
 class RecordNotFoundError(UsageError, LookupError):
     """No record with that id (in that scope)."""
 

@@ -167,9 +167,11 @@ def test_every_route_needs_a_key(client):
             assert r.status_code == 401, (method, path, r.status_code)
 
 
-def test_search_on_a_scope_never_written_is_404(client):
+def test_a_scope_never_written_reads_as_empty(client):
     r = client.post("/v1/memories/search", json={"user_id": "nobody", "query": "x"}, headers=AUTH)
-    assert r.status_code == 404 and r.json()["error"]["type"] == "UnknownScopeError"
+    assert r.status_code == 200 and r.json() == []
+    r = client.get("/v1/memories", params={"user_id": "nobody"}, headers=AUTH)
+    assert r.status_code == 200 and r.json() == []
 
 
 def test_a_locked_database_is_503_with_retry_after(mem):

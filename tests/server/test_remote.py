@@ -11,7 +11,6 @@ from memdesk.errors import (
     RecordNotFoundError,
     RemoteAuthError,
     RemoteServerError,
-    UnknownScopeError,
 )
 from memdesk.records import Scope
 from memdesk.remote import RemoteMemory, error_from_reply
@@ -82,7 +81,6 @@ def test_get_all_pages_through_everything(remote, monkeypatch):
 @pytest.mark.parametrize(
     ("call", "error"),
     [
-        (lambda m: m.search("x", scope={"user_id": "nobody"}), UnknownScopeError),
         (lambda m: m.get("nope"), RecordNotFoundError),
         (lambda m: m.get("a/b?c"), RecordNotFoundError),
         (lambda m: m.delete("nope"), RecordNotFoundError),

@@ -208,11 +208,11 @@ class Memory:
         hybrid: bool | None = None,
     ) -> list[SearchHit]:
         """Top-k per type under ``scope`` (and ``speaker``'s bank), merged, de-duplicated, truncated to K.
-        ``hybrid`` fuses a BM25 ranking of the same records (default: the retriever's setting)."""
+        ``hybrid`` fuses a BM25 ranking of the same records (default: the retriever's setting). A scope
+        that holds nothing gives no hits, as :meth:`get_all` gives no records."""
         scope = _as_scope(scope)
         if not isinstance(query, str) or not query.strip():
             raise EmptyInputError("empty query")
-        self.retriever.check_scope(scope)
         vector = self.embedder.embed([query])[0]
         return self.retriever.retrieve(
             vector, scope, types=_as_types(types), speaker=speaker, k=k, K=K, mode=mode, merge=merge,

@@ -1,0 +1,109 @@
+"""What every ``memdesk`` command shares: the lazily built Memory, the one default scope rule, ``--json``.
+
+**The scope rule.** Every command that names a scope takes ``--user``, ``--agent`` and ``--run``; ``--user``
+defaults to ``default``. Writes go to exactly that scope (``memdesk ingest`` adds ``run=<conversation id>``
+unless ``--run`` is given); reads look under it, with an unset ``--agent``/``--run`` matching any. So
+``memdesk ingest chat.jsonl`` followed by ``memdesk search QUERY`` finds what was ingested, and a scope that
+holds nothing reads as empty (no results, ``[]`` with ``--json``), not as an error.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Callable
+
+import click
+
+from .records import Scope
+
+DEFAULT_USER = "default"
+
+
+class Ctx:
+    """The command's settings and its Memory (built on first use, closed when the command ends)."""
+
+    def __init__(self, db: str | None, config: str | None) -> None:
+        self.db = db
+        self.config = config
+        self._memory = None
+
+    def settings(self):
+        from .settings import Settings
+
+        return Settings.load(self.config, database_url=self.db)
+
+    def memory(self):
+        if self._memory is None:
+            from .factory import build_memory
+
+            self._memory = build_memory(self.settings())
+        return self._memory
+
+    def usage_line(self) -> str | None:
+        """Tokens, latency and cost per operation of the chat model used by this command, if any."""
+        if self._memory is None:
+            return None
+        for part in (self._memory.answerer, self._memory.processor):
+            ledger = getattr(getattr(part, "chat_model", None), "ledger", None)
+            if ledger is not None and ledger.total().calls:
+                return "llm usage: " + "; ".join(
+                    f"{op} {u.calls} calls, {u.prompt_tokens}+{u.completion_tokens} tokens, "
+                    f"{u.latency_s:.1f}s, ${u.cost_usd:.4f}"
+                    for op, u in ledger.by_operation().items()
+                )
+        return None
+
+    def close(self) -> None:
+        if self._memory is not None:
+            self._memory.close()
+
+
+def scope_options(f: Callable) -> Callable:
+    """``--user`` (default ``default``), ``--agent``, ``--run``."""
+    f = click.option("--run", "run_id", default=None, help="run_id of the scope (reads: any run when unset).")(f)
+    f = click.option("--agent", "agent_id", default=None, help="agent_id of the scope (reads: any agent when unset).")(f)
+    f = click.option("--user", "user_id", default=None, help=f"user_id of the scope (default: {DEFAULT_USER!r}).")(f)
+    return f
+
+
+def cli_scope(user_id: str | None, agent_id: str | None = None, run_id: str | None = None) -> Scope:
+    """The one default scope rule of the command line (see the module docstring)."""
+    return Scope(user_id=user_id or DEFAULT_USER, agent_id=agent_id, run_id=run_id)
+
+
+def json_option(f: Callable) -> Callable:
+    return click.option("--json", "as_json", is_flag=True, help="Machine-readable output (JSON on stdout).")(f)
+
+
+def emit_json(obj: Any) -> None:
+    click.echo(json.dumps(obj, indent=2, default=str, ensure_ascii=False))
+
+
+def note(text: str) -> None:
+    """A line for the person at the terminal (stderr), never mixed into results on stdout."""
+    click.echo(text, err=True)
+
+
+def hit_json(h) -> dict:
+    """A search hit as the command line prints it with ``--json``."""
+    return {
+        "id": h.record.id,
+        "type": h.memory_type.value,
+        "score": round(h.score, 6),
+        "why": h.why,
+        "text": h.record.embed_text(),
+        "speaker": h.record.speaker,
+        "temporal_anchor": h.record.temporal_anchor,
+        "provenance": h.record.provenance,
+    }
+
+
+def answer_json(ans) -> dict:
+    return {
+        "question": ans.question,
+        "answer": ans.answer,
+        "extractive": ans.extractive,
+        "model": ans.model,
+        "evidence_tokens": ans.evidence.tokens,
+        "evidence": [hit_json(h) for h in ans.evidence.hits],
+    }
