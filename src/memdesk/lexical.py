@@ -1,7 +1,7 @@
 """Lexical (BM25) ranking of memory records, for hybrid retrieval.
 
-Dense MiniLM retrieval misses questions whose decisive word is a rare name or noun ("What did
-Melanie paint?"); BM25 over the same records finds them. :class:`BM25Index` is Okapi BM25 (k1, b)
+Dense MiniLM retrieval misses questions whose decisive word is a rare name or noun ("Which
+ferry did Oskar take?"); BM25 over the same records finds them. :class:`BM25Index` is Okapi BM25 (k1, b)
 with the non-negative IDF ``log(1 + (N - df + 0.5) / (df + 0.5))``, built once over a fixed list of
 texts: each term's posting list keeps its documents and their length-normalized term weights, so a
 query costs one ``np.add.at`` per query term.

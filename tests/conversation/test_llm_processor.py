@@ -31,8 +31,8 @@ from memdesk.records import (
     SemanticRecord,
 )
 
-SCOPE = Scope(user_id="u1", run_id="conv-26")
-TS = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+SCOPE = Scope(user_id="u1", run_id="chat-7")
+TS = datetime(2024, 3, 11, 13, 56, tzinfo=timezone.utc)
 
 
 def utt(mid: str, speaker: str, text: str, ts: datetime | None = TS, context: list[Message] | None = None) -> Utterance:
@@ -41,16 +41,16 @@ def utt(mid: str, speaker: str, text: str, ts: datetime | None = TS, context: li
 
 
 CONTEXT = [
-    Message(speaker="Melanie", content="Hey Caroline, how have you been?", timestamp=TS),
-    Message(speaker="Caroline", content="Good! Busy week.", timestamp=TS),
+    Message(speaker="Ines", content="Morning Tomas, how was your weekend?", timestamp=TS),
+    Message(speaker="Tomas", content="Tiring, in a good way.", timestamp=TS),
 ]
-CAROLINE = utt("D1:3", "Caroline", "I went to a LGBTQ support group yesterday and it was so powerful.", context=CONTEXT)
+TOMAS = utt("m3", "Tomas", "I ran my first half marathon yesterday and my legs are jelly.", context=CONTEXT)
 
 REPLY_110 = {
     "mask": "110",
-    "episodic": [{"title": "Caroline attended LGBTQ support group",
-                  "summary": "Caroline went to an LGBTQ support group and found it powerful.", "when": "2023-05-07"}],
-    "semantic": [{"fact": "Caroline is part of the LGBTQ community.", "when": None}],
+    "episodic": [{"title": "Tomas ran his first half marathon",
+                  "summary": "Tomas ran his first half marathon and his legs ached.", "when": "2024-03-10"}],
+    "semantic": [{"fact": "Tomas is a runner.", "when": None}],
     "procedural": [],
 }
 
@@ -59,11 +59,11 @@ def test_prompt_carries_date_speaker_utterance_and_context() -> None:
     model = ScriptedChatModel([REPLY_110], model_id="qwen-1.5b")
     proc = LLMProcessor(model, context_turns=1)
     assert isinstance(proc, Processor) and isinstance(proc, Router) and isinstance(proc, Extractor)
-    [p] = proc.process([CAROLINE])
+    [p] = proc.process([TOMAS])
     call = model.calls[0]
-    assert "Message date: 2023-05-08 (Monday), 13:56" in call.user
-    assert "Message from Caroline:" in call.user and "LGBTQ support group yesterday" in call.user
-    assert "Caroline: Good! Busy week." in call.user and "how have you been" not in call.user  # 1 context turn
+    assert "Message date: 2024-03-11 (Monday), 13:56" in call.user
+    assert "Message from Tomas:" in call.user and "first half marathon yesterday" in call.user
+    assert "Tomas: Tiring, in a good way." in call.user and "how was your weekend" not in call.user  # 1 context turn
     assert call.schema is UtteranceExtraction and call.operation == "ingest"
     assert "YYYY-MM-DD" in call.system and "mask" in call.system
     props = call.response_format["json_schema"]["schema"]["$defs"]["EpisodicItem"]["properties"]
@@ -73,22 +73,22 @@ def test_prompt_carries_date_speaker_utterance_and_context() -> None:
 
 def test_records_carry_provenance_speaker_scope_and_resolved_time() -> None:
     model = ScriptedChatModel([REPLY_110], model_id="qwen-1.5b")
-    [p] = LLMProcessor(model).process([CAROLINE])
+    [p] = LLMProcessor(model).process([TOMAS])
     ep, sem = p.records
     assert isinstance(ep, EpisodicRecord) and isinstance(sem, SemanticRecord)
-    assert ep.summary.startswith("Caroline went") and ep.title == "Caroline attended LGBTQ support group"
-    assert ep.event_time == datetime(2023, 5, 7, tzinfo=timezone.utc) and ep.temporal_anchor == "2023-05-07"
-    assert sem.event_time == TS and sem.temporal_anchor == "2023-05-08"  # no "when": dated by the message
+    assert ep.summary.startswith("Tomas ran") and ep.title == "Tomas ran his first half marathon"
+    assert ep.event_time == datetime(2024, 3, 10, tzinfo=timezone.utc) and ep.temporal_anchor == "2024-03-10"
+    assert sem.event_time == TS and sem.temporal_anchor == "2024-03-11"  # no "when": dated by the message
     for r in p.records:
-        assert r.provenance == ["D1:3"] and r.speaker == "Caroline" and r.scope == SCOPE
+        assert r.provenance == ["m3"] and r.speaker == "Tomas" and r.scope == SCOPE
         assert r.metadata["extractor"] == "llm" and r.metadata["model"] == "qwen-1.5b"
-        assert r.metadata["prompt"].startswith("extract_utterance/v2-")
+        assert r.metadata["prompt"].startswith("extract_utterance/v3-")
 
 
 def test_mask_is_reconciled_with_the_lists_and_nothing_is_dropped() -> None:
-    reply = {"mask": "001", "episodic": [{"title": "t", "summary": "Jon opened a dance studio.", "when": "2023-01"}],
+    reply = {"mask": "001", "episodic": [{"title": "t", "summary": "Ravi opened a pottery studio.", "when": "2023-01"}],
              "semantic": [], "procedural": []}
-    [p] = LLMProcessor(ScriptedChatModel([reply])).process([utt("m1", "Jon", "I opened my studio in January!")])
+    [p] = LLMProcessor(ScriptedChatModel([reply])).process([utt("m1", "Ravi", "I opened my studio in January!")])
     assert p.mask == RouteMask(episodic=True, procedural=True)
     ep = next(r for r in p.records if isinstance(r, EpisodicRecord))
     assert ep.event_time == datetime(2023, 1, 1, tzinfo=timezone.utc) and ep.temporal_anchor == "2023-01"
@@ -97,8 +97,8 @@ def test_mask_is_reconciled_with_the_lists_and_nothing_is_dropped() -> None:
 
 
 def test_mask_given_as_a_number_is_accepted() -> None:
-    reply = {"mask": 10, "semantic": [{"fact": "Gina likes jazz.", "when": None}]}
-    [p] = LLMProcessor(ScriptedChatModel([reply])).process([utt("m1", "Gina", "I like jazz")])
+    reply = {"mask": 10, "semantic": [{"fact": "Lena likes jazz.", "when": None}]}
+    [p] = LLMProcessor(ScriptedChatModel([reply])).process([utt("m1", "Lena", "I like jazz")])
     assert p.mask == RouteMask(semantic=True) and len(p.records) == 1
 
 
@@ -119,14 +119,14 @@ def test_without_a_message_date_the_prompt_says_so() -> None:
 def test_invalid_output_is_reasked_then_raises_without_a_fallback() -> None:
     model = ScriptedChatModel(["The message is episodic.", {"mask": "2"}, {"mask": "abc"}])
     with pytest.raises(LLMOutputError) as info:
-        LLMProcessor(model).process([CAROLINE])
+        LLMProcessor(model).process([TOMAS])
     assert len(model.calls) == 3 and info.value.raw == json.dumps({"mask": "abc"})
 
 
 def test_fallback_processor_takes_over_invalid_output_visibly() -> None:
     model = ScriptedChatModel(["no json"] * 3 + [REPLY_110])
     proc = LLMProcessor(model, fallback=RawTurnProcessor())
-    first, second = proc.process([utt("m1", "A", "I adopted a cat."), CAROLINE])
+    first, second = proc.process([utt("m1", "A", "I adopted a cat."), TOMAS])
     assert first.mask == RouteMask(semantic=True) and first.records[0].fact == "A: I adopted a cat."
     assert "LLMOutputError" in first.records[0].metadata["fallback_reason"]
     assert second.mask.bits == 0b110
@@ -135,16 +135,16 @@ def test_fallback_processor_takes_over_invalid_output_visibly() -> None:
 def test_runtime_failures_are_never_swallowed_by_the_fallback() -> None:
     proc = LLMProcessor(ScriptedChatModel([LLMConnectionError("down")]), fallback=RawTurnProcessor())
     with pytest.raises(LLMConnectionError):
-        proc.process([CAROLINE])
+        proc.process([TOMAS])
 
 
 def test_batching_sends_several_utterances_in_one_call() -> None:
-    us = [utt("D1:1", "Melanie", "Hi Caroline!"), utt("D1:2", "Caroline", "I painted a sunrise last week."),
-          utt("D1:3", "Melanie", "To make pottery, first wedge the clay.", ts=datetime(2023, 5, 9, tzinfo=timezone.utc))]
+    us = [utt("t1", "Ines", "Hi Tomas!"), utt("t2", "Tomas", "I painted a sunrise last week."),
+          utt("t3", "Ines", "To make pottery, first wedge the clay.", ts=datetime(2024, 3, 12, tzinfo=timezone.utc))]
     reply = {"items": [
         {"id": "m1", "mask": "000"},
-        {"id": "m2", "mask": "100", "episodic": [{"title": "Painted sunrise", "summary": "Caroline painted a sunrise.",
-                                                  "when": "2023-05-01"}]},
+        {"id": "m2", "mask": "100", "episodic": [{"title": "Painted sunrise", "summary": "Tomas painted a sunrise.",
+                                                  "when": "2024-03-04"}]},
         {"id": "m3", "mask": "001", "procedural": [{"title": "Pottery", "content": "Wedge the clay first.", "when": None}]},
     ]}
     model = ScriptedChatModel([reply])
@@ -152,11 +152,11 @@ def test_batching_sends_several_utterances_in_one_call() -> None:
     out = proc.process(us)
     assert len(model.calls) == 1
     prompt = model.calls[0].user
-    assert "m2 | date 2023-05-08 (Monday), 13:56 | from Caroline: I painted a sunrise last week." in prompt
-    assert "m3 | date 2023-05-09 (Tuesday), 00:00 | from Melanie" in prompt
+    assert "m2 | date 2024-03-11 (Monday), 13:56 | from Tomas: I painted a sunrise last week." in prompt
+    assert "m3 | date 2024-03-12 (Tuesday), 00:00 | from Ines" in prompt
     assert [str(p.mask) for p in out] == ["000", "100", "001"]
-    assert out[1].records[0].provenance == ["D1:2"] and out[2].records[0].provenance == ["D1:3"]
-    assert out[2].records[0].temporal_anchor == "2023-05-09"
+    assert out[1].records[0].provenance == ["t2"] and out[2].records[0].provenance == ["t3"]
+    assert out[2].records[0].temporal_anchor == "2024-03-12"
     assert out[1].records[0].metadata["prompt"].startswith("extract_batch/")
 
 
@@ -174,9 +174,9 @@ def test_a_message_missing_from_a_batch_is_extracted_alone() -> None:
 def test_route_then_extract_makes_one_call_and_honours_the_given_mask() -> None:
     model = ScriptedChatModel([REPLY_110])
     proc = LLMProcessor(model)
-    out = RoutedExtraction(proc, proc).process([CAROLINE])
+    out = RoutedExtraction(proc, proc).process([TOMAS])
     assert len(model.calls) == 1 and out[0].mask.bits == 0b110 and len(out[0].records) == 2
-    only_semantic = proc.extract(CAROLINE, RouteMask(semantic=True, procedural=True))
+    only_semantic = proc.extract(TOMAS, RouteMask(semantic=True, procedural=True))
     assert [r.type for r in only_semantic] == ["semantic", "procedural"]
     assert only_semantic[1].metadata["extraction"] == "verbatim" and len(model.calls) == 1
 
@@ -185,7 +185,7 @@ def test_route_then_extract_makes_one_call_and_honours_the_given_mask() -> None:
     ("2023-05-07", "2023-05-07", datetime(2023, 5, 7, tzinfo=timezone.utc)),
     ("2022", "2022", datetime(2022, 1, 1, tzinfo=timezone.utc)),
     ("May 2023", "May 2023", datetime(2023, 5, 1, tzinfo=timezone.utc)),
-    ("yesterday", "2023-05-07", datetime(2023, 5, 7, tzinfo=timezone.utc)),
+    ("yesterday", "2024-03-10", datetime(2024, 3, 10, tzinfo=timezone.utc)),
     ("someday", "someday", None),
     (None, None, None),
     ("null", None, None),

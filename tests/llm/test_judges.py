@@ -12,13 +12,13 @@ from memdesk.llm.judge import LoCoMoJudge, LongMemEvalJudge, Verdict
 def test_locomo_judge_prompt_and_verdict() -> None:
     model = ScriptedChatModel(['{"label": "CORRECT", "reason": "same day"}'], model_id="judge-m")
     judge = LoCoMoJudge(model)
-    v = judge.judge("When did Caroline go to the support group?", "7 May 2023", "May 7th, 2023", category=2)
+    v = judge.judge("When did Tomas run his first half marathon?", "9 March 2024", "March 9th, 2024", category=2)
     assert isinstance(v, Verdict) and v.correct and v.score == 1.0
     assert v.judge_model == "judge-m" and v.prompt_version == judge.prompt_version
-    assert v.prompt_version.startswith("judge_locomo/v1-") and v.question_type == "2"
+    assert v.prompt_version.startswith("judge_locomo/v2-") and v.question_type == "2"
     call = model.calls[0]
-    assert "Gold answer: 7 May 2023" in call.user and "Generated answer: May 7th, 2023" in call.user
-    assert "support group" in call.user and "CORRECT" in call.system and call.operation == "judge"
+    assert "Gold answer: 9 March 2024" in call.user and "Generated answer: March 9th, 2024" in call.user
+    assert "half marathon" in call.user and "CORRECT" in call.system and call.operation == "judge"
     assert model.ledger.get("judge").calls == 1 and v.usage.calls == 1
 
 
@@ -67,3 +67,19 @@ def test_explicit_abstention_flag_and_unknown_types() -> None:
         judge.judge("q", "g", "a", "made-up-type")
     lenient = LongMemEvalJudge(ScriptedChatModel(['{"label": "CORRECT", "reason": ""}']), strict_types=False)
     assert lenient.judge("q", "g", "a", "made-up-type").prompt_version.startswith("judge_lme_default/")
+
+
+@pytest.mark.parametrize("raw,label,reason", [
+    ('{"verdict": "correct", "explanation": "same city"}', "CORRECT", "same city"),
+    ('{"grade": false, "rationale": null}', "WRONG", ""),
+    ('{"reason": "' + "long " * 200 + '", "label": "WRONG"}', "WRONG", ("long " * 80).strip()),
+])
+def test_drifting_replies_keep_their_verdict_and_reason(raw: str, label: str, reason: str) -> None:
+    v = LoCoMoJudge(ScriptedChatModel([raw])).judge("q", "g", "a")
+    assert (v.label, v.reason) == (label, reason[:400])
+
+
+def test_the_reply_schema_asks_for_the_reason_before_the_label() -> None:
+    from memdesk.llm.judge import JudgeReply
+
+    assert list(JudgeReply.model_json_schema()["properties"]) == ["reason", "label"]

@@ -2,7 +2,7 @@
 
 Every :class:`Verdict` records the judge model and the prompt version (``<template>/v<N>-<sha8>``),
 so a score can always be traced to the exact judge that produced it. The judges ask for JSON
-``{"label": "CORRECT"|"WRONG", "reason": ...}`` through the structured-output loop; a judge that
+``{"reason": ..., "label": "CORRECT"|"WRONG"}`` through the structured-output loop; a judge that
 never produces a valid verdict raises :class:`~memdesk.errors.LLMOutputError` (never a silent WRONG).
 
 LongMemEval templates by question type (wording ours, criteria as in the benchmark's own judge):
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import InvalidInputError
 from .base import ChatModel, Usage
@@ -31,13 +31,24 @@ _LABELS = {
     "CORRECT": "CORRECT", "YES": "CORRECT", "TRUE": "CORRECT",
     "WRONG": "WRONG", "NO": "WRONG", "FALSE": "WRONG", "INCORRECT": "WRONG",
 }  # fmt: skip
+REASON_MAX_CHARS = 400
 
 
 class JudgeReply(BaseModel):
-    """The JSON a judge model must return."""
+    """The JSON a judge model must return: a short reason first (so the label follows from it), then
+    the label.
 
-    label: Literal["CORRECT", "WRONG"]
-    reason: str = Field(default="", max_length=400)
+    Parsing is lenient where a small model drifts without changing the verdict: the label may come
+    as ``verdict``/``judgement``/``grade``, in any case, with a trailing period, as yes/no or a
+    boolean; the reason may come as ``explanation``/``rationale`` and is cut to 400 characters
+    rather than rejected."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    reason: str = Field(
+        default="", max_length=REASON_MAX_CHARS, validation_alias=AliasChoices("reason", "explanation", "rationale")
+    )
+    label: Literal["CORRECT", "WRONG"] = Field(validation_alias=AliasChoices("label", "verdict", "judgement", "grade"))
 
     @field_validator("label", mode="before")
     @classmethod
@@ -47,6 +58,13 @@ class JudgeReply(BaseModel):
         if isinstance(v, str):
             return _LABELS.get(v.strip().strip(".").upper(), v)
         return v
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _cut(cls, v: Any) -> Any:
+        if v is None:
+            return ""
+        return " ".join(v.split())[:REASON_MAX_CHARS].rstrip() if isinstance(v, str) else v
 
 
 class Verdict(BaseModel):
