@@ -33,7 +33,9 @@ def _common(f):
                      help="Benchmark file (default: the one under the shared data folder)."),
         click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
                      help="Run directory: results.jsonl, summary.json, report.md, plots; reused to resume."),
-        click.option("--limit", default=None, type=int, help="Only the first N questions."),
+        click.option("--limit", default=None, type=click.IntRange(min=1),
+                     help="A seeded sample of N questions, stratified over categories and conversations."),
+        click.option("--seed", default=0, show_default=True, type=int, help="The seed of the --limit sample."),
         click.option("--systems", default=None,
                      help="Comma-separated systems (memdesk-typed, memdesk-untyped, memdesk-hybrid, flat-rag, flat-rag-K50, "
                           "full-context, sweep); default all."),
@@ -110,6 +112,7 @@ def _run(ctx: click.Context, benchmark: str, **kw: Any) -> None:
         kw["out_dir"],
         systems=kw["systems"].split(",") if kw["systems"] else None,
         limit=kw["limit"],
+        seed=kw["seed"],
         llm=chat if kw["use_llm"] else None,
         judge=judge,
         embedder=embedder,

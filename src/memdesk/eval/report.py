@@ -50,7 +50,9 @@ def markdown(summary: dict[str, Any]) -> str:
         "",
         f"- data: `{Path(summary['data']).name}`, {summary['n_questions']} of {summary['dataset'].get('questions', '?')} questions"
         + (
-            f" (the first {cfg['limit']} in {'round-robin order over question types' if cfg.get('order') == 'round_robin' else 'file order'})"
+            f" (a seeded sample stratified over categories and conversations, seed {cfg.get('seed')})"
+            if cfg.get("limit") and cfg.get("seed") is not None
+            else f" (the first {cfg['limit']})"
             if cfg.get("limit")
             else ""
         ),

@@ -46,6 +46,7 @@ from .datasets import (
     load_locomo,
     load_longmemeval,
 )
+from .sampling import DEFAULT_SEED, stratified_sample
 from .systems import StoreKind, SystemSpec, default_systems, select_systems
 
 logger = logging.getLogger(__name__)
@@ -167,6 +168,7 @@ class EvalRun:
         processor_name: str,
         systems: Sequence[SystemSpec],
         limit: int | None = None,
+        seed: int = DEFAULT_SEED,
         answerer: Answerer | None = None,
         judge: Judge | None = None,
         token_counter: TokenCounter | None = None,
@@ -187,8 +189,9 @@ class EvalRun:
         self.systems = list(systems)
         if not self.systems:
             raise UsageError("no systems to evaluate")
-        ordered = round_robin(dataset.questions) if order == "round_robin" else list(dataset.questions)
-        self.questions = ordered[:limit] if limit is not None else ordered
+        chosen = stratified_sample(dataset.questions, limit, seed) if limit is not None else list(dataset.questions)
+        self.questions = round_robin(chosen) if order == "round_robin" else chosen
+        self.seed = seed
         self.answerer = answerer
         self.judge = judge
         self.tokens = token_counter or TokenCounter()
@@ -427,8 +430,8 @@ class EvalRun:
 
 
 def round_robin(questions: Sequence[EvalQuestion]) -> list[EvalQuestion]:
-    """Questions interleaved over categories (each category in file order), so that any prefix, as
-    taken by ``limit`` or left by an interrupted run, covers every category."""
+    """Questions interleaved over categories (each category in file order), so that any prefix left
+    by an interrupted run covers every category."""
     queues: dict[str, list[EvalQuestion]] = defaultdict(list)
     for q in questions:
         queues[q.category].append(q)
@@ -488,6 +491,7 @@ def run_eval(
     *,
     systems: Iterable[str] | None = None,
     limit: int | None = None,
+    seed: int = DEFAULT_SEED,
     llm: Any = None,
     judge: Judge | None = None,
     embedder: Embedder | None = None,
@@ -511,7 +515,9 @@ def run_eval(
         out_dir: run directory (created; reused to resume).
         systems: system names to run (default: all, see :mod:`memdesk.eval.systems`; ``"sweep"``
             selects the k/K sweep).
-        limit: evaluate only the first ``limit`` questions (in file order).
+        limit: evaluate a seeded sample of ``limit`` questions, stratified over categories and
+            conversations (:func:`memdesk.eval.sampling.stratified_sample`); None: all of them.
+        seed: the sample's seed (recorded in ``summary.json`` with the sampled question ids).
         llm: a :class:`~memdesk.llm.base.ChatModel` that answers (through ``LLMAnswerer``), or an
             :class:`~memdesk.conversation.base.Answerer`; None for the offline run.
         judge: scores answers when ``llm`` is given.
@@ -519,9 +525,10 @@ def run_eval(
         processor_factory: builds the typed store's processor (default: rule router + extractor).
         k, K: per-type top-k and the number of records kept.
         full_context_max_tokens: skip answering with full context above this many tokens.
-        order: question order (``limit`` takes a prefix): ``"file"`` (LoCoMo's default: conversation
-            by conversation) or ``"round_robin"`` over categories (LongMemEval's default: its file
-            is sorted by question type, and each question is its own haystack).
+        order: the order questions are evaluated in: ``"file"`` (LoCoMo's default: conversation by
+            conversation) or ``"round_robin"`` over categories (LongMemEval's default: its file is
+            sorted by question type and each question is its own haystack, so an interrupted run
+            still covers every type).
     Returns:
         the summary (also written to ``summary.json``).
     """
@@ -544,6 +551,7 @@ def run_eval(
         processor_name=processor_name,
         systems=chosen,
         limit=limit,
+        seed=seed,
         answerer=answerer,
         judge=judge if answerer is not None else None,
         cutoffs=cutoffs,
@@ -577,6 +585,8 @@ def run_eval(
             "answer_model": answer_model,
             "judge_model": getattr(judge, "model_id", None) if answerer is not None and judge is not None else None,
             "limit": limit,
+            "seed": seed if limit is not None else None,
+            "sample": "stratified over categories and conversations" if limit is not None else "all questions",
             "order": run.order,
         },
         account=run.state.data["account"],

@@ -2,8 +2,10 @@
 
 ``summary.json`` keys:
 
-- ``benchmark``, ``data``, ``config`` (embedder, processor, k, K, cutoffs, answer/judge model, limit),
-  ``dataset`` (loader statistics: unresolved evidence ids, abstention items ...), ``n_questions``;
+- ``benchmark``, ``data``, ``config`` (embedder, processor, k, K, cutoffs, answer/judge model,
+  ``limit``, ``seed`` and ``sample``: how the questions were drawn), ``dataset`` (loader statistics:
+  unresolved evidence ids, abstention items ...), ``n_questions``, ``question_ids`` (the questions
+  evaluated, in file order unless ``config.order`` says otherwise);
 - ``headline_categories``: the categories in ``overall`` (LoCoMo 1-4; LongMemEval all six types);
 - ``systems.<name>``: ``spec`` (store, mode, k, K, sweep) and
 
@@ -105,6 +107,7 @@ def summarize(
         "config": config,
         "dataset": dataset.stats,
         "n_questions": len(questions),
+        "question_ids": [q.id for q in questions],
         "headline_categories": dataset.headline_categories,
         "systems": {},
         "sweep": [],
