@@ -3,6 +3,7 @@
 The public surface is what this module exports; everything else is internal and may change.
 """
 
+from .async_api import AsyncMemory, AsyncRemoteMemory
 from .conversation.base import Answerer, Extractor, Processor, RoutedExtraction, Router, Utterance
 from .conversation.memory import Memory
 from .embed.base import BaseEmbedder, Embedder
@@ -36,6 +37,8 @@ __all__ = [
     "AddResult",
     "Answer",
     "Answerer",
+    "AsyncMemory",
+    "AsyncRemoteMemory",
     "BaseEmbedder",
     "ChatMessage",
     "ChatModel",

@@ -22,7 +22,7 @@ from urllib.parse import quote
 import httpx2
 from pydantic import TypeAdapter, ValidationError
 
-from . import errors
+from . import aio, errors
 from .conversation.memory import Memory, MessageInput, _as_scope, _as_types
 from .records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
 
@@ -70,6 +70,9 @@ def error_from_reply(status: int, body: Any) -> errors.MemdeskError:
 class RemoteMemory:
     """The HTTP API of a memdesk server, with :class:`~memdesk.Memory`'s methods and return types."""
 
+    #: its only blocking work is HTTP, done through memdesk.aio.io: AsyncRemoteMemory runs it on the event loop
+    async_ready = True
+
     def __init__(
         self,
         base_url: str,
@@ -77,18 +80,32 @@ class RemoteMemory:
         api_key: str | None = None,
         timeout_s: float = 60.0,
         http_client: httpx2.Client | None = None,
+        async_http_client: httpx2.AsyncClient | None = None,
     ) -> None:
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._base_url = base_url.rstrip("/")
+        self._timeout_s = timeout_s
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._owns_client = http_client is None
-        if http_client is None:
-            http_client = httpx2.Client(base_url=base_url.rstrip("/"), timeout=timeout_s)
-        self._http = http_client
-        self._headers = headers
+        self._http_client = http_client
+        self._given_async_client = async_http_client
+        self._async_clients = aio.PerLoop(lambda: httpx2.AsyncClient(base_url=self._base_url, timeout=self._timeout_s))
+
+    @property
+    def _http(self) -> httpx2.Client:
+        if self._http_client is None:
+            self._http_client = httpx2.Client(base_url=self._base_url, timeout=self._timeout_s)
+        return self._http_client
+
+    def _async_http(self) -> httpx2.AsyncClient:
+        """The async client: the one passed in, else one per event loop (a pool cannot cross loops)."""
+        return self._given_async_client or self._async_clients.get()
 
     def close(self) -> None:
-        """Close the connection pool (a client passed in as ``http_client`` stays the caller's to close)."""
-        if self._owns_client:
-            self._http.close()
+        """Close the connection pools memdesk opened (clients passed in stay the caller's to close)."""
+        if self._owns_client and self._http_client is not None:
+            self._http_client.close()
+        for client in self._async_clients.pop_all():
+            aio.io(lambda: None, client.aclose)  # awaited under AsyncRemoteMemory; a sync close leaves them to GC
 
     def __enter__(self) -> "RemoteMemory":
         return self
@@ -99,7 +116,10 @@ class RemoteMemory:
     # -- transport -------------------------------------------------------------------------------
     def _call(self, method: str, path: str, *, json: Any = None, params: Any = None) -> Any:
         try:
-            r = self._http.request(method, path, json=json, params=params, headers=self._headers)
+            r = aio.io(
+                lambda: self._http.request(method, path, json=json, params=params, headers=self._headers),
+                lambda: self._async_http().request(method, path, json=json, params=params, headers=self._headers),
+            )
         except httpx2.HTTPError as e:
             raise errors.RemoteServerError(f"{method} {path}: {type(e).__name__}: {e}") from e
         try:

@@ -72,6 +72,13 @@ class LLMAnswerer:
     becomes exactly :data:`ABSTAIN`; any longer reply is kept as the model wrote it.
     """
 
+    @property
+    def async_ready(self) -> bool:
+        """Loop-safe when its chat model is (see :mod:`memdesk.aio`): its own work is a prompt and a parse."""
+        from .. import aio
+
+        return aio.loop_safe(self.chat_model)
+
     def __init__(self, chat_model: ChatModel, *, max_tokens: int = 96) -> None:
         self.chat_model = chat_model
         self.max_tokens = max_tokens

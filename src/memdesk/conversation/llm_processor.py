@@ -31,6 +31,7 @@ from typing import Any, Sequence
 
 from pydantic import BaseModel, Field, field_validator
 
+from .. import aio
 from ..errors import LLMContextLengthError, LLMError, LLMOutputError
 from ..llm.base import ChatModel, Completion
 from ..llm.batch import ChatRequest
@@ -157,6 +158,11 @@ class LLMProcessor:
             after the re-asks or does not fit the context window; without one those errors propagate.
         cache_size: results kept so that ``route`` followed by ``extract`` makes one call, not two.
     """
+
+    @property
+    def async_ready(self) -> bool:
+        """Loop-safe when its chat model is (see :mod:`memdesk.aio`); the fallback runs in a worker thread."""
+        return aio.loop_safe(self.chat_model)
 
     def __init__(
         self,
@@ -295,7 +301,7 @@ class LLMProcessor:
         if isinstance(result, LLMError):
             if self.fallback is not None and isinstance(result, (LLMOutputError, LLMContextLengthError)):
                 log.warning("LLM extraction failed for %s (%s); using the fallback processor", [u.message_id for u in us], result)
-                processed = self.fallback.process(us)
+                processed = aio.offload(self.fallback.process, us)
                 for p in processed:
                     for r in p.records:
                         r.metadata.setdefault("fallback_reason", f"{type(result).__name__}: {result}"[:300])

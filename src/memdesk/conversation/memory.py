@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from pydantic import ValidationError
 
+from .. import tracing
 from ..embed.base import Embedder
 from ..errors import EmptyInputError, InvalidInputError, RecordNotFoundError
 from ..records import (
@@ -92,6 +93,7 @@ class Memory:
         return self._answerer
 
     # -- write path --------------------------------------------------------------------------
+    @tracing.memory_span("create_memory", after=tracing.added)
     def add(
         self,
         messages: MessageInput | Sequence[MessageInput],
@@ -194,6 +196,7 @@ class Memory:
         return out
 
     # -- read path --------------------------------------------------------------------------
+    @tracing.memory_span("search_memory", before=tracing.query_attributes, after=tracing.count)
     def search(
         self,
         query: str,
@@ -219,10 +222,14 @@ class Memory:
             query_text=query, hybrid=hybrid,
         )
 
+    @tracing.memory_span(
+        "retrieval", name="retrieval memdesk", before=tracing.retrieval_attributes, after=tracing.evidence_attributes
+    )
     def evidence(self, query: str, *, scope: Scope, **search_args: Any) -> Evidence:
         """The serialized evidence block for ``query`` (hits, text, token count)."""
         return self.serializer.serialize(self.search(query, scope=scope, **search_args))
 
+    @tracing.memory_span("answer", before=tracing.query_attributes, after=tracing.answer_attributes)
     def answer(self, question: str, *, scope: Scope, question_time: str | None = None, **search_args: Any) -> Answer:
         """Retrieve evidence and answer from it (extractive offline; generated with a chat model)."""
         evidence = self.evidence(question, scope=scope, **search_args)
@@ -247,6 +254,7 @@ class Memory:
         """The raw message log under ``scope``: everything ever said, routed or not."""
         return self.store.messages(_as_scope(scope))
 
+    @tracing.memory_span("update_memory", before=tracing.record_id_attributes, after=tracing.one)
     def update(self, record_id: str, text: str | None = None, **fields: Any) -> MemoryRecord:
         """Supersede a record with new text/fields; the old version stays in :meth:`history`."""
         old = self.get(record_id)
@@ -267,10 +275,12 @@ class Memory:
         self.store.replace(new, self.embedder.embed([new.embed_text()])[0])
         return new
 
+    @tracing.memory_span("delete_memory", before=tracing.record_id_attributes, after=tracing.one)
     def delete(self, record_id: str) -> None:
         if not self.store.delete(record_id):
             raise RecordNotFoundError(f"no memory with id {record_id!r}")
 
+    @tracing.memory_span("delete_memory", after=tracing.deleted)
     def delete_all(self, *, scope: Scope) -> int:
         """Delete every record and raw message under ``scope``; returns the number of records deleted."""
         return self.store.delete_scope(_as_scope(scope))

@@ -7,6 +7,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ..errors import EmptyInputError, InvalidInputError
+from ..tracing import traced_embed
 
 
 @runtime_checkable
@@ -34,6 +35,7 @@ class BaseEmbedder:
     def _embed_batch(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    @traced_embed
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if isinstance(texts, str):
             raise InvalidInputError("embed() takes a sequence of strings, not one string; use embed_one()")

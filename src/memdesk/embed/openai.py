@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from .. import aio
 from ..errors import ConfigError, EmbedderError
+from ..tracing import traced_embed
 from .base import BaseEmbedder, normalize
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -49,6 +51,10 @@ class OpenAIEmbedder(BaseEmbedder):
     Blank texts get a zero vector without a request (the API rejects empty input).
     """
 
+    #: requests go through memdesk.aio.io: awaited with AsyncOpenAI under AsyncMemory
+    async_ready = True
+    remote = True
+
     def __init__(
         self,
         model: str,
@@ -60,6 +66,7 @@ class OpenAIEmbedder(BaseEmbedder):
         *,
         timeout: float = 60.0,
         max_retries: int = 2,
+        async_http_client: "httpx2.AsyncClient | None" = None,
     ) -> None:
         if not model or not isinstance(model, str):
             raise ConfigError("OpenAIEmbedder needs a model name (MEMDESK_EMBEDDING_MODEL)")
@@ -89,6 +96,12 @@ class OpenAIEmbedder(BaseEmbedder):
         self._client = openai.OpenAI(
             api_key=key, base_url=base_url, http_client=http_client, timeout=timeout, max_retries=max_retries
         )
+        # under memdesk.aio.run (AsyncMemory) requests are awaited with AsyncOpenAI, one client per loop
+        self._async_clients = aio.PerLoop(
+            lambda: openai.AsyncOpenAI(
+                api_key=key, base_url=base_url, http_client=async_http_client, timeout=timeout, max_retries=max_retries
+            )
+        )
 
     @property
     def dim(self) -> int:  # type: ignore[override]
@@ -100,6 +113,7 @@ class OpenAIEmbedder(BaseEmbedder):
                     self._dim = self._request([_DIM_PROBE_TEXT]).shape[1]
         return self._dim
 
+    @traced_embed
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Like :meth:`BaseEmbedder.embed`, but learns an unknown dimension from the first request.
 
@@ -128,7 +142,10 @@ class OpenAIEmbedder(BaseEmbedder):
     def _request(self, texts: list[str]) -> np.ndarray:
         """One ``/embeddings`` call: an (n, d) float32 array in input order."""
         try:
-            response = self._client.embeddings.create(model=self.model, input=texts, encoding_format="float")
+            response = aio.io(
+                lambda: self._client.embeddings.create(model=self.model, input=texts, encoding_format="float"),
+                lambda: self._async_clients.get().embeddings.create(model=self.model, input=texts, encoding_format="float"),
+            )
         except self._openai.OpenAIError as e:
             raise self._map_error(e) from e
         data = sorted(response.data, key=lambda d: d.index)

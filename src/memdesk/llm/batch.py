@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Literal, Sequence, overload
 
 from pydantic import BaseModel
 
+from .. import aio
 from ..errors import LLMError
 from .base import ChatMessage, ChatModel, Completion
 
@@ -29,6 +31,13 @@ def _one(model: ChatModel, r: ChatRequest) -> Completion:
     )
 
 
+def _one_or_error(model: ChatModel, r: ChatRequest) -> Completion | LLMError:
+    try:
+        return _one(model, r)
+    except LLMError as e:
+        return e
+
+
 @overload
 def run_many(
     model: ChatModel, requests: Sequence[ChatRequest], *, concurrency: int, return_exceptions: Literal[False] = False
@@ -44,12 +53,16 @@ def run_many(
 
     Every request runs to its end. Then, unless ``return_exceptions``, the first
     :class:`~memdesk.errors.LLMError` (in request order) is raised; with it, failed requests hold
-    their error in the result list. Errors that are not LLMErrors always propagate.
+    their error in the result list. Errors that are not LLMErrors always propagate. Under
+    :func:`memdesk.aio.run` the requests run as tasks on the event loop instead of threads (a loop-safe
+    model bounds them by its own concurrency).
     """
     if not requests:
         return []
     workers = max(1, min(concurrency, len(requests)))
-    if workers == 1:
+    if aio.active() and aio.loop_safe(model):
+        results = list(aio.await_(asyncio.gather(*(aio.run(_one_or_error, model, r) for r in requests))))
+    elif workers == 1:
         results: list[Completion | LLMError] = []
         for r in requests:
             try:

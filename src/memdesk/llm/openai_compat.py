@@ -18,6 +18,7 @@ anything else from the server           :class:`~memdesk.errors.LLMError`
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import logging
 import os
@@ -31,6 +32,8 @@ import httpx2
 import openai
 from pydantic import BaseModel
 
+from .. import aio
+from ..tracing import traced_chat
 from ..errors import (
     EmptyInputError,
     LLMConnectionError,
@@ -91,6 +94,9 @@ def _retry_after_s(headers: httpx2.Headers | None) -> float | None:
 class OpenAICompatChatModel:
     """A :class:`~memdesk.llm.base.ChatModel` for any OpenAI-compatible ``/v1/chat/completions``.
 
+    Its requests go through :func:`memdesk.aio.io`: under ``AsyncMemory`` they are awaited on the event
+    loop with ``openai.AsyncOpenAI`` (``async_http_client`` is the ``httpx2.AsyncClient`` to use, if any).
+
     Args:
         model: the model name sent to the server (and used for prices and token counting).
         base_url: e.g. ``http://localhost:8080/v1``; None means OpenAI's API.
@@ -110,6 +116,8 @@ class OpenAICompatChatModel:
         sleep, clock, rng: injectable for tests (backoff sleeps, latency, jitter).
         extra_body: extra JSON fields sent with every request (server-specific options).
     """
+
+    async_ready = True
 
     def __init__(
         self,
@@ -133,6 +141,7 @@ class OpenAICompatChatModel:
         clock: Callable[[], float] = time.perf_counter,
         rng: random.Random | None = None,
         extra_body: dict[str, Any] | None = None,
+        async_http_client: httpx2.AsyncClient | None = None,
     ) -> None:
         if not model:
             raise EmptyInputError("a model name is required")
@@ -163,13 +172,12 @@ class OpenAICompatChatModel:
         # request parameters the server refused once (reasoning models): adapted for every later call
         self._use_max_completion_tokens = False
         self._omit_temperature = False
-        self._client = openai.OpenAI(
-            api_key=self._resolve_key(api_key, base_url),
-            base_url=base_url,
-            timeout=timeout_s,
-            max_retries=0,
-            http_client=http_client,
-        )
+        client_args = {"api_key": self._resolve_key(api_key, base_url), "base_url": base_url, "timeout": timeout_s, "max_retries": 0}
+        self._client = openai.OpenAI(**client_args, http_client=http_client)
+        # under memdesk.aio.run (AsyncMemory) requests go through AsyncOpenAI instead: one client and one
+        # concurrency semaphore per event loop, unless an async HTTP client is passed in
+        self._async_clients = aio.PerLoop(lambda: openai.AsyncOpenAI(**client_args, http_client=async_http_client))
+        self._async_semaphores = aio.PerLoop(lambda: asyncio.Semaphore(concurrency))
 
     @staticmethod
     def _resolve_key(api_key: str | None, base_url: str | None) -> str:
@@ -199,6 +207,7 @@ class OpenAICompatChatModel:
             "token_counting": self.tokens.method,
         }
 
+    @traced_chat
     def complete(
         self,
         messages: list[ChatMessage],
@@ -313,8 +322,7 @@ class OpenAICompatChatModel:
         attempt = 0
         while True:
             try:
-                with self._semaphore:
-                    resp = self._client.chat.completions.create(**kwargs)
+                resp = aio.io(lambda: self._create(kwargs), lambda: self._acreate(kwargs))
                 break
             except openai.APIStatusError as e:
                 status = e.status_code
@@ -362,10 +370,18 @@ class OpenAICompatChatModel:
                 log.info("%s: %s, retry %d/%d in %.2fs", self._label, e, attempt + 1, self.max_retries, delay)
             except openai.OpenAIError as e:
                 raise LLMError(f"{self._label} failed: {e}") from e
-            self._sleep(delay)
+            aio.sleep(delay, self._sleep)
             attempt += 1
         latency = self._clock() - started
         return self._to_completion(resp, messages, latency, operation)
+
+    def _create(self, kwargs: dict[str, Any]) -> Any:
+        with self._semaphore:
+            return self._client.chat.completions.create(**kwargs)
+
+    async def _acreate(self, kwargs: dict[str, Any]) -> Any:
+        async with self._async_semaphores.get():
+            return await self._async_clients.get().chat.completions.create(**kwargs)
 
     def _to_completion(self, resp: Any, messages: list[ChatMessage], latency: float, operation: str) -> Completion:
         if not getattr(resp, "choices", None):
