@@ -326,14 +326,13 @@ def demo(obj: Ctx, data_path: str | None, conversation: str | None, questions: i
 def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_level: str) -> None:
     """Serve the HTTP API (OpenAPI at /docs) and the MCP endpoint, keyed by MEMDESK_API_KEYS."""
     from .errors import ConfigError
+    from .extras import require
 
-    try:
-        import uvicorn
+    require("server", "`memdesk serve`")
+    import uvicorn
 
-        from .server import ApiKeys, create_app
-        from .server.auth import LOOPBACK_HOSTS
-    except ImportError as e:
-        raise ConfigError(f"`memdesk serve` needs the server extra: pip install 'memdesk[server]' ({e})") from e
+    from .server import ApiKeys, create_app
+    from .server.auth import LOOPBACK_HOSTS
     settings = obj.settings()
     keys = ApiKeys.parse(settings.api_keys.get_secret_value() if settings.api_keys else None)
     if not keys.required and host not in LOOPBACK_HOSTS and not no_auth:
@@ -356,12 +355,11 @@ def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_lev
 @click.pass_obj
 def mcp_stdio(obj: Ctx) -> None:
     """Serve the MCP tools over stdio (for agent hosts that launch memdesk as a subprocess)."""
-    from .errors import ConfigError
+    from .extras import require
 
-    try:
-        from .server.mcp_tools import create_mcp_server
-    except ImportError as e:  # pragma: no cover - only without the extra
-        raise ConfigError(f"`memdesk mcp` needs the server extra: pip install 'memdesk[server]' ({e})") from e
+    require("server", "`memdesk mcp`")
+    from .server.mcp_tools import create_mcp_server
+
     create_mcp_server(obj.memory()).run("stdio")
 
 

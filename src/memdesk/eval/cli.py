@@ -61,7 +61,11 @@ def _common(f):
 
 
 def _run(ctx: click.Context, benchmark: str, **kw: Any) -> None:
+    from ..extras import PLOTS_SKIPPED, can_plot
     from .runner import run_eval
+
+    if not can_plot():  # said before the run starts; the run then writes report.md without plots
+        click.echo(PLOTS_SKIPPED, err=True)
 
     settings = _settings(ctx)
     embedder: Embedder

@@ -264,12 +264,19 @@ def plot_latency(rows: Sequence[dict[str, Any]], summary: dict[str, Any], path: 
 
 
 def write_report(summary: dict[str, Any], out_dir: str | Path, rows: Sequence[dict[str, Any]] | None = None) -> list[Path]:
-    """Write ``report.md`` and the three PNG plots into ``out_dir``; returns the paths written."""
+    """Write ``report.md`` and the three PNG plots into ``out_dir``; returns the paths written. Without
+    matplotlib (the ``eval`` extra) the plots are skipped with a note, and the run's results stand."""
+    from ..extras import PLOTS_SKIPPED, can_plot
+
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     if rows is None:
         rows = _read_rows(out / "results.jsonl")
     paths = [out / "report.md", out / "recall_vs_tokens.png", out / "recall_by_category.png", out / "latency.png"]
+    if not can_plot():
+        paths[0].write_text(markdown(summary) + f"\n{PLOTS_SKIPPED}.\n", encoding="utf-8")
+        logger.warning(PLOTS_SKIPPED)
+        return paths[:1]
     paths[0].write_text(markdown(summary), encoding="utf-8")
     plot_recall_vs_tokens(summary, paths[1])
     plot_recall_by_category(summary, paths[2])

@@ -176,6 +176,8 @@ def build_cmd(ctx: click.Context, offline: bool, formats: str, llm_formats: bool
     """Build (or resume) the bank of a benchmark: traces, formats, tags, embeddings."""
     env = _Env(ctx, kw)
     try:
+        if env.chat is not None and not no_traces:
+            _check_extras({**kw, "retrieval_only": True, "retriever": None}, traces=True)
         tags = env.chat is not None and not offline
         name = env.bank_name(tags)
         report = env.build_bank(
@@ -254,6 +256,7 @@ def info_cmd(store_url: str | None, name: str) -> None:
 @click.pass_context
 def reasoning_command(ctx: click.Context, **kw: Any) -> None:
     """Evaluate a reasoning benchmark with and without retrieved memories (MAC)."""
+    _check_extras(kw)
     env = _Env(ctx, kw)
     try:
         _run_reasoning(env, kw)
@@ -363,6 +366,21 @@ def _check_resumable(out: Path, search: dict[str, Any] | None, model: str | None
     old_model = (before.get("model") or {}).get("model")
     if model and old_model and old_model != model:
         raise UsageError(f"{out} holds results of model {old_model!r}, not {model!r}: use another --out")
+
+
+def _check_extras(kw: dict[str, Any], *, traces: bool = False) -> None:
+    """Before any work: what this run needs from the eval extra (one line), and whether it can plot.
+    ``traces``: the run checks generated solutions (``bank build`` with a chat model)."""
+    from ..extras import PLOTS_SKIPPED, can_plot, require
+    from .datasets import AnswerKind, get_benchmark
+
+    scoring = traces or not kw["retrieval_only"]
+    if scoring and get_benchmark(kw["bench"]).answer_kind is AnswerKind.MATH:
+        require("eval", f"checking {kw['bench']} answers", ("sympy",))
+    if kw["retriever"] == "bm25":
+        require("eval", "--retriever bm25", ("rank_bm25",))
+    if not kw["retrieval_only"] and not can_plot():
+        click.echo(PLOTS_SKIPPED, err=True)
 
 
 def _run_reasoning(env: _Env, kw: dict[str, Any]) -> None:

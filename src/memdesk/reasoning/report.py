@@ -172,12 +172,18 @@ def write_outputs(
     extra: dict | None = None,
     notes: Sequence[str] = (),
 ) -> dict[str, Path]:
-    """Write ``summary.json``, ``report.md`` and the plots (plots only when there are model runs)."""
+    """Write ``summary.json``, ``report.md`` and the plots (plots only when there are model runs, and
+    matplotlib, of the ``eval`` extra, is installed: otherwise a note says they were skipped)."""
+    from ..extras import PLOTS_SKIPPED, can_plot
+
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"summary": out_dir / "summary.json", "report": out_dir / "report.md"}
     write_json(paths["summary"], {"runs": list(runs), "retrieval": list(retrieval), **(extra or {})})
+    plots = bool(runs) and can_plot()
+    if runs and not plots:
+        notes = [*notes, PLOTS_SKIPPED]
     paths["report"].write_text(markdown_report(runs, retrieval, notes=notes) + "\n", encoding="utf-8")
-    if runs:
+    if plots:
         paths["accuracy_plot"] = plot_accuracy_vs_tokens(runs, out_dir / "accuracy_vs_decode_tokens.png")
         paths["latency_plot"] = plot_latency_breakdown(runs, out_dir / "latency_breakdown.png")
     return paths
