@@ -1,4 +1,5 @@
-"""The docs are tested: every CLI command is in the README, and the README's set-up commands are the CI's."""
+"""The docs are tested: every CLI command is in the README, and the README's set-up commands are the CI's
+(the README's examples run in tests/test_readme_examples.py)."""
 
 from __future__ import annotations
 
@@ -30,15 +31,3 @@ def test_ci_runs_the_readme_test_command():
     test_command = "pip install -e '.[dev]' && python -m pytest"
     assert test_command in readme and test_command in ci
     assert "pip install -e . && memdesk demo" in readme
-
-
-def test_the_readme_python_snippet_runs(tmp_path, monkeypatch):
-    monkeypatch.setenv("MEMDESK_DATABASE_URL", f"sqlite:///{tmp_path}/readme.db")
-    monkeypatch.setenv("MEMDESK_EMBEDDER", "hashing")
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
-    readme = (REPO / "README.md").read_text()
-    snippet = readme.split("## Python API", 1)[1].split("```python", 1)[1].split("```", 1)[0]
-    namespace: dict = {}
-    exec(compile(snippet, "README.md", "exec"), namespace)
-    assert namespace["hits"] and namespace["ans"].evidence.hits
-    namespace["mem"].close()

@@ -171,6 +171,7 @@ class RemoteMemory:
         self, question: str, *, scope: Scope | Mapping[str, Any], question_time: str | None = None, **search_args: Any
     ) -> Answer:
         body = self._search_body(question, scope, {**search_args, "question_time": question_time})
+        body["question"] = body.pop("query")
         return self._parse(_ANSWER, self._call("POST", "/v1/memories/answer", json=body))
 
     def get(self, record_id: str) -> MemoryRecord:

@@ -76,7 +76,9 @@ def test_evidence_answer_and_messages(client):
     add(client, {"content": "My sister's wedding is in June.", "speaker": "Ana", "timestamp": "2023-05-08T13:56:00Z"})
     ev = client.post("/v1/memories/evidence", json={**ANA, "query": "When is the wedding?"}, headers=AUTH).json()
     assert "wedding" in ev["text"] and ev["tokens"] > 0 and len(ev["hits"]) == 1
-    ans = client.post("/v1/memories/answer", json={**ANA, "query": "When is the wedding?"}, headers=AUTH).json()
+    ans = client.post("/v1/memories/answer", json={**ANA, "question": "When is the wedding?"}, headers=AUTH).json()
+    same = client.post("/v1/memories/answer", json={**ANA, "query": "When is the wedding?"}, headers=AUTH).json()
+    assert same["answer"] == ans["answer"]  # the old name still works
     assert ans["extractive"] is True and "June" in ans["answer"]
     log = client.get("/v1/messages", params=ANA, headers=AUTH).json()
     assert [m["content"] for m in log] == ["My sister's wedding is in June."]

@@ -49,7 +49,7 @@ def test_add_search_update_history_delete_through_tools(mem):
         call(
             server,
             ("search_memory", {"query": "grey cat", "user_id": "ana", "limit": 5}),
-            ("memory_evidence", {"question": "What is the cat called?", "user_id": "ana"}),
+            ("memory_evidence", {"query": "What is the cat called?", "user_id": "ana"}),
             ("update_memory", {"memory_id": memory_id, "text": "Ana's cat Miso is two years old."}),
             ("memory_history", {"memory_id": memory_id}),
             ("list_memories", {"user_id": "ana"}),

@@ -144,14 +144,14 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk") -> "MCPServer":
     @server.tool()
     @_tool_errors
     def memory_evidence(
-        question: str,
+        query: str,
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
         speaker: str | None = None,
     ) -> EvidenceBlock:
         """The evidence block for a question (retrieved memories with their dates), to read before answering."""
-        ev = memory.evidence(question, scope=_scope(user_id, agent_id, run_id), speaker=speaker)
+        ev = memory.evidence(query, scope=_scope(user_id, agent_id, run_id), speaker=speaker)
         return EvidenceBlock(text=ev.text, tokens=ev.tokens, memory_ids=[h.record.id for h in ev.hits])
 
     @server.tool()

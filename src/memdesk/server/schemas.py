@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from ..records import MemoryType, Message, Scope
 from ..retrieve import Merge
@@ -41,10 +41,9 @@ class AddRequest(ScopeFields):
     speaker: str | None = Field(default=None, description="Fills messages that carry no speaker.")
 
 
-class SearchRequest(ScopeFields):
-    """Top-k records per memory type, merged, de-duplicated and truncated to K (ENGRAM's read path)."""
+class RetrievalOptions(ScopeFields):
+    """How records are retrieved: top-k per memory type, merged, de-duplicated, truncated to K."""
 
-    query: str = Field(max_length=10_000, examples=["Where does Ana live?"])  # empty: EmptyInputError, as in process
     k: int | None = Field(default=None, title="k (per type)", ge=1, le=1000, description="Records per memory type (default: settings.top_k).")
     K: int | None = Field(default=None, title="K (records kept)", ge=1, le=1000, description="Records kept after merging (default: settings.max_records).")
     types: list[MemoryType] | None = Field(default=None, description="Only these memory types.")
@@ -54,7 +53,18 @@ class SearchRequest(ScopeFields):
     hybrid: bool | None = Field(default=None, description="Fuse a BM25 ranking (default: the server's setting).")
 
 
-class AnswerRequest(SearchRequest):
+class SearchRequest(RetrievalOptions):
+    """Top-k records per memory type, merged, de-duplicated and truncated to K (ENGRAM's read path)."""
+
+    query: str = Field(max_length=10_000, examples=["Where does Ana live?"])  # empty: EmptyInputError, as in process
+
+
+class AnswerRequest(RetrievalOptions):
+    """A question answered from memory: ``question`` as in ``Memory.answer`` (``query`` is accepted too)."""
+
+    question: str = Field(
+        max_length=10_000, validation_alias=AliasChoices("question", "query"), examples=["Where does Ana live?"]
+    )
     question_time: str | None = Field(default=None, description="When the question is asked, for relative dates.")
 
 
