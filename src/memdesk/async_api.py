@@ -113,3 +113,10 @@ class AsyncRemoteMemory(_AsyncFacade):
         self._sync = self._view = RemoteMemory(
             base_url, api_key=api_key, timeout_s=timeout_s, async_http_client=http_client
         )
+
+    @classmethod
+    def wrap(cls, remote: RemoteMemory) -> "AsyncRemoteMemory":
+        """Awaitable methods over an existing RemoteMemory (its clients and key)."""
+        facade = cls.__new__(cls)
+        facade._sync = facade._view = remote
+        return facade
