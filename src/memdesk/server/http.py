@@ -66,6 +66,7 @@ def create_app(
     mcp: bool = True,
     allowed_hosts: Sequence[str] | None = None,
     title: str = "memdesk",
+    ui: bool = True,
 ) -> FastAPI:
     """The HTTP API (and, with ``mcp=True`` and the MCP SDK installed, the MCP server at ``/mcp``, streamable HTTP).
 
@@ -210,6 +211,10 @@ def create_app(
         return memory.messages(scope=scope)
 
     app.include_router(v1)
+    if ui:  # the memory browser at /ui, behind the same keys (memdesk/server/ui.py)
+        from .ui import ui_router
+
+        app.include_router(ui_router(memory, keys))
 
     if mcp_endpoint is not None:
         app.router.routes.append(Route("/mcp", endpoint=_KeyGuard(mcp_endpoint, keys), include_in_schema=False))
