@@ -103,6 +103,10 @@ class MigrationError(StoreError):
     """A schema migration failed; the database was left at its previous version."""
 
 
+class ModelFileError(RuntimeFailure):
+    """A model file assembled or found on disk is not the expected file (size or sha256 differ)."""
+
+
 class EmbedderError(RuntimeFailure):
     """The embedding model failed to load or to embed."""
 
