@@ -6,8 +6,14 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("MEMDESK_ALLOW_MODEL_REQUESTS", "0")
+
+# No wall-clock assertions in unit tests: hypothesis' per-example deadline (200 ms) fails examples
+# that are merely slow on a loaded shared machine.
+settings.register_profile("memdesk", deadline=None)
+settings.load_profile("memdesk")
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -35,7 +35,7 @@ pytestmark = [
 ]
 
 SCOPE = Scope(user_id="local-test")
-TS = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+TS = datetime(2024, 3, 14, 18, 30, tzinfo=timezone.utc)
 
 
 @pytest.fixture(scope="module")
@@ -66,29 +66,29 @@ def utt(mid: str, speaker: str, text: str) -> Utterance:
 def test_processor_routes_and_extracts_with_a_real_model(model) -> None:
     proc = LLMProcessor(model, max_tokens=300)
     event, smalltalk = proc.process(
-        [utt("D1:3", "Caroline", "I went to a LGBTQ support group yesterday and it was so powerful."),
-         utt("D1:4", "Melanie", "Hi! Thanks!")]
+        [utt("m1", "Tomas", "I went to my first pottery class yesterday and it was so relaxing."),
+         utt("m2", "Ines", "Hi! Thanks!")]
     )
     assert event.mask.episodic, event
     ep = [r for r in event.records if isinstance(r, EpisodicRecord)]
-    assert ep and all(r.provenance == ["D1:3"] and r.speaker == "Caroline" for r in event.records)
-    assert any(r.temporal_anchor == "2023-05-07" for r in ep), [r.temporal_anchor for r in ep]
+    assert ep and all(r.provenance == ["m1"] and r.speaker == "Tomas" for r in event.records)
+    assert any(r.temporal_anchor == "2024-03-13" for r in ep), [r.temporal_anchor for r in ep]
     assert len(smalltalk.records) <= 1
     assert model.ledger.get("ingest").calls >= 2
 
 
 def test_answerer_uses_the_anchor_and_abstains(model) -> None:
-    rec = EpisodicRecord(scope=SCOPE, speaker="Caroline", title="Support group",
-                         summary="Caroline went to an LGBTQ support group.", temporal_anchor="2023-05-07")
+    rec = EpisodicRecord(scope=SCOPE, speaker="Tomas", title="Pottery class",
+                         summary="Tomas went to his first pottery class.", temporal_anchor="2024-03-13")
     ev = Evidence(hits=[SearchHit(record=rec, score=0.7, memory_type=MemoryType.EPISODIC, rank=0, why="t")],
-                  text="- [2023-05-07] Caroline (episodic) Support group: Caroline went to an LGBTQ support group.",
+                  text="- [2024-03-13] Tomas (episodic) Pottery class: Tomas went to his first pottery class.",
                   tokens=25)
-    a = LLMAnswerer(model).answer("When did Caroline go to the LGBTQ support group?", ev)
-    assert any(s in a.answer for s in ("2023-05-07", "May 7", "7 May")), a.answer
-    b = LLMAnswerer(model).answer("What is the name of Caroline's dog?", ev)
+    a = LLMAnswerer(model).answer("When did Tomas go to the pottery class?", ev)
+    assert any(s in a.answer for s in ("2024-03-13", "March 13", "13 March")), a.answer
+    b = LLMAnswerer(model).answer("What is the name of Tomas's dog?", ev)
     assert b.answer == ABSTAIN, b.answer
 
 
 def test_judge_gives_a_valid_verdict(model) -> None:
-    v = LoCoMoJudge(model).judge("When did Caroline go to the support group?", "7 May 2023", "2023-05-07")
+    v = LoCoMoJudge(model).judge("When did Tomas go to the pottery class?", "13 March 2024", "2024-03-13")
     assert v.label in {"CORRECT", "WRONG"} and v.judge_model == model.model_id
