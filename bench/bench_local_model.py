@@ -88,12 +88,12 @@ def measure_speed(model: OpenAICompatChatModel, prompt_tokens: int, decode_token
     }
 
 
-def measure_schema(model: OpenAICompatChatModel) -> dict:
+def measure_schema(model: OpenAICompatChatModel, limit: int | None = None) -> dict:
     scope = Scope(user_id="bench-local-model")
     ts = datetime(2024, 3, 14, 18, 30, tzinfo=timezone.utc)
     proc = LLMProcessor(model, max_tokens=400)
     rows = []
-    for i, (speaker, text, want) in enumerate(UTTERANCES):
+    for i, (speaker, text, want) in enumerate(UTTERANCES[:limit]):
         u = Utterance(message_id=f"m{i}", message=Message(speaker=speaker, content=text, timestamp=ts), scope=scope)
         before = model.ledger.get("ingest").calls
         t0 = time.perf_counter()
@@ -123,6 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--decode-tokens", type=int, default=64)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--no-schema", action="store_true", help="speed only")
+    ap.add_argument("--utterances", type=int, default=None, help="only the first N schema utterances (a smoke run)")
     ap.add_argument("--note", default="", help="free text stored with the result (build flags, server command)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args(argv)
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             "measured_at": measured_at(),
             "note": args.note,
             "speed": measure_speed(model, args.prompt_tokens, args.decode_tokens, args.repeats),
-            "schema": None if args.no_schema else measure_schema(model),
+            "schema": None if args.no_schema else measure_schema(model, args.utterances),
             "json_schema_mode": getattr(model, "json_schema_mode", None),
             "machine": machine_info(),
         }

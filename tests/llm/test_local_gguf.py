@@ -166,6 +166,8 @@ def test_serve_starts_llama_cpp_server_with_the_settings(monkeypatch: pytest.Mon
     p = _Server.started[-1]
     assert (p.model.path, p.model_alias, p.hostnames, p.n_ctx, p.n_parallel) == ("/m/q.gguf", {"q"}, ["127.0.0.1"], 2048, 1)
     assert p.cpuparams.n_threads == p.cpuparams_batch.n_threads == 3
+    local.serve("/m/q.gguf", n_threads=1, n_threads_batch=2, stop=stop)
+    assert (_Server.started[-1].cpuparams.n_threads, _Server.started[-1].cpuparams_batch.n_threads) == (1, 2)
 
 
 def test_serve_without_xllamacpp_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

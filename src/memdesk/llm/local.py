@@ -223,9 +223,12 @@ def server_command(
     ]  # fmt: skip
 
 
-def serve_params(xlc: Any, gguf: str | Path, *, alias: str, port: int, n_ctx: int, n_threads: int | None) -> Any:
+def serve_params(
+    xlc: Any, gguf: str | Path, *, alias: str, port: int, n_ctx: int, n_threads: int | None, n_threads_batch: int | None = None
+) -> Any:
     """The ``xllamacpp.CommonParams`` of :func:`serve`: one slot (requests queue; memdesk does not
-    stream), ``n_threads`` (default every core) for prompt and generation, loopback only."""
+    stream), ``n_threads`` (default every core) for generation and ``n_threads_batch`` (default the
+    same) for reading the prompt, loopback only."""
     threads = n_threads or os.cpu_count() or 1
     p = xlc.CommonParams()
     p.model.path = str(gguf)
@@ -235,7 +238,7 @@ def serve_params(xlc: Any, gguf: str | Path, *, alias: str, port: int, n_ctx: in
     p.n_ctx = n_ctx
     p.n_parallel = 1
     p.cpuparams.n_threads = threads
-    p.cpuparams_batch.n_threads = threads
+    p.cpuparams_batch.n_threads = n_threads_batch or threads
     return p
 
 
@@ -246,6 +249,7 @@ def serve(
     port: int = 8080,
     n_ctx: int = DEFAULT_N_CTX,
     n_threads: int | None = None,
+    n_threads_batch: int | None = None,
     stop: threading.Event | None = None,
 ) -> str:
     """Serve ``gguf`` with llama.cpp's OpenAI-compatible server (``xllamacpp``) until ``stop`` is set
@@ -257,7 +261,10 @@ def serve(
             "serving needs xllamacpp (a prebuilt llama.cpp wheel): pip install xllamacpp; "
             "or serve with llama-cpp-python (see docs/llm.md)"
         ) from e
-    server = xlc.Server(serve_params(xlc, gguf, alias=alias, port=port, n_ctx=n_ctx, n_threads=n_threads))
+    params = serve_params(
+        xlc, gguf, alias=alias, port=port, n_ctx=n_ctx, n_threads=n_threads, n_threads_batch=n_threads_batch
+    )
+    server = xlc.Server(params)
     url = f"{server.listening_address}/v1"
     sys.stdout.write(f"serving {gguf} as {alias!r} at {url}\n  export MEMDESK_LLM_BASE_URL={url} MEMDESK_LLM_MODEL={alias}\n")
     sys.stdout.flush()
@@ -284,7 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     for p in (asm, srv):
         p.add_argument("--port", type=int, default=8080, help="port to serve on")
         p.add_argument("--n-ctx", type=int, default=DEFAULT_N_CTX, help="context window")
-    srv.add_argument("--threads", type=int, default=None, help="CPU threads (default: every core)")
+    srv.add_argument("--threads", type=int, default=None, help="CPU threads generating (default: every core)")
+    srv.add_argument("--threads-batch", type=int, default=None, help="CPU threads reading the prompt (default: --threads)")
     args = parser.parse_args(argv)
     if args.cmd == "list":
         for m in PACKAGED_MODELS.values():
@@ -299,7 +307,8 @@ def main(argv: list[str] | None = None) -> int:
             sha = verify_gguf(args.dest, args.name)
             sys.stdout.write(f"{args.dest}: ok (sha256 {sha})\n")
             if args.cmd == "serve":
-                serve(args.dest, alias=args.name, port=args.port, n_ctx=args.n_ctx, n_threads=args.threads)
+                serve(args.dest, alias=args.name, port=args.port, n_ctx=args.n_ctx, n_threads=args.threads,
+                      n_threads_batch=args.threads_batch)  # fmt: skip
             return 0
         path = assemble_gguf(args.name, args.dest, overwrite=args.overwrite)
     except (ConfigError, InvalidInputError, ModelFileError) as e:
