@@ -277,7 +277,7 @@ def serve(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m memdesk.llm.local {list,assemble,verify}``."""
+    """``python -m memdesk.llm.local {list,assemble,verify,serve}``."""
     parser = argparse.ArgumentParser(prog="python -m memdesk.llm.local", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="cmd", required=True)
     sub.add_parser("list", help="list the packaged models, their part packages and checksums")
