@@ -96,6 +96,24 @@ def test_serializer_lines_carry_anchor_speaker_and_type(store):
     assert Serializer().serialize([]).tokens == 0
 
 
+def test_serializer_says_who_said_what_the_user_did_not(store):
+    rows = [
+        SemanticRecord(scope=S, speaker="assistant", role="assistant", fact="Ana's bank is in Porto", temporal_anchor="2025-03-10", provenance=["a"]),
+        SemanticRecord(scope=S, speaker="Ana", source="image_caption", fact="Ana shared an image: a sign", temporal_anchor="2025-03-10", provenance=["b"]),
+        SemanticRecord(scope=S, role="tool", source="tool:web_search", fact="Lisbon 17C", temporal_anchor="2025-03-10", provenance=["c"]),
+        SemanticRecord(scope=S, speaker="Ana", source="chat", fact="Ana likes tea", temporal_anchor="2025-03-10", provenance=["d"]),
+    ]
+    for i, r in enumerate(rows):
+        put(store, r, [1, 0.1 * i, 0])
+    lines = Serializer().serialize(Retriever(store).retrieve(unit([1, 0, 0]), S)).text.splitlines()[1:]
+    assert lines == [
+        "- [2025-03-10] (by assistant) Ana's bank is in Porto",
+        "- [2025-03-10] (via image_caption) Ana shared an image: a sign",
+        "- [2025-03-10] (by tool, via tool:web_search) Lisbon 17C",
+        "- [2025-03-10] Ana likes tea",
+    ]
+
+
 def test_hybrid_fuses_a_bm25_ranking_and_follows_writes(store):
     # the dense ranking prefers the generic records; the rare word is only in a record far from the query vector
     for i in range(6):

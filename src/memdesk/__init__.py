@@ -4,6 +4,7 @@ The public surface is what this module exports; everything else is internal and 
 """
 
 from .async_api import AsyncMemory, AsyncRemoteMemory
+from .conversation.admission import AdmissionPolicy
 from .conversation.base import Answerer, Extractor, Processor, RoutedExtraction, Router, Utterance
 from .conversation.memory import Memory
 from .embed.base import BaseEmbedder, Embedder
@@ -35,6 +36,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AddResult",
+    "AdmissionPolicy",
     "Answer",
     "Answerer",
     "AsyncMemory",

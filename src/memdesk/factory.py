@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .conversation.admission import AdmissionPolicy
 from .conversation.base import Answerer, Processor, RoutedExtraction
 from .conversation.memory import Memory
 from .errors import ConfigError
@@ -29,6 +30,12 @@ def build_processor(settings: Settings, chat_model=None) -> Processor:
     raise ConfigError(f"unknown processor {settings.processor!r}")
 
 
+def build_admission(settings: Settings) -> AdmissionPolicy:
+    if settings.admission == "off":
+        return AdmissionPolicy.off()
+    return AdmissionPolicy(memorize_roles=frozenset(settings.admission_roles))
+
+
 def build_answerer(chat_model=None) -> Answerer:
     from .conversation.answer import ExtractiveAnswerer, LLMAnswerer
 
@@ -49,6 +56,7 @@ def build_memory(settings: Settings) -> Memory:
             make_embedder(settings),
             build_processor(settings, chat_model),
             answerer=build_answerer(chat_model),
+            admission=build_admission(settings),
             retriever=Retriever(store, k=settings.top_k, K=settings.max_records, hybrid=settings.hybrid),
         )
     except BaseException:

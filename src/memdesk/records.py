@@ -6,6 +6,7 @@ Embedding vectors are not fields of the records: they travel beside them as floa
 
 from __future__ import annotations
 
+import re
 import uuid
 from datetime import datetime, timezone
 from enum import Enum
@@ -124,8 +125,31 @@ def _aware(v: datetime | None) -> datetime | None:
     return v
 
 
+#: Who wrote a message: the person (``user``), the assistant, a tool's output or a system prompt.
+Role = Literal["user", "assistant", "tool", "system"]
+ROLES: tuple[Role, ...] = ("user", "assistant", "tool", "system")
+
+#: The ``source`` of text taken from an image caption (see :meth:`Message.text`).
+IMAGE_CAPTION_SOURCE = "image_caption"
+_CAPTION = re.compile(r"\s*\[shares an image: (.*)\]\s*$", re.DOTALL)
+
+
+def split_caption(text: str) -> tuple[str, str | None]:
+    """``(content, caption)`` of a text written by :meth:`Message.text` (``caption`` None when it has none)."""
+    m = _CAPTION.search(text)
+    if m is None:
+        return text, None
+    return text[: m.start()], m.group(1)
+
+
 class RecordBase(BaseModel):
-    """Fields shared by every memory record."""
+    """Fields shared by every memory record.
+
+    ``role`` and ``source`` are its provenance: the role of the message it came from and where its
+    text came from (set by the caller, e.g. ``chat``, ``tool:web_search``, ``email``; ``image_caption``
+    for text taken from an image caption). Records written before memdesk kept them read back as
+    ``role="user"``, ``source=None`` unless the store's migration found their message's role.
+    """
 
     # a serialized record always carries every field: say so in the JSON schema (OpenAPI), so generated
     # clients see `type`, `id` and `ingest_time` as required
@@ -134,6 +158,10 @@ class RecordBase(BaseModel):
     id: str = Field(default_factory=new_id)
     scope: Scope
     speaker: str | None = None
+    role: Role = Field(default="user", description="Role of the message the record came from.")
+    source: str | None = Field(
+        default=None, description="Where its text came from, e.g. 'chat', 'tool:web_search', 'email', 'image_caption'."
+    )
     event_time: datetime | None = Field(
         default=None, description="When it happened, resolved from the conversation (not ingest time)."
     )
@@ -157,6 +185,16 @@ class RecordBase(BaseModel):
     def body(self) -> str:
         """The record's main text, as shown in an evidence block."""
         return self.embed_text()
+
+    def provenance_label(self) -> str:
+        """Who it is from when that is not the user's own chat: ``"by assistant"``,
+        ``"by tool, via tool:web_search"``, ``"via image_caption"``; ``""`` for the user's words."""
+        parts = []
+        if self.role != "user":
+            parts.append(f"by {self.role}")
+        if self.source not in (None, "chat"):
+            parts.append(f"via {self.source}")
+        return ", ".join(parts)
 
 
 class EpisodicRecord(RecordBase):
@@ -212,10 +250,13 @@ class Message(BaseModel):
 
     id: str | None = None
     speaker: str | None = None
-    role: Literal["user", "assistant", "system", "tool"] = "user"
+    role: Role = "user"
     content: str
     timestamp: datetime | None = None
     image_caption: str | None = None
+    source: str | None = Field(
+        default=None, max_length=200, description="Where the text came from, e.g. 'chat', 'tool:web_search', 'email'."
+    )
     metadata: dict[str, Any] = Field(default_factory=dict)
 
     _aware_times = field_validator("timestamp")(_aware)

@@ -224,7 +224,11 @@ class Serializer:
         - [2023-05-08] Caroline is a counselor
 
     Within a group, lines keep the retrieval order (best first). The speaker is written only when the
-    record's text does not already name them (the rule extractor writes third-person text).
+    record's text does not already name them (the rule extractor writes third-person text). A record
+    that is not the user's own chat says where it is from (:meth:`~memdesk.records.RecordBase.provenance_label`)::
+
+        - [2023-05-08] (by assistant) Caroline's bank is in Lisbon
+        - [2023-05-08] (via image_caption) Caroline shared an image: a sign that reads "open daily"
     """
 
     HEADERS = {
@@ -243,9 +247,10 @@ class Serializer:
         title = getattr(r, "title", "")
         body = r.body()
         text = f"{title}: {body}" if title and not body.startswith(title) else body
-        if r.speaker and r.speaker not in text:
+        if r.speaker and r.speaker not in text and r.speaker != r.role:
             text = f"{r.speaker}: {text}"
-        return f"- [{anchor}] {text}"
+        label = r.provenance_label()
+        return f"- [{anchor}] ({label}) {text}" if label else f"- [{anchor}] {text}"
 
     def serialize(self, hits: Sequence[SearchHit]) -> Evidence:
         lines: list[str] = []

@@ -45,6 +45,17 @@ class Settings(BaseSettings):
         description="Rule extractor: full (sentence, whole-turn and reply-in-context views: best recall) or "
         "compact (sentence views only: ~2 records per utterance, faster ingest).",
     )
+    admission: Literal["default", "off"] = Field(
+        default="default",
+        description="What becomes memory: default (tool and system messages stay in the raw log only, records "
+        "keep their role, instructions from non-user roles, quoted sources and image captions never become "
+        "procedural memories; see docs/admission.md) or off (everything processed becomes memory).",
+    )
+    admission_roles: list[Literal["user", "assistant", "tool", "system"]] = Field(
+        default=["user", "assistant"],
+        description="Roles whose messages the default admission policy turns into memories (JSON list in "
+        "MEMDESK_ADMISSION_ROLES, e.g. '[\"user\"]').",
+    )
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://localhost:8080/v1")
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None

@@ -54,6 +54,8 @@ class ExtractiveAnswerer:
         r = hit.record
         anchor = r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else None)
         text = r.body().strip()
+        if r.provenance_label():  # never present a tool's or an assistant's words as the user's
+            text = f"({r.provenance_label()}) {text}"
         if anchor:
             text = f"{text} ({anchor})"
         if self.label:

@@ -28,6 +28,9 @@ class Utterance(BaseModel):
 class Processed(BaseModel):
     mask: RouteMask
     records: list[MemoryRecord]
+    held: str | None = Field(
+        default=None, description="Why the admission policy kept the message out of memory (raw log only)."
+    )
 
 
 @runtime_checkable

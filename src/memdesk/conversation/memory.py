@@ -31,6 +31,7 @@ from ..records import (
 )
 from ..retrieve import Merge, Mode, Retriever, Serializer
 from ..store.base import EmbeddingInfo, Store
+from .admission import AdmissionPolicy
 from .base import Answerer, Processor, Utterance
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,7 @@ class Memory:
         answerer: Answerer | None = None,
         retriever: Retriever | None = None,
         serializer: Serializer | None = None,
+        admission: AdmissionPolicy | None = None,
         context_turns: int = 4,
     ) -> None:
         self.store = store
@@ -63,6 +65,7 @@ class Memory:
         self.retriever = retriever or Retriever(store)
         self.serializer = serializer or Serializer()
         self._answerer = answerer
+        self.admission = admission or AdmissionPolicy()
         self.context_turns = context_turns
         self.store.set_embedding_info(EmbeddingInfo(model_id=embedder.model_id, dim=embedder.dim))
 
@@ -105,9 +108,11 @@ class Memory:
         """Log messages, route and extract them into typed records, embed and store them atomically.
 
         ``messages`` is a string, a dict (``content``, ``role``, ``speaker``, ``timestamp``, ``id``,
-        ``image_caption``), a :class:`Message`, or a list of them. ``timestamp``/``speaker`` fill messages
-        that carry none. Messages whose id is already logged in this scope are skipped (re-running an
-        ingest adds nothing twice). Invalid input raises before anything is written.
+        ``image_caption``, ``source``), a :class:`Message`, or a list of them. ``timestamp`` fills messages
+        that carry none, ``speaker`` the user-role messages that carry none. What becomes memory is decided
+        by the admission policy (:mod:`memdesk.conversation.admission`); the raw log keeps every message.
+        Messages whose id is already logged in this scope are skipped (re-running an ingest adds nothing
+        twice). Invalid input raises before anything is written.
         """
         scope = _as_scope(scope)
         batch = self._normalize(messages, timestamp=timestamp, speaker=speaker)
@@ -117,15 +122,17 @@ class Memory:
         fresh = [(i, m) for i, m in zip(ids, batch) if not self.store.has_message(scope, i)]
         if not fresh:
             return AddResult(message_ids=ids, routes={}, records=[])
+        # the policy shows the processor only some roles as context: give it a wider window to choose from
+        window = self.context_turns * 4
         recent = [
             Message(content=r.content, speaker=r.speaker, role=r.role, timestamp=r.timestamp, id=r.id)  # type: ignore[arg-type]
-            for r in self.store.messages(scope, last=self.context_turns)
+            for r in (self.store.messages(scope, last=window) if window else [])
         ]
         utterances = []
         for mid, msg in fresh:
-            utterances.append(Utterance(message_id=mid, message=msg, scope=scope, context=recent[-self.context_turns :]))
+            utterances.append(Utterance(message_id=mid, message=msg, scope=scope, context=recent[-window:] if window else []))
             recent.append(msg)
-        processed = self.processor.process(utterances)
+        processed = self.admission.process(self.processor, utterances, context_turns=self.context_turns)
         records: list[MemoryRecord] = []
         raws: list[RawMessage] = []
         now = utcnow()
@@ -187,7 +194,7 @@ class Memory:
             updates: dict[str, Any] = {}
             if msg.timestamp is None and timestamp is not None:
                 updates["timestamp"] = timestamp
-            if msg.speaker is None and speaker is not None:
+            if msg.speaker is None and speaker is not None and msg.role == "user":
                 updates["speaker"] = speaker
             # re-validate only what was filled in (a naive timestamp becomes UTC like any other)
             out.append(Message.model_validate({**msg.model_dump(), **updates}) if updates else msg)
@@ -265,7 +272,7 @@ class Memory:
             fields[main] = text
         if not fields:
             raise InvalidInputError("nothing to update: give text or fields")
-        protected = {"id", "type", "scope", "ingest_time"} & set(fields)
+        protected = {"id", "type", "scope", "ingest_time", "role", "source"} & set(fields)  # provenance stays
         if protected:
             raise InvalidInputError(f"cannot update {sorted(protected)}")
         try:

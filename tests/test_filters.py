@@ -1,0 +1,65 @@
+"""RecordFilter: the reference meaning of a read filter, and how keyword shortcuts fold into it."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memdesk.errors import InvalidInputError
+from memdesk.filters import RecordFilter, as_filter
+from memdesk.records import ROLES, EpisodicRecord, MemoryType, ProceduralRecord, Scope, SemanticRecord
+
+S = Scope(user_id="ana")
+
+
+def rec(kind: str, role: str = "user", source: str | None = None, speaker: str | None = "Ana"):
+    common = dict(scope=S, role=role, source=source, speaker=speaker)
+    if kind == "semantic":
+        return SemanticRecord(fact="f", **common)
+    if kind == "episodic":
+        return EpisodicRecord(title="t", summary="s", **common)
+    return ProceduralRecord(title="t", content="c", **common)
+
+
+def test_an_empty_filter_matches_everything() -> None:
+    f = RecordFilter()
+    assert f.is_empty and f.matches(rec("semantic", "tool", "tool:x", None))
+    assert f.type_list() == list(MemoryType)
+
+
+def test_each_field_narrows() -> None:
+    assert RecordFilter(roles=["user"]).matches(rec("semantic")) and not RecordFilter(roles=["user"]).matches(rec("semantic", "assistant"))
+    assert RecordFilter(sources=["email"]).matches(rec("episodic", source="email"))
+    assert not RecordFilter(sources=["email"]).matches(rec("episodic"))  # no source is not "email"
+    assert RecordFilter(types=["procedural"]).matches(rec("procedural")) and not RecordFilter(types=["procedural"]).matches(rec("semantic"))
+    assert not RecordFilter(speaker="Ben").matches(rec("semantic"))
+
+
+@given(
+    roles=st.none() | st.lists(st.sampled_from(ROLES), min_size=1, unique=True),
+    sources=st.none() | st.lists(st.sampled_from(["chat", "email", "tool:web_search"]), min_size=1, unique=True),
+    kind=st.sampled_from(["episodic", "semantic", "procedural"]),
+    role=st.sampled_from(ROLES),
+    source=st.sampled_from([None, "chat", "email", "tool:web_search"]),
+)
+def test_matches_is_the_conjunction_of_its_fields(roles, sources, kind, role, source) -> None:
+    f = RecordFilter(roles=roles, sources=sources)
+    expected = (roles is None or role in roles) and (sources is None or source in sources)
+    assert f.matches(rec(kind, role, source)) is expected
+
+
+def test_shortcuts_fold_into_one_filter_and_clashes_are_errors() -> None:
+    f = as_filter(RecordFilter(roles=["user"]), types="semantic", sources=("chat",))
+    assert f == RecordFilter(roles=("user",), types=(MemoryType.SEMANTIC,), sources=("chat",))
+    assert as_filter({"speaker": "Ana"}) == RecordFilter(speaker="Ana")
+    with pytest.raises(InvalidInputError, match="speaker"):
+        as_filter(RecordFilter(speaker="Ana"), speaker="Ben")
+
+
+@pytest.mark.parametrize("bad", [{"roles": ["owner"]}, {"types": ["fact"]}, {"roles": []}, {"colour": "red"}])
+def test_bad_filters_are_typed_errors(bad) -> None:
+    with pytest.raises(InvalidInputError):
+        RecordFilter(**bad)
+    with pytest.raises(InvalidInputError):
+        as_filter(bad)
