@@ -1,6 +1,6 @@
 """Find benchmark text inside the package: runs of words shared by ``src/`` and the evaluation data.
 
-A text is reduced to its lower-cased runs of letters and digits; two texts share a run of ``n``
+A text is reduced to its lower-cased runs of letters and digits outside markup tags; two texts share a run of ``n``
 words when the same ``n`` consecutive words occur in both. The package side (every text file under
 ``src/memdesk``, package data included) is cut into all its ``n``-word windows once; each benchmark
 item is then checked window by window against that set, so memory stays small however large the
@@ -26,11 +26,14 @@ from pathlib import Path
 import numpy as np
 
 _WORD = re.compile(r"[a-z0-9]+")
+# Markup is not prose: an HTML page's boilerplate (doctype, head, meta charset) is shared by every
+# page, the browser's templates and a chat turn that pastes a web page alike.
+_TAG = re.compile(r"<[!/?]?[A-Za-z][^<>]{0,2000}>")
 TEXT_SUFFIXES = {".py", ".txt", ".json", ".md", ".toml", ".cfg", ".yaml", ".yml", ".html", ".css", ".js", ".sql", ".jinja"}
 
 
 def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return _WORD.findall(_TAG.sub(" ", text).lower())
 
 
 def windows(tokens: list[str], n: int) -> Iterator[str]:

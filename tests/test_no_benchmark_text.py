@@ -39,6 +39,15 @@ def test_code_is_not_prose(tmp_path: Path) -> None:
     assert PackageText(tmp_path, 4).find([("code turn", "import os import sys as system import json")]) == []
 
 
+def test_markup_is_not_prose_but_the_text_inside_it_is(tmp_path: Path) -> None:
+    page = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>x</title></head>'
+    (tmp_path / "ui.html").write_text(page + "<p>the heron folded its wings over the cold grey harbour</p>")
+    found = PackageText(tmp_path, RUN).find(
+        [("web page turn", page.replace("x", "Notes")), ("quoted turn", "<b>the heron folded its wings over the cold grey harbour</b>")]
+    )
+    assert [h.source for h in found] == ["quoted turn"]
+
+
 @pytest.mark.parametrize(
     ("name", "items", "needs"),
     [

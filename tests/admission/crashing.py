@@ -128,7 +128,10 @@ def orphans(db: Path, logged: set[str]) -> list[str]:
 
 
 def run(workdir: Path, *, messages: int, kills: int, max_delay_s: float, seed: int = 0) -> CrashReport:
-    """Kill the writer ``kills`` times at random moments, restarting it each time, then let it finish."""
+    """Kill the writer ``kills`` times at random moments, restarting it each time, then let it finish.
+
+    Each kill comes after a seeded number of acknowledgments of that start (spread so that every kill
+    finds work left) plus a random delay of up to ``max_delay_s`` into the following ``add``."""
     rng = random.Random(seed)
     db = workdir / "crash.db"
     url = f"sqlite:///{db}"
@@ -146,13 +149,23 @@ def run(workdir: Path, *, messages: int, kills: int, max_delay_s: float, seed: i
             proc.kill()
             raise RuntimeError(f"writer did not start: {proc.communicate()[1][-2000:]}")
         report.restarts += 1
+        seen: list[str] = []
         if report.kills < kills:
+            # Kill after a seeded number of acknowledgments (so a fast machine cannot finish before
+            # the kills are spent), then a random delay into the next add.
+            left = messages - len(acknowledged)
+            target = rng.randint(0, max(0, left // (kills - report.kills + 1) - 1))
+            while len(seen) < target:
+                line = proc.stdout.readline()
+                if not line:
+                    break
+                seen.append(line.strip())
             time.sleep(rng.uniform(0, max_delay_s))
             if proc.poll() is None:  # still writing: kill it wherever it is
                 proc.send_signal(signal.SIGKILL)
                 report.kills += 1
         out, err = proc.communicate()
-        lines = out.split()
+        lines = seen + out.split()
         acknowledged.update(x for x in lines if x.startswith("c"))
         if proc.returncode not in (0, -signal.SIGKILL):
             report.problems.append(f"writer failed ({proc.returncode}): {err[-500:]}")

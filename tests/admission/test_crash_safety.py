@@ -13,7 +13,7 @@ from . import crashing
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL")
 def test_killed_writer_loses_nothing_acknowledged(tmp_path) -> None:
-    report = crashing.run(tmp_path, messages=200, kills=8, max_delay_s=0.4, seed=1)
+    report = crashing.run(tmp_path, messages=200, kills=8, max_delay_s=0.05, seed=1)
     assert report.problems == []
     assert report.kills == 8 and report.acknowledged == 200
     assert report.final_records == report.reference_records > 200
