@@ -207,7 +207,7 @@ def ivf_rows(bank: MemoryBank, embedder, data_dir: Path, qv: np.ndarray, k: int,
 
     exact = VectorRetriever(bank, cached, ProblemRepresentation())
     exact_q = harness_for(exact).retrieval_quality(problems, k, groups)
-    ids, _, matrix = bank.store.collection_export(bank.name)
+    ids, _, matrix = bank.items.export()
     exact_sets = [{ids[r] for r in top_indices(matrix @ v, k).tolist()} for v in qv]
 
     builds: dict[int, dict] = {}
@@ -264,7 +264,7 @@ def ivf_rows(bank: MemoryBank, embedder, data_dir: Path, qv: np.ndarray, k: int,
 
 def _bank_matrix(store, bank: MemoryBank, dim: int) -> np.ndarray:
     """The bank's stored vectors, in insertion order."""
-    return store.collection_export(bank.name)[2]
+    return store.collection(bank.name).export()[2]
 
 
 def markdown(result: dict) -> str:

@@ -57,7 +57,7 @@ def fill(store: Any, vectors: np.ndarray) -> float:
     for start in range(0, len(vectors), 1000):
         chunk = vectors[start : start + 1000]
         recs = [SemanticRecord(id=f"r{start + i}", scope=SCOPE, fact=f"fact {start + i}") for i in range(len(chunk))]
-        store.put(recs, chunk)
+        store.write(recs, chunk)
     return (time.perf_counter() - started) / (len(vectors) / 1000)
 
 

@@ -31,7 +31,7 @@ def store(tmp_path):
 
 
 def put(store, rec, vec):
-    store.put([rec], unit(vec)[None, :])
+    store.write([rec], unit(vec)[None, :])
 
 
 def test_typed_keeps_k_per_type_and_orders_by_score(store):

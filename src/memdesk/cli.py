@@ -192,9 +192,11 @@ def _print_answer(ans) -> None:
 @click.pass_obj
 def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, as_json) -> None:
     """List stored memories under a scope."""
-    scope = cli_scope(user_id, agent_id, run_id)
-    records = obj.memory().get_all(scope=scope, types=list(types) or None, speaker=speaker)
-    records = records[:limit] if limit else records
+    scope, wanted = cli_scope(user_id, agent_id, run_id), list(types) or None
+    if limit:
+        records = obj.memory().page(scope=scope, types=wanted, speaker=speaker, limit=limit).items
+    else:
+        records = obj.memory().get_all(scope=scope, types=wanted, speaker=speaker)
     if as_json:
         emit_json([r.model_dump(mode="json") for r in records])
         return
@@ -252,7 +254,9 @@ def history(obj: Ctx, record_id, as_json) -> None:
 @json_option
 @click.pass_obj
 def reembed(obj: Ctx, embedder: str, embedding_model: str | None, as_json: bool) -> None:
-    """Re-embed every stored record with another embedding model (atomic per memory type)."""
+    """Re-embed every stored vector (memories and collections) with another embedding model.
+
+    Everything is checked before anything is written; an interrupted run resumes when run again."""
     from .embed import make_embedder
     from .reembed import reembed_store
     from .store import open_store
@@ -266,7 +270,7 @@ def reembed(obj: Ctx, embedder: str, embedding_model: str | None, as_json: bool)
     if as_json:
         emit_json({"reembedded": n, "embedder": embedder, "embedding_model": embedding_model})
     else:
-        click.echo(f"re-embedded {n} records with {embedder}")
+        click.echo(f"re-embedded {n} vectors with {embedder}")
 
 
 @main.command()

@@ -74,6 +74,14 @@ class EmbeddingMismatchError(UsageError):
         self.stored_model, self.stored_dim, self.model, self.dim = stored_model, stored_dim, model, dim
 
 
+class ReembedError(UsageError):
+    """``memdesk reembed`` cannot (or did not yet) re-embed every vector; ``tables`` names where the rest are."""
+
+    def __init__(self, message: str, tables: list[str]) -> None:
+        super().__init__(message)
+        self.tables = tables
+
+
 class DataOverlapError(UsageError):
     """A reasoning bank overlaps the evaluation set; ``items`` names the overlapping ids."""
 

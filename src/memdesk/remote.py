@@ -35,6 +35,8 @@ _HITS = TypeAdapter(list[SearchHit])
 _HISTORY = TypeAdapter(list[HistoryEntry])
 _MESSAGES = TypeAdapter(list[RawMessage])
 PAGE = 1000
+NEXT_CURSOR = "X-Next-Cursor"
+"""The response header of ``GET /v1/memories`` that carries the cursor of the next page (absent on the last)."""
 
 
 def _scope_fields(scope: Scope | Mapping[str, Any]) -> dict[str, str]:
@@ -115,6 +117,10 @@ class RemoteMemory:
 
     # -- transport -------------------------------------------------------------------------------
     def _call(self, method: str, path: str, *, json: Any = None, params: Any = None) -> Any:
+        return self._request(method, path, json=json, params=params)[0]
+
+    def _request(self, method: str, path: str, *, json: Any = None, params: Any = None) -> tuple[Any, httpx2.Response]:
+        """(parsed body, response) of a call that succeeded; the memdesk exception of one that did not."""
         try:
             r = aio.io(
                 lambda: self._http.request(method, path, json=json, params=params, headers=self._headers),
@@ -128,7 +134,7 @@ class RemoteMemory:
             body = r.text
         if r.status_code >= 400:
             raise error_from_reply(r.status_code, body)
-        return body
+        return body, r
 
     def _parse(self, adapter: TypeAdapter, body: Any) -> Any:
         try:
@@ -191,10 +197,12 @@ class RemoteMemory:
             params["speaker"] = speaker
         out: list[MemoryRecord] = []
         while True:
-            page = self._parse(_RECORDS, self._call("GET", "/v1/memories", params={**params, "offset": len(out)}))
-            out.extend(page)
-            if len(page) < PAGE:
+            body, reply = self._request("GET", "/v1/memories", params=params)
+            out.extend(self._parse(_RECORDS, body))
+            cursor = reply.headers.get(NEXT_CURSOR)
+            if cursor is None:
                 return out
+            params = {**params, "cursor": cursor}
 
     def messages(self, *, scope: Scope | Mapping[str, Any]) -> list[RawMessage]:
         return self._parse(_MESSAGES, self._call("GET", "/v1/messages", params=_scope_fields(scope)))

@@ -83,7 +83,7 @@ class Retriever:
         self._lexical_lock = threading.Lock()
 
     def check_scope(self, scope: Scope) -> None:
-        if not any(scope.matches(s) for s in self.store.scopes()):
+        if not self.store.has_scope(scope):
             raise UnknownScopeError(f"no memories under scope {scope}")
 
     def retrieve(

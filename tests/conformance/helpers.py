@@ -78,7 +78,7 @@ class SQLiteNative:
             "BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
         )
         if store.path == ":memory:":
-            store._conn.execute(statement)  # white-box: the only connection there is
+            store.db.conn.execute(statement)  # white-box: the only connection there is
             return
         with closing(self._other(store)) as conn:
             conn.execute(statement)
@@ -93,11 +93,11 @@ class SQLiteNative:
     @contextmanager
     def trace(self, store: SQLiteStore) -> Iterator[list[str]]:
         statements: list[str] = []
-        store._conn.set_trace_callback(statements.append)  # white-box: count the SQL a call runs
+        store.db.conn.set_trace_callback(statements.append)  # white-box: count the SQL a call runs
         try:
             yield statements
         finally:
-            store._conn.set_trace_callback(None)
+            store.db.conn.set_trace_callback(None)
 
 
 class _Recorder:
@@ -186,12 +186,12 @@ class PostgresNative:
 
     @contextmanager
     def trace(self, store: Any) -> Iterator[list[str]]:
-        recorder = _Recorder(store._conn)
-        store._conn = recorder
+        recorder = _Recorder(store.db.conn)
+        store.db.conn = recorder
         try:
             yield recorder.statements
         finally:
-            store._conn = recorder._conn
+            store.db.conn = recorder._conn
 
 
 def native_for(store: Store) -> Native:

@@ -43,7 +43,7 @@ def _writer(url: str, worker: int, n: int, barrier: Any) -> None:
     for i in range(n):
         rec = SemanticRecord(id=f"w{worker}-{i}", scope=scope, fact=f"worker {worker} fact {i}")
         vector = unit(rng, 1)
-        store.put([rec], vector)
+        store.write([rec], vector)
         if i % 10 == 0:  # this process's cache must also follow the other processes' commits
             top = store.search(vector[0], Scope(user_id=f"u{worker % 2}"), MemoryType.SEMANTIC, 1)
             assert top[0].record.id == rec.id, (top, rec.id)
@@ -65,7 +65,7 @@ def test_concurrent_writer_processes_lose_nothing(
         p.join(timeout=120)
     assert [p.exitcode for p in procs] == [0] * WORKERS
     with closing(open_store(backend.url(request, tmp_path / "reference"))) as reference:  # opened by one process
-        once = [name for name, _ in reference.migrations_applied()]  # type: ignore[attr-defined]
+        once = [name for name, _ in reference.migrations_applied()]  # type: ignore[attr-defined]  # a backend extra
     with closing(open_store(shared_url)) as store:
         assert store.count() == WORKERS * PUTS_PER_WORKER
         ids = {r.id for r in store.scan(Scope(user_id="u0"))} | {r.id for r in store.scan(Scope(user_id="u1"))}
@@ -83,24 +83,24 @@ def test_a_locked_database_raises_store_locked_error_and_writes_nothing(shared_u
         store.set_embedding_info(INFO)
         scope = Scope(user_id="u")
         before = [SemanticRecord(scope=scope, fact="before")]
-        store.put(before, unit(rng, 1))
+        store.write(before, unit(rng, 1))
         recs = [SemanticRecord(scope=scope, fact=f"f{i}") for i in range(10)]
         with native.hold_write_lock(store):
             started = time.monotonic()
             with pytest.raises(StoreLockedError):
-                store.put(recs, unit(rng, 10))
+                store.write(recs, unit(rng, 10))
             assert time.monotonic() - started < 3
             with pytest.raises(StoreLockedError):
                 store.delete(before[0].id)
             with pytest.raises(StoreLockedError):
-                store.log_messages([RawMessage(id="m", scope=scope, speaker=None, role="user", content="x",
+                store.write(messages=[RawMessage(id="m", scope=scope, speaker=None, role="user", content="x",
                                                timestamp=None, ingest_time=time.time())])  # fmt: skip
             # readers are not blocked by a writer, and a second store can still open the database
             assert store.count() == 1
             assert len(store.search(unit(rng, 1)[0], scope, MemoryType.SEMANTIC, 5)) == 1
             with closing(open_store(shared_url, busy_timeout_ms=100)) as other:
                 assert other.count() == 1
-        store.put(recs, unit(rng, 10))
+        store.write(recs, unit(rng, 10))
         assert store.count() == 11 and store.messages(scope) == []
 
 
@@ -109,19 +109,19 @@ def test_a_failure_in_the_middle_of_a_put_leaves_nothing(store: Store, rng, tabl
     native = native_for(store)
     scope = Scope(user_id="u", agent_id="a")
     existing = [SemanticRecord(scope=scope, fact="existing")]
-    store.put(existing, unit(rng, 1))
+    store.write(existing, unit(rng, 1))
     assert len(store.search(unit(rng, 1)[0], scope, MemoryType.SEMANTIC, 10)) == 1  # warm cache
     native.fail_inserts(store, table, column, "r-57")  # fails on the 58th row, after 57 rows were inserted
     recs = [SemanticRecord(id=f"r-{i}", scope=Scope(user_id="u", agent_id="b"), fact=f"f{i}") for i in range(100)]
     vectors = unit(rng, 100)
     with pytest.raises(StoreError, match="injected failure") as err:
-        store.put(recs, vectors)
+        store.write(recs, vectors)
     assert not isinstance(err.value, StoreLockedError)
     assert store.count() == 1
     assert store.get("r-0") is None and store.history("r-0") == []
-    assert store.scopes() == [scope]
+    assert store.has_scope(scope) and not store.has_scope(Scope(user_id="u", agent_id="b"))
     assert [h.record.id for h in store.search(vectors[0], Scope(user_id="u"), MemoryType.SEMANTIC, 10)] == [existing[0].id]
-    store.put(recs[:50], vectors[:50])  # the store is still usable
+    store.write(recs[:50], vectors[:50])  # the store is still usable
     assert store.count() == 51
 
 
@@ -138,7 +138,7 @@ def test_threads_can_share_one_store(store: Store) -> None:
             for i in range(puts):
                 rec = SemanticRecord(id=f"t{t}-{i}", scope=scope, fact=f"{t}/{i}")
                 v = unit(rng, 1)
-                store.put([rec], v)
+                store.write([rec], v)
                 assert store.search(v[0], scope, MemoryType.SEMANTIC, 1)[0].record.id == rec.id
                 assert store.get(rec.id) == rec
         except BaseException as e:  # noqa: BLE001 - reported below

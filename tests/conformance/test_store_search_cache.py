@@ -19,7 +19,7 @@ def test_a_warm_search_runs_only_the_change_check(store: Store, rng) -> None:
     native = native_for(store)
     scopes = [Scope(user_id="u", agent_id=f"a{i}") for i in range(3)]
     for s in scopes:
-        store.put([SemanticRecord(scope=s, fact=f"{s} {i}") for i in range(50)], unit(rng, 50))
+        store.write([SemanticRecord(scope=s, fact=f"{s} {i}") for i in range(50)], unit(rng, 50))
     q = unit(rng, 1)[0]
     store.search(q, U, MemoryType.SEMANTIC, 5)  # cold: loads
     with native.trace(store) as statements:
@@ -28,7 +28,7 @@ def test_a_warm_search_runs_only_the_change_check(store: Store, rng) -> None:
             assert len(store.search(q, scopes[1], MemoryType.SEMANTIC, 5)) == 5
         assert statements == [native.change_check] * 6
         # this store's own writes keep the cache warm: no reload afterwards
-        store.put([SemanticRecord(scope=scopes[0], fact="new")], q[None, :])
+        store.write([SemanticRecord(scope=scopes[0], fact="new")], q[None, :])
         statements.clear()
         assert store.search(q, U, MemoryType.SEMANTIC, 1)[0].record.fact == "new"
         assert statements == [native.change_check]
@@ -42,10 +42,10 @@ def test_an_own_write_after_another_connections_write_still_drops_the_stale_cach
     a, b = open_backend(), open_backend()
     a.set_embedding_info(INFO)
     v = unit(rng, 3)
-    a.put([SemanticRecord(scope=U, fact="a0")], v[:1])
+    a.write([SemanticRecord(scope=U, fact="a0")], v[:1])
     assert len(a.search(v[0], U, MemoryType.SEMANTIC, 5)) == 1  # a's cache is warm
-    b.put([SemanticRecord(scope=U, fact="from b")], v[1:2])
-    a.put([SemanticRecord(scope=U, fact="a1")], v[2:3])  # a's commit follows b's
+    b.write([SemanticRecord(scope=U, fact="from b")], v[1:2])
+    a.write([SemanticRecord(scope=U, fact="a1")], v[2:3])  # a's commit follows b's
     assert a.search(v[1], U, MemoryType.SEMANTIC, 1)[0].record.fact == "from b"
     assert len(a.search(v[1], U, MemoryType.SEMANTIC, 5)) == 3
 
@@ -56,7 +56,7 @@ def test_plain_sql_writes_outside_memdesk_drop_the_cache(store: Store, backend: 
     native = native_for(store)
     recs = [SemanticRecord(scope=U, fact=f"f{i}") for i in range(20)]
     v = unit(rng, 20)
-    store.put(recs, v)
+    store.write(recs, v)
     assert store.search(v[0], U, MemoryType.SEMANTIC, 1)[0].record.id == recs[0].id  # warm
     native.delete_rows(store, "semantic_memory", [recs[0].id])
     with native.trace(store) as statements:
@@ -65,7 +65,7 @@ def test_plain_sql_writes_outside_memdesk_drop_the_cache(store: Store, backend: 
     assert len(statements) > 1  # it reloaded
     # several statements in one outside transaction count once; a memdesk write after them still works
     native.delete_rows(store, "semantic_memory", [recs[1].id, recs[2].id])
-    store.put([SemanticRecord(scope=U, fact="after")], v[1:2])
+    store.write([SemanticRecord(scope=U, fact="after")], v[1:2])
     assert [h.record.fact for h in store.search(v[1], U, MemoryType.SEMANTIC, 1)] == ["after"]
     assert {recs[1].id, recs[2].id}.isdisjoint(h.record.id for h in store.search(v[1], U, MemoryType.SEMANTIC, 20))
     assert store.count() == 18

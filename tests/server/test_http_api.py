@@ -59,8 +59,14 @@ def test_list_pages_and_filters_by_type_and_scope(client):
     add(client, "someone else's fact", user_id="ben")
     everything = client.get("/v1/memories", params=ANA, headers=AUTH).json()
     assert len(everything) == 5 and all(r["scope"]["user_id"] == "ana" for r in everything)
-    page = client.get("/v1/memories", params={**ANA, "offset": 1, "limit": 2}, headers=AUTH).json()
-    assert [r["id"] for r in page] == [r["id"] for r in everything[1:3]]
+    first = client.get("/v1/memories", params={**ANA, "limit": 2}, headers=AUTH)
+    assert [r["id"] for r in first.json()] == [r["id"] for r in everything[:2]]
+    second = client.get("/v1/memories", params={**ANA, "limit": 2, "cursor": first.headers["X-Next-Cursor"]}, headers=AUTH)
+    assert [r["id"] for r in second.json()] == [r["id"] for r in everything[2:4]]
+    last = client.get("/v1/memories", params={**ANA, "limit": 2, "cursor": second.headers["X-Next-Cursor"]}, headers=AUTH)
+    assert [r["id"] for r in last.json()] == [everything[4]["id"]] and "X-Next-Cursor" not in last.headers
+    bad = client.get("/v1/memories", params={**ANA, "cursor": "not-a-cursor"}, headers=AUTH)
+    assert bad.status_code == 422 and bad.json()["error"]["type"] == "InvalidInputError"
     assert client.get("/v1/memories", params={**ANA, "types": "episodic"}, headers=AUTH).json() == []
 
 

@@ -84,7 +84,7 @@ def test_reopening_applies_nothing_and_only_new_migrations_run(postgres_url: str
     with PostgresStore(postgres_url) as store:
         first = store.migrations_applied()
         store.set_embedding_info(INFO)
-        store.put([SemanticRecord(scope=Scope(user_id="u"), fact="kept")], unit(np.random.default_rng(0), 1))
+        store.write([SemanticRecord(scope=Scope(user_id="u"), fact="kept")], unit(np.random.default_rng(0), 1))
     upgraded = (*PG_MIGRATIONS, Migration("0002_notes", add_notes))
     with PostgresStore(postgres_url, migrations=upgraded) as store:
         assert [n for n, _ in store.migrations_applied()] == [m.name for m in upgraded]
@@ -132,9 +132,9 @@ def test_stores_in_two_schemas_of_one_database_are_independent(postgres_url: str
     with PostgresStore(postgres_url, schema="team a") as a, PostgresStore(postgres_url, schema="team_b") as b:
         a.set_embedding_info(INFO)
         b.set_embedding_info(EmbeddingInfo(model_id="other", dim=8))
-        a.put([SemanticRecord(scope=Scope(user_id="u"), fact="in a")], unit(rng, 1))
-        b.put([SemanticRecord(scope=Scope(user_id="u"), fact="in b")], unit(rng, 1, 8))
-        a.log_messages([RawMessage(id="m", scope=Scope(user_id="u"), speaker=None, role="user", content="x",
+        a.write([SemanticRecord(scope=Scope(user_id="u"), fact="in a")], unit(rng, 1))
+        b.write([SemanticRecord(scope=Scope(user_id="u"), fact="in b")], unit(rng, 1, 8))
+        a.write(messages=[RawMessage(id="m", scope=Scope(user_id="u"), speaker=None, role="user", content="x",
                                    timestamp=None, ingest_time=time.time())])  # fmt: skip
         assert [r.fact for r in a.scan(Scope(user_id="u"))] == ["in a"]
         assert [r.fact for r in b.scan(Scope(user_id="u"))] == ["in b"]
@@ -148,7 +148,7 @@ def test_vectors_are_real_pgvector_values(store: PostgresStore) -> None:
     rng = np.random.default_rng(2)
     recs = [SemanticRecord(scope=Scope(user_id="u"), fact=f"f{i}") for i in range(20)]
     v = unit(rng, 20)
-    store.put(recs, v)
+    store.write(recs, v)
     q = unit(rng, 1)[0]
     ours = store.search(q, Scope(user_id="u"), MemoryType.SEMANTIC, 5)
     literal = "[" + ",".join(repr(float(x)) for x in q) + "]"
@@ -169,11 +169,11 @@ def test_text_with_nul_characters_is_refused_and_nothing_is_written(store: Postg
                      timestamp=None, ingest_time=time.time())  # fmt: skip
     rec = SemanticRecord(scope=Scope(user_id="u"), fact="ok")
     with pytest.raises(InvalidInputError, match="NUL"):
-        store.write([msg], [rec], unit(rng, 1))
-    assert store.count() == 0 and store.messages(Scope(user_id="u")) == [] and store.scopes() == []
+        store.write([rec], unit(rng, 1), messages=[msg])
+    assert store.count() == 0 and store.messages(Scope(user_id="u")) == [] and not store.has_scope(Scope(user_id="u"))
     # inside a record the NUL is JSON-escaped, so the record itself round-trips
     nul_fact = SemanticRecord(scope=Scope(user_id="u"), fact="a\x00b")
-    store.put([nul_fact], unit(rng, 1))
+    store.write([nul_fact], unit(rng, 1))
     assert store.get(nul_fact.id) == nul_fact
 
 

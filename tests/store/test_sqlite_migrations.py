@@ -42,7 +42,7 @@ def test_reopening_applies_nothing_again(tmp_path: Path) -> None:
     with SQLiteStore(db) as store:
         first = store.migrations_applied()
         store.set_embedding_info(EmbeddingInfo(model_id="m", dim=4))
-        store.put([SemanticRecord(scope=Scope(user_id="u"), fact="kept")], np.ones((1, 4), np.float32) / 2)
+        store.write([SemanticRecord(scope=Scope(user_id="u"), fact="kept")], np.ones((1, 4), np.float32) / 2)
     with SQLiteStore(db) as store:
         assert store.migrations_applied() == first
         assert store.count() == 1

@@ -1,8 +1,8 @@
-"""The SQLite store's search speed at 20k records (cache behaviour on every backend: tests/conformance/)."""
+"""The SQLite store's cached search at 20k records is exact (its speed is measured in bench/bench_store.py;
+cache behaviour on every backend: tests/conformance/)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -28,24 +28,18 @@ def store(tmp_path: Path):
 
 
 @pytest.mark.slow
-def test_search_over_20k_records_is_fast(store: SQLiteStore) -> None:
+def test_search_over_20k_records_matches_brute_force(store: SQLiteStore, tmp_path: Path) -> None:
     rng = np.random.default_rng(2)
     scope = Scope(user_id="big")
     n = 20_000
     v = unit(rng, n)
-    started = time.perf_counter()
+    recs = [SemanticRecord(scope=scope, fact=f"fact {i}") for i in range(n)]
     for start in range(0, n, 1000):
-        store.put([SemanticRecord(scope=scope, fact=f"fact {start + i}") for i in range(1000)], v[start : start + 1000])
-    put_per_1000 = (time.perf_counter() - started) / (n / 1000)
-    queries = unit(rng, 30)
-    store.search(queries[0], scope, MemoryType.SEMANTIC, 20)
-    times = []
-    for q in queries:
-        t0 = time.perf_counter()
-        hits = store.search(q, scope, MemoryType.SEMANTIC, 20)
-        times.append(time.perf_counter() - t0)
-        assert len(hits) == 20
-    median_ms = 1000 * float(np.median(times))
-    # generous bounds for a shared 2-core machine; measured ~3-5 ms and ~0.2 s here
-    assert median_ms < 40, median_ms
-    assert put_per_1000 < 3.0, put_per_1000
+        store.write(recs[start : start + 1000], v[start : start + 1000])
+    queries = unit(rng, 10)
+    with SQLiteStore(tmp_path / "cache.db") as cold:  # loads the 20k vectors from the file
+        for q in queries:
+            want = np.argsort(-(v.astype(np.float64) @ q.astype(np.float64)), kind="stable")[:20]
+            for s in (store, cold):
+                hits = s.search(q, scope, MemoryType.SEMANTIC, 20)
+                assert [h.record.id for h in hits] == [recs[i].id for i in want]

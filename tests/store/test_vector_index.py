@@ -150,10 +150,10 @@ def test_store_reloads_an_unloaded_scope_with_its_latest_rows(tmp_path) -> None:
     store.set_embedding_info(EmbeddingInfo(model_id="t", dim=DIM))
     scopes = [Scope(user_id=f"u{i}") for i in range(3)]
     for i, s in enumerate(scopes):
-        store.put([SemanticRecord(scope=s, fact=f"f{i}-{j}") for j in range(2)], np.stack([unit(10 * i + j) for j in range(2)]))
+        store.write([SemanticRecord(scope=s, fact=f"f{i}-{j}") for j in range(2)], np.stack([unit(10 * i + j) for j in range(2)]))
     for s in scopes:
         assert len(store.search(unit(1), s, MemoryType.SEMANTIC, 5)) == 2
     extra = SemanticRecord(scope=scopes[0], fact="written while unloaded")
-    store.put([extra], unit(99)[None, :])
+    store.write([extra], unit(99)[None, :])
     assert store.search(unit(99), scopes[0], MemoryType.SEMANTIC, 1)[0].record.id == extra.id
     store.close()

@@ -30,7 +30,7 @@ from ..records import (
     utcnow,
 )
 from ..retrieve import Merge, Mode, Retriever, Serializer
-from ..store.base import EmbeddingInfo, Store
+from ..store.base import EmbeddingInfo, Page, Store
 from .admission import AdmissionPolicy
 from .base import Answerer, Processor, Utterance
 
@@ -126,7 +126,7 @@ class Memory:
         window = self.context_turns * 4
         recent = [
             Message(content=r.content, speaker=r.speaker, role=r.role, timestamp=r.timestamp, id=r.id)  # type: ignore[arg-type]
-            for r in (self.store.messages(scope, last=window) if window else [])
+            for r in (self.store.recent_messages(scope, window) if window else [])
         ]
         utterances = []
         for mid, msg in fresh:
@@ -157,7 +157,7 @@ class Memory:
         vectors = self.embedder.embed([r.embed_text() for r in records])
         # a concurrent ingest may have logged some of these messages since the check above: the store
         # skips them (and their records) inside its write transaction
-        skipped = set(self.store.write(raws, records, vectors, owners=owners))
+        skipped = set(self.store.write(records, vectors, messages=raws, owners=owners))
         return AddResult(
             message_ids=ids,
             routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed) if u.message_id not in skipped},
@@ -251,11 +251,25 @@ class Memory:
     def get_all(
         self, *, scope: Scope, types: Sequence[MemoryType | str] | None = None, speaker: str | None = None
     ) -> list[MemoryRecord]:
+        """Every memory under ``scope``, by type (episodic, semantic, procedural) then age."""
         scope = _as_scope(scope)
         out: list[MemoryRecord] = []
         for t in _as_types(types) or list(MemoryType):
             out.extend(self.store.scan(scope, t, speaker=speaker))
         return out
+
+    def page(
+        self,
+        *,
+        scope: Scope,
+        types: Sequence[MemoryType | str] | None = None,
+        speaker: str | None = None,
+        limit: int = 100,
+        cursor: str | None = None,
+    ) -> Page[MemoryRecord]:
+        """One page of :meth:`get_all`'s listing: up to ``limit`` memories after ``cursor`` (a
+        ``next_cursor`` from the previous page), read by keyset, so every page costs the same."""
+        return self.store.page(_as_scope(scope), types=_as_types(types), speaker=speaker, limit=limit, cursor=cursor)
 
     def messages(self, *, scope: Scope) -> list[RawMessage]:
         """The raw message log under ``scope``: everything ever said, routed or not."""

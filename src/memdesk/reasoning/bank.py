@@ -1,13 +1,14 @@
 """The reasoning bank: solved examples in a Store collection, its overlap guard and its builder.
 
-A bank named ``NAME`` lives in three collections of any :class:`~memdesk.store.base.Store`:
-``NAME`` (one row per :class:`~.records.SolvedExample`: id, JSON payload, unit vector, searched by
-the store's own exact cosine index, or by an approximate :class:`~memdesk.store.ivf.IVFIndex`
-built from it with :meth:`MemoryBank.ivf_index`), ``NAME::meta`` (the :class:`BankManifest`) and ``NAME::rejected``
+A bank named ``NAME`` lives in any :class:`~memdesk.store.base.Store`: the vector collection
+``NAME`` (one item per :class:`~.records.SolvedExample`: id, JSON payload, unit vector and the text
+it embeds, searched by the store's own exact cosine index, or by an approximate
+:class:`~memdesk.store.ivf.IVFIndex` built from it with :meth:`MemoryBank.ivf_index`), and two
+vector-free document sets: ``NAME::meta`` (the :class:`BankManifest`) and ``NAME::rejected``
 (generated traces that failed verification, so a resumed build does not pay for them again).
 
 :class:`BankBuilder` runs MAC's offline stage in batches: trace sourcing and verification,
-memory formats, tags, embeddings, then one atomic ``collection_put`` per batch. Entries already in
+memory formats, tags, embeddings, then one atomic collection ``put`` per batch. Entries already in
 the bank are skipped, so an interrupted build resumes where it stopped. It refuses a bank that
 overlaps the evaluation set (:class:`~memdesk.errors.DataOverlapError`) unless told to drop the
 overlapping items, which the manifest then lists.
@@ -121,13 +122,14 @@ class BankManifest(BaseModel):
 
 
 class MemoryBank:
-    """A bank of :class:`SolvedExample` in a store collection, searched by the store's cosine index."""
+    """A bank of :class:`SolvedExample` in a store's vector collection, searched by its cosine index."""
 
     def __init__(self, store: Store, name: str) -> None:
         if not name or "::" in name:
             raise InvalidInputError(f"invalid bank name {name!r} (non-empty, without '::')")
         self.store = store
         self.name = name
+        self.items = store.collection(name)
 
     @property
     def meta_collection(self) -> str:
@@ -139,42 +141,42 @@ class MemoryBank:
 
     # manifest --------------------------------------------------------------------------------
     def manifest(self) -> BankManifest | None:
-        rows = self.store.collection_get(self.meta_collection, [_META_ID])
+        rows = self.store.documents(self.meta_collection).get([_META_ID])
         return BankManifest.model_validate_json(rows[0][1]) if rows else None
 
     def write_manifest(self, manifest: BankManifest) -> None:
         manifest.updated_at = utcnow()
-        self.store.collection_put(
-            self.meta_collection, [_META_ID], [manifest.model_dump_json()], _unit_row(manifest.embedding_dim)
-        )
+        self.store.documents(self.meta_collection).put([_META_ID], [manifest.model_dump_json()])
 
     # entries ---------------------------------------------------------------------------------
     def add(self, examples: Sequence[SolvedExample], vectors: np.ndarray) -> None:
         """Insert (or replace) entries with their vectors, atomically."""
         if len(examples) != len(vectors):
             raise InvalidInputError("one vector per example is required")
-        self.store.collection_put(self.name, [e.id for e in examples], [e.model_dump_json() for e in examples], vectors)
+        self.items.put(
+            [e.id for e in examples], [e.model_dump_json() for e in examples], vectors, [e.embedding_text for e in examples]
+        )
 
     def count(self) -> int:
-        return self.store.collection_count(self.name)
+        return self.items.count()
 
     def ids(self) -> set[str]:
-        return {i for i, _ in self.store.collection_get(self.name)}
+        return {i for i, _ in self.items.get()}
 
     def get(self, ids: Sequence[str]) -> list[SolvedExample]:
-        return [SolvedExample.model_validate_json(p) for _, p in self.store.collection_get(self.name, list(ids))]
+        return [SolvedExample.model_validate_json(p) for _, p in self.items.get(list(ids))]
 
     def all(self) -> list[SolvedExample]:
         """Every entry in insertion order."""
-        return [SolvedExample.model_validate_json(p) for _, p in self.store.collection_get(self.name)]
+        return [SolvedExample.model_validate_json(p) for _, p in self.items.get()]
 
     def search(self, vector: np.ndarray, k: int) -> list[RetrievedMemory]:
         """The ``k`` entries nearest ``vector`` by cosine, best first."""
-        return retrieved_memories(self.store.collection_search(self.name, vector, k))
+        return retrieved_memories(self.items.search(vector, k))
 
     def search_ids(self, vector: np.ndarray, k: int) -> list[tuple[str, float]]:
         """(id, score) of the ``k`` nearest entries, best first, without decoding payloads."""
-        return [(i, float(s)) for i, _, s in self.store.collection_search(self.name, vector, k)]
+        return [(i, float(s)) for i, _, s in self.items.search(vector, k)]
 
     def ivf_index(self, nlist: int | None = None, seed: int = 0, *, iterations: int = DEFAULT_ITERATIONS) -> IVFIndex:
         """An approximate :class:`~memdesk.store.ivf.IVFIndex` over the bank's current entries.
@@ -182,7 +184,7 @@ class MemoryBank:
         A snapshot: entries added later are not in it (build it again). ``nlist`` defaults to about
         sqrt(entries). Raises EmptyInputError for an empty bank.
         """
-        ids, payloads, matrix = self.store.collection_export(self.name)
+        ids, payloads, matrix = self.items.export()
         if not ids:
             raise EmptyInputError(f"bank {self.name!r} has no entries to index")
         index = IVFIndex(ids, payloads, matrix, nlist=nlist, seed=seed, iterations=iterations)
@@ -191,35 +193,26 @@ class MemoryBank:
 
     # rejected traces ---------------------------------------------------------------------------
     def rejected_ids(self) -> set[str]:
-        return {i for i, _ in self.store.collection_get(self.rejected_collection)}
+        return {i for i, _ in self.store.documents(self.rejected_collection).get()}
 
-    def add_rejected(self, items: Sequence[tuple[str, str]], dim: int) -> None:
+    def add_rejected(self, items: Sequence[tuple[str, str]]) -> None:
         """Remember (id, reason) of items whose generated trace failed verification."""
         if items:
-            self.store.collection_put(
-                self.rejected_collection,
-                [i for i, _ in items],
-                [json.dumps({"reason": r}) for _, r in items],
-                np.repeat(_unit_row(dim), len(items), axis=0),
+            self.store.documents(self.rejected_collection).put(
+                [i for i, _ in items], [json.dumps({"reason": r}) for _, r in items]
             )
 
 
 def retrieved_memories(hits: Iterable[tuple[str, str, float]]) -> list[RetrievedMemory]:
     """(id, payload JSON, score) hits, best first, as ranked :class:`RetrievedMemory` s.
 
-    Shared by exact search (the store's ``collection_search``) and :class:`~memdesk.store.ivf.IVFIndex`
+    Shared by exact search (the bank collection's ``search``) and :class:`~memdesk.store.ivf.IVFIndex`
     hits (a ``Hit`` is such a tuple).
     """
     return [
         RetrievedMemory(example=SolvedExample.model_validate_json(p), score=float(s), rank=r)
         for r, (_, p, s) in enumerate(hits)
     ]
-
-
-def _unit_row(dim: int) -> np.ndarray:
-    v = np.zeros((1, dim), dtype=np.float32)
-    v[0, 0] = 1.0
-    return v
 
 
 # --- the builder ---------------------------------------------------------------------------------
@@ -460,7 +453,7 @@ class BankBuilder:
                 rejected.append((p.id, f"final answer {scored.prediction!r} != gold {p.answer!r}"))
                 report.rejected += 1
                 out.append(False)
-        bank.add_rejected(rejected, self.embedder.dim)
+        bank.add_rejected(rejected)
         return out
 
     def _example(

@@ -164,8 +164,8 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk") -> "MCPServer":
         limit: int = Field(default=100, ge=1, le=1000),
     ) -> list[MemoryItem]:
         """Every memory under a scope (episodic, semantic, then procedural; oldest first within each), up to ``limit``."""
-        records = memory.get_all(scope=_scope(user_id, agent_id, run_id), types=types)
-        return [MemoryItem.of(r) for r in records[:limit]]
+        page = memory.page(scope=_scope(user_id, agent_id, run_id), types=types, limit=limit)
+        return [MemoryItem.of(r) for r in page.items]
 
     @server.tool()
     @_tool_errors

@@ -1,4 +1,4 @@
-"""Stores: the :class:`Store` protocol, its SQLite backend and :func:`open_store`.
+"""Stores: the store protocols (:mod:`.base`), the SQL backends and :func:`open_store`.
 
 Database URLs:
 
@@ -12,20 +12,47 @@ Database URLs:
 from __future__ import annotations
 
 from ..errors import ConfigError
-from .base import EmbeddingInfo, ScoredRecord, Store
+from .base import (
+    Collections,
+    DocumentSet,
+    EmbeddingInfo,
+    EmbeddingPin,
+    MessageLog,
+    Page,
+    RecordQuery,
+    RecordStore,
+    ScoredRecord,
+    Store,
+    VectorCollection,
+    VectorMaintenance,
+    VectorTable,
+)
 from .ivf import IVFIndex
 from .migrations import Migration, apply_migrations
-from .sqlbase import DEFAULT_CACHE_MAX_ROWS
+from .search_cache import DEFAULT_CACHE_MAX_ROWS
 from .sqlite import SQLITE_MIGRATIONS, SQLiteStore
+from .sqlstore import SQLStore
 
 __all__ = [
+    "Collections",
+    "DEFAULT_CACHE_MAX_ROWS",
+    "DocumentSet",
     "EmbeddingInfo",
+    "EmbeddingPin",
     "IVFIndex",
+    "MessageLog",
     "Migration",
+    "Page",
+    "RecordQuery",
+    "RecordStore",
     "SQLITE_MIGRATIONS",
+    "SQLStore",
     "SQLiteStore",
     "ScoredRecord",
     "Store",
+    "VectorCollection",
+    "VectorMaintenance",
+    "VectorTable",
     "apply_migrations",
     "open_store",
     "sqlite_path",

@@ -1,18 +1,39 @@
-"""The Store seam: typed memory records with vectors, a raw message log, history, cosine search.
+"""The store seams: small protocols, the models they exchange, and the conveniences built on them.
 
-Every backend (SQLite, PostgreSQL) implements :class:`Store` and passes the one conformance suite in
-``tests/conformance``. Reads take a possibly-wildcard :class:`Scope` (unset fields match anything);
+A memdesk store is several small protocols, each a handful of methods, so a caller (or a new
+backend) deals only with the part it needs:
+
+- :class:`EmbeddingPin`: which embedding model wrote the vectors (and refusing another);
+- :class:`RecordStore`: typed memory records: the one write path, replace, delete, get, history;
+- :class:`RecordQuery`: reads over scopes: vector search, keyset pages, counts, ``has_scope``;
+- :class:`MessageLog`: the raw message log (written only through :meth:`RecordStore.write`);
+- :class:`VectorCollection` and :class:`DocumentSet`: named tables of (id, JSON payload) items,
+  with a vector (a reasoning bank's examples) or without one (its manifest, its rejected items),
+  opened through :class:`Collections`;
+- :class:`VectorMaintenance`: the seam ``memdesk reembed`` works through.
+
+:class:`Store` is all of them together, as every backend (SQLite, PostgreSQL) provides them; it
+passes the one conformance suite in ``tests/conformance``. :class:`StoreConveniences` holds what
+is built on the protocols (``scan``, ``messages``, context-manager use) once for every backend.
+
+Reads take a possibly-wildcard :class:`~memdesk.records.Scope` (unset fields match anything);
 writes take an exact one.
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Protocol, Sequence, runtime_checkable
+from dataclasses import dataclass
+from typing import Callable, Generic, Iterator, Literal, Protocol, Self, Sequence, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
 
 from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
+
+T = TypeVar("T")
+
+DEFAULT_PAGE = 100
+"""Items per page when a caller gives no ``limit``."""
 
 
 class EmbeddingInfo(BaseModel):
@@ -27,11 +48,30 @@ class ScoredRecord(BaseModel):
     score: float
 
 
-@runtime_checkable
-class Store(Protocol):
-    # -- lifecycle / metadata ---------------------------------------------------------------
-    def close(self) -> None: ...
+class Page(BaseModel, Generic[T]):
+    """One page of a keyset-paginated listing: the items, and the cursor of the next page (None: last page).
 
+    Cursors are opaque strings; pass one back unchanged to read on from where the page ended. A
+    cursor stays valid while items are added or deleted (nothing is skipped or repeated that was
+    there the whole time).
+    """
+
+    items: list[T]
+    next_cursor: str | None = None
+
+
+@dataclass(frozen=True)
+class VectorTable:
+    """A place where a store keeps vectors: the records of one memory type, or one vector collection."""
+
+    kind: Literal["records", "collection"]
+    name: str
+
+    def __str__(self) -> str:
+        return f"{self.name} records" if self.kind == "records" else f"collection {self.name!r}"
+
+
+class EmbeddingPin(Protocol):
     def embedding_info(self) -> EmbeddingInfo | None:
         """The model/dim that wrote the vectors, or None for a store with no vectors yet."""
         ...
@@ -40,13 +80,23 @@ class Store(Protocol):
         """Record the model/dim; raises EmbeddingMismatchError if another one is recorded and vectors exist."""
         ...
 
-    def scopes(self) -> list[Scope]:
-        """Every exact scope that has been written."""
-        ...
 
-    # -- records ----------------------------------------------------------------------------
-    def put(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
-        """Insert new records (one row of ``vectors`` each) atomically: all or nothing."""
+class RecordStore(Protocol):
+    def write(
+        self,
+        records: Sequence[MemoryRecord] = (),
+        vectors: np.ndarray | None = None,
+        *,
+        messages: Sequence[RawMessage] = (),
+        owners: Sequence[str] | None = None,
+    ) -> list[str]:
+        """The one write path: insert new records (one row of ``vectors`` each) and log raw messages,
+        in ONE transaction, all or nothing.
+
+        Re-logging a message id already logged in its scope is a no-op. With ``owners`` (the id of
+        the message each record came from), a message already logged when the transaction starts
+        (another writer got there first) is skipped together with its records; returns the ids of
+        the messages skipped that way."""
         ...
 
     def replace(self, record: MemoryRecord, vector: np.ndarray) -> None:
@@ -54,8 +104,6 @@ class Store(Protocol):
         ...
 
     def get(self, record_id: str) -> MemoryRecord | None: ...
-
-    def get_vectors(self, memory_type: MemoryType, ids: Sequence[str]) -> np.ndarray: ...
 
     def delete(self, record_id: str) -> bool:
         """Delete one record (history keeps it). Returns False if it did not exist."""
@@ -65,71 +113,201 @@ class Store(Protocol):
         """Delete every record and raw message under ``scope`` (wildcards allowed). Returns records deleted."""
         ...
 
-    def scan(
-        self, scope: Scope, memory_type: MemoryType | None = None, speaker: str | None = None
-    ) -> Iterator[MemoryRecord]:
-        """Every current record under ``scope`` in insertion order."""
+    def history(self, record_id: str) -> list[HistoryEntry]:
+        """All versions of a record, oldest first (ADD, UPDATE..., DELETE)."""
+        ...
+
+
+class RecordQuery(Protocol):
+    def search(
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+    ) -> list[ScoredRecord]:
+        """Exact cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first."""
+        ...
+
+    def page(
+        self,
+        scope: Scope,
+        *,
+        types: Sequence[MemoryType] | None = None,
+        speaker: str | None = None,
+        limit: int = DEFAULT_PAGE,
+        cursor: str | None = None,
+    ) -> Page[MemoryRecord]:
+        """Current records under ``scope`` by type (episodic, semantic, procedural, or ``types``' order),
+        then insertion order; up to ``limit`` after ``cursor``."""
         ...
 
     def count(self, scope: Scope | None = None, memory_type: MemoryType | None = None) -> int: ...
+
+    def has_scope(self, scope: Scope) -> bool:
+        """True if some exact scope under ``scope`` holds records or raw messages (an index probe)."""
+        ...
 
     def revision(self) -> int:
         """A number that changes whenever any memory record changes (here or in another process):
         lets callers cache what they derive from records, e.g. a lexical index."""
         ...
 
-    def history(self, record_id: str) -> list[HistoryEntry]:
-        """All versions of a record, oldest first (ADD, UPDATE..., DELETE)."""
+    def get_vectors(self, memory_type: MemoryType, ids: Sequence[str]) -> np.ndarray:
+        """The stored float32 vectors of ``ids`` in that order, bit-exact."""
         ...
 
-    def search(
-        self,
-        vector: np.ndarray,
-        scope: Scope,
-        memory_type: MemoryType,
-        k: int,
-        speaker: str | None = None,
-    ) -> list[ScoredRecord]:
-        """Exact cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first."""
+
+class MessageLog(Protocol):
+    def message_page(self, scope: Scope, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[RawMessage]:
+        """Raw messages under ``scope`` in log order, up to ``limit`` after ``cursor``."""
         ...
 
-    # -- raw message log --------------------------------------------------------------------
-    def log_messages(self, messages: Sequence[RawMessage]) -> None:
-        """Append messages to the raw log atomically. Re-logging an existing id is a no-op."""
-        ...
-
-    def messages(self, scope: Scope, last: int | None = None) -> list[RawMessage]:
-        """Raw messages under ``scope`` in insertion order (only the ``last`` N if given)."""
-        ...
-
-    def write(
-        self,
-        messages: Sequence[RawMessage],
-        records: Sequence[MemoryRecord],
-        vectors: np.ndarray,
-        *,
-        owners: Sequence[str] | None = None,
-    ) -> list[str]:
-        """Log messages and put their records in ONE transaction: all or nothing (resumable ingest).
-        With ``owners`` (one source message id per record), messages already logged when the transaction
-        starts are skipped with their records; returns the skipped message ids."""
+    def recent_messages(self, scope: Scope, n: int) -> list[RawMessage]:
+        """The last ``n`` messages under ``scope``, oldest first."""
         ...
 
     def has_message(self, scope: Scope, message_id: str) -> bool: ...
 
-    # -- generic vector tables (the reasoning bank uses these) -----------------------------
-    # A "collection" is a named table of (id, payload JSON, vector) rows, searched by the
-    # same cosine code as memory records. MAC's bank of solved examples is one.
-    def collection_put(self, collection: str, ids: Sequence[str], payloads: Sequence[str], vectors: np.ndarray) -> None: ...
 
-    def collection_search(self, collection: str, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+class VectorCollection(Protocol):
+    """A named table of (id, payload JSON, vector) items searched by the same cosine code as records."""
+
+    name: str
+
+    def put(
+        self, ids: Sequence[str], payloads: Sequence[str], vectors: np.ndarray, texts: Sequence[str] | None = None
+    ) -> None:
+        """Insert or replace items atomically. ``texts`` (the text each vector embeds) lets
+        ``memdesk reembed`` re-embed the items with another model."""
+        ...
+
+    def get(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """(id, payload) of every item in insertion order, or of ``ids`` in that order (missing ids skipped)."""
+        ...
+
+    def search(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
         """(id, payload JSON, score) best first."""
         ...
 
-    def collection_get(self, collection: str, ids: Sequence[str] | None = None) -> list[tuple[str, str]]: ...
+    def count(self) -> int: ...
 
-    def collection_count(self, collection: str) -> int: ...
-
-    def collection_export(self, collection: str) -> tuple[list[str], list[str], np.ndarray]:
+    def export(self) -> tuple[list[str], list[str], np.ndarray]:
         """(ids, payload JSONs, float32 ``(n, dim)`` vectors) of every item, in insertion order."""
         ...
+
+    def delete(self, ids: Sequence[str] | None = None) -> int:
+        """Delete ``ids`` (every item if None). Returns the number deleted."""
+        ...
+
+
+class DocumentSet(Protocol):
+    """A named table of (id, payload JSON) items without vectors (manifests, rejected items)."""
+
+    name: str
+
+    def put(self, ids: Sequence[str], payloads: Sequence[str]) -> None:
+        """Insert or replace items atomically."""
+        ...
+
+    def get(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """(id, payload) of every item in insertion order, or of ``ids`` in that order (missing ids skipped)."""
+        ...
+
+    def count(self) -> int: ...
+
+    def delete(self, ids: Sequence[str] | None = None) -> int: ...
+
+
+class Collections(Protocol):
+    def collection(self, name: str) -> VectorCollection:
+        """The vector collection ``name`` (empty until something is put in it)."""
+        ...
+
+    def documents(self, name: str) -> DocumentSet:
+        """The vector-free document set ``name``."""
+        ...
+
+    def collections(self) -> list[str]:
+        """Names of the vector collections that hold items, sorted."""
+        ...
+
+
+class VectorMaintenance(Protocol):
+    """What ``memdesk reembed`` needs: find vectors not written by a model, rewrite them, switch the model."""
+
+    def vector_tables(self) -> list[VectorTable]:
+        """Every table that holds vectors now (memory types and collections)."""
+        ...
+
+    def stale_vectors(self, info: EmbeddingInfo) -> dict[VectorTable, tuple[int, int]]:
+        """{table: (rows whose vector was not written by ``info``, how many of those have no text to embed)}
+        for every table that has such rows."""
+        ...
+
+    def stale_page(
+        self, table: VectorTable, info: EmbeddingInfo, *, limit: int = 512, cursor: str | None = None
+    ) -> Page[tuple[str, str]]:
+        """(id, text to embed) of rows of ``table`` not written by ``info``, in insertion order."""
+        ...
+
+    def rewrite_vectors(self, table: VectorTable, ids: Sequence[str], vectors: np.ndarray, info: EmbeddingInfo) -> None:
+        """Atomically replace the vectors of ``ids`` with ones made by ``info`` (no history entry)."""
+        ...
+
+    def switch_embedding(self, info: EmbeddingInfo) -> None:
+        """Record ``info`` as the store's model; ReembedError naming the tables that still hold other vectors."""
+        ...
+
+
+SCAN_PAGE = 500
+"""Records per page when :meth:`StoreConveniences.scan` reads."""
+
+
+def _pages(first: Page[T], read: Callable[[str], Page[T]]) -> Iterator[T]:
+    page = first
+    while True:
+        yield from page.items
+        if page.next_cursor is None:
+            return
+        page = read(page.next_cursor)
+
+
+class StoreConveniences:
+    """What is built on the protocols, once for every backend."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()  # type: ignore[attr-defined]
+
+    def scan(
+        self: "Store", scope: Scope, memory_type: MemoryType | None = None, speaker: str | None = None
+    ) -> Iterator[MemoryRecord]:
+        """Every current record under ``scope``, by type then insertion order, read page by page
+        (the arguments are checked now, the pages read as the iterator is consumed)."""
+        types = None if memory_type is None else [memory_type]
+        first = self.page(scope, types=types, speaker=speaker, limit=SCAN_PAGE)
+        return _pages(first, lambda cursor: self.page(scope, types=types, speaker=speaker, limit=SCAN_PAGE, cursor=cursor))
+
+    def messages(self: "Store", scope: Scope, last: int | None = None) -> list[RawMessage]:
+        """Raw messages under ``scope`` in log order (only the ``last`` N if given)."""
+        if last is not None:
+            return self.recent_messages(scope, last)
+        out: list[RawMessage] = []
+        cursor: str | None = None
+        while True:
+            page = self.message_page(scope, limit=1000, cursor=cursor)
+            out.extend(page.items)
+            if page.next_cursor is None:
+                return out
+            cursor = page.next_cursor
+
+
+class Store(EmbeddingPin, RecordStore, RecordQuery, MessageLog, Collections, VectorMaintenance, Protocol):
+    """Everything a memdesk store provides (every backend implements all of it)."""
+
+    def scan(
+        self, scope: Scope, memory_type: MemoryType | None = None, speaker: str | None = None
+    ) -> Iterator[MemoryRecord]: ...
+
+    def messages(self, scope: Scope, last: int | None = None) -> list[RawMessage]: ...
+
+    def close(self) -> None: ...

@@ -15,7 +15,7 @@ from typing import Any, Sequence
 import numpy as np
 from pydantic_core import PydanticSerializationError, to_json
 
-from ..errors import InvalidInputError, InvalidScopeError
+from ..errors import InvalidInputError, InvalidScopeError, StoreError
 from ..records import (
     RECORD_CLASSES,
     EpisodicRecord,
@@ -270,7 +270,7 @@ def encode_vector(vector: np.ndarray) -> bytes:
 
 def decode_vector(blob: bytes, dim: int) -> np.ndarray:
     if len(blob) != dim * 4:
-        raise ValueError(f"vector blob has {len(blob)} bytes, expected {dim * 4}")
+        raise StoreError(f"a stored vector has {len(blob)} bytes, but the recorded dimension {dim} needs {dim * 4}")
     return np.frombuffer(blob, dtype=FLOAT32).astype(np.float32)
 
 
@@ -280,7 +280,7 @@ def decode_matrix(blobs: Sequence[bytes], dim: int) -> np.ndarray:
         return np.zeros((0, dim), dtype=np.float32)
     for b in blobs:
         if len(b) != dim * 4:
-            raise ValueError(f"vector blob has {len(b)} bytes, expected {dim * 4}")
+            raise StoreError(f"a stored vector has {len(b)} bytes, but the recorded dimension {dim} needs {dim * 4}")
     return np.frombuffer(b"".join(blobs), dtype=FLOAT32).reshape(len(blobs), dim).astype(np.float32)
 
 

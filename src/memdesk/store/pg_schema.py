@@ -20,14 +20,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..errors import MigrationError
 from .migrations import Migration
-from .sqlbase import TABLES, record_table_ddl
+from .schema import TABLES, documents_ddl, fill_legacy_texts, record_table_ddl
 
 if TYPE_CHECKING:  # psycopg is an optional dependency: the schema module must import without it
     import psycopg
 
 DATA_TABLES: tuple[str, ...] = (*TABLES.values(), "messages", "history", "scopes", "meta", "collection_items")
-"""Tables whose writes bump ``changes.counter`` through a trigger."""
+"""Tables of migration 0001 whose writes bump ``changes.counter`` through a trigger (0002 adds ``documents``)."""
 
 
 def _qualified(conn: "psycopg.Connection", name: str) -> str:
@@ -36,7 +37,7 @@ def _qualified(conn: "psycopg.Connection", name: str) -> str:
 
     row = conn.execute("SELECT current_schema()").fetchone()
     if row is None or row[0] is None:
-        raise RuntimeError("no schema to create the tables in: check the search_path")
+        raise MigrationError("no schema to create the tables in: check the search_path")
     return sql.Identifier(row[0], name).as_string(conn)
 
 
@@ -50,7 +51,7 @@ def _m0001_initial_schema(conn: "psycopg.Connection") -> None:
                 public = conn.execute("SELECT to_regnamespace('public') IS NOT NULL").fetchone()
                 conn.execute("CREATE EXTENSION IF NOT EXISTS vector" + (" SCHEMA public" if public and public[0] else ""))
         except Exception as e:
-            raise RuntimeError(
+            raise MigrationError(
                 f"the pgvector extension is not installed in this database and could not be created ({e}); "
                 "install pgvector on the server and run `CREATE EXTENSION vector` as a privileged user"
             ) from e
@@ -110,7 +111,20 @@ def _m0001_initial_schema(conn: "psycopg.Connection") -> None:
         conn.execute(statement)
 
 
+def _m0002_documents_and_scope_indexes(conn: "psycopg.Connection") -> None:
+    position = "pos bigint GENERATED ALWAYS AS IDENTITY UNIQUE,"
+    for statement in documents_ddl(text="text", position=position):
+        conn.execute(statement)
+    fill_legacy_texts(conn, "%s")
+    conn.execute("CREATE INDEX ix_documents_pos ON documents (collection, pos)")
+    conn.execute(
+        "CREATE TRIGGER documents_note_change AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON documents "
+        "FOR EACH STATEMENT EXECUTE FUNCTION memdesk_note_change()"
+    )
+
+
 PG_MIGRATIONS: tuple[Migration["psycopg.Connection"], ...] = (
     Migration("0001_initial_schema", _m0001_initial_schema),
+    Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
 )
 """The PostgreSQL schema, oldest first. Append new migrations; never edit or reorder applied ones."""

@@ -44,7 +44,10 @@ from .base import EmbeddingInfo
 from .codec import FLOAT32
 from .migrations import Migration, apply_migrations
 from .pg_schema import PG_MIGRATIONS
-from .sqlbase import CHUNK, DEFAULT_CACHE_MAX_ROWS, SQLStoreBase
+from .database import Database
+from .schema import CHUNK
+from .search_cache import DEFAULT_CACHE_MAX_ROWS
+from .sqlstore import SQLStore
 
 log = logging.getLogger(__name__)
 
@@ -104,10 +107,6 @@ def _store_error(e: psycopg.Error, what: str) -> Exception:
     return StoreError(f"{what}: {e}")
 
 
-def _utc_now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
 def describe_dsn(dsn: str) -> str:
     """A connection string without its password, for messages and logs."""
     try:
@@ -121,13 +120,14 @@ def describe_dsn(dsn: str) -> str:
 
 
 class _MigrationTarget:
-    """Adapts a store's connection to :class:`~memdesk.store.migrations.MigrationTarget`."""
+    """Adapts a store's database to :class:`~memdesk.store.migrations.MigrationTarget`."""
 
     def __init__(self, store: "PostgresStore") -> None:
         self._store = store
+        self._db = store.db
 
     def recorded_migrations(self) -> list[str] | None:
-        with self._store._read("read migrations") as conn:
+        with self._db.read("read migrations") as conn:
             name = sql.Identifier(self._store.schema, "migrations").as_string(conn)
             row = conn.execute("SELECT to_regclass(%s)", [name]).fetchone()
             return self.applied_migrations(conn) if row is not None and row[0] is not None else None
@@ -152,27 +152,75 @@ class _MigrationTarget:
         conn.execute("INSERT INTO migrations (name, applied_at) VALUES (%s, %s)", (name, applied_at))
 
 
-# --- the store -----------------------------------------------------------------------------------
-class PostgresStore(SQLStoreBase):
+class PostgresDialect:
+    """PostgreSQL's side of :class:`~memdesk.store.dialect.Dialect` (psycopg 3, pgvector)."""
+
+    param = "%s"
+    vector_mark = "%b"
+    time_mark = "%s::timestamptz"
+    position = "pos"
+    load_page = 5000
+    db_error = psycopg.Error
+
+    def store_error(self, e: Exception, what: str) -> Exception:
+        return _store_error(e, what)
+
+    @contextmanager
+    def write_transaction(self, conn: psycopg.Connection[Any], what: str) -> Iterator[int]:
+        """One transaction that first increments ``changes.counter``: the row lock every writer
+        queues on (what ``BEGIN IMMEDIATE`` does on SQLite). Yields the counter it set."""
+        try:
+            with conn.transaction():
+                row = conn.execute(
+                    "UPDATE changes SET counter = counter + 1, last_xact = txid_current() RETURNING counter"
+                ).fetchone()
+                yield int(row[0]) if row is not None else -1
+        except psycopg.Error as e:
+            raise _store_error(e, what) from e
+
+    def read_version(self, conn: psycopg.Connection[Any]) -> int:
+        row = conn.execute("SELECT counter FROM changes").fetchone()
+        if row is None:
+            raise StoreError("the changes row is missing: the memdesk schema was altered by hand")
+        return int(row[0])
+
+    def now(self) -> datetime:
+        return datetime.now(timezone.utc)
+
+    def time_from_db(self, value: datetime) -> datetime:
+        return value
+
+    def vector_param(self, vector: np.ndarray) -> PgVector:
+        return PgVector(vector)
+
+    def vector_cursor(self, conn: psycopg.Connection[Any]) -> psycopg.Cursor[Any]:
+        return conn.cursor(binary=True)
+
+    def executemany(self, conn: psycopg.Connection[Any], query: str, rows: Sequence[Sequence[Any]]) -> None:
+        conn.cursor().executemany(query, rows)
+
+    def id_chunks(self, column: str, ids: Sequence[str], size: int = CHUNK) -> Iterator[tuple[str, list[Any]]]:
+        if ids:  # one array parameter, however many ids
+            yield f"{column} = ANY(%s::text[])", [list(ids)]
+
+    def next_seqs(self, conn: psycopg.Connection[Any], n: int) -> list[int]:
+        return [int(r[0]) for r in conn.execute("SELECT nextval('record_seq') FROM generate_series(1, %s)", [n])]
+
+    def delete_returning(
+        self, conn: psycopg.Connection[Any], table: str, where: str, params: list[Any], columns: str
+    ) -> list[Any]:
+        return conn.execute(f"DELETE FROM {table} WHERE {where} RETURNING {columns}", params).fetchall()
+
+    def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
+        return "vector_dims(vector)", info.dim
+
+
+class PostgresStore(SQLStore):
     """A :class:`~memdesk.store.base.Store` in a PostgreSQL database with pgvector.
 
     ``dsn`` is a libpq connection string or ``postgresql://`` URL. The tables live in ``schema``
-    (created, with the ``vector`` extension if missing, by the first open). Same extras as
-    :class:`~memdesk.store.sqlite.SQLiteStore`: :meth:`iter_all_records`,
-    :meth:`rewrite_vectors`, :meth:`collection_rewrite_vectors`, :meth:`collections`,
-    :meth:`collection_delete` and :meth:`migrations_applied`.
-
-    Collections are upserts. Vectors are expected to be unit-norm; scores are dot products.
-    Everything but the connection, the transactions and the hooks below is
-    :class:`~memdesk.store.sqlbase.SQLStoreBase`'s.
+    (created, with the ``vector`` extension if missing, by the first open).
     """
-
-    _P = "%s"
-    _VEC = "%b"
-    _TIME = "%s::timestamptz"
-    _POS = "pos"
-    _LOAD_PAGE = 5000
-    _DB_ERROR = psycopg.Error
 
     def __init__(
         self,
@@ -184,7 +232,7 @@ class PostgresStore(SQLStoreBase):
         migrations: Sequence[Migration[psycopg.Connection[Any]]] = PG_MIGRATIONS,
         cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
     ) -> None:
-        super().__init__(busy_timeout_ms, cache_max_rows)
+        super().__init__(Database(PostgresDialect(), busy_timeout_ms), cache_max_rows)
         if not isinstance(schema, str) or not schema or len(schema) > 63 or "\x00" in schema:
             raise ConfigError(f"invalid schema name {schema!r}")
         if not isinstance(dsn, str):
@@ -196,19 +244,19 @@ class PostgresStore(SQLStoreBase):
         self.dsn = dsn
         self.schema = schema
         self.connect_timeout_s = connect_timeout_s
-        self._conn: psycopg.Connection[Any] | None = self._connect()
+        self.db.conn = self._connect()
         try:
-            self._quoted_schema = sql.Identifier(schema).as_string(self._conn)
-            with self._read("open") as conn:  # the extension, if installed yet, must be visible to migrations
+            self._quoted_schema = sql.Identifier(schema).as_string(self.db.conn)
+            with self.db.read("open") as conn:  # the extension, if installed yet, must be visible to migrations
                 self._set_search_path(conn, [schema, self._extension_schema(conn) or "public"])
             apply_migrations(_MigrationTarget(self), migrations)
-            with self._read("open") as conn:
+            with self.db.read("open") as conn:
                 ext = self._extension_schema(conn)
                 if ext is None:
                     raise StoreError("the pgvector extension is not installed in this database")
                 self._set_search_path(conn, [schema, ext])
                 _register_vector(conn)
-                self._version = self._read_version(conn)
+                self.db.version = self.db.dialect.read_version(conn)
         except BaseException:
             self.close()
             raise
@@ -242,7 +290,6 @@ class PostgresStore(SQLStoreBase):
         ).fetchone()
         return None if row is None else str(row[0])
 
-    # -- plumbing ----------------------------------------------------------------------------
     def __repr__(self) -> str:
         return f"PostgresStore({describe_dsn(self.dsn)!r}, schema={self.schema!r})"
 
@@ -252,8 +299,8 @@ class PostgresStore(SQLStoreBase):
 
         Database-wide rather than per schema: stores in two schemas may both create the extension.
         """
-        with self._lock:
-            conn = self._connection()
+        with self.db.lock:
+            conn = self.db.connection()
             try:
                 with conn.transaction():
                     conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", _MIGRATION_LOCK)
@@ -261,75 +308,5 @@ class PostgresStore(SQLStoreBase):
             except psycopg.Error as e:
                 raise _store_error(e, what) from e
 
-    @contextmanager
-    def _tx(self, what: str) -> Iterator[psycopg.Connection[Any]]:
-        """One write transaction, serialized with every other writer: committed on success, else rolled back.
 
-        It first increments ``changes.counter`` (taking the row lock writers queue on). After the
-        commit, a counter that moved by more than this transaction's one step means someone else
-        wrote since this store last looked, so the vector cache is dropped.
-        """
-        with self._lock:
-            conn = self._connection()
-            try:
-                with conn.transaction():
-                    row = conn.execute(
-                        "UPDATE changes SET counter = counter + 1, last_xact = txid_current() RETURNING counter"
-                    ).fetchone()
-                    version = int(row[0]) if row is not None else -1
-                    yield conn
-            except psycopg.Error as e:
-                raise _store_error(e, what) from e
-            if version != self._version + 1:
-                log.debug("database changed by another connection: dropping the vector cache")
-                self._invalidate()
-            self._version = version
-
-    @staticmethod
-    def _read_version(conn: psycopg.Connection[Any]) -> int:
-        row = conn.execute("SELECT counter FROM changes").fetchone()
-        if row is None:
-            raise StoreError("the changes row is missing: the memdesk schema was altered by hand")
-        return int(row[0])
-
-    # -- dialect hooks (see SQLStoreBase) ------------------------------------------------------
-    _store_error = staticmethod(_store_error)
-    _now = staticmethod(_utc_now)
-
-    @staticmethod
-    def _time_from_db(value: datetime) -> datetime:
-        return value
-
-    @staticmethod
-    def _vector_param(vector: np.ndarray) -> PgVector:
-        return PgVector(vector)
-
-    @staticmethod
-    def _vector_cursor(conn: psycopg.Connection[Any]) -> psycopg.Cursor[Any]:
-        return conn.cursor(binary=True)
-
-    @staticmethod
-    def _executemany(conn: psycopg.Connection[Any], query: str, rows: Sequence[Sequence[Any]]) -> None:
-        conn.cursor().executemany(query, rows)
-
-    @staticmethod
-    def _id_chunks(column: str, ids: Sequence[str], size: int = CHUNK) -> Iterator[tuple[str, list[Any]]]:
-        if ids:  # one array parameter, however many ids
-            yield f"{column} = ANY(%s::text[])", [list(ids)]
-
-    @staticmethod
-    def _next_seqs(conn: psycopg.Connection[Any], n: int) -> list[int]:
-        return [int(r[0]) for r in conn.execute("SELECT nextval('record_seq') FROM generate_series(1, %s)", [n])]
-
-    @staticmethod
-    def _delete_returning(
-        conn: psycopg.Connection[Any], table: str, where: str, params: list[Any], columns: str
-    ) -> list[Any]:
-        return conn.execute(f"DELETE FROM {table} WHERE {where} RETURNING {columns}", params).fetchall()
-
-    @staticmethod
-    def _vector_size(info: EmbeddingInfo) -> tuple[str, int]:
-        return "vector_dims(vector)", info.dim
-
-
-__all__ = ["PG_MIGRATIONS", "PgVector", "PostgresStore", "describe_dsn"]
+__all__ = ["PG_MIGRATIONS", "PgVector", "PostgresDialect", "PostgresStore", "describe_dsn"]

@@ -1,0 +1,96 @@
+"""The raw message log: every message ever added, routed or not, in log order.
+
+It is written only inside the one write transaction of :meth:`~memdesk.store.sqlstore.SQLStore.write`
+(:meth:`MessageTable.insert`, :meth:`MessageTable.already_logged`) and read in keyset pages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import InvalidInputError
+from ..records import RawMessage, Scope
+from .base import DEFAULT_PAGE, Page
+from .codec import MESSAGE_COLUMNS, check_k, check_scope, message_from_row
+from .database import Database
+from .schema import MESSAGE_READ_COLUMNS, insert_scope, marks, scope_where
+
+
+def check_limit(limit: Any) -> int:
+    limit = check_k(limit)
+    if limit == 0:
+        raise InvalidInputError("limit must be a positive integer")
+    return limit
+
+
+def seq_cursor(cursor: Any) -> int:
+    """The last ``seq`` a message cursor names; InvalidInputError for anything that is not one."""
+    if cursor is None:
+        return 0
+    if not isinstance(cursor, str) or not cursor.startswith("m") or not cursor[1:].isdigit():
+        raise InvalidInputError(f"invalid cursor {cursor!r}: pass back a next_cursor unchanged")
+    return int(cursor[1:])
+
+
+class MessageTable:
+    """The ``messages`` table of one database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    # -- writing (inside the caller's transaction) ---------------------------------------------
+    def insert(self, conn: Any, rows: list[tuple[Any, ...]]) -> None:
+        """Log message rows (:func:`~memdesk.store.codec.message_rows`); ids already logged in their scope are no-ops."""
+        p = self.db.dialect.param
+        now = self.db.dialect.now()
+        self.db.dialect.executemany(
+            conn,
+            f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES ({marks(p, 12)}) ON CONFLICT (scope_key, id) DO NOTHING",
+            rows,
+        )
+        scopes = {r[0]: (r[0], r[1], r[2], r[3], now) for r in rows}
+        self.db.dialect.executemany(conn, insert_scope(p), list(scopes.values()))
+
+    def already_logged(self, conn: Any, rows: list[tuple[Any, ...]]) -> list[str]:
+        """Ids of the message rows whose (scope, id) is logged already."""
+        p = self.db.dialect.param
+        sql = f"SELECT 1 FROM messages WHERE scope_key = {p} AND id = {p} LIMIT 1"
+        return [r[4] for r in rows if conn.execute(sql, (r[0], r[4])).fetchone() is not None]
+
+    # -- reading -------------------------------------------------------------------------------
+    def page(self, scope: Scope, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[RawMessage]:
+        """Logged messages under ``scope`` (wildcards allowed) in log order, ``seq`` filled in, up to
+        ``limit`` after ``cursor``."""
+        check_scope(scope)
+        limit = check_limit(limit)
+        after = seq_cursor(cursor)
+        p = self.db.dialect.param
+        where, params = scope_where(scope, p)
+        sql = f"SELECT {MESSAGE_READ_COLUMNS} FROM messages WHERE {where} AND seq > {p} ORDER BY seq LIMIT {p}"
+        with self.db.read("messages") as conn:
+            rows = conn.execute(sql, [*params, after, limit + 1]).fetchall()
+        items = [message_from_row(row) for row in rows[:limit]]
+        more = len(rows) > limit
+        return Page(items=items, next_cursor=f"m{items[-1].seq}" if more else None)
+
+    def recent(self, scope: Scope, n: int) -> list[RawMessage]:
+        """The last ``n`` messages under ``scope``, oldest first."""
+        check_scope(scope)
+        n = check_k(n)
+        if n == 0:
+            return []
+        p = self.db.dialect.param
+        where, params = scope_where(scope, p)
+        sql = f"SELECT {MESSAGE_READ_COLUMNS} FROM messages WHERE {where} ORDER BY seq DESC LIMIT {p}"
+        with self.db.read("messages") as conn:
+            rows = conn.execute(sql, [*params, n]).fetchall()[::-1]
+        return [message_from_row(row) for row in rows]
+
+    def has(self, scope: Scope, message_id: str) -> bool:
+        """True if a message with that id is logged under ``scope`` (wildcards allowed)."""
+        check_scope(scope)
+        p = self.db.dialect.param
+        where, params = scope_where(scope, p)
+        with self.db.read("has_message") as conn:
+            row = conn.execute(f"SELECT 1 FROM messages WHERE {where} AND id = {p} LIMIT 1", [*params, message_id]).fetchone()
+        return row is not None

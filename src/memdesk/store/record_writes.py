@@ -1,0 +1,270 @@
+"""Writing records and their history: the one write path, replace, delete, delete a scope.
+
+Every write is one transaction of :class:`~memdesk.store.database.Database`: checks first, then
+the rows, the history entries and the ``scopes`` rows; after the commit the search cache
+(:class:`~memdesk.store.search_cache.RecordSearch`) is told what changed.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import InvalidInputError, RecordNotFoundError
+from ..records import HistoryEvent, MemoryRecord, MemoryType, RawMessage, Scope
+from .codec import (
+    ScopeTuple,
+    check_ids,
+    check_matrix,
+    check_messages,
+    check_record_id,
+    check_records,
+    check_scope,
+    check_unique,
+    check_vector,
+    iso_utc,
+    message_rows,
+    provenance_json,
+    record_json,
+    scope_key,
+)
+from .database import Database
+from .message_log import MessageTable
+from .schema import CHUNK, RECORD_COLUMNS, TABLES, insert_history, insert_scope, scope_where
+from .search_cache import RecordSearch
+
+Batch = tuple[list[MemoryRecord], np.ndarray, list[str]]
+"""Validated records, their float32 vector matrix and their JSON."""
+
+
+def prepare_records(records: Sequence[MemoryRecord], vectors: Any) -> Batch | None:
+    """Validated (records, float32 matrix, record JSON), or None for no records."""
+    recs = check_records(records)
+    if not recs:
+        if vectors is not None and np.asarray(vectors).size:
+            raise InvalidInputError("vectors given for zero records")
+        return None
+    matrix = check_matrix(vectors, len(recs))
+    ids = [r.id for r in recs]
+    check_ids(ids, "record ids")
+    check_unique(ids, "record ids")
+    return recs, matrix, [record_json(r) for r in recs]
+
+
+def find_record(db: Database, conn: Any, record_id: str) -> tuple[MemoryType, ScopeTuple, int, int, str] | None:
+    """(type, scope, seq, version, record JSON) of a current record, or None."""
+    sql = " UNION ALL ".join(
+        f"SELECT '{mt.value}', user_id, agent_id, run_id, seq, version, record FROM {t} WHERE id = {db.dialect.param}"
+        for mt, t in TABLES.items()
+    )
+    row = conn.execute(sql, [record_id] * len(TABLES)).fetchone()
+    if row is None:
+        return None
+    return MemoryType(row[0]), (row[1], row[2], row[3]), int(row[4]), int(row[5]), row[6]
+
+
+class RecordWriter:
+    """The record tables' writes, for one database."""
+
+    def __init__(self, db: Database, messages: MessageTable, search: RecordSearch) -> None:
+        self.db = db
+        self.messages = messages
+        self.search = search
+        p, d = db.dialect.param, db.dialect
+        self._marks = [p, p, p, p, p, p, p, d.time_mark, d.time_mark, p, p, p, d.vector_mark, p]
+        self._history = insert_history(p)
+        self._scope = insert_scope(p)
+
+    def _insert_record(self, table: str) -> str:
+        return f"INSERT INTO {table} ({RECORD_COLUMNS}) VALUES ({', '.join(self._marks)})"
+
+    def _record_row(
+        self, record: MemoryRecord, payload: str, vector: np.ndarray, seq: int, version: int, model: str
+    ) -> tuple[Any, ...]:
+        s = record.scope
+        return (
+            record.id, seq, scope_key(s), s.user_id, s.agent_id, s.run_id, record.speaker,
+            iso_utc(record.event_time), iso_utc(record.ingest_time), provenance_json(record),
+            record.embedding_model or model, payload, self.db.dialect.vector_param(vector), version,
+        )  # fmt: skip
+
+    @staticmethod
+    def _scope_row(scope: Scope, now: Any) -> tuple[Any, ...]:
+        return (scope_key(scope), scope.user_id, scope.agent_id, scope.run_id, now)
+
+    # -- the one write path --------------------------------------------------------------------
+    def write(
+        self,
+        records: Sequence[MemoryRecord] = (),
+        vectors: np.ndarray | None = None,
+        *,
+        messages: Sequence[RawMessage] = (),
+        owners: Sequence[str] | None = None,
+    ) -> list[str]:
+        """Log messages and insert records in ONE transaction: all or nothing (resumable ingest).
+
+        Records: InvalidInputError if an id already exists (use :meth:`replace`), repeats within
+        the call, or a vector has the wrong shape or a non-finite value; EmbeddingMismatchError if
+        the vectors' dimension (or a record's ``embedding_model``) differs from the recorded one.
+        Messages: the store assigns ``seq`` (the log order); re-logging an existing (scope, id) is a
+        no-op. With ``owners`` (the id of the message each record came from), a message that is
+        already logged in its scope when the transaction starts (another writer got there first)
+        is skipped together with its records, so two ingests of the same conversation never store
+        anything twice. Returns the ids of the messages skipped that way. Everything is validated
+        before writing.
+        """
+        rows = message_rows(check_messages(messages))
+        batch = prepare_records(records, vectors)
+        if owners is not None and len(owners) != (0 if batch is None else len(batch[0])):
+            raise InvalidInputError("owners must name one message id per record")
+        if not rows and batch is None:
+            return []
+        skipped: list[str] = []
+        with self.db.lock:
+            with self.db.tx("write") as conn:
+                if rows and owners is not None:
+                    skipped = self.messages.already_logged(conn, rows)
+                    if skipped:
+                        gone = set(skipped)
+                        rows = [r for r in rows if r[4] not in gone]
+                        if batch is not None:
+                            keep = [i for i, owner in enumerate(owners) if owner not in gone]
+                            recs, matrix, payloads = batch
+                            batch = ([recs[i] for i in keep], matrix[keep], [payloads[i] for i in keep]) if keep else None
+                if rows:
+                    self.messages.insert(conn, rows)
+                if batch is not None:
+                    self._insert_records(conn, *batch)
+            if batch is not None:
+                self.search.added(*batch)
+        return skipped
+
+    def _existing(self, conn: Any, ids: Sequence[str]) -> list[str]:
+        found: list[str] = []
+        for cond, params in self.db.dialect.id_chunks("id", ids, CHUNK // len(TABLES)):
+            sql = " UNION ALL ".join(f"SELECT id FROM {t} WHERE {cond}" for t in TABLES.values())
+            found += [r[0] for r in conn.execute(sql, params * len(TABLES))]
+        return found
+
+    def _last_versions(self, conn: Any, ids: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for cond, params in self.db.dialect.id_chunks("record_id", ids):
+            sql = f"SELECT record_id, MAX(version) FROM history WHERE {cond} GROUP BY record_id"
+            out.update((r[0], int(r[1])) for r in conn.execute(sql, params))
+        return out
+
+    def _insert_records(self, conn: Any, recs: list[MemoryRecord], matrix: np.ndarray, payloads: list[str]) -> None:
+        dialect = self.db.dialect
+        info = self.db.require_info(conn, matrix.shape[1], [r.embedding_model for r in recs])
+        ids = [r.id for r in recs]
+        existing = self._existing(conn, ids)
+        if existing:
+            raise InvalidInputError(f"record ids already exist (use replace): {sorted(existing)[:5]}")
+        seqs = dialect.next_seqs(conn, len(recs))
+        versions = self._last_versions(conn, ids)
+        now = dialect.now()
+        by_table: dict[str, list[tuple[Any, ...]]] = {}
+        history: list[tuple[Any, ...]] = []
+        scopes: dict[str, tuple[Any, ...]] = {}
+        for i, (r, payload) in enumerate(zip(recs, payloads)):
+            version = versions.get(r.id, 0) + 1
+            by_table.setdefault(TABLES[r.memory_type], []).append(
+                self._record_row(r, payload, matrix[i], seqs[i], version, info.model_id)
+            )
+            history.append((r.id, r.type, version, HistoryEvent.ADD.value, scope_key(r.scope), payload, now))
+            scopes.setdefault(scope_key(r.scope), self._scope_row(r.scope, now))
+        for table, rows in by_table.items():
+            dialect.executemany(conn, self._insert_record(table), rows)
+        dialect.executemany(conn, self._history, history)
+        dialect.executemany(conn, self._scope, list(scopes.values()))
+
+    # -- replace / delete ----------------------------------------------------------------------
+    def replace(self, record: MemoryRecord, vector: np.ndarray) -> None:
+        """Supersede the current record with the same id (its type and scope may change).
+
+        The new version (version + 1) is recorded in history as UPDATE; older versions stay there.
+        RecordNotFoundError if no current record has that id.
+        """
+        (rec,) = check_records([record])
+        check_ids([rec.id], "record id")
+        row_vector = check_vector(vector)
+        payload = record_json(rec)
+        p = self.db.dialect.param
+        with self.db.lock:
+            with self.db.tx("replace") as conn:
+                info = self.db.require_info(conn, row_vector.shape[0], [rec.embedding_model])
+                found = find_record(self.db, conn, rec.id)
+                if found is None:
+                    raise RecordNotFoundError(f"no record with id {rec.id!r} to replace")
+                old_type, old_scope, seq, version, _ = found
+                row = self._record_row(rec, payload, row_vector, seq, version + 1, info.model_id)
+                new_table = TABLES[rec.memory_type]
+                if old_type != rec.memory_type:
+                    conn.execute(f"DELETE FROM {TABLES[old_type]} WHERE id = {p}", (rec.id,))
+                    conn.execute(self._insert_record(new_table), row)
+                else:
+                    columns = RECORD_COLUMNS.split(", ")[1:]
+                    sets = ", ".join(f"{c} = {m}" for c, m in zip(columns, self._marks[1:]))
+                    conn.execute(f"UPDATE {new_table} SET {sets} WHERE id = {p}", (*row[1:], rec.id))
+                now = self.db.dialect.now()
+                conn.execute(
+                    self._history,
+                    (rec.id, rec.type, version + 1, HistoryEvent.UPDATE.value, scope_key(rec.scope), payload, now),
+                )
+                conn.execute(self._scope, self._scope_row(rec.scope, now))
+            self.search.removed(old_type, old_scope, rec.id)
+            self.search.added([rec], row_vector[None, :], [payload])
+
+    def delete(self, record_id: str) -> bool:
+        """Delete one record; history keeps it (a DELETE entry). False if it did not exist."""
+        check_record_id(record_id)
+        with self.db.lock:
+            with self.db.tx("delete") as conn:
+                found = find_record(self.db, conn, record_id)
+                if found is not None:
+                    mt, scope, _, version, payload = found
+                    conn.execute(
+                        self._history,
+                        (record_id, mt.value, version + 1, HistoryEvent.DELETE.value, scope_key(scope), payload,
+                         self.db.dialect.now()),
+                    )  # fmt: skip
+                    conn.execute(f"DELETE FROM {TABLES[mt]} WHERE id = {self.db.dialect.param}", (record_id,))
+            if found is None:
+                return False
+            self.search.removed(mt, scope, record_id)
+            return True
+
+    def delete_scope(self, scope: Scope) -> int:
+        """Delete every record, raw message and scope entry under ``scope`` (wildcards allowed).
+
+        Each deleted record gets a DELETE history entry. Returns the number of records deleted.
+        """
+        check_scope(scope)
+        dialect = self.db.dialect
+        where, params = scope_where(scope, dialect.param)
+        dropped: dict[MemoryType, set[ScopeTuple]] = {}
+        total = 0
+        with self.db.lock:
+            with self.db.tx("delete_scope") as conn:
+                now = dialect.now()
+                columns = "id, version, scope_key, record, user_id, agent_id, run_id"
+                for mt, table in TABLES.items():
+                    rows = dialect.delete_returning(conn, table, where, params, columns)
+                    if not rows:
+                        continue
+                    dialect.executemany(
+                        conn,
+                        self._history,
+                        [(r[0], mt.value, r[1] + 1, HistoryEvent.DELETE.value, r[2], r[3], now) for r in rows],
+                    )
+                    dropped[mt] = {(r[4], r[5], r[6]) for r in rows}
+                    total += len(rows)
+                conn.execute(f"DELETE FROM messages WHERE {where}", params)
+                conn.execute(f"DELETE FROM scopes WHERE {where}", params)
+            for mt, keys in dropped.items():
+                self.search.dropped(mt, keys)
+        return total
+
+
+__all__ = ["Batch", "RecordWriter", "find_record", "prepare_records"]

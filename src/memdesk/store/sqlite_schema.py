@@ -1,0 +1,80 @@
+"""The SQLite schema as named migrations (see :mod:`.migrations`; the tables: :mod:`.schema`)."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from typing import Any
+
+from .database import Database
+from .migrations import Migration
+from .schema import TABLES, documents_ddl, fill_legacy_texts, record_table_ddl
+
+
+def _m0001_initial_schema(conn: sqlite3.Connection) -> None:
+    statements = [
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        """CREATE TABLE scopes (
+            scope_key TEXT PRIMARY KEY, user_id TEXT, agent_id TEXT, run_id TEXT, created_at TEXT NOT NULL)""",
+        """CREATE TABLE messages (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            scope_key TEXT NOT NULL, user_id TEXT, agent_id TEXT, run_id TEXT,
+            id TEXT NOT NULL, speaker TEXT, role TEXT NOT NULL, content TEXT NOT NULL,
+            timestamp TEXT, ingest_time TEXT NOT NULL, route_mask INTEGER, metadata TEXT NOT NULL,
+            UNIQUE (scope_key, id))""",
+        "CREATE INDEX ix_messages_user ON messages (user_id, agent_id, run_id)",
+        "CREATE INDEX ix_messages_agent ON messages (agent_id)",
+        "CREATE INDEX ix_messages_run ON messages (run_id)",
+        "CREATE INDEX ix_messages_id ON messages (id)",
+        """CREATE TABLE history (
+            hid INTEGER PRIMARY KEY AUTOINCREMENT,
+            record_id TEXT NOT NULL, memory_type TEXT NOT NULL, version INTEGER NOT NULL,
+            event TEXT NOT NULL, scope_key TEXT NOT NULL, record TEXT NOT NULL, changed_at TEXT NOT NULL)""",
+        "CREATE INDEX ix_history_record ON history (record_id, version)",
+        """CREATE TABLE collection_items (
+            collection TEXT NOT NULL, id TEXT NOT NULL, payload TEXT NOT NULL,
+            vector BLOB NOT NULL, embedding_model TEXT NOT NULL,
+            PRIMARY KEY (collection, id))""",
+    ]
+    for table in TABLES.values():
+        statements += record_table_ddl(table, text="TEXT", seq="INTEGER", time="TEXT", vector="BLOB", version="INTEGER")
+    for sql in statements:
+        conn.execute(sql)
+
+
+def _m0002_documents_and_scope_indexes(conn: sqlite3.Connection) -> None:
+    for sql in documents_ddl(text="TEXT", position=""):
+        conn.execute(sql)
+    fill_legacy_texts(conn, "?")
+
+
+SQLITE_MIGRATIONS: tuple[Migration[sqlite3.Connection], ...] = (
+    Migration("0001_initial_schema", _m0001_initial_schema),
+    Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
+)
+"""The SQLite schema, oldest first. Append new migrations; never edit or reorder applied ones."""
+
+
+class SQLiteMigrationTarget:
+    """Adapts a SQLite :class:`Database` to :class:`~memdesk.store.migrations.MigrationTarget`."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def recorded_migrations(self) -> list[str] | None:
+        with self._db.read("read migrations") as conn:
+            exists = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'migrations'").fetchone()
+            return self.applied_migrations(conn) if exists else None
+
+    def ensure_migrations_table(self) -> None:
+        with self._db.tx("create migrations table") as conn:
+            conn.execute("CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+
+    def migration_transaction(self) -> Any:
+        return self._db.tx("migration")
+
+    def applied_migrations(self, conn: sqlite3.Connection) -> list[str]:
+        return [r[0] for r in conn.execute("SELECT name FROM migrations ORDER BY rowid")]
+
+    def record_migration(self, conn: sqlite3.Connection, name: str, applied_at: datetime) -> None:
+        conn.execute("INSERT INTO migrations (name, applied_at) VALUES (?, ?)", (name, applied_at.isoformat()))

@@ -1,0 +1,179 @@
+"""The SQL :class:`~memdesk.store.base.Store`, composed of parts that each hold one thing.
+
+:class:`SQLStore` owns a :class:`~memdesk.store.database.Database` (connection, transactions,
+change detection, embedding info) and hands each protocol to the part that implements it:
+
+========================  =============================================================
+records, history          :class:`~.record_writes.RecordWriter`, :class:`~.record_reads.RecordReader`
+vector search             :class:`~.search_cache.RecordSearch`
+raw message log           :class:`~.message_log.MessageTable`
+collections, documents    :mod:`.collection_tables`
+re-embedding              :class:`~.maintenance.VectorRewriter`
+========================  =============================================================
+
+What differs between SQLite and PostgreSQL is one :class:`~memdesk.store.dialect.Dialect` object
+and each backend's connection and migrations (:mod:`.sqlite`, :mod:`.postgres`). Vectors are
+expected to be unit-norm (the Embedder contract); scores are dot products.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import ConfigError
+from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
+from .base import DEFAULT_PAGE, EmbeddingInfo, Page, ScoredRecord, StoreConveniences, VectorTable
+from .collection_tables import CollectionCache, SQLDocumentSet, SQLVectorCollection, collection_names
+from .database import Database
+from .dialect import Dialect
+from .maintenance import VectorRewriter
+from .message_log import MessageTable
+from .record_reads import RecordReader
+from .record_writes import RecordWriter
+from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordSearch
+
+
+def check_cache_rows(cache_max_rows: object) -> int | None:
+    if cache_max_rows is not None and (
+        isinstance(cache_max_rows, bool) or not isinstance(cache_max_rows, int) or cache_max_rows < 1
+    ):
+        raise ConfigError(f"cache_max_rows must be a positive integer or None, got {cache_max_rows!r}")
+    return cache_max_rows
+
+
+class SQLStore(StoreConveniences):
+    """A :class:`~memdesk.store.base.Store` over one SQL connection: the parts, wired together.
+
+    A backend's constructor builds its :class:`Database` (dialect + busy timeout), calls
+    ``SQLStore.__init__``, opens ``self.db.conn`` and applies its migrations. Connections are
+    used by one thread at a time under ``self.db.lock``, so a store is safe to share between threads.
+    """
+
+    def __init__(self, db: Database, cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS) -> None:
+        self.db = db
+        self._search = RecordSearch(db, check_cache_rows(cache_max_rows))
+        self._messages = MessageTable(db)
+        self._writer = RecordWriter(db, self._messages, self._search)
+        self._reader = RecordReader(db)
+        self._collections = CollectionCache(db)
+        self._rewriter = VectorRewriter(db)
+
+    @property
+    def dialect(self) -> Dialect:
+        return self.db.dialect
+
+    @property
+    def busy_timeout_ms(self) -> int:
+        return self.db.busy_timeout_ms
+
+    # -- lifecycle and metadata ----------------------------------------------------------------
+    def close(self) -> None:
+        """Close the connection (idempotent); later calls raise StoreError."""
+        self.db.close()
+
+    def embedding_info(self) -> EmbeddingInfo | None:
+        return self.db.embedding_info()
+
+    def set_embedding_info(self, info: EmbeddingInfo) -> None:
+        self.db.set_embedding_info(info)
+
+    def migrations_applied(self) -> list[tuple[str, datetime]]:
+        return self.db.migrations_applied()
+
+    # -- RecordStore ---------------------------------------------------------------------------
+    def write(
+        self,
+        records: Sequence[MemoryRecord] = (),
+        vectors: np.ndarray | None = None,
+        *,
+        messages: Sequence[RawMessage] = (),
+        owners: Sequence[str] | None = None,
+    ) -> list[str]:
+        return self._writer.write(records, vectors, messages=messages, owners=owners)
+
+    write.__doc__ = RecordWriter.write.__doc__
+
+    def replace(self, record: MemoryRecord, vector: np.ndarray) -> None:
+        self._writer.replace(record, vector)
+
+    def delete(self, record_id: str) -> bool:
+        return self._writer.delete(record_id)
+
+    def delete_scope(self, scope: Scope) -> int:
+        return self._writer.delete_scope(scope)
+
+    def get(self, record_id: str) -> MemoryRecord | None:
+        return self._reader.get(record_id)
+
+    def history(self, record_id: str) -> list[HistoryEntry]:
+        return self._reader.history(record_id)
+
+    # -- RecordQuery ---------------------------------------------------------------------------
+    def search(
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+    ) -> list[ScoredRecord]:
+        return self._search.search(vector, scope, memory_type, k, speaker)
+
+    def page(
+        self,
+        scope: Scope,
+        *,
+        types: Sequence[MemoryType] | None = None,
+        speaker: str | None = None,
+        limit: int = DEFAULT_PAGE,
+        cursor: str | None = None,
+    ) -> Page[MemoryRecord]:
+        return self._reader.page(scope, types=types, speaker=speaker, limit=limit, cursor=cursor)
+
+    def count(self, scope: Scope | None = None, memory_type: MemoryType | None = None) -> int:
+        return self._reader.count(scope, memory_type)
+
+    def has_scope(self, scope: Scope) -> bool:
+        return self._reader.has_scope(scope)
+
+    def revision(self) -> int:
+        return self._search.revision()
+
+    def get_vectors(self, memory_type: MemoryType, ids: Sequence[str]) -> np.ndarray:
+        return self._reader.get_vectors(memory_type, ids)
+
+    # -- MessageLog ----------------------------------------------------------------------------
+    def message_page(self, scope: Scope, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[RawMessage]:
+        return self._messages.page(scope, limit=limit, cursor=cursor)
+
+    def recent_messages(self, scope: Scope, n: int) -> list[RawMessage]:
+        return self._messages.recent(scope, n)
+
+    def has_message(self, scope: Scope, message_id: str) -> bool:
+        return self._messages.has(scope, message_id)
+
+    # -- Collections ---------------------------------------------------------------------------
+    def collection(self, name: str) -> SQLVectorCollection:
+        return SQLVectorCollection(self.db, self._collections, name)
+
+    def documents(self, name: str) -> SQLDocumentSet:
+        return SQLDocumentSet(self.db, name)
+
+    def collections(self) -> list[str]:
+        return collection_names(self.db)
+
+    # -- VectorMaintenance ---------------------------------------------------------------------
+    def vector_tables(self) -> list[VectorTable]:
+        return self._rewriter.vector_tables()
+
+    def stale_vectors(self, info: EmbeddingInfo) -> dict[VectorTable, tuple[int, int]]:
+        return self._rewriter.stale_vectors(info)
+
+    def stale_page(
+        self, table: VectorTable, info: EmbeddingInfo, *, limit: int = 512, cursor: str | None = None
+    ) -> Page[tuple[str, str]]:
+        return self._rewriter.stale_page(table, info, limit=limit, cursor=cursor)
+
+    def rewrite_vectors(self, table: VectorTable, ids: Sequence[str], vectors: np.ndarray, info: EmbeddingInfo) -> None:
+        self._rewriter.rewrite_vectors(table, ids, vectors, info)
+
+    def switch_embedding(self, info: EmbeddingInfo) -> None:
+        self._rewriter.switch_embedding(info)
