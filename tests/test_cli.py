@@ -57,7 +57,7 @@ def test_ingest_locomo_file(run, locomo_path):
 def test_reembed_command(run, monkeypatch):
     run("add", "Ana keeps bees on the roof", "--user", "ana")
     out = run("reembed", "--embedder", "minilm")
-    assert "re-embedded 1 records with minilm" in out.output
+    assert "re-embedded 1 vectors with minilm" in out.output
     r = run("search", "bees", "--user", "ana", ok=False)  # the settings still say hashing: refused
     assert r.exit_code == 2 and "EmbeddingMismatchError" in r.output
     monkeypatch.setenv("MEMDESK_EMBEDDER", "minilm")

@@ -53,6 +53,23 @@ def check_k(k: Any) -> int:
     return int(k)
 
 
+def check_limit(limit: Any) -> int:
+    """A page size: a positive integer."""
+    limit = check_k(limit)
+    if limit == 0:
+        raise InvalidInputError("limit must be a positive integer")
+    return limit
+
+
+def position_cursor(cursor: Any, prefix: str) -> int:
+    """The position a cursor ``f"{prefix}{n}"`` names (0 for None); InvalidInputError for anything else."""
+    if cursor is None:
+        return 0
+    if not isinstance(cursor, str) or not cursor.startswith(prefix) or not cursor[len(prefix) :].isdigit():
+        raise InvalidInputError(f"invalid cursor {cursor!r}: pass back a next_cursor unchanged")
+    return int(cursor[len(prefix) :])
+
+
 def check_ids(ids: Any, what: str = "ids") -> list[str]:
     if isinstance(ids, (str, bytes)) or not isinstance(ids, Sequence):
         raise InvalidInputError(f"{what} must be a sequence of strings")

@@ -16,18 +16,9 @@ import numpy as np
 from ..errors import InvalidInputError, RecordNotFoundError, ReembedError
 from ..records import MemoryType
 from .base import EmbeddingInfo, Page, VectorTable
-from .codec import check_ids, check_matrix, check_unique, record_from_json, record_json
+from .codec import check_ids, check_limit, check_matrix, check_unique, position_cursor, record_from_json, record_json
 from .database import Database, check_info
-from .message_log import check_limit
 from .schema import TABLES
-
-
-def _cursor(cursor: Any) -> int:
-    if cursor is None:
-        return 0
-    if not isinstance(cursor, str) or not cursor.startswith("v") or not cursor[1:].isdigit():
-        raise InvalidInputError(f"invalid cursor {cursor!r}: pass back a next_cursor unchanged")
-    return int(cursor[1:])
 
 
 class VectorRewriter:
@@ -77,7 +68,7 @@ class VectorRewriter:
         ReembedError for a collection item stored without its text (it cannot be re-embedded)."""
         info = check_info(info)
         limit = check_limit(limit)
-        after = _cursor(cursor)
+        after = position_cursor(cursor, "v")
         stale, params = self._stale(info)
         p, pos = self.db.dialect.param, self.db.dialect.position
         with self.db.read("stale_page") as conn:

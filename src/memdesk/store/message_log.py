@@ -8,28 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import InvalidInputError
 from ..records import RawMessage, Scope
 from .base import DEFAULT_PAGE, Page
-from .codec import MESSAGE_COLUMNS, check_k, check_scope, message_from_row
+from .codec import MESSAGE_COLUMNS, check_k, check_limit, check_scope, message_from_row, position_cursor
 from .database import Database
 from .schema import MESSAGE_READ_COLUMNS, insert_scope, marks, scope_where
-
-
-def check_limit(limit: Any) -> int:
-    limit = check_k(limit)
-    if limit == 0:
-        raise InvalidInputError("limit must be a positive integer")
-    return limit
-
-
-def seq_cursor(cursor: Any) -> int:
-    """The last ``seq`` a message cursor names; InvalidInputError for anything that is not one."""
-    if cursor is None:
-        return 0
-    if not isinstance(cursor, str) or not cursor.startswith("m") or not cursor[1:].isdigit():
-        raise InvalidInputError(f"invalid cursor {cursor!r}: pass back a next_cursor unchanged")
-    return int(cursor[1:])
 
 
 class MessageTable:
@@ -63,7 +46,7 @@ class MessageTable:
         ``limit`` after ``cursor``."""
         check_scope(scope)
         limit = check_limit(limit)
-        after = seq_cursor(cursor)
+        after = position_cursor(cursor, "m")
         p = self.db.dialect.param
         where, params = scope_where(scope, p)
         sql = f"SELECT {MESSAGE_READ_COLUMNS} FROM messages WHERE {where} AND seq > {p} ORDER BY seq LIMIT {p}"

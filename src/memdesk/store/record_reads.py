@@ -11,6 +11,7 @@ from ..records import ALL_TYPES, HistoryEntry, HistoryEvent, MemoryRecord, Memor
 from .base import DEFAULT_PAGE, Page
 from .codec import (
     check_ids,
+    check_limit,
     check_memory_type,
     check_record_id,
     check_scope,
@@ -19,7 +20,6 @@ from .codec import (
     record_from_json,
 )
 from .database import Database
-from .message_log import check_limit
 from .record_writes import find_record
 from .schema import TABLES, scope_where
 

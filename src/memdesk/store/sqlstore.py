@@ -19,7 +19,7 @@ expected to be unit-norm (the Embedder contract); scores are dot products.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -84,17 +84,9 @@ class SQLStore(StoreConveniences):
         return self.db.migrations_applied()
 
     # -- RecordStore ---------------------------------------------------------------------------
-    def write(
-        self,
-        records: Sequence[MemoryRecord] = (),
-        vectors: np.ndarray | None = None,
-        *,
-        messages: Sequence[RawMessage] = (),
-        owners: Sequence[str] | None = None,
-    ) -> list[str]:
-        return self._writer.write(records, vectors, messages=messages, owners=owners)
-
-    write.__doc__ = RecordWriter.write.__doc__
+    def write(self, records: Sequence[MemoryRecord] = (), vectors: np.ndarray | None = None, **batch: Any) -> list[str]:
+        """The one write path (``messages=``, ``owners=``): see :meth:`.record_writes.RecordWriter.write`."""
+        return self._writer.write(records, vectors, **batch)
 
     def replace(self, record: MemoryRecord, vector: np.ndarray) -> None:
         self._writer.replace(record, vector)
@@ -117,16 +109,9 @@ class SQLStore(StoreConveniences):
     ) -> list[ScoredRecord]:
         return self._search.search(vector, scope, memory_type, k, speaker)
 
-    def page(
-        self,
-        scope: Scope,
-        *,
-        types: Sequence[MemoryType] | None = None,
-        speaker: str | None = None,
-        limit: int = DEFAULT_PAGE,
-        cursor: str | None = None,
-    ) -> Page[MemoryRecord]:
-        return self._reader.page(scope, types=types, speaker=speaker, limit=limit, cursor=cursor)
+    def page(self, scope: Scope, **options: Any) -> Page[MemoryRecord]:
+        """A keyset page (``types=``, ``speaker=``, ``limit=``, ``cursor=``): see :meth:`.record_reads.RecordReader.page`."""
+        return self._reader.page(scope, **options)
 
     def count(self, scope: Scope | None = None, memory_type: MemoryType | None = None) -> int:
         return self._reader.count(scope, memory_type)

@@ -18,6 +18,7 @@ from typing import Callable, Generic, Hashable, Iterable, NamedTuple, Sequence, 
 
 import numpy as np
 
+from ..errors import ConfigError, InvalidInputError
 from .codec import decode_matrix
 
 K = TypeVar("K", bound=Hashable)
@@ -79,7 +80,7 @@ class VectorIndex:
 
     def __init__(self, dim: int, capacity: int = 16) -> None:
         if dim <= 0:
-            raise ValueError(f"dimension must be positive, got {dim}")
+            raise InvalidInputError(f"dimension must be positive, got {dim}")
         self.dim = dim
         self._vectors = np.empty((max(capacity, 1), dim), dtype=np.float32)
         self._codes = np.empty(max(capacity, 1), dtype=np.int32)
@@ -131,7 +132,7 @@ class VectorIndex:
     def upsert(self, item_id: str, vector: np.ndarray, payload: str, speaker: str | None = None) -> None:
         """Add a row, or overwrite the row with the same id."""
         if vector.shape != (self.dim,):
-            raise ValueError(f"vector of shape {vector.shape} in an index of dimension {self.dim}")
+            raise InvalidInputError(f"vector of shape {vector.shape} in an index of dimension {self.dim}")
         pos = self._pos.get(item_id)
         if pos is None:
             pos = len(self)
@@ -205,7 +206,7 @@ class IndexCache(Generic[K]):
         max_rows: int | None = None,
     ) -> None:
         if max_rows is not None and max_rows < 1:
-            raise ValueError(f"max_rows must be >= 1 or None, got {max_rows}")
+            raise ConfigError(f"max_rows must be >= 1 or None, got {max_rows}")
         self._list_keys = list_keys
         self._load_rows = load_rows
         self.max_rows = max_rows
