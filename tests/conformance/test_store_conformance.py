@@ -334,6 +334,14 @@ def test_scopes_lists_exact_scopes_written(store: Store, rng) -> None:
         assert store.has_scope(written), written
     for never in (U1A1R1, Scope(user_id="u2", agent_id="a2"), Scope(run_id="r1"), Scope(agent_id="a9")):
         assert not store.has_scope(never), never
+    assert store.scopes() == [U1A1, U1A2, U2A1]  # in the order first written
+    assert store.scopes(Scope(agent_id="a1")) == [U1A1, U2A1] and store.scopes(Scope(run_id="r1")) == []
+    first = store.scope_page(limit=2)
+    assert first.items == [U1A1, U1A2] and first.next_cursor is not None
+    last = store.scope_page(limit=2, cursor=first.next_cursor)
+    assert last.items == [U2A1] and last.next_cursor is None
+    with pytest.raises(InvalidInputError):
+        store.scope_page(cursor="m1")
 
 
 # --- search --------------------------------------------------------------------------------------------

@@ -201,7 +201,7 @@ class _Ops:
                 id=message_id, scope=scope, speaker=None, role="user", content=text, timestamp=now, ingest_time=now,
                 metadata=meta,
             )
-            self.memory.store.log_messages([raw])
+            self.memory.store.write(messages=[raw])
         else:
             self.memory.add({"id": message_id, "content": text, "timestamp": now, "metadata": meta}, scope=scope)
         # the new value supersedes the old one: its records go (the raw log keeps what was put)
@@ -212,7 +212,7 @@ class _Ops:
 
     # -- reads ---------------------------------------------------------------------------------------
     def _namespaces(self) -> list[tuple[str, ...]]:
-        found = {namespace_of(s) for s in self.memory.store.scopes() if s.agent_id == AGENT and s.run_id is not None}
+        found = {namespace_of(s) for s in self.memory.store.scopes(Scope(agent_id=AGENT)) if s.run_id is not None}
         return sorted(found)
 
     def search(self, op: SearchOp) -> list[SearchItem]:

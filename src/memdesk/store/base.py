@@ -14,7 +14,7 @@ backend) deals only with the part it needs:
 
 :class:`Store` is all of them together, as every backend (SQLite, PostgreSQL) provides them; it
 passes the one conformance suite in ``tests/conformance``. :class:`StoreConveniences` holds what
-is built on the protocols (``scan``, ``messages``, context-manager use) once for every backend.
+is built on the protocols (``scan``, ``messages``, ``scopes``, context-manager use) once for every backend.
 
 Reads take a possibly-wildcard :class:`~memdesk.records.Scope` (unset fields match anything);
 writes take an exact one.
@@ -142,6 +142,13 @@ class RecordQuery(Protocol):
 
     def has_scope(self, scope: Scope) -> bool:
         """True if some exact scope under ``scope`` holds records or raw messages (an index probe)."""
+        ...
+
+    def scope_page(
+        self, within: Scope | None = None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None
+    ) -> Page[Scope]:
+        """The exact scopes with records or raw messages (those under ``within`` if given), in the order
+        first written, up to ``limit`` after ``cursor``."""
         ...
 
     def revision(self) -> int:
@@ -287,6 +294,11 @@ class StoreConveniences:
         first = self.page(scope, types=types, speaker=speaker, limit=SCAN_PAGE)
         return _pages(first, lambda cursor: self.page(scope, types=types, speaker=speaker, limit=SCAN_PAGE, cursor=cursor))
 
+    def scopes(self: "Store", within: Scope | None = None) -> list[Scope]:
+        """Every exact scope with records or raw messages (under ``within`` if given), in the order first written."""
+        first = self.scope_page(within, limit=1000)
+        return list(_pages(first, lambda cursor: self.scope_page(within, limit=1000, cursor=cursor)))
+
     def messages(self: "Store", scope: Scope, last: int | None = None) -> list[RawMessage]:
         """Raw messages under ``scope`` in log order (only the ``last`` N if given)."""
         if last is not None:
@@ -309,5 +321,7 @@ class Store(EmbeddingPin, RecordStore, RecordQuery, MessageLog, Collections, Vec
     ) -> Iterator[MemoryRecord]: ...
 
     def messages(self, scope: Scope, last: int | None = None) -> list[RawMessage]: ...
+
+    def scopes(self, within: Scope | None = None) -> list[Scope]: ...
 
     def close(self) -> None: ...

@@ -17,7 +17,9 @@ from .codec import (
     check_scope,
     check_speaker,
     decode_matrix,
+    position_cursor,
     record_from_json,
+    scope_from_tuple,
 )
 from .database import Database
 from .record_writes import find_record
@@ -126,6 +128,25 @@ class RecordReader:
         where, params = scope_where(scope, self.db.dialect.param)
         with self.db.read("has_scope") as conn:
             return conn.execute(f"SELECT 1 FROM scopes WHERE {where} LIMIT 1", params).fetchone() is not None
+
+    def scope_page(
+        self, within: Scope | None = None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None
+    ) -> Page[Scope]:
+        """Exact scopes (under ``within`` if given: an index range) in the order first written, by keyset."""
+        if within is not None:
+            check_scope(within)
+        limit = check_limit(limit)
+        after = position_cursor(cursor, "s")
+        p, pos = self.db.dialect.param, self.db.dialect.position
+        where, params = scope_where(within, p)
+        sql = f"SELECT user_id, agent_id, run_id, {pos} FROM scopes WHERE {where} AND {pos} > {p} ORDER BY {pos} LIMIT {p}"
+        with self.db.read("scope_page") as conn:
+            rows = conn.execute(sql, [*params, after, limit + 1]).fetchall()
+        more = len(rows) > limit
+        rows = rows[:limit]
+        return Page(
+            items=[scope_from_tuple((r[0], r[1], r[2])) for r in rows], next_cursor=f"s{rows[-1][3]}" if more else None
+        )
 
     def history(self, record_id: str) -> list[HistoryEntry]:
         """All versions of a record, oldest first (ADD, UPDATE..., DELETE); [] for an unknown id."""

@@ -119,6 +119,11 @@ class SQLStore(StoreConveniences):
     def has_scope(self, scope: Scope) -> bool:
         return self._reader.has_scope(scope)
 
+    def scope_page(
+        self, within: Scope | None = None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None
+    ) -> Page[Scope]:
+        return self._reader.scope_page(within, limit=limit, cursor=cursor)
+
     def revision(self) -> int:
         return self._search.revision()
 
