@@ -1,6 +1,14 @@
-"""Builds parts from :class:`~memdesk.settings.Settings`: the only place that reads settings."""
+"""Builds a :class:`~memdesk.conversation.memory.Memory` and its parts from
+:class:`~memdesk.settings.Settings`.
+
+Settings are loaded by the entry points (``Memory.open()``, the command line) and turned into parts
+here and by the two builders of the parts with their own options (``embed.make_embedder``,
+``llm.make_chat_model``); the library reads no settings anywhere else.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from .conversation.admission import AdmissionPolicy
 from .conversation.base import Answerer, Processor, RoutedExtraction
@@ -8,8 +16,15 @@ from .conversation.memory import Memory
 from .errors import ConfigError
 from .settings import Settings
 
+if TYPE_CHECKING:
+    from .embed.base import Embedder
+    from .llm.base import ChatModel
+    from .retrieve import Retriever
+    from .store.base import Store
 
-def build_processor(settings: Settings, chat_model=None) -> Processor:
+
+def build_processor(settings: Settings, chat_model: ChatModel | None = None) -> Processor:
+    """The write path's processor: rules (offline), llm (needs ``chat_model``) or raw turns."""
     if settings.processor == "rules":
         from .conversation.extract import RuleExtractor
         from .conversation.router import RuleRouter
@@ -31,34 +46,58 @@ def build_processor(settings: Settings, chat_model=None) -> Processor:
 
 
 def build_admission(settings: Settings) -> AdmissionPolicy:
+    """What becomes memory, by role and source (see :mod:`memdesk.conversation.admission`)."""
     if settings.admission == "off":
         return AdmissionPolicy.off()
     return AdmissionPolicy(memorize_roles=frozenset(settings.admission_roles))
 
 
-def build_answerer(chat_model=None) -> Answerer:
+def build_answerer(chat_model: ChatModel | None = None) -> Answerer:
+    """An LLM answerer with a chat model, the extractive one without."""
     from .conversation.answer import ExtractiveAnswerer, LLMAnswerer
 
     return LLMAnswerer(chat_model) if chat_model is not None else ExtractiveAnswerer()
 
 
-def build_memory(settings: Settings) -> Memory:
+def build_retriever(settings: Settings, store: Store) -> Retriever:
+    """The read path's retriever (k, K, hybrid) as the settings say."""
+    from .retrieve import Retriever
+
+    return Retriever(store, k=settings.top_k, K=settings.max_records, hybrid=settings.hybrid)
+
+
+def build_memory(
+    settings: Settings,
+    *,
+    store: Store | None = None,
+    embedder: Embedder | None = None,
+    chat_model: ChatModel | None = None,
+) -> Memory:
+    """The Memory the settings describe (what ``Memory.open()`` returns).
+
+    ``store``, ``embedder`` and ``chat_model`` replace the ones the settings would build (the
+    evaluation harness passes its own store and caching embedder, so its ``memdesk-default`` system is
+    this very Memory); a store passed in is left open if building fails.
+    """
     from .embed import make_embedder
     from .llm import make_chat_model
-    from .retrieve import Retriever
     from .store import open_store
 
-    chat_model = make_chat_model(settings)
-    store = open_store(settings.database_url, busy_timeout_ms=settings.busy_timeout_ms, cache_max_rows=settings.cache_max_rows)
+    if chat_model is None:
+        chat_model = make_chat_model(settings)
+    owned = store is None
+    if store is None:
+        store = open_store(settings.database_url, busy_timeout_ms=settings.busy_timeout_ms, cache_max_rows=settings.cache_max_rows)
     try:
         return Memory(
             store,
-            make_embedder(settings),
+            embedder if embedder is not None else make_embedder(settings),
             build_processor(settings, chat_model),
             answerer=build_answerer(chat_model),
             admission=build_admission(settings),
-            retriever=Retriever(store, k=settings.top_k, K=settings.max_records, hybrid=settings.hybrid),
+            retriever=build_retriever(settings, store),
         )
     except BaseException:
-        store.close()
+        if owned:
+            store.close()
         raise

@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from memdesk.eval.cli import eval_group
+from memdesk.eval.eval_commands import eval_group
 
 
 def test_eval_locomo_command_and_report(locomo_file, tmp_path):
@@ -21,7 +21,7 @@ def test_eval_locomo_command_and_report(locomo_file, tmp_path):
     assert result.exit_code == 0, result.output
     assert "flat-rag" in result.output and "full-context" in result.output
     summary = json.loads((out / "summary.json").read_text())
-    assert set(summary["systems"]) == {"flat-rag", "full-context"}
+    assert set(summary["systems"]) == {"memdesk-default", "flat-rag", "full-context"}
     assert summary["config"]["K"] == 3 and summary["config"]["embedder"].startswith("hashing")
     (out / "report.md").unlink()
     result = runner.invoke(eval_group, ["report", str(out)], catch_exceptions=False)

@@ -95,13 +95,13 @@ def test_a_limited_run_records_its_seed_and_question_ids(locomo_file, tmp_path) 
 
     from memdesk.embed import HashingEmbedder
     from memdesk.eval.datasets import load_locomo
-    from memdesk.eval.runner import run_eval
+    from memdesk.eval import run_eval
 
     out = tmp_path / "run"
     summary = run_eval("locomo", locomo_file, out, systems=["flat-rag"], limit=4, seed=11, sweep=False,
                        embedder=HashingEmbedder(64), progress=False)
     expected = [x.id for x in stratified_sample(load_locomo(locomo_file).questions, 4, 11)]
-    assert summary["config"]["seed"] == 11 and summary["config"]["limit"] == 4
-    assert summary["question_ids"] == expected and len(set(expected)) == 4
+    assert summary.config["seed"] == 11 and summary.config["limit"] == 4
+    assert summary.question_ids == expected and len(set(expected)) == 4
     assert sorted({json.loads(line)["question_id"] for line in (out / "results.jsonl").read_text().splitlines()}) == sorted(expected)
     assert "seed 11" in (out / "report.md").read_text()

@@ -13,6 +13,20 @@ Answer scores follow the official LoCoMo evaluation (snap-research/LoCoMo ``task
 
 :func:`bleu1` is sentence BLEU with unigrams only: clipped unigram precision times the brevity
 penalty, over :func:`normalize_answer` tokens (no stemming, no smoothing; 0 for an empty side).
+
+Abstentions (:func:`score_prediction`, the one answer scorer of the conversational harness). An
+answer *abstains* when it says the conversation does not tell (:func:`is_abstention`: it contains
+``no information available`` or ``not mentioned``, the official category-5 rule; memdesk's answerer
+words every abstention as ``not mentioned in the conversation``). Then:
+
+- on an *abstention item* (LoCoMo category 5, LongMemEval ``_abs``: the right answer is that the
+  conversation does not say) F1 is 1 if the answer abstains and 0 otherwise (the official LoCoMo
+  rule, applied to LongMemEval's abstention items too); BLEU-1 is not computed;
+- on an *answerable item* an abstaining answer scores F1 0 and BLEU-1 0: it gives no answer, so it
+  earns nothing through words it happens to share with the gold answer ("not mentioned in the
+  conversation" against "mentioned in the group chat" would otherwise score F1 0.5). This departs
+  from the official script, which scores the words;
+- any other answer is scored by the official rules above.
 """
 
 from __future__ import annotations
@@ -23,8 +37,12 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
+from pydantic import BaseModel
+
+from ..errors import InvalidInputError
 
 _ARTICLES = re.compile(r"\b(a|an|the|and)\b")
 _PUNCT = set(string.punctuation)
@@ -120,14 +138,14 @@ def locomo_f1(prediction: str, gold: str | None, category_id: int) -> float:
     if category_id == 5:
         return 1.0 if is_abstention(prediction) else 0.0
     if gold is None:
-        raise ValueError(f"category {category_id} needs a gold answer")
+        raise InvalidInputError(f"category {category_id} needs a gold answer")
     if category_id == 3:
         gold = gold.split(";")[0].strip()
     if category_id == 1:
         return f1_multi(prediction, gold)
     if category_id in (2, 3, 4):
         return f1_score(prediction, gold)
-    raise ValueError(f"unknown LoCoMo category {category_id}")
+    raise InvalidInputError(f"unknown LoCoMo category {category_id}")
 
 
 def bleu1(prediction: str, reference: str) -> float:
@@ -142,6 +160,31 @@ def bleu1(prediction: str, reference: str) -> float:
     return bp * precision
 
 
+class AnswerScores(BaseModel):
+    """The answer metrics of one prediction (see the module docstring on abstentions)."""
+
+    abstained: bool
+    f1: float | None = None
+    bleu1: float | None = None
+    rule: Literal["abstention item", "abstained", "answer"]
+
+
+def score_prediction(
+    prediction: str, gold: str | None, *, category_id: int | None = None, abstention: bool = False
+) -> AnswerScores:
+    """F1 and BLEU-1 of one prediction; ``category_id`` is LoCoMo's (None for other benchmarks),
+    ``abstention`` says the right answer is that the conversation does not tell."""
+    abstained = is_abstention(prediction)
+    if abstention or category_id == 5:
+        return AnswerScores(abstained=abstained, f1=1.0 if abstained else 0.0, rule="abstention item")
+    if gold is None:
+        return AnswerScores(abstained=abstained, rule="answer")
+    if abstained:
+        return AnswerScores(abstained=True, f1=0.0, bleu1=0.0, rule="abstained")
+    f1 = locomo_f1(prediction, gold, category_id) if category_id is not None else f1_score(prediction, gold)
+    return AnswerScores(abstained=False, f1=f1, bleu1=bleu1(prediction, gold), rule="answer")
+
+
 def answer_parts(gold: str, category_id: int | None = None) -> list[str]:
     """The parts of a gold answer checked one by one: LoCoMo category 1 splits on ``,``, category 3
     keeps the first ``;`` part; anything else is one part."""
@@ -151,15 +194,18 @@ def answer_parts(gold: str, category_id: int | None = None) -> list[str]:
     return [p.strip() for p in parts if normalize_answer(p)]
 
 
+def contains_tokens(answer_tokens: Sequence[str], text_tokens: Sequence[str]) -> bool:
+    """Whether ``answer_tokens`` occur as one consecutive run in ``text_tokens``."""
+    n = len(answer_tokens)
+    if not n:
+        return False
+    first, a = answer_tokens[0], list(answer_tokens)
+    return any(text_tokens[i] == first and list(text_tokens[i : i + n]) == a for i in range(len(text_tokens) - n + 1))
+
+
 def contains(answer: str, text: str) -> bool:
     """Whether the normalized ``answer`` appears as a whole-token run in the normalized ``text``."""
-    a = normalize_answer(answer).split()
-    if not a:
-        return False
-    t = normalize_answer(text).split()
-    n = len(a)
-    first = a[0]
-    return any(t[i] == first and t[i : i + n] == a for i in range(len(t) - n + 1))
+    return contains_tokens(normalize_answer(answer).split(), normalize_answer(text).split())
 
 
 def containment(gold: str | None, text: str, category_id: int | None = None) -> float | None:

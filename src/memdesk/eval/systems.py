@@ -1,5 +1,10 @@
 """The systems compared in one evaluation run, all on the same embedder.
 
+- ``memdesk-default``: what a user gets without flags: the processor and the retriever (k, K,
+  hybrid, and whatever else the defaults say) built from the settings by
+  :func:`memdesk.factory.build_memory`, the code behind ``Memory.open()``, searched with no
+  per-call overrides; it reads the typed store when its processor is the run's typed processor
+  (the same settings), else a store of its own;
 - ``memdesk-typed``: ENGRAM's read path over the typed store (per-type top-k, merge, truncate K);
 - ``memdesk-untyped``: the same records ranked in one list (the ENGRAM ablation);
 - ``memdesk-hybrid`` / ``memdesk-hybrid-K40``: the typed read path with a BM25 ranking fused in (a memdesk
@@ -18,7 +23,8 @@ from pydantic import BaseModel, ConfigDict
 
 from ..errors import UsageError
 
-StoreKind = Literal["typed", "raw"]
+StoreKind = Literal["typed", "raw", "default"]
+DEFAULT_SYSTEM = "memdesk-default"
 
 SWEEP_K = (5, 10, 20)
 SWEEP_BIG_K = (10, 25, 50)
@@ -27,15 +33,19 @@ SWEEP_BIG_K = (10, 25, 50)
 class SystemSpec(BaseModel):
     """How one system gets its evidence.
 
-    ``store`` names the ingested store it reads (``typed``: the configured processor, ``raw``: one
-    record per turn); ``None`` for full context. ``answered`` says whether a configured chat model
-    answers with this system's evidence (the sweep is retrieval-only).
+    ``kind``: ``memory`` (a Memory searched with this spec's k, K, mode and hybrid), ``default``
+    (the default Memory from the settings, searched without overrides; its k, K and hybrid are
+    filled in from the retriever it was built with) or ``full`` (the whole conversation).
+    ``store`` names the ingested store it reads (``typed``: the run's processor, ``raw``: one record
+    per turn, ``default``: the default processor when it is not the run's); ``None`` for full
+    context. ``answered`` says whether a configured chat model answers with this system's evidence
+    (the sweep is retrieval-only).
     """
 
     model_config = ConfigDict(frozen=True)
 
     name: str
-    kind: Literal["memory", "full"] = "memory"
+    kind: Literal["memory", "default", "full"] = "memory"
     store: StoreKind | None = "typed"
     mode: Literal["typed", "untyped"] = "typed"
     k: int = 20
@@ -53,9 +63,12 @@ def default_systems(
     sweep: bool = True,
     sweep_k: Sequence[int] = SWEEP_K,
     sweep_big_k: Sequence[int] = SWEEP_BIG_K,
+    default_store: StoreKind = "typed",
 ) -> list[SystemSpec]:
-    """The standard line-up: typed, untyped, flat RAG at K and at 50, full context, and the sweep."""
+    """The standard line-up: the default, typed, untyped, hybrid, flat RAG at K and at 50, full
+    context, and the sweep."""
     out = [
+        SystemSpec(name=DEFAULT_SYSTEM, kind="default", store=default_store),
         SystemSpec(name="memdesk-typed", store="typed", mode="typed", k=k, K=K),
         SystemSpec(name="memdesk-untyped", store="typed", mode="untyped", k=k, K=K),
         SystemSpec(name="memdesk-hybrid", store="typed", mode="typed", k=k, K=K, hybrid=True),
@@ -79,10 +92,13 @@ def default_systems(
 
 
 def select_systems(all_systems: Sequence[SystemSpec], names: Iterable[str] | None) -> list[SystemSpec]:
-    """The systems named in ``names`` (``"sweep"`` selects the whole sweep); all when ``names`` is None."""
+    """The systems named in ``names`` (``"sweep"`` selects the whole sweep); all when ``names`` is
+    None. ``memdesk-default`` is always measured, named or not."""
     if names is None:
         return list(all_systems)
     wanted = [n.strip() for n in names if n.strip()]
+    if DEFAULT_SYSTEM not in wanted and any(s.name == DEFAULT_SYSTEM for s in all_systems):
+        wanted.insert(0, DEFAULT_SYSTEM)
     by_name = {s.name: s for s in all_systems}
     out: list[SystemSpec] = []
     for n in wanted:

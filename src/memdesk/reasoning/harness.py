@@ -20,13 +20,13 @@ import logging
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from contextlib import nullcontext
 from pathlib import Path
 
 from pydantic import BaseModel, Field
 from tqdm import tqdm
 
 from ..errors import LLMError, UsageError
+from ..eval.results_file import ResultsFile
 from ..llm.base import ChatModel
 from ..tokens import TokenCounter
 from .datasets import Benchmark, Problem
@@ -304,30 +304,26 @@ class ReasoningHarness:
 
         On resume, items whose earlier result holds an error (a model or connection failure) are run
         again; the newer line of an item supersedes the older one."""
+        results_file = ResultsFile(results_path, ItemResult) if results_path else None
         done = {
-            r.id: r for r in load_results(results_path) if r.run_id == config.run_id and r.error is None
-        } if results_path else {}
-        results: list[ItemResult] = []
+            r.id: r for r in (results_file.read() if results_file else []) if r.run_id == config.run_id and r.error is None
+        }
         todo = [p for p in problems if p.id not in done]
         if config.memory and todo:
             self.prefetch(todo, max(config.k, self._retrieval_k))
-        with open(results_path, "a", encoding="utf-8") if results_path else nullcontext() as out:
-            for p in tqdm(todo, desc=config.run_id, unit="q", disable=not self.progress):
-                r = self.run_item(config, p)
-                if out is not None:
-                    out.write(r.model_dump_json() + "\n")
-                    out.flush()
-                done[p.id] = r
+        for p in tqdm(todo, desc=config.run_id, unit="q", disable=not self.progress):
+            r = self.run_item(config, p)
+            if results_file is not None:
+                results_file.append(r)
+            done[p.id] = r
         results = [done[p.id] for p in problems if p.id in done]
-        return results, summarize(config, results, getattr(self.chat, "model_id", None), self.retriever.name if (self.retriever and config.memory) else None)
+        model = self.chat.model_id if self.chat is not None else None
+        return results, summarize(config, results, model, self.retriever.name if (self.retriever and config.memory) else None)
 
 
 def load_results(path: Path | None) -> list[ItemResult]:
     """Every item result in a results.jsonl (empty when the file does not exist)."""
-    if path is None or not Path(path).exists():
-        return []
-    with open(path, encoding="utf-8") as f:
-        return [ItemResult.model_validate_json(line) for line in f if line.strip()]
+    return ResultsFile(path, ItemResult).read() if path is not None else []
 
 
 def _mean(values: Sequence[float]) -> float:

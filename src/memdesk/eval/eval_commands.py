@@ -9,22 +9,28 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 from typing import Any
 
 import click
+from pydantic import ValidationError
 
 from ..embed.base import Embedder
-from ..errors import ConfigError
+from ..errors import ConfigError, MalformedFileError
 from ..llm.base import ChatModel
+from ..settings import Settings
+from .judging import BenchmarkJudge
+from .run import Benchmark
+from .summary import EvalSummary
 
 
-def _settings(ctx: click.Context):
+def _settings(ctx: click.Context) -> Settings:
+    """The main CLI's settings (its --config and overrides), or ``Settings.load()`` under
+    ``python -m memdesk.eval``."""
+    from ..clicontext import Ctx
+
     obj = ctx.find_root().obj
-    if obj is not None and hasattr(obj, "settings"):
-        return obj.settings()
-    from ..settings import Settings
-
-    return Settings.load()
+    return obj.settings() if isinstance(obj, Ctx) else Settings.load()
 
 
 def _common(f):
@@ -37,15 +43,17 @@ def _common(f):
                      help="A seeded sample of N questions, stratified over categories and conversations."),
         click.option("--seed", default=0, show_default=True, type=int, help="The seed of the --limit sample."),
         click.option("--systems", default=None,
-                     help="Comma-separated systems (memdesk-typed, memdesk-untyped, memdesk-hybrid, flat-rag, flat-rag-K50, "
-                          "full-context, sweep); default all."),
+                     help="Comma-separated systems (memdesk-typed, memdesk-untyped, memdesk-hybrid, memdesk-hybrid-K40, "
+                          "flat-rag, flat-rag-K50, full-context, sweep); default all. memdesk-default (what a user "
+                          "gets without flags) is always measured."),
         click.option("--k", "k", default=20, show_default=True, help="Records per memory type (typed top-k)."),
         click.option("--K", "K", default=25, show_default=True, help="Records kept after merge (K)."),
         click.option("--no-sweep", is_flag=True, help="Skip the k/K sweep of the typed system."),
         click.option("--embedder", type=click.Choice(["minilm", "hashing", "settings"]), default="minilm",
                      show_default=True, help="'settings' uses MEMDESK_EMBEDDER."),
-        click.option("--processor", type=click.Choice(["rules", "llm"]), default="rules", show_default=True,
-                     help="Processor of the typed store ('llm' needs --llm settings)."),
+        click.option("--processor", type=click.Choice(["rules", "llm"]), default=None,
+                     help="Processor of the typed store (default: MEMDESK_PROCESSOR, i.e. what memdesk-default uses; "
+                          "'llm' needs the LLM settings)."),
         click.option("--llm", "use_llm", is_flag=True, help="Answer and judge with the configured chat model."),
         click.option("--judge-model", default=None, help="Judge with this model id on the same endpoint."),
         click.option("--no-json-schema", is_flag=True,
@@ -60,50 +68,46 @@ def _common(f):
     return f
 
 
-def _run(ctx: click.Context, benchmark: str, **kw: Any) -> None:
+def _embedder(choice: str, settings: Settings) -> Embedder:
+    if choice == "hashing":
+        from ..embed import HashingEmbedder
+
+        return HashingEmbedder()
+    if choice == "settings":
+        from ..embed import make_embedder
+
+        return make_embedder(settings)
+    from ..embed import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+def _run(ctx: click.Context, benchmark: Benchmark, **kw: Any) -> None:
     from ..extras import PLOTS_SKIPPED, can_plot
-    from .runner import run_eval
+    from ..llm import UsageLedger
+    from .run import run_eval
 
     if not can_plot():  # said before the run starts; the run then writes report.md without plots
         click.echo(PLOTS_SKIPPED, err=True)
 
     settings = _settings(ctx)
-    embedder: Embedder
-    if kw["embedder"] == "hashing":
-        from ..embed import HashingEmbedder
-
-        embedder = HashingEmbedder()
-    elif kw["embedder"] == "settings":
-        from ..embed import make_embedder
-
-        embedder = make_embedder(settings)
-    else:
-        from ..embed import MiniLMEmbedder
-
-        embedder = MiniLMEmbedder()
     chat: ChatModel | None = None
-    judge = None
-    processor_factory = None
+    judge: BenchmarkJudge | None = None
+    ledger = UsageLedger()
     if kw["use_llm"] or kw["processor"] == "llm":
         from ..llm import make_chat_model
 
         schema_flag = False if kw["no_json_schema"] else None
-        built = make_chat_model(settings, supports_json_schema=schema_flag)
-        if built is None:
+        chat = make_chat_model(settings, supports_json_schema=schema_flag, ledger=ledger)
+        if chat is None:
             raise ConfigError("--llm and --processor llm need MEMDESK_LLM_BASE_URL and MEMDESK_LLM_MODEL")
-        chat = built
-        if kw["processor"] == "llm":
-            from ..conversation.llm_processor import LLMProcessor
-
-            processor_factory = lambda: LLMProcessor(built)
         if kw["use_llm"]:
-            from .judging import BenchmarkJudge
-
-            judge_chat: ChatModel = built
+            judge_chat: ChatModel = chat
             if kw["judge_model"]:
                 other = make_chat_model(
-                    settings.model_copy(update={"llm_model": kw["judge_model"]}), supports_json_schema=schema_flag
-                )
+                    settings.model_copy(update={"llm_model": kw["judge_model"]}), supports_json_schema=schema_flag,
+                    ledger=ledger,
+                )  # fmt: skip
                 if other is None:
                     raise ConfigError("--judge-model needs MEMDESK_LLM_BASE_URL")
                 judge_chat = other
@@ -111,17 +115,18 @@ def _run(ctx: click.Context, benchmark: str, **kw: Any) -> None:
     if not kw["quiet"]:
         logging.basicConfig(level=logging.WARNING)
     summary = run_eval(
-        benchmark,  # type: ignore[arg-type]
+        benchmark,
         kw["data_path"],
         kw["out_dir"],
+        settings=settings,
         systems=kw["systems"].split(",") if kw["systems"] else None,
         limit=kw["limit"],
         seed=kw["seed"],
-        llm=chat if kw["use_llm"] else None,
+        chat_model=chat if kw["use_llm"] else None,
         judge=judge,
-        embedder=embedder,
-        processor_factory=processor_factory,
-        processor_name=kw["processor"],
+        ledger=ledger,
+        embedder=_embedder(kw["embedder"], settings),
+        processor=kw["processor"],
         k=kw["k"],
         K=kw["K"],
         sweep=not kw["no_sweep"],
@@ -131,23 +136,23 @@ def _run(ctx: click.Context, benchmark: str, **kw: Any) -> None:
     click.echo(headline(summary))
 
 
-def headline(summary: dict[str, Any]) -> str:
+def headline(summary: EvalSummary) -> str:
     """A few lines with the main numbers of a summary."""
-    lines = [f"{summary['benchmark']}: {summary['n_questions']} questions"]
-    for name, e in summary["systems"].items():
-        if e["spec"]["sweep"]:
+    lines = [f"{summary.benchmark}: {summary.n_questions} questions"]
+    for name, e in summary.systems.items():
+        if e.spec.sweep:
             continue
-        o = e["overall"]
-        parts = [f"recall {o['recall']}", f"median tokens {o['median_evidence_tokens']}"]
-        sr = o.get("session_recall@10")
-        if summary["benchmark"] == "longmemeval" and sr:
-            parts.append(f"session recall@10 {sr['fraction']} (any {sr['any']})")
-        if o.get("f1") is not None:
-            parts.append(f"F1 {o['f1']}")
-        if o.get("judge") is not None:
-            parts.append(f"judge {o['judge']}")
+        o = e.overall
+        parts = [f"recall {o.recall}", f"median tokens {o.median_evidence_tokens}"]
+        sr = o.session_recall_at.get(10)
+        if summary.benchmark == "longmemeval" and sr:
+            parts.append(f"session recall@10 {sr.fraction} (any {sr.any})")
+        if o.f1 is not None:
+            parts.append(f"F1 {o.f1}")
+        if o.judge is not None:
+            parts.append(f"judge {o.judge}")
         lines.append(f"  {name:16s} " + ", ".join(parts))
-    lines.append("targets: " + json.dumps(summary.get("targets", {})))
+    lines.append("targets: " + json.dumps(summary.targets))
     return "\n".join(lines)
 
 
@@ -176,10 +181,12 @@ def longmemeval_cmd(ctx: click.Context, **kw: Any) -> None:
 @click.argument("out_dir", type=click.Path(exists=True, file_okay=False))
 def report_cmd(out_dir: str) -> None:
     """Re-draw report.md and the plots of a run from its summary.json and results.jsonl."""
-    from pathlib import Path
+    from .markdown_report import write_report
 
-    from .report import write_report
-
-    summary = json.loads((Path(out_dir) / "summary.json").read_text(encoding="utf-8"))
+    path = Path(out_dir) / "summary.json"
+    try:
+        summary = EvalSummary.model_validate_json(path.read_bytes())
+    except (OSError, ValidationError) as e:
+        raise MalformedFileError(str(path), f"not a run summary ({e})") from e
     for p in write_report(summary, out_dir):
         click.echo(str(p))
