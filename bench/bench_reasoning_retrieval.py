@@ -44,7 +44,8 @@ from memdesk.reasoning.bank import (
     BuildConfig,
     MemoryBank,
 )
-from memdesk.reasoning.datasets import get_benchmark, resolve_data_dir
+from memdesk.datapaths import require_data_dir
+from memdesk.reasoning.datasets import get_benchmark
 from memdesk.reasoning.harness import ReasoningHarness
 from memdesk.reasoning.records import MemoryFormat
 from memdesk.reasoning.retrieve import BM25Retriever, VectorRetriever
@@ -458,7 +459,7 @@ def main() -> None:
     if args.only == "report":
         (out / "retrieval.md").write_text(markdown(previous), encoding="utf-8")
         return
-    data_dir = resolve_data_dir(args.data_dir)
+    data_dir = require_data_dir(args.data_dir)
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
     embedder = MiniLMEmbedder()
@@ -504,7 +505,7 @@ def main() -> None:
 
 def run_ivf(args: argparse.Namespace, out: Path) -> None:
     """``--only ivf``: search_ivf.json gains (or replaces) the entry of this OPENBLAS_NUM_THREADS setting."""
-    data_dir = resolve_data_dir(args.data_dir)
+    data_dir = require_data_dir(args.data_dir)
     cache = Path(args.cache)
     cache.mkdir(parents=True, exist_ok=True)
     embedder = MiniLMEmbedder()

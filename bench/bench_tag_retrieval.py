@@ -34,7 +34,8 @@ from pathlib import Path
 from memdesk.embed import MiniLMEmbedder
 from memdesk.llm.openai_compat import OpenAICompatChatModel
 from memdesk.reasoning.bank import BankBuilder, BuildConfig, MemoryBank
-from memdesk.reasoning.datasets import Problem, get_benchmark, resolve_data_dir
+from memdesk.datapaths import require_data_dir
+from memdesk.reasoning.datasets import Problem, get_benchmark
 from memdesk.reasoning.records import MemoryFormat
 from memdesk.reasoning.retrieve import BM25Retriever, Retrieval, VectorRetriever
 from memdesk.reasoning.tags import LLMTagger, ProblemRepresentation, TagRepresentation
@@ -58,7 +59,7 @@ def same_group(retrievals: dict[str, Retrieval], queries: list[Problem], k: int)
 
 
 def run_bench(name: str, args: argparse.Namespace, chat: OpenAICompatChatModel, embedder: MiniLMEmbedder, work: Path) -> dict:
-    data_dir = resolve_data_dir(args.data_dir)
+    data_dir = require_data_dir(args.data_dir)
     bench = get_benchmark(name)
     bank_all, eval_all = bench.load_bank(data_dir), bench.load_eval(data_dir)
     rng = random.Random(f"{args.seed}:{name}")

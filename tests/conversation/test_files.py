@@ -5,7 +5,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memdesk.conversation.files import parse_locomo_date, read_conversations
+from memdesk.conversation.files import read_conversations
+from memdesk.conversation.locomo import parse_locomo_date
 from memdesk.errors import MalformedFileError
 
 

@@ -1,13 +1,13 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timezone
 
 import pytest
 
 from memdesk.errors import MalformedFileError
 from memdesk.eval.datasets import load_locomo, load_longmemeval, session_of_id
-from memdesk.eval.datasets.locomo import parse_evidence_ids, parse_session_date
+from memdesk.conversation.locomo import parse_evidence_ids, parse_locomo_date
 from memdesk.eval.datasets.longmemeval import parse_date
 
 
@@ -20,9 +20,10 @@ def test_parse_evidence_ids_is_lenient():
 
 
 def test_parse_dates():
-    assert parse_session_date("1:56 pm on 8 May, 2023") == datetime(2023, 5, 8, 13, 56)
-    assert parse_session_date("10:15 am on 20 June, 2023") == datetime(2023, 6, 20, 10, 15)
-    assert parse_session_date("someday") is None
+    assert parse_locomo_date("1:56 pm on 8 May, 2023") == datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
+    assert parse_locomo_date("10:15 am on 20 June, 2023") == datetime(2023, 6, 20, 10, 15, tzinfo=timezone.utc)
+    assert parse_locomo_date("10:15am on 20 Jun 2023") == datetime(2023, 6, 20, 10, 15, tzinfo=timezone.utc)
+    assert parse_locomo_date("someday") is None and parse_locomo_date("13:15 pm on 31 February, 2023") is None
     assert parse_date("2023/05/20 (Sat) 00:48") == datetime(2023, 5, 20, 0, 48)
 
 
@@ -57,7 +58,7 @@ def test_locomo_traps(locomo_file):
     assert ds.stats["image_captions"] == 1
     # question time: the last session that has turns (session 3 has a date and no turns, as the
     # real file's sessions 20-35 do)
-    assert q["conv-x:0"].question_time == datetime(2023, 6, 20, 10, 15)
+    assert q["conv-x:0"].question_time == datetime(2023, 6, 20, 10, 15, tzinfo=timezone.utc)
     assert ds.headline_categories == ["multi-hop", "temporal", "open-domain", "single-hop"]
 
 

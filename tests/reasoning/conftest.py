@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from memdesk.datapaths import default_data_dir
 from memdesk.store import open_store
 from memdesk.store.base import Store
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def data_root() -> Path:
-    path = Path(os.environ.get("MEMDESK_DATA_DIR", REPO.parent / "shared" / "data"))
+    path = default_data_dir()
     if not (path / "gsm8k").is_dir():
         pytest.skip(f"benchmark data not found at {path}")
     return path

@@ -7,22 +7,25 @@ JSONL chat format, one message per line::
 ``content`` is required; ``speaker``/``role``/``timestamp``/``id``/``image_caption`` are optional. An optional
 ``conversation`` field splits one file into several conversations.
 
-LoCoMo JSON (``locomo10.json`` layout): a list of samples with ``sample_id`` and ``conversation`` holding
-``session_<n>`` turn lists (``speaker``, ``dia_id``, ``text``, optional ``blip_caption``) and
-``session_<n>_date_time`` strings such as ``"1:56 pm on 8 May, 2023"``.
+LoCoMo JSON: the format :mod:`memdesk.conversation.locomo` parses (strictly here: a turn without an id or a
+speaker, or a session without a date, is an error naming it).
+
+Whatever the bytes, :func:`read_conversations` raises only memdesk errors: a missing file is
+:class:`~memdesk.errors.DataNotFoundError`, anything else it cannot use is
+:class:`~memdesk.errors.MalformedFileError` saying where.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import MalformedFileError
+from ..errors import InvalidInputError, MalformedFileError
+from ..jsonfiles import iter_jsonl, read_json
 from ..records import Message
+from .locomo import parse_locomo
 
 
 class Conversation(BaseModel):
@@ -31,97 +34,37 @@ class Conversation(BaseModel):
     speakers: list[str] = []
 
 
-_LOCOMO_DATE = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*([ap]m)\s+on\s+(\d{1,2})\s+([A-Za-z]+),?\s+(\d{4})\s*$", re.I)
-
-
-def parse_locomo_date(text: str) -> datetime:
-    """``"1:56 pm on 8 May, 2023"`` -> 2023-05-08 13:56 UTC."""
-    m = _LOCOMO_DATE.match(text)
-    if not m:
-        raise ValueError(f"unrecognized LoCoMo date {text!r}")
-    hour, minute, ampm, day, month, year = m.groups()
-    h = int(hour) % 12 + (12 if ampm.lower() == "pm" else 0)
-    month_num = datetime.strptime(month[:3].title(), "%b").month
-    return datetime(int(year), month_num, int(day), h, int(minute), tzinfo=timezone.utc)
-
-
-def locomo_sessions(conversation: dict) -> list[tuple[int, datetime, list[dict]]]:
-    """(session number, session datetime, turns) in session order."""
-    nums = sorted(
-        int(k.split("_")[1]) for k in conversation if re.fullmatch(r"session_\d+", k) and conversation[k]
-    )
-    out = []
-    for n in nums:
-        when = conversation.get(f"session_{n}_date_time")
-        if not when:
-            raise ValueError(f"session_{n} has no session_{n}_date_time")
-        out.append((n, parse_locomo_date(when), conversation[f"session_{n}"]))
-    return out
-
-
-def locomo_messages(conversation: dict) -> list[Message]:
-    """Every turn of a LoCoMo conversation as a Message (id = dia_id, time = session time)."""
-    out = []
-    for _, when, turns in locomo_sessions(conversation):
-        for t in turns:
-            out.append(
-                Message(
-                    id=t["dia_id"],
-                    speaker=t["speaker"],
-                    content=t.get("text") or "",
-                    timestamp=when,
-                    image_caption=t.get("blip_caption") or None,
-                )
-            )
-    return out
-
-
 def read_conversations(path: str | Path) -> list[Conversation]:
-    """Parse a LoCoMo ``.json`` or chat ``.jsonl`` file; MalformedFileError says where it broke."""
+    """Parse a LoCoMo ``.json`` or chat ``.jsonl`` file."""
     p = Path(path)
-    if not p.exists():
-        raise MalformedFileError(str(p), "no such file")
     if p.suffix == ".jsonl":
         return _read_jsonl(p)
+    parsed = parse_locomo(read_json(p), path=str(p), strict=True)
+    return [Conversation(id=c.id, messages=c.messages, speakers=c.speakers) for c in parsed.conversations]
+
+
+def _message(obj: Any, where: str, path: str) -> tuple[str, Message]:
+    if not isinstance(obj, dict):
+        raise MalformedFileError(path, f"{where}: each line must be a JSON object")
+    obj = dict(obj)
+    conv_id = obj.pop("conversation", None)
+    if conv_id is not None and not isinstance(conv_id, (str, int)):
+        raise MalformedFileError(path, f"{where}: 'conversation' must be a string")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise MalformedFileError(str(p), f"not valid JSON: {e}") from e
-    samples = data if isinstance(data, list) else [data]
-    out = []
-    for i, sample in enumerate(samples):
-        if not isinstance(sample, dict) or not isinstance(sample.get("conversation"), dict):
-            raise MalformedFileError(str(p), f"item {i}: expected a LoCoMo sample with a 'conversation' object")
-        conv = sample["conversation"]
-        try:
-            messages = locomo_messages(conv)
-        except (KeyError, ValueError, TypeError, ValidationError) as e:
-            raise MalformedFileError(str(p), f"item {i}: {e}") from e
-        if not messages:
-            raise MalformedFileError(str(p), f"item {i}: conversation has no turns")
-        speakers = [conv[k] for k in ("speaker_a", "speaker_b") if conv.get(k)]
-        out.append(Conversation(id=str(sample.get("sample_id", f"conv-{i}")), messages=messages, speakers=speakers))
-    return out
+        msg = Message(**obj)
+    except (ValidationError, InvalidInputError, TypeError) as e:
+        detail = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
+        raise MalformedFileError(path, f"{where}: {detail}") from e
+    if not msg.text().strip():
+        raise MalformedFileError(path, f"{where}: empty content")
+    return ("" if conv_id is None else str(conv_id)), msg
 
 
 def _read_jsonl(p: Path) -> list[Conversation]:
     groups: dict[str, list[Message]] = {}
-    with open(p, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-                if not isinstance(obj, dict):
-                    raise ValueError("each line must be a JSON object")
-                conv_id = str(obj.pop("conversation", p.stem))
-                msg = Message(**obj)
-            except (json.JSONDecodeError, ValueError, TypeError) as e:
-                detail = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
-                raise MalformedFileError(str(p), f"line {lineno}: {detail}") from e
-            if not msg.text().strip():
-                raise MalformedFileError(str(p), f"line {lineno}: empty content")
-            groups.setdefault(conv_id, []).append(msg)
+    for lineno, obj in iter_jsonl(p):
+        conv_id, msg = _message(obj, f"line {lineno}", str(p))
+        groups.setdefault(conv_id or p.stem, []).append(msg)
     if not groups:
         raise MalformedFileError(str(p), "no messages")
     return [

@@ -15,6 +15,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
+from ..clierrors import ErrorReportingGroup
 from ..embed.base import Embedder
 from ..errors import ConfigError, MalformedFileError
 from ..llm.base import ChatModel
@@ -156,7 +157,7 @@ def headline(summary: EvalSummary) -> str:
     return "\n".join(lines)
 
 
-@click.group("eval")
+@click.group("eval", cls=ErrorReportingGroup)
 def eval_group() -> None:
     """Conversational benchmarks (LoCoMo, LongMemEval): recall, tokens, latency; answers with --llm."""
 

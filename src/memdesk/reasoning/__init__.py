@@ -24,7 +24,6 @@ from .datasets import (
     Benchmark,
     Problem,
     get_benchmark,
-    resolve_data_dir,
 )
 from .harness import (
     EvalConfig,
@@ -93,7 +92,6 @@ __all__ = [
     "get_benchmark",
     "last_boxed",
     "math_equal",
-    "resolve_data_dir",
     "score_answer",
     "serialize_memories",
     "sweep_configs",

@@ -79,7 +79,8 @@ class _Env:
     """What the commands share: settings, data, store, embedder, chat model."""
 
     def __init__(self, ctx: click.Context, kw: dict[str, Any]) -> None:
-        from ..reasoning.datasets import get_benchmark, resolve_data_dir
+        from ..datapaths import require_data_dir
+        from ..reasoning.datasets import get_benchmark
 
         use_llm = kw["use_llm"] or bool(kw["llm_base_url"] or kw["llm_model"])
         self.settings = _settings(
@@ -87,7 +88,7 @@ class _Env:
         )
         self.kw = kw
         self.benchmark = get_benchmark(kw["bench"])
-        self.data_dir = resolve_data_dir(kw["data_dir"] or self.settings.data_dir)
+        self.data_dir = require_data_dir(kw["data_dir"] or self.settings.data_dir)
         self.progress = not kw["quiet"]
         self._store = None
         self._embedder = None

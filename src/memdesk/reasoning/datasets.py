@@ -14,19 +14,21 @@ mmlu-sci    MMLU dev + val, science subjects         MMLU test, same subjects
 aime24      AIME 1983-2023 (919, answers only)       AIME 2024 (30)
 =========== ======================================== ============================================
 
-The data folder is the ``data_dir`` argument, else the ``MEMDESK_DATA_DIR`` setting, else
-``<repo>/../shared/data`` (beside the checkout). The files are read, never written.
+Every loader takes the data folder (:func:`memdesk.datapaths.require_data_dir` finds it). The files
+are read, never written; a missing one raises :class:`~memdesk.errors.DataNotFoundError`, any
+content a loader cannot use :class:`~memdesk.errors.MalformedFileError` naming the file and the item.
 """
 
 from __future__ import annotations
 
 import csv
 import hashlib
-import json
+import io
 import logging
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -34,7 +36,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..errors import ConfigError, MalformedFileError, UsageError
+from ..errors import DataNotFoundError, InvalidInputError, MalformedFileError, UsageError
+from ..jsonfiles import iter_jsonl, read_json, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -88,43 +91,23 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:32]
 
 
-def resolve_data_dir(data_dir: str | Path | None = None) -> Path:
-    """The benchmark data folder: the argument, else ``MEMDESK_DATA_DIR``, else ``<repo>/../shared/data``."""
-    if data_dir is None:
-        from ..settings import Settings
-
-        data_dir = Settings.load().data_dir
-    if data_dir is not None:
-        path = Path(data_dir).expanduser()
-        if not path.is_dir():
-            raise ConfigError(f"benchmark data folder {path} does not exist")
-        return path
-    candidates = [Path(__file__).resolve().parents[3].parent / "shared" / "data", Path.cwd().parent / "shared" / "data"]
-    for path in candidates:
-        if path.is_dir():
-            return path
-    raise ConfigError(
-        "no benchmark data folder: set MEMDESK_DATA_DIR or pass --data-dir (looked in "
-        + ", ".join(str(c) for c in candidates)
-        + ")"
-    )
-
-
 # --- file helpers ------------------------------------------------------------------------------
-def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
-    if not path.is_file():
-        raise ConfigError(f"benchmark file {path} is missing")
-    with open(path, encoding="utf-8") as f:
-        for line_no, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise MalformedFileError(str(path), f"line {line_no}: {e}") from e
-            if not isinstance(row, dict):
-                raise MalformedFileError(str(path), f"line {line_no}: not a JSON object")
-            yield row
+def _jsonl(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(``row N``, object) of every line; a missing file is DataNotFoundError, a bad one MalformedFileError."""
+    for n, (_, row) in enumerate(iter_jsonl(path)):
+        if not isinstance(row, dict):
+            raise MalformedFileError(str(path), f"row {n}: not a JSON object")
+        yield f"row {n}", row
+
+
+@contextmanager
+def _item(path: Path, where: str) -> Iterator[None]:
+    """Turns what a wrong-typed or missing field raises while one item is read into MalformedFileError."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError, ValueError) as e:  # ValueError: pydantic's ValidationError too
+        detail = f"missing {e}" if isinstance(e, KeyError) else str(e).splitlines()[0]
+        raise MalformedFileError(str(path), f"{where}: {detail}") from e
 
 
 def _require(row: dict[str, Any], keys: tuple[str, ...], path: Path, where: str) -> None:
@@ -133,14 +116,21 @@ def _require(row: dict[str, Any], keys: tuple[str, ...], path: Path, where: str)
         raise MalformedFileError(str(path), f"{where}: missing {', '.join(missing)}")
 
 
+def _text(value: Any, field: str) -> str:
+    """A text field of a benchmark item (numbers are accepted as their text)."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise TypeError(f"{field} must be text, not {type(value).__name__}")
+    return str(value)
+
+
 # --- GSM8K -------------------------------------------------------------------------------------
 _CALC = re.compile(r"<<[^<>]*>>")
 
 
 def parse_gsm8k_answer(answer_field: str) -> tuple[str, str]:
     """Split a GSM8K ``answer`` field into (worked solution without calculator marks, final number)."""
-    if "####" not in answer_field:
-        raise ValueError("GSM8K answer has no '####' line")
+    if not isinstance(answer_field, str) or "####" not in answer_field:
+        raise InvalidInputError("GSM8K answer has no '####' line")
     solution, final = answer_field.rsplit("####", 1)
     return _CALC.sub("", solution).strip(), final.strip().replace(",", "")
 
@@ -151,22 +141,20 @@ def load_gsm8k(data_dir: Path, split: str = "train") -> list[Problem]:
         raise UsageError(f"GSM8K split must be train or test, not {split!r}")
     path = data_dir / "gsm8k" / f"{split}.jsonl"
     out = []
-    for i, row in enumerate(_jsonl(path)):
-        _require(row, ("question", "answer"), path, f"row {i}")
-        try:
+    for i, (where, row) in enumerate(_jsonl(path)):
+        _require(row, ("question", "answer"), path, where)
+        with _item(path, where):
             solution, final = parse_gsm8k_answer(row["answer"])
-        except ValueError as e:
-            raise MalformedFileError(str(path), f"row {i}: {e}") from e
-        out.append(
-            Problem(
-                id=f"gsm8k:{split}:{i}",
-                benchmark="gsm8k",
-                question=row["question"],
-                answer=final,
-                solution=solution,
-                split=split,
+            out.append(
+                Problem(
+                    id=f"gsm8k:{split}:{i}",
+                    benchmark="gsm8k",
+                    question=_text(row["question"], "question"),
+                    answer=final,
+                    solution=solution,
+                    split=split,
+                )
             )
-        )
     return out
 
 
@@ -178,25 +166,27 @@ def load_math_bank(data_dir: Path) -> list[Problem]:
     path = data_dir / "math" / "bank_disjoint_from_math500.jsonl"
     out = []
     skipped = []
-    for i, row in enumerate(_jsonl(path)):
-        _require(row, ("unique_id", "problem", "solution", "answer", "type"), path, f"row {i}")
-        # a few rows carry answer null (their solution says "\boxed 2") or an empty answer
-        answer = row["answer"] if row["answer"] is not None else last_boxed(row["solution"] or "")
-        if answer is None or not str(answer).strip():
-            skipped.append(row["unique_id"])
-            continue
-        out.append(
-            Problem(
-                id=f"math:{row['unique_id']}",
-                benchmark="math",
-                question=row["problem"],
-                answer=str(answer),
-                solution=row["solution"],
-                group=row["type"],
-                split="bank",
-                metadata={"level": row.get("level")},
+    for where, row in _jsonl(path):
+        _require(row, ("unique_id", "problem", "solution", "answer", "type"), path, where)
+        with _item(path, where):
+            # a few rows carry answer null (their solution says "\boxed 2") or an empty answer
+            solution = _text(row["solution"] or "", "solution")
+            answer = _text(row["answer"], "answer") if row["answer"] is not None else last_boxed(solution)
+            if answer is None or not answer.strip():
+                skipped.append(str(row["unique_id"]))
+                continue
+            out.append(
+                Problem(
+                    id=f"math:{_text(row['unique_id'], 'unique_id')}",
+                    benchmark="math",
+                    question=_text(row["problem"], "problem"),
+                    answer=answer,
+                    solution=solution,
+                    group=_text(row["type"], "type"),
+                    split="bank",
+                    metadata={"level": row.get("level")},
+                )
             )
-        )
     if skipped:
         logger.warning("MATH bank: skipped %d rows without a gold answer: %s", len(skipped), ", ".join(skipped))
     return out
@@ -206,20 +196,21 @@ def load_math500(data_dir: Path) -> list[Problem]:
     """MATH-500; group = subject."""
     path = data_dir / "math500" / "test.jsonl"
     out = []
-    for i, row in enumerate(_jsonl(path)):
-        _require(row, ("unique_id", "problem", "answer", "subject"), path, f"row {i}")
-        out.append(
-            Problem(
-                id=f"math500:{row['unique_id']}",
-                benchmark="math500",
-                question=row["problem"],
-                answer=str(row["answer"]),
-                solution=row.get("solution"),
-                group=row["subject"],
-                split="test",
-                metadata={"level": row.get("level")},
+    for where, row in _jsonl(path):
+        _require(row, ("unique_id", "problem", "answer", "subject"), path, where)
+        with _item(path, where):
+            out.append(
+                Problem(
+                    id=f"math500:{_text(row['unique_id'], 'unique_id')}",
+                    benchmark="math500",
+                    question=_text(row["problem"], "problem"),
+                    answer=_text(row["answer"], "answer"),
+                    solution=row.get("solution"),
+                    group=_text(row["subject"], "subject"),
+                    split="test",
+                    metadata={"level": row.get("level")},
+                )
             )
-        )
     return out
 
 
@@ -228,7 +219,7 @@ def bbh_tasks(data_dir: Path) -> list[str]:
     """The BBH task names (27), sorted."""
     folder = data_dir / "bbh" / "bbh"
     if not folder.is_dir():
-        raise ConfigError(f"BBH folder {folder} is missing")
+        raise DataNotFoundError(str(folder), "BBH folder not found")
     return sorted(p.stem for p in folder.glob("*.json"))
 
 
@@ -258,23 +249,25 @@ def load_bbh(
     out = []
     for task in tasks or bbh_tasks(data_dir):
         path = data_dir / "bbh" / "bbh" / f"{task}.json"
-        try:
-            examples = json.loads(path.read_text(encoding="utf-8"))["examples"]
-        except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:
-            raise MalformedFileError(str(path), f"cannot read BBH examples: {e}") from e
+        doc = read_json(path)
+        examples = doc.get("examples") if isinstance(doc, dict) else None
+        if not isinstance(examples, list):
+            raise MalformedFileError(str(path), "expected an object with an 'examples' list")
         for i, ex in enumerate(examples):
-            if bbh_side(task, ex["input"], eval_fraction, seed) != split:
-                continue
-            out.append(
-                Problem(
-                    id=f"bbh:{task}:{i}",
-                    benchmark="bbh",
-                    question=ex["input"],
-                    answer=str(ex["target"]),
-                    group=task,
-                    split=split,
+            with _item(path, f"example {i}"):
+                question = _text(ex["input"], "input")
+                if bbh_side(task, question, eval_fraction, seed) != split:
+                    continue
+                out.append(
+                    Problem(
+                        id=f"bbh:{task}:{i}",
+                        benchmark="bbh",
+                        question=question,
+                        answer=_text(ex["target"], "target"),
+                        group=task,
+                        split=split,
+                    )
                 )
-            )
     return out
 
 
@@ -296,41 +289,43 @@ def load_mmlu(data_dir: Path, splits: tuple[str, ...] = ("test",), subjects: tup
             raise UsageError(f"MMLU split must be dev, val or test, not {split!r}")
         for subject in subjects:
             path = data_dir / "mmlu" / split / f"{subject}_{split}.csv"
-            if not path.is_file():
-                raise ConfigError(f"MMLU file {path} is missing")
-            with open(path, encoding="utf-8", newline="") as f:
-                for i, row in enumerate(csv.reader(f)):
-                    if len(row) != 6 or row[5].strip() not in LETTERS:
-                        raise MalformedFileError(str(path), f"row {i}: expected question, A, B, C, D, letter")
-                    out.append(
-                        Problem(
-                            id=f"mmlu:{split}:{subject}:{i}",
-                            benchmark="mmlu",
-                            question=format_choices(row[0], row[1:5]),
-                            answer=row[5].strip(),
-                            group=subject,
-                            split=split,
-                            metadata={"choices": row[1:5]},
-                        )
+            try:
+                rows = list(csv.reader(io.StringIO(read_text(path), newline="")))
+            except csv.Error as e:
+                raise MalformedFileError(str(path), f"not CSV: {e}") from e
+            for i, row in enumerate(rows):
+                if len(row) != 6 or row[5].strip() not in LETTERS:
+                    raise MalformedFileError(str(path), f"row {i}: expected question, A, B, C, D, letter")
+                out.append(
+                    Problem(
+                        id=f"mmlu:{split}:{subject}:{i}",
+                        benchmark="mmlu",
+                        question=format_choices(row[0], row[1:5]),
+                        answer=row[5].strip(),
+                        group=subject,
+                        split=split,
+                        metadata={"choices": row[1:5]},
                     )
+                )
     return out
 
 
 # --- AIME --------------------------------------------------------------------------------------
 def _load_aime(path: Path, *, prefix: str, benchmark: str, split: str, extra: Callable[[dict], dict]) -> list[Problem]:
     out = []
-    for i, row in enumerate(_jsonl(path)):
-        _require(row, ("id", "problem", "answer"), path, f"row {i}")
-        out.append(
-            Problem(
-                id=f"{prefix}:{row['id']}",
-                benchmark=benchmark,
-                question=row["problem"],
-                answer=str(row["answer"]).strip(),
-                split=split,
-                **extra(row),
+    for where, row in _jsonl(path):
+        _require(row, ("id", "problem", "answer"), path, where)
+        with _item(path, where):
+            out.append(
+                Problem(
+                    id=f"{prefix}:{_text(row['id'], 'id')}",
+                    benchmark=benchmark,
+                    question=_text(row["problem"], "problem"),
+                    answer=_text(row["answer"], "answer").strip(),
+                    split=split,
+                    **extra(row),
+                )
             )
-        )
     return out
 
 

@@ -14,15 +14,13 @@ Traps handled (see ``shared/data/README.md``):
 
 from __future__ import annotations
 
-import json
 import logging
-import re
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from ...conversation.locomo import LoCoMoConversation, parse_evidence_ids, parse_locomo
 from ...errors import MalformedFileError
-from ...records import Message
+from ...jsonfiles import read_json
 from .base import EvalConversation, EvalDataset, EvalQuestion, default_data_dir
 
 logger = logging.getLogger(__name__)
@@ -30,101 +28,45 @@ logger = logging.getLogger(__name__)
 CATEGORIES: dict[int, str] = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 HEADLINE_CATEGORIES = ["multi-hop", "temporal", "open-domain", "single-hop"]
 
-_SESSION_KEY = re.compile(r"session_(\d+)")
-_EVIDENCE_ID = re.compile(r"D\s*:?\s*(\d+)\s*:\s*(\d+)", re.IGNORECASE)
-_DATE_FORMATS = ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y", "%I:%M%p on %d %B, %Y")
-
 
 def default_path() -> Path:
     """``<data dir>/locomo/locomo_dev5.json``."""
     return default_data_dir() / "locomo" / "locomo_dev5.json"
 
 
-def parse_session_date(text: str) -> datetime | None:
-    """Parse LoCoMo's ``1:56 pm on 8 May, 2023``; None (with a log line) if it does not parse."""
-    cleaned = " ".join(text.strip().split())
-    for fmt in _DATE_FORMATS:
-        try:
-            return datetime.strptime(cleaned, fmt)
-        except ValueError:
-            continue
-    logger.warning("unparsed LoCoMo session date %r", text)
-    return None
-
-
-def parse_evidence_ids(raw: str) -> list[str]:
-    """Every ``D<session>:<turn>`` id found in one evidence string, normalized (no leading zeros).
-
-    ``"D8:6; D9:17"`` gives two ids, ``"D:11:26"`` gives ``D11:26``, ``"D30:05"`` gives ``D30:5``;
-    a string with no id in it (``"D"``) gives none.
-    """
-    return [f"D{int(s)}:{int(t)}" for s, t in _EVIDENCE_ID.findall(str(raw))]
-
-
-def _normalize_dia_id(raw: str) -> str:
-    ids = parse_evidence_ids(raw)
-    return ids[0] if len(ids) == 1 else str(raw)
-
-
-def _conversation(sample: dict[str, Any], path: str) -> EvalConversation:
-    conv = sample.get("conversation")
-    sample_id = sample.get("sample_id")
-    if not isinstance(conv, dict) or not sample_id:
-        raise MalformedFileError(path, "each sample needs 'sample_id' and a 'conversation' object")
-    sessions = sorted(
-        ((int(m.group(1)), key) for key in conv if (m := _SESSION_KEY.fullmatch(key)) and isinstance(conv[key], list)),
-    )
-    messages: list[Message] = []
-    session_of: dict[str, str] = {}
-    session_times: dict[str, datetime | None] = {}
-    speakers: list[str] = [s for s in (conv.get("speaker_a"), conv.get("speaker_b")) if s]
-    for number, key in sessions:
-        date_text = conv.get(f"{key}_date_time")
-        when = parse_session_date(date_text) if isinstance(date_text, str) else None
-        session_times[str(number)] = when
-        for turn in conv[key]:
-            if not isinstance(turn, dict) or "dia_id" not in turn:
-                raise MalformedFileError(path, f"{sample_id} {key}: a turn without 'dia_id'")
-            dia_id = _normalize_dia_id(turn["dia_id"])
-            text = str(turn.get("text") or "")
-            caption = turn.get("blip_caption") or None
-            speaker = turn.get("speaker")
-            if speaker and speaker not in speakers:
-                speakers.append(speaker)
-            messages.append(
-                Message(
-                    id=dia_id,
-                    speaker=speaker,
-                    role="user",
-                    content=text,
-                    timestamp=when,
-                    image_caption=caption,
-                    metadata={"session": str(number), "session_date": date_text},
-                )
-            )
-            session_of[dia_id] = str(number)
+def _conversation(conv: LoCoMoConversation) -> EvalConversation:
     return EvalConversation(
-        id=str(sample_id), messages=messages, session_of=session_of, session_times=session_times, speakers=speakers
-    )
+        id=conv.id, messages=conv.messages, session_of=conv.session_of, session_times=conv.session_times,
+        speakers=conv.speakers,
+    )  # fmt: skip
+
+
+def _text(value: Any) -> str | None:
+    """A gold or adversarial answer as text (LoCoMo has integer answers); None when absent."""
+    if value is None:
+        return None
+    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+        return str(value)
+    return None
 
 
 def load_locomo(path: str | Path | None = None) -> EvalDataset:
     """Load a LoCoMo file (a JSON list of samples with ``conversation`` and ``qa``).
 
-    Statistics in ``EvalDataset.stats``: ``questions``, ``conversations``, ``messages``,
-    ``image_captions``, ``evidence_ids``, ``unresolved_evidence_ids``, ``malformed_evidence_strings``,
-    ``questions_without_evidence``, ``integer_answers``, ``adversarial_without_answer``.
+    The file is parsed leniently (:func:`memdesk.conversation.locomo.parse_locomo`): what could not
+    be used is counted, never fatal. Statistics in ``EvalDataset.stats``: ``questions``,
+    ``conversations``, ``messages``, ``image_captions``, ``evidence_ids``, ``unresolved_evidence_ids``,
+    ``malformed_evidence_strings``, ``questions_without_evidence``, ``integer_answers``,
+    ``adversarial_without_answer``, ``qa_items_skipped`` (no question text or no known category), and
+    ``skipped_<problem>`` for each kind of turn or session the parser passed over.
+    A missing file raises :class:`~memdesk.errors.DataNotFoundError`, one that is not JSON or not a
+    list of samples :class:`~memdesk.errors.MalformedFileError`.
     """
     p = Path(path) if path is not None else default_path()
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise MalformedFileError(str(p), f"cannot read: {e}") from e
-    except json.JSONDecodeError as e:
-        raise MalformedFileError(str(p), f"not JSON: {e}") from e
+    data = read_json(p)
     if not isinstance(data, list):
         raise MalformedFileError(str(p), "expected a JSON list of samples")
-
+    parsed = parse_locomo(data, path=str(p), strict=False)
     conversations: dict[str, EvalConversation] = {}
     questions: list[EvalQuestion] = []
     stats = {
@@ -134,61 +76,18 @@ def load_locomo(path: str | Path | None = None) -> EvalDataset:
         "integer_answers": 0,
         "adversarial_without_answer": 0,
         "evidence_ids": 0,
+        "qa_items_skipped": 0,
+        **{f"skipped_{kind}": n for kind, n in sorted(parsed.problems.items())},
     }
-    for sample in data:
-        conv = _conversation(sample, str(p))
+    for lc in parsed.conversations:
+        conv = _conversation(lc)
         conversations[conv.id] = conv
         known = set(conv.session_of)
         last_time = max((t for t in conv.session_times.values() if t is not None), default=None)
-        for n, qa in enumerate(sample.get("qa") or []):
-            try:
-                cat_id = int(qa["category"])
-                category = CATEGORIES[cat_id]
-                question = str(qa["question"])
-            except (KeyError, TypeError, ValueError) as e:
-                raise MalformedFileError(str(p), f"{conv.id} qa #{n}: bad question or category ({e})") from e
-            answer = qa.get("answer")
-            if isinstance(answer, (int, float)) and not isinstance(answer, bool):
-                stats["integer_answers"] += 1
-            if answer is None and cat_id == 5:
-                stats["adversarial_without_answer"] += 1
-            adversarial = qa.get("adversarial_answer")
-            evidence: list[str] = []
-            unresolved: list[str] = []
-            for raw in qa.get("evidence") or []:
-                parsed = parse_evidence_ids(raw)
-                if len(parsed) != 1 or parsed[0] != str(raw):
-                    stats["malformed_evidence_strings"] += 1
-                if not parsed:
-                    unresolved.append(str(raw))
-                for ev in parsed:
-                    if ev in known:
-                        if ev not in evidence:
-                            evidence.append(ev)
-                    else:
-                        unresolved.append(ev)
-            stats["evidence_ids"] += len(evidence)
-            stats["unresolved_evidence_ids"] += len(unresolved)
-            if not evidence:
-                stats["questions_without_evidence"] += 1
-            questions.append(
-                EvalQuestion(
-                    id=f"{conv.id}:{n}",
-                    conversation_id=conv.id,
-                    question=question,
-                    answer=None if answer is None else str(answer),
-                    category=category,
-                    category_id=cat_id,
-                    evidence_ids=evidence,
-                    evidence_sessions=sorted({conv.session_of[e] for e in evidence}, key=int),
-                    unresolved_evidence=unresolved,
-                    adversarial_answer=None if adversarial is None else str(adversarial),
-                    abstention=cat_id == 5,
-                    question_time=last_time,
-                    question_time_text=last_time.strftime("%d %B %Y") if last_time else None,
-                    retrieval_scored=bool(evidence),
-                )
-            )
+        for n, qa in enumerate(lc.qa):
+            q = _question(qa, n, conv, known, last_time, stats)
+            if q is not None:
+                questions.append(q)
     stats.update(
         questions=len(questions),
         conversations=len(conversations),
@@ -204,4 +103,60 @@ def load_locomo(path: str | Path | None = None) -> EvalDataset:
         categories=list(CATEGORIES.values()),
         headline_categories=HEADLINE_CATEGORIES,
         stats=stats,
+    )
+
+
+def _question(
+    qa: Any, n: int, conv: EvalConversation, known: set[str], last_time: Any, stats: dict[str, int]
+) -> EvalQuestion | None:
+    """One QA item as an :class:`EvalQuestion`; None (counted) when it has no question or category."""
+    if not isinstance(qa, dict):
+        stats["qa_items_skipped"] += 1
+        return None
+    raw_cat, question = qa.get("category"), qa.get("question")
+    cat_id = raw_cat if isinstance(raw_cat, int) and not isinstance(raw_cat, bool) else None
+    if isinstance(raw_cat, str) and raw_cat.strip().isdigit():
+        cat_id = int(raw_cat)
+    if cat_id not in CATEGORIES or not isinstance(question, str) or not question.strip():
+        stats["qa_items_skipped"] += 1
+        return None
+    answer = qa.get("answer")
+    if isinstance(answer, (int, float)) and not isinstance(answer, bool):
+        stats["integer_answers"] += 1
+    if answer is None and cat_id == 5:
+        stats["adversarial_without_answer"] += 1
+    evidence: list[str] = []
+    unresolved: list[str] = []
+    raw_evidence = qa.get("evidence")
+    for raw in raw_evidence if isinstance(raw_evidence, list) else []:
+        parsed = parse_evidence_ids(raw)
+        if len(parsed) != 1 or parsed[0] != str(raw):
+            stats["malformed_evidence_strings"] += 1
+        if not parsed:
+            unresolved.append(str(raw)[:200])
+        for ev in parsed:
+            if ev in known:
+                if ev not in evidence:
+                    evidence.append(ev)
+            else:
+                unresolved.append(ev)
+    stats["evidence_ids"] += len(evidence)
+    stats["unresolved_evidence_ids"] += len(unresolved)
+    if not evidence:
+        stats["questions_without_evidence"] += 1
+    return EvalQuestion(
+        id=f"{conv.id}:{n}",
+        conversation_id=conv.id,
+        question=question,
+        answer=_text(answer),
+        category=CATEGORIES[cat_id],
+        category_id=cat_id,
+        evidence_ids=evidence,
+        evidence_sessions=sorted({conv.session_of[e] for e in evidence}, key=int),
+        unresolved_evidence=unresolved,
+        adversarial_answer=_text(qa.get("adversarial_answer")),
+        abstention=cat_id == 5,
+        question_time=last_time,
+        question_time_text=last_time.strftime("%d %B %Y") if last_time else None,
+        retrieval_scored=bool(evidence),
     )

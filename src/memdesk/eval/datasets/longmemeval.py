@@ -14,14 +14,15 @@ the times; a few answers are integers.
 
 from __future__ import annotations
 
-import gzip
-import json
 import logging
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from ...errors import MalformedFileError
+from pydantic import ValidationError
+
+from ...errors import InvalidInputError, MalformedFileError
+from ...jsonfiles import read_json
 from ...records import Message
 from .base import EvalConversation, EvalDataset, EvalQuestion, default_data_dir
 
@@ -61,27 +62,22 @@ def session_of_id(message_id: str) -> str:
     return session.split("#", 1)[0]
 
 
-def _read(p: Path) -> Any:
-    try:
-        if p.suffix == ".gz":
-            with gzip.open(p, "rt", encoding="utf-8") as f:
-                return json.load(f)
-        return json.loads(p.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise MalformedFileError(str(p), f"cannot read: {e}") from e
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise MalformedFileError(str(p), f"not JSON: {e}") from e
+def _texts(value: Any, path: str, what: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in value):
+        raise MalformedFileError(path, f"{what} must be a list of strings")
+    return [str(v) for v in value]
 
 
 def _item(item: dict[str, Any], path: str, stats: dict[str, int]) -> tuple[EvalConversation, EvalQuestion]:
-    try:
-        qid = str(item["question_id"])
-        qtype = str(item["question_type"])
-        sessions = item["haystack_sessions"]
-        session_ids = [str(s) for s in item["haystack_session_ids"]]
-        dates = list(item.get("haystack_dates") or [None] * len(sessions))
-    except (KeyError, TypeError) as e:
-        raise MalformedFileError(path, f"item without {e}") from e
+    qid, qtype, sessions = item.get("question_id"), item.get("question_type"), item.get("haystack_sessions")
+    if not isinstance(qid, (str, int)) or isinstance(qid, bool) or not isinstance(qtype, str):
+        raise MalformedFileError(path, "each item needs a 'question_id' and a 'question_type' string")
+    qid = str(qid)
+    if not isinstance(sessions, list) or not all(isinstance(t, list) for t in sessions):
+        raise MalformedFileError(path, f"{qid}: 'haystack_sessions' must be a list of turn lists")
+    session_ids = _texts(item.get("haystack_session_ids"), path, f"{qid}: 'haystack_session_ids'")
+    raw_dates = item.get("haystack_dates")
+    dates = [None] * len(sessions) if raw_dates is None else _texts(raw_dates, path, f"{qid}: 'haystack_dates'")
     if not (len(sessions) == len(session_ids) == len(dates)):
         raise MalformedFileError(path, f"{qid}: haystack sessions, ids and dates differ in length")
     if qtype not in QUESTION_TYPES:
@@ -99,28 +95,29 @@ def _item(item: dict[str, Any], path: str, stats: dict[str, int]) -> tuple[EvalC
         when = parse_date(date_text) if date_text else None
         session_times.setdefault(sid, when)
         for i, turn in enumerate(turns):
+            content = turn.get("content") if isinstance(turn, dict) else None
+            if not isinstance(turn, dict) or not isinstance(content, (str, type(None))):
+                stats["unusable_turns_skipped"] += 1
+                continue
+            if not content or not content.strip():
+                stats["empty_turns_skipped"] += 1
+                continue
             role = turn.get("role", "user")
             if role not in ("user", "assistant", "system"):
                 role = "user"
             mid = f"{prefix}:{i}"
-            content = str(turn.get("content") or "")
-            if not content.strip():
-                stats["empty_turns_skipped"] += 1
+            try:
+                msg = Message(id=mid, speaker=role, role=role, content=content, timestamp=when,
+                              metadata={"session": sid, "session_date": date_text})
+            except (ValidationError, InvalidInputError):  # text memdesk refuses (e.g. unencodable)
+                stats["unusable_turns_skipped"] += 1
                 continue
-            messages.append(
-                Message(
-                    id=mid,
-                    speaker=role,
-                    role=role,
-                    content=content,
-                    timestamp=when,
-                    metadata={"session": sid, "session_date": date_text},
-                )
-            )
+            messages.append(msg)
             session_of[mid] = sid
-            if turn.get("has_answer"):
+            if turn.get("has_answer") is True:
                 evidence.append(mid)
-    answer_sessions = [str(s) for s in item.get("answer_session_ids") or []]
+    raw_answer_sessions = item.get("answer_session_ids")
+    answer_sessions = [] if raw_answer_sessions is None else _texts(raw_answer_sessions, path, f"{qid}: 'answer_session_ids'")
     abstention = qid.endswith("_abs")
     known_sessions = set(session_ids)
     unresolved = [s for s in answer_sessions if s not in known_sessions]
@@ -128,22 +125,24 @@ def _item(item: dict[str, Any], path: str, stats: dict[str, int]) -> tuple[EvalC
     if isinstance(answer, (int, float)) and not isinstance(answer, bool):
         stats["integer_answers"] += 1
     qdate = item.get("question_date")
+    qdate = qdate if isinstance(qdate, str) else None
+    question = item.get("question")
     conv = EvalConversation(id=qid, messages=messages, session_of=session_of, session_times=session_times, speakers=["user", "assistant"])
-    question = EvalQuestion(
+    q = EvalQuestion(
         id=qid,
         conversation_id=qid,
-        question=str(item.get("question") or ""),
-        answer=None if answer is None else str(answer),
+        question=question if isinstance(question, str) else "",
+        answer=None if answer is None or isinstance(answer, (dict, list)) else str(answer),
         category=qtype,
         evidence_ids=evidence,
         evidence_sessions=[s for s in answer_sessions if s in known_sessions],
         unresolved_evidence=unresolved,
         abstention=abstention,
         question_time=parse_date(qdate) if qdate else None,
-        question_time_text=str(qdate) if qdate else None,
+        question_time_text=qdate,
         retrieval_scored=not abstention and bool(answer_sessions) and not unresolved,
     )
-    return conv, question
+    return conv, q
 
 
 def load_longmemeval(path: str | Path | None = None) -> EvalDataset:
@@ -152,13 +151,15 @@ def load_longmemeval(path: str | Path | None = None) -> EvalDataset:
     Statistics: ``questions``, ``messages``, ``abstention``, ``evidence_turns``,
     ``questions_without_evidence_turns``, ``duplicate_sessions``, ``integer_answers``,
     ``unresolved_answer_sessions``, ``empty_turns_skipped`` (turns with no text are not ingested;
-    the others keep their original turn index in their id).
+    the others keep their original turn index in their id), ``unusable_turns_skipped`` (turns that
+    are not objects or whose content is not text). A missing file raises
+    :class:`~memdesk.errors.DataNotFoundError`, a malformed one :class:`~memdesk.errors.MalformedFileError`.
     """
     p = Path(path) if path is not None else default_path()
-    data = _read(p)
+    data = read_json(p)
     if not isinstance(data, list):
         raise MalformedFileError(str(p), "expected a JSON list of question items")
-    stats = {"duplicate_sessions": 0, "integer_answers": 0, "empty_turns_skipped": 0}
+    stats = {"duplicate_sessions": 0, "integer_answers": 0, "empty_turns_skipped": 0, "unusable_turns_skipped": 0}
     conversations: dict[str, EvalConversation] = {}
     questions: list[EvalQuestion] = []
     for item in data:
