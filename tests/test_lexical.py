@@ -52,3 +52,22 @@ def test_rrf_fuse_sums_reciprocal_ranks() -> None:
     assert [item for item, _ in rrf_fuse([(["x", "y"], 1.0), (["y", "x"], 1.0)])] == ["x", "y"]  # tie: first seen
     with pytest.raises(InvalidInputError):
         rrf_fuse([(["a"], 1.0)], c=0)
+
+
+def test_the_tokenizer_is_the_callers() -> None:
+    """The reasoning bank tokenizes LaTeX commands and keeps stopwords; the same index serves it."""
+    import math
+
+    from memdesk.reasoning.retrieve import bm25_tokens
+
+    docs = ["Find \\frac{1}{2} of it", "Find the sum", "the the the"]
+    index = BM25Index(docs, k1=1.5, b=0.0, tokenizer=bm25_tokens)
+    s = index.scores("\\frac of the")
+    # b=0: a term's weight is tf(k1+1)/(tf+k1) x log(1 + (N - df + 0.5)/(df + 0.5))
+    idf1 = math.log(1 + (3 - 1 + 0.5) / (1 + 0.5))
+    idf2 = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))
+    assert s[0] == pytest.approx(2 * idf1)  # \frac and of: each once, df 1
+    assert s[1] == pytest.approx(idf2)  # "the" once
+    assert s[2] == pytest.approx(3 * 2.5 / (3 + 1.5) * idf2)  # "the" three times
+    default = BM25Index(docs).scores("\\frac of the")  # default tokenizer: "of" and "the" are stopwords
+    assert default[0] > 0 and default[1:].tolist() == [0.0, 0.0]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -41,19 +41,29 @@ def tokenize(text: str) -> list[str]:
 
 
 class BM25Index:
-    """Okapi BM25 over a fixed list of texts (positions 0..n-1).
+    """Okapi BM25 over a fixed list of texts (positions 0..n-1): memdesk's one BM25, used by hybrid
+    retrieval of memory records and by the reasoning bank's lexical retriever.
 
     Args:
         texts: the documents.
         k1: term-frequency saturation (default 1.5).
         b: length normalization (default 0.75).
+        tokenizer: text -> terms, for documents and queries alike (default :func:`tokenize`).
     """
 
-    def __init__(self, texts: Sequence[str], *, k1: float = 1.5, b: float = 0.75) -> None:
+    def __init__(
+        self,
+        texts: Sequence[str],
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        tokenizer: Callable[[str], list[str]] | None = None,
+    ) -> None:
         if k1 < 0 or not 0.0 <= b <= 1.0:
             raise InvalidInputError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         self.k1, self.b = k1, b
-        docs = [Counter(tokenize(t)) for t in texts]
+        self.tokenizer = tokenizer or tokenize
+        docs = [Counter(self.tokenizer(t)) for t in texts]
         self.n = len(docs)
         lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
         avg = float(lengths.mean()) if self.n and lengths.sum() > 0 else 1.0
@@ -75,7 +85,7 @@ class BM25Index:
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every document for ``query`` (0 where no query term occurs)."""
         out = np.zeros(self.n, dtype=np.float64)
-        for term in set(tokenize(query)):
+        for term in set(self.tokenizer(query)):
             posting = self._postings.get(term)
             if posting is not None:
                 np.add.at(out, posting[0], posting[1])

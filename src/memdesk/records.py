@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .errors import InvalidScopeError
+from .errors import InvalidInputError, InvalidScopeError
 
 
 def utcnow() -> datetime:
@@ -108,7 +108,7 @@ class RouteMask(BaseModel):
     @classmethod
     def from_bits(cls, bits: int) -> "RouteMask":
         if not 0 <= bits <= 7:
-            raise ValueError(f"route mask must be 0..7, got {bits}")
+            raise InvalidInputError(f"route mask must be 0..7, got {bits}")
         return cls(episodic=bool(bits & 4), semantic=bool(bits & 2), procedural=bool(bits & 1))
 
     @property

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import platformdirs
 
+from .errors import ConfigError
+
 _URLS = {
     "cl100k_base": "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken",
     "o200k_base": "https://openaipublic.blob.core.windows.net/encodings/o200k_base.tiktoken",
@@ -29,7 +31,7 @@ class TokenCounter:
 
     def __init__(self, encoding: str = "cl100k_base", cache_dir: Path | None = None) -> None:
         if encoding not in _URLS:
-            raise ValueError(f"unknown encoding {encoding!r}; one of {sorted(_URLS)}")
+            raise ConfigError(f"unknown encoding {encoding!r}; one of {sorted(_URLS)}")
         self.encoding_name = encoding
         self.cache_dir = cache_dir or Path(platformdirs.user_cache_dir("memdesk")) / "tiktoken"
 

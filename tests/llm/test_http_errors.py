@@ -9,7 +9,7 @@ import pytest
 from memdesk.errors import LLMAuthError, LLMContextLengthError, LLMError, LLMRateLimitError
 from memdesk.llm.base import ChatMessage
 from memdesk.llm.http_errors import status_error, terminal_status_error
-from memdesk.reasoning.latency import StreamingChatModel
+from memdesk.llm.openai_compat import OpenAICompatChatModel
 
 
 def api_error(status: int, message: str, code: str | None = None) -> openai.APIStatusError:
@@ -49,6 +49,7 @@ def test_the_streaming_client_maps_a_context_overflow(monkeypatch: pytest.Monkey
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(400, json={"error": {"message": "the request exceeds the available context size"}})
 
-    model = StreamingChatModel("m", "http://localhost:8080/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    model = OpenAICompatChatModel("m", "http://localhost:8080/v1", stream=True, max_retries=0,
+                                  http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     with pytest.raises(LLMContextLengthError):
         model.complete([ChatMessage(role="user", content="x" * 100)])

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from memdesk.errors import LLMOutputError
+from memdesk.errors import InvalidInputError, LLMOutputError
 from memdesk.llm import ChatMessage, ScriptedChatModel, ScriptedReply
 from memdesk.llm.structured import (
     JSONNotFound,
@@ -66,9 +66,9 @@ class Pick(BaseModel):
 
 
 def test_parse_structured_explains_schema_errors() -> None:
-    with pytest.raises(ValueError, match=r"choice: Input should be less than or equal to 3"):
+    with pytest.raises(InvalidInputError, match=r"choice: Input should be less than or equal to 3"):
         parse_structured('{"choice": 7, "why": "x"}', Pick)
-    with pytest.raises(ValueError, match="token limit"):
+    with pytest.raises(InvalidInputError, match="token limit"):
         parse_structured('{"choice": 1, "why": "becau', Pick, finish_reason="length")
     assert parse_structured('{"choice": 2, "why": "ok"}', Pick) == Pick(choice=2, why="ok")
 

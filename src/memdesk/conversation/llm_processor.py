@@ -32,7 +32,7 @@ from typing import Any, Sequence
 from pydantic import BaseModel, Field, field_validator
 
 from .. import aio
-from ..errors import LLMContextLengthError, LLMError, LLMOutputError
+from ..errors import ConfigError, LLMContextLengthError, LLMError, LLMOutputError
 from ..llm.base import ChatModel, Completion
 from ..llm.batch import ChatRequest
 from ..llm.templates import load_prompt
@@ -178,7 +178,7 @@ class LLMProcessor:
         cache_size: int = 256,
     ) -> None:
         if batch_size < 1 or context_turns < 0 or not 1 <= max_items <= MAX_ITEMS_PER_TYPE:
-            raise ValueError(f"batch_size >= 1, context_turns >= 0, 1 <= max_items <= {MAX_ITEMS_PER_TYPE}")
+            raise ConfigError(f"batch_size >= 1, context_turns >= 0, 1 <= max_items <= {MAX_ITEMS_PER_TYPE}")
         self.chat_model = chat_model
         self.context_turns = context_turns
         self.batch_size = batch_size

@@ -6,6 +6,8 @@ from typing import Literal, Protocol, TypeVar, runtime_checkable
 
 from pydantic import BaseModel, Field
 
+from .server_timings import ServerTimings
+
 T = TypeVar("T", bound=BaseModel)
 
 
@@ -37,13 +39,15 @@ class Usage(BaseModel):
 
 
 class Completion(BaseModel):
-    """A chat completion: the raw text, the parsed object when a schema was given, the usage."""
+    """A chat completion: the raw text, the parsed object when a schema was given, the usage, and
+    the server's own prefill/decode timings when it reported them."""
 
     text: str
     parsed: BaseModel | None = None
     model: str
     usage: Usage
     finish_reason: str | None = None
+    server_timings: ServerTimings | None = None
 
 
 @runtime_checkable

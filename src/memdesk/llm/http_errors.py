@@ -1,15 +1,17 @@
 """How an OpenAI-compatible server's HTTP errors map onto memdesk's typed errors.
 
-Shared by :class:`~memdesk.llm.openai_compat.OpenAICompatChatModel` (which retries what is
-retryable first) and the streaming evaluation client
-(:class:`~memdesk.reasoning.latency.StreamingChatModel`, which does not retry), so both name the
-same failure the same way.
+Used by :class:`~memdesk.llm.openai_compat.OpenAICompatChatModel` (which retries what is retryable
+first, waiting as long as :func:`retry_after_s` says the server asked), streaming or not, so every
+call names the same failure the same way.
 """
 
 from __future__ import annotations
 
+import email.utils
 import json
+import time
 
+import httpx2
 import openai
 
 from ..errors import LLMAuthError, LLMContextLengthError, LLMError, LLMRateLimitError
@@ -73,3 +75,27 @@ def status_error(e: openai.APIStatusError, label: str) -> LLMError:
 
 
 __all__ = ["CONTEXT_MARKERS", "error_detail", "error_text", "status_error", "terminal_status_error"]
+
+
+def retry_after_s(headers: httpx2.Headers | None) -> float | None:
+    """Seconds asked for by ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date)."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())

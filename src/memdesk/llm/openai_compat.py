@@ -19,7 +19,6 @@ anything else from the server           :class:`~memdesk.errors.LLMError`
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import logging
 import os
 import random
@@ -35,6 +34,7 @@ from pydantic import BaseModel
 from .. import aio
 from ..tracing import traced_chat
 from ..errors import (
+    ConfigError,
     EmptyInputError,
     LLMConnectionError,
     LLMError,
@@ -44,7 +44,9 @@ from ..errors import (
 from .base import ChatMessage, Completion, Usage
 from .batch import ChatRequest, run_many
 from .guard import check_model_requests_allowed
-from .http_errors import error_detail, error_text, status_error, terminal_status_error
+from .http_errors import error_detail, error_text, retry_after_s, status_error, terminal_status_error
+from .server_timings import MetricsProbe, llamacpp_timings
+from .streaming import StreamedReply, aread_stream, read_stream
 from .structured import complete_structured, with_schema_instructions
 from .usage import PriceTable, TokenEstimator, UsageLedger
 
@@ -65,30 +67,6 @@ def is_local_url(base_url: str | None) -> bool:
         return False
     host = (urlparse(base_url).hostname or "").lower()
     return host in _LOCAL_HOSTS or host.startswith("127.")
-
-
-def _retry_after_s(headers: httpx2.Headers | None) -> float | None:
-    """Seconds asked for by ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date)."""
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 class OpenAICompatChatModel:
@@ -115,6 +93,12 @@ class OpenAICompatChatModel:
         token_counter: the model's tokenizer (text -> tokens) for servers that report no usage.
         sleep, clock, rng: injectable for tests (backoff sleeps, latency, jitter).
         extra_body: extra JSON fields sent with every request (server-specific options).
+        stream: stream free-text replies (calls without a schema) to measure the time to the first
+            token (``Usage.time_to_first_token_s``); a stream the server ends without a finish
+            reason is asked again without streaming (timing then falls back to the total).
+        metrics_probe: reads the server's own prefill/decode time around each call (e.g.
+            :class:`~memdesk.llm.server_timings.VLLMMetricsProbe`) into ``Completion.server_timings``;
+            llama.cpp's ``timings`` block is read from every reply without one.
     """
 
     async_ready = True
@@ -142,11 +126,15 @@ class OpenAICompatChatModel:
         rng: random.Random | None = None,
         extra_body: dict[str, Any] | None = None,
         async_http_client: httpx2.AsyncClient | None = None,
+        stream: bool = False,
+        metrics_probe: MetricsProbe | None = None,
     ) -> None:
         if not model:
             raise EmptyInputError("a model name is required")
         if concurrency < 1 or max_retries < 0 or max_reasks < 0:
-            raise ValueError("concurrency must be >= 1, max_retries and max_reasks >= 0")
+            raise ConfigError("concurrency must be >= 1, max_retries and max_reasks >= 0")
+        self.stream = stream
+        self.metrics_probe = metrics_probe
         self.model_id = model
         self.base_url = base_url
         self.max_retries = max_retries
@@ -224,7 +212,7 @@ class OpenAICompatChatModel:
 
         def send(msgs: list[ChatMessage], rf: dict[str, Any] | None) -> Completion:
             if rf is None or schema is None:
-                return self._send(msgs, None, max_tokens, temperature, operation)
+                return self._send(msgs, None, max_tokens, temperature, operation, stream=self.stream and schema is None)
             while (style := self._rf_style) != "none":
                 fmt = rf if style == "json_schema" else {"type": "json_object", "schema": rf["json_schema"]["schema"]}
                 try:
@@ -277,7 +265,7 @@ class OpenAICompatChatModel:
         return f"model {self.model_id!r} at {self.base_url or 'api.openai.com'}"
 
     def _delay(self, attempt: int, headers: httpx2.Headers | None) -> float:
-        asked = _retry_after_s(headers)
+        asked = retry_after_s(headers)
         if asked is not None:
             return min(asked, self._max_retry_after_s)
         base = min(self._backoff_max_s, self._backoff_base_s * (2**attempt))
@@ -305,6 +293,8 @@ class OpenAICompatChatModel:
         max_tokens: int | None,
         temperature: float,
         operation: str,
+        *,
+        stream: bool = False,
     ) -> Completion:
         kwargs: dict[str, Any] = {
             "model": self.model_id,
@@ -318,11 +308,16 @@ class OpenAICompatChatModel:
             kwargs["response_format"] = response_format
         if self.extra_body:
             kwargs["extra_body"] = self.extra_body
+        if stream:
+            kwargs.update(stream=True, stream_options={"include_usage": True})
+        before = self.metrics_probe.snapshot() if self.metrics_probe is not None else None
         started = self._clock()
         attempt = 0
         while True:
             try:
-                resp = aio.io(lambda: self._create(kwargs), lambda: self._acreate(kwargs))
+                resp = aio.io(
+                    lambda: self._create(kwargs, stream, started), lambda: self._acreate(kwargs, stream, started)
+                )
                 break
             except openai.APIStatusError as e:
                 status = e.status_code
@@ -373,31 +368,55 @@ class OpenAICompatChatModel:
             aio.sleep(delay, self._sleep)
             attempt += 1
         latency = self._clock() - started
-        return self._to_completion(resp, messages, latency, operation)
+        if isinstance(resp, StreamedReply) and resp.finish_reason is None:
+            # the stream ended without a finish reason: the server dropped it (llama-cpp-python's server
+            # aborts a streaming request when another arrives unless started with --interrupt_requests
+            # False). Ask once more without streaming; timing falls back to the total.
+            log.warning("%s: stream ended without a finish reason; asking again without streaming", self._label)
+            return self._send(messages, response_format, max_tokens, temperature, operation, stream=False)
+        completion = self._to_completion(resp, messages, latency, operation)
+        if self.metrics_probe is not None and before is not None:
+            server = self.metrics_probe.timings(before, self.metrics_probe.snapshot())
+            if server is not None:
+                completion.server_timings = server
+        return completion
 
-    def _create(self, kwargs: dict[str, Any]) -> Any:
+    def _create(self, kwargs: dict[str, Any], stream: bool = False, started: float = 0.0) -> Any:
         with self._semaphore:
-            return self._client.chat.completions.create(**kwargs)
+            resp = self._client.chat.completions.create(**kwargs)
+            if stream:
+                return read_stream(resp, model=self.model_id, started=started, clock=self._clock, label=self._label)
+            return resp
 
-    async def _acreate(self, kwargs: dict[str, Any]) -> Any:
+    async def _acreate(self, kwargs: dict[str, Any], stream: bool = False, started: float = 0.0) -> Any:
         async with self._async_semaphores.get():
-            return await self._async_clients.get().chat.completions.create(**kwargs)
+            resp = await self._async_clients.get().chat.completions.create(**kwargs)
+            if stream:
+                return await aread_stream(resp, model=self.model_id, started=started, clock=self._clock, label=self._label)
+            return resp
 
     def _to_completion(self, resp: Any, messages: list[ChatMessage], latency: float, operation: str) -> Completion:
-        if not getattr(resp, "choices", None):
-            raise LLMOutputError(f"{self._label} returned no choices", raw=str(resp)[:2000])
-        choice = resp.choices[0]
-        msg = choice.message
-        text = (msg.content if msg is not None else None) or ""
-        refusal = getattr(msg, "refusal", None) if msg is not None else None
-        if not text and refusal:
-            text = str(refusal)
-        u = getattr(resp, "usage", None)
+        if isinstance(resp, StreamedReply):
+            text, finish, u, model, ttft = resp.text, resp.finish_reason, resp.usage, resp.model, resp.time_to_first_token_s
+            server, streamed_chunks = resp.server_timings, resp.chunks
+        else:
+            if not getattr(resp, "choices", None):
+                raise LLMOutputError(f"{self._label} returned no choices", raw=str(resp)[:2000])
+            choice = resp.choices[0]
+            msg = choice.message
+            text = (msg.content if msg is not None else None) or ""
+            refusal = getattr(msg, "refusal", None) if msg is not None else None
+            if not text and refusal:
+                text = str(refusal)
+            finish, u, model, ttft = choice.finish_reason, getattr(resp, "usage", None), getattr(resp, "model", None), None
+            server, streamed_chunks = llamacpp_timings(getattr(resp, "model_extra", None)), 0
         if u is not None and (u.prompt_tokens or u.completion_tokens):
             prompt_tokens, completion_tokens, estimated = int(u.prompt_tokens or 0), int(u.completion_tokens or 0), False
         else:
+            # no usage block: local servers stream about one token per chunk, a better count of the
+            # decode length than an estimate from the text; both are flagged as estimates
             prompt_tokens = self.tokens.count_messages(messages)
-            completion_tokens = self.tokens.count_text(text)
+            completion_tokens = streamed_chunks or self.tokens.count_text(text)
             estimated = True
         usage = Usage(
             prompt_tokens=prompt_tokens,
@@ -406,8 +425,9 @@ class OpenAICompatChatModel:
             cost_usd=self.price_table.cost(self.model_id, prompt_tokens, completion_tokens),
             calls=1,
             tokens_estimated=estimated,
+            time_to_first_token_s=ttft,
         )
         self.ledger.record(operation, usage, self.model_id)
         return Completion(
-            text=text, model=getattr(resp, "model", None) or self.model_id, usage=usage, finish_reason=choice.finish_reason
+            text=text, model=model or self.model_id, usage=usage, finish_reason=finish, server_timings=server
         )

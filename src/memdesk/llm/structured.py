@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from pydantic import BaseModel, ValidationError
 
-from ..errors import LLMOutputError
+from ..errors import InvalidInputError, LLMOutputError
 from .base import ChatMessage, Completion, Usage
 from .templates import load_prompt
 
@@ -139,18 +139,19 @@ def _validation_message(e: ValidationError, limit: int = 8) -> str:
 
 
 def parse_structured(text: str, schema: type[BaseModel], finish_reason: str | None = None) -> BaseModel:
-    """Validate the JSON found in ``text`` into ``schema``; raises ValueError with a re-ask reason."""
+    """Validate the JSON found in ``text`` into ``schema``; raises
+    :class:`~memdesk.errors.InvalidInputError` (a ValueError) with the reason a re-ask gives."""
     try:
         data = extract_json(text)
     except JSONNotFound as e:
         reason = str(e)
         if finish_reason == "length":
             reason += "; the reply hit the token limit, so answer more briefly"
-        raise ValueError(reason) from None
+        raise InvalidInputError(reason) from None
     try:
         return schema.model_validate(data)
     except ValidationError as e:
-        raise ValueError(_validation_message(e)) from None
+        raise InvalidInputError(_validation_message(e)) from None
 
 
 def complete_structured(
@@ -181,7 +182,7 @@ def complete_structured(
         total = total + last.usage
         try:
             parsed = parse_structured(last.text, schema, last.finish_reason)
-        except ValueError as e:
+        except InvalidInputError as e:
             reason = str(e)
             log.warning(
                 "%s reply %d/%d for %s unusable: %s; raw=%r",

@@ -33,7 +33,7 @@ from .harness import (
     RunSummary,
     sweep_configs,
 )
-from .latency import LatencyBreakdown, StreamingChatModel, VLLMMetricsProbe
+from .latency import LatencyBreakdown
 from .methods import Method, PromptSpec, build_messages, serialize_memories
 from .records import (
     Complexity,
@@ -80,11 +80,9 @@ __all__ = [
     "RunSummary",
     "ScoredAnswer",
     "SolvedExample",
-    "StreamingChatModel",
     "TagRepresentation",
     "Tags",
     "TraceSource",
-    "VLLMMetricsProbe",
     "VectorRetriever",
     "build_messages",
     "check_disjoint",

@@ -28,6 +28,7 @@ import click
 
 from ..clierrors import ErrorReportingCommand, ErrorReportingGroup
 from ..errors import UsageError
+from ..llm.base import ChatModel
 
 logger = logging.getLogger(__name__)
 
@@ -321,23 +322,17 @@ def _search_info(retriever: Any) -> dict[str, Any]:
     }
 
 
-def _inference_model(env: _Env, kw: dict[str, Any]) -> Any:
+def _inference_model(env: _Env, kw: dict[str, Any]) -> ChatModel | None:
+    """The model under evaluation: the configured client, streaming (for time to first token) and
+    without retries (a failed evaluation call is reported, not hidden) unless --no-stream."""
     if env.chat is None or not kw["stream"]:
         return env.chat
-    from ..llm.usage import PriceTable
-    from .latency import StreamingChatModel, VLLMMetricsProbe
+    from ..llm import VLLMMetricsProbe, make_chat_model
 
-    s = env.settings
-    base_url = s.llm_base_url or ""
-    probe = VLLMMetricsProbe(base_url) if kw["server_metrics"] == "vllm" else None
-    return StreamingChatModel(
-        s.llm_model or "",
-        base_url,
-        s.llm_api_key.get_secret_value() if s.llm_api_key is not None else None,
-        timeout_s=max(60.0, s.llm_timeout_s),
-        price_table=_price_table(kw, s.llm_model or "") or getattr(env.chat, "price_table", None) or PriceTable.free(),
-        ledger=env.ledger,
-        metrics_probe=probe,
+    s = env.settings.model_copy(update={"llm_timeout_s": max(60.0, env.settings.llm_timeout_s)})
+    probe = VLLMMetricsProbe(s.llm_base_url or "") if kw["server_metrics"] == "vllm" else None
+    return make_chat_model(
+        s, ledger=env.ledger, price_table=_price_table(kw, s.llm_model or ""), stream=True, metrics_probe=probe, max_retries=0
     )
 
 

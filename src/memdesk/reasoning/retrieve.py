@@ -4,7 +4,8 @@
 tags from the question alone, or the question text offline), embed it with the bank's embedder,
 and take the store's exact cosine top-k (best first), or, given an :class:`~memdesk.store.ivf.IVFIndex`
 of the bank, its approximate top-k (probing ``nprobe`` clusters). :class:`BM25Retriever` is the lexical
-alternative of the paper's retriever ablation (Okapi BM25 over the problems, via ``rank-bm25``).
+alternative of the paper's retriever ablation (Okapi BM25 over the problems, on
+:class:`memdesk.lexical.BM25Index`).
 Both report their own timings (T_tag, T_emb, T_search).
 """
 
@@ -20,6 +21,7 @@ from pydantic import BaseModel, Field
 
 from ..embed.base import Embedder
 from ..errors import ConfigError, EmptyInputError, InvalidInputError, UsageError
+from ..lexical import BM25Index
 from ..llm.base import Usage
 from ..store.ivf import IVFIndex
 from .bank import MemoryBank, retrieved_memories
@@ -154,15 +156,14 @@ def bm25_tokens(text: str) -> list[str]:
 
 
 class BM25Retriever:
-    """Okapi BM25 over the bank's problem texts (the paper's lexical retriever)."""
+    """Okapi BM25 over the bank's problem texts (the paper's lexical retriever), on memdesk's one
+    BM25 index (:class:`memdesk.lexical.BM25Index`) with :func:`bm25_tokens` as its tokenizer."""
 
     def __init__(self, examples: Sequence[SolvedExample], *, k1: float = 1.5, b: float = 0.75) -> None:
-        from rank_bm25 import BM25Okapi
-
         if not examples:
             raise UsageError("BM25Retriever needs a non-empty bank")
         self.examples = list(examples)
-        self._bm25 = BM25Okapi([bm25_tokens(e.problem) or ["_"] for e in self.examples], k1=k1, b=b)
+        self._index = BM25Index([e.problem for e in self.examples], k1=k1, b=b, tokenizer=bm25_tokens)
         self.name = "bm25"
 
     @classmethod
@@ -173,7 +174,8 @@ class BM25Retriever:
         """Nothing to load: the index is built in the constructor."""
 
     def scores(self, question: str) -> np.ndarray:
-        return np.asarray(self._bm25.get_scores(bm25_tokens(question)), dtype=np.float64)
+        """The BM25 score of every bank example for ``question``."""
+        return self._index.scores(question)
 
     def retrieve(self, question: str, k: int) -> Retrieval:
         if not question.strip():
