@@ -47,8 +47,8 @@ from memdesk.reasoning.bank import (
 from memdesk.datapaths import require_data_dir
 from memdesk.reasoning.datasets import get_benchmark
 from memdesk.reasoning.harness import ReasoningHarness
-from memdesk.reasoning.records import MemoryFormat
-from memdesk.reasoning.retrieve import BM25Retriever, VectorRetriever
+from memdesk.reasoning.solved_examples import MemoryFormat
+from memdesk.reasoning.example_retrieval import BM25Retriever, VectorRetriever
 from memdesk.reasoning.tags import ProblemRepresentation
 from memdesk.store import open_store
 from memdesk.store.ivf import default_nlist

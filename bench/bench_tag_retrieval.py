@@ -6,7 +6,7 @@ bank items and ``--queries-per-group`` evaluation items from each of ``--groups`
 - ``tags``: builds a bank with :class:`~memdesk.reasoning.bank.BankBuilder` and a
   :class:`~memdesk.reasoning.tags.TagRepresentation` (the chat model tags each bank entry from its
   problem and verified answer; the tags' text is embedded with MiniLM), and retrieves for every query
-  through :class:`~memdesk.reasoning.retrieve.VectorRetriever`, which tags the question alone;
+  through :class:`~memdesk.reasoning.example_retrieval.VectorRetriever`, which tags the question alone;
 - ``minilm``: the same items embedded as problem text (the offline fallback);
 - ``bm25``: Okapi BM25 over the problem texts.
 
@@ -36,8 +36,8 @@ from memdesk.llm.openai_compat import OpenAICompatChatModel
 from memdesk.reasoning.bank import BankBuilder, BuildConfig, MemoryBank
 from memdesk.datapaths import require_data_dir
 from memdesk.reasoning.datasets import Problem, get_benchmark
-from memdesk.reasoning.records import MemoryFormat
-from memdesk.reasoning.retrieve import BM25Retriever, Retrieval, VectorRetriever
+from memdesk.reasoning.solved_examples import MemoryFormat
+from memdesk.reasoning.example_retrieval import BM25Retriever, Retrieval, VectorRetriever
 from memdesk.reasoning.tags import LLMTagger, ProblemRepresentation, TagRepresentation
 from memdesk.store import open_store
 

@@ -58,7 +58,7 @@ def test_the_tokenizer_is_the_callers() -> None:
     """The reasoning bank tokenizes LaTeX commands and keeps stopwords; the same index serves it."""
     import math
 
-    from memdesk.reasoning.retrieve import bm25_tokens
+    from memdesk.reasoning.example_retrieval import bm25_tokens
 
     docs = ["Find \\frac{1}{2} of it", "Find the sum", "the the the"]
     index = BM25Index(docs, k1=1.5, b=0.0, tokenizer=bm25_tokens)

@@ -370,7 +370,7 @@ def mcp_stdio(obj: Ctx) -> None:
 def _register_groups() -> None:
     """Attach the evaluation and reasoning-bank command groups, which live beside the code they drive."""
     from .eval.eval_commands import eval_group
-    from .reasoning.cli import bank_group, reasoning_command
+    from .reasoning.mac_commands import bank_group, reasoning_command
 
     if "reasoning" not in eval_group.commands:
         eval_group.add_command(reasoning_command, "reasoning")

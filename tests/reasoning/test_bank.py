@@ -17,7 +17,7 @@ from memdesk.reasoning.bank import (
     find_overlap,
 )
 from memdesk.reasoning.datasets import AnswerKind, Problem
-from memdesk.reasoning.records import EmbeddingKind, MemoryFormat, TraceSource
+from memdesk.reasoning.solved_examples import EmbeddingKind, MemoryFormat, TraceSource
 from memdesk.reasoning.tags import LLMTagger, TagRepresentation
 from tests.reasoning.mac_fakes import tags_for, user_text
 

@@ -18,9 +18,9 @@ from memdesk.reasoning.harness import (
     sweep_configs,
 )
 from memdesk.reasoning.methods import MEMORY_HEADER, Method
-from memdesk.reasoning.records import MemoryFormat
-from memdesk.reasoning.report import write_outputs
-from memdesk.reasoning.retrieve import VectorRetriever
+from memdesk.reasoning.solved_examples import MemoryFormat
+from memdesk.reasoning.run_report import write_outputs
+from memdesk.reasoning.example_retrieval import VectorRetriever
 from memdesk.reasoning.tags import ProblemRepresentation
 from tests.reasoning.mac_fakes import user_text
 

@@ -12,7 +12,7 @@ from memdesk.reasoning.methods import (
     build_messages,
     serialize_memories,
 )
-from memdesk.reasoning.records import (
+from memdesk.reasoning.solved_examples import (
     EmbeddingKind,
     MemoryFormat,
     Provenance,

@@ -9,7 +9,7 @@ from memdesk.errors import UsageError
 from memdesk.llm.fake import ScriptedChatModel
 from memdesk.reasoning.bank import BankBuilder, MemoryBank
 from memdesk.reasoning.datasets import Problem
-from memdesk.reasoning.retrieve import BM25Retriever, VectorRetriever
+from memdesk.reasoning.example_retrieval import BM25Retriever, VectorRetriever
 from memdesk.reasoning.tags import LLMTagger, ProblemRepresentation, TagRepresentation
 from tests.reasoning.mac_fakes import tags_for, user_text
 

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from memdesk.embed import HashingEmbedder
 from memdesk.errors import ConfigError, EmptyInputError, UsageError
 from memdesk.reasoning.bank import BankBuilder, MemoryBank
-from memdesk.reasoning.cli import reasoning_command
+from memdesk.reasoning.mac_commands import reasoning_command
 from memdesk.reasoning.datasets import Problem
-from memdesk.reasoning.retrieve import VectorRetriever
+from memdesk.reasoning.example_retrieval import VectorRetriever
 from memdesk.reasoning.tags import ProblemRepresentation
 from memdesk.store import IVFIndex
 

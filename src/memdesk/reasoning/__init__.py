@@ -35,7 +35,7 @@ from .harness import (
 )
 from .latency import LatencyBreakdown
 from .methods import Method, PromptSpec, build_messages, serialize_memories
-from .records import (
+from .solved_examples import (
     Complexity,
     EmbeddingKind,
     MemoryFormat,
@@ -45,7 +45,7 @@ from .records import (
     Tags,
     TraceSource,
 )
-from .retrieve import BM25Retriever, Retrieval, Retriever, VectorRetriever
+from .example_retrieval import BM25Retriever, ExampleRetriever, Retrieval, VectorRetriever
 from .scoring import ScoredAnswer, last_boxed, math_equal, score_answer
 from .tags import LLMTagger, ProblemRepresentation, Representation, TagRepresentation
 
@@ -61,6 +61,7 @@ __all__ = [
     "Complexity",
     "EmbeddingKind",
     "EvalConfig",
+    "ExampleRetriever",
     "ItemResult",
     "LLMTagger",
     "LatencyBreakdown",
@@ -76,7 +77,6 @@ __all__ = [
     "Retrieval",
     "RetrievalQuality",
     "RetrievedMemory",
-    "Retriever",
     "RunSummary",
     "ScoredAnswer",
     "SolvedExample",

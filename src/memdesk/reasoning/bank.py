@@ -43,7 +43,7 @@ from ..store.ivf import DEFAULT_ITERATIONS, IVFIndex
 from .datasets import AnswerKind, Problem, text_hash
 from .formats import FormatBuilder, FormattedContent
 from .methods import trace_messages
-from .records import (
+from .solved_examples import (
     EmbeddingKind,
     MemoryFormat,
     Provenance,

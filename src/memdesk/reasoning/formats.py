@@ -22,7 +22,7 @@ from ..llm.base import ChatModel, Usage
 from ..llm.batch import ChatRequest, run_many
 from ..llm.templates import PromptTemplate
 from .datasets import AnswerKind
-from .records import MemoryFormat
+from .solved_examples import MemoryFormat
 from .scoring import score_answer
 
 _ASY = re.compile(r"\[asy\].*?\[/asy\]", re.DOTALL)

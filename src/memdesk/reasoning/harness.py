@@ -38,8 +38,8 @@ from .methods import (
     build_messages,
     serialize_memories,
 )
-from .records import MemoryFormat
-from .retrieve import Retrieval, Retriever
+from .solved_examples import MemoryFormat
+from .example_retrieval import ExampleRetriever, Retrieval
 from .scoring import score_answer
 
 logger = logging.getLogger(__name__)
@@ -161,7 +161,7 @@ class ReasoningHarness:
         self,
         benchmark: Benchmark,
         chat: ChatModel | None = None,
-        retriever: Retriever | None = None,
+        retriever: ExampleRetriever | None = None,
         *,
         counter: TokenCounter | None = None,
         ratio_template: str = DEFAULT_RATIO_TEMPLATE,

@@ -19,7 +19,7 @@ from enum import Enum
 
 from ..errors import InvalidInputError
 from ..llm.base import ChatMessage
-from .records import MemoryFormat, RetrievedMemory, TraceSource
+from .solved_examples import MemoryFormat, RetrievedMemory, TraceSource
 
 
 class Method(str, Enum):

@@ -21,7 +21,7 @@ from ..errors import LLMError
 from ..llm.base import ChatMessage, ChatModel, Usage
 from ..llm.batch import ChatRequest, run_many
 from ..llm.templates import PromptTemplate
-from .records import EmbeddingKind, Tags
+from .solved_examples import EmbeddingKind, Tags
 
 _SCHEMA_HELP = """\
 Return one JSON object with exactly these fields:

@@ -25,7 +25,7 @@ from ..lexical import BM25Index
 from ..llm.base import Usage
 from ..store.ivf import IVFIndex
 from .bank import MemoryBank, retrieved_memories
-from .records import EmbeddingKind, RetrievedMemory, SolvedExample, Tags
+from .solved_examples import EmbeddingKind, RetrievedMemory, SolvedExample, Tags
 from .tags import Representation
 
 
@@ -53,7 +53,9 @@ class Retrieval(BaseModel):
 
 
 @runtime_checkable
-class Retriever(Protocol):
+class ExampleRetriever(Protocol):
+    """Finds solved examples for a query (``memdesk.Retriever`` is the conversational one)."""
+
     name: str
 
     def retrieve(self, question: str, k: int) -> Retrieval:

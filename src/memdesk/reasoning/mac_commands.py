@@ -127,7 +127,7 @@ class _Env:
 
     def build_bank(self, name: str, tags: bool, extra: dict[str, Any]) -> Any:
         from .bank import BankBuilder, BuildConfig
-        from .records import MemoryFormat
+        from .solved_examples import MemoryFormat
         from .tags import LLMTagger, TagRepresentation
 
         chat = self.chat if tags else None
@@ -268,7 +268,7 @@ def reasoning_command(ctx: click.Context, **kw: Any) -> None:
 
 def _vector_retriever(bank: Any, env: _Env, representation: Any, kw: dict[str, Any]) -> Any:
     """Exact search by default; with ``--search ivf``, through an IVF index of the bank built now."""
-    from .retrieve import VectorRetriever
+    from .example_retrieval import VectorRetriever
 
     if kw["search_mode"] != "ivf":
         return VectorRetriever(bank, env.embedder, representation)
@@ -279,7 +279,7 @@ def _vector_retriever(bank: Any, env: _Env, representation: Any, kw: dict[str, A
 
 def _retriever(env: _Env, choice: str, build: bool, kw: dict[str, Any]) -> Any:
     from .bank import MemoryBank
-    from .retrieve import BM25Retriever
+    from .example_retrieval import BM25Retriever
     from .tags import LLMTagger, ProblemRepresentation, TagRepresentation
 
     tag_bank = MemoryBank(env.store, env.bank_name(True))
@@ -383,8 +383,8 @@ def _run_reasoning(env: _Env, kw: dict[str, Any]) -> None:
     from .bank import check_disjoint
     from .harness import ReasoningHarness, sweep_configs
     from .methods import DEFAULT_RATIO_TEMPLATE, Method
-    from .records import MemoryFormat
-    from .report import write_outputs
+    from .solved_examples import MemoryFormat
+    from .run_report import write_outputs
 
     out = Path(kw["out_dir"])
     out.mkdir(parents=True, exist_ok=True)
