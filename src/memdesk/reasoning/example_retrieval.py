@@ -52,6 +52,13 @@ class Retrieval(BaseModel):
     retriever: str
 
 
+def _check_query(question: str, k: int) -> None:
+    if not question.strip():
+        raise EmptyInputError("the question is empty")
+    if k < 1:
+        raise InvalidInputError("k must be >= 1")
+
+
 @runtime_checkable
 class ExampleRetriever(Protocol):
     """Finds solved examples for a query (``memdesk.Retriever`` is the conversational one)."""
@@ -124,10 +131,7 @@ class VectorRetriever:
         return retrieved_memories(self.index.search(vector, k, self.nprobe))
 
     def retrieve(self, question: str, k: int) -> Retrieval:
-        if not question.strip():
-            raise EmptyInputError("the question is empty")
-        if k < 1:
-            raise InvalidInputError("k must be >= 1")
+        _check_query(question, k)
         t0 = time.perf_counter()
         rep = self.representation.query_text(question)
         t1 = time.perf_counter()
@@ -180,10 +184,7 @@ class BM25Retriever:
         return self._index.scores(question)
 
     def retrieve(self, question: str, k: int) -> Retrieval:
-        if not question.strip():
-            raise EmptyInputError("the question is empty")
-        if k < 1:
-            raise InvalidInputError("k must be >= 1")
+        _check_query(question, k)
         t0 = time.perf_counter()
         scores = self.scores(question)
         k = min(k, len(scores))
