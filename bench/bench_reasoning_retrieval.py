@@ -39,12 +39,8 @@ from benchinfo import machine_info, measured_at
 
 from memdesk.embed import MiniLMEmbedder
 from memdesk.eval.metrics import percentile as pct
-from memdesk.reasoning.bank import (
-    BankBuilder,
-    BuildConfig,
-    MemoryBank,
-)
 from memdesk.datapaths import require_data_dir
+from memdesk.reasoning.bank import BankBuilder, BuildConfig, MemoryBank
 from memdesk.reasoning.datasets import get_benchmark
 from memdesk.reasoning.harness import ReasoningHarness
 from memdesk.reasoning.solved_examples import MemoryFormat

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from memdesk.errors import DataOverlapError, UsageError
-from memdesk.reasoning.bank import check_disjoint, find_overlap
+from memdesk.reasoning.overlap import check_disjoint, find_overlap
 from memdesk.reasoning.datasets import (
     BENCHMARK_NAMES,
     MMLU_SCIENCE_SUBJECTS,

@@ -21,7 +21,7 @@ GROUPS = {
         "What is the volume of a cube whose edge is 5 inches?",
     ],
     "probability": [
-        "Two fair dice are rolled. What is the probability that the sum is 7?",
+        "Roll two fair six-sided dice. What is the probability of a total of 7?",
         "A bag holds 3 red and 5 blue marbles. If one is drawn at random, what is the chance it is red?",
         "A coin is flipped 4 times. What is the probability of exactly two heads?",
         "What is the probability of drawing an ace from a standard deck of cards?",
@@ -30,13 +30,13 @@ GROUPS = {
         "Today is March 3, 2021. What was the date 10 days ago?",
         "If yesterday was Friday, what day of the week will it be in three days?",
         "A meeting on 12/30/2019 is moved one week later. What is the new date?",
-        "Jane was born on February 29, 2000. How old is she on March 1, 2021?",
+        "Ravi was born on February 29, 2000. How old is he on March 1, 2021?",
     ],
 }
 QUERIES = {
     "geometry": "A square has a diagonal of length 10. What is its area?",
     "probability": "Three cards are drawn from a deck without replacement. What is the probability all are hearts?",
-    "dates": "Today is the last day of 1999. What is the date tomorrow in MM/DD/YYYY?",
+    "dates": "The year 1999 ends tonight. Which date comes next, written month/day/year?",
 }
 
 

@@ -9,14 +9,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memdesk.reasoning.datasets import AnswerKind
+from memdesk.reasoning.math_answers import math_equal, normalize_math
 from memdesk.reasoning.scoring import (
     bbh_equal,
     extract_choice,
     extract_integer,
     extract_number,
     last_boxed,
-    math_equal,
-    normalize_math,
     score_answer,
 )
 
@@ -24,7 +23,7 @@ BOXED_CASES = [
     ("so \\boxed{5}.", "5"),
     ("first \\boxed{1} then \\boxed{2}", "2"),
     ("\\boxed{\\frac{1}{2}}", "\\frac{1}{2}"),
-    ("\\boxed{\\left( 3, \\frac{\\pi}{2} \\right)}", "\\left( 3, \\frac{\\pi}{2} \\right)"),
+    ("\\boxed{\\left( 2, \\frac{\\pi}{3} \\right)}", "\\left( 2, \\frac{\\pi}{3} \\right)"),
     ("\\boxed{\\{1, 2\\}}", "\\{1, 2\\}"),
     ("nested \\boxed{a^{b^{c}}} end", "a^{b^{c}}"),
     ("$\\boxed 7$", "7"),

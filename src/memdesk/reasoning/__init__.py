@@ -9,15 +9,8 @@ or :class:`BM25Retriever`, :func:`build_messages` with the memory block before t
 
 from __future__ import annotations
 
-from .bank import (
-    BankBuilder,
-    BankManifest,
-    BuildConfig,
-    BuildReport,
-    MemoryBank,
-    check_disjoint,
-    find_overlap,
-)
+from .bank import BankBuilder, BankManifest, BuildConfig, BuildReport, MemoryBank
+from .overlap import check_disjoint, find_overlap
 from .datasets import (
     BENCHMARK_NAMES,
     AnswerKind,

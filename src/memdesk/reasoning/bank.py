@@ -40,9 +40,10 @@ from ..llm.batch import ChatRequest, run_many
 from ..records import utcnow
 from ..store.base import EmbeddingInfo, Store
 from ..store.ivf import DEFAULT_ITERATIONS, IVFIndex
-from .datasets import AnswerKind, Problem, text_hash
+from .datasets import AnswerKind, Problem
 from .formats import FormatBuilder, FormattedContent
 from .methods import trace_messages
+from .overlap import check_disjoint, find_overlap
 from .solved_examples import (
     EmbeddingKind,
     MemoryFormat,
@@ -58,46 +59,6 @@ from .tags import ProblemRepresentation, Representation
 logger = logging.getLogger(__name__)
 
 _META_ID = "manifest"
-
-
-# --- overlap guard -----------------------------------------------------------------------------
-class Overlap(BaseModel):
-    """A bank item whose normalized text equals an evaluation item's."""
-
-    bank_id: str
-    eval_id: str
-    hash: str
-
-
-def _text(item: Problem | SolvedExample) -> str:
-    return item.question if isinstance(item, Problem) else item.problem
-
-
-def find_overlap(bank: Sequence[Problem | SolvedExample], eval_items: Sequence[Problem]) -> list[Overlap]:
-    """Every (bank item, eval item) pair with equal normalized-text hashes (bank items may be
-    :class:`Problem` s before a build or :class:`SolvedExample` s of a built bank)."""
-    by_hash: dict[str, list[str]] = {}
-    for p in eval_items:
-        by_hash.setdefault(text_hash(p.question), []).append(p.id)
-    out = []
-    for item in bank:
-        h = text_hash(_text(item))
-        for eval_id in by_hash.get(h, ()):
-            out.append(Overlap(bank_id=item.id, eval_id=eval_id, hash=h))
-    return out
-
-
-def check_disjoint(bank: Sequence[Problem | SolvedExample], eval_items: Sequence[Problem], *, show: int = 10) -> None:
-    """Raise :class:`DataOverlapError` naming the overlapping items if ``bank`` and ``eval_items`` share a text."""
-    overlap = find_overlap(bank, eval_items)
-    if overlap:
-        names = [f"{o.bank_id} == {o.eval_id}" for o in overlap]
-        more = f" (and {len(names) - show} more)" if len(names) > show else ""
-        raise DataOverlapError(
-            f"the bank overlaps the evaluation set in {len(names)} item(s): {'; '.join(names[:show])}{more}. "
-            "Remove them from the bank (memdesk bank build --drop-overlap) or use another bank source.",
-            items=names,
-        )
 
 
 # --- the stored bank -----------------------------------------------------------------------------

@@ -380,7 +380,7 @@ def _check_extras(kw: dict[str, Any], *, traces: bool = False) -> None:
 
 
 def _run_reasoning(env: _Env, kw: dict[str, Any]) -> None:
-    from .bank import check_disjoint
+    from .overlap import check_disjoint
     from .harness import ReasoningHarness, sweep_configs
     from .methods import DEFAULT_RATIO_TEMPLATE, Method
     from .solved_examples import MemoryFormat
