@@ -82,7 +82,7 @@ def test_an_eval_without_matplotlib_finishes_and_skips_plots_with_a_note(run, tm
 def test_reasoning_report_without_matplotlib_notes_the_skipped_plots(tmp_path, monkeypatch):
     from memdesk.reasoning.harness import EvalConfig, RunSummary
     from memdesk.reasoning.methods import Method
-    from memdesk.reasoning.report import write_outputs
+    from memdesk.reasoning.run_report import write_outputs
 
     config = EvalConfig(bench="gsm8k", method=Method("cod"), memory=True)
     run = RunSummary(
@@ -103,7 +103,7 @@ def test_the_core_imports_no_optional_extra():
     code = (
         "import sys, memdesk, memdesk.cli, memdesk.async_api\n"
         "bad = sorted({m.split('.')[0] for m in sys.modules} & {'langgraph', 'langchain_core', 'fastapi', 'mcp',"
-        " 'uvicorn', 'psycopg', 'matplotlib', 'sympy', 'rank_bm25', 'opentelemetry_sdk'})\n"
+        " 'uvicorn', 'psycopg', 'matplotlib', 'sympy', 'opentelemetry_sdk'})\n"
         "print(bad)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -11,7 +11,7 @@ from .errors import ConfigError
 EXTRAS: dict[str, tuple[str, ...]] = {
     "server": ("fastapi", "uvicorn", "mcp"),
     "postgres": ("psycopg",),
-    "eval": ("matplotlib", "sympy", "rank_bm25"),
+    "eval": ("matplotlib", "sympy"),
     "langgraph": ("langgraph", "langchain_core"),
 }
 

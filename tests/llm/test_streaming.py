@@ -21,7 +21,7 @@ def _allow(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMDESK_ALLOW_MODEL_REQUESTS", "1")
 
 
-def StreamingChatModel(model: str, base_url: str, **kw) -> OpenAICompatChatModel:  # noqa: N802
+def streaming_client(model: str, base_url: str, **kw) -> OpenAICompatChatModel:
     """The client as the latency probe builds it: streaming, no retries."""
     return OpenAICompatChatModel(model, base_url, stream=True, max_retries=0, **kw)
 
@@ -86,7 +86,7 @@ def test_streaming_model_measures_ttft_and_reads_llamacpp_timings() -> None:
         return httpx2.Response(200, content=body, headers={"content-type": "text/event-stream"})
 
     ticks = iter([0.0, 0.3, 1.0])
-    model = StreamingChatModel(
+    model = streaming_client(
         "qwen", "http://localhost:8080/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
         clock=lambda: next(ticks),
     )  # fmt: skip
@@ -105,7 +105,7 @@ def test_streaming_model_without_usage_estimates_tokens_and_uses_ttft() -> None:
         return httpx2.Response(200, content=sse([chunk("\\boxed{7}", "stop")]), headers={"content-type": "text/event-stream"})
 
     ticks = iter([0.0, 0.1, 0.4])
-    model = StreamingChatModel(
+    model = streaming_client(
         "local", "http://localhost:8080/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
         clock=lambda: next(ticks),
     )  # fmt: skip
@@ -118,7 +118,7 @@ def test_streaming_model_errors_and_guards(monkeypatch: pytest.MonkeyPatch) -> N
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(401, json={"error": {"message": "bad key"}})
 
-    model = StreamingChatModel("m", "http://localhost:8080/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    model = streaming_client("m", "http://localhost:8080/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     with pytest.raises(LLMAuthError):
         model.complete([ChatMessage(role="user", content="x")])
     monkeypatch.setenv("MEMDESK_ALLOW_MODEL_REQUESTS", "0")
@@ -140,7 +140,7 @@ def test_a_stream_cut_off_by_the_server_is_asked_again_without_streaming() -> No
             "choices": [{"index": 0, "message": {"role": "assistant", "content": "so \\boxed{7}"}, "finish_reason": "stop"}],
             "usage": {"prompt_tokens": 800, "completion_tokens": 5, "total_tokens": 805}})  # fmt: skip
 
-    model = StreamingChatModel("local", "http://localhost:8080/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    model = streaming_client("local", "http://localhost:8080/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     c = model.complete([ChatMessage(role="user", content="long prompt")], max_tokens=32)
     assert c.text == "so \\boxed{7}" and c.finish_reason == "stop"
     assert [b.get("stream", False) for b in seen] == [True, False] and seen[1]["max_tokens"] == 32
@@ -163,7 +163,7 @@ def test_a_structured_call_of_a_streaming_client_is_not_streamed() -> None:
             "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
             "timings": {"prompt_ms": 50.0, "predicted_ms": 20.0}})  # fmt: skip
 
-    model = StreamingChatModel("m", "http://localhost:8080/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
+    model = streaming_client("m", "http://localhost:8080/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)))
     c = model.complete([ChatMessage(role="user", content="x")], schema=Tag)
     assert c.parsed == Tag(name="x") and "stream" not in seen[0]
     assert c.server_timings == ServerTimings(prefill_s=0.05, decode_s=0.02, source="llama.cpp timings")
@@ -176,7 +176,7 @@ def test_a_metrics_probe_times_each_call() -> None:
     def handler(request: httpx2.Request) -> httpx2.Response:
         return httpx2.Response(200, content=sse([chunk("hi", "stop")]), headers={"content-type": "text/event-stream"})
 
-    model = StreamingChatModel("m", "http://localhost:8000/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+    model = streaming_client("m", "http://localhost:8000/v1", http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
                                metrics_probe=probe)
     c = model.complete([ChatMessage(role="user", content="x")])
     assert c.server_timings is not None and c.server_timings.decode_s == pytest.approx(2.5)

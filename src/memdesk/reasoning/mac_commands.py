@@ -373,8 +373,6 @@ def _check_extras(kw: dict[str, Any], *, traces: bool = False) -> None:
     scoring = traces or not kw["retrieval_only"]
     if scoring and get_benchmark(kw["bench"]).answer_kind is AnswerKind.MATH:
         require("eval", f"checking {kw['bench']} answers", ("sympy",))
-    if kw["retriever"] == "bm25":
-        require("eval", "--retriever bm25", ("rank_bm25",))
     if not kw["retrieval_only"] and not can_plot():
         click.echo(PLOTS_SKIPPED, err=True)
 
