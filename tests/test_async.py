@@ -59,12 +59,12 @@ def test_async_memory_on_each_backend_with_the_packaged_embedder(database_url):
             assert (await mem.answer("Where did Ana move?", scope=ANA)).evidence.hits
             assert len(await mem.messages(scope=ANA)) == 3
             rid = hits[0].id
-            assert (await mem.get(rid)).id == rid
-            await mem.update(rid, "Ana's sister Ines lives in Braga.")
-            assert [h.event.value for h in await mem.history(rid)] == ["ADD", "UPDATE"]
-            await mem.delete(rid)
+            assert (await mem.get(rid, scope=ANA)).id == rid
+            await mem.update(rid, "Ana's sister Ines lives in Braga.", scope=ANA)
+            assert [h.event.value for h in await mem.history(rid, scope=ANA)] == ["ADD", "UPDATE"]
+            await mem.delete(rid, scope=ANA)
             with pytest.raises(RecordNotFoundError):
-                await mem.get(rid)
+                await mem.get(rid, scope=ANA)
             with pytest.raises(EmptyInputError):
                 await mem.search("  ", scope=ANA)
             assert await mem.delete_all(scope=ANA) > 0
@@ -140,11 +140,11 @@ def test_async_remote_memory_against_a_live_server(tmp_path):
                 hits = await remote.search("bees", scope=ANA, K=3)
                 assert len(hits) == 3
                 rid = hits[0].id
-                await remote.update(rid, "note about wasps")
-                assert len(await remote.history(rid)) == 2
-                await remote.delete(rid)
+                await remote.update(rid, "note about wasps", scope=ANA)
+                assert len(await remote.history(rid, scope=ANA)) == 2
+                await remote.delete(rid, scope=ANA)
                 with pytest.raises(RecordNotFoundError):
-                    await remote.get(rid)
+                    await remote.get(rid, scope=ANA)
                 assert len(await remote.get_all(scope=ANA)) == 7
         async with AsyncRemoteMemory(url, api_key=KEY) as own:  # its own client, made on this loop
             assert (await own.health())["status"] == "ok"

@@ -12,9 +12,12 @@ def test_add_search_list_history_delete(run):
     assert hits and "Lisbon" in hits[0]["text"] and hits[0]["provenance"]
     listed = json.loads(run("list", "--user", "ana", "--json").output)
     rid = listed[0]["id"]
-    run("delete", rid)
-    hist = json.loads(run("history", rid, "--json").output)
+    r = run("delete", rid, "--user", "ben", ok=False)  # another user's scope: as if the id did not exist
+    assert r.exit_code == 2 and "RecordNotFoundError" in r.output
+    run("delete", rid, "--user", "ana")
+    hist = json.loads(run("history", rid, "--user", "ana", "--json").output)
     assert [h["event"] for h in hist][-1] == "DELETE"
+    assert "RecordNotFoundError" in run("history", rid, ok=False).output  # the default scope is not ana's
 
 
 def test_ingest_jsonl_and_ask(run, tmp_path):
@@ -92,3 +95,9 @@ def test_ask_with_a_chat_model_reports_its_usage(tmp_path, monkeypatch):
     line = ctx.usage_line()
     assert line is not None and line.startswith("llm usage: answer 1 calls")
     ctx.close()
+
+
+def test_config_masks_database_passwords(run, monkeypatch):
+    monkeypatch.setenv("MEMDESK_DATABASE_URL", "postgresql://ana:s3cret@db.invalid/memdesk")
+    out = run("config").output
+    assert "s3cret" not in out and "postgresql://ana:***@db.invalid/memdesk" in out

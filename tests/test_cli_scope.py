@@ -64,7 +64,7 @@ def test_an_empty_scope_reads_as_empty_everywhere(run):
 
 def test_delete_and_reembed_speak_json(run):
     rid = json.loads(run("add", "I keep bees.", "--user", "ana", "--json").output)["records"][0]["id"]
-    assert json.loads(run("delete", rid, "--json").output) == {"deleted": 1, "id": rid}
+    assert json.loads(run("delete", rid, "--user", "ana", "--json").output) == {"deleted": 1, "id": rid}
     run("add", "I keep wasps.", "--user", "ana")
     assert json.loads(run("delete", "--all", "--user", "ana", "--json").output)["deleted"] >= 1
     run("add", "I keep ants.", "--user", "ana")

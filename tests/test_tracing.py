@@ -73,8 +73,8 @@ def test_memory_operations_make_genai_memory_spans(mem, spans):
     added = mem.add(["I keep bees.", "My hives are on the roof."], scope=ANA)
     hits = mem.search("bees", scope=ANA, k=5)
     mem.answer("Who keeps bees?", scope=ANA)
-    mem.update(hits[0].id, "I keep wasps.")
-    mem.delete(hits[0].id)
+    mem.update(hits[0].id, "I keep wasps.", scope=ANA)
+    mem.delete(hits[0].id, scope=ANA)
     s = by_name(spans)
     (create,) = s["create_memory"]
     assert create.attributes["gen_ai.operation.name"] == "create_memory"

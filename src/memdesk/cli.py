@@ -213,12 +213,12 @@ def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, as_json) -
 @json_option
 @click.pass_obj
 def delete(obj: Ctx, record_id, user_id, agent_id, run_id, all_, as_json) -> None:
-    """Delete one memory by id, or --all under a scope (history keeps what was deleted)."""
+    """Delete one memory by id under a scope, or --all under a scope (history keeps what was deleted)."""
     mem = obj.memory()
+    scope = cli_scope(user_id, agent_id, run_id)
     if all_:
         if record_id:
             raise InvalidInputError("give a record id or --all, not both")
-        scope = cli_scope(user_id, agent_id, run_id)
         n = mem.delete_all(scope=scope)
         if as_json:
             emit_json({"deleted": n, "scope": scope.model_dump(exclude_none=True)})
@@ -227,7 +227,7 @@ def delete(obj: Ctx, record_id, user_id, agent_id, run_id, all_, as_json) -> Non
         return
     if not record_id:
         raise InvalidInputError("give a record id or --all")
-    mem.delete(record_id)
+    mem.delete(record_id, scope=scope)
     if as_json:
         emit_json({"deleted": 1, "id": record_id})
     else:
@@ -236,11 +236,12 @@ def delete(obj: Ctx, record_id, user_id, agent_id, run_id, all_, as_json) -> Non
 
 @main.command()
 @click.argument("record_id")
+@scope_options
 @json_option
 @click.pass_obj
-def history(obj: Ctx, record_id, as_json) -> None:
-    """Show every version of a memory."""
-    entries = obj.memory().history(record_id)
+def history(obj: Ctx, record_id, user_id, agent_id, run_id, as_json) -> None:
+    """Show every version of a memory under a scope."""
+    entries = obj.memory().history(record_id, scope=cli_scope(user_id, agent_id, run_id))
     if as_json:
         emit_json([e.model_dump(mode="json") for e in entries])
         return
@@ -352,19 +353,40 @@ def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_lev
     app = create_app(obj.memory(), api_keys=keys, mcp=with_mcp, allowed_hosts=hosts)
     auth = "API keys required" if keys.required else "no authentication"
     click.echo(f"memdesk on http://{host}:{port} ({auth}; docs at /docs{', MCP at /mcp' if with_mcp else ''})", err=True)
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, log_config=_log_config())
+
+
+def _log_config() -> dict[str, Any]:
+    """uvicorn's logging, with memdesk's own loggers on the same handlers and secrets masked in every line."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config.setdefault("filters", {})["redact"] = {"()": "memdesk.redaction.RedactingFilter"}
+    for handler in config["handlers"].values():
+        handler.setdefault("filters", []).append("redact")
+    config["loggers"]["memdesk"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config
 
 
 @main.command("mcp")
+@click.option("--user", "user_id", default=None, help="Bind the tools to this user's scopes (a tenant).")
+@click.option("--agent", "agent_id", default=None, help="With --user: only this agent of the user.")
 @click.pass_obj
-def mcp_stdio(obj: Ctx) -> None:
-    """Serve the MCP tools over stdio (for agent hosts that launch memdesk as a subprocess)."""
+def mcp_stdio(obj: Ctx, user_id: str | None, agent_id: str | None) -> None:
+    """Serve the MCP tools over stdio (for agent hosts that launch memdesk as a subprocess). Without --user the
+    tools may name any scope; with it they reach only that tenant's, as a tenant key does over HTTP."""
     from .extras import require
+    from .tenants import Caller, Tenant
 
     require("server", "`memdesk mcp`")
     from .server.mcp_tools import create_mcp_server
 
-    create_mcp_server(obj.memory()).run("stdio")
+    if agent_id is not None and user_id is None:
+        raise InvalidInputError("--agent binds the tools to one agent of a user: give --user too")
+    caller = Caller(tenant=Tenant(user_id=user_id, agent_id=agent_id)) if user_id is not None else None
+    create_mcp_server(obj.memory(), caller=caller).run("stdio")
 
 
 def _register_groups() -> None:

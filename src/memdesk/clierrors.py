@@ -1,5 +1,5 @@
-"""How every memdesk command reports a memdesk error: one line on stderr, exit 2 for a caller
-mistake (UsageError), 1 for a runtime failure."""
+"""How every memdesk command reports a memdesk error: one line on stderr (passwords masked), exit 2 for a
+caller mistake (UsageError), 1 for a runtime failure."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any, Iterator
 import click
 
 from .errors import MemdeskError, UsageError
+from .redaction import mask_secrets
 
 
 @contextmanager
@@ -17,7 +18,8 @@ def one_line_errors() -> Iterator[None]:
     try:
         yield
     except MemdeskError as e:
-        click.echo(f"error: {type(e).__name__}: {e}", err=True)
+        message = " ".join(str(e).encode("utf-8", "backslashreplace").decode("utf-8").split())  # one line
+        click.echo(f"error: {type(e).__name__}: {mask_secrets(message)}", err=True)
         sys.exit(2 if isinstance(e, UsageError) else 1)
 
 

@@ -54,6 +54,20 @@ class DataNotFoundError(UsageError, LookupError):
 class RecordNotFoundError(UsageError, LookupError):
     """No record with that id (in that scope)."""
 
+    @classmethod
+    def under(cls, record_id: object, scope: object) -> "RecordNotFoundError":
+        """The one error for a missing record and for a record outside the caller's scope: the two read
+        the same, so an id reveals nothing about another tenant."""
+        return cls(f"no memory with id {record_id!r} under scope {scope}")
+
+
+class ForbiddenScopeError(UsageError):
+    """A tenant's API key named another tenant's scope on a write (HTTP 403)."""
+
+
+class MessageTooLargeError(InvalidInputError):
+    """A message longer than the ``max_message_chars`` setting (HTTP 413)."""
+
 
 class RemoteAuthError(UsageError):
     """A memdesk server refused the API key (HTTP 401)."""

@@ -96,6 +96,7 @@ def build_memory(
             answerer=build_answerer(chat_model),
             admission=build_admission(settings),
             retriever=build_retriever(settings, store),
+            max_message_chars=settings.max_message_chars,
         )
     except BaseException:
         if owned:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .errors import InvalidInputError, InvalidScopeError
+from .textcheck import text_problem
 
 
 def utcnow() -> datetime:
@@ -50,8 +51,12 @@ class Scope(BaseModel):
         if all(v is None for v in values):
             raise InvalidScopeError("a scope needs at least one of user_id, agent_id, run_id")
         for v in values:
-            if v is not None and (not v.strip() or len(v) > 256 or any(ord(c) < 32 for c in v)):
-                raise InvalidScopeError(f"invalid scope id {v!r}: empty, longer than 256 or with control characters")
+            if v is not None and (
+                not v.strip() or len(v) > 256 or any(ord(c) < 32 for c in v) or text_problem(v) is not None
+            ):
+                raise InvalidScopeError(
+                    f"invalid scope id {v!r}: empty, longer than 256, with control characters or not encodable as UTF-8"
+                )
         return self
 
     def key(self) -> str:

@@ -25,6 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 from . import aio, errors
 from .conversation.memory import Memory, MessageInput, _as_scope, _as_types
 from .records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
+from .textcheck import check_strings, check_text
 
 _ADDED = TypeAdapter(AddResult)
 _EVIDENCE = TypeAdapter(Evidence)
@@ -46,6 +47,7 @@ def _scope_fields(scope: Scope | Mapping[str, Any]) -> dict[str, str]:
 def _id(record_id: str) -> str:
     if not isinstance(record_id, str) or not record_id:
         raise errors.InvalidInputError("a record id must be a non-empty string")
+    check_text(record_id, "record id")
     # memdesk never issues these, and no route can carry them: "/" splits the path, and the URL
     # normalizes "." and ".." away (GET /v1/memories/.. would reach /v1)
     if "/" in record_id or record_id in (".", ".."):
@@ -121,6 +123,9 @@ class RemoteMemory:
 
     def _request(self, method: str, path: str, *, json: Any = None, params: Any = None) -> tuple[Any, httpx2.Response]:
         """(parsed body, response) of a call that succeeded; the memdesk exception of one that did not."""
+        # what Memory refuses (a lone surrogate, NUL) is refused here too, before it reaches the wire
+        check_strings(json, "request")
+        check_strings(params, "request")
         try:
             r = aio.io(
                 lambda: self._http.request(method, path, json=json, params=params, headers=self._headers),
@@ -180,8 +185,10 @@ class RemoteMemory:
         body["question"] = body.pop("query")
         return self._parse(_ANSWER, self._call("POST", "/v1/memories/answer", json=body))
 
-    def get(self, record_id: str) -> MemoryRecord:
-        return self._parse(_RECORD, self._call("GET", f"/v1/memories/{_id(record_id)}"))
+    def get(self, record_id: str, *, scope: Scope | Mapping[str, Any]) -> MemoryRecord:
+        """The record if it lies under ``scope`` (a tenant key: under its own), else RecordNotFoundError."""
+        params = _scope_fields(scope)
+        return self._parse(_RECORD, self._call("GET", f"/v1/memories/{_id(record_id)}", params=params))
 
     def get_all(
         self,
@@ -207,15 +214,19 @@ class RemoteMemory:
     def messages(self, *, scope: Scope | Mapping[str, Any]) -> list[RawMessage]:
         return self._parse(_MESSAGES, self._call("GET", "/v1/messages", params=_scope_fields(scope)))
 
-    def update(self, record_id: str, text: str | None = None, **fields: Any) -> MemoryRecord:
+    def update(
+        self, record_id: str, text: str | None = None, *, scope: Scope | Mapping[str, Any], **fields: Any
+    ) -> MemoryRecord:
+        params = _scope_fields(scope)
         body = {"text": text, "fields": TypeAdapter(dict[str, Any]).dump_python(fields, mode="json")}
-        return self._parse(_RECORD, self._call("PATCH", f"/v1/memories/{_id(record_id)}", json=body))
+        return self._parse(_RECORD, self._call("PATCH", f"/v1/memories/{_id(record_id)}", json=body, params=params))
 
-    def delete(self, record_id: str) -> None:
-        self._call("DELETE", f"/v1/memories/{_id(record_id)}")
+    def delete(self, record_id: str, *, scope: Scope | Mapping[str, Any]) -> None:
+        self._call("DELETE", f"/v1/memories/{_id(record_id)}", params=_scope_fields(scope))
 
     def delete_all(self, *, scope: Scope | Mapping[str, Any]) -> int:
         return int(self._call("DELETE", "/v1/memories", params=_scope_fields(scope))["deleted"])
 
-    def history(self, record_id: str) -> list[HistoryEntry]:
-        return self._parse(_HISTORY, self._call("GET", f"/v1/memories/{_id(record_id)}/history"))
+    def history(self, record_id: str, *, scope: Scope | Mapping[str, Any]) -> list[HistoryEntry]:
+        params = _scope_fields(scope)
+        return self._parse(_HISTORY, self._call("GET", f"/v1/memories/{_id(record_id)}/history", params=params))

@@ -17,6 +17,7 @@ from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
+from .redaction import MASK, mask_secrets
 
 
 def default_database_url() -> str:
@@ -80,6 +81,12 @@ class Settings(BaseSettings):
         description="Comma-separated API keys (16+ characters each) that `memdesk serve` accepts as "
         "`Authorization: Bearer <key>` or `X-API-Key`; unset = no authentication (loopback only).",
     )
+    max_message_chars: int = Field(
+        default=50_000,
+        ge=1,
+        description="The longest message `add` accepts (content plus image caption); longer ones are refused "
+        "with MessageTooLargeError (HTTP 413) before anything is written.",
+    )
     busy_timeout_ms: int = Field(default=5000, ge=0, description="How long a write waits for a locked database.")
     data_dir: str | None = Field(default=None, description="Benchmark data folder (default ../shared/data).")
 
@@ -101,14 +108,16 @@ class Settings(BaseSettings):
         try:
             return cls(**merged)
         except ValidationError as e:
-            raise ConfigError(f"invalid settings: {e}") from e
+            raise ConfigError(mask_secrets(f"invalid settings: {e}")) from e
 
     def effective(self) -> dict[str, Any]:
-        """The settings as shown by ``memdesk config`` (secrets masked)."""
+        """The settings as shown by ``memdesk config``: secrets masked, also passwords inside URLs."""
         out = {}
         for name in type(self).model_fields:
             value = getattr(self, name)
             if isinstance(value, SecretStr):
-                value = "***" if value.get_secret_value() else None
+                value = MASK if value.get_secret_value() else None
+            elif isinstance(value, str):
+                value = mask_secrets(value)
             out[name] = value
         return out

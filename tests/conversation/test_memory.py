@@ -74,16 +74,36 @@ def test_readding_the_same_ids_stores_nothing_twice(mem):
 
 def test_update_supersedes_and_history_keeps_versions(mem):
     rec = mem.add("I live in Lisbon.", scope=ANA, timestamp=T0).records[0]
-    new = mem.update(rec.id, "I live in Porto now.")
-    assert new.id == rec.id and mem.get(rec.id).fact == "I live in Porto now."
-    mem.delete(rec.id)
-    hist = mem.history(rec.id)
+    new = mem.update(rec.id, "I live in Porto now.", scope=ANA)
+    assert new.id == rec.id and mem.get(rec.id, scope=ANA).fact == "I live in Porto now."
+    mem.delete(rec.id, scope=ANA)
+    hist = mem.history(rec.id, scope=ANA)
     assert [h.event for h in hist] == [HistoryEvent.ADD, HistoryEvent.UPDATE, HistoryEvent.DELETE]
     assert hist[0].record.fact.endswith("I live in Lisbon.")
     with pytest.raises(RecordNotFoundError):
-        mem.get(rec.id)
+        mem.get(rec.id, scope=ANA)
     with pytest.raises(RecordNotFoundError):
-        mem.delete(rec.id)
+        mem.delete(rec.id, scope=ANA)
+
+
+def test_by_id_calls_outside_the_scope_behave_as_missing_ids(mem):
+    rec = mem.add("I keep bees.", scope=Scope(user_id="ana", run_id="r1"), timestamp=T0).records[0]
+    for other in (Scope(user_id="ben"), Scope(user_id="ana", run_id="r2"), Scope(agent_id="bot")):
+        for call in (
+            lambda: mem.get(rec.id, scope=other),
+            lambda: mem.update(rec.id, "I keep wasps.", scope=other),
+            lambda: mem.delete(rec.id, scope=other),
+            lambda: mem.history(rec.id, scope=other),
+        ):
+            with pytest.raises(RecordNotFoundError) as outside:
+                call()
+            with pytest.raises(RecordNotFoundError) as missing:
+                mem.get("no-such-id", scope=other)
+            # the same message shape: an id tells nothing about whether another tenant has it
+            assert str(outside.value).replace(rec.id, "X") == str(missing.value).replace("no-such-id", "X")
+    # the owner's scope and any scope above it (unset fields are wildcards) reach it, unchanged
+    assert mem.get(rec.id, scope=Scope(user_id="ana")).fact == "I keep bees."
+    assert [h.event for h in mem.history(rec.id, scope=Scope(run_id="r1"))] == [HistoryEvent.ADD]
 
 
 def test_scopes_filter_and_delete_all(mem):

@@ -33,18 +33,21 @@ def test_add_search_get_update_history_delete_round_trip(client):
     assert hits[0]["record"]["id"] == cat["id"] and hits[0]["memory_type"] == "semantic"
     assert hits[0]["score"] >= hits[-1]["score"]
 
-    got = client.get(f"/v1/memories/{cat['id']}", headers=AUTH).json()
+    got = client.get(f"/v1/memories/{cat['id']}", params=ANA, headers=AUTH).json()
     assert got["fact"] == cat["fact"]
 
-    new = client.patch(f"/v1/memories/{cat['id']}", json={"text": "Ana's cat Miso is grey and two years old."}, headers=AUTH)
+    new = client.patch(
+        f"/v1/memories/{cat['id']}", json={"text": "Ana's cat Miso is grey and two years old."}, params=ANA, headers=AUTH
+    )
     assert new.status_code == 200 and new.json()["fact"].startswith("Ana's cat")
-    hist = client.get(f"/v1/memories/{cat['id']}/history", headers=AUTH).json()
+    hist = client.get(f"/v1/memories/{cat['id']}/history", params=ANA, headers=AUTH).json()
     assert [h["event"] for h in hist] == ["ADD", "UPDATE"]
     assert hist[0]["record"]["fact"] == cat["fact"]
 
-    assert client.delete(f"/v1/memories/{cat['id']}", headers=AUTH).json() == {"deleted": 1}
-    assert client.get(f"/v1/memories/{cat['id']}", headers=AUTH).status_code == 404
-    assert [h["event"] for h in client.get(f"/v1/memories/{cat['id']}/history", headers=AUTH).json()][-1] == "DELETE"
+    assert client.delete(f"/v1/memories/{cat['id']}", params=ANA, headers=AUTH).json() == {"deleted": 1}
+    assert client.get(f"/v1/memories/{cat['id']}", params=ANA, headers=AUTH).status_code == 404
+    history = client.get(f"/v1/memories/{cat['id']}/history", params=ANA, headers=AUTH).json()
+    assert [h["event"] for h in history][-1] == "DELETE"
 
 
 def test_re_adding_known_message_ids_adds_nothing(client):
@@ -133,10 +136,12 @@ def test_health_and_openapi_need_no_key_and_document_the_auth(client):
         ("post", "/v1/memories/search", {**ANA, "query": "x", "k": 0}, None, 422, "InvalidInputError"),
         ("post", "/v1/memories/search", {**ANA, "query": "x", "types": ["emotional"]}, None, 422, "InvalidInputError"),
         ("get", "/v1/memories", None, {}, 422, "InvalidScopeError"),
-        ("get", "/v1/memories/nope", None, None, 404, "RecordNotFoundError"),
-        ("get", "/v1/memories/nope/history", None, None, 404, "RecordNotFoundError"),
-        ("delete", "/v1/memories/nope", None, None, 404, "RecordNotFoundError"),
-        ("patch", "/v1/memories/nope", {"text": "x"}, None, 404, "RecordNotFoundError"),
+        ("get", "/v1/memories/nope", None, ANA, 404, "RecordNotFoundError"),
+        ("get", "/v1/memories/nope/history", None, ANA, 404, "RecordNotFoundError"),
+        ("delete", "/v1/memories/nope", None, ANA, 404, "RecordNotFoundError"),
+        ("patch", "/v1/memories/nope", {"text": "x"}, ANA, 404, "RecordNotFoundError"),
+        ("get", "/v1/memories/keep", None, None, 422, "InvalidScopeError"),  # by-id calls name a scope too
+        ("delete", "/v1/memories/keep", None, None, 422, "InvalidScopeError"),
     ],
 )
 def test_bad_input_gets_a_typed_error_and_loses_nothing(client, method, path, body, params, status, error):
@@ -150,17 +155,17 @@ def test_bad_input_gets_a_typed_error_and_loses_nothing(client, method, path, bo
 
 def test_update_rejects_protected_fields_and_keeps_the_record(client):
     rec = add(client, "I keep bees.")["records"][0]
-    r = client.patch(f"/v1/memories/{rec['id']}", json={"fields": {"scope": {"user_id": "eve"}}}, headers=AUTH)
+    r = client.patch(f"/v1/memories/{rec['id']}", json={"fields": {"scope": {"user_id": "eve"}}}, params=ANA, headers=AUTH)
     assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
-    assert client.get(f"/v1/memories/{rec['id']}", headers=AUTH).json()["scope"]["user_id"] == "ana"
+    assert client.get(f"/v1/memories/{rec['id']}", params=ANA, headers=AUTH).json()["scope"]["user_id"] == "ana"
 
 
-@pytest.mark.parametrize("field", ["text", "record_id"])
+@pytest.mark.parametrize("field", ["text", "record_id", "scope"])
 def test_update_fields_that_clash_with_arguments_are_422_not_500(client, field):
     rec = add(client, "I keep bees.")["records"][0]
-    r = client.patch(f"/v1/memories/{rec['id']}", json={"fields": {field: "x"}}, headers=AUTH)
+    r = client.patch(f"/v1/memories/{rec['id']}", json={"fields": {field: "x"}}, params=ANA, headers=AUTH)
     assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
-    assert client.get(f"/v1/memories/{rec['id']}", headers=AUTH).json()["fact"] == "I keep bees."
+    assert client.get(f"/v1/memories/{rec['id']}", params=ANA, headers=AUTH).json()["fact"] == "I keep bees."
 
 
 def test_every_route_needs_a_key(client):
@@ -235,8 +240,29 @@ def test_allowed_hosts_can_be_widened_explicitly(mem):
 def test_host_names_parse_with_ports_and_ipv6():
     from memdesk.server.auth import host_of
 
-    assert host_of("LOCALHOST:8000") == "localhost" and host_of("[::1]:80") == "::1" and host_of("::1") == "::1"
-    assert host_of("127.0.0.1") == "127.0.0.1" and host_of("[::1") == "[::1"
+    assert host_of("LOCALHOST:8000") == "localhost" and host_of("[::1]:80") == "::1" and host_of("[::1]") == "::1"
+    assert host_of("127.0.0.1") == "127.0.0.1" and host_of(" memory.internal ") == "memory.internal"
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "localhost:80@evil.example", "localhost@evil.example", "evil.example#localhost", "localhost/evil", "[::1",
+        "::1", "localhost:", "localhost:8o", "localhost:123456", "local host", "localhost:80:80", "[::1]x", "",
+        "user:pw@localhost", "localhost\\evil", "localhost.:80@x", "-localhost",
+    ],
+)
+def test_malformed_host_headers_are_refused_not_split(mem, header):
+    """The Host header is parsed whole: anything but one host and an optional port is refused."""
+    from fastapi.testclient import TestClient
+
+    from memdesk.server.auth import host_of
+
+    assert host_of(header) is None
+    with TestClient(create_app(mem, mcp=False), base_url="http://127.0.0.1:8000") as c:
+        r = c.post("/v1/memories", json={**ANA, "messages": ["x"]}, headers={"Host": header})
+        assert r.status_code == 400 and r.json()["error"]["type"] == "UntrustedHost"
+    assert mem.get_all(scope=ANA) == []
 
 
 @pytest.mark.parametrize("value", ["short", " padded-key-0123456789 "])
@@ -247,5 +273,6 @@ def test_weak_or_padded_keys_are_refused(value):
 
 def test_keys_parse_from_a_comma_separated_setting():
     keys = ApiKeys.parse(f" {KEY} ,, {OTHER_KEY}")
-    assert keys.required and keys.allows(None, OTHER_KEY) and not keys.allows(None, "x" * 20)
-    assert not ApiKeys.parse("").required and ApiKeys.parse(None).allows(None, None)
+    assert keys.required and keys.caller(None, OTHER_KEY).is_admin and keys.caller(None, "x" * 20) is None
+    assert not ApiKeys.parse("").required and ApiKeys.parse(None).caller(None, None).is_admin
+    assert ApiKeys.parse(None).caller(None, "offered-but-unknown-key") is None  # an offered key is always checked

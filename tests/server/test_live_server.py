@@ -141,3 +141,24 @@ def test_serve_refuses_a_public_address_without_keys(tmp_path):
         [sys.executable, "-m", "memdesk", "serve", "--host", "0.0.0.0"], env=env, capture_output=True, text=True, timeout=120
     )
     assert r.returncode == 2 and "MEMDESK_API_KEYS" in r.stderr
+
+
+def test_memdesk_mcp_over_stdio_bound_to_a_tenant(tmp_path):
+    env = {
+        **os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/stdio.db", "MEMDESK_CONFIG": str(tmp_path / "none.toml"),
+        "MEMDESK_EMBEDDER": "hashing",
+    }
+    params = StdioServerParameters(command=sys.executable, args=["-m", "memdesk", "mcp", "--user", "ana"], env=env)
+
+    async def go():
+        async with Client(params, read_timeout_seconds=120) as c:
+            added = await c.call_tool("add_memory", {"text": "I am allergic to peanuts."})  # no user_id: ana's
+            mine = await c.call_tool("list_memories", {})
+            theirs = await c.call_tool("list_memories", {"user_id": "ben"})
+            write = await c.call_tool("add_memory", {"text": "x", "user_id": "ben"})
+            return added, mine, theirs, write
+
+    added, mine, theirs, write = asyncio.run(go())
+    assert not added.is_error and [m["text"] for m in mine.structured_content["result"]] == ["I am allergic to peanuts."]
+    assert theirs.is_error and "UnknownScopeError" in theirs.content[0].text
+    assert write.is_error and "ForbiddenScopeError" in write.content[0].text

@@ -43,18 +43,18 @@ def test_add_search_update_history_delete_through_tools(mem):
     (added,) = run(call(server, ("add_memory", {"text": "I adopted a grey cat named Miso.", "user_id": "ana", "speaker": "Ana"})))
     assert not added.is_error
     memory_id = added.structured_content["memories"][0]["id"]
-    assert mem.get(memory_id).scope.user_id == "ana"
+    assert mem.get(memory_id, scope={"user_id": "ana"}).scope.user_id == "ana"
 
     found, ev, updated, hist, listed, deleted, gone = run(
         call(
             server,
             ("search_memory", {"query": "grey cat", "user_id": "ana", "limit": 5}),
             ("memory_evidence", {"query": "What is the cat called?", "user_id": "ana"}),
-            ("update_memory", {"memory_id": memory_id, "text": "Ana's cat Miso is two years old."}),
-            ("memory_history", {"memory_id": memory_id}),
+            ("update_memory", {"memory_id": memory_id, "text": "Ana's cat Miso is two years old.", "user_id": "ana"}),
+            ("memory_history", {"memory_id": memory_id, "user_id": "ana"}),
             ("list_memories", {"user_id": "ana"}),
-            ("delete_memory", {"memory_id": memory_id}),
-            ("get_memory", {"memory_id": memory_id}),
+            ("delete_memory", {"memory_id": memory_id, "user_id": "ana"}),
+            ("get_memory", {"memory_id": memory_id, "user_id": "ana"}),
         )
     )
     hits = found.structured_content["result"]
@@ -72,8 +72,9 @@ def test_add_search_update_history_delete_through_tools(mem):
     [
         ("add_memory", {"text": "hello"}, "InvalidScopeError"),
         ("add_memory", {"text": "  ", "user_id": "ana"}, "EmptyInputError"),
-        ("update_memory", {"memory_id": "nope", "text": "x"}, "RecordNotFoundError"),
-        ("delete_memory", {"memory_id": "nope"}, "RecordNotFoundError"),
+        ("update_memory", {"memory_id": "nope", "text": "x", "user_id": "ana"}, "RecordNotFoundError"),
+        ("delete_memory", {"memory_id": "nope", "user_id": "ana"}, "RecordNotFoundError"),
+        ("delete_memory", {"memory_id": "nope"}, "InvalidScopeError"),
     ],
 )
 def test_mistakes_come_back_as_tool_errors_and_lose_nothing(mem, tool, args, error):

@@ -58,14 +58,16 @@ def test_remote_and_local_give_the_same_answers(remote, local):
 
 def test_update_history_delete_through_the_client(remote):
     rec = remote.add("I keep bees.", scope=ANA).records[0]
-    new = remote.update(rec.id, "I keep two hives of bees.")
-    assert new.fact == "I keep two hives of bees." and remote.get(rec.id).fact == new.fact
-    remote.update(rec.id, temporal_anchor="May 2023")
-    assert remote.get(rec.id).temporal_anchor == "May 2023"
-    remote.delete(rec.id)
-    assert [h.event.value for h in remote.history(rec.id)] == ["ADD", "UPDATE", "UPDATE", "DELETE"]
+    new = remote.update(rec.id, "I keep two hives of bees.", scope=ANA)
+    assert new.fact == "I keep two hives of bees." and remote.get(rec.id, scope=ANA).fact == new.fact
+    remote.update(rec.id, scope=ANA, temporal_anchor="May 2023")
+    assert remote.get(rec.id, scope=ANA).temporal_anchor == "May 2023"
     with pytest.raises(RecordNotFoundError):
-        remote.get(rec.id)
+        remote.delete(rec.id, scope={"user_id": "ben"})
+    remote.delete(rec.id, scope=ANA)
+    assert [h.event.value for h in remote.history(rec.id, scope=ANA)] == ["ADD", "UPDATE", "UPDATE", "DELETE"]
+    with pytest.raises(RecordNotFoundError):
+        remote.get(rec.id, scope=ANA)
     remote.add(["a", "b"], scope=ANA)
     assert remote.delete_all(scope=ANA) == 2
 
@@ -81,16 +83,20 @@ def test_get_all_pages_through_everything(remote, monkeypatch):
 @pytest.mark.parametrize(
     ("call", "error"),
     [
-        (lambda m: m.get("nope"), RecordNotFoundError),
-        (lambda m: m.get("a/b?c"), RecordNotFoundError),
-        (lambda m: m.delete("nope"), RecordNotFoundError),
+        (lambda m: m.get("nope", scope=ANA), RecordNotFoundError),
+        (lambda m: m.get("a/b?c", scope=ANA), RecordNotFoundError),
+        (lambda m: m.delete("nope", scope=ANA), RecordNotFoundError),
+        (lambda m: m.get(m.get_all(scope=ANA)[0].id, scope={"user_id": "ben"}), RecordNotFoundError),
+        (lambda m: m.history(m.get_all(scope=ANA)[0].id, scope={"agent_id": "bot"}), RecordNotFoundError),
+        (lambda m: m.get("nope", scope={}), InvalidScopeError),
         (lambda m: m.add("   ", scope=ANA), EmptyInputError),
         (lambda m: m.add({"content": "x", "role": "robot"}, scope=ANA), InvalidInputError),
         (lambda m: m.search("", scope=ANA), EmptyInputError),
         (lambda m: m.search("   ", scope=ANA), EmptyInputError),
         (lambda m: m.add([], scope={}), InvalidScopeError),
         (lambda m: m.add("x", scope={}), InvalidScopeError),
-        (lambda m: m.update("nope", "x"), RecordNotFoundError),
+        (lambda m: m.update("nope", "x", scope=ANA), RecordNotFoundError),
+        (lambda m: m.update(m.get_all(scope=ANA)[0].id, "x", scope={"user_id": "ben"}), RecordNotFoundError),
     ],
 )
 def test_server_errors_come_back_as_the_same_exceptions(remote, local, call, error):
@@ -108,10 +114,10 @@ def test_update_errors_match_memory(remote, local):
     for m in (remote, local):
         rec = m.add("I keep bees.", scope=ANA).records[0]
         with pytest.raises(EmptyInputError):
-            m.update(rec.id, "")
+            m.update(rec.id, "", scope=ANA)
         with pytest.raises(RecordNotFoundError):
-            m.update("nope", "")
-        assert m.get(rec.id).fact == "I keep bees."
+            m.update("nope", "", scope=ANA)
+        assert m.get(rec.id, scope=ANA).fact == "I keep bees."
 
 
 def test_every_search_argument_of_memory_is_accepted(remote, local):
@@ -126,9 +132,9 @@ def test_every_search_argument_of_memory_is_accepted(remote, local):
 def test_dot_ids_are_not_found_rather_than_routed_elsewhere(remote, local, record_id):
     remote.add("I keep bees.", scope=ANA)
     for m in (local, remote):
-        for call in (m.get, m.delete, m.history, lambda i: m.update(i, "x")):
+        for call in (m.get, m.delete, m.history, lambda i, scope: m.update(i, "x", scope=scope)):
             with pytest.raises(RecordNotFoundError):
-                call(record_id)
+                call(record_id, scope=ANA)
     assert [r.fact for r in remote.get_all(scope=ANA)] == ["I keep bees."]
 
 

@@ -56,13 +56,13 @@ def test_edit_and_delete_with_the_form_token_only(ui, mem):
     page = ui.get(f"/ui/memory/{rid}", params={"user_id": "ana"}).text
     token = csrf(page)
     r = ui.post(f"/ui/memory/{rid}/edit", content=f"user_id=ana&csrf={token}&text=My+cat+is+called+Pip.", headers=FORM)
-    assert r.status_code == 303 and mem.get(rid).embed_text() == "My cat is called Pip."
+    assert r.status_code == 303 and mem.get(rid, scope=ANA).embed_text() == "My cat is called Pip."
     assert "UPDATE" in ui.get(f"/ui/memory/{rid}", params={"user_id": "ana"}).text
     assert ui.post(f"/ui/memory/{rid}/delete", content="user_id=ana&csrf=forged", headers=FORM).status_code == 403
     foreign = {**FORM, "origin": "http://evil.example"}
     assert ui.post(f"/ui/memory/{rid}/delete", content=f"user_id=ana&csrf={token}", headers=foreign).status_code == 403
     assert ui.post(f"/ui/memory/{rid}/delete", content=f"user_id=bob&csrf={token}", headers=FORM).status_code == 404
-    assert mem.get(rid)  # nothing deleted by the refused forms
+    assert mem.get(rid, scope=ANA)  # nothing deleted by the refused forms
     assert ui.post(f"/ui/memory/{rid}/delete", content=f"user_id=ana&csrf={token}", headers=FORM).status_code == 303
     assert rid not in {r.id for r in mem.get_all(scope=ANA)}
 

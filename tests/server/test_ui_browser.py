@@ -81,7 +81,7 @@ def test_browse_search_edit_and_delete_in_a_real_browser(browser, server):
     text.send_keys("Maya's lentil curry: onion, garlic, ginger, curry powder, red lentils, coconut milk.")
     browser.find_element(By.XPATH, "//button[starts-with(., 'save')]").click()
     assert "UPDATE" in browser.find_element(By.XPATH, "//h2[.='history']/following-sibling::table").text
-    assert "coconut milk" in memory.get(record_id).embed_text()
+    assert "coconut milk" in memory.get(record_id, scope=Scope(user_id="demo", run_id="sample")).embed_text()
     browser.find_element(By.CSS_SELECTOR, "button.danger").click()
     assert "/ui/scope" in browser.current_url
     assert record_id not in {r.id for r in memory.get_all(scope=Scope(user_id="demo", run_id="sample"))}

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from .. import tracing
 from ..embed.base import Embedder
-from ..errors import EmptyInputError, InvalidInputError, RecordNotFoundError
+from ..errors import EmptyInputError, InvalidInputError, MessageTooLargeError, RecordNotFoundError
 from ..records import (
     AddResult,
     Answer,
@@ -31,12 +31,17 @@ from ..records import (
 )
 from ..retrieve import Merge, Mode, Retriever, Serializer
 from ..store.base import EmbeddingInfo, Page, Store
+from ..textcheck import check_strings, check_text
 from .admission import AdmissionPolicy
 from .base import Answerer, Processor, Utterance
 
 log = logging.getLogger(__name__)
 
 MessageInput = Message | Mapping[str, Any] | str
+
+DEFAULT_MAX_MESSAGE_CHARS = 50_000
+"""The longest message ``add`` accepts (content plus image caption), about 12k tokens: a long pasted
+document fits, a runaway one is refused instead of becoming thousands of records."""
 
 
 class Memory:
@@ -58,7 +63,11 @@ class Memory:
         serializer: Serializer | None = None,
         admission: AdmissionPolicy | None = None,
         context_turns: int = 4,
+        max_message_chars: int = DEFAULT_MAX_MESSAGE_CHARS,
     ) -> None:
+        if isinstance(max_message_chars, bool) or not isinstance(max_message_chars, int) or max_message_chars < 1:
+            raise InvalidInputError(f"max_message_chars must be a positive integer, got {max_message_chars!r}")
+        self.max_message_chars = max_message_chars
         self.store = store
         self.embedder = embedder
         self.processor = processor
@@ -112,10 +121,18 @@ class Memory:
         that carry none, ``speaker`` the user-role messages that carry none. What becomes memory is decided
         by the admission policy (:mod:`memdesk.conversation.admission`); the raw log keeps every message.
         Messages whose id is already logged in this scope are skipped (re-running an ingest adds nothing
-        twice). Invalid input raises before anything is written.
+        twice). Invalid input raises before anything is written: text that is not valid UTF-8 (a lone
+        surrogate) or holds NUL is an :class:`InvalidInputError`, a message longer than
+        ``max_message_chars`` a :class:`MessageTooLargeError`.
         """
         scope = _as_scope(scope)
         batch = self._normalize(messages, timestamp=timestamp, speaker=speaker)
+        for i, m in enumerate(batch):
+            if len(m.text()) > self.max_message_chars:
+                raise MessageTooLargeError(
+                    f"message {i} has {len(m.text()):,} characters; the limit is {self.max_message_chars:,} "
+                    "(setting max_message_chars): split it into smaller messages"
+                )
         ids = [m.id or new_id() for m in batch]
         if len(set(ids)) != len(ids):
             raise InvalidInputError("duplicate message ids in one add() call")
@@ -170,6 +187,7 @@ class Memory:
     ) -> list[Message]:
         if timestamp is not None and not isinstance(timestamp, datetime):
             raise InvalidInputError("timestamp must be a datetime")
+        check_text(speaker, "speaker")
         if isinstance(messages, (str, Message, Mapping)):
             messages = [messages]
         if not isinstance(messages, Iterable):
@@ -189,6 +207,7 @@ class Memory:
                 raise InvalidInputError(f"message {i}: {e.errors()[0]['loc']}: {e.errors()[0]['msg']}") from e
             except TypeError as e:
                 raise InvalidInputError(f"message {i}: {e}") from e
+            check_strings(msg.model_dump(), f"message {i}")
             if not msg.text().strip():
                 raise EmptyInputError(f"message {i} is empty")
             updates: dict[str, Any] = {}
@@ -223,6 +242,8 @@ class Memory:
         scope = _as_scope(scope)
         if not isinstance(query, str) or not query.strip():
             raise EmptyInputError("empty query")
+        check_text(query, "query")
+        check_text(speaker, "speaker")
         vector = self.embedder.embed([query])[0]
         return self.retriever.retrieve(
             vector, scope, types=_as_types(types), speaker=speaker, k=k, K=K, mode=mode, merge=merge,
@@ -239,13 +260,18 @@ class Memory:
     @tracing.memory_span("answer", before=tracing.query_attributes, after=tracing.answer_attributes)
     def answer(self, question: str, *, scope: Scope, question_time: str | None = None, **search_args: Any) -> Answer:
         """Retrieve evidence and answer from it (extractive offline; generated with a chat model)."""
+        check_text(question_time, "question_time")
         evidence = self.evidence(question, scope=scope, **search_args)
         return self.answerer.answer(question, evidence, question_time=question_time)
 
-    def get(self, record_id: str) -> MemoryRecord:
+    def get(self, record_id: str, *, scope: Scope) -> MemoryRecord:
+        """The record ``record_id`` if it lies under ``scope`` (unset fields are wildcards); a record outside
+        the scope raises :class:`RecordNotFoundError` exactly as a missing one does, so ids reveal nothing."""
+        scope = _as_scope(scope)
+        check_text(record_id, "record id")
         record = self.store.get(record_id)
-        if record is None:
-            raise RecordNotFoundError(f"no memory with id {record_id!r}")
+        if record is None or not scope.matches(record.scope):
+            raise RecordNotFoundError.under(record_id, scope)
         return record
 
     def get_all(
@@ -253,6 +279,7 @@ class Memory:
     ) -> list[MemoryRecord]:
         """Every memory under ``scope``, by type (episodic, semantic, procedural) then age."""
         scope = _as_scope(scope)
+        check_text(speaker, "speaker")
         out: list[MemoryRecord] = []
         for t in _as_types(types) or list(MemoryType):
             out.extend(self.store.scan(scope, t, speaker=speaker))
@@ -269,6 +296,8 @@ class Memory:
     ) -> Page[MemoryRecord]:
         """One page of :meth:`get_all`'s listing: up to ``limit`` memories after ``cursor`` (a
         ``next_cursor`` from the previous page), read by keyset, so every page costs the same."""
+        check_text(speaker, "speaker")
+        check_text(cursor, "cursor")
         return self.store.page(_as_scope(scope), types=_as_types(types), speaker=speaker, limit=limit, cursor=cursor)
 
     def messages(self, *, scope: Scope) -> list[RawMessage]:
@@ -276,12 +305,16 @@ class Memory:
         return self.store.messages(_as_scope(scope))
 
     @tracing.memory_span("update_memory", before=tracing.record_id_attributes, after=tracing.one)
-    def update(self, record_id: str, text: str | None = None, **fields: Any) -> MemoryRecord:
-        """Supersede a record with new text/fields; the old version stays in :meth:`history`."""
-        old = self.get(record_id)
+    def update(self, record_id: str, text: str | None = None, *, scope: Scope, **fields: Any) -> MemoryRecord:
+        """Supersede a record under ``scope`` with new text/fields; the old version stays in :meth:`history`."""
+        old = self.get(record_id, scope=scope)
+        check_strings(fields, "fields")
         if text is not None:
             if not isinstance(text, str) or not text.strip():
                 raise EmptyInputError("empty text")
+            check_text(text, "text")
+            if len(text) > self.max_message_chars:
+                raise MessageTooLargeError(f"text has {len(text):,} characters; the limit is {self.max_message_chars:,}")
             main = {"episodic": "summary", "semantic": "fact", "procedural": "content"}[old.type]
             fields[main] = text
         if not fields:
@@ -297,19 +330,26 @@ class Memory:
         return new
 
     @tracing.memory_span("delete_memory", before=tracing.record_id_attributes, after=tracing.one)
-    def delete(self, record_id: str) -> None:
+    def delete(self, record_id: str, *, scope: Scope) -> None:
+        """Delete one record under ``scope`` (a record outside it is not found)."""
+        scope = _as_scope(scope)
+        self.get(record_id, scope=scope)
         if not self.store.delete(record_id):
-            raise RecordNotFoundError(f"no memory with id {record_id!r}")
+            raise RecordNotFoundError.under(record_id, scope)
 
     @tracing.memory_span("delete_memory", after=tracing.deleted)
     def delete_all(self, *, scope: Scope) -> int:
         """Delete every record and raw message under ``scope``; returns the number of records deleted."""
         return self.store.delete_scope(_as_scope(scope))
 
-    def history(self, record_id: str) -> list[HistoryEntry]:
+    def history(self, record_id: str, *, scope: Scope) -> list[HistoryEntry]:
+        """Every version of a record under ``scope`` (also after it was deleted), oldest first."""
+        scope = _as_scope(scope)
+        check_text(record_id, "record id")
         entries = self.store.history(record_id)
-        if not entries:
-            raise RecordNotFoundError(f"no memory with id {record_id!r}")
+        # a record's scope never changes (update refuses it), so any version says whose it is
+        if not entries or not scope.matches(entries[0].record.scope):
+            raise RecordNotFoundError.under(record_id, scope)
         return entries
 
 

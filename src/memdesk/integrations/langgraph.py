@@ -207,7 +207,7 @@ class _Ops:
         # the new value supersedes the old one: its records go (the raw log keeps what was put)
         for record in self.memory.get_all(scope=scope):
             if message_id not in record.provenance:
-                self.memory.delete(record.id)
+                self.memory.delete(record.id, scope=scope)
         return None
 
     # -- reads ---------------------------------------------------------------------------------------

@@ -3,11 +3,17 @@
 ``create_app(memory, api_keys=...)`` builds it (constructor injection: the caller owns the memory);
 ``memdesk serve`` runs it with uvicorn. Every route under ``/v1`` (and ``/mcp``) needs an API key when keys
 are configured; ``/healthz``, ``/openapi.json`` and ``/docs`` do not. Without keys the server answers only
-requests addressed to a loopback name (DNS-rebinding protection), unless ``allowed_hosts`` says otherwise. Errors come back as
-``{"error": {"type": "<memdesk exception>", "message": "..."}}`` with a status from
-:mod:`memdesk.server.statuses` (404 unknown id, 409 embedder mismatch, 422 bad input, 503 database
-locked, 502 model failure). Handlers are synchronous and run on the server's thread pool; the stores
-are safe to share between threads and concurrent writers lose nothing.
+requests addressed to a loopback name (DNS-rebinding protection), unless ``allowed_hosts`` says otherwise.
+
+Every route is scoped: the caller's key decides which scopes it reaches (:mod:`memdesk.tenants`). A tenant
+key gets its ``user_id`` (and ``agent_id``) filled in where a request leaves them out; naming another tenant
+is a 404 for reads and by-id calls (as if nothing were there) and a 403 for writes. By-id routes take the
+scope as query parameters (``GET /v1/memories/{id}?user_id=ana``) and a record outside it is a 404.
+
+Errors come back as ``{"error": {"type": "<memdesk exception>", "message": "..."}}`` with a status from
+:mod:`memdesk.server.statuses` (403 another tenant's scope, 404 unknown id, 409 embedder mismatch, 413
+message too large, 422 bad input, 503 database locked, 502 model failure). Handlers are synchronous and run
+on the server's thread pool; the stores are safe to share between threads and concurrent writers lose nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import contextlib
 from collections.abc import AsyncIterator, Sequence
 from typing import Annotated, Any
 
+import anyio.to_thread
 from fastapi import APIRouter, Depends, FastAPI, Query, Request, Response, Security, status
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -25,9 +32,11 @@ from starlette.routing import Route
 
 from ..conversation.memory import Memory
 from ..errors import InvalidInputError, MemdeskError
+from ..records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, SearchHit
 from ..remote import NEXT_CURSOR
-from ..records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
+from ..tenants import Caller
 from .auth import LOOPBACK_HOSTS, ApiKeys, HostGuard
+from .mcp_tools import CALLER_STATE
 from .schemas import AddRequest, AnswerRequest, Deleted, ErrorBody, Health, RetrievalOptions, SearchRequest, UpdateRequest
 from .statuses import error_response, retry_after, status_for, unauthorized
 
@@ -38,7 +47,15 @@ _ERRORS: dict[int | str, dict[str, Any]] = {
     401: {"model": ErrorBody, "description": "Missing or wrong API key."},
     422: {"model": ErrorBody, "description": "Invalid input (bad scope, empty text, wrong shape)."},
 }
-_NOT_FOUND: dict[int | str, dict[str, Any]] = {404: {"model": ErrorBody, "description": "No memory with that id."}}
+_NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorBody, "description": "No memory with that id under the scope (also: another tenant's)."}
+}
+_UNKNOWN_SCOPE: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorBody, "description": "Nothing under the scope (also: another tenant's scope)."}
+}
+_FORBIDDEN: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorBody, "description": "A tenant key named another tenant's scope."}
+}
 _NEXT_CURSOR: dict[int | str, dict[str, Any]] = {
     200: {"headers": {NEXT_CURSOR: {"description": "Pass as ?cursor= to read the next page; absent on the last page.",
                                     "schema": {"type": "string"}}}}
@@ -49,12 +66,33 @@ class NotAuthenticated(Exception):
     """Raised by the key check; answered with 401."""
 
 
-def query_scope(
-    user_id: Annotated[str | None, Query(description="user_id of the scope")] = None,
-    agent_id: Annotated[str | None, Query(description="agent_id of the scope")] = None,
-    run_id: Annotated[str | None, Query(description="run_id of the scope")] = None,
-) -> Scope:
-    return Scope(user_id=user_id, agent_id=agent_id, run_id=run_id)
+def require_key(
+    request: Request,
+    bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None,
+    x_api_key: Annotated[str | None, Security(_header)] = None,
+) -> Caller:
+    """The caller the request's API key stands for (the app's :class:`ApiKeys` decide); 401 if none."""
+    keys: ApiKeys = request.app.state.memdesk_keys
+    caller = keys.caller(f"Bearer {bearer.credentials}" if bearer else None, x_api_key)
+    if caller is None:
+        raise NotAuthenticated()
+    return caller
+
+
+class QueryScope:
+    """The scope fields of a query string (``?user_id=...&agent_id=...&run_id=...``), as the caller gives them."""
+
+    def __init__(
+        self,
+        user_id: Annotated[str | None, Query(description="user_id of the scope (a tenant key fills its own)")] = None,
+        agent_id: Annotated[str | None, Query(description="agent_id of the scope")] = None,
+        run_id: Annotated[str | None, Query(description="run_id of the scope")] = None,
+    ) -> None:
+        self.fields = {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}
+
+
+Who = Annotated[Caller, Depends(require_key)]
+Where = Annotated[QueryScope, Depends()]
 
 
 def _search_args(req: RetrievalOptions) -> dict[str, Any]:
@@ -83,14 +121,6 @@ def create_app(
     keys = api_keys or ApiKeys()
     if allowed_hosts is None:
         allowed_hosts = ["*"] if keys.required else list(LOOPBACK_HOSTS)
-
-    def require_key(
-        bearer: Annotated[HTTPAuthorizationCredentials | None, Security(_bearer)] = None,
-        x_api_key: Annotated[str | None, Security(_header)] = None,
-    ) -> None:
-        authorization = f"Bearer {bearer.credentials}" if bearer else None
-        if not keys.allows(authorization, x_api_key):
-            raise NotAuthenticated()
 
     mcp_endpoint = None
     session_manager = None
@@ -150,75 +180,84 @@ def create_app(
         """Liveness and what the server runs on (no key needed)."""
         return Health(version=__version__, embedding_model=memory.embedder.model_id, store=type(memory.store).__name__)
 
+    app.state.memdesk_keys = keys
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(require_key)], responses=_ERRORS)
 
-    @v1.post("/memories", status_code=status.HTTP_201_CREATED, tags=["memories"])
-    def add_memories(req: AddRequest) -> AddResult:
+    @v1.post("/memories", status_code=status.HTTP_201_CREATED, tags=["memories"], responses=_FORBIDDEN)
+    def add_memories(req: AddRequest, caller: Who) -> AddResult:
         """Route, extract, embed and store messages (one transaction; known message ids are skipped)."""
-        return memory.add(list(req.messages), scope=req.scope(), timestamp=req.timestamp, speaker=req.speaker)
+        scope = caller.scope(**req.scope_fields(), access="write")
+        return memory.add(list(req.messages), scope=scope, timestamp=req.timestamp, speaker=req.speaker)
 
-    @v1.post("/memories/search", tags=["memories"])
-    def search_memories(req: SearchRequest) -> list[SearchHit]:
+    @v1.post("/memories/search", tags=["memories"], responses=_UNKNOWN_SCOPE)
+    def search_memories(req: SearchRequest, caller: Who) -> list[SearchHit]:
         """Top-k per memory type, merged, de-duplicated, truncated to K; best first."""
-        return memory.search(req.query, scope=req.scope(), **_search_args(req))
+        return memory.search(req.query, scope=caller.scope(**req.scope_fields(), access="read"), **_search_args(req))
 
-    @v1.post("/memories/evidence", tags=["memories"])
-    def evidence(req: SearchRequest) -> Evidence:
+    @v1.post("/memories/evidence", tags=["memories"], responses=_UNKNOWN_SCOPE)
+    def evidence(req: SearchRequest, caller: Who) -> Evidence:
         """The serialized evidence block for a query (records with temporal anchors) and its token count."""
-        return memory.evidence(req.query, scope=req.scope(), **_search_args(req))
+        return memory.evidence(req.query, scope=caller.scope(**req.scope_fields(), access="read"), **_search_args(req))
 
-    @v1.post("/memories/answer", tags=["memories"])
-    def answer(req: AnswerRequest) -> Answer:
+    @v1.post("/memories/answer", tags=["memories"], responses=_UNKNOWN_SCOPE)
+    def answer(req: AnswerRequest, caller: Who) -> Answer:
         """Answer from memory: generated by the configured chat model, else the best evidence (extractive)."""
-        return memory.answer(req.question, scope=req.scope(), question_time=req.question_time, **_search_args(req))
+        scope = caller.scope(**req.scope_fields(), access="read")
+        return memory.answer(req.question, scope=scope, question_time=req.question_time, **_search_args(req))
 
-    @v1.get("/memories", tags=["memories"], responses=_NEXT_CURSOR)
+    @v1.get("/memories", tags=["memories"], responses={**_UNKNOWN_SCOPE, **_NEXT_CURSOR})
     def list_memories(
         response: Response,
-        scope: Annotated[Scope, Depends(query_scope)],
+        where: Where,
+        caller: Who,
         types: Annotated[list[MemoryType] | None, Query()] = None,
         speaker: str | None = None,
         cursor: Annotated[str | None, Query(description="The X-Next-Cursor of the previous page.")] = None,
         limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
     ) -> list[MemoryRecord]:
-        """Memories under a scope, by type then age, ``limit`` at a time: the next page's cursor is in
-        the ``X-Next-Cursor`` header (absent on the last page). Keyset paging: every page costs the same."""
+        """Memories under a scope (unset ids are wildcards), by type then age, ``limit`` at a time: the next
+        page's cursor is in the ``X-Next-Cursor`` header (absent on the last page). Keyset paging: every page
+        costs the same."""
+        scope = caller.scope(**where.fields, access="read")
         page = memory.page(scope=scope, types=types, speaker=speaker, limit=limit, cursor=cursor)
         if page.next_cursor is not None:
             response.headers[NEXT_CURSOR] = page.next_cursor
         return page.items
 
-    @v1.delete("/memories", tags=["memories"])
-    def delete_scope(scope: Annotated[Scope, Depends(query_scope)]) -> Deleted:
+    @v1.delete("/memories", tags=["memories"], responses=_FORBIDDEN)
+    def delete_scope(where: Where, caller: Who) -> Deleted:
         """Delete every memory and raw message under the exact scope."""
-        return Deleted(deleted=memory.delete_all(scope=scope))
+        return Deleted(deleted=memory.delete_all(scope=caller.scope(**where.fields, access="write")))
 
     @v1.get("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
-    def get_memory(memory_id: str) -> MemoryRecord:
-        return memory.get(memory_id)
+    def get_memory(memory_id: str, where: Where, caller: Who) -> MemoryRecord:
+        """One memory, if it lies under the scope (a tenant key: its own)."""
+        return memory.get(memory_id, scope=caller.scope(**where.fields, access="record", record_id=memory_id))
 
     @v1.patch("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
-    def update_memory(memory_id: str, req: UpdateRequest) -> MemoryRecord:
+    def update_memory(memory_id: str, req: UpdateRequest, where: Where, caller: Who) -> MemoryRecord:
         """Supersede a memory with new text and/or fields (re-embedded); the old version stays in its history."""
-        clash = {"record_id", "text"} & set(req.fields)
+        clash = {"record_id", "text", "scope"} & set(req.fields)
         if clash:  # they would collide with Memory.update's own arguments (a TypeError: 500)
             raise InvalidInputError(f"cannot update {sorted(clash)} through fields; give the new text as text")
-        return memory.update(memory_id, req.text, **req.fields)
+        scope = caller.scope(**where.fields, access="record", record_id=memory_id)
+        return memory.update(memory_id, req.text, scope=scope, **req.fields)
 
     @v1.delete("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
-    def delete_memory(memory_id: str) -> Deleted:
-        memory.delete(memory_id)
+    def delete_memory(memory_id: str, where: Where, caller: Who) -> Deleted:
+        """Delete one memory under the scope."""
+        memory.delete(memory_id, scope=caller.scope(**where.fields, access="record", record_id=memory_id))
         return Deleted(deleted=1)
 
     @v1.get("/memories/{memory_id}/history", tags=["memories"], responses=_NOT_FOUND)
-    def memory_history(memory_id: str) -> list[HistoryEntry]:
-        """Every version of a memory: created, updated, deleted."""
-        return memory.history(memory_id)
+    def memory_history(memory_id: str, where: Where, caller: Who) -> list[HistoryEntry]:
+        """Every version of a memory under the scope: created, updated, deleted."""
+        return memory.history(memory_id, scope=caller.scope(**where.fields, access="record", record_id=memory_id))
 
-    @v1.get("/messages", tags=["messages"])
-    def messages(scope: Annotated[Scope, Depends(query_scope)]) -> list[RawMessage]:
+    @v1.get("/messages", tags=["messages"], responses=_UNKNOWN_SCOPE)
+    def messages(where: Where, caller: Who) -> list[RawMessage]:
         """The raw message log under a scope: everything ever said, routed or not."""
-        return memory.messages(scope=scope)
+        return memory.messages(scope=caller.scope(**where.fields, access="read"))
 
     app.include_router(v1)
     if ui:  # the memory browser at /ui, behind the same keys (memdesk/server/ui.py)
@@ -232,7 +271,8 @@ def create_app(
 
 
 class _KeyGuard:
-    """ASGI wrapper: the same API-key check for the MCP endpoint (streamable HTTP at ``/mcp``)."""
+    """ASGI wrapper: the same API-key check for the MCP endpoint (streamable HTTP at ``/mcp``). The caller it
+    finds travels in the request's state (``request.state.memdesk_caller``), where the MCP tools read it."""
 
     def __init__(self, app: Any, keys: ApiKeys) -> None:
         self.app = app
@@ -241,7 +281,10 @@ class _KeyGuard:
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-            if not self.keys.allows(headers.get("authorization"), headers.get("x-api-key")):
+            # a tenant key is looked up in the database: off the event loop
+            caller = await anyio.to_thread.run_sync(self.keys.caller, headers.get("authorization"), headers.get("x-api-key"))
+            if caller is None:
                 await unauthorized()(scope, receive, send)
                 return
+            scope.setdefault("state", {})[CALLER_STATE] = caller
         await self.app(scope, receive, send)

@@ -16,21 +16,29 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, Field
 
 from ..conversation.memory import Memory
-from ..errors import MemdeskError
+from ..errors import ForbiddenScopeError, MemdeskError
 from ..records import MemoryRecord, MemoryType, Scope, SearchHit
+
+from ..tenants import Access, Caller
 
 try:  # the MCP SDK is an optional dependency (memdesk[server])
     from mcp.server import MCPServer
+    from mcp.server.mcpserver import Context
     from mcp.server.mcpserver.exceptions import ToolError
 except ImportError:  # pragma: no cover - exercised only without the extra
     MCPServer = None  # type: ignore[assignment,misc]
+    Context = None  # type: ignore[assignment,misc]
     ToolError = None  # type: ignore[assignment,misc]
+
+CALLER_STATE = "memdesk_caller"
+"""Where the HTTP key guard leaves the request's :class:`~memdesk.tenants.Caller` (``request.state``)."""
 
 INSTRUCTIONS = (
     "Long-term memory for this conversation partner. Call add_memory with what the user says that is worth "
     "keeping (facts, events, instructions), and search_memory or memory_evidence before answering anything "
     "that depends on the past. Memories are scoped by user_id, agent_id and run_id: give at least one, and "
-    "the same ones every time. Each memory has an id for get/update/delete and a history of versions."
+    "the same ones every time (with a tenant's key, its own user_id is filled in). Each memory has an id for "
+    "get/update/delete and a history of versions."
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -81,8 +89,18 @@ class Version(BaseModel):
     memory: MemoryItem
 
 
-def _scope(user_id: str | None, agent_id: str | None, run_id: str | None) -> Scope:
-    return Scope(user_id=user_id, agent_id=agent_id, run_id=run_id)
+def _scope(
+    ctx: Any, caller: Caller, user_id: str | None, agent_id: str | None, run_id: str | None, access: Access,
+    record_id: str | None = None,
+) -> Scope:
+    """The scope a tool call may use: the request's caller (an API key over HTTP) or ``caller`` (stdio,
+    in process) decides, as for the HTTP routes."""
+    request = getattr(ctx.request_context, "request", None) if ctx is not None else None
+    if request is not None:  # over HTTP: the key guard always leaves the caller; fail closed if it did not
+        caller = getattr(request.state, CALLER_STATE, None)
+        if not isinstance(caller, Caller):
+            raise ForbiddenScopeError("this MCP request carries no authenticated caller")
+    return caller.scope(user_id, agent_id, run_id, access=access, record_id=record_id)
 
 
 def _tool_errors(fn: F) -> F:
@@ -98,8 +116,13 @@ def _tool_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def create_mcp_server(memory: Memory, *, name: str = "memdesk") -> "MCPServer":
-    """An MCP server whose tools read and write ``memory`` (which the caller owns and closes)."""
+def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller | None = None) -> "MCPServer":
+    """An MCP server whose tools read and write ``memory`` (which the caller owns and closes).
+
+    Over HTTP (mounted by :func:`~memdesk.server.create_app`) each call is scoped by the request's API key;
+    over stdio or in process by ``caller`` (default: an admin, who may name any scope; pass
+    ``Caller(tenant=Tenant(user_id=...))`` to bind the server to one tenant)."""
+    default = caller or Caller()
     if MCPServer is None:
         from ..errors import ConfigError
 
@@ -112,6 +135,7 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk") -> "MCPServer":
     @_tool_errors
     def add_memory(
         text: str,
+        ctx: Context,
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
@@ -119,9 +143,8 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk") -> "MCPServer":
         timestamp: datetime | None = None,
     ) -> AddOutcome:
         """Remember one message: it is routed into episodic, semantic and/or procedural memories."""
-        result = memory.add(
-            {"content": text, "speaker": speaker, "timestamp": timestamp}, scope=_scope(user_id, agent_id, run_id)
-        )
+        scope = _scope(ctx, default, user_id, agent_id, run_id, "write")
+        result = memory.add({"content": text, "speaker": speaker, "timestamp": timestamp}, scope=scope)
         return AddOutcome(
             message_ids=result.message_ids, routes=result.routes, memories=[MemoryItem.of(r) for r in result.records]
         )
@@ -130,6 +153,7 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk") -> "MCPServer":
     @_tool_errors
     def search_memory(
         query: str,
+        ctx: Context,
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
@@ -138,25 +162,27 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk") -> "MCPServer":
         speaker: str | None = None,
     ) -> list[MemoryItem]:
         """Find the memories most related to a query, best first."""
-        hits = memory.search(query, scope=_scope(user_id, agent_id, run_id), K=limit, types=types, speaker=speaker)
-        return [MemoryItem.hit(h) for h in hits]
+        scope = _scope(ctx, default, user_id, agent_id, run_id, "read")
+        return [MemoryItem.hit(h) for h in memory.search(query, scope=scope, K=limit, types=types, speaker=speaker)]
 
     @server.tool()
     @_tool_errors
     def memory_evidence(
         query: str,
+        ctx: Context,
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
         speaker: str | None = None,
     ) -> EvidenceBlock:
         """The evidence block for a question (retrieved memories with their dates), to read before answering."""
-        ev = memory.evidence(query, scope=_scope(user_id, agent_id, run_id), speaker=speaker)
+        ev = memory.evidence(query, scope=_scope(ctx, default, user_id, agent_id, run_id, "read"), speaker=speaker)
         return EvidenceBlock(text=ev.text, tokens=ev.tokens, memory_ids=[h.record.id for h in ev.hits])
 
     @server.tool()
     @_tool_errors
     def list_memories(
+        ctx: Context,
         user_id: str | None = None,
         agent_id: str | None = None,
         run_id: str | None = None,
@@ -164,35 +190,51 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk") -> "MCPServer":
         limit: int = Field(default=100, ge=1, le=1000),
     ) -> list[MemoryItem]:
         """Every memory under a scope (episodic, semantic, then procedural; oldest first within each), up to ``limit``."""
-        page = memory.page(scope=_scope(user_id, agent_id, run_id), types=types, limit=limit)
+        page = memory.page(scope=_scope(ctx, default, user_id, agent_id, run_id, "read"), types=types, limit=limit)
         return [MemoryItem.of(r) for r in page.items]
 
     @server.tool()
     @_tool_errors
-    def get_memory(memory_id: str) -> MemoryItem:
-        """One memory by id."""
-        return MemoryItem.of(memory.get(memory_id))
+    def get_memory(
+        memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> MemoryItem:
+        """One memory by id, if it lies under the scope."""
+        scope = _scope(ctx, default, user_id, agent_id, run_id, "record", memory_id)
+        return MemoryItem.of(memory.get(memory_id, scope=scope))
 
     @server.tool()
     @_tool_errors
-    def update_memory(memory_id: str, text: str) -> MemoryItem:
+    def update_memory(
+        memory_id: str,
+        text: str,
+        ctx: Context,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+    ) -> MemoryItem:
         """Replace a memory's text (re-embedded; the old version stays in its history)."""
-        return MemoryItem.of(memory.update(memory_id, text))
+        scope = _scope(ctx, default, user_id, agent_id, run_id, "record", memory_id)
+        return MemoryItem.of(memory.update(memory_id, text, scope=scope))
 
     @server.tool()
     @_tool_errors
-    def delete_memory(memory_id: str) -> Literal["deleted"]:
-        """Delete a memory (its history keeps what it said)."""
-        memory.delete(memory_id)
+    def delete_memory(
+        memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> Literal["deleted"]:
+        """Delete a memory under the scope."""
+        memory.delete(memory_id, scope=_scope(ctx, default, user_id, agent_id, run_id, "record", memory_id))
         return "deleted"
 
     @server.tool()
     @_tool_errors
-    def memory_history(memory_id: str) -> list[Version]:
-        """Every version of a memory: created, updated, deleted."""
+    def memory_history(
+        memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
+    ) -> list[Version]:
+        """Every version of a memory under the scope: created, updated, deleted."""
+        scope = _scope(ctx, default, user_id, agent_id, run_id, "record", memory_id)
         return [
             Version(version=e.version, event=e.event.value, changed_at=e.changed_at, memory=MemoryItem.of(e.record))
-            for e in memory.history(memory_id)
+            for e in memory.history(memory_id, scope=scope)
         ]
 
     return server

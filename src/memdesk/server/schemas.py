@@ -1,7 +1,7 @@
 """Request and response bodies of the HTTP API (pydantic, so the OpenAPI schema documents them).
 
 Scopes travel as three flat fields (``user_id``, ``agent_id``, ``run_id``), the shape agent builders
-know from other memory APIs; at least one must be set.
+know from other memory APIs; at least one must be set (a tenant key sets its own).
 """
 
 from __future__ import annotations
@@ -11,12 +11,13 @@ from typing import Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-from ..records import MemoryType, Message, Scope
+from ..records import MemoryType, Message
 from ..retrieve import Merge
 
 
 class ScopeFields(BaseModel):
-    """Who the memory belongs to. Writes use the scope exactly; reads treat unset ids as wildcards."""
+    """Who the memory belongs to. Writes use the scope exactly; reads treat unset ids as wildcards. A tenant
+    key fills in its own ``user_id`` (and ``agent_id``) when they are left out."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -24,8 +25,9 @@ class ScopeFields(BaseModel):
     agent_id: str | None = None
     run_id: str | None = None
 
-    def scope(self) -> Scope:
-        return Scope(user_id=self.user_id, agent_id=self.agent_id, run_id=self.run_id)
+    def scope_fields(self) -> dict[str, str | None]:
+        """The three ids as given (the caller's key turns them into a scope)."""
+        return {"user_id": self.user_id, "agent_id": self.agent_id, "run_id": self.run_id}
 
 
 class AddRequest(ScopeFields):

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from starlette.responses import JSONResponse
 
+from ..redaction import mask_secrets
+
 from ..errors import (
     EmbeddingMismatchError,
+    ForbiddenScopeError,
     LLMError,
     LLMRateLimitError,
     MemdeskError,
+    MessageTooLargeError,
     RecordNotFoundError,
     StoreLockedError,
     UnknownScopeError,
@@ -20,6 +24,8 @@ from ..errors import (
 _STATUSES: tuple[tuple[type[MemdeskError], int], ...] = (
     (RecordNotFoundError, 404),
     (UnknownScopeError, 404),
+    (ForbiddenScopeError, 403),
+    (MessageTooLargeError, 413),
     (EmbeddingMismatchError, 409),
     (UsageError, 422),
     (StoreLockedError, 503),
@@ -42,7 +48,9 @@ def retry_after(error: MemdeskError) -> str | None:
 
 
 def error_response(status: int, type_: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
-    """``{"error": {"type": ..., "message": ...}}`` with ``status``: the body of every failed request."""
+    """``{"error": {"type": ..., "message": ...}}`` with ``status``: the body of every failed request. The
+    message is made printable UTF-8 (a lone surrogate echoed from the input is escaped) with secrets masked."""
+    message = mask_secrets(message.encode("utf-8", "backslashreplace").decode("utf-8"))
     return JSONResponse({"error": {"type": type_, "message": message}}, status_code=status, headers=headers)
 
 

@@ -6,7 +6,8 @@ with its history, and forms to edit or delete it. No JavaScript and no build ste
 style sheet.
 
 Access: when the server requires API keys, ``/ui/login`` takes a key and keeps it in an HttpOnly,
-``SameSite=Strict`` cookie scoped to ``/ui``; every page checks it as the API checks its header. Every form that
+``SameSite=Strict`` cookie scoped to ``/ui``; every page checks it as the API checks its header, and a tenant key
+sees and changes only its own scopes (the same :meth:`~memdesk.tenants.Caller.scope` rule as the API). Every form that
 changes something carries a token derived from a per-server secret and the key, and its ``Origin`` (when sent)
 must be the server itself, so another site cannot submit it (also to a keyless loopback server).
 """
@@ -26,8 +27,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ..conversation.memory import Memory
-from ..errors import MemdeskError, RecordNotFoundError
+from ..errors import MemdeskError
 from ..records import ALL_TYPES, MemoryType, Scope
+from ..tenants import Access, Caller
 from .auth import ApiKeys
 
 COOKIE = "memdesk_ui_key"
@@ -58,19 +60,22 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
     secret = secret or secrets.token_bytes(32)
     router = APIRouter(prefix="/ui", include_in_schema=False)
 
-    def in_scope(record_id: str, scope: Scope) -> Any:
-        """The record if it lies under the scope the page names; else as missing as an unknown id."""
-        record = memory.get(record_id)
-        if not scope.matches(record.scope):
-            raise RecordNotFoundError(f"no memory with id {record_id!r}")
-        return record
-
     def offered_key(request: Request) -> str | None:
         return request.cookies.get(COOKIE)
 
-    def allowed(request: Request) -> bool:
+    def caller(request: Request) -> Caller | None:
+        """Who the cookie's key stands for (as the API decides for its header); None: not logged in."""
         key = offered_key(request)
-        return keys.allows(f"Bearer {key}" if key else None, None)
+        return keys.caller(f"Bearer {key}" if key else None, None)
+
+    def allowed(request: Request) -> bool:
+        return caller(request) is not None
+
+    def scope_of(request: Request, ids: dict[str, str | None], access: Access, record_id: str | None = None) -> Scope:
+        """The scope a page or form may use: a tenant key's own (filled in), as for the API."""
+        who = caller(request)
+        assert who is not None  # guarded pages run only for a known caller
+        return who.scope(**{k: ids.get(k) or None for k in ("user_id", "agent_id", "run_id")}, access=access, record_id=record_id)
 
     def token(request: Request) -> str:
         return hmac.new(secret, (offered_key(request) or "").encode(), hashlib.sha256).hexdigest()[:32]
@@ -133,7 +138,7 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
     async def login(request: Request) -> Response:
         fields = {k: v[-1] for k, v in parse_qs((await request.body()).decode("utf-8", "replace")).items()}
         key = fields.get("key", "").strip()
-        if not keys.allows(f"Bearer {key}", None):
+        if keys.caller(f"Bearer {key}", None) is None:
             return RedirectResponse("/ui/login?failed=1", status_code=303)
         response = RedirectResponse("/ui", status_code=303)
         response.set_cookie(COOKIE, key, httponly=True, samesite="strict", path="/ui", secure=request.url.scheme == "https")
@@ -151,7 +156,10 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
     @guarded
     async def scopes(request: Request) -> Response:
         rows = []
+        tenant = caller(request).tenant  # type: ignore[union-attr]
         for scope in memory.store.scopes():
+            if tenant is not None and not tenant.scope().matches(scope):
+                continue  # a tenant key lists its own scopes only
             counts = [memory.store.count(scope, t) for t in ALL_TYPES]
             label = escape(str(scope))
             rows.append(
@@ -168,7 +176,7 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
         request: Request, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
         q: str | None = None, type: str | None = None, speaker: str | None = None,
     ) -> Response:
-        scope = Scope(user_id=user_id, agent_id=agent_id, run_id=run_id)
+        scope = scope_of(request, {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}, "read")
         params = _scope_params(scope)
         types = [MemoryType(type)] if type else None
         search = (
@@ -207,13 +215,13 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
     @guarded
     async def memory_page(request: Request, record_id: str, user_id: str | None = None, agent_id: str | None = None,
                           run_id: str | None = None) -> Response:
-        scope = Scope(user_id=user_id, agent_id=agent_id, run_id=run_id)
-        record = in_scope(record_id, scope)
+        scope = scope_of(request, {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}, "record", record_id)
+        record = memory.get(record_id, scope=scope)
         params = _scope_params(scope)
         history = "".join(
             f"<tr><td>v{e.version}</td><td>{e.event.value}</td><td class=muted>{e.changed_at:%Y-%m-%d %H:%M:%S}</td>"
             f"<td>{escape(e.record.embed_text())}</td></tr>"
-            for e in memory.history(record_id)
+            for e in memory.history(record_id, scope=scope)
         )
         hidden = "".join(_hidden(k, v) for k, v in params.items()) + csrf_field(request)
         body = (
@@ -230,18 +238,16 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
     @guarded
     async def edit(request: Request, record_id: str) -> Response:
         fields = await form(request)
-        scope = _form_scope(fields)
-        in_scope(record_id, scope)
-        memory.update(record_id, fields.get("text", ""))
+        scope = scope_of(request, fields, "record", record_id)
+        memory.update(record_id, fields.get("text", ""), scope=scope)
         return RedirectResponse(_link(f"/memory/{record_id}", **_scope_params(scope)), status_code=303)
 
     @router.post("/memory/{record_id}/delete")
     @guarded
     async def delete(request: Request, record_id: str) -> Response:
         fields = await form(request)
-        scope = _form_scope(fields)
-        in_scope(record_id, scope)
-        memory.delete(record_id)
+        scope = scope_of(request, fields, "record", record_id)
+        memory.delete(record_id, scope=scope)
         return RedirectResponse(_link("/scope", **_scope_params(scope)), status_code=303)
 
     return router
@@ -261,10 +267,6 @@ _SECURITY_HEADERS = {
 
 def _hidden(name: str, value: str) -> str:
     return f'<input type="hidden" name="{escape(name)}" value="{escape(value)}">'
-
-
-def _form_scope(fields: dict[str, str]) -> Scope:
-    return Scope(**{k: fields[k] for k in ("user_id", "agent_id", "run_id") if fields.get(k)})
 
 
 def _record_cell(record: Any, params: dict[str, str], *, link: bool = True) -> str:

@@ -1,0 +1,73 @@
+"""Fixtures for the trust tests: one real SQLite memory served over a real socket with admin and tenant keys."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("mcp")
+
+from memdesk.conversation.memory import Memory  # noqa: E402
+from memdesk.server import ApiKeys, create_app  # noqa: E402
+from memdesk.tenants import ApiKeyInfo, Tenant, hash_key, new_key  # noqa: E402
+from memdesk.records import utcnow  # noqa: E402
+
+from tests.server.conftest import LiveServer, sqlite_memory  # noqa: E402
+
+ADMIN_KEY = "admin-key-0123456789abcdef"
+
+
+class KeyTable:
+    """Tenant keys held in process for the server under test: the :class:`~memdesk.tenants.TenantKeys` seam."""
+
+    def __init__(self) -> None:
+        self._by_hash: dict[str, ApiKeyInfo] = {}
+        self._lock = threading.Lock()
+
+    def create(self, tenant: Tenant) -> str:
+        key, key_id = new_key()
+        with self._lock:
+            self._by_hash[hash_key(key)] = ApiKeyInfo(key_id=key_id, tenant=tenant, created_at=utcnow())
+        return key
+
+    def find_key(self, key_hash: str) -> ApiKeyInfo | None:
+        with self._lock:
+            return self._by_hash.get(key_hash)
+
+    def has_keys(self) -> bool:
+        with self._lock:
+            return bool(self._by_hash)
+
+
+@dataclass
+class Served:
+    """A memory, the live server around it, and its tenant keys."""
+
+    memory: Memory
+    server: LiveServer
+    keys: KeyTable
+    _made: dict[Tenant, str] = field(default_factory=dict)
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    def key_for(self, tenant: Tenant) -> str:
+        if tenant not in self._made:
+            self._made[tenant] = self.keys.create(tenant)
+        return self._made[tenant]
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory) -> Iterator[Served]:
+    memory = sqlite_memory(tmp_path_factory.mktemp("trust") / "trust.db")
+    keys = KeyTable()
+    try:
+        with LiveServer(create_app(memory, api_keys=ApiKeys([ADMIN_KEY], tenant_keys=keys))) as server:
+            yield Served(memory, server, keys)
+    finally:
+        memory.close()

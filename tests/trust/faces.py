@@ -1,0 +1,285 @@
+"""The paths into memdesk, each seen by one tenant: the same operations through every face.
+
+A :class:`Face` is one tenant's handle on one path (in process, HTTP with a tenant key, RemoteMemory,
+MCP over streamable HTTP with a tenant key, MCP bound to a tenant in process). Every operation returns
+plain :class:`Item` values and raises the memdesk exception the path reports, so one state machine
+(``test_isolation.py``) can drive them all and hold them to one model.
+
+``name`` says which ``user_id`` a call names: ``None`` leaves it out (a tenant key fills its own in),
+``own`` and anything else name that user. Only the keyed faces can leave it out or name another tenant
+(``Face.keyed``); in process a caller is trusted with any scope, so the in-process face always names its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import httpx2
+from mcp.client import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from memdesk import errors
+from memdesk.conversation.memory import Memory
+from memdesk.records import Scope
+from memdesk.remote import RemoteMemory, error_from_reply
+from memdesk.server import create_mcp_server
+from memdesk.tenants import Caller, Tenant
+
+
+@dataclass(frozen=True)
+class Item:
+    """A record as a face shows it: its id, whose it is (when the face says) and its text."""
+
+    id: str
+    user_id: str | None
+    text: str
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a read returned: the records and any text the caller sees besides them (evidence, an answer)."""
+
+    items: list[Item]
+    text: str = ""
+
+
+class Face(Protocol):
+    user: str
+    keyed: bool
+
+    def add(self, text: str, run_id: str | None, name: str | None) -> list[str]: ...
+    def search(self, query: str, name: str | None) -> Found: ...
+    def evidence(self, query: str, name: str | None) -> Found: ...
+    def answer(self, question: str, name: str | None) -> Found: ...
+    def get(self, record_id: str, name: str | None) -> Item: ...
+    def get_all(self, name: str | None) -> Found: ...
+    def update(self, record_id: str, text: str, name: str | None) -> Item: ...
+    def delete(self, record_id: str, name: str | None) -> None: ...
+    def history(self, record_id: str, name: str | None) -> Found: ...
+    def close(self) -> None: ...
+
+
+def _item(record: Any) -> Item:
+    return Item(record.id, record.scope.user_id, record.embed_text())
+
+
+def _found(records: Any, text: str = "") -> Found:
+    return Found([_item(r) for r in records], text)
+
+
+class MemoryFace:
+    """In process: ``Memory`` called with the tenant's own scope."""
+
+    keyed = False
+
+    def __init__(self, memory: Memory, user: str) -> None:
+        self.memory, self.user = memory, user
+
+    def _scope(self, name: str | None, run_id: str | None = None) -> Scope:
+        return Scope(user_id=name or self.user, run_id=run_id)
+
+    def add(self, text, run_id, name):
+        return [r.id for r in self.memory.add(text, scope=self._scope(name, run_id)).records]
+
+    def search(self, query, name):
+        return _found(h.record for h in self.memory.search(query, scope=self._scope(name)))
+
+    def evidence(self, query, name):
+        ev = self.memory.evidence(query, scope=self._scope(name))
+        return _found((h.record for h in ev.hits), ev.text)
+
+    def answer(self, question, name):
+        ans = self.memory.answer(question, scope=self._scope(name))
+        return _found((h.record for h in ans.evidence.hits), ans.answer + "\n" + ans.evidence.text)
+
+    def get(self, record_id, name):
+        return _item(self.memory.get(record_id, scope=self._scope(name)))
+
+    def get_all(self, name):
+        return _found(self.memory.get_all(scope=self._scope(name)))
+
+    def update(self, record_id, text, name):
+        return _item(self.memory.update(record_id, text, scope=self._scope(name)))
+
+    def delete(self, record_id, name):
+        self.memory.delete(record_id, scope=self._scope(name))
+
+    def history(self, record_id, name):
+        return _found(e.record for e in self.memory.history(record_id, scope=self._scope(name)))
+
+    def close(self) -> None:
+        pass
+
+
+class RemoteFace(MemoryFace):
+    """RemoteMemory over a real socket with the tenant's key, naming its own scope (as Memory's signature asks)."""
+
+    def __init__(self, url: str, key: str, user: str) -> None:
+        super().__init__(RemoteMemory(url, api_key=key), user)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        self.memory.close()
+
+
+class HttpFace:
+    """The HTTP routes over a real socket with the tenant's key; scope ids in the body or the query string."""
+
+    keyed = True
+
+    def __init__(self, url: str, key: str, user: str) -> None:
+        self.user = user
+        self.http = httpx2.Client(base_url=url, timeout=60, headers={"Authorization": f"Bearer {key}"})
+
+    def _call(self, method: str, path: str, *, body: Any = None, name: str | None = None, run_id: str | None = None) -> Any:
+        fields = {k: v for k, v in (("user_id", name), ("run_id", run_id)) if v is not None}
+        if method == "POST":  # the scope travels in the body
+            r = self.http.request(method, path, json={**fields, **body})
+        else:  # in the query string
+            r = self.http.request(method, path, params=fields, json=body)
+        if r.status_code >= 400:
+            raise error_from_reply(r.status_code, r.json())
+        return r.json()
+
+    def add(self, text, run_id, name):
+        return [r["id"] for r in self._call("POST", "/v1/memories", body={"messages": [text]}, name=name, run_id=run_id)["records"]]
+
+    def search(self, query, name):
+        hits = self._call("POST", "/v1/memories/search", body={"query": query}, name=name)
+        return Found([_json_item(h["record"]) for h in hits])
+
+    def evidence(self, query, name):
+        ev = self._call("POST", "/v1/memories/evidence", body={"query": query}, name=name)
+        return Found([_json_item(h["record"]) for h in ev["hits"]], ev["text"])
+
+    def answer(self, question, name):
+        ans = self._call("POST", "/v1/memories/answer", body={"query": question}, name=name)
+        return Found([_json_item(h["record"]) for h in ans["evidence"]["hits"]], ans["answer"] + "\n" + ans["evidence"]["text"])
+
+    def get(self, record_id, name):
+        return _json_item(self._call("GET", f"/v1/memories/{record_id}", name=name))
+
+    def get_all(self, name):
+        return Found([_json_item(r) for r in self._call("GET", "/v1/memories", name=name)])
+
+    def update(self, record_id, text, name):
+        return _json_item(self._call("PATCH", f"/v1/memories/{record_id}", body={"text": text}, name=name))
+
+    def delete(self, record_id, name):
+        self._call("DELETE", f"/v1/memories/{record_id}", name=name)
+
+    def history(self, record_id, name):
+        return Found([_json_item(e["record"]) for e in self._call("GET", f"/v1/memories/{record_id}/history", name=name)])
+
+    def close(self) -> None:
+        self.http.close()
+
+
+def _json_item(record: dict) -> Item:
+    from pydantic import TypeAdapter
+
+    from memdesk.records import MemoryRecord
+
+    return _item(TypeAdapter(MemoryRecord).validate_python(record))
+
+
+class McpFace:
+    """The MCP tools: over streamable HTTP with the tenant's key (``url``), or in process on a server bound to
+    the tenant (``memory``). One session stays open on a background event loop; calls go through it in turn."""
+
+    def __init__(self, user: str, *, url: str | None = None, key: str | None = None, memory: Memory | None = None) -> None:
+        self.user = user
+        self.keyed = True  # a tenant key, or a server bound to the tenant
+        self._url, self._key = url, key
+        self._server = None if memory is None else create_mcp_server(memory, caller=Caller(tenant=Tenant(user_id=user)))
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+        self._calls: asyncio.Queue | None = None
+        self._worker = asyncio.run_coroutine_threadsafe(self._serve(), self._loop)
+
+    async def _serve(self) -> None:
+        self._calls = asyncio.Queue()
+        async with contextlib.AsyncExitStack() as stack:
+            if self._server is not None:
+                client = await stack.enter_async_context(Client(self._server))
+            else:
+                hc = await stack.enter_async_context(
+                    httpx2.AsyncClient(headers={"Authorization": f"Bearer {self._key}"}, timeout=60)
+                )
+                client = await stack.enter_async_context(Client(streamable_http_client(f"{self._url}/mcp", http_client=hc)))
+            while (call := await self._calls.get()) is not None:
+                tool, args, done = call
+                try:
+                    done.set_result(await client.call_tool(tool, args))
+                except Exception as e:  # handed to the caller's thread
+                    done.set_exception(e)
+
+    def _tool(self, tool: str, args: dict[str, Any], name: str | None) -> Any:
+        args = {k: v for k, v in args.items() if v is not None}
+        if name is not None:
+            args["user_id"] = name
+        done: concurrent.futures.Future = concurrent.futures.Future()
+        while self._calls is None:
+            if self._worker.done():
+                self._worker.result()  # the session failed to open: raise why
+            time.sleep(0.01)
+        self._loop.call_soon_threadsafe(self._calls.put_nowait, (tool, args, done))
+        result = done.result(timeout=120)
+        if result.is_error:
+            raise _tool_error(result.content[0].text)
+        return result.structured_content.get("result", result.structured_content)
+
+    def close(self) -> None:
+        if self._calls is not None:
+            self._loop.call_soon_threadsafe(self._calls.put_nowait, None)
+        try:
+            self._worker.result(timeout=60)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(timeout=60)
+            self._loop.close()
+
+    def add(self, text, run_id, name):
+        return [m["id"] for m in self._tool("add_memory", {"text": text, "run_id": run_id}, name)["memories"]]
+
+    def search(self, query, name):
+        return Found([_tool_item(m) for m in self._tool("search_memory", {"query": query, "limit": 100}, name)])
+
+    def evidence(self, query, name):
+        ev = self._tool("memory_evidence", {"question": query}, name)
+        return Found([Item(i, None, "") for i in ev["memory_ids"]], ev["text"])
+
+    def answer(self, question, name):  # MCP has no answer tool: the evidence is what a model answers from
+        return self.evidence(question, name)
+
+    def get(self, record_id, name):
+        return _tool_item(self._tool("get_memory", {"memory_id": record_id}, name))
+
+    def get_all(self, name):
+        return Found([_tool_item(m) for m in self._tool("list_memories", {"limit": 1000}, name)])
+
+    def update(self, record_id, text, name):
+        return _tool_item(self._tool("update_memory", {"memory_id": record_id, "text": text}, name))
+
+    def delete(self, record_id, name):
+        self._tool("delete_memory", {"memory_id": record_id}, name)
+
+    def history(self, record_id, name):
+        return Found([_tool_item(v["memory"]) for v in self._tool("memory_history", {"memory_id": record_id}, name)])
+
+
+def _tool_item(m: dict) -> Item:
+    return Item(m["id"], None, m["text"])
+
+
+def _tool_error(text: str) -> errors.MemdeskError:
+    """The memdesk exception a tool error names ("Error executing tool x: RecordNotFoundError: ...")."""
+    detail = text.split(": ", 1)[1] if text.startswith("Error executing tool") else text
+    name, _, message = detail.partition(": ")
+    return error_from_reply(400, {"error": {"type": name, "message": message}})

@@ -1,0 +1,249 @@
+"""Tenant isolation, property-tested: no tenant ever sees, changes or deletes another tenant's data.
+
+A hypothesis state machine plays three tenants of one memory. Each step picks a tenant, a path into memdesk
+(:data:`FACES`: in process, the HTTP routes and RemoteMemory with the tenant's key over a real socket, the
+MCP tools over streamable HTTP with the tenant's key, and MCP bound to the tenant in process) and an
+operation (add, search, evidence, answer, get, get_all, update, delete, history), with record ids drawn from
+*every* tenant's records, dead or alive, and - on the keyed paths - the scope left out, named as the
+tenant's own, or named as another tenant's. A model says what each tenant owns; after every step:
+
+* whatever a tenant got back (records, evidence text, answers, histories) is its own: no other tenant's
+  record id and no other tenant's marker word in any text;
+* a by-id call on another tenant's record fails exactly as on a missing id (``RecordNotFoundError``), a
+  read naming another tenant with ``UnknownScopeError`` and a write naming another tenant with
+  ``ForbiddenScopeError``, whether or not that tenant has data;
+* the store, read as an admin, holds exactly what the model says for every tenant (so nothing was changed or
+  deleted across tenants).
+
+**Adding a path**: write a :class:`~tests.trust.faces.Face` for it in ``faces.py`` (one method per
+operation, raising the memdesk exception the path reports) and add it to :data:`FACES`; every rule then runs
+through it. **Adding an operation**: add a method to ``Face`` and to every face, and a ``@rule`` here that
+calls it through ``self.face(...)`` and checks what came back with :meth:`IsolationMachine.own`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
+
+from memdesk.errors import ForbiddenScopeError, RecordNotFoundError, UnknownScopeError
+from memdesk.records import Scope
+from memdesk.tenants import Tenant
+
+from .conftest import Served
+from .faces import Face, Found, HttpFace, McpFace, MemoryFace, RemoteFace
+
+FACES: dict[str, Callable[[Served, str], Face]] = {
+    "memory": lambda s, user: MemoryFace(s.memory, user),
+    "http": lambda s, user: HttpFace(s.url, s.key_for(Tenant(user_id=user)), user),
+    "remote": lambda s, user: RemoteFace(s.url, s.key_for(Tenant(user_id=user)), user),
+    "mcp-http": lambda s, user: McpFace(user, url=s.url, key=s.key_for(Tenant(user_id=user))),
+    "mcp-bound": lambda s, user: McpFace(user, memory=s.memory),
+}
+WORDS = st.sampled_from(["bees", "cello", "Lisbon", "wedding", "train", "cat", "garden", "bank", "June", "number"])
+NAMING = st.sampled_from(["omit", "own", "other"])
+_EXAMPLES = itertools.count()
+
+
+class refused:
+    """``with refused(Error): ...`` asserts the block raises ``Error`` (an AssertionError otherwise, which hypothesis
+    reports and shrinks like any other failed property; pytest.raises' own failure is a BaseException)."""
+
+    def __init__(self, error: type[Exception]) -> None:
+        self.expected = error
+        self.error: Exception | None = None
+
+    def __enter__(self) -> "refused":
+        return self
+
+    def __exit__(self, kind, value, tb) -> bool:
+        assert kind is not None, f"did not raise {self.expected.__name__}"
+        if not issubclass(kind, self.expected):
+            return False  # another error: let it through as the failure
+        self.error = value
+        return True
+
+
+def marker(user: str) -> str:
+    """A word only ``user``'s texts contain."""
+    return f"mark{user}z"
+
+
+class IsolationMachine(RuleBasedStateMachine):
+    served: Served
+    paths: list[str] = sorted(FACES)
+
+    def __init__(self) -> None:
+        super().__init__()
+        n = next(_EXAMPLES)
+        self.users = [f"t{n}{c}" for c in "abc"]  # fresh tenants per example: examples share one database
+        self.alive: dict[str, dict[str, str]] = {u: {} for u in self.users}  # user -> record id -> text
+        self.versions: dict[str, list[str]] = {}  # record id -> every text it had
+        self.owner: dict[str, str] = {}  # record id -> user
+        self.faces: dict[tuple[str, str], Face] = {}
+
+    # -- helpers ------------------------------------------------------------------------------
+    def face(self, user: str, data) -> Face:
+        """``user``'s handle on a path drawn from :attr:`paths`."""
+        path = data.draw(st.sampled_from(self.paths), label="path")
+        if (user, path) not in self.faces:
+            self.faces[(user, path)] = FACES[path](self.served, user)
+        return self.faces[(user, path)]
+
+    def name(self, user: str, face: Face, naming: str, data) -> tuple[str | None, bool]:
+        """The user_id a call names, and whether it is another tenant's."""
+        if not face.keyed or naming == "own":
+            return user, False
+        if naming == "omit":
+            return None, False
+        return data.draw(st.sampled_from([u for u in self.users if u != user])), True
+
+    def own(self, user: str, found: Found, *, current: bool = True) -> None:
+        """Everything in ``found`` is ``user``'s: its ids (current records, unless ``current=False``), its texts."""
+        for item in found.items:
+            assert self.owner.get(item.id) == user, f"{user} got {item.id} of {self.owner.get(item.id)}"
+            assert item.user_id in (None, user)
+            if current:
+                assert item.id in self.alive[user]
+                assert not item.text or item.text == self.alive[user][item.id]
+            else:
+                assert not item.text or item.text in self.versions[item.id]
+        texts = found.text + "".join(i.text for i in found.items)
+        for other in self.users:
+            if other != user:
+                assert marker(other) not in texts, f"{user} saw {other}'s text: {texts[:200]}"
+
+    def record_id(self, data) -> str:
+        return data.draw(st.sampled_from(sorted(self.owner) + ["no-such-id"]))
+
+    def text(self, user: str, words: list[str]) -> str:
+        return " ".join([marker(user), *words])
+
+    # -- operations -----------------------------------------------------------------------------
+    @rule(data=st.data(), naming=NAMING, run=st.sampled_from([None, "r1", "r2"]),
+          words=st.lists(WORDS, min_size=1, max_size=4))
+    def add(self, data, naming, run, words):
+        user = data.draw(st.sampled_from(self.users), label="tenant")
+        face = self.face(user, data)
+        name, other = self.name(user, face, naming, data)
+        text = self.text(user, words)
+        if other:
+            with refused(ForbiddenScopeError):
+                face.add(text, run, name)
+            return
+        ids = face.add(text, run, name)
+        assert len(ids) == 1
+        self.alive[user][ids[0]] = text
+        self.versions[ids[0]] = [text]
+        self.owner[ids[0]] = user
+
+    @rule(data=st.data(), naming=NAMING,
+          op=st.sampled_from(["search", "evidence", "answer"]), words=st.lists(WORDS, min_size=1, max_size=3))
+    def read(self, data, naming, op, words):
+        user = data.draw(st.sampled_from(self.users), label="tenant")
+        face = self.face(user, data)
+        name, other = self.name(user, face, naming, data)
+        # the query may carry another tenant's marker: searching for someone's words must not find them
+        query = " ".join([data.draw(st.sampled_from([marker(u) for u in self.users])), *words])
+        call = getattr(face, op)
+        if other:
+            with refused(UnknownScopeError):
+                call(query, name)
+            return
+        found = call(query, name)
+        self.own(user, found)
+        assert found.items or not self.alive[user]  # the hashing embedder ranks every record: some come back
+
+    @rule(data=st.data(), naming=NAMING)
+    def get_all(self, data, naming):
+        user = data.draw(st.sampled_from(self.users), label="tenant")
+        face = self.face(user, data)
+        name, other = self.name(user, face, naming, data)
+        if other:
+            with refused(UnknownScopeError):
+                face.get_all(name)
+            return
+        found = face.get_all(name)
+        self.own(user, found)
+        assert {i.id for i in found.items} == set(self.alive[user])
+
+    @rule(data=st.data(), naming=NAMING,
+          op=st.sampled_from(["get", "update", "delete", "history"]), words=st.lists(WORDS, min_size=1, max_size=3))
+    def by_id(self, data, naming, op, words):
+        user = data.draw(st.sampled_from(self.users), label="tenant")
+        face = self.face(user, data)
+        name, other = self.name(user, face, naming, data)
+        rid = self.record_id(data)
+        mine = not other and self.owner.get(rid) == user
+        reachable = mine and (op == "history" or rid in self.alive[user])
+        if not reachable:
+            args = (rid, self.text(user, words), name) if op == "update" else (rid, name)
+            with refused(RecordNotFoundError) as e:
+                getattr(face, op)(*args)
+            assert rid == "no-such-id" or all(marker(u) not in str(e.error) for u in self.users)
+            return
+        if op == "get":
+            self.own(user, Found([face.get(rid, name)]))
+        elif op == "update":
+            text = self.text(user, words)
+            got = face.update(rid, text, name)
+            self.alive[user][rid] = text
+            self.versions[rid].append(text)
+            self.own(user, Found([got]))
+        elif op == "delete":
+            face.delete(rid, name)
+            del self.alive[user][rid]
+        else:
+            found = face.history(rid, name)
+            assert found.items and {i.id for i in found.items} == {rid}
+            self.own(user, found, current=False)
+
+    # -- what must hold after every step --------------------------------------------------------------
+    @invariant()
+    def the_store_holds_exactly_what_each_tenant_owns(self):
+        for user in self.users:
+            stored = {r.id: r.embed_text() for r in self.served.memory.get_all(scope=Scope(user_id=user))}
+            assert stored == self.alive[user]
+
+    def teardown(self) -> None:
+        for face in self.faces.values():
+            face.close()
+
+
+def test_no_tenant_ever_sees_changes_or_deletes_anothers_data(served):
+    IsolationMachine.served = served
+    run_state_machine_as_test(
+        IsolationMachine,
+        settings=settings(max_examples=20, stateful_step_count=20, deadline=None, suppress_health_check=list(HealthCheck)),
+    )
+
+
+def test_the_machine_catches_a_leak(served, monkeypatch):
+    """The property can fail: a by-id read that ignores the scope is caught (in process and over HTTP)."""
+    from memdesk.conversation.memory import Memory
+
+    def leaky_get(self, record_id, *, scope):
+        record = self.store.get(record_id)
+        if record is None:
+            raise RecordNotFoundError.under(record_id, scope)
+        return record
+
+    monkeypatch.setattr(Memory, "get", leaky_get)
+
+    class Leaky(IsolationMachine):
+        paths = ["memory", "http"]
+
+    Leaky.served = served
+    with pytest.raises(AssertionError):
+        run_state_machine_as_test(
+            Leaky,
+            settings=settings(
+                max_examples=100, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck),
+                database=None, phases=[Phase.generate],  # finding it is the point: no time spent shrinking
+            ),
+        )
