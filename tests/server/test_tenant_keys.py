@@ -128,3 +128,25 @@ def test_a_tenant_follows_the_scope_rules():
     for bad in ({"user_id": " "}, {"user_id": "ana", "agent_id": "\ud800"}, {"user_id": 3}):
         with pytest.raises(InvalidScopeError):
             Tenant(**bad)
+
+
+def test_the_memory_browser_shows_a_tenant_its_own_scopes_only(mem):
+    from fastapi.testclient import TestClient
+
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    table = KeyTable()
+    ana_key = table.create(Tenant(user_id="ana"))
+    mine = mem.add("I keep bees.", scope=Scope(user_id="ana", run_id="r1")).records[0]
+    theirs = mem.add("I play the cello.", scope=Scope(user_id="ben")).records[0]
+    app = create_app(mem, api_keys=ApiKeys([KEY], tenant_keys=table), mcp=False)
+    with TestClient(app, follow_redirects=False) as ui:
+        assert ui.post("/ui/login", content=f"key={ana_key}", headers=form).status_code == 303
+        listing = ui.get("/ui").text
+        assert "user=ana,run=r1" in listing and "user=ben" not in listing
+        assert "bees" in ui.get("/ui/scope").text  # no scope named: the tenant's own
+        assert ui.get("/ui/scope", params={"user_id": "ben"}).status_code == 404
+        assert ui.get(f"/ui/memory/{mine.id}").status_code == 200
+        for params in ({}, {"user_id": "ben"}):
+            page = ui.get(f"/ui/memory/{theirs.id}", params=params)
+            assert page.status_code == 404 and "cello" not in page.text
+    assert mem.get(theirs.id, scope=Scope(user_id="ben")).fact == "I play the cello."

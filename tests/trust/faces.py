@@ -1,7 +1,7 @@
 """The paths into memdesk, each seen by one tenant: the same operations through every face.
 
 A :class:`Face` is one tenant's handle on one path (in process, HTTP with a tenant key, RemoteMemory,
-MCP over streamable HTTP with a tenant key, MCP bound to a tenant in process). Every operation returns
+MCP over streamable HTTP with a tenant key, MCP bound to a tenant in process, the memory browser at ``/ui``). Every operation returns
 plain :class:`Item` values and raises the memdesk exception the path reports, so one state machine
 (``test_isolation.py``) can drive them all and hold them to one model.
 
@@ -13,12 +13,15 @@ plain :class:`Item` values and raises the memdesk exception the path reports, so
 from __future__ import annotations
 
 import asyncio
+import html as html_lib
+import re
 import concurrent.futures
 import contextlib
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import urlencode
 
 import httpx2
 from mcp.client import Client
@@ -158,7 +161,7 @@ class HttpFace:
         return Found([_json_item(h["record"]) for h in ev["hits"]], ev["text"])
 
     def answer(self, question, name):
-        ans = self._call("POST", "/v1/memories/answer", body={"query": question}, name=name)
+        ans = self._call("POST", "/v1/memories/answer", body={"question": question}, name=name)
         return Found([_json_item(h["record"]) for h in ans["evidence"]["hits"]], ans["answer"] + "\n" + ans["evidence"]["text"])
 
     def get(self, record_id, name):
@@ -178,6 +181,84 @@ class HttpFace:
 
     def close(self) -> None:
         self.http.close()
+
+
+class UiFace(HttpFace):
+    """The memory browser at ``/ui`` with the tenant's key in its cookie: pages for lists, search, one memory
+    and its history, forms to edit and delete. It has no form to add or for evidence and answers: those go
+    through the HTTP API with the same key (inherited)."""
+
+    def __init__(self, url: str, key: str, user: str) -> None:
+        super().__init__(url, key, user)
+        self.ui = httpx2.Client(base_url=url, timeout=60, follow_redirects=False)
+        r = self.ui.post("/ui/login", content=f"key={key}", headers=_FORM)
+        assert r.status_code == 303 and r.headers["location"] == "/ui", r.text
+
+    def _page(self, path: str, params: dict[str, str]) -> str:
+        r = self.ui.get(path, params=params)
+        if r.status_code >= 400:
+            raise _page_error(r.status_code, r.text)
+        return r.text
+
+    @staticmethod
+    def _ids(html: str) -> list[Item]:
+        return [Item(i, None, "") for i in dict.fromkeys(re.findall(r"/ui/memory/([0-9a-f]{32})", html))]
+
+    def _params(self, name: str | None, **more: str) -> dict[str, str]:
+        return {**({"user_id": name} if name is not None else {}), **more}
+
+    def search(self, query, name):
+        html = self._page("/ui/scope", self._params(name, q=query))
+        hits = html.split("hits for", 1)[1].split("</table>", 1)[0] if "hits for" in html else ""
+        return Found(self._ids(hits), html.replace(html_lib.escape(query), ""))  # the page echoes the query
+
+    def get_all(self, name):
+        html = self._page("/ui/scope", self._params(name))
+        return Found(self._ids(html.split("</form>", 1)[1]), html)
+
+    def get(self, record_id, name):
+        html = self._page(f"/ui/memory/{record_id}", self._params(name))
+        text = re.search(r"<textarea name=text>(.*?)</textarea>", html, re.S).group(1)
+        return Item(record_id, None, _unescape(text))
+
+    def history(self, record_id, name):
+        html = self._page(f"/ui/memory/{record_id}", self._params(name))
+        rows = re.findall(r"<tr><td>v\d+</td><td>\w+</td><td class=muted>[^<]*</td><td>(.*?)</td></tr>", html, re.S)
+        return Found([Item(record_id, None, _unescape(t)) for t in rows], html)
+
+    def _form(self, record_id: str, action: str, name: str | None, **fields: str) -> None:
+        html = self._page(f"/ui/memory/{record_id}", self._params(name))
+        token = re.search(r'name="csrf" value="([0-9a-f]+)"', html).group(1)
+        body = urlencode({**self._params(name), "csrf": token, **fields})
+        r = self.ui.post(f"/ui/memory/{record_id}/{action}", content=body, headers=_FORM)
+        if r.status_code >= 400:
+            raise _page_error(r.status_code, r.text)
+
+    def update(self, record_id, text, name):
+        self._form(record_id, "edit", name, text=text)
+        return self.get(record_id, name)
+
+    def delete(self, record_id, name):
+        self._form(record_id, "delete", name)
+
+    def close(self) -> None:
+        super().close()
+        self.ui.close()
+
+
+_FORM = {"content-type": "application/x-www-form-urlencoded"}
+
+
+def _unescape(text: str) -> str:
+    return html_lib.unescape(text)
+
+
+def _page_error(status: int, html: str) -> errors.MemdeskError:
+    """The memdesk exception an error page names (``<p class="error">RecordNotFoundError: ...``)."""
+    m = re.search(r'<p class="error">(\w+): (.*?)</p>', html, re.S)
+    if m is None:
+        return errors.RemoteServerError(f"HTTP {status}: {html[:200]}")
+    return error_from_reply(status, {"error": {"type": m.group(1), "message": _unescape(m.group(2))}})
 
 
 def _json_item(record: dict) -> Item:
@@ -252,7 +333,7 @@ class McpFace:
         return Found([_tool_item(m) for m in self._tool("search_memory", {"query": query, "limit": 100}, name)])
 
     def evidence(self, query, name):
-        ev = self._tool("memory_evidence", {"question": query}, name)
+        ev = self._tool("memory_evidence", {"query": query}, name)
         return Found([Item(i, None, "") for i in ev["memory_ids"]], ev["text"])
 
     def answer(self, question, name):  # MCP has no answer tool: the evidence is what a model answers from

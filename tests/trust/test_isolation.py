@@ -2,7 +2,8 @@
 
 A hypothesis state machine plays three tenants of one memory. Each step picks a tenant, a path into memdesk
 (:data:`FACES`: in process, the HTTP routes and RemoteMemory with the tenant's key over a real socket, the
-MCP tools over streamable HTTP with the tenant's key, and MCP bound to the tenant in process) and an
+MCP tools over streamable HTTP with the tenant's key, MCP bound to the tenant in process, and the memory
+browser at ``/ui`` logged in with the tenant's key) and an
 operation (add, search, evidence, answer, get, get_all, update, delete, history), with record ids drawn from
 *every* tenant's records, dead or alive, and - on the keyed paths - the scope left out, named as the
 tenant's own, or named as another tenant's. A model says what each tenant owns; after every step:
@@ -36,7 +37,7 @@ from memdesk.records import Scope
 from memdesk.tenants import Tenant
 
 from .conftest import Served
-from .faces import Face, Found, HttpFace, McpFace, MemoryFace, RemoteFace
+from .faces import Face, Found, HttpFace, McpFace, MemoryFace, RemoteFace, UiFace
 
 FACES: dict[str, Callable[[Served, str], Face]] = {
     "memory": lambda s, user: MemoryFace(s.memory, user),
@@ -44,6 +45,7 @@ FACES: dict[str, Callable[[Served, str], Face]] = {
     "remote": lambda s, user: RemoteFace(s.url, s.key_for(Tenant(user_id=user)), user),
     "mcp-http": lambda s, user: McpFace(user, url=s.url, key=s.key_for(Tenant(user_id=user))),
     "mcp-bound": lambda s, user: McpFace(user, memory=s.memory),
+    "ui": lambda s, user: UiFace(s.url, s.key_for(Tenant(user_id=user)), user),
 }
 WORDS = st.sampled_from(["bees", "cello", "Lisbon", "wedding", "train", "cat", "garden", "bank", "June", "number"])
 NAMING = st.sampled_from(["omit", "own", "other"])
