@@ -14,6 +14,7 @@ import click
 
 from .clicontext import Ctx, answer_json, cli_scope, emit_json, hit_json, json_option, note, scope_options
 from .clierrors import ErrorReportingGroup
+from .cli_trust import forget_command, report_forgotten, wildcard_option
 from .errors import InvalidInputError
 from .records import MemoryType
 
@@ -209,22 +210,21 @@ def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, as_json) -
 @main.command()
 @click.argument("record_id", required=False)
 @scope_options
-@click.option("--all", "all_", is_flag=True, help="Delete everything under the scope.")
+@click.option("--all", "all_", is_flag=True, help="Forget everything in the exact scope (see `memdesk forget`).")
+@wildcard_option
 @json_option
 @click.pass_obj
-def delete(obj: Ctx, record_id, user_id, agent_id, run_id, all_, as_json) -> None:
-    """Delete one memory by id under a scope, or --all under a scope (history keeps what was deleted)."""
+def delete(obj: Ctx, record_id, user_id, agent_id, run_id, all_, wildcard, as_json) -> None:
+    """Delete one memory by id under a scope (history keeps it), or --all: forget the exact scope."""
     mem = obj.memory()
     scope = cli_scope(user_id, agent_id, run_id)
     if all_:
         if record_id:
             raise InvalidInputError("give a record id or --all, not both")
-        n = mem.delete_all(scope=scope)
-        if as_json:
-            emit_json({"deleted": n, "scope": scope.model_dump(exclude_none=True)})
-        else:
-            click.echo(f"deleted {n} memories under {scope}")
+        report_forgotten(mem.forget(scope, wildcard=wildcard), scope, wildcard, as_json)
         return
+    if wildcard:
+        raise InvalidInputError("--wildcard goes with --all")
     if not record_id:
         raise InvalidInputError("give a record id or --all")
     mem.delete(record_id, scope=scope)
@@ -398,6 +398,7 @@ def _register_groups() -> None:
         eval_group.add_command(reasoning_command, "reasoning")
     main.add_command(eval_group, "eval")
     main.add_command(bank_group, "bank")
+    main.add_command(forget_command, "forget")
 
 
 _register_groups()

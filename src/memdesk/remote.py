@@ -25,6 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 from . import aio, errors
 from .conversation.memory import Memory, MessageInput, _as_scope, _as_types
 from .records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
+from .store.base import Forgotten
 from .textcheck import check_strings, check_text
 
 _ADDED = TypeAdapter(AddResult)
@@ -224,8 +225,16 @@ class RemoteMemory:
     def delete(self, record_id: str, *, scope: Scope | Mapping[str, Any]) -> None:
         self._call("DELETE", f"/v1/memories/{_id(record_id)}", params=_scope_fields(scope))
 
-    def delete_all(self, *, scope: Scope | Mapping[str, Any]) -> int:
-        return int(self._call("DELETE", "/v1/memories", params=_scope_fields(scope))["deleted"])
+    def forget(self, scope: Scope | Mapping[str, Any], *, wildcard: bool = False) -> Forgotten:
+        """Erase the exact scope (every scope under it with ``wildcard``): see :meth:`Memory.forget`."""
+        if not isinstance(wildcard, bool):
+            raise errors.InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
+        params = {**_scope_fields(scope), "wildcard": "true" if wildcard else "false"}
+        body = self._call("DELETE", "/v1/memories", params=params)
+        return Forgotten(records=body["deleted"], messages=body["messages"], history=body["history"], scopes=body["scopes"])
+
+    def delete_all(self, *, scope: Scope | Mapping[str, Any], wildcard: bool = False) -> int:
+        return self.forget(scope, wildcard=wildcard).records
 
     def history(self, record_id: str, *, scope: Scope | Mapping[str, Any]) -> list[HistoryEntry]:
         params = _scope_fields(scope)

@@ -82,6 +82,11 @@ class Retriever:
         self._lexical: OrderedDict[_LexicalKey, tuple[int, BM25Index, list[MemoryRecord]]] = OrderedDict()
         self._lexical_lock = threading.Lock()
 
+    def drop_cached_text(self) -> None:
+        """Drop every cached BM25 index (they hold records' text): called when a scope is forgotten."""
+        with self._lexical_lock:
+            self._lexical.clear()
+
     def check_scope(self, scope: Scope) -> None:
         if not self.store.has_scope(scope):
             raise UnknownScopeError(f"no memories under scope {scope}")

@@ -51,6 +51,20 @@ class Native(Protocol):
         """Context manager yielding the list of SQL statements the store runs while it is open."""
         ...
 
+    def rows_text(self, store: Any) -> str:
+        """Every value of every row of every table of the store's database, as text (bytes as Latin-1)."""
+        ...
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, memoryview):
+        value = bytes(value)
+    return value.decode("latin-1") if isinstance(value, bytes) else str(value)
+
+
+def _text_of(rows: Any) -> str:
+    return "\n".join(" ".join(_value_text(v) for v in row) for row in rows)
+
 
 class SQLiteNative:
     """Another ``sqlite3`` connection to the store's file (the store's own for ``:memory:``)."""
@@ -98,6 +112,12 @@ class SQLiteNative:
             yield statements
         finally:
             store.db.conn.set_trace_callback(None)
+
+
+    def rows_text(self, store: SQLiteStore) -> str:
+        with store.db.read("rows_text") as conn:  # white-box: the store's own connection sees ":memory:" too
+            tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            return "\n".join(_text_of(conn.execute(f'SELECT * FROM "{t}"').fetchall()) for t in tables)
 
 
 class _Recorder:
@@ -192,6 +212,21 @@ class PostgresNative:
             yield recorder.statements
         finally:
             store.db.conn = recorder._conn
+
+
+    def rows_text(self, store: Any) -> str:
+        import psycopg
+        from psycopg import sql
+
+        with psycopg.connect(store.dsn) as conn:
+            tables = conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = %s AND table_type = 'BASE TABLE'",
+                (store.schema,),
+            ).fetchall()
+            return "\n".join(
+                _text_of(conn.execute(sql.SQL("SELECT * FROM {}").format(self._table(store, t))).fetchall())
+                for (t,) in tables
+            )
 
 
 def native_for(store: Store) -> Native:

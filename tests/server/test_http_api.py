@@ -73,12 +73,21 @@ def test_list_pages_and_filters_by_type_and_scope(client):
     assert client.get("/v1/memories", params={**ANA, "types": "episodic"}, headers=AUTH).json() == []
 
 
-def test_delete_scope_removes_only_that_scope(client):
-    add(client, "one", "two")
+def test_delete_scope_forgets_the_exact_scope_unless_wildcard(client):
+    one = add(client, "one", "two")["records"][0]["id"]
     add(client, "three", user_id="ben")
-    assert client.request("DELETE", "/v1/memories", params=ANA, headers=AUTH).json() == {"deleted": 2}
+    add(client, "four", user_id="ana", agent_id="bot")
+    got = client.request("DELETE", "/v1/memories", params=ANA, headers=AUTH).json()
+    assert got == {"deleted": 2, "messages": 2, "history": 2, "scopes": 1}
+    left = client.get("/v1/memories", params=ANA, headers=AUTH).json()  # a read under user ana: any agent
+    assert [r["scope"] for r in left] == [{"user_id": "ana", "agent_id": "bot", "run_id": None}]
+    assert client.get(f"/v1/memories/{one}/history", params=ANA, headers=AUTH).status_code == 404  # no tombstone
+    wild = client.request("DELETE", "/v1/memories", params={**ANA, "wildcard": "true"}, headers=AUTH).json()
+    assert wild["deleted"] == 1
     assert client.get("/v1/memories", params=ANA, headers=AUTH).json() == []
     assert len(client.get("/v1/memories", params={"user_id": "ben"}, headers=AUTH).json()) == 1
+    bad = client.request("DELETE", "/v1/memories", params={**ANA, "wildcard": "maybe"}, headers=AUTH)
+    assert bad.status_code == 422
 
 
 def test_evidence_answer_and_messages(client):

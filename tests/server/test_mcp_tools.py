@@ -31,7 +31,7 @@ def test_tools_are_listed_with_their_schemas(mem):
     tools = {t.name: t for t in run(go())}
     assert set(tools) == {
         "add_memory", "search_memory", "memory_evidence", "list_memories",
-        "get_memory", "update_memory", "delete_memory", "memory_history",
+        "get_memory", "update_memory", "delete_memory", "memory_history", "forget_memories",
     }
     search = tools["search_memory"].input_schema
     assert search["required"] == ["query"] and search["properties"]["limit"]["maximum"] == 100

@@ -65,6 +65,7 @@ class Face(Protocol):
     def update(self, record_id: str, text: str, name: str | None) -> Item: ...
     def delete(self, record_id: str, name: str | None) -> None: ...
     def history(self, record_id: str, name: str | None) -> Found: ...
+    def forget(self, wildcard: bool, name: str | None) -> None: ...
     def close(self) -> None: ...
 
 
@@ -116,6 +117,9 @@ class MemoryFace:
     def history(self, record_id, name):
         return _found(e.record for e in self.memory.history(record_id, scope=self._scope(name)))
 
+    def forget(self, wildcard, name):
+        self.memory.forget(self._scope(name), wildcard=wildcard)
+
     def close(self) -> None:
         pass
 
@@ -139,8 +143,11 @@ class HttpFace:
         self.user = user
         self.http = httpx2.Client(base_url=url, timeout=60, headers={"Authorization": f"Bearer {key}"})
 
-    def _call(self, method: str, path: str, *, body: Any = None, name: str | None = None, run_id: str | None = None) -> Any:
-        fields = {k: v for k, v in (("user_id", name), ("run_id", run_id)) if v is not None}
+    def _call(
+        self, method: str, path: str, *, body: Any = None, name: str | None = None, run_id: str | None = None,
+        params: dict[str, str] | None = None,
+    ) -> Any:
+        fields = {k: v for k, v in (("user_id", name), ("run_id", run_id)) if v is not None} | (params or {})
         if method == "POST":  # the scope travels in the body
             r = self.http.request(method, path, json={**fields, **body})
         else:  # in the query string
@@ -178,6 +185,9 @@ class HttpFace:
 
     def history(self, record_id, name):
         return Found([_json_item(e["record"]) for e in self._call("GET", f"/v1/memories/{record_id}/history", name=name)])
+
+    def forget(self, wildcard, name):
+        self._call("DELETE", "/v1/memories", name=name, params={"wildcard": "true" if wildcard else "false"})
 
     def close(self) -> None:
         self.http.close()
@@ -353,6 +363,9 @@ class McpFace:
 
     def history(self, record_id, name):
         return Found([_tool_item(v["memory"]) for v in self._tool("memory_history", {"memory_id": record_id}, name)])
+
+    def forget(self, wildcard, name):
+        self._tool("forget_memories", {"wildcard": wildcard}, name)
 
 
 def _tool_item(m: dict) -> Item:

@@ -4,7 +4,8 @@ A hypothesis state machine plays three tenants of one memory. Each step picks a 
 (:data:`FACES`: in process, the HTTP routes and RemoteMemory with the tenant's key over a real socket, the
 MCP tools over streamable HTTP with the tenant's key, MCP bound to the tenant in process, and the memory
 browser at ``/ui`` logged in with the tenant's key) and an
-operation (add, search, evidence, answer, get, get_all, update, delete, history), with record ids drawn from
+operation (add, search, evidence, answer, get, get_all, update, delete, history, forget - the exact scope or
+with a wildcard), with record ids drawn from
 *every* tenant's records, dead or alive, and - on the keyed paths - the scope left out, named as the
 tenant's own, or named as another tenant's. A model says what each tenant owns; after every step:
 
@@ -14,7 +15,8 @@ tenant's own, or named as another tenant's. A model says what each tenant owns; 
   read naming another tenant with ``UnknownScopeError`` and a write naming another tenant with
   ``ForbiddenScopeError``, whether or not that tenant has data;
 * the store, read as an admin, holds exactly what the model says for every tenant (so nothing was changed or
-  deleted across tenants).
+  deleted across tenants); a forgotten record's history is gone (``RecordNotFoundError``) and a forget
+  naming another tenant is ``ForbiddenScopeError``.
 
 **Adding a path**: write a :class:`~tests.trust.faces.Face` for it in ``faces.py`` (one method per
 operation, raising the memdesk exception the path reports) and add it to :data:`FACES`; every rule then runs
@@ -87,6 +89,8 @@ class IsolationMachine(RuleBasedStateMachine):
         self.alive: dict[str, dict[str, str]] = {u: {} for u in self.users}  # user -> record id -> text
         self.versions: dict[str, list[str]] = {}  # record id -> every text it had
         self.owner: dict[str, str] = {}  # record id -> user
+        self.run: dict[str, str | None] = {}  # record id -> the run_id it was added under
+        self.forgotten: set[str] = set()  # ids whose history was erased too
         self.faces: dict[tuple[str, str], Face] = {}
 
     # -- helpers ------------------------------------------------------------------------------
@@ -121,7 +125,8 @@ class IsolationMachine(RuleBasedStateMachine):
                 assert marker(other) not in texts, f"{user} saw {other}'s text: {texts[:200]}"
 
     def record_id(self, data) -> str:
-        return data.draw(st.sampled_from(sorted(self.owner) + ["no-such-id"]))
+        # in the order added, not sorted: ids are random, so a replayed example then draws the same records
+        return data.draw(st.sampled_from([*self.owner, "no-such-id"]))
 
     def text(self, user: str, words: list[str]) -> str:
         return " ".join([marker(user), *words])
@@ -143,6 +148,7 @@ class IsolationMachine(RuleBasedStateMachine):
         self.alive[user][ids[0]] = text
         self.versions[ids[0]] = [text]
         self.owner[ids[0]] = user
+        self.run[ids[0]] = run
 
     @rule(data=st.data(), naming=NAMING,
           op=st.sampled_from(["search", "evidence", "answer"]), words=st.lists(WORDS, min_size=1, max_size=3))
@@ -182,7 +188,7 @@ class IsolationMachine(RuleBasedStateMachine):
         name, other = self.name(user, face, naming, data)
         rid = self.record_id(data)
         mine = not other and self.owner.get(rid) == user
-        reachable = mine and (op == "history" or rid in self.alive[user])
+        reachable = mine and rid not in self.forgotten and (op == "history" or rid in self.alive[user])
         if not reachable:
             args = (rid, self.text(user, words), name) if op == "update" else (rid, name)
             with refused(RecordNotFoundError) as e:
@@ -204,6 +210,21 @@ class IsolationMachine(RuleBasedStateMachine):
             found = face.history(rid, name)
             assert found.items and {i.id for i in found.items} == {rid}
             self.own(user, found, current=False)
+
+    @rule(data=st.data(), naming=NAMING, wildcard=st.booleans())
+    def forget(self, data, naming, wildcard):
+        user = data.draw(st.sampled_from(self.users), label="tenant")
+        face = self.face(user, data)
+        name, other = self.name(user, face, naming, data)
+        if other:
+            with refused(ForbiddenScopeError):
+                face.forget(wildcard, name)
+            return
+        face.forget(wildcard, name)  # Scope(user_id=user): the exact scope holds the records added without a run
+        for rid, owner in self.owner.items():
+            if owner == user and (wildcard or self.run[rid] is None):
+                self.forgotten.add(rid)
+                self.alive[user].pop(rid, None)
 
     # -- what must hold after every step --------------------------------------------------------------
     @invariant()

@@ -71,3 +71,11 @@ class RoutedExtraction:
 @runtime_checkable
 class Answerer(Protocol):
     def answer(self, question: str, evidence: Evidence, *, question_time: str | None = None) -> Answer: ...
+
+
+@runtime_checkable
+class HoldsText(Protocol):
+    """A part that caches text it was given or read (a retriever's BM25 indexes, a processor's replies):
+    :meth:`Memory.forget <memdesk.conversation.memory.Memory.forget>` has it drop them all."""
+
+    def drop_cached_text(self) -> None: ...

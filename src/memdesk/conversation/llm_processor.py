@@ -218,6 +218,11 @@ class LLMProcessor:
             self._remember(u, results[i])
         return [results[i] for i in range(len(utterances))]
 
+    def drop_cached_text(self) -> None:
+        """Forget the cached results (they hold messages' text): called when a scope is forgotten."""
+        with self._lock:
+            self._cache.clear()
+
     # --- Router / Extractor ------------------------------------------------------------------
     def route(self, utterance: Utterance) -> RouteMask:
         """The mask the model gives (one call; cached for a following :meth:`extract`)."""

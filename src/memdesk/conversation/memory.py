@@ -30,10 +30,10 @@ from ..records import (
     utcnow,
 )
 from ..retrieve import Merge, Mode, Retriever, Serializer
-from ..store.base import EmbeddingInfo, Page, Store
+from ..store.base import EmbeddingInfo, Forgotten, Page, Store
 from ..textcheck import check_strings, check_text
 from .admission import AdmissionPolicy
-from .base import Answerer, Processor, Utterance
+from .base import Answerer, HoldsText, Processor, Utterance
 
 log = logging.getLogger(__name__)
 
@@ -337,10 +337,26 @@ class Memory:
         if not self.store.delete(record_id):
             raise RecordNotFoundError.under(record_id, scope)
 
+    def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
+        """Erase everything stored for the exact ``scope``: its records, every version of them in
+        :meth:`history` (no tombstone: their history is not found afterwards), its raw messages and
+        scope entries, and every cache that holds their text or vectors (the search caches, the BM25
+        indexes, the processor's). On SQLite no byte of the database files keeps the text afterwards.
+
+        The exact scope only: ``Scope(user_id="ana")`` leaves ana's records under an agent or run.
+        ``wildcard=True`` forgets every scope under a partial one (every agent and run of ana)."""
+        if not isinstance(wildcard, bool):
+            raise InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
+        forgotten = self.store.forget(_as_scope(scope), wildcard=wildcard)
+        for part in (self.retriever, self.processor, self._answerer):
+            if isinstance(part, HoldsText):
+                part.drop_cached_text()
+        return forgotten
+
     @tracing.memory_span("delete_memory", after=tracing.deleted)
-    def delete_all(self, *, scope: Scope) -> int:
-        """Delete every record and raw message under ``scope``; returns the number of records deleted."""
-        return self.store.delete_scope(_as_scope(scope))
+    def delete_all(self, *, scope: Scope, wildcard: bool = False) -> int:
+        """:meth:`forget` ``scope`` (exact unless ``wildcard``); returns the number of records deleted."""
+        return self.forget(scope, wildcard=wildcard).records
 
     def history(self, record_id: str, *, scope: Scope) -> list[HistoryEntry]:
         """Every version of a record under ``scope`` (also after it was deleted), oldest first."""

@@ -37,7 +37,9 @@ from ..remote import NEXT_CURSOR
 from ..tenants import Caller
 from .auth import LOOPBACK_HOSTS, ApiKeys, HostGuard
 from .mcp_tools import CALLER_STATE
-from .schemas import AddRequest, AnswerRequest, Deleted, ErrorBody, Health, RetrievalOptions, SearchRequest, UpdateRequest
+from .schemas import (
+    AddRequest, AnswerRequest, Deleted, ErrorBody, Health, RetrievalOptions, ScopeDeleted, SearchRequest, UpdateRequest,
+)  # fmt: skip
 from .statuses import error_response, retry_after, status_for, unauthorized
 
 _bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer <API key>")
@@ -225,9 +227,16 @@ def create_app(
         return page.items
 
     @v1.delete("/memories", tags=["memories"], responses=_FORBIDDEN)
-    def delete_scope(where: Where, caller: Who) -> Deleted:
-        """Delete every memory and raw message under the exact scope."""
-        return Deleted(deleted=memory.delete_all(scope=caller.scope(**where.fields, access="write")))
+    def delete_scope(
+        where: Where,
+        caller: Who,
+        wildcard: Annotated[bool, Query(description="Also every scope under a partial one (default: the exact scope only).")] = False,
+    ) -> ScopeDeleted:
+        """Forget the exact scope: its memories, every version of them in history, its raw messages and
+        caches (``Memory.forget``). With ``wildcard=true``, every scope under a partial one: ``?user_id=ana``
+        then also takes ana's memories under any agent or run. A tenant key forgets within its own scope."""
+        got = memory.forget(caller.scope(**where.fields, access="write"), wildcard=wildcard)
+        return ScopeDeleted(deleted=got.records, messages=got.messages, history=got.history, scopes=got.scopes)
 
     @v1.get("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
     def get_memory(memory_id: str, where: Where, caller: Who) -> MemoryRecord:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 from ..conversation.memory import Memory
 from ..errors import ForbiddenScopeError, MemdeskError
 from ..records import MemoryRecord, MemoryType, Scope, SearchHit
-
+from ..store.base import Forgotten
 from ..tenants import Access, Caller
 
 try:  # the MCP SDK is an optional dependency (memdesk[server])
@@ -224,6 +224,16 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller |
         """Delete a memory under the scope."""
         memory.delete(memory_id, scope=_scope(ctx, default, user_id, agent_id, run_id, "record", memory_id))
         return "deleted"
+
+    @server.tool()
+    @_tool_errors
+    def forget_memories(
+        ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
+        wildcard: bool = False,
+    ) -> Forgotten:
+        """Erase a scope for good: its memories, their history and its raw messages. The exact scope only,
+        unless ``wildcard`` (then also every agent and run under it). Only when the user asks to be forgotten."""
+        return memory.forget(_scope(ctx, default, user_id, agent_id, run_id, "write"), wildcard=wildcard)
 
     @server.tool()
     @_tool_errors

@@ -83,6 +83,14 @@ class Deleted(BaseModel):
     deleted: int = Field(description="How many memories were deleted.")
 
 
+class ScopeDeleted(Deleted):
+    """What forgetting a scope erased."""
+
+    messages: int = Field(description="Raw messages erased.")
+    history: int = Field(description="History entries erased (every version of the memories, no tombstone).")
+    scopes: int = Field(description="Exact scopes erased.")
+
+
 class Health(BaseModel):
     status: Literal["ok"] = "ok"
     version: str

@@ -4,7 +4,7 @@ A memdesk store is several small protocols, each a handful of methods, so a call
 backend) deals only with the part it needs:
 
 - :class:`EmbeddingPin`: which embedding model wrote the vectors (and refusing another);
-- :class:`RecordStore`: typed memory records: the one write path, replace, delete, get, history;
+- :class:`RecordStore`: typed memory records: the one write path, replace, delete, get, history, forget;
 - :class:`RecordQuery`: reads over scopes: vector search, keyset pages, counts, ``has_scope``;
 - :class:`MessageLog`: the raw message log (written only through :meth:`RecordStore.write`);
 - :class:`VectorCollection` and :class:`DocumentSet`: named tables of (id, JSON payload) items,
@@ -58,6 +58,15 @@ class Page(BaseModel, Generic[T]):
 
     items: list[T]
     next_cursor: str | None = None
+
+
+class Forgotten(BaseModel):
+    """What :meth:`RecordStore.forget` erased: rows of each kind."""
+
+    records: int = 0
+    messages: int = 0
+    history: int = 0
+    scopes: int = 0
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,13 @@ class RecordStore(Protocol):
 
     def history(self, record_id: str) -> list[HistoryEntry]:
         """All versions of a record, oldest first (ADD, UPDATE..., DELETE)."""
+        ...
+
+    def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
+        """Erase the exact ``scope`` (with ``wildcard``: every exact scope under a partial one): its
+        records, every history entry of them (no tombstone), its raw messages and scope entries, and
+        the cached vectors; then the backend removes what it keeps of deleted rows where it can
+        (SQLite: zeroed pages, WAL checkpointed). ``history`` of a forgotten record is empty."""
         ...
 
 

@@ -76,6 +76,11 @@ class Dialect(Protocol):
         """Delete the rows of ``table`` matching ``where``; return their ``columns``."""
         ...
 
+    def after_erase(self, conn: Any) -> None:
+        """Remove what the database keeps of just-deleted rows where the backend can (outside a
+        transaction): SQLite checkpoints and truncates its WAL; PostgreSQL leaves it to VACUUM."""
+        ...
+
     def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
         """(SQL expression of a stored vector's size, its value for a vector of ``info``'s dimension)."""
         ...

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import MigrationError
 from .migrations import Migration
-from .schema import TABLES, documents_ddl, fill_legacy_texts, record_table_ddl
+from .schema import HISTORY_SCOPE_INDEX, TABLES, documents_ddl, fill_legacy_texts, record_table_ddl
 
 if TYPE_CHECKING:  # psycopg is an optional dependency: the schema module must import without it
     import psycopg
@@ -123,8 +123,13 @@ def _m0002_documents_and_scope_indexes(conn: "psycopg.Connection") -> None:
     )
 
 
+def _m0003_history_scope_index(conn: "psycopg.Connection") -> None:
+    conn.execute(HISTORY_SCOPE_INDEX)
+
+
 PG_MIGRATIONS: tuple[Migration["psycopg.Connection"], ...] = (
     Migration("0001_initial_schema", _m0001_initial_schema),
     Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
+    Migration("0003_history_scope_index", _m0003_history_scope_index),
 )
 """The PostgreSQL schema, oldest first. Append new migrations; never edit or reorder applied ones."""

@@ -214,6 +214,10 @@ class PostgresDialect:
     def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
         return "vector_dims(vector)", info.dim
 
+    def after_erase(self, conn: psycopg.Connection[Any]) -> None:
+        """Nothing: the deleted row versions stay in the table files until VACUUM reclaims them (the
+        operator runs ``VACUUM`` on the memdesk schema's tables after a forget; see docs/architecture.md)."""
+
 
 class PostgresStore(SQLStore):
     """A :class:`~memdesk.store.base.Store` in a PostgreSQL database with pgvector.

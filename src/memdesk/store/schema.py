@@ -91,6 +91,10 @@ def documents_ddl(*, text: str, position: str) -> list[str]:
     ]
 
 
+HISTORY_SCOPE_INDEX = "CREATE INDEX ix_history_scope ON history (scope_key, record_id)"
+"""Migration 0003, shared by the dialects: finds a scope's history entries when it is forgotten."""
+
+
 def fill_legacy_texts(conn: Any, mark: str) -> int:
     """Fill ``collection_items.embed_text`` of items written before it existed, where the payload
     says what was embedded: the ``embedding_text`` field memdesk's reasoning bank writes. Other

@@ -128,12 +128,43 @@ class SQLiteDialect:
     def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
         return "length(vector)", info.dim * 4
 
+    def after_erase(self, conn: sqlite3.Connection) -> None:
+        """Copy the WAL (whose frames still hold the deleted rows) into the file and truncate it to zero
+        bytes. The deleted cells and freed pages were zeroed as they were deleted (``secure_delete``)."""
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy:
+            log.warning("forget: another connection is reading; the WAL is truncated at its next checkpoint")
+
+
+def create_private(path: Path) -> None:
+    """Create the missing folders of ``path`` (0700) and, if it does not exist, the empty database file
+    (0600: SQLite gives its ``-wal`` and ``-shm`` files the same mode). Existing ones are left as they are."""
+    missing: list[Path] = []
+    parent = path.parent
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    for folder in reversed(missing):
+        try:
+            folder.mkdir(mode=0o700)
+        except FileExistsError:  # another process made it first
+            pass
+    try:
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)  # an empty file is an empty SQLite database
+
 
 def connect(path: str, busy_timeout_ms: int, dialect: SQLiteDialect) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL on a file."""
+    """A connection in autocommit mode (transactions are explicit), WAL on a file, deleted content
+    overwritten with zeros (``secure_delete``, so a forgotten scope leaves no bytes in free pages)."""
     memory = path == ":memory:"
     if not memory:
-        Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        try:
+            create_private(Path(path).expanduser())
+        except OSError as e:
+            raise StoreError(f"cannot create {path}: {e}") from e
     try:
         conn = sqlite3.connect(
             path if memory else str(Path(path).expanduser()),
@@ -145,6 +176,7 @@ def connect(path: str, busy_timeout_ms: int, dialect: SQLiteDialect) -> sqlite3.
         raise dialect.store_error(e, f"cannot open {path}") from e
     try:
         conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        conn.execute("PRAGMA secure_delete = ON")
         if not memory:
             mode = _enable_wal(conn, busy_timeout_ms)
             if str(mode).lower() != "wal":

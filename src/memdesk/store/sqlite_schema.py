@@ -8,7 +8,7 @@ from typing import Any
 
 from .database import Database
 from .migrations import Migration
-from .schema import TABLES, documents_ddl, fill_legacy_texts, record_table_ddl
+from .schema import HISTORY_SCOPE_INDEX, TABLES, documents_ddl, fill_legacy_texts, record_table_ddl
 
 
 def _m0001_initial_schema(conn: sqlite3.Connection) -> None:
@@ -48,9 +48,14 @@ def _m0002_documents_and_scope_indexes(conn: sqlite3.Connection) -> None:
     fill_legacy_texts(conn, "?")
 
 
+def _m0003_history_scope_index(conn: sqlite3.Connection) -> None:
+    conn.execute(HISTORY_SCOPE_INDEX)
+
+
 SQLITE_MIGRATIONS: tuple[Migration[sqlite3.Connection], ...] = (
     Migration("0001_initial_schema", _m0001_initial_schema),
     Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
+    Migration("0003_history_scope_index", _m0003_history_scope_index),
 )
 """The SQLite schema, oldest first. Append new migrations; never edit or reorder applied ones."""
 

@@ -5,6 +5,7 @@ change detection, embedding info) and hands each protocol to the part that imple
 
 ========================  =============================================================
 records, history          :class:`~.record_writes.RecordWriter`, :class:`~.record_reads.RecordReader`
+forgetting a scope        :class:`~.erasure.ScopeEraser`
 vector search             :class:`~.search_cache.RecordSearch`
 raw message log           :class:`~.message_log.MessageTable`
 collections, documents    :mod:`.collection_tables`
@@ -25,9 +26,10 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
-from .base import DEFAULT_PAGE, EmbeddingInfo, Page, ScoredRecord, StoreConveniences, VectorTable
+from .base import DEFAULT_PAGE, EmbeddingInfo, Forgotten, Page, ScoredRecord, StoreConveniences, VectorTable
 from .collection_tables import CollectionCache, SQLDocumentSet, SQLVectorCollection, collection_names
 from .database import Database
+from .erasure import ScopeEraser
 from .dialect import Dialect
 from .maintenance import VectorRewriter
 from .message_log import MessageTable
@@ -60,6 +62,7 @@ class SQLStore(StoreConveniences):
         self._reader = RecordReader(db)
         self._collections = CollectionCache(db)
         self._rewriter = VectorRewriter(db)
+        self._eraser = ScopeEraser(db, self._search)
 
     @property
     def dialect(self) -> Dialect:
@@ -96,6 +99,9 @@ class SQLStore(StoreConveniences):
 
     def delete_scope(self, scope: Scope) -> int:
         return self._writer.delete_scope(scope)
+
+    def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
+        return self._eraser.forget(scope, wildcard=wildcard)
 
     def get(self, record_id: str) -> MemoryRecord | None:
         return self._reader.get(record_id)

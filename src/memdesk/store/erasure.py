@@ -1,0 +1,86 @@
+"""Forgetting a scope: every row that holds its text goes, and no tombstone stays behind.
+
+:class:`ScopeEraser` implements :meth:`~memdesk.store.base.RecordStore.forget` for the SQL stores.
+In ONE transaction it deletes, for the exact scope (or, with ``wildcard=True``, every exact scope
+under a partial one):
+
+- the current records (every memory type) and their vectors;
+- every ``history`` entry of those records and of records deleted from the scope earlier (all
+  versions, the ADD/UPDATE/DELETE payloads alike; no DELETE entry is written);
+- the raw messages and the ``scopes`` rows.
+
+After the commit the search cache drops the scopes' vectors and the dialect removes what the
+database keeps of deleted rows where it can (:meth:`~memdesk.store.dialect.Dialect.after_erase`:
+SQLite checkpoints its WAL; with ``secure_delete`` on, freed pages were already zeroed).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..records import MemoryType, Scope
+from .base import Forgotten
+from .codec import ScopeTuple, check_scope, scope_key, scope_matches
+from .database import Database
+from .schema import TABLES, scope_where
+from .search_cache import RecordSearch
+
+
+def _parts(key: str) -> ScopeTuple:
+    u, a, r = json.loads(key)
+    return (u, a, r)
+
+
+class ScopeEraser:
+    """Forgets scopes of one database."""
+
+    def __init__(self, db: Database, search: RecordSearch) -> None:
+        self.db = db
+        self.search = search
+
+    def _scope_keys(self, conn: Any, scope: Scope, wildcard: bool) -> list[str]:
+        """The exact scope keys to forget: the scope itself, or every one under it that any table names."""
+        if not wildcard:
+            return [scope_key(scope)]
+        where, params = scope_where(scope, self.db.dialect.param)
+        keys: set[str] = set()
+        for table in (*TABLES.values(), "messages", "scopes"):
+            keys.update(r[0] for r in conn.execute(f"SELECT DISTINCT scope_key FROM {table} WHERE {where}", params))
+        # history has no id columns: a deleted record's entries are found by their key
+        for (key,) in conn.execute("SELECT DISTINCT scope_key FROM history").fetchall():
+            if key not in keys and scope_matches(scope, _parts(key)):
+                keys.add(key)
+        return sorted(keys)
+
+    def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
+        """Erase the exact ``scope`` (every exact scope under it with ``wildcard``); see the module docstring."""
+        check_scope(scope)
+        d = self.db.dialect
+        records = messages = history = scopes = 0
+        with self.db.lock:
+            with self.db.tx("forget") as conn:
+                keys = self._scope_keys(conn, scope, bool(wildcard))
+                record_ids: set[str] = set()
+                for cond, params in d.id_chunks("scope_key", keys):
+                    record_ids.update(
+                        r[0] for r in conn.execute(f"SELECT DISTINCT record_id FROM history WHERE {cond}", params)
+                    )
+                    for table in TABLES.values():
+                        gone = d.delete_returning(conn, table, cond, params, "id")
+                        records += len(gone)
+                        record_ids.update(r[0] for r in gone)
+                    messages += len(d.delete_returning(conn, "messages", cond, params, "seq"))
+                    scopes += len(d.delete_returning(conn, "scopes", cond, params, "scope_key"))
+                for cond, params in d.id_chunks("record_id", sorted(record_ids)):
+                    history += len(d.delete_returning(conn, "history", cond, params, "hid"))
+            dropped = {_parts(k) for k in keys}
+            for mt in MemoryType:
+                self.search.dropped(mt, dropped)
+            if records or messages or history or scopes:
+                with self.db.read("forget") as conn:
+                    d.after_erase(conn)
+        return Forgotten(records=records, messages=messages, history=history, scopes=scopes)
+
+
+__all__ = ["ScopeEraser"]

@@ -1,0 +1,99 @@
+"""``Store.forget``: a forgotten scope leaves no row that holds its text, on every backend.
+
+The rows are read back with plain SQL over every table of the database (:meth:`Native.rows_text`),
+so a table the store forgot to clear (history, messages, scopes...) is caught whatever it is.
+The byte-level scan of the SQLite files is ``tests/trust/test_erasure.py``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+
+from memdesk.records import EpisodicRecord, HistoryEvent, MemoryType, RawMessage, Scope, SemanticRecord
+from memdesk.store.base import Forgotten, Store
+
+from .helpers import native_for, unit
+
+ALICE = Scope(user_id="alice")
+ALICE_BOT = Scope(user_id="alice", agent_id="bot")
+BOB = Scope(user_id="bob")
+BOB_BOT = Scope(user_id="bob", agent_id="bot")
+
+
+def _secret(scope: Scope, n: int) -> str:
+    return f"zq{scope.user_id}{scope.agent_id or ''}secret{n}x"
+
+
+def _fill(store: Store, scope: Scope, rng: np.random.Generator) -> list[str]:
+    """Records (one updated twice, one deleted), messages and history for ``scope``, every text a secret."""
+    recs = [SemanticRecord(scope=scope, fact=f"{_secret(scope, i)} is the code") for i in range(3)]
+    recs.append(EpisodicRecord(scope=scope, title=_secret(scope, 3), summary=f"met at {_secret(scope, 4)} ☕"))
+    now = datetime.now(timezone.utc)
+    msgs = [
+        RawMessage(id=f"m{i}", scope=scope, speaker="Al", role="user", content=f"my pin is {_secret(scope, 10 + i)}",
+                   timestamp=None, ingest_time=now, metadata={"note": _secret(scope, 20 + i)})
+        for i in range(2)
+    ]  # fmt: skip
+    store.write(recs, unit(rng, len(recs)), messages=msgs)
+    store.replace(recs[0].model_copy(update={"fact": f"{_secret(scope, 5)} now"}), unit(rng, 1)[0])
+    store.replace(recs[0].model_copy(update={"fact": f"{_secret(scope, 6)} later"}), unit(rng, 1)[0])
+    store.delete(recs[1].id)
+    return [r.id for r in recs]
+
+
+def _secrets(scope: Scope) -> list[str]:
+    return [_secret(scope, i) for i in (*range(7), 10, 11, 20, 21)]
+
+
+def test_forget_leaves_no_row_with_the_scopes_text_and_keeps_the_others(store: Store, rng) -> None:
+    alice_ids = _fill(store, ALICE, rng)
+    bob_ids = _fill(store, BOB, rng)
+    native = native_for(store)
+    before = native.rows_text(store)
+    assert all(s in before for s in _secrets(ALICE) + _secrets(BOB))  # the check can see them
+    assert len(store.search(unit(rng, 1)[0], ALICE, MemoryType.SEMANTIC, 5)) == 2  # warm the search cache
+
+    got = store.forget(ALICE)
+
+    assert got == Forgotten(records=3, messages=2, history=4 + 2 + 1, scopes=1)
+    after = native.rows_text(store)
+    assert [s for s in _secrets(ALICE) if s in after] == []
+    assert all(s in after for s in _secrets(BOB))
+    assert all(store.history(i) == [] and store.get(i) is None for i in alice_ids)
+    assert store.search(unit(rng, 1)[0], ALICE, MemoryType.SEMANTIC, 5) == []
+    assert store.messages(ALICE) == [] and not store.has_scope(ALICE)
+    assert [e.event for e in store.history(bob_ids[0])] == [HistoryEvent.ADD, HistoryEvent.UPDATE, HistoryEvent.UPDATE]
+    assert store.count(BOB) == 3 and len(store.messages(BOB)) == 2
+    assert store.forget(ALICE) == Forgotten()  # nothing left to forget
+    _fill(store, ALICE, rng)  # the scope can be used again
+    assert store.count(ALICE) == 3
+
+
+def test_forget_is_exact_unless_wildcard(store: Store, rng) -> None:
+    for scope in (ALICE, ALICE_BOT, BOB_BOT):
+        _fill(store, scope, rng)
+    assert store.forget(ALICE).records == 3  # the exact scope: alice under agent bot stays
+    assert store.count(ALICE_BOT) == 3 and store.has_scope(ALICE_BOT)
+    _fill(store, ALICE, rng)
+    assert store.forget(ALICE, wildcard=True).records == 6  # every scope under user alice
+    assert store.count(ALICE) == 0 and store.count(BOB_BOT) == 3
+    text = native_for(store).rows_text(store)
+    assert [s for s in _secrets(ALICE) + _secrets(ALICE_BOT) if s in text] == []
+    # a wildcard on the agent reaches every user's scope under it (an admin's call)
+    _fill(store, ALICE_BOT, rng)
+    assert store.forget(Scope(agent_id="bot"), wildcard=True).records == 6
+    assert store.count() == 0
+
+
+def test_forget_finds_records_deleted_before_it(store: Store, rng) -> None:
+    """A scope whose records were all deleted one by one still has their history: forget erases it."""
+    ids = _fill(store, ALICE, rng)
+    for i in ids:
+        store.delete(i)
+    assert store.count(ALICE) == 0 and store.history(ids[0])
+    got = store.forget(ALICE, wildcard=True)
+    assert got.records == 0 and got.history == 4 + 2 + 1 + 3
+    assert all(store.history(i) == [] for i in ids)
+    assert [s for s in _secrets(ALICE) if s in native_for(store).rows_text(store)] == []

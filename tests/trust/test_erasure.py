@@ -1,0 +1,141 @@
+"""Forgetting is complete: after ``Memory.forget`` no byte of the SQLite files holds the forgotten text.
+
+Alice and Bob each say distinctive secrets (short ones, a long one that spills into overflow pages, one in
+non-ASCII text, one in message metadata); some records are updated (history keeps old versions) and one is
+deleted (history keeps a DELETE entry) before Alice is forgotten. Then every byte of ``memdesk.db``, its
+``-wal`` and its ``-shm`` is scanned for each of Alice's secrets in UTF-8, UTF-16-LE and UTF-16-BE: none is
+left, while every one of Bob's is still there (so the scan can see them), and Bob's memories still answer.
+The same check by SQL, on SQLite and PostgreSQL, is ``tests/conformance/test_store_erasure.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from memdesk.conversation.base import RoutedExtraction
+from memdesk.conversation.extract import RuleExtractor
+from memdesk.conversation.memory import Memory
+from memdesk.conversation.router import RuleRouter
+from memdesk.embed.hashing import HashingEmbedder
+from memdesk.errors import RecordNotFoundError
+from memdesk.records import Scope
+from memdesk.retrieve import Retriever
+from memdesk.store import open_store
+
+ALICE = Scope(user_id="alice")
+BOB = Scope(user_id="bob")
+
+
+def secrets(who: str) -> dict[str, str]:
+    """Distinctive words ``who`` says, by where they go."""
+    return {
+        "pin": f"Qx{who}Pin7731",
+        "bank": f"Vr{who}Bankhaus",
+        "pet": f"Ml{who}Katzename",
+        "updated": f"Uz{who}Nachher",
+        "deleted": f"Dl{who}Geloescht",
+        "long": f"Lg{who}Langtext",
+        "unicode": f"Çé{who}Ünïcødé",
+        "metadata": f"Md{who}Anhang",
+    }
+
+
+def say(memory: Memory, who: str, scope: Scope) -> None:
+    s = secrets(who)
+    memory.add(
+        [
+            {"content": f"My PIN is {s['pin']} and I bank with {s['bank']}.", "speaker": who},
+            {"content": f"My cat is called {s['pet']}.", "speaker": who, "metadata": {"note": s["metadata"]}},
+            {"content": f"I moved to {s['deleted']} last year.", "speaker": who},
+            {"content": f"I like the word {s['unicode']}.", "speaker": who},
+            {"content": ("I keep a diary. " * 400) + s["long"], "speaker": who},  # ~6 KB: overflow pages
+        ],
+        scope=scope,
+    )
+    records = memory.get_all(scope=scope)
+    pet = next(r for r in records if s["pet"] in r.embed_text())
+    memory.update(pet.id, f"My cat is now called {s['updated']}.", scope=scope)
+    gone = next(r for r in records if s["deleted"] in r.embed_text())
+    memory.delete(gone.id, scope=scope)
+    memory.search(f"what is my PIN {s['pin']}", scope=scope, hybrid=True)  # warm the vector and BM25 caches
+
+
+def database_bytes(path: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(path.parent.glob(path.name + "*"))}
+
+
+def residues(files: dict[str, bytes], words: list[str]) -> list[tuple[str, str, str]]:
+    """(file, word, encoding) of every place a word is found."""
+    found = []
+    for name, data in files.items():
+        for w in words:
+            for enc in ("utf-8", "utf-16-le", "utf-16-be"):
+                if w.encode(enc) in data:
+                    found.append((name, w, enc))
+    return found
+
+
+@pytest.fixture
+def memory(tmp_path):
+    store = open_store(f"sqlite:///{tmp_path / 'data' / 'memdesk.db'}")
+    m = Memory(store, HashingEmbedder(256), RoutedExtraction(RuleRouter(), RuleExtractor()), retriever=Retriever(store))
+    yield m
+    m.close()
+
+
+def test_forget_leaves_no_byte_of_the_forgotten_users_text(memory, tmp_path):
+    path = tmp_path / "data" / "memdesk.db"
+    say(memory, "alice", ALICE)
+    say(memory, "bob", BOB)
+    alice_ids = [e.record.id for r in memory.get_all(scope=ALICE) for e in memory.history(r.id, scope=ALICE)]
+    words_a, words_b = list(secrets("alice").values()), list(secrets("bob").values())
+    before = database_bytes(path)
+    assert {w for _, w, _ in residues(before, words_a)} == set(words_a)  # the scan sees every secret at first
+
+    got = memory.forget(ALICE)
+
+    assert got.records > 0 and got.messages == 5 and got.history > got.records
+    after = database_bytes(path)
+    assert set(after) <= {"memdesk.db", "memdesk.db-wal", "memdesk.db-shm"}
+    assert residues(after, words_a) == []
+    assert {w for _, w, _ in residues(after, words_b)} == set(words_b)  # bob's are all still on disk
+    assert len(after.get("memdesk.db-wal", b"")) == 0  # checkpointed and truncated
+    # nothing of alice is reachable either: records, history, messages, the caches
+    for record_id in alice_ids:
+        with pytest.raises(RecordNotFoundError):
+            memory.history(record_id, scope=ALICE)
+    assert memory.messages(scope=ALICE) == []
+    assert memory.search(secrets("alice")["pin"], scope=ALICE, hybrid=True) == []
+    cached = repr(memory.retriever._lexical) + repr(memory.store._search.cache._indexes)  # white-box: the caches
+    assert all(w not in cached for w in words_a)
+    hit = memory.search(f"what is my PIN {secrets('bob')['pin']}", scope=BOB, hybrid=True)[0]
+    assert secrets("bob")["pin"] in hit.record.embed_text()
+    # and after closing, the files still hold none of it
+    memory.close()
+    assert residues(database_bytes(path), words_a) == []
+
+
+def test_forget_is_exact_unless_wildcard(memory):
+    memory.add("I keep bees.", scope=ALICE)
+    memory.add("I play the cello.", scope=Scope(user_id="alice", run_id="r1"))
+    assert memory.delete_all(scope=ALICE) == 1
+    assert [r.scope.run_id for r in memory.get_all(scope=ALICE)] == ["r1"]
+    assert memory.delete_all(scope=ALICE, wildcard=True) == 1
+    assert memory.get_all(scope=ALICE) == []
+
+
+def test_database_files_and_folders_are_private(tmp_path):
+    store = open_store(f"sqlite:///{tmp_path / 'new' / 'deeper' / 'memdesk.db'}")
+    try:
+        store.write(messages=[])  # nothing: the files exist from the open
+        for folder in (tmp_path / "new", tmp_path / "new" / "deeper"):
+            assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700
+        files = list((tmp_path / "new" / "deeper").iterdir())
+        assert {f.name for f in files} >= {"memdesk.db", "memdesk.db-wal"}
+        assert all(stat.S_IMODE(os.stat(f).st_mode) == 0o600 for f in files)
+    finally:
+        store.close()
