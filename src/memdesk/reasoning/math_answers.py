@@ -290,12 +290,15 @@ def _bracketed(s: str) -> tuple[str, str, str] | None:
     return None
 
 
-def run_with_time_limit(fn: Callable[..., Any], args: tuple[Any, ...], seconds: float) -> Any:
+def run_with_time_limit(fn: Callable[..., Any], args: tuple[Any, ...], seconds: float | None) -> Any:
     """Run ``fn(*args)`` and return its result, or raise :class:`TimeoutError` after ``seconds``.
 
     On the main thread of a POSIX process it uses ``SIGALRM`` (no process start); elsewhere it runs
     ``fn`` in a child process that is killed at the limit. ``fn`` must be a module-level function.
+    ``seconds=None`` runs ``fn`` here without a limit.
     """
+    if seconds is None:
+        return fn(*args)
     if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
 
         def _alarm(signum: int, frame: Any) -> None:
@@ -319,9 +322,10 @@ def run_with_time_limit(fn: Callable[..., Any], args: tuple[Any, ...], seconds: 
             raise TimeoutError(f"{fn.__name__} took longer than {seconds} s") from e
 
 
-def math_equal(pred: str | None, gold: str, *, tol: float = 1e-4, timeout_s: float = 3.0) -> bool:
+def math_equal(pred: str | None, gold: str, *, tol: float = 1e-4, timeout_s: float | None = 3.0) -> bool:
     """MATH answer equivalence: normalized strings, then numbers within ``tol`` (relative), then
-    element-wise for tuples/intervals/sets/lists, then sympy symbolic equality under ``timeout_s``."""
+    element-wise for tuples/intervals/sets/lists, then sympy symbolic equality under ``timeout_s``
+    (a runaway comparison counts as unequal; None: no limit)."""
     if pred is None:
         return False
     a, b = normalize_math(pred), normalize_math(gold)
@@ -330,7 +334,7 @@ def math_equal(pred: str | None, gold: str, *, tol: float = 1e-4, timeout_s: flo
     return _equal_normalized(a, b, tol, timeout_s)
 
 
-def _equal_normalized(a: str, b: str, tol: float, timeout_s: float) -> bool:
+def _equal_normalized(a: str, b: str, tol: float, timeout_s: float | None) -> bool:
     if a == b:
         return True
     va, vb = _numeric_value(a), _numeric_value(b)
@@ -364,7 +368,7 @@ def _equal_normalized(a: str, b: str, tol: float, timeout_s: float) -> bool:
         return False
 
 
-def _unordered_equal(xs: list[str], ys: list[str], tol: float, timeout_s: float) -> bool:
+def _unordered_equal(xs: list[str], ys: list[str], tol: float, timeout_s: float | None) -> bool:
     remaining = list(ys)
     for x in xs:
         for j, y in enumerate(remaining):

@@ -165,7 +165,7 @@ def integer_equal(pred: str | None, gold: str) -> bool:
 
 
 # --- MATH normalization --------------------------------------------------------------------------
-def score_answer(kind: AnswerKind, output: str, gold: str, *, timeout_s: float = 3.0) -> ScoredAnswer:
+def score_answer(kind: AnswerKind, output: str, gold: str, *, timeout_s: float | None = 3.0) -> ScoredAnswer:
     """Extract the final answer from a model ``output`` and compare it with ``gold``.
 
     The last complete ``\\boxed{}`` wins when it yields a valid answer for the benchmark; otherwise
