@@ -40,7 +40,8 @@ from benchinfo import machine_info, measured_at
 from memdesk.embed import MiniLMEmbedder
 from memdesk.eval.metrics import percentile as pct
 from memdesk.datapaths import require_data_dir
-from memdesk.reasoning.bank import BankBuilder, BuildConfig, MemoryBank
+from memdesk.reasoning.bank import MemoryBank
+from memdesk.reasoning.bank_builder import BankBuilder, BuildConfig
 from memdesk.reasoning.datasets import get_benchmark
 from memdesk.reasoning.harness import ReasoningHarness
 from memdesk.reasoning.solved_examples import MemoryFormat

@@ -3,7 +3,7 @@
 For each benchmark (BBH tasks, MATH subjects) it draws a seeded, balanced sample: ``--bank-per-group``
 bank items and ``--queries-per-group`` evaluation items from each of ``--groups`` groups. Then:
 
-- ``tags``: builds a bank with :class:`~memdesk.reasoning.bank.BankBuilder` and a
+- ``tags``: builds a bank with :class:`~memdesk.reasoning.bank_builder.BankBuilder` and a
   :class:`~memdesk.reasoning.tags.TagRepresentation` (the chat model tags each bank entry from its
   problem and verified answer; the tags' text is embedded with MiniLM), and retrieves for every query
   through :class:`~memdesk.reasoning.example_retrieval.VectorRetriever`, which tags the question alone;
@@ -33,7 +33,8 @@ from pathlib import Path
 
 from memdesk.embed import MiniLMEmbedder
 from memdesk.llm.openai_compat import OpenAICompatChatModel
-from memdesk.reasoning.bank import BankBuilder, BuildConfig, MemoryBank
+from memdesk.reasoning.bank import MemoryBank
+from memdesk.reasoning.bank_builder import BankBuilder, BuildConfig
 from memdesk.datapaths import require_data_dir
 from memdesk.reasoning.datasets import Problem, get_benchmark
 from memdesk.reasoning.solved_examples import MemoryFormat

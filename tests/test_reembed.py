@@ -18,7 +18,8 @@ from memdesk.conversation.memory import Memory
 from memdesk.conversation.raw import RawTurnProcessor
 from memdesk.embed import HashingEmbedder
 from memdesk.errors import EmbedderError, EmbeddingMismatchError, ReembedError
-from memdesk.reasoning.bank import BankBuilder, MemoryBank
+from memdesk.reasoning.bank import MemoryBank
+from memdesk.reasoning.bank_builder import BankBuilder
 from memdesk.reasoning.datasets import Problem
 from memdesk.records import Scope
 from memdesk.reembed import reembed_store

@@ -9,7 +9,8 @@ import pytest
 
 from memdesk.embed import HashingEmbedder
 from memdesk.llm.fake import ScriptedChatModel, ScriptedReply
-from memdesk.reasoning.bank import BankBuilder, MemoryBank
+from memdesk.reasoning.bank import MemoryBank
+from memdesk.reasoning.bank_builder import BankBuilder
 from memdesk.reasoning.datasets import AnswerKind, Benchmark, Problem
 from memdesk.reasoning.harness import (
     EvalConfig,

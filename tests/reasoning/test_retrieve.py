@@ -7,7 +7,8 @@ import pytest
 from memdesk.embed import HashingEmbedder
 from memdesk.errors import UsageError
 from memdesk.llm.fake import ScriptedChatModel
-from memdesk.reasoning.bank import BankBuilder, MemoryBank
+from memdesk.reasoning.bank import MemoryBank
+from memdesk.reasoning.bank_builder import BankBuilder
 from memdesk.reasoning.datasets import Problem
 from memdesk.reasoning.example_retrieval import BM25Retriever, VectorRetriever
 from memdesk.reasoning.tags import LLMTagger, ProblemRepresentation, TagRepresentation

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 
 from memdesk.embed import HashingEmbedder
 from memdesk.errors import ConfigError, EmptyInputError, UsageError
-from memdesk.reasoning.bank import BankBuilder, MemoryBank
+from memdesk.reasoning.bank import MemoryBank
+from memdesk.reasoning.bank_builder import BankBuilder
 from memdesk.reasoning.mac_commands import reasoning_command
 from memdesk.reasoning.datasets import Problem
 from memdesk.reasoning.example_retrieval import VectorRetriever

@@ -9,7 +9,8 @@ or :class:`BM25Retriever`, :func:`build_messages` with the memory block before t
 
 from __future__ import annotations
 
-from .bank import BankBuilder, BankManifest, BuildConfig, BuildReport, MemoryBank
+from .bank import BankManifest, MemoryBank
+from .bank_builder import BankBuilder, BuildConfig, BuildReport
 from .overlap import check_disjoint, find_overlap
 from .datasets import (
     BENCHMARK_NAMES,

@@ -1,7 +1,7 @@
 """Benchmark loaders: each turns one benchmark's files into plain :class:`Problem` items.
 
 Every benchmark has a *bank* side (historical solved examples) and an *eval* side, disjoint by
-construction; :func:`memdesk.reasoning.bank.check_disjoint` verifies it by normalized-text hashes.
+construction; :func:`memdesk.reasoning.overlap.check_disjoint` verifies it by normalized-text hashes.
 
 =========== ======================================== ============================================
 benchmark   bank                                     eval

@@ -126,7 +126,7 @@ class _Env:
         return self.kw["name"] or f"mac-{self.benchmark.name}-{'tags' if tags else 'problem'}"
 
     def build_bank(self, name: str, tags: bool, extra: dict[str, Any]) -> Any:
-        from .bank import BankBuilder, BuildConfig
+        from .bank_builder import BankBuilder, BuildConfig
         from .solved_examples import MemoryFormat
         from .tags import LLMTagger, TagRepresentation
 

@@ -9,7 +9,8 @@ import pytest
 from memdesk.embed import HashingEmbedder
 from memdesk.errors import DataOverlapError, LLMOutputError, UsageError
 from memdesk.llm.fake import ScriptedChatModel
-from memdesk.reasoning.bank import BankBuilder, BuildConfig, MemoryBank
+from memdesk.reasoning.bank import MemoryBank
+from memdesk.reasoning.bank_builder import BankBuilder, BuildConfig
 from memdesk.reasoning.overlap import check_disjoint, find_overlap
 from memdesk.reasoning.datasets import AnswerKind, Problem
 from memdesk.reasoning.solved_examples import EmbeddingKind, MemoryFormat, TraceSource
