@@ -392,7 +392,8 @@ def mcp_stdio(obj: Ctx, user_id: str | None, agent_id: str | None) -> None:
 def _register_groups() -> None:
     """Attach the evaluation and reasoning-bank command groups, which live beside the code they drive."""
     from .eval.eval_commands import eval_group
-    from .reasoning.mac_commands import bank_group, reasoning_command
+    from .reasoning.eval_command import reasoning_command
+    from .reasoning.mac_commands import bank_group
 
     if "reasoning" not in eval_group.commands:
         eval_group.add_command(reasoning_command, "reasoning")

@@ -7,7 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from memdesk.reasoning.mac_commands import bank_group, reasoning_command
+from memdesk.reasoning.eval_command import reasoning_command
+from memdesk.reasoning.mac_commands import bank_group
 
 
 def test_bank_build_refuses_overlap_then_drops_and_resumes(tmp_path: Path, data_root: Path) -> None:

@@ -13,7 +13,7 @@ from memdesk.embed import HashingEmbedder
 from memdesk.errors import ConfigError, EmptyInputError, UsageError
 from memdesk.reasoning.bank import MemoryBank
 from memdesk.reasoning.bank_builder import BankBuilder
-from memdesk.reasoning.mac_commands import reasoning_command
+from memdesk.reasoning.eval_command import reasoning_command
 from memdesk.reasoning.datasets import Problem
 from memdesk.reasoning.example_retrieval import VectorRetriever
 from memdesk.reasoning.tags import ProblemRepresentation
