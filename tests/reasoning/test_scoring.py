@@ -90,7 +90,8 @@ def test_math_equal(pred: str, gold: str, equal: bool) -> None:
 
 
 def _never_returns(*_: object) -> bool:
-    threading.Event().wait()
+    """Blocks far past any limit the tests set (bounded, so a broken limit fails instead of hanging)."""
+    threading.Event().wait(120)
     return True
 
 
