@@ -101,3 +101,18 @@ def test_config_masks_database_passwords(run, monkeypatch):
     monkeypatch.setenv("MEMDESK_DATABASE_URL", "postgresql://ana:s3cret@db.invalid/memdesk")
     out = run("config").output
     assert "s3cret" not in out and "postgresql://ana:***@db.invalid/memdesk" in out
+
+
+def test_reembed_moves_a_store_to_the_multilingual_embedder(run, monkeypatch):
+    run("add", "我昨天搬到了上海。", "--user", "li", "--speaker", "李")
+    run("add", "Я работаю врачом в Казани.", "--user", "li", "--speaker", "Иван")
+    assert "re-embedded 2 records with multilingual" in run("reembed", "--embedder", "multilingual").output
+    monkeypatch.setenv("MEMDESK_EMBEDDER", "multilingual")
+    hits = json.loads(run("search", "李搬到哪里了？", "--user", "li", "--json").output)
+    assert hits[0]["text"] == "李: 我昨天搬到了上海。"
+
+
+def test_add_warns_about_a_script_the_embedder_cannot_embed(run, monkeypatch):
+    monkeypatch.setenv("MEMDESK_EMBEDDER", "minilm")
+    r = run("add", "我昨天搬到了上海。", "--user", "zh")
+    assert "warning:" in r.stderr and "Han" in r.stderr and "routed 010" in r.stdout

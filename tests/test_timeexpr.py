@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdesk.timeexpr import TimeMention, format_anchor, main_anchor, resolve
+from memdesk.timeexpr import TimeMention, format_anchor, main_anchor, resolve, sentence_tense
 
 REF = datetime(2023, 5, 8, 13, 56)  # a Monday
 D = date
@@ -196,3 +196,42 @@ def test_properties_on_random_phrases(text: str, ref: datetime) -> None:
 def test_never_raises_on_arbitrary_text(text: str) -> None:
     for m in resolve(text, REF):
         assert text[m.span[0] : m.span[1]] == m.text
+
+
+# --- the forms issue 12 fixed ----------------------------------------------------------------------
+
+SUN = datetime(2024, 4, 21, 20, 0, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    "text,label",
+    [("the fair on Saturday 13 July", "2024-07-13"), ("on Friday, 16 February", "2024-02-16"), ("Mon 15 April", "2024-04-15"),
+     ("Saturday, July 13", "2024-07-13"), ("Monday the 15th of April", "2024-04-15")],
+)  # fmt: skip
+def test_a_weekday_written_with_a_date_is_one_mention(text: str, label: str) -> None:
+    (m,) = resolve(text, SUN)
+    assert m.label == label
+
+
+def test_a_full_month_name_leaves_the_sentence_period() -> None:
+    (m,) = resolve("The interview is on 28 March.", SUN)
+    assert m.text == "28 March"
+    (w,) = resolve("It was last Sunday.", SUN)
+    assert w.text == "last Sunday"
+
+
+@pytest.mark.parametrize(
+    "text,label",
+    [("I'll arrive on Friday.", "2024-04-26"), ("I arrived on Friday.", "2024-04-19"), ("I'm moving in January.", "January 2025"),
+     ("I moved in January.", "January 2024"), ("I went there on 5 December.", "2023-12-05"), ("I'll go on 5 December.", "2024-12-05"),
+     ("In May.", "May 2024"), ("I'm leaving in two weeks.", "week of 2024-04-29")],
+)  # fmt: skip
+def test_auto_reads_ambiguous_forms_in_the_direction_of_the_tense(text: str, label: str) -> None:
+    (m,) = resolve(text, SUN, prefer="auto")
+    assert m.label == label
+
+
+def test_a_duration_after_a_past_verb_is_not_a_date() -> None:
+    assert resolve("I finished it in two weeks.", SUN, prefer="auto") == []
+    assert sentence_tense("I finished it.") == "past" and sentence_tense("I'll finish it.") == "future"
+    assert sentence_tense("I'm so excited about it.") is None

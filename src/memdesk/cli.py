@@ -87,8 +87,11 @@ def ingest(obj: Ctx, file: str, user_id, agent_id, run_id, conversation_ids, bat
             counts = {t.value: 0 for t in MemoryType}
             for i in range(0, len(conv.messages), batch):
                 chunk = conv.messages[i : i + batch]
-                for t, n in mem.add(chunk, scope=scope).counts.items():
+                result = mem.add(chunk, scope=scope)
+                for t, n in result.counts.items():
                     counts[t] += n
+                for warning in result.warnings:
+                    bar.write(f"warning: {warning}", file=sys.stderr)
                 bar.update(len(chunk))
             written.append({"conversation": conv.id, "scope": scope.model_dump(exclude_none=True),
                             "messages": len(conv.messages), "records": counts})
@@ -118,6 +121,8 @@ def add(obj: Ctx, text: str, user_id, agent_id, run_id, speaker, timestamp, as_j
     ts = _parse_time(timestamp) if timestamp else datetime.now().astimezone()
     scope = cli_scope(user_id, agent_id, run_id)
     result = obj.memory().add({"content": text, "speaker": speaker, "timestamp": ts}, scope=scope)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if as_json:
         emit_json(result.model_dump(mode="json"))
         return
@@ -250,7 +255,9 @@ def history(obj: Ctx, record_id, user_id, agent_id, run_id, as_json) -> None:
 
 
 @main.command()
-@click.option("--embedder", type=click.Choice(["minilm", "hashing", "openai"]), required=True, help="The new embedder.")
+@click.option(
+    "--embedder", type=click.Choice(["minilm", "multilingual", "hashing", "openai"]), required=True, help="The new embedder."
+)
 @click.option("--embedding-model", default=None, help="Model name for the openai embedder.")
 @json_option
 @click.pass_obj

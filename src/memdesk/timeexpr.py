@@ -38,6 +38,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Literal
 
@@ -45,7 +46,7 @@ from pydantic import BaseModel, ConfigDict
 
 Granularity = Literal["day", "week", "weekend", "month", "season", "year", "approx"]
 
-__all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor"]
+__all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
 
 
 class TimeMention(BaseModel):
@@ -83,10 +84,15 @@ _NUMBERS = {
 _APPROX_NUMBERS = {"a couple of", "a couple", "couple of", "a few", "few", "several"}
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 
-_MONTH_RE = r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+# a full name, or an abbreviation with an optional period (so "in April." leaves the sentence's period alone)
+_MONTH_RE = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"(?:jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?)"
+)
 _WEEKDAY_RE = (
-    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tues?|wed|thu(?:rs?)?|fri|sat)\.?"
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?:mon|tues|tue|wed|thurs|thur|thu|fri|sat)\.?)"
 )  # "sun" is left out: "this sun" is rarely a Sunday
+_DATED_WEEKDAY = rf"(?:{_WEEKDAY_RE},?\s+(?:the\s+)?)?"
 _NUM_RE = (
     r"(?:\d{1,3}|a couple of|a couple|couple of|a few|few|several|twenty|nineteen|eighteen|seventeen|"
     r"sixteen|fifteen|fourteen|thirteen|twelve|eleven|ten|nine|eight|seven|six|five|four|three|two|one|an|a)"
@@ -171,7 +177,28 @@ def _approx(ref: date, days_back: int, label: str) -> _Res:
 
 # --- handlers (one per pattern) ----------------------------------------------------------------
 
-Handler = Callable[[re.Match[str], date, str], "_Res | None"]
+@dataclass(frozen=True)
+class _Ctx:
+    """How to read an ambiguous form: ``prefer`` for a bare weekday; ``direction`` (from the
+    sentence's tense, ``prefer="auto"``) for a day-month without a year and "in <Month>": the
+    occurrence before, after, or nearest the reference; ``None`` keeps the reference's year."""
+
+    prefer: str = "past"
+    direction: Literal["past", "future", "nearest"] | None = None
+
+
+def _directed(candidates: list[date], ref: date, direction: str | None, default: date) -> date:
+    """The candidate date that ``direction`` picks relative to ``ref``."""
+    if direction == "future":
+        return min((d for d in candidates if d >= ref), default=default)
+    if direction == "past":
+        return max((d for d in candidates if d <= ref), default=default)
+    if direction == "nearest":
+        return min(candidates, key=lambda d: abs((d - ref).days))
+    return default
+
+
+Handler = Callable[[re.Match[str], date, _Ctx], "_Res | None"]
 
 
 def _num(word: str) -> tuple[int, bool]:
@@ -181,12 +208,14 @@ def _num(word: str) -> tuple[int, bool]:
     return _NUMBERS[w], w in _APPROX_NUMBERS
 
 
-def _h_ago(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_ago(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     n, approx = _num(m["n"])
     return _shift(ref, -n, m["unit"].lower().rstrip("s"), approx)
 
 
-def _h_in(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_in(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
+    if ctx.direction == "past":
+        return None  # "passed in two weeks": a duration, not a date
     n, approx = _num(m["n"])
     return _shift(ref, n, m["unit"].lower().rstrip("s"), approx)
 
@@ -203,7 +232,7 @@ def _shift(ref: date, n: int, unit: str, approx: bool) -> _Res | None:
     return _year(ref.year + n, approx)
 
 
-def _h_simple(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_simple(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     w = " ".join(m[0].lower().split())
     if w in ("the day before yesterday",):
         return _day(ref - timedelta(days=2))
@@ -216,7 +245,7 @@ def _h_simple(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
     return _day(ref)  # today, tonight, this morning/afternoon/evening, earlier today
 
 
-def _h_rel_period(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_rel_period(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     which = " ".join(m["which"].lower().split())
     unit = m["unit"].lower()
     step = {"last": -1, "past": -1, "this past": -1, "previous": -1, "this": 0, "earlier this": 0,
@@ -231,18 +260,18 @@ def _h_rel_period(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
     return _year(ref.year + step)
 
 
-def _h_week_before_last(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_week_before_last(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     return _week(ref - timedelta(weeks=2))
 
 
-def _h_over_weekend(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_over_weekend(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     sat = _monday(ref) + timedelta(days=5)
     if sat > ref:
         sat -= timedelta(weeks=1)
     return _weekend(sat)
 
 
-def _h_weekday(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_weekday(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     which = (m["which"] or "").lower()
     wd = _weekday(m["wd"])
     if which in ("last", "past", "this past"):
@@ -253,13 +282,13 @@ def _h_weekday(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
     if which in ("this", "this coming", "coming"):
         return _day(ref + timedelta(days=(wd - ref.weekday()) % 7))
     # bare "on Friday"
-    if prefer == "future":
+    if ctx.prefer == "future":
         return _day(ref + timedelta(days=(wd - ref.weekday()) % 7 or 7))
     back = (ref.weekday() - wd) % 7 or 7
     return _day(ref - timedelta(days=back))
 
 
-def _h_season(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_season(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     which = (m["which"] or "").lower()
     name = m["season"].lower()
     cur = _season_containing(name, ref)  # current or upcoming occurrence
@@ -275,11 +304,11 @@ def _h_season(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
     return _season(name, year)
 
 
-def _h_season_year(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_season_year(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     return _season(m["season"].lower(), int(m["y"]))
 
 
-def _h_past_n(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_past_n(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     n, _ = _num(m["n"])
     unit = m["unit"].lower().rstrip("s")
     if n > 200:
@@ -295,15 +324,18 @@ def _h_past_n(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
     return start, ref + timedelta(days=1), "approx", f"the past {words} {unit}s up to {ref.isoformat()}", True
 
 
-def _h_month_rel(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_month_rel(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     which = (m["which"] or "").lower()
-    mon = _MONTHS[m["month"].lower()]
+    mon = _MONTHS[m["month"].lower().rstrip(".")]
     if which == "last":
         year = ref.year if mon < ref.month else ref.year - 1
     elif which == "next":
         year = ref.year if mon > ref.month else ref.year + 1
     else:
-        year = ref.year
+        # "in January": compare month starts, so the current month counts as both before and after
+        here = date(ref.year, ref.month, 1)
+        options = [date(ref.year + dy, mon, 1) for dy in (-1, 0, 1)]
+        year = _directed(options, here, ctx.direction, date(ref.year, mon, 1)).year
     return _month(year, mon)
 
 
@@ -314,32 +346,37 @@ def _valid_day(year: int, month: int, day: int) -> date | None:
         return None
 
 
-def _h_iso(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_iso(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     d = _valid_day(int(m["y"]), int(m["mo"]), int(m["d"]))
     return _day(d) if d else None
 
 
-def _h_us_numeric(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_us_numeric(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     d = _valid_day(int(m["y"]), int(m["mo"]), int(m["d"]))
     return _day(d) if d else None
 
 
-def _h_mdy(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_mdy(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     day = int(re.sub(r"\D", "", m["d"]))
+    month = _MONTHS[m["month"].lower().rstrip(".")]
     year = int(m["y"]) if m["y"] else ref.year
-    d = _valid_day(year, _MONTHS[m["month"].lower()], day)
+    d = _valid_day(year, month, day)
+    if d is not None and not m["y"]:
+        # "on 5 December" said in May: the one before when narrated, the one after when planned
+        options = [x for x in (_valid_day(year + dy, month, day) for dy in (-1, 0, 1)) if x is not None]
+        d = _directed(options, ref, ctx.direction, d)
     return _day(d) if d else None
 
 
-def _h_month_year(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
-    return _month(int(m["y"]), _MONTHS[m["month"].lower()])
+def _h_month_year(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
+    return _month(int(m["y"]), _MONTHS[m["month"].lower().rstrip(".")])
 
 
-def _h_year(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_year(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     return _year(int(m["y"]))
 
 
-def _h_approx(m: re.Match[str], ref: date, prefer: str) -> _Res | None:
+def _h_approx(m: re.Match[str], ref: date, ctx: _Ctx) -> _Res | None:
     w = " ".join(m[0].lower().split())
     if w == "the other day":
         return _approx(ref, 7, "a few days before")
@@ -356,9 +393,10 @@ def _p(pattern: str) -> re.Pattern[str]:
 _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(r"(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"), _h_iso),
     (_p(r"(?P<mo>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})"), _h_us_numeric),
-    (_p(rf"(?P<d>{_DAY_RE})(?:\s+of)?\s+(?P<month>{_MONTH_RE})\.?(?:,?\s+(?P<y>{_YEAR_RE}))?"), _h_mdy),
-    (_p(rf"(?P<month>{_MONTH_RE})\.?\s+(?P<d>{_DAY_RE})(?:,?\s+(?P<y>{_YEAR_RE}))?"), _h_mdy),
-    (_p(rf"(?P<month>{_MONTH_RE})\.?,?\s+(?:of\s+)?(?P<y>{_YEAR_RE})"), _h_month_year),
+    # a weekday written with a date ("Saturday 13 July", "Fri, 16 Feb") is part of that one mention
+    (_p(rf"{_DATED_WEEKDAY}(?P<d>{_DAY_RE})(?:\s+of)?\s+(?P<month>{_MONTH_RE})(?:,?\s+(?P<y>{_YEAR_RE}))?"), _h_mdy),
+    (_p(rf"{_DATED_WEEKDAY}(?P<month>{_MONTH_RE})\s+(?P<d>{_DAY_RE})(?:,?\s+(?P<y>{_YEAR_RE}))?"), _h_mdy),
+    (_p(rf"(?P<month>{_MONTH_RE}),?\s+(?:of\s+)?(?P<y>{_YEAR_RE})"), _h_month_year),
     (_p(rf"(?P<season>{_SEASON_RE})(?:\s+of)?\s+(?P<y>{_YEAR_RE})"), _h_season_year),
     (_p(r"the day before yesterday|the day after tomorrow"), _h_simple),
     (_p(rf"(?P<n>{_NUM_RE})\s+(?P<unit>{_UNIT_RE})\s+(?:ago|back|before now)"), _h_ago),
@@ -376,17 +414,62 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
 )
 
 
+_FUTURE_CUE = re.compile(
+    r"\b(?:will|shall|gonna|going to|plan(?:s|ning)? (?:to|on)|about to|can't wait|looking forward|"
+    r"hop(?:e|ing) to|intend to|next|upcoming|coming up|tomorrow|soon|"
+    r"(?:am|is|are)\s+(?:\w+ly\s+)?(?:leaving|moving|starting|flying|going|coming|arriving|meeting|visiting|heading|"
+    r"travell?ing|getting|having|doing|opening|seeing|taking|picking))\b|'ll\b|'(?:m|re|s)\s+(?:leaving|moving|starting|"
+    r"flying|going|coming|arriving|meeting|visiting|heading|travell?ing|getting|having|doing|opening|seeing|taking|picking)\b",
+    re.IGNORECASE,
+)
+_PAST_CUE = re.compile(
+    r"\b(?:was|were|did|had|went|came|got|made|took|gave|saw|met|left|ran|won|lost|bought|told|said|ago|"
+    r"yesterday|last|[a-z]{3,}ed)\b",
+    re.IGNORECASE,
+)
+
+
+_ED_ADJECTIVES = frozenset(
+    """
+    excited interested tired bored scared worried married used supposed based pleased thrilled stressed
+    indeed need proceed succeed exceed speed freed agreed concerned dedicated talented committed
+    """.split()
+)
+
+
+def sentence_tense(text: str) -> Literal["past", "future"] | None:
+    """"future" if ``text`` plans something ("I'll", "going to", "next ..."), else "past" if it
+    narrates ("went", "-ed", "ago"), else ``None``."""
+    if _FUTURE_CUE.search(text):
+        return "future"
+    if any(m[0].lower() not in _ED_ADJECTIVES for m in _PAST_CUE.finditer(text)):
+        return "past"
+    return None
+
+
 def _at(d: date, ref: datetime) -> datetime:
     return datetime.combine(d, time(0), tzinfo=ref.tzinfo)
 
 
-def resolve(text: str, ref: datetime, *, prefer: Literal["past", "future"] = "past") -> list[TimeMention]:
+def resolve(
+    text: str, ref: datetime, *, prefer: Literal["past", "future", "auto"] = "past"
+) -> list[TimeMention]:
     """All time expressions in ``text``, resolved against ``ref``, in text order.
 
     Overlapping matches are settled by rule order (explicit dates first, then the longer relative
-    forms), so "the day before yesterday" is one mention, not two.
+    forms), so "the day before yesterday" is one mention, not two. ``prefer`` reads a bare
+    weekday as the last or the next one; ``"auto"`` takes the direction from the tense of
+    ``text`` (:func:`sentence_tense`; pass one sentence) and also applies it to a day-month
+    without a year and to "in <Month>" (nearest occurrence that way), and reads "in two weeks"
+    after a past verb as a duration, not a date. With no tense cue ``"auto"`` reads like
+    ``"past"``.
     """
     ref_day = ref.date()
+    if prefer == "auto":
+        tense = sentence_tense(text)
+        ctx = _Ctx(prefer=tense or "past", direction=tense or "nearest")
+    else:
+        ctx = _Ctx(prefer=prefer)
     taken: list[tuple[int, int]] = []
     found: list[TimeMention] = []
     for pattern, handler in _RULES:
@@ -395,7 +478,7 @@ def resolve(text: str, ref: datetime, *, prefer: Literal["past", "future"] = "pa
             if any(s < te and ts < e for ts, te in taken):
                 continue
             try:
-                res = handler(m, ref_day, prefer)
+                res = handler(m, ref_day, ctx)
             except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999)
                 res = None
             if res is None:

@@ -253,3 +253,109 @@ def test_locomo_records_are_found_by_their_question(locomo_path: Path, minilm) -
     q = minilm.embed_one("When did Caroline go to the LGBTQ support group?")
     best = records[int(np.argmax(vecs @ q))]
     assert "D1:3" in best.provenance and best.temporal_anchor == "2023-05-07"
+
+
+# --- records a person would write (issue 12) ------------------------------------------------------
+
+LEO_CTX = (Message(id="c0", speaker="Leo", content="How are things?", timestamp=TS),)
+
+
+def texts(u: Utterance) -> list[str]:
+    return [r.embed_text() for r in routed(u)]
+
+
+def test_rewrites_stay_grammatical_or_keep_the_first_person() -> None:
+    recs = texts(utt("I now live in Clifton. I no longer work in Leeds.", speaker="Priya"))
+    assert "Priya now lives in Clifton." in recs and "Priya no longer works in Leeds." in recs
+    kept = texts(utt("I myself prefer the coast.", speaker="Priya"))
+    assert kept == ["Priya: I myself prefer the coast."]
+
+
+def test_abbreviations_do_not_split_a_sentence() -> None:
+    recs = texts(utt("I'm a nurse at St. Anne's hospital in York. Dr. Rao is my boss.", speaker="Priya"))
+    assert "Priya is a nurse at St. Anne's hospital in York." in recs
+    assert "Dr. Rao is Priya's boss." in recs
+    assert not any(r.endswith(("St.", "Dr.")) for r in recs)
+
+
+def test_a_weekday_with_a_date_is_anchored_to_the_date() -> None:
+    recs = routed(utt("Are we still on for the fair on Saturday 13 July?", ts=datetime(2024, 4, 21, tzinfo=timezone.utc)))
+    assert recs and all(r.temporal_anchor == "2024-07-13" for r in recs)
+
+
+def test_a_planned_weekday_is_the_next_one() -> None:
+    sunday = datetime(2024, 4, 21, tzinfo=timezone.utc)
+    (ep, *_) = [r for r in routed(utt("I'll drive up on Friday evening.", ts=sunday)) if isinstance(r, EpisodicRecord)]
+    assert ep.temporal_anchor == "2024-04-26"
+
+
+def test_a_duration_after_a_past_verb_is_not_a_date() -> None:
+    recs = routed(utt("I took a course in 2015 and passed in two weeks."))
+    assert {r.temporal_anchor for r in recs} == {"2015"}
+
+
+def test_recipe_steps_are_procedural() -> None:
+    steps = [
+        "First, melt 50 g of butter in a pan. Then whisk in two eggs.",
+        "Fold in the flour and leave the batter to rest for ten minutes.",
+        "If it gets too thick, add a splash of milk.",
+        "2. Bake at 180 degrees for 25 minutes.",
+    ]
+    for text in steps:
+        recs = routed(utt(text, speaker="Priya"))
+        assert recs and all(isinstance(r, ProceduralRecord) for r in recs if r.metadata["view"] != "context"), text
+
+
+def test_a_big_step_is_not_an_instruction() -> None:
+    assert not RuleRouter().route(utt("That's a big step for you.")).procedural
+
+
+@pytest.mark.parametrize("filler", ["I bet!", "Sounds like a plan!", "That's adorable.", "Of course they did.", "Quick question."])
+def test_phatic_filler_is_not_stored(filler: str) -> None:
+    assert routed(utt(filler, context=LEO_CTX)) == []
+
+
+def test_a_verbless_fragment_lives_only_in_the_context_view() -> None:
+    recs = routed(utt("A bit. I've lived in York my whole life.", context=(Message(id="c0", speaker="Leo", content="Are you nervous?", timestamp=TS),)))
+    views = {(r.metadata["view"], r.embed_text()) for r in recs}
+    assert not any(text.endswith("A bit.") for view, text in views if view == "sentence")
+    assert any(view == "context" and "A bit." in text for view, text in views)
+
+
+def test_each_record_writes_its_text_once() -> None:
+    for r in routed(utt("I went to a pottery class yesterday and it was great. My teacher is Ana.")):
+        text = r.embed_text()
+        title = getattr(r, "title", "")
+        assert text.count(title) == 1 if title else True
+        assert not text.startswith(f"{title}: {title}")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["我昨天搬到了上海。", "昨日、大阪に引っ越しました。", "עברתי לגור בחיפה בשבוע שעבר.", "انتقلت إلى عمّان الشهر الماضي.",
+     "मैं पिछले महीने पुणे चला गया।", "Я переехал в Казань в прошлом месяце.", "Me mudé a Sevilla el mes pasado."],
+)
+def test_other_languages_are_kept_verbatim_and_attributed(text: str) -> None:
+    u = utt(text, speaker="José")
+    mask = RuleRouter().route(u)
+    assert mask.bits, text
+    (r,) = RuleExtractor().extract(u, mask)
+    assert r.embed_text() == f"José: {text}"
+    assert r.metadata["view"] == "verbatim" and r.provenance == ["D1:3"]
+
+
+def test_a_long_message_in_another_language_is_kept_whole_in_chunks() -> None:
+    text = "我昨天搬到了上海。" * 60
+    u = utt(text, speaker="Li")
+    recs = RuleExtractor().extract(u, RuleRouter().route(u))
+    assert len(recs) > 1 and "".join(r.embed_text().removeprefix("Li: ").replace(" ", "") for r in recs) == text
+
+
+def test_without_a_timestamp_time_is_read_against_the_add_time() -> None:
+    added = datetime(2024, 6, 10, tzinfo=timezone.utc)
+    u = Utterance(message_id="m1", message=msg("I moved to Porto last month.", ts=None), scope=SCOPE, reference_time=added)
+    (r, *_) = routed(u)
+    assert r.temporal_anchor == "May 2024"
+    assert r.metadata["time_reference"] == "added_at" and r.metadata["added_at"] == added.isoformat()
+    (s, *_) = routed(utt("I moved to Porto last month."))
+    assert s.metadata["time_reference"] == "said_at"

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from memdesk.conversation.base import Utterance
 from memdesk.conversation.router import RuleRouter, addressee_of, names_of
-from memdesk.conversation.rules import is_phatic, split_sentences, strip_lead_filler, to_third_person
+from memdesk.conversation.person import to_third_person
+from memdesk.conversation.rules import is_phatic, split_sentences, strip_lead_filler
 from memdesk.records import Message, RouteMask, Scope
 
 SCOPE = Scope(user_id="u1")
@@ -208,3 +209,33 @@ def test_locomo_only_few_turns_are_dropped(locomo_path: Path) -> None:
         assert len(dropped) <= 0.06 * len(us)
         for u in dropped:  # a dropped turn names nothing: no digits, no long words beyond fillers
             assert not re.search(r"\d", u.message.text())
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("I work at St. Anne's in York. It's busy.", ["I work at St. Anne's in York.", "It's busy."]),
+        ("Dr. Rao and Mrs. Bell came. Mr. Ito did not.", ["Dr. Rao and Mrs. Bell came.", "Mr. Ito did not."]),
+        ("Try a hard cheese, e.g. Comté. It melts well.", ["Try a hard cheese, e.g. Comté.", "It melts well."]),
+        ("She studied in the U.S. The course was hard.", ["She studied in the U.S.", "The course was hard."]),
+        ("We toured the U.S. Virgin Islands.", ["We toured the U.S. Virgin Islands."]),
+        ("My shift ends at 6 p.m. Call me after.", ["My shift ends at 6 p.m.", "Call me after."]),
+        ("I love J. R. R. Tolkien.", ["I love J. R. R. Tolkien."]),
+        ("Steps:\n1. Heat the pan.\n2. Add oil.", ["Steps:", "1. Heat the pan.", "2. Add oil."]),
+        ("1. Heat the pan. 2. Add oil.", ["1. Heat the pan.", "2. Add oil."]),
+    ],
+)
+def test_sentence_split_respects_abbreviations_lines_and_list_markers(text: str, expected: list[str]) -> None:
+    assert split_sentences(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text", ["我昨天搬到了上海。", "עברתי לגור בחיפה.", "انتقلت إلى عمّان.", "Я переехал в Казань.", "Me mudé a Sevilla.", "Je suis allée à Lyon hier."]
+)
+def test_other_languages_are_routed_not_dropped(text: str) -> None:
+    assert mask_of(text) in ("010", "100")
+
+
+def test_a_dated_message_in_another_language_is_episodic() -> None:
+    assert mask_of("2024年5月に東京へ引っ越しました。") == "100"
+    assert mask_of("🙂🙂") == "000"

@@ -7,6 +7,7 @@ call (ENGRAM's single call per utterance) and implements :class:`Processor` dire
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Protocol, Sequence, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,6 +24,10 @@ class Utterance(BaseModel):
     message: Message
     scope: Scope
     context: list[Message] = Field(default_factory=list, description="Preceding turns, oldest first.")
+    reference_time: datetime | None = Field(
+        default=None,
+        description="When the message was added: relative time in a message without a timestamp is read against it.",
+    )
 
 
 class Processed(BaseModel):

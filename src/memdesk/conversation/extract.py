@@ -6,11 +6,13 @@ Every record is **attributed** and **anchored**:
   second person to the addressee ("your" -> "Melanie's"), a sentence with a dropped subject
   gets one ("Lost my job" -> "Jon lost Jon's job"), and a text that still lacks the speaker's
   name is prefixed with it ("Caroline: ..."): questions name people and the embedding must see
-  the name;
-* relative time is resolved against the message timestamp (:mod:`memdesk.timeexpr`) and the
-  absolute date is written next to the expression ("yesterday (2023-05-07)"); ``event_time`` and
-  ``temporal_anchor`` come from the main time mention of the record's own sentences, else from the
-  message date; ``metadata["said_at"]`` keeps the message time;
+  the name. Where a rewrite would break grammar (:mod:`.person`), the text keeps the first
+  person and is attributed ("Priya: I ...");
+* relative time is resolved against the message timestamp, else the time the message was added
+  (``Utterance.reference_time``), and ``metadata["time_reference"]`` says which (``"said_at"`` or
+  ``"added_at"``). The absolute date is written next to the expression ("yesterday (2023-05-07)");
+  ``event_time`` and ``temporal_anchor`` come from the main time mention of the record's own
+  sentences, else from that reference time. A date the rules did not parse is never anchored;
 * an image is stored through its caption ("Caroline shared an image: a photo of ...").
 
 A turn is stored as a few short **views**, each a record whose type follows the router's cues
@@ -18,7 +20,8 @@ A turn is stored as a few short **views**, each a record whose type follows the 
 
 * ``sentence`` views: one per sentence (a sentence that opens with a pronoun, "It was ...",
   stays with the one before it; an image caption is a view of its own). Sharp, short matches
-  for questions about one detail;
+  for questions about one detail. A verbless fragment ("A bit.", "First try.") gets no view of
+  its own when a context view carries it;
 * a ``turn`` view: the whole turn (event sentences first) when it has more than one sentence
   view, so a question about the turn as a whole finds it;
 * a ``context`` view: a reply together with the turn it answers: "Melanie asked: Did Caroline
@@ -26,12 +29,14 @@ A turn is stored as a few short **views**, each a record whose type follows the 
   answers ("Yes, twice!", "It was in Paris") only make sense this way. Its provenance is the
   reply's id, then the previous turn's id, whose words it quotes;
 * a ``question`` view for a turn that only asks something (the router gives it the semantic
-  bit): "Melanie asked Caroline: ...".
+  bit): "Melanie asked Caroline: ...";
+* a ``verbatim`` view for a message in a language the English rules do not read
+  (:func:`memdesk.lang.is_english`): its sentences, unchanged and attributed, in chunks.
 
 Views of one turn share its provenance, so the retriever's de-duplication keeps at most one of
 them per question; each title is a prefix of its body, so an evidence line repeats nothing.
-Lengths are capped (``max_fact_chars``, ``max_summary_chars``, ``max_context_chars``) to keep an
-evidence block of ~25 records near 900 tokens.
+Views hold whole sentences up to their length caps (``max_fact_chars``, ``max_summary_chars``,
+``max_context_chars``), which keep an evidence block of ~25 records near 900 tokens.
 """
 
 from __future__ import annotations
@@ -41,35 +46,24 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
+from ..lang import dominant_script, is_english
 from ..records import EpisodicRecord, MemoryRecord, MemoryType, ProceduralRecord, RouteMask, SemanticRecord
 from ..timeexpr import TimeMention, main_anchor, resolve
 from .base import Utterance
-from .router import addressee_of, analyze_utterance, names_of
-from .rules import ED_ADJECTIVES, IRREGULAR_PAST, Sentence, analyze, content_words, to_third_person, words
+from .render import attribute, chunks, fit, render, truncate
+from .router import addressee_of, analyze_utterance, names_of, reference_of
+from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, words
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RuleExtractor"]
+__all__ = ["RuleExtractor", "first_clause", "text_fields"]
 
 ContextViews = Literal["none", "questions", "all"]
 
 _ANAPHOR = re.compile(r"^(?:it|it's|that|that's|this|they|they're|these|those|she|he|which|so)\b", re.IGNORECASE)
-_IMAGE = re.compile(r"^\[shares an image: (.*)\]$")
-_ELLIPSIS_LEADS = {"been": "has been", "gonna": "is gonna", "going": "is going"}
 
 
-def _truncate(text: str, limit: int) -> str:
-    """``text`` cut at a word boundary to at most ``limit`` characters, with "…" when cut."""
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rfind(" ")
-    if space > limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:-") + "…"
-
-
-def _first_clause(text: str, start: int = 0, limit: int = 80) -> str:
+def first_clause(text: str, start: int = 0, limit: int = 80) -> str:
     """A prefix of ``text``: everything up to the first clause break after ``start`` (<= ``limit`` chars)."""
     m = re.compile(r"[.!?;:](?:\s|$)|,\s|\s[-–—]\s").search(text, start)
     head = text[: m.start()] if m and m.start() - start >= 12 else text
@@ -80,12 +74,35 @@ def _first_clause(text: str, start: int = 0, limit: int = 80) -> str:
     return head.rstrip(" ,;:-")
 
 
+def text_fields(kind: MemoryType, text: str, reference: datetime | None) -> dict[str, Any]:
+    """The fields a record's text decides, for a text written by someone else (``Memory.update``):
+    the title of an episodic or procedural record, and the event time and anchor of the text's
+    main time mention against ``reference`` (none when it has none)."""
+    out: dict[str, Any] = {}
+    if kind is not MemoryType.SEMANTIC:
+        out["title"] = first_clause(text)
+    if reference is not None:
+        main = main_anchor(resolve(text, reference, prefer="auto"))
+        if main is not None:
+            out["event_time"], out["temporal_anchor"] = main.start, main.label
+    return out
+
+
+def _fragment(s: Sentence) -> bool:
+    """A verbless short answer ("A bit.", "First try.", "Probably not.")."""
+    ws = words(s.text)
+    if s.image or s.times or len(ws) > 3 or not ws:
+        return False
+    return ws[0].split("'")[0] not in SUBJECTS and not has_past_event(s.text)
+
+
 class RuleExtractor:
     """Writes attributed, time-anchored records for the types in a route mask (rules only).
 
     Args:
-        max_fact_chars: longest sentence view (cut at a word, with "…").
-        max_summary_chars: longest turn or context view.
+        max_fact_chars: longest sentence view. Views hold whole sentences; only a single sentence
+            longer than its view's cap is cut (at a word, with "…").
+        max_summary_chars: longest turn view, and longest reply inside a context view.
         max_context_chars: longest quote of the previous turn inside a context view.
         context_views: ``"all"``: every reply to another speaker gets a context view;
             ``"questions"``: only replies to a question; ``"none"``: never.
@@ -97,7 +114,7 @@ class RuleExtractor:
         *,
         max_fact_chars: int = 240,
         max_summary_chars: int = 200,
-        max_context_chars: int = 80,
+        max_context_chars: int = 120,
         context_views: ContextViews = "all",
         turn_views: bool = True,
     ) -> None:
@@ -121,6 +138,8 @@ class RuleExtractor:
         """Records of the types set in ``mask`` (none for mask 000), provenance = the message id."""
         if not mask.bits:
             return []
+        if not is_english(utterance.message.text()):
+            return self._verbatim(utterance, mask)
         sentences = analyze_utterance(utterance)
         names = names_of(utterance)
         speaker = utterance.message.speaker
@@ -132,37 +151,56 @@ class RuleExtractor:
             questions = [s for s in sentences if s.kind == "question" and content_words(s.text, names)]
             if not questions:
                 return []
-            body = " ".join(self._render(q, speaker, addressee) for q in questions)
+            parts, rewritten = render(questions, speaker, addressee)
             head = f"{speaker} asked {addressee}: " if speaker and addressee else (f"{speaker} asked: " if speaker else "")
-            text = _truncate(head + body, self.max_summary_chars)
+            text = fit(parts, self.max_summary_chars, head=head)
             return [self._record(mask.types[0], text, utterance, questions, pid, "question", len(head))]
 
         out: list[MemoryRecord] = []
+        before = self._previous_turn(utterance) if self.context_views != "none" else None
         groups = self._groups(content)
+        whole = before is not None or (self.turn_views and len(groups) > 1)
         for group in groups:
+            if whole and len(group) == 1 and _fragment(group[0]):
+                continue  # "A bit." means something only next to the rest: the turn or context view has it
             kind = self._kind(group, mask)
-            text = " ".join(self._render(s, speaker, addressee, keep_you=kind is MemoryType.PROCEDURAL) for s in group)
+            parts, rewritten = render(group, speaker, addressee, keep_you=kind is MemoryType.PROCEDURAL)
             limit = self.max_fact_chars if kind is MemoryType.SEMANTIC else self.max_summary_chars
-            out.append(self._record(kind, _truncate(self._name(text, speaker), limit), utterance, group, pid, "sentence"))
+            text = attribute(fit(parts, limit - len(speaker or "") - 2), speaker, rewritten=rewritten)
+            out.append(self._record(kind, text, utterance, group, pid, "sentence"))
 
         if self.turn_views and len(groups) > 1:
             events = [s for s in content if s.episodic]
-            ordered = events + [s for s in content if s not in events]
-            kind = MemoryType.EPISODIC if mask.episodic else self._kind(content, mask)
-            text = " ".join(self._render(s, speaker, addressee) for s in ordered)
-            text = _truncate(self._name(text, speaker), self.max_summary_chars)
+            procedural = sum(s.procedural for s in content) * 2 > len(content)
+            ordered = content if procedural else events + [s for s in content if s not in events]
+            kind = self._kind(content, mask) if procedural or not mask.episodic else MemoryType.EPISODIC
+            parts, rewritten = render(ordered, speaker, addressee, keep_you=kind is MemoryType.PROCEDURAL)
+            text = attribute(fit(parts, self.max_summary_chars - len(speaker or "") - 2), speaker, rewritten=rewritten)
             out.append(self._record(kind, text, utterance, events or content, pid, "turn"))
 
-        before = self._previous_turn(utterance) if self.context_views != "none" else None
         if before is not None:
             who, prev_id, prev_sents, asked = before
-            quote = _truncate(" ".join(self._render(s, who, speaker) for s in prev_sents), self.max_context_chars)
-            head = f"{who} {'asked' if asked else 'said'}: {quote} "
-            reply = " ".join(self._render(s, speaker, addressee) for s in content)
-            text = _truncate(f"{head}{speaker or 'Reply'}: {reply}", self.max_summary_chars)
+            # the quote is attributed by its head, so first person left in it reads right
+            quoted, _ = render(prev_sents, who, speaker)
+            said = f"{who} {'asked' if asked else 'said'}: "
+            quote = fit(quoted, len(said) + self.max_context_chars, head=said)
+            parts, rewritten = render(content, speaker, addressee)
+            head = f"{quote} {speaker or 'Reply'}: "
+            text = fit(parts, len(head) + self.max_summary_chars, head=head)
             kind = MemoryType.EPISODIC if mask.episodic and any(s.episodic for s in content) else self._kind(content, mask)
             prov = pid + ([prev_id] if prev_id and prev_id not in pid else [])
             out.append(self._record(kind, text, utterance, content, prov, "context", len(head)))
+        return out
+
+    def _verbatim(self, utterance: Utterance, mask: RouteMask) -> list[MemoryRecord]:
+        """Records of a message the English rules cannot read: its own words, attributed, in chunks."""
+        speaker = utterance.message.speaker
+        kind = mask.types[0]
+        out = []
+        for chunk in chunks(utterance.message.text(), self.max_summary_chars):
+            rec = self._record(kind, attribute(chunk, speaker, rewritten=False), utterance, [], [utterance.message_id], "verbatim")
+            rec.metadata["script"] = dominant_script(chunk)
+            out.append(rec)
         return out
 
     # --- views -------------------------------------------------------------------------------
@@ -200,8 +238,8 @@ class RuleExtractor:
         if not prev.speaker or prev.speaker == utterance.message.speaker:
             return None
         names = names_of(utterance)
-        ts = prev.timestamp or utterance.message.timestamp
-        sents = analyze(prev.text(), times_of=(lambda t: resolve(t, ts)) if ts else None, names=names)
+        ts = prev.timestamp or reference_of(utterance)[0]
+        sents = analyze(prev.text(), times_of=(lambda t: resolve(t, ts, prefer="auto")) if ts else None, names=names)
         questions = [s for s in sents if s.kind == "question" and content_words(s.text, names)]
         if questions:
             return prev.speaker, prev.id or "", questions[-2:], True
@@ -210,52 +248,6 @@ class RuleExtractor:
             if said:
                 return prev.speaker, prev.id or "", said, False
         return None
-
-    # --- rendering ---------------------------------------------------------------------------
-
-    @staticmethod
-    def _inline_times(s: Sentence) -> str:
-        """The sentence with each relative time expression followed by its absolute label."""
-        text = s.text
-        for t in sorted(s.times, key=lambda t: -t.span[0]):
-            if t.label.lower() in t.text.lower() or t.text.strip().isdigit():
-                continue
-            b = t.span[1]
-            text = f"{text[:b]} ({t.label}){text[b:]}"
-        return text
-
-    @staticmethod
-    def _subject_for_ellipsis(text: str, speaker: str | None) -> str:
-        """"Lost my job yesterday" -> "Jon lost my job yesterday" (the pronouns are rewritten next)."""
-        if not speaker or text.rstrip().endswith("?"):
-            return text
-        ws = words(text)
-        if not ws:
-            return text
-        def is_past(w: str) -> bool:
-            return w in IRREGULAR_PAST or (w.endswith("ed") and len(w) > 4 and w not in ED_ADJECTIVES)
-
-        first = ws[0]
-        adverb_then_past = first in ("just", "finally") and len(ws) > 1 and is_past(ws[1])
-        if is_past(first) or first in ("been", "gonna", "going") or adverb_then_past:
-            lead = _ELLIPSIS_LEADS.get(first)
-            rest = text[len(text.split()[0]) :] if lead and lead != first else text[1:]
-            head = lead if lead and lead != first else text[0].lower()
-            return f"{speaker} {head}{rest}"
-        return text
-
-    def _render(self, s: Sentence, speaker: str | None, addressee: str | None, *, keep_you: bool = False) -> str:
-        m = _IMAGE.match(s.text)
-        if m:
-            return f"{speaker or 'Someone'} shared an image: {m.group(1)}"
-        text = self._subject_for_ellipsis(self._inline_times(s), speaker)
-        return to_third_person(text, speaker, None if keep_you else addressee)
-
-    @staticmethod
-    def _name(text: str, speaker: str | None) -> str:
-        if speaker and speaker.split()[0] not in text:
-            return f"{speaker}: {text}"
-        return text
 
     # --- records -----------------------------------------------------------------------------
 
@@ -272,7 +264,7 @@ class RuleExtractor:
         common = self._common(utterance, sentences, provenance, view)
         if kind is MemoryType.SEMANTIC:
             return SemanticRecord(fact=text, **common)
-        title = _first_clause(text, title_from)
+        title = first_clause(text, title_from)
         if kind is MemoryType.EPISODIC:
             return EpisodicRecord(title=title, summary=text, **common)
         return ProceduralRecord(title=title, content=text, **common)
@@ -290,11 +282,12 @@ class RuleExtractor:
         return None, None, mentions
 
     def _common(self, utterance: Utterance, sentences: list[Sentence], provenance: list[str], view: str) -> dict[str, Any]:
-        ts = utterance.message.timestamp
+        ts, reference = reference_of(utterance)
         event_time, anchor, mentions = self._anchor(sentences, ts)
         meta: dict[str, Any] = {"extractor": "rules", "view": view}
         if ts is not None:
-            meta["said_at"] = ts.isoformat()
+            meta[reference] = ts.isoformat()
+            meta["time_reference"] = reference
         if mentions:
             meta["time_expressions"] = [
                 {"text": t.text, "label": t.label, "granularity": t.granularity} for t in mentions

@@ -269,7 +269,7 @@ class LLMProcessor:
         if len(us) == 1:
             u = us[0]
             messages = self.single_prompt.render(
-                date=format_date(u.message.timestamp),
+                date=format_date(u.message.timestamp or u.reference_time),
                 context=self._context_block(u),
                 speaker=u.message.speaker or u.message.role,
                 text=_clip(u.message.text(), self.max_utterance_chars),
@@ -277,7 +277,7 @@ class LLMProcessor:
             )
             return ChatRequest(messages, UtteranceExtraction, self.max_tokens, 0.0, "ingest")
         lines = [
-            f"m{k} | date {format_date(u.message.timestamp)} | from {u.message.speaker or u.message.role}: "
+            f"m{k} | date {format_date(u.message.timestamp or u.reference_time)} | from {u.message.speaker or u.message.role}: "
             f"{_clip(u.message.text(), self.max_utterance_chars)}"
             for k, u in enumerate(us, 1)
         ]
@@ -338,11 +338,14 @@ class LLMProcessor:
         return out
 
     def _base(self, u: Utterance, when: str | None, model: str, prompt: str) -> dict[str, Any]:
-        ts = u.message.timestamp
+        ts = u.message.timestamp or u.reference_time
         event_time, anchor = parse_when(when, ts)
         if event_time is None and anchor is None and ts is not None:
             event_time, anchor = ts, ts.date().isoformat()
         metadata: dict[str, Any] = {"extractor": "llm", "model": model, "prompt": prompt}
+        if ts is not None:
+            reference = "said_at" if u.message.timestamp is not None else "added_at"
+            metadata[reference], metadata["time_reference"] = ts.isoformat(), reference
         if when is not None:
             metadata["when"] = when
         return {

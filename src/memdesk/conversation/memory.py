@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from pydantic import ValidationError
 
 from .. import tracing
-from ..embed.base import Embedder
+from ..embed.base import Embedder, embed_queries, unsupported_script
 from ..errors import EmptyInputError, InvalidInputError, MessageTooLargeError, RecordNotFoundError
 from ..records import (
     AddResult,
@@ -76,6 +76,7 @@ class Memory:
         self._answerer = answerer
         self.admission = admission or AdmissionPolicy()
         self.context_turns = context_turns
+        self._script_warned: set[tuple[str, str]] = set()  # (scope key, script) already warned about
         self.store.set_embedding_info(EmbeddingInfo(model_id=embedder.model_id, dim=embedder.dim))
 
     # -- construction ----------------------------------------------------------------------
@@ -145,14 +146,17 @@ class Memory:
             Message(content=r.content, speaker=r.speaker, role=r.role, timestamp=r.timestamp, id=r.id)  # type: ignore[arg-type]
             for r in (self.store.recent_messages(scope, window) if window else [])
         ]
+        now = utcnow()
         utterances = []
         for mid, msg in fresh:
-            utterances.append(Utterance(message_id=mid, message=msg, scope=scope, context=recent[-window:] if window else []))
+            # relative time in a message without a timestamp is read against the time it is added
+            utterances.append(
+                Utterance(message_id=mid, message=msg, scope=scope, context=recent[-window:] if window else [], reference_time=now)
+            )
             recent.append(msg)
         processed = self.admission.process(self.processor, utterances, context_turns=self.context_turns)
         records: list[MemoryRecord] = []
         raws: list[RawMessage] = []
-        now = utcnow()
         for u, p in zip(utterances, processed):
             for r in p.records:
                 r.embedding_model = self.embedder.model_id
@@ -179,7 +183,24 @@ class Memory:
             message_ids=ids,
             routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed) if u.message_id not in skipped},
             records=[r for r, owner in zip(records, owners) if owner not in skipped],
+            warnings=self._script_warnings(scope, [u.message.text() for u in utterances]),
         )
+
+    def _script_warnings(self, scope: Scope, texts: Sequence[str]) -> list[str]:
+        """One warning per scope and script the embedder does not embed well (logged and returned)."""
+        out = []
+        for text in texts:
+            script = unsupported_script(self.embedder, text)
+            if script is None or (scope.key(), script) in self._script_warned:
+                continue
+            self._script_warned.add((scope.key(), script))
+            msg = (
+                f"{self.embedder.model_id} does not embed {script} text well: search in scope {scope} may miss it "
+                "(the message and its records are kept; set MEMDESK_EMBEDDER=multilingual and run memdesk reembed)"
+            )
+            log.warning(msg)
+            out.append(msg)
+        return out
 
     @staticmethod
     def _normalize(
@@ -244,7 +265,7 @@ class Memory:
             raise EmptyInputError("empty query")
         check_text(query, "query")
         check_text(speaker, "speaker")
-        vector = self.embedder.embed([query])[0]
+        vector = embed_queries(self.embedder, [query])[0]
         return self.retriever.retrieve(
             vector, scope, types=_as_types(types), speaker=speaker, k=k, K=K, mode=mode, merge=merge,
             query_text=query, hybrid=hybrid,
@@ -306,7 +327,12 @@ class Memory:
 
     @tracing.memory_span("update_memory", before=tracing.record_id_attributes, after=tracing.one)
     def update(self, record_id: str, text: str | None = None, *, scope: Scope, **fields: Any) -> MemoryRecord:
-        """Supersede a record under ``scope`` with new text/fields; the old version stays in :meth:`history`."""
+        """Supersede a record under ``scope`` with new text/fields; the old version stays in :meth:`history`.
+
+        A new ``text`` also rewrites what depends on it, unless given explicitly: the title of an
+        episodic or procedural record, and the event time and temporal anchor (from the text's own
+        time expressions, read against when the record was said, else added; without any, the
+        anchor falls back to that time). The embedding is always recomputed."""
         old = self.get(record_id, scope=scope)
         check_strings(fields, "fields")
         if text is not None:
@@ -316,7 +342,7 @@ class Memory:
             if len(text) > self.max_message_chars:
                 raise MessageTooLargeError(f"text has {len(text):,} characters; the limit is {self.max_message_chars:,}")
             main = {"episodic": "summary", "semantic": "fact", "procedural": "content"}[old.type]
-            fields[main] = text
+            fields = {**_derived_fields(old, text), **fields, main: text}
         if not fields:
             raise InvalidInputError("nothing to update: give text or fields")
         protected = {"id", "type", "scope", "ingest_time", "role", "source"} & set(fields)  # provenance stays
@@ -367,6 +393,22 @@ class Memory:
         if not entries or not scope.matches(entries[0].record.scope):
             raise RecordNotFoundError.under(record_id, scope)
         return entries
+
+
+def _derived_fields(old: MemoryRecord, text: str) -> dict[str, Any]:
+    """The fields of ``old`` that its new ``text`` decides (see :meth:`Memory.update`)."""
+    from .extract import text_fields
+
+    said = old.metadata.get("said_at") or old.metadata.get("added_at")
+    try:
+        reference = datetime.fromisoformat(said) if isinstance(said, str) else old.ingest_time
+    except ValueError:
+        reference = old.ingest_time
+    out = text_fields(MemoryType(old.type), text, reference)
+    if "temporal_anchor" not in out:
+        out["event_time"], out["temporal_anchor"] = reference, reference.date().isoformat()
+    out["metadata"] = {k: v for k, v in old.metadata.items() if k != "time_expressions"} | {"edited": True}
+    return out
 
 
 def _as_scope(scope: Any) -> Scope:

@@ -2,6 +2,10 @@
 
 How it decides (sentence by sentence, see :func:`memdesk.conversation.rules.analyze`):
 
+0. A message in another language than English (:func:`memdesk.lang.is_english`: another script,
+   or another language's function words) is not read by these rules but kept whole: mask
+   ``010`` (semantic), or ``100`` (episodic) when it holds a written date; the extractor then
+   stores its words unchanged. Only a message with no letter or digit at all gets ``000``.
 1. The turn is split into sentences; an image caption ("[shares an image: ...]") is a sentence.
 2. A sentence is **phatic** if no content word is left once greetings, thanks, interjections,
    praise words, function words and the names of the people talking are set aside ("Hey Mel! Good
@@ -32,7 +36,11 @@ How it decides (sentence by sentence, see :func:`memdesk.conversation.rules.anal
 from __future__ import annotations
 
 import logging
+import re
+from datetime import datetime
+from typing import Literal
 
+from ..lang import is_english
 from ..records import RouteMask
 from ..timeexpr import resolve
 from .base import Utterance
@@ -40,7 +48,7 @@ from .rules import Sentence, analyze, content_words
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RuleRouter", "analyze_utterance", "names_of", "addressee_of"]
+__all__ = ["RuleRouter", "analyze_utterance", "names_of", "addressee_of", "reference_of"]
 
 
 def addressee_of(utterance: Utterance) -> str | None:
@@ -61,12 +69,24 @@ def names_of(utterance: Utterance) -> list[str]:
     return out
 
 
+def reference_of(utterance: Utterance) -> tuple[datetime | None, Literal["said_at", "added_at"]]:
+    """The time relative expressions are read against: the message's timestamp ("said_at"), else
+    the time it was added ("added_at", ``Utterance.reference_time``); ``None`` if neither is known."""
+    if utterance.message.timestamp is not None:
+        return utterance.message.timestamp, "said_at"
+    return utterance.reference_time, "added_at"
+
+
 def analyze_utterance(utterance: Utterance) -> list[Sentence]:
     """The sentence analysis the router and the rule extractor share; time expressions are resolved
-    against the message timestamp when it has one."""
-    ts = utterance.message.timestamp
-    times_of = (lambda s: resolve(s, ts)) if ts is not None else None
+    against :func:`reference_of`, each in the direction of its sentence's tense."""
+    ts, _ = reference_of(utterance)
+    times_of = (lambda s: resolve(s, ts, prefer="auto")) if ts is not None else None
     return analyze(utterance.message.text(), times_of=times_of, names=names_of(utterance))
+
+
+#: A written date in any language: a year, or a numeric day and month.
+_DATED = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)|\b\d{1,2}[./-]\d{1,2}(?:[./-]\d{2,4})?\b")
 
 
 class RuleRouter:
@@ -92,6 +112,12 @@ class RuleRouter:
         return RouteMask()
 
     def route(self, utterance: Utterance) -> RouteMask:
+        text = utterance.message.text()
+        if not is_english(text):
+            # the rules read English only: keep any other language whole rather than drop it
+            mask = RouteMask(episodic=True) if _DATED.search(text) else RouteMask(semantic=True)
+            logger.debug("routed %s -> %s (not English: kept verbatim)", utterance.message_id, mask)
+            return mask if any(ch.isalnum() for ch in text) else RouteMask()
         mask = self.route_sentences(analyze_utterance(utterance), names_of(utterance))
         logger.debug("routed %s -> %s", utterance.message_id, mask)
         return mask

@@ -33,6 +33,7 @@ PHATIC_WORDS = frozenset(
     like likes liked hope hoping hear hearing heard see seeing seen sounds sound looks look seems seem
     feel feels mean means meant know knew get gets got think thought guess say said tell talk
     bye goodbye later soon care catch chat chatting touch luck well fine alive
+    bet ouch ha yum yummy perfect classic adorable brave rough brutal cute hilarious epic noted gotcha happened
     you your yours yourself i me my mine myself we us our ours it its it's that that's this these those
     there here what's what how how's how're who why when where which whatever
     a an the and or but so too also very really just such much many lot lots quite pretty super
@@ -115,7 +116,8 @@ PROCEDURAL_CUES = re.compile(
     r"\b(?:"
     r"you should|you could (?:try|start|use|look)|you might (?:want|try)|you (?:need|have|ought) to|"
     r"try (?:to|using|adding|doing|not)|(?<!to )make sure|remember to|don't forget|be sure to|never forget to|"
-    r"how to|here's how|the (?:key|trick|secret) (?:is|to)|tips?\b|steps?\b|step by step|recipe|instructions?|"
+    r"how to|here's how|the (?:key|trick|secret) (?:is|to)|tips?\b|step by step|(?:first|next|last|final) step|steps? (?:to|are|is)\b|steps for\b|"
+    r"\d+ steps|step \d|here(?:'s| is) (?:the|my|a|her|his) (?:recipe|trick|method)|(?:the |this |my )?recipe (?:is|for|calls)|instructions? (?:are|is|for)|"
     r"first,? (?:you|i|we)\b|then (?:you|add|mix|put|take)|finally,? (?:you|add)|"
     r"i (?:recommend|suggest|advise)|my advice|it helps to|what works for me|what helped me|"
     r"the best way to|a good way to|is to (?:\w+ )?(?:start|keep|make|take|focus|practice)|"
@@ -130,9 +132,28 @@ PROCEDURAL_CUES = re.compile(
 IMPERATIVE_OPENERS = frozenset(
     """
     try make take keep remember start use add go check focus don't do be consider find stay practice
+    warm heat preheat stir pour knead leave roll spread fold cut chop slice dice bake boil simmer fry roast
+    grill whisk beat blend combine season sprinkle brush twist serve cool chill freeze soak rinse drain peel
+    grate melt cover place transfer remove turn flip repeat wait hold lower lift label book pack call email
+    open close click press select save install type download restart unplug plug connect fill measure weigh
+    line grease divide shape form rest store note sign apply register submit pay compare research whip
+    toss marinate knead fold drizzle garnish top layer sift crack beat pat steam saute sauté reduce
     avoid set mix put get give write read join look ask talk reach start stop limit plan schedule
     prepare bring pack wear drink eat sleep breathe stretch listen follow choose pick spend
     """.split()
+)
+
+#: Whole sentences that are only social: agreement, encouragement, a one-word verdict on what was said.
+PHATIC_SENTENCE = re.compile(
+    r"^(?:(?:i|you) bet|(?:quick|random|silly) question|(?:big|good|great|bad|some) news|guess what|fun fact|"
+    r"(?:i|we)(?:'ve| have)?(?: got)? (?:some |big |good |great |exciting )?news(?: too| as well| for you)?|"
+    r"(?:happy|merry) (?:new year|birthday|christmas|holidays|easter|anniversary|thanksgiving|diwali|eid|hanukkah)(?: to you)?|"
+    r"sounds like a plan|for sure|no way|me too|same here|of course(?: (?:they|he|she|it|you|i|we) "
+    r"(?:did|do|does|will|would|can|are|is|was))?|fair enough|makes sense|will do|got it|no worries|no problem|"
+    r"my pleasure|not bad|you too|likewise|good (?:girl|boy|for you|point|idea|call|job|stuff|one)|tell me about it|"
+    r"i know(?:,? right)?|you'?d better|(?:that|this)(?:'s| is| was| sounds| seems| looks)(?: like)?"
+    r"(?:\s+(?:so|very|really|such|a|an|pretty|quite|totally|super|more|too|just|kind of|absolutely))*"
+    r"(?:\s+(?!(?:my|your|his|her|our|their|where|when|why|how|what|who|which)\b)[a-z-]+){1,2}|what an? (?:[a-z-]+\s+)?[a-z-]+|how (?:[a-z-]+))[\s!.?\u2026]*$"
 )
 
 #: Imperatives that are only social (never procedural).
@@ -144,22 +165,24 @@ PHATIC_IMPERATIVES = re.compile(
     re.IGNORECASE,
 )
 
-#: Common base verbs conjugated when "I" is rewritten to a name ("I love" -> "Caroline loves").
-BASE_VERBS = frozenset(
+_EVENT_ADVERBS = frozenset("really also just still always usually often sometimes never actually totally definitely absolutely truly".split())
+
+#: A candidate sentence end: terminal punctuation, closing quotes/brackets, space, then an opening
+#: capital, digit or quote; or the start of an appended image caption.
+_SENT_END = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|[.!?]+\s*(?=\[shares an image)")
+#: Abbreviations that never end a sentence before a capital (titles before names, "e.g." before an example).
+_TITLES = frozenset("mr mrs ms mx dr prof st mt ft rev fr sr jr sgt capt lt col gen gov sen rep hon messrs mme mlle".split())
+_NEVER_FINAL = frozenset("e.g i.e vs cf approx incl esp viz no nos fig".split())
+#: Abbreviations that end a sentence only when a usual sentence opener follows ("in the U.S. The ...").
+_MAYBE_FINAL = frozenset("u.s u.k u.n e.u etc co inc ltd corp rd ave blvd ln dept univ".split())
+_OPENERS = frozenset(
     """
-    love like enjoy prefer hate adore want need think feel hope know believe remember miss wish
-    go work live play paint draw write read sing dance run swim cook bake study teach volunteer
-    plan try make take keep find get see watch listen visit travel use spend practice care mean
-    guess wonder agree appreciate admire value collect own do have say tell look seem help start
-    cherish treasure understand recommend suggest prefer bet imagine realize learn grow build create
-    support teach coach train run own rent drive ride bike hike climb garden knit sew shop eat drink
-    celebrate meet join attend host organize feel struggle manage handle deal relax rest sleep wake
+    i i'm i've i'll i'd we you he she it they the this that these those my our your his her their a an
+    but and so then there here what when where why how if also anyway now today yesterday tomorrow
+    thanks thank hope let lol haha yes no oh well ok okay
     """.split()
 )
-_ADVERBS = frozenset("really also just still always usually often sometimes never actually totally definitely absolutely truly".split())
-_MODALS = frozenset("can could will would should might must may shall can't couldn't won't wouldn't shouldn't".split())
-
-_SENT_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|(?<=[.!?])\s*(?=\[shares an image)")
+_LIST_MARKER = re.compile(r"^(?:\d{1,2}|[a-z])[.)]$|^(?:step\s+\d{1,2}|\d{1,2}(?:st|nd|rd|th))[.:)]?$", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _LEAD_WORDS = (
     r"(?:hey|hi|hello|wow|woah|whoa|oh|ooh|aww|yeah|yep|yup|ya|yea|ok|okay|sure|haha|hahaha|lol|"
@@ -184,13 +207,51 @@ class Sentence:
     times: list[TimeMention] = field(default_factory=list)
 
 
+def _ends_sentence(before: str, after: str) -> bool:
+    """Whether a period after ``before`` ends the sentence, given the text ``after`` it."""
+    token = before.rsplit(None, 1)[-1] if before.strip() else ""
+    if not token.endswith("."):
+        return True  # "!" or "?"
+    stem = token.rstrip(".").lstrip("\"'([").lower()
+    if stem in _TITLES or stem in _NEVER_FINAL:
+        return False
+    if re.fullmatch(r"[a-z]", stem):
+        return False  # an initial: "J. K. Rowling"
+    if stem in ("a.m", "p.m"):
+        return True  # "at 2 p.m. Talk soon!"
+    if stem in _MAYBE_FINAL or re.fullmatch(r"(?:[a-z]\.)+[a-z]", stem):
+        first = after.split(None, 1)[0].strip("\"'([,.!?").lower() if after.strip() else ""
+        return first in _OPENERS
+    return True
+
+
 def split_sentences(text: str) -> list[str]:
-    """Split a turn into sentences; an appended image caption is a sentence of its own."""
-    text = " ".join(text.split())
-    if not text:
-        return []
-    # a dash-joined run-on ("I'm keen on X - I'd love to Y") stays one sentence: one thought
-    return [p.strip() for p in _SENT_SPLIT.split(text) if p.strip()]
+    """Split a turn into sentences.
+
+    Lines are split first (a list or a recipe written one step per line); within a line a sentence
+    ends at ".", "!" or "?" before a capital or digit, except after a title or an abbreviation ("Dr.
+    Lin", "St. Mary's", "e.g. Paris"; "U.S." and "a.m." end one only when a usual sentence opener
+    follows). A list marker ("1.", "Step 2:") stays with its step, and an appended image caption is
+    a sentence of its own. A dash-joined run-on ("I'm keen on X - I'd love to Y") stays one sentence.
+    """
+    out: list[str] = []
+    for line in text.splitlines():
+        line = " ".join(line.split())
+        start = 0
+        pieces: list[str] = []
+        for m in _SENT_END.finditer(line):
+            if _ends_sentence(line[start : m.start() + 1], line[m.end() :]) or line[m.end() :].startswith("[shares an image"):
+                pieces.append(line[start : m.end()].strip())
+                start = m.end()
+        pieces.append(line[start:].strip())
+        for piece in pieces:
+            if not piece:
+                continue
+            if out and _LIST_MARKER.match(out[-1]):
+                out[-1] = f"{out[-1]} {piece}"
+            else:
+                out.append(piece)
+    return out
 
 
 def words(text: str) -> list[str]:
@@ -222,7 +283,11 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     if not s:
         return True
     names = list(names)
-    lowered = strip_lead_filler(s, names).lower()
+    core = _vocative_stripped(strip_lead_filler(s, names)).replace("\u2019", "'")
+    lowered = core.lower()
+    # a verdict on what was said ("That's adorable!"), unless it names someone or something ("That's Pepper!")
+    if PHATIC_SENTENCE.match(lowered) and not re.search(r"\b[A-Z]", core[1:]) and not re.search(r"\d", core):
+        return True
     if PHATIC_IMPERATIVES.match(lowered):
         rest = PHATIC_IMPERATIVES.sub("", lowered, count=1)
         if not content_words(rest, names):
@@ -266,7 +331,7 @@ def has_past_event(sentence: str) -> bool:
         if w in IRREGULAR_PAST and w not in ("been",):
             return True
         if w.endswith("ed") and len(w) > 4 and w not in ED_ADJECTIVES:
-            if prev in SUBJECTS or prev in _ADVERBS or prev in ("finally", "recently", "once", "and", "then") or prev.endswith("ly"):
+            if prev in SUBJECTS or prev in _EVENT_ADVERBS or prev in ("finally", "recently", "once", "and", "then") or prev.endswith("ly"):
                 return True
             if prev not in ("am", "is", "are", "was", "were", "be", "been", "being", "so", "very", "i'm", "get", "got", "feel", "felt"):
                 # "-ed" after a content word is often a past verb of a named subject ("Mel painted")
@@ -275,13 +340,29 @@ def has_past_event(sentence: str) -> bool:
     return False
 
 
+_NOT_AFTER_IMPERATIVE = frozenset("is was are were has had of 's club looks seems will would can could".split())
+
+#: What may come before the verb of an instruction: a list marker, a sequence word, or a leading
+#: condition or purpose ("If it sticks, ...", "To teach that, ...", "Once it cools, ...").
+_STEP_LEAD = re.compile(
+    r"^(?:(?:step\s+)?\d{1,2}[.):]\s*|[a-z][.)]\s+)?"
+    r"(?:(?:first(?:ly)?|then|next|after that|afterwards|finally|lastly|now|and|also|meanwhile|after|once done),?\s+)?"
+    r"(?:(?:if|when|once|to|before|after|while|as soon as|until)\b[^,]{1,60},\s*)?",
+    re.IGNORECASE,
+)
+
+
 def is_imperative(sentence: str) -> bool:
-    """Opens with a base verb of instruction ("Try ...", "Use ...") and is not a social formula."""
-    ws = words(sentence)
-    if not ws:
-        return False
+    """Opens with a base verb of instruction ("Try ...", "Use ...", "Then stir ...", "If it sticks,
+    add ...", "2. Bake ...") and is not a social formula."""
+    ws = words(_STEP_LEAD.sub("", sentence.strip(), count=1))
+    if len(ws) < 2:
+        return False  # "First try." is not an instruction
     first = ws[0]
     if PHATIC_IMPERATIVES.match(sentence.strip()):
+        return False
+    # "Book club was fun", "Rest of the day ...": a noun, not an instruction
+    if len(ws) > 1 and ws[1] in _NOT_AFTER_IMPERATIVE:
         return False
     return first in IMPERATIVE_OPENERS and not sentence.rstrip().endswith("?")
 
@@ -307,100 +388,3 @@ def analyze(
             sent.semantic = bool(SEMANTIC_CUES.search(s)) or not (sent.episodic or sent.procedural)
         out.append(sent)
     return out
-
-
-# --- first-to-third person rewrite ---------------------------------------------------------------
-
-
-def _third_person(verb: str) -> str:
-    v = verb.lower()
-    irregular = {"have": "has", "do": "does", "go": "goes", "am": "is", "are": "is", "were": "was", "say": "says"}
-    if v in irregular:
-        out = irregular[v]
-    elif v in _MODALS or v in _ADVERBS or v in IRREGULAR_PAST:
-        return verb
-    elif re.search(r"(?:s|sh|ch|x|z|o)$", v):
-        out = v + "es"
-    elif re.search(r"[^aeiou]y$", v):
-        out = v[:-1] + "ies"
-    else:
-        out = v + "s"
-    return out
-
-
-_ADV_RUN = r"(?:(?:" + "|".join(sorted(_ADVERBS)) + r")\s+)*"
-
-
-_AUXILIARIES = frozenset(
-    "do does did don't doesn't didn't can could will would should have has had are were was is am "
-    "can't couldn't won't wouldn't shouldn't haven't hasn't aren't weren't".split()
-)
-
-
-_AUX_THIRD = (
-    ("do", "does"), ("have", "has"), ("are", "is"), ("am", "is"), ("were", "was"),
-    ("don't", "doesn't"), ("haven't", "hasn't"), ("aren't", "isn't"),
-)  # fmt: skip
-
-
-def _subject_sub(pronoun: str, name: str, s: str) -> str:
-    """Replace the subject ``pronoun`` by ``name``, putting the verb after it in the third person
-    (not after an auxiliary: "did you take" stays "did Melanie take")."""
-
-    def fix(m: re.Match[str]) -> str:
-        verb = m.group(3)
-        before = s[: m.start()].split()
-        after_aux = bool(before) and before[-1].lower().strip(",;") in _AUXILIARIES
-        if not after_aux and verb.lower() in BASE_VERBS and verb.lower() not in _ADVERBS:
-            verb = _third_person(verb)
-        return name + m.group(1) + m.group(2) + verb
-
-    return re.sub(rf"\b{pronoun}\b(\s+)({_ADV_RUN})([A-Za-z]+)\b(?!')", fix, s)
-
-
-def to_third_person(text: str, speaker: str | None, addressee: str | None = None) -> str:
-    """Rewrite first person to ``speaker`` (and second person to ``addressee``) where it is safe.
-
-    "I went" -> "Caroline went", "I love" -> "Caroline loves", "my" -> "Caroline's", "me" -> "Caroline";
-    "you're" -> "Melanie is", "your" -> "Melanie's". Plural "we/our" is left as it is.
-    """
-    if not speaker:
-        return text
-    s = text.replace("’", "'")
-    fixed = [
-        (r"\bI'm\b|\bI am\b", f"{speaker} is"),
-        (r"\bI've\b|\bI have\b", f"{speaker} has"),
-        (r"\bI'd\b", f"{speaker} would"),
-        (r"\bI'll\b", f"{speaker} will"),
-        (r"\bI was\b", f"{speaker} was"),
-        (r"\b[Mm]yself\b", "themself"),
-        (r"\b(?:M|m)(?:y|ine)\b", f"{speaker}'s"),
-        (r"\b[Mm]e\b", speaker),
-    ]
-    for pat, rep in fixed:
-        s = re.sub(pat, rep, s)
-    s = _subject_sub("I", speaker, s)
-    s = re.sub(r"\bI\b", speaker, s)
-    if addressee:
-        second = [
-            (r"\b[Yy]ou're\b|\b[Yy]ou are\b", f"{addressee} is"),
-            (r"\b[Yy]ou've\b|\b[Yy]ou have\b", f"{addressee} has"),
-            (r"\b[Yy]ou'd\b", f"{addressee} would"),
-            (r"\b[Yy]ou'll\b", f"{addressee} will"),
-            (r"\b[Yy]ou were\b", f"{addressee} was"),
-            (r"\b[Yy]ourself\b", "themself"),
-            (r"\b[Yy]ours?\b(?!self)", f"{addressee}'s"),
-        ]
-        for pat, rep in second:
-            s = re.sub(pat, rep, s)
-        s = _subject_sub("[Yy]ou", addressee, s)
-        s = re.sub(r"\b[Yy]ou\b", addressee, s)
-    for name in (speaker, addressee):
-        if not name:
-            continue
-        n = re.escape(name)
-        for aux, third in _AUX_THIRD:
-            s = re.sub(rf"\b{aux}(\s+{n}\b)", rf"{third}\1", s)
-            s = re.sub(rf"\b{aux.capitalize()}(\s+{n}\b)", rf"{third.capitalize()}\1", s)
-    s = re.sub(r"\b(\w+)'s's\b", r"\1's", s)
-    return s

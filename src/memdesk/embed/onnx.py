@@ -62,6 +62,11 @@ class _Runtime:
 class MiniLMEmbedder(BaseEmbedder):
     """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime's CPU provider: 384-d unit vectors, no network.
 
+    **English only.** The model was trained on English text and its word pieces cover little else:
+    text in other scripts (Chinese, Arabic, Hebrew, Cyrillic, Devanagari, ...) embeds close to noise,
+    so a question finds its message by chance (``scripts`` says Latin only, and ingest warns once per
+    scope). For other languages choose the multilingual embedder (``MEMDESK_EMBEDDER=multilingual``).
+
     The model loads on the first :meth:`embed` call (thread-safe); call :meth:`load` to pay that cost
     up front. Within one call, texts are sorted by length so each ONNX run of ``micro_batch_size``
     texts pads as little as possible; results come back in input order.
@@ -80,6 +85,7 @@ class MiniLMEmbedder(BaseEmbedder):
     """
 
     dim = MINILM_DIM
+    scripts = frozenset({"Latin"})
     #: texts sorted together per call chunk; each chunk runs as micro-batches.
     batch_size = 512
 

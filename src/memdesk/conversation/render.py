@@ -1,0 +1,145 @@
+"""How the rule extractor writes a record's text: attributed, time-labelled, whole sentences.
+
+* :func:`render` turns the analysed sentences of one speaker into text: each relative time gets
+  its absolute label ("yesterday (2023-05-07)"), a dropped subject is restored ("Lost my job" ->
+  "Jon lost Jon's job"), and the person is rewritten to names (:mod:`.person`). When a rewrite
+  would break a sentence, the whole text stays in the first person and is attributed instead
+  ("Priya: I ..."), so no record reads "Priya now live in Clifton".
+* :func:`attribute` prefixes the speaker's name when the text does not name them.
+* :func:`fit` joins whole sentences up to a length, so no record is cut mid-sentence (only a
+  single sentence longer than the whole limit is shortened, with "…").
+* :func:`chunks` splits text in any language into sentence chunks (``。！？`` included) for
+  records of languages the English rules do not read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .person import third_person
+from .rules import ED_ADJECTIVES, IRREGULAR_PAST, Sentence, words
+
+__all__ = ["render", "attribute", "fit", "truncate", "chunks"]
+
+_IMAGE = re.compile(r"^\[shares an image: (.*)\]$")
+_ELLIPSIS_LEADS = {"been": "has been", "gonna": "is gonna", "going": "is going"}
+#: "Been a while since ..." says "It has been", not "Jon has been".
+_IMPERSONAL_BEEN = re.compile(r"^been (?:a (?:long )?while|ages|forever|so long|too long|a long time|years)\b", re.IGNORECASE)
+_ANY_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？!?])")
+
+
+def truncate(text: str, limit: int) -> str:
+    """``text`` cut at a word boundary to at most ``limit`` characters, with "…" when cut."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-") + "…"
+
+
+def fit(parts: Sequence[str], limit: int, *, head: str = "") -> str:
+    """``head`` followed by as many whole ``parts`` as fit in ``limit`` characters (at least one,
+    shortened with "…" only if it alone is too long)."""
+    out = head
+    for i, part in enumerate(parts):
+        candidate = f"{out} {part}" if out and not out.endswith(" ") else out + part
+        if len(candidate) > limit:
+            return truncate(candidate, limit) if i == 0 else out
+        out = candidate
+    return out
+
+
+def _inline_times(s: Sentence) -> str:
+    """The sentence with each relative time expression followed by its absolute label."""
+    text = s.text
+    for t in sorted(s.times, key=lambda t: -t.span[0]):
+        if t.label.lower() in t.text.lower() or t.text.strip().isdigit():
+            continue
+        b = t.span[1]
+        text = f"{text[:b]} ({t.label}){text[b:]}"
+    return text
+
+
+def _is_past(w: str) -> bool:
+    return w in IRREGULAR_PAST or (w.endswith("ed") and len(w) > 4 and w not in ED_ADJECTIVES)
+
+
+def _restore_subject(text: str, speaker: str | None) -> str:
+    """"Lost my job yesterday" -> "Jon lost my job yesterday" (the pronouns are rewritten next);
+    "Been a while since ..." -> "It has been a while since ..."."""
+    if not speaker or text.rstrip().endswith("?"):
+        return text
+    ws = words(text)
+    if not ws:
+        return text
+    if _IMPERSONAL_BEEN.match(text):
+        return "It has " + text[0].lower() + text[1:]
+    first = ws[0]
+    adverb_then_past = first in ("just", "finally") and len(ws) > 1 and _is_past(ws[1])
+    if _is_past(first) or first in ("been", "gonna", "going") or adverb_then_past:
+        lead = _ELLIPSIS_LEADS.get(first)
+        rest = text[len(text.split()[0]) :] if lead and lead != first else text[1:]
+        head = lead if lead and lead != first else text[0].lower()
+        return f"{speaker} {head}{rest}"
+    return text
+
+
+def render(
+    sentences: Sequence[Sentence], speaker: str | None, addressee: str | None, *, keep_you: bool = False
+) -> tuple[list[str], bool]:
+    """The sentences as record text, one string each, and whether they were rewritten to names
+    (``False``: kept in the first person because a rewrite would break one of them)."""
+    ad = None if keep_you else addressee
+    out: list[str] = []
+    plain: list[str] = []
+    ok = True
+    for s in sentences:
+        m = _IMAGE.match(s.text)
+        if m:
+            caption = f"{speaker or 'Someone'} shared an image: {m.group(1)}"
+            out.append(caption)
+            plain.append(caption)
+            continue
+        timed = _inline_times(s)
+        plain.append(timed)
+        rewritten = third_person(_restore_subject(timed, speaker), speaker, ad)
+        if rewritten is None:
+            ok = False
+        else:
+            out.append(rewritten)
+    return (out, True) if ok else (plain, False)
+
+
+def attribute(text: str, speaker: str | None, *, rewritten: bool = True) -> str:
+    """Prefix the speaker's name when the text does not name them (always, for first-person text)."""
+    if speaker and (not rewritten or speaker.split()[0] not in text):
+        return f"{speaker}: {text}"
+    return text
+
+
+def chunks(text: str, limit: int) -> list[str]:
+    """Whole sentences of ``text`` (any language) packed into chunks of at most ``limit`` characters;
+    a sentence longer than ``limit`` is split at spaces (or anywhere, for text without spaces), so
+    nothing of the text is lost."""
+    sentences = [p.strip() for p in _ANY_SENTENCE_END.split(" ".join(text.split())) if p.strip()]
+    out: list[str] = []
+    current = ""
+    for sentence in sentences:
+        candidate = f"{current} {sentence}" if current else sentence
+        if len(candidate) <= limit:
+            current = candidate
+            continue
+        if current:
+            out.append(current)
+        while len(sentence) > limit:
+            cut = sentence.rfind(" ", 0, limit)
+            cut = cut if cut > limit // 2 else limit
+            out.append(sentence[:cut].strip())
+            sentence = sentence[cut:].strip()
+        current = sentence
+    if current:
+        out.append(current)
+    return out
