@@ -129,7 +129,7 @@ def add(obj: Ctx, text: str, user_id, agent_id, run_id, speaker, timestamp, as_j
     for mid, mask in result.routes.items():
         click.echo(f"message {mid} -> {scope}, routed {mask} (episodic/semantic/procedural)")
     for r in result.records:
-        click.echo(f"  + {r.type:10s} {r.id}  {r.embed_text()}")
+        click.echo(f"  + {r.type:10s} {r.id}  {r.text()}")
 
 
 def _parse_time(s: str) -> datetime:
@@ -158,7 +158,7 @@ def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, as_
     if not hits:
         note(f"no memories under {scope}")
     for h in hits:
-        click.echo(f"{h.score:.3f}  {h.memory_type.value:10s} [{h.record.temporal_anchor}] {h.record.embed_text()}  ({', '.join(h.record.provenance)})")
+        click.echo(f"{h.score:.3f}  {h.memory_type.value:10s} [{h.record.temporal_anchor}] {h.record.text()}  ({', '.join(h.record.provenance)})")
 
 
 @main.command()
@@ -209,7 +209,7 @@ def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, as_json) -
     if not records:
         note(f"no memories under {scope}")
     for r in records:
-        click.echo(f"{r.id}  {r.type:10s} [{r.temporal_anchor}] {r.embed_text()}")
+        click.echo(f"{r.id}  {r.type:10s} [{r.temporal_anchor}] {r.text()}")
 
 
 @main.command()
@@ -251,7 +251,7 @@ def history(obj: Ctx, record_id, user_id, agent_id, run_id, as_json) -> None:
         emit_json([e.model_dump(mode="json") for e in entries])
         return
     for e in entries:
-        click.echo(f"v{e.version} {e.event.value:6s} {e.changed_at.isoformat()}  {e.record.embed_text()}")
+        click.echo(f"v{e.version} {e.event.value:6s} {e.changed_at.isoformat()}  {e.record.text()}")
 
 
 @main.command()

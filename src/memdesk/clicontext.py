@@ -91,7 +91,7 @@ def hit_json(h) -> dict:
         "type": h.memory_type.value,
         "score": round(h.score, 6),
         "why": h.why,
-        "text": h.record.embed_text(),
+        "text": h.record.text(),
         "speaker": h.record.speaker,
         "temporal_anchor": h.record.temporal_anchor,
         "provenance": h.record.provenance,

@@ -133,7 +133,7 @@ def run_demo(
     for t in ALL_TYPES:
         records = memory.get_all(scope=scope, types=[t])
         stored[t.value] = len(records)
-        examples[t.value] = [r.embed_text() for r in records[:EXAMPLES_PER_TYPE]]
+        examples[t.value] = [r.text() for r in records[:EXAMPLES_PER_TYPE]]
     answers = []
     for q in data.questions[:n_questions]:
         t1 = time.perf_counter()
@@ -184,7 +184,7 @@ def report_lines(report: DemoReport, *, evidence_lines: int = 3) -> list[str]:
         ]
         for h in ans.evidence.hits[:evidence_lines]:
             anchor = f"[{h.record.temporal_anchor}] " if h.record.temporal_anchor else ""
-            out.append(f"    {h.score:.3f} {h.memory_type.value:10s} {anchor}{_clip(h.record.embed_text(), 120)}")
+            out.append(f"    {h.score:.3f} {h.memory_type.value:10s} {anchor}{_clip(h.record.text(), 120)}")
     return out
 
 

@@ -185,11 +185,17 @@ class RecordBase(BaseModel):
         return MemoryType(self.type)  # type: ignore[attr-defined]
 
     def embed_text(self) -> str:  # pragma: no cover - overridden
+        """The text embedded and indexed for search (a title stays in front of its body: it weighs
+        the record's main clause)."""
         raise NotImplementedError
 
     def body(self) -> str:
-        """The record's main text, as shown in an evidence block."""
+        """The record's main text (summary, fact or instructions)."""
         return self.embed_text()
+
+    def text(self) -> str:
+        """The record's text as shown (evidence lines, CLI, HTTP, MCP): written once."""
+        return self.body()
 
     def provenance_label(self) -> str:
         """Who it is from when that is not the user's own chat: ``"by assistant"``,
@@ -218,10 +224,13 @@ class EpisodicRecord(RecordBase):
     summary: str
 
     def embed_text(self) -> str:
-        return _titled(self.title, self.summary)
+        return f"{self.title}: {self.summary}" if self.title else self.summary
 
     def body(self) -> str:
         return self.summary
+
+    def text(self) -> str:
+        return _titled(self.title, self.summary)
 
 
 class SemanticRecord(RecordBase):
@@ -242,10 +251,13 @@ class ProceduralRecord(RecordBase):
     content: str = Field(description="Normalized instruction content.")
 
     def embed_text(self) -> str:
-        return _titled(self.title, self.content)
+        return f"{self.title}: {self.content}" if self.title else self.content
 
     def body(self) -> str:
         return self.content
+
+    def text(self) -> str:
+        return _titled(self.title, self.content)
 
 
 MemoryRecord = Annotated[Union[EpisodicRecord, SemanticRecord, ProceduralRecord], Field(discriminator="type")]

@@ -249,7 +249,7 @@ class Serializer:
     def line(hit: SearchHit) -> str:
         r = hit.record
         anchor = r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else "undated")
-        text = r.embed_text()  # the record's text, written once
+        text = r.text()  # the record's text, written once
         if r.speaker and r.speaker not in text and r.speaker != r.role:
             text = f"{r.speaker}: {text}"
         label = r.provenance_label()

@@ -261,7 +261,7 @@ LEO_CTX = (Message(id="c0", speaker="Leo", content="How are things?", timestamp=
 
 
 def texts(u: Utterance) -> list[str]:
-    return [r.embed_text() for r in routed(u)]
+    return [r.text() for r in routed(u)]
 
 
 def test_rewrites_stay_grammatical_or_keep_the_first_person() -> None:
@@ -317,17 +317,20 @@ def test_phatic_filler_is_not_stored(filler: str) -> None:
 
 def test_a_verbless_fragment_lives_only_in_the_context_view() -> None:
     recs = routed(utt("A bit. I've lived in York my whole life.", context=(Message(id="c0", speaker="Leo", content="Are you nervous?", timestamp=TS),)))
-    views = {(r.metadata["view"], r.embed_text()) for r in recs}
+    views = {(r.metadata["view"], r.text()) for r in recs}
     assert not any(text.endswith("A bit.") for view, text in views if view == "sentence")
     assert any(view == "context" and "A bit." in text for view, text in views)
 
 
 def test_each_record_writes_its_text_once() -> None:
-    for r in routed(utt("I went to a pottery class yesterday and it was great. My teacher is Ana.")):
-        text = r.embed_text()
-        title = getattr(r, "title", "")
-        assert text.count(title) == 1 if title else True
-        assert not text.startswith(f"{title}: {title}")
+    recs = routed(utt("I went to a pottery class yesterday and it was great. My teacher is Ana."))
+    titled = [r for r in recs if getattr(r, "title", "")]
+    assert titled
+    for r in titled:
+        assert r.text() == r.body() and r.text().count(r.title) == 1
+        assert r.embed_text() == f"{r.title}: {r.body()}"  # the index still weighs the main clause
+    llm = EpisodicRecord(scope=SCOPE, title="Pottery class", summary="Caroline went to a pottery class.")
+    assert llm.text() == "Pottery class: Caroline went to a pottery class."
 
 
 @pytest.mark.parametrize(
@@ -340,7 +343,7 @@ def test_other_languages_are_kept_verbatim_and_attributed(text: str) -> None:
     mask = RuleRouter().route(u)
     assert mask.bits, text
     (r,) = RuleExtractor().extract(u, mask)
-    assert r.embed_text() == f"José: {text}"
+    assert r.text() == f"José: {text}"
     assert r.metadata["view"] == "verbatim" and r.provenance == ["D1:3"]
 
 
@@ -348,7 +351,7 @@ def test_a_long_message_in_another_language_is_kept_whole_in_chunks() -> None:
     text = "我昨天搬到了上海。" * 60
     u = utt(text, speaker="Li")
     recs = RuleExtractor().extract(u, RuleRouter().route(u))
-    assert len(recs) > 1 and "".join(r.embed_text().removeprefix("Li: ").replace(" ", "") for r in recs) == text
+    assert len(recs) > 1 and "".join(r.text().removeprefix("Li: ").replace(" ", "") for r in recs) == text
 
 
 def test_without_a_timestamp_time_is_read_against_the_add_time() -> None:

@@ -38,7 +38,7 @@ def test_update_rewrites_the_title_anchor_and_embedding(mem):
     ep = _episode(mem)
     new = mem.update(ep.id, "Priya moved to Bath in December 2024.")
     assert isinstance(new, EpisodicRecord)
-    assert new.title == "Priya moved to Bath in December 2024" and new.embed_text() == "Priya moved to Bath in December 2024."
+    assert new.title == "Priya moved to Bath in December 2024" and new.text() == "Priya moved to Bath in December 2024."
     assert new.temporal_anchor == "December 2024" and new.event_time == datetime(2024, 12, 1, tzinfo=timezone.utc)
     assert mem.get(ep.id).temporal_anchor == "December 2024"
     hit = mem.search("moved to Bath in December", scope=PRIYA, K=1)[0]
@@ -56,7 +56,7 @@ def test_explicit_fields_win_over_derived_ones(mem):
     ep = _episode(mem)
     new = mem.update(ep.id, "Priya moved to Bath in December 2024.", title="Move", temporal_anchor="winter 2024/25")
     assert new.title == "Move" and new.temporal_anchor == "winter 2024/25"
-    assert new.embed_text() == "Move: Priya moved to Bath in December 2024."
+    assert new.text() == "Move: Priya moved to Bath in December 2024."
 
 
 def test_add_without_a_timestamp_reads_time_against_the_add_time_and_says_so(mem):
@@ -70,7 +70,7 @@ def test_add_without_a_timestamp_reads_time_against_the_add_time_and_says_so(mem
     assert rec.temporal_anchor is not None and rec.temporal_anchor.startswith(
         datetime(2000, month, 1).strftime("%B")
     )
-    assert "last month (" in rec.embed_text()
+    assert "last month (" in rec.text()
 
 
 def test_text_the_embedder_cannot_embed_well_warns_once_per_scope(tmp_path, caplog):

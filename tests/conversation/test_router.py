@@ -207,8 +207,8 @@ def test_locomo_only_few_turns_are_dropped(locomo_path: Path) -> None:
         us = locomo_utterances(locomo_path, sample)
         dropped = [u for u in us.values() if router.route(u).bits == 0]
         assert len(dropped) <= 0.06 * len(us)
-        for u in dropped:  # a dropped turn names nothing: no digits, no long words beyond fillers
-            assert not re.search(r"\d", u.message.text())
+        for u in dropped:  # a dropped turn names nothing: no digits (a "<3" heart aside), no long words beyond fillers
+            assert not re.search(r"(?<!<)\d", u.message.text())
 
 
 @pytest.mark.parametrize(

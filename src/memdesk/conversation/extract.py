@@ -88,6 +88,11 @@ def text_fields(kind: MemoryType, text: str, reference: datetime | None) -> dict
     return out
 
 
+def _instructs(kind: MemoryType, sentences: list[Sentence]) -> bool:
+    """Whether an instruction's generic "you" stays as it is: procedural text that narrates no event."""
+    return kind is MemoryType.PROCEDURAL and not any(has_past_event(s.text) for s in sentences)
+
+
 def _fragment(s: Sentence) -> bool:
     """A verbless short answer ("A bit.", "First try.", "Probably not.")."""
     ws = words(s.text)
@@ -164,7 +169,7 @@ class RuleExtractor:
             if whole and len(group) == 1 and _fragment(group[0]):
                 continue  # "A bit." means something only next to the rest: the turn or context view has it
             kind = self._kind(group, mask)
-            parts, rewritten = render(group, speaker, addressee, keep_you=kind is MemoryType.PROCEDURAL)
+            parts, rewritten = render(group, speaker, addressee, keep_you=_instructs(kind, group))
             limit = self.max_fact_chars if kind is MemoryType.SEMANTIC else self.max_summary_chars
             text = attribute(fit(parts, limit - len(speaker or "") - 2), speaker, rewritten=rewritten)
             out.append(self._record(kind, text, utterance, group, pid, "sentence"))
@@ -174,7 +179,7 @@ class RuleExtractor:
             procedural = sum(s.procedural for s in content) * 2 > len(content)
             ordered = content if procedural else events + [s for s in content if s not in events]
             kind = self._kind(content, mask) if procedural or not mask.episodic else MemoryType.EPISODIC
-            parts, rewritten = render(ordered, speaker, addressee, keep_you=kind is MemoryType.PROCEDURAL)
+            parts, rewritten = render(ordered, speaker, addressee, keep_you=_instructs(kind, ordered))
             text = attribute(fit(parts, self.max_summary_chars - len(speaker or "") - 2), speaker, rewritten=rewritten)
             out.append(self._record(kind, text, utterance, events or content, pid, "turn"))
 

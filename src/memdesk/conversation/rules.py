@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Literal
 
 from ..timeexpr import TimeMention
+from .social import PHATIC_IMPERATIVES, PHATIC_SENTENCE, SOCIAL_FORMULA, SOCIAL_REST_WORDS
 
 SentenceKind = Literal["phatic", "question", "content"]
 
@@ -117,7 +118,7 @@ PROCEDURAL_CUES = re.compile(
     r"you should|you could (?:try|start|use|look)|you might (?:want|try)|you (?:need|have|ought) to|"
     r"try (?:to|using|adding|doing|not)|(?<!to )make sure|remember to|don't forget|be sure to|never forget to|"
     r"how to|here's how|the (?:key|trick|secret) (?:is|to)|tips?\b|step by step|(?:first|next|last|final) step|steps? (?:to|are|is)\b|steps for\b|"
-    r"\d+ steps|step \d|here(?:'s| is) (?:the|my|a|her|his) (?:recipe|trick|method)|(?:the |this |my )?recipe (?:is|for|calls)|instructions? (?:are|is|for)|"
+    r"\d+ steps|step \d|here(?:'s| is) (?:the|my|a|her|his) (?:recipe|trick|method)|(?:the |this |my )?recipe (?:is|calls)|instructions? (?:are|is|for)|"
     r"first,? (?:you|i|we)\b|then (?:you|add|mix|put|take)|finally,? (?:you|add)|"
     r"i (?:recommend|suggest|advise)|my advice|it helps to|what works for me|what helped me|"
     r"the best way to|a good way to|is to (?:\w+ )?(?:start|keep|make|take|focus|practice)|"
@@ -141,28 +142,6 @@ IMPERATIVE_OPENERS = frozenset(
     avoid set mix put get give write read join look ask talk reach start stop limit plan schedule
     prepare bring pack wear drink eat sleep breathe stretch listen follow choose pick spend
     """.split()
-)
-
-#: Whole sentences that are only social: agreement, encouragement, a one-word verdict on what was said.
-PHATIC_SENTENCE = re.compile(
-    r"^(?:(?:i|you) bet|(?:quick|random|silly) question|(?:big|good|great|bad|some) news|guess what|fun fact|"
-    r"(?:i|we)(?:'ve| have)?(?: got)? (?:some |big |good |great |exciting )?news(?: too| as well| for you)?|"
-    r"(?:happy|merry) (?:new year|birthday|christmas|holidays|easter|anniversary|thanksgiving|diwali|eid|hanukkah)(?: to you)?|"
-    r"sounds like a plan|for sure|no way|me too|same here|of course(?: (?:they|he|she|it|you|i|we) "
-    r"(?:did|do|does|will|would|can|are|is|was))?|fair enough|makes sense|will do|got it|no worries|no problem|"
-    r"my pleasure|not bad|you too|likewise|good (?:girl|boy|for you|point|idea|call|job|stuff|one)|tell me about it|"
-    r"i know(?:,? right)?|you'?d better|(?:that|this)(?:'s| is| was| sounds| seems| looks)(?: like)?"
-    r"(?:\s+(?:so|very|really|such|a|an|pretty|quite|totally|super|more|too|just|kind of|absolutely))*"
-    r"(?:\s+(?!(?:my|your|his|her|our|their|where|when|why|how|what|who|which)\b)[a-z-]+){1,2}|what an? (?:[a-z-]+\s+)?[a-z-]+|how (?:[a-z-]+))[\s!.?\u2026]*$"
-)
-
-#: Imperatives that are only social (never procedural).
-PHATIC_IMPERATIVES = re.compile(
-    r"^(?:take care|keep (?:it up|going|up the (?:good |great |amazing |awesome )?work|rocking|smiling|at it|inspiring|shining)|"
-    r"keep me posted|(?:take a |have a )?look at (?:this|that|these|it)|check (?:this|it|these|that) out|"
-    r"let me know|have (?:a|fun)|enjoy|good luck|stay (?:safe|strong|positive|tuned)|"
-    r"talk (?:to you )?soon|see (?:you|ya)|catch you|don't worry|go for it|you got this)\b",
-    re.IGNORECASE,
 )
 
 _EVENT_ADVERBS = frozenset("really also just still always usually often sometimes never actually totally definitely absolutely truly".split())
@@ -288,9 +267,10 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     # a verdict on what was said ("That's adorable!"), unless it names someone or something ("That's Pepper!")
     if PHATIC_SENTENCE.match(lowered) and not re.search(r"\b[A-Z]", core[1:]) and not re.search(r"\d", core):
         return True
-    if PHATIC_IMPERATIVES.match(lowered):
-        rest = PHATIC_IMPERATIVES.sub("", lowered, count=1)
-        if not content_words(rest, names):
+    for formula in (PHATIC_IMPERATIVES, SOCIAL_FORMULA):
+        m = formula.match(lowered)
+        # a formula ("Glad you ...", "Your support means ...", "Keep it up") with nothing to remember after it
+        if m and not [w for w in content_words(lowered[m.end() :], names) if w not in SOCIAL_REST_WORDS]:
             return True
     return not content_words(_vocative_stripped(s), names)
 
@@ -367,6 +347,9 @@ def is_imperative(sentence: str) -> bool:
     return first in IMPERATIVE_OPENERS and not sentence.rstrip().endswith("?")
 
 
+_VERDICT_ON_PREVIOUS = re.compile(r"^(?:it|that|this)(?:'s|\u2019s| was| is| felt| made)\b", re.IGNORECASE)
+
+
 def analyze(
     text: str, times_of: Callable[[str], list[TimeMention]] | None = None, names: Iterable[str] = ()
 ) -> list[Sentence]:
@@ -375,7 +358,9 @@ def analyze(
     out: list[Sentence] = []
     for raw in split_sentences(text):
         image = raw.startswith("[shares an image")
-        if not image and is_phatic(raw, names):
+        # "It was really rewarding." right after an event says how it went: it stays with that sentence
+        follows_content = bool(out) and out[-1].kind == "content" and _VERDICT_ON_PREVIOUS.match(raw) is not None
+        if not image and not follows_content and is_phatic(raw, names):
             out.append(Sentence(text=raw, kind="phatic"))
             continue
         s = raw if image else strip_lead_filler(raw, names)

@@ -49,7 +49,7 @@ class MemoryItem(BaseModel):
 
     id: str
     type: MemoryType
-    text: str = Field(description="What the memory says (title: summary, fact, or title: instructions).")
+    text: str = Field(description="What the memory says, written once (its summary, fact or instructions; a title only when the body does not start with it).")
     speaker: str | None = None
     temporal_anchor: str | None = Field(default=None, description="When it happened or was said.")
     score: float | None = Field(default=None, description="Cosine (or fused) score, for search results.")
@@ -59,7 +59,7 @@ class MemoryItem(BaseModel):
         return cls(
             id=record.id,
             type=MemoryType(record.type),
-            text=record.embed_text(),
+            text=record.text(),
             speaker=record.speaker,
             temporal_anchor=record.temporal_anchor,
             score=None if score is None else round(score, 6),

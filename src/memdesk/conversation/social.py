@@ -1,0 +1,69 @@
+"""Social formulas: sentences that keep a conversation going but hold nothing to remember.
+
+:func:`memdesk.conversation.rules.is_phatic` uses these next to its word list: a whole sentence
+that is a formula (:data:`PHATIC_SENTENCE`: "Sounds like a plan!", "That's adorable."), or that
+opens with one (:data:`PHATIC_IMPERATIVES`, :data:`SOCIAL_FORMULA`: "Take care", "Glad you ...",
+"Your support means ...", "Keep it up", "Can't wait to hear ...") and says nothing after it beyond
+the words of :data:`SOCIAL_REST_WORDS` ("Glad you found something that makes you happy!"). A
+formula followed by a fact ("So proud of you for finishing the marathon") is not phatic.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Whole sentences that are only social: agreement, encouragement, a one-word verdict on what was said.
+PHATIC_SENTENCE = re.compile(
+    r"^(?:(?:i|you) bet|(?:quick|random|silly) question|(?:big|good|great|bad|some) news|guess what|fun fact|"
+    r"(?:i|we)(?:'ve| have)?(?: got)? (?:some |big |good |great |exciting )?news(?: too| as well| for you)?|"
+    r"(?:happy|merry) (?:new year|birthday|christmas|holidays|easter|anniversary|thanksgiving|diwali|eid|hanukkah)(?: to you)?|"
+    r"sounds like a plan|for sure|no way|me too|same here|of course(?: (?:they|he|she|it|you|i|we) "
+    r"(?:did|do|does|will|would|can|are|is|was))?|fair enough|makes sense|will do|got it|no worries|no problem|"
+    r"my pleasure|not bad|you too|likewise|good (?:girl|boy|for you|point|idea|call|job|stuff|one)|tell me about it|"
+    r"i know(?:,? right)?|you'?d better|(?:that|this)(?:'s| is| was| sounds| seems| looks)(?: like)?"
+    r"(?:\s+(?:so|very|really|such|a|an|pretty|quite|totally|super|more|too|just|kind of|absolutely))*"
+    r"(?:\s+(?!(?:my|your|his|her|our|their|where|when|why|how|what|who|which)\b)[a-z-]+){1,2}|what an? (?:[a-z-]+\s+)?[a-z-]+|how (?:[a-z-]+))[\s!.?\u2026]*$"
+)
+
+#: Imperatives that are only social (never procedural).
+PHATIC_IMPERATIVES = re.compile(
+    r"^(?:take care|keep (?:it up|going|up the (?:good |great |amazing |awesome )?work|rocking|smiling|at it|inspiring|shining)|"
+    r"keep me posted|(?:take a |have a )?look at (?:this|that|these|it)|check (?:this|it|these|that) out|"
+    r"let me know|have (?:a|fun)|enjoy|good luck|stay (?:safe|strong|positive|tuned)|"
+    r"talk (?:to you )?soon|see (?:you|ya)|catch you|don't worry|go for it|you got this)\b",
+    re.IGNORECASE,
+)
+
+#: Openings of praise, thanks, sympathy and encouragement.
+SOCIAL_FORMULA = re.compile(
+    r"^(?:(?:i'?m |i am |we'?re |so |really )*(?:so |really |very |super )?(?:glad|happy|proud|thrilled|excited|stoked|"
+    r"grateful|thankful|sorry|sad)(?: to (?:hear|see|know|read))?(?: (?:of|for) (?:you|him|her|them))?(?: that)?|"
+    r"(?:thanks|thank you|thx|appreciate(?: it)?|cheers|much appreciated)(?: so much| a lot| a ton)?(?: for)?|"
+    r"(?:your|his|her|their) (?:support|encouragement|words|kindness|positivity|belief|faith|advice|pep[- ]?talk|"
+    r"friendship|help|enthusiasm|determination|passion)(?: and \w+)?(?: really| truly| always| so| will| would| can)* (?:means?|meant|helps?|"
+    r"helped|keeps?|kept|makes?|made|matters?|inspires?|inspired)|"
+    r"keep (?:it up|going|pushing|at it|up the (?:good |great |amazing )?work|shining|rocking|doing what you(?:'re| are) doing|"
+    r"on \w+ing)|don't (?:give up|stop)|never give up|you(?:'ve| have)? got this|you can do (?:it|this)|"
+    r"(?:can't|cannot) wait(?: to (?:hear|see|check))?|let me know|keep me (?:posted|updated|in the loop)|"
+    r"(?:good|best of) luck|you(?:'re| are) (?:so |really |such an? |very |truly )*(?:amazing|awesome|great|talented|"
+    r"inspiring|incredible|brave|strong|kind|sweet|the best)|"
+    r"(?:that|it|this)(?:'s| is| was| sounds| looks| seems)(?: like)?(?: so| really| very| totally| absolutely| super| such| just)*"
+    r"(?: an?)? (?:amazing|awesome|great|cool|nice|lovely|beautiful|wonderful|incredible|impressive|inspiring|fantastic|"
+    r"fun|exciting|adorable|cute|gorgeous|stunning|brilliant|neat|sweet|special|awesome|rewarding|tough|hard|crazy|wild)|"
+    r"(?:sounds|looks|seems)(?: like)?(?: so| really| super| such)*(?: an?)? (?:amazing|awesome|great|cool|nice|lovely|"
+    r"fun|wonderful|incredible|interesting|exciting|relaxing|peaceful))\b"
+)
+
+#: Words that add nothing after a social formula.
+SOCIAL_REST_WORDS = frozenset(
+    """
+    support encouragement words kindness positivity determination belief faith help advice pep talk vibes journey effort
+    efforts passion hard work greatness talent talented inspiring inspiration inspired dedication dedicated motivated
+    motivating motivation proud hear see know news update updates photo pic pics picture pictures photos shot view
+    find found make makes made keep keeps doing done going enjoy enjoying enjoyed share sharing shared try trying
+    working happen happening happened came come out turned turn amazing awesome incredible beautiful wonderful
+    lovely cool fantastic impressive special huge big important rewarding tough hard crazy wild fun nice happy glad
+    headed pal buddy friend life world everything something anything lot means meant mean matter matters always keep
+    positive strong brave kind sweet best success successful future dreams dream goals goal progress proud
+    """.split()
+)
