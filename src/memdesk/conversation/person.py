@@ -76,6 +76,14 @@ _PARTNERS = frozenset(
     cousin cousins team colleagues coworkers roommate flatmate grandma grandpa aunt uncle
     """.split()
 )
+#: What follows an object "you" ("give you a", "see you at", "thank you so"), unlike a subject's verb.
+_OBJECT_FOLLOWERS = frozenset(
+    """
+    a an the to for about with at in on of from into up out down over back off this that these those my his
+    her our their some any all both so too very more again tomorrow today tonight soon later now guys two
+    what how when where why if and or but as than like
+    """.split()
+)
 _PLURAL_YOU = frozenset("guys two both all lot folks people".split())
 _TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z]+")
 _BOUNDARY = re.compile(r"[,.;:!?()\"\u2013\u2014]|\s-\s")
@@ -248,8 +256,10 @@ class _Rewriter:
         aux_before = k > 0 and not self.boundary_before(k) and (self.word(k - 1) in _AUX_AGREE or self.word(k - 1) in MODALS)
         if at_subject or aux_before:
             self.subject(k, ad)
+        elif self.boundary_after(k) or nxt in _OBJECT_FOLLOWERS or _is_adverb(nxt):
+            self.set(k, ad)  # an object: "call you tomorrow", "tell you about it"
         else:
-            self.set(k, ad)
+            self.failed = True  # "the day you move out": a subject the rules cannot see; keep the sentence
 
 
 def third_person(text: str, speaker: str | None, addressee: str | None = None) -> str | None:
