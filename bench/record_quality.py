@@ -62,11 +62,17 @@ def records_of(path: str) -> list[tuple[str, MemoryRecord]]:
     return out
 
 
+def shown(record: MemoryRecord) -> str:
+    """The text shown for a record (evidence lines, CLI, MCP): ``text()``, or ``embed_text()`` in code
+    from before ``text()`` existed, which showed that."""
+    return record.text() if hasattr(record, "text") else record.embed_text()
+
+
 def title_repeats(records: list[MemoryRecord]) -> dict[str, float]:
-    """Share of records whose serialized text puts a title before a body that already starts with it."""
+    """Share of records whose shown text puts a title before a body that already starts with it."""
     titled = [r for r in records if getattr(r, "title", "")]
-    twice = [r for r in titled if r.embed_text() != r.body() and r.body().startswith(r.title.rstrip(" .…"))]  # type: ignore[attr-defined]
-    return {"records": len(records), "with_title": len(titled), "text_twice": len(twice), "text_twice_share": len(twice) / max(1, len(records))}
+    twice = [r for r in titled if shown(r) != r.body() and r.body().startswith(r.title.rstrip(" .…"))]  # type: ignore[attr-defined]
+    return {"records": len(records), "with_title": len(titled), "text_twice": len(twice), "text_twice_share": round(len(twice) / max(1, len(records)), 3)}
 
 
 def cmd_sample(args: argparse.Namespace) -> int:

@@ -14,7 +14,8 @@ The rules, word by word (a token walk, not chained regular expressions):
   "I no longer work" -> "no longer works") unless it is a modal, a past form or follows a
   coordinated subject ("Sam and I live" stays plural); after an auxiliary ("did I take", "do I")
   the auxiliary agrees instead ("does Priya");
-* ``my``/``mine`` -> "Priya's", ``me`` -> "Priya", ``myself`` -> "themself";
+* ``my``/``mine`` -> "Priya's", ``me`` -> "Priya"; ``myself``/``yourself`` keep the sentence as said
+  (the pronoun a name takes is not known);
 * ``you`` is the addressee only where it is a subject (clause start, after a conjunction or an
   auxiliary) or an object; ``thank you``, ``you know,`` and plural ``you`` (``you guys``,
   ``you two``, ``you and ...``) stay as they are;
@@ -229,7 +230,7 @@ class _Rewriter:
             elif w == "me":
                 self.set(k, sp)
             elif w == "myself":
-                self.set(k, "themself")
+                self.failed = True  # "express myself": the name's pronoun is not known; keep the sentence
             elif ad and w.startswith("you"):
                 self.second_person(k, ad, w, tail)
         text = "".join(self.tokens)
@@ -241,7 +242,7 @@ class _Rewriter:
             self.set(k, f"{ad}'s")
             return
         if w == "yourself":
-            self.set(k, "themself")
+            self.failed = True  # "have faith in yourself" stays as it was said
             return
         if w != "you" and not tail:
             return  # "youth", "yourselves", ...

@@ -63,8 +63,12 @@ def _inline_times(s: Sentence) -> str:
     return text
 
 
+#: Past forms that are also the base form: at the start of a sentence they are imperatives ("Let me know").
+_BASE_TOO = frozenset("let put cut set hit quit read bet hurt shut cost spread beat".split())
+
+
 def _is_past(w: str) -> bool:
-    return w in IRREGULAR_PAST or (w.endswith("ed") and len(w) > 4 and w not in ED_ADJECTIVES)
+    return (w in IRREGULAR_PAST and w not in _BASE_TOO) or (w.endswith("ed") and len(w) > 4 and w not in ED_ADJECTIVES)
 
 
 def _restore_subject(text: str, speaker: str | None) -> str:
