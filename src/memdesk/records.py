@@ -184,17 +184,17 @@ class RecordBase(BaseModel):
     def memory_type(self) -> MemoryType:
         return MemoryType(self.type)  # type: ignore[attr-defined]
 
-    def embed_text(self) -> str:  # pragma: no cover - overridden
-        """The text embedded and indexed for search (a title stays in front of its body: it weighs
-        the record's main clause)."""
+    def embed_text(self) -> str:
+        """The text embedded and indexed for search: :meth:`text`."""
+        return self.text()
+
+    def body(self) -> str:  # pragma: no cover - overridden
+        """The record's main text (summary, fact or instructions)."""
         raise NotImplementedError
 
-    def body(self) -> str:
-        """The record's main text (summary, fact or instructions)."""
-        return self.embed_text()
-
     def text(self) -> str:
-        """The record's text as shown (evidence lines, CLI, HTTP, MCP): written once."""
+        """The record's text as shown (evidence lines, CLI, HTTP, MCP), written once: the body, after its
+        title only when the body does not already start with it."""
         return self.body()
 
     def provenance_label(self) -> str:
@@ -223,9 +223,6 @@ class EpisodicRecord(RecordBase):
     title: str
     summary: str
 
-    def embed_text(self) -> str:
-        return f"{self.title}: {self.summary}" if self.title else self.summary
-
     def body(self) -> str:
         return self.summary
 
@@ -239,7 +236,7 @@ class SemanticRecord(RecordBase):
     type: Literal["semantic"] = "semantic"
     fact: str
 
-    def embed_text(self) -> str:
+    def body(self) -> str:
         return self.fact
 
 
@@ -249,9 +246,6 @@ class ProceduralRecord(RecordBase):
     type: Literal["procedural"] = "procedural"
     title: str
     content: str = Field(description="Normalized instruction content.")
-
-    def embed_text(self) -> str:
-        return f"{self.title}: {self.content}" if self.title else self.content
 
     def body(self) -> str:
         return self.content

@@ -153,10 +153,12 @@ def test_views_of_a_multi_sentence_turn() -> None:
 
 def test_lengths_are_capped() -> None:
     long = " ".join(f"I visited museum number {i} with my family and we loved the exhibits there." for i in range(20))
-    recs = RuleExtractor(max_fact_chars=120, max_summary_chars=150).extract(utt(long), ALL)
+    recs = RuleExtractor(max_fact_chars=120, max_summary_chars=150, max_turn_chars=200).extract(utt(long), ALL)
     assert recs
     for r in recs:
-        assert len(body(r)) <= (120 if isinstance(r, SemanticRecord) else 150)
+        cap = {"turn": 200}.get(r.metadata["view"], 120 if isinstance(r, SemanticRecord) else 150)
+        assert len(body(r)) <= cap
+        assert not body(r).endswith("…")  # whole sentences: only a sentence longer than its cap is cut
 
 
 def test_bad_settings_are_refused() -> None:
@@ -328,7 +330,7 @@ def test_each_record_writes_its_text_once() -> None:
     assert titled
     for r in titled:
         assert r.text() == r.body() and r.text().count(r.title) == 1
-        assert r.embed_text() == f"{r.title}: {r.body()}"  # the index still weighs the main clause
+        assert r.embed_text() == r.text()  # what is embedded is what is shown
     llm = EpisodicRecord(scope=SCOPE, title="Pottery class", summary="Caroline went to a pottery class.")
     assert llm.text() == "Pottery class: Caroline went to a pottery class."
 

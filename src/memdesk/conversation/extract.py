@@ -107,7 +107,9 @@ class RuleExtractor:
     Args:
         max_fact_chars: longest sentence view. Views hold whole sentences; only a single sentence
             longer than its view's cap is cut (at a word, with "…").
-        max_summary_chars: longest turn view, and longest reply inside a context view.
+        max_summary_chars: longest reply inside a context view.
+        max_turn_chars: longest turn view (whole sentences: a turn view that would hold only its first
+            sentence says no more than that sentence's own view).
         max_context_chars: longest quote of the previous turn inside a context view.
         context_views: ``"all"``: every reply to another speaker gets a context view;
             ``"questions"``: only replies to a question; ``"none"``: never.
@@ -120,10 +122,11 @@ class RuleExtractor:
         max_fact_chars: int = 240,
         max_summary_chars: int = 200,
         max_context_chars: int = 120,
+        max_turn_chars: int = 320,
         context_views: ContextViews = "all",
         turn_views: bool = True,
     ) -> None:
-        if min(max_fact_chars, max_summary_chars, max_context_chars) < 20:
+        if min(max_fact_chars, max_summary_chars, max_context_chars, max_turn_chars) < 20:
             from ..errors import ConfigError
 
             raise ConfigError("RuleExtractor length limits must be at least 20 characters")
@@ -134,6 +137,7 @@ class RuleExtractor:
         self.max_fact_chars = max_fact_chars
         self.max_summary_chars = max_summary_chars
         self.max_context_chars = max_context_chars
+        self.max_turn_chars = max_turn_chars
         self.context_views = context_views
         self.turn_views = turn_views
 
@@ -180,7 +184,7 @@ class RuleExtractor:
             ordered = content if procedural else events + [s for s in content if s not in events]
             kind = self._kind(content, mask) if procedural or not mask.episodic else MemoryType.EPISODIC
             parts, rewritten = render(ordered, speaker, addressee, keep_you=_instructs(kind, ordered))
-            text = attribute(fit(parts, self.max_summary_chars - len(speaker or "") - 2), speaker, rewritten=rewritten)
+            text = attribute(fit(parts, self.max_turn_chars - len(speaker or "") - 2), speaker, rewritten=rewritten)
             out.append(self._record(kind, text, utterance, events or content, pid, "turn"))
 
         if before is not None:

@@ -149,6 +149,11 @@ class _Rewriter:
     def set(self, k: int, text: str) -> None:
         self.tokens[self.words[k]] = text
 
+    def _hyphenated(self, j: int) -> bool:
+        """Whether word ``j`` is the first half of a hyphenated word ("color-code")."""
+        nxt = self.tokens[self.words[j] + 1] if self.words[j] + 1 < len(self.tokens) else ""
+        return nxt == "-"
+
     def verb_after(self, k: int) -> int | None:
         """Word position of the verb after a subject at ``k`` (adverbs skipped)."""
         j = k + 1
@@ -192,7 +197,7 @@ class _Rewriter:
             self.set(j, _AUX_AGREE[verb])
         elif verb in MODALS or _is_past(verb) or verb in ("is", "has", "does", "doesn't", "isn't", "hasn't"):
             return
-        elif verb in _NOT_VERBS or verb.endswith("ing") or not raw.islower() or "'" in verb:
+        elif verb in _NOT_VERBS or verb.endswith("ing") or not raw.islower() or "'" in verb or self._hyphenated(j):
             self.failed = True
         else:
             self.set(j, conjugate(verb))
@@ -248,8 +253,8 @@ class _Rewriter:
             return  # "youth", "yourselves", ...
         if nxt in _PLURAL_YOU or nxt == "and" or (k > 0 and self.word(k - 1) in ("thank", "and")):
             return
-        if nxt in ("know", "see", "mean") and self.boundary_after(k + 1):
-            return  # the filler "you know,"
+        if nxt in ("know", "see", "mean") and self.boundary_after(k + 1) and self.boundary_before(k):
+            return  # the filler ", you know,"
         if tail:
             self.contraction(k, ad, tail)
             return

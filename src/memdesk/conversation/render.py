@@ -83,7 +83,9 @@ def _restore_subject(text: str, speaker: str | None) -> str:
         return "It has " + text[0].lower() + text[1:]
     first = ws[0]
     adverb_then_past = first in ("just", "finally") and len(ws) > 1 and _is_past(ws[1])
-    if _is_past(first) or first in ("been", "gonna", "going") or adverb_then_past:
+    # "Mixed emotions are rough": an "-ed" word before a noun and a verb is an adjective, not a dropped-subject past
+    adjective = first.endswith("ed") and len(ws) > 2 and ws[2] in ("is", "are", "was", "were", "can", "will", "make", "makes")
+    if (_is_past(first) and not adjective) or first in ("been", "gonna", "going") or adverb_then_past:
         lead = _ELLIPSIS_LEADS.get(first)
         rest = text[len(text.split()[0]) :] if lead and lead != first else text[1:]
         head = lead if lead and lead != first else text[0].lower()

@@ -17,6 +17,7 @@ PHATIC_SENTENCE = re.compile(
     r"^(?:(?:i|you) bet|(?:quick|random|silly) question|(?:big|good|great|bad|some) news|guess what|fun fact|"
     r"(?:i|we)(?:'ve| have)?(?: got)? (?:some |big |good |great |exciting )?news(?: too| as well| for you)?|"
     r"(?:happy|merry) (?:new year|birthday|christmas|holidays|easter|anniversary|thanksgiving|diwali|eid|hanukkah)(?: to you)?|"
+    r"(?:really\? )?tell me more|do tell|go on|long time(?: no (?:see|talk|chat))?|any news|what's new|"
     r"sounds like a plan|for sure|no way|me too|same here|of course(?: (?:they|he|she|it|you|i|we) "
     r"(?:did|do|does|will|would|can|are|is|was))?|fair enough|makes sense|will do|got it|no worries|no problem|"
     r"my pleasure|not bad|you too|likewise|good (?:girl|boy|for you|point|idea|call|job|stuff|one)|tell me about it|"
