@@ -22,7 +22,7 @@ SCOPE = Scope(user_id="u1")
 TS = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
 
 
-def utt(text: str, speaker: str = "Caroline", *, context: tuple[Message, ...] = (), caption: str | None = None) -> Utterance:
+def utt(text: str, speaker: str = "Priya", *, context: tuple[Message, ...] = (), caption: str | None = None) -> Utterance:
     msg = Message(id="m1", speaker=speaker, content=text, timestamp=TS, image_caption=caption)
     return Utterance(message_id="m1", message=msg, scope=SCOPE, context=list(context))
 
@@ -37,12 +37,12 @@ def mask_of(text: str, **kw) -> str:
 @pytest.mark.parametrize(
     "text",
     [
-        "Hey Mel! Good to see you! How have you been?",
-        "Thanks, Melanie!",
+        "Hi Tom! Lovely to hear from you! How is everything?",
+        "Thanks, Tomas!",
         "haha",
         "Wow that's great!",
         "Bye! Take care!",
-        "See ya Nate!",
+        "See ya Ravi!",
         "Thanks so much, I really appreciate it!",
         "Sounds good, talk to you soon!",
         "Keep up the great work!",
@@ -57,9 +57,9 @@ def test_phatic_turns_get_000(text: str) -> None:
 @pytest.mark.parametrize(
     "text,bit",
     [
-        ("I went to a LGBTQ support group yesterday and it was so powerful.", "episodic"),
-        ("We're thinking about going camping next month.", "episodic"),
-        ("Last weekend I ran a charity race for mental health.", "episodic"),
+        ("I went to a pottery workshop yesterday and it was so inspiring.", "episodic"),
+        ("We're planning to go sailing next month.", "episodic"),
+        ("Last weekend I swam a charity mile for the hospice.", "episodic"),
         ("I love painting, it's my favorite hobby.", "semantic"),
         ("I have two kids and I work as a nurse.", "semantic"),
         ("My husband is a chef.", "semantic"),
@@ -78,9 +78,9 @@ def test_several_bits_can_be_set() -> None:
 
 
 def test_conservative_on_short_informative_turns() -> None:
-    assert mask_of("I'm swamped with the kids & work.") != "000"
+    assert mask_of("I'm snowed under with the twins & the shop.") != "000"
     assert mask_of("Wow, amazing view!") != "000"  # a reaction with a content word is kept
-    assert mask_of("What do you love about Seattle?") == "010"  # a contentful question
+    assert mask_of("What do you like about Glasgow?") == "010"  # a contentful question
 
 
 def test_questions_can_be_dropped() -> None:
@@ -90,15 +90,15 @@ def test_questions_can_be_dropped() -> None:
 
 
 def test_image_turn_is_episodic() -> None:
-    mask = RuleRouter().route(utt("Look at this!", caption="a photo of a painting of a sunset over a lake"))
+    mask = RuleRouter().route(utt("Look at this!", caption="a photo of a watercolour of boats in a harbour"))
     assert mask.episodic
 
 
 def test_names_and_addressee_come_from_context() -> None:
-    ctx = (Message(id="m0", speaker="Melanie", content="Hi"), Message(id="m00", speaker="Caroline", content="Hey"))
+    ctx = (Message(id="m0", speaker="Tom", content="Hi"), Message(id="m00", speaker="Priya", content="Hey"))
     u = utt("hello", context=ctx)
-    assert addressee_of(u) == "Melanie"
-    assert names_of(u) == ["Caroline", "Melanie"]
+    assert addressee_of(u) == "Tom"
+    assert names_of(u) == ["Priya", "Tom"]
     assert addressee_of(utt("hello")) is None
 
 
@@ -113,36 +113,36 @@ def test_sentence_split_keeps_image_caption_apart() -> None:
 @pytest.mark.parametrize(
     "raw,clean",
     [
-        ("Yeah Maria, making memories with family is priceless!", "Making memories with family is priceless!"),
-        ("Wow, John! Hearing that can make an impact.", "Hearing that can make an impact."),
-        ("Oh, btw, I had an interview yesterday!", "I had an interview yesterday!"),
+        ("Yeah Nadia, baking bread with friends is the best!", "Baking bread with friends is the best!"),
+        ("Wow, Ravi! Reading that really helped.", "Reading that really helped."),
+        ("Oh, btw, I had a dentist appointment yesterday!", "I had a dentist appointment yesterday!"),
         ("So far it's been great!", "So far it's been great!"),
     ],
 )
 def test_strip_lead_filler(raw: str, clean: str) -> None:
-    assert strip_lead_filler(raw, ["Maria", "John"]) == clean
+    assert strip_lead_filler(raw, ["Nadia", "Ravi"]) == clean
 
 
 def test_phatic_ignores_names_but_not_content() -> None:
     assert is_phatic("Thanks, Jo!", [])
-    assert is_phatic("Hey Caroline, good to see you!", ["Caroline"])
-    assert not is_phatic("Hey Caroline, that roadtrip was insane!", ["Caroline"])
+    assert is_phatic("Hey Priya, lovely to hear from you!", ["Priya"])
+    assert not is_phatic("Hey Priya, that ferry trip was wild!", ["Priya"])
 
 
 @pytest.mark.parametrize(
     "text,expected",
     [
-        ("I went to the park.", "Caroline went to the park."),
-        ("I really love my dog.", "Caroline really loves Caroline's dog."),
-        ("I'm a nurse and I've got two kids.", "Caroline is a nurse and Caroline has got two kids."),
-        ("You'd be a great counselor! Your empathy helps.", "Melanie would be a great counselor! Melanie's empathy helps."),
-        ("What did you take away from it?", "What did Melanie take away from it?"),
-        ("Where do you find it?", "Where does Melanie find it?"),
+        ("I went to the park.", "Priya went to the park."),
+        ("I really love my dog.", "Priya really loves Priya's dog."),
+        ("I'm a nurse and I've got two kids.", "Priya is a nurse and Priya has got two kids."),
+        ("You'd be a great teacher! Your patience helps.", "Tom would be a great teacher! Tom's patience helps."),
+        ("What did you make of it?", "What did Tom make of it?"),
+        ("Where do you find it?", "Where does Tom find it?"),
         ("We made pizza.", "We made pizza."),
     ],
 )
 def test_third_person_rewrite(text: str, expected: str) -> None:
-    assert to_third_person(text, "Caroline", "Melanie") == expected
+    assert to_third_person(text, "Priya", "Tom") == expected
 
 
 @settings(max_examples=150, deadline=None)
@@ -155,7 +155,7 @@ def test_router_never_fails(text: str) -> None:
 @settings(max_examples=100, deadline=None)
 @given(
     st.lists(
-        st.sampled_from(["Hey Mel!", "Thanks!", "Wow!", "Haha.", "That's so cool!", "Take care!", "Bye!", "Yeah, totally."]),
+        st.sampled_from(["Hey Tom!", "Thanks!", "Wow!", "Haha.", "That's so cool!", "Take care!", "Bye!", "Yeah, totally."]),
         min_size=1,
         max_size=5,
     )
@@ -194,10 +194,10 @@ def locomo_utterances(path: Path, sample: int = 0, context: int = 3) -> dict[str
 def test_locomo_greeting_and_event(locomo_path: Path) -> None:
     us = locomo_utterances(locomo_path)
     router = RuleRouter()
-    assert str(router.route(us["D1:1"])) == "000"  # "Hey Mel! Good to see you! How have you been?"
-    assert router.route(us["D1:3"]).episodic  # "I went to a LGBTQ support group yesterday ..."
-    assert router.route(us["D1:11"]).semantic  # "I'm keen on counseling or working in mental health ..."
-    assert router.route(us["D7:25"]).procedural  # "... so make sure you take care of yourself."
+    assert str(router.route(us["D1:1"])) == "000"  # the opening greeting
+    assert router.route(us["D1:3"]).episodic  # a narrated event of the day before
+    assert router.route(us["D1:11"]).semantic  # a stated interest
+    assert router.route(us["D7:25"]).procedural  # advice
     assert router.route(us["D1:12"]).episodic  # a shared image (caption)
 
 

@@ -2,10 +2,10 @@
 
 Every record is **attributed** and **anchored**:
 
-* first person is rewritten to the speaker ("I went" -> "Caroline went", "my" -> "Caroline's"),
-  second person to the addressee ("your" -> "Melanie's"), a sentence with a dropped subject
-  gets one ("Lost my job" -> "Jon lost Jon's job"), and a text that still lacks the speaker's
-  name is prefixed with it ("Caroline: ..."): questions name people and the embedding must see
+* first person is rewritten to the speaker ("I went" -> "Priya went", "my" -> "Priya's"),
+  second person to the addressee ("your" -> "Tom's"), a sentence with a dropped subject
+  gets one ("Sold my bike" -> "Ravi sold Ravi's bike"), and a text that still lacks the speaker's
+  name is prefixed with it ("Priya: ..."): questions name people and the embedding must see
   the name. Where a rewrite would break grammar (:mod:`.person`), the text keeps the first
   person and is attributed ("Priya: I ...");
 * relative time is resolved against the message timestamp, else the time the message was added
@@ -13,7 +13,7 @@ Every record is **attributed** and **anchored**:
   ``"added_at"``). The absolute date is written next to the expression ("yesterday (2023-05-07)");
   ``event_time`` and ``temporal_anchor`` come from the main time mention of the record's own
   sentences, else from that reference time. A date the rules did not parse is never anchored;
-* an image is stored through its caption ("Caroline shared an image: a photo of ...").
+* an image is stored through its caption ("Priya shared an image: a photo of ...").
 
 A turn is stored as a few short **views**, each a record whose type follows the router's cues
 (procedural > episodic > semantic among the types set in the mask):
@@ -24,12 +24,12 @@ A turn is stored as a few short **views**, each a record whose type follows the 
   its own when a context view carries it;
 * a ``turn`` view: the whole turn (event sentences first) when it has more than one sentence
   view, so a question about the turn as a whole finds it;
-* a ``context`` view: a reply together with the turn it answers: "Melanie asked: Did Caroline
-  hear any inspiring stories? Caroline: The transgender stories were so inspiring!". Short
-  answers ("Yes, twice!", "It was in Paris") only make sense this way. Its provenance is the
+* a ``context`` view: a reply together with the turn it answers: "Tom asked: Did Priya
+  enjoy the ferry? Priya: The views from the deck were lovely!". Short
+  answers ("Yes, twice!", "It was in Porto") only make sense this way. Its provenance is the
   reply's id, then the previous turn's id, whose words it quotes;
 * a ``question`` view for a turn that only asks something (the router gives it the semantic
-  bit): "Melanie asked Caroline: ...";
+  bit): "Tom asked Priya: ...";
 * a ``verbatim`` view for a message in a language the English rules do not read
   (:func:`memdesk.lang.is_english`): its sentences, unchanged and attributed, in chunks.
 

@@ -12,7 +12,7 @@ The rules, word by word (a token walk, not chained regular expressions):
   or "had" before a past participle or "better"; ``I don't``/``haven't`` -> "doesn't"/"hasn't";
 * ``I`` + adverbs + verb: the verb takes the third person ("I really love" -> "really loves",
   "I no longer work" -> "no longer works") unless it is a modal, a past form or follows a
-  coordinated subject ("Sam and I live" stays plural); after an auxiliary ("did I take", "do I")
+  coordinated subject ("Ravi and I live" stays plural); after an auxiliary ("did I take", "do I")
   the auxiliary agrees instead ("does Priya");
 * ``my``/``mine`` -> "Priya's", ``me`` -> "Priya"; ``myself``/``yourself`` keep the sentence as said
   (the pronoun a name takes is not known);
@@ -175,7 +175,7 @@ class _Rewriter:
         return prev in MODALS or prev in ("does", "is", "has", "doesn't", "isn't", "hasn't")
 
     def coordinated(self, k: int) -> bool:
-        """"Sam and I", "I and Sam": a plural subject whose verb keeps its base form."""
+        """"Ravi and I", "I and Ravi": a plural subject whose verb keeps its base form."""
         after = not self.boundary_after(k) and self.word(k + 1) in ("and", "or")
         if after or k < 2 or self.boundary_before(k) or self.word(k - 1) not in ("and", "or"):
             return after

@@ -1,8 +1,8 @@
 """How the rule extractor writes a record's text: attributed, time-labelled, whole sentences.
 
 * :func:`render` turns the analysed sentences of one speaker into text: each relative time gets
-  its absolute label ("yesterday (2023-05-07)"), a dropped subject is restored ("Lost my job" ->
-  "Jon lost Jon's job"), and the person is rewritten to names (:mod:`.person`). When a rewrite
+  its absolute label ("yesterday (2023-05-07)"), a dropped subject is restored ("Sold my bike" ->
+  "Ravi sold Ravi's bike"), and the person is rewritten to names (:mod:`.person`). When a rewrite
   would break a sentence, the whole text stays in the first person and is attributed instead
   ("Priya: I ..."), so no record reads "Priya now live in Clifton".
 * :func:`attribute` prefixes the speaker's name when the text does not name them.
@@ -24,7 +24,7 @@ __all__ = ["render", "attribute", "fit", "truncate", "chunks"]
 
 _IMAGE = re.compile(r"^\[shares an image: (.*)\]$")
 _ELLIPSIS_LEADS = {"been": "has been", "gonna": "is gonna", "going": "is going"}
-#: "Been a while since ..." says "It has been", not "Jon has been".
+#: "Been a while since ..." says "It has been", not "Ravi has been".
 _IMPERSONAL_BEEN = re.compile(r"^been (?:a (?:long )?while|ages|forever|so long|too long|a long time|years)\b", re.IGNORECASE)
 _ANY_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？!?])")
 
@@ -72,7 +72,7 @@ def _is_past(w: str) -> bool:
 
 
 def _restore_subject(text: str, speaker: str | None) -> str:
-    """"Lost my job yesterday" -> "Jon lost my job yesterday" (the pronouns are rewritten next);
+    """"Sold my bike yesterday" -> "Ravi sold my bike yesterday" (the pronouns are rewritten next);
     "Been a while since ..." -> "It has been a while since ..."."""
     if not speaker or text.rstrip().endswith("?"):
         return text

@@ -8,9 +8,9 @@ How it decides (sentence by sentence, see :func:`memdesk.conversation.rules.anal
    stores its words unchanged. Only a message with no letter or digit at all gets ``000``.
 1. The turn is split into sentences; an image caption ("[shares an image: ...]") is a sentence.
 2. A sentence is **phatic** if no content word is left once greetings, thanks, interjections,
-   praise words, function words and the names of the people talking are set aside ("Hey Mel! Good
-   to see you!", "Wow, that's cool, Caroline!", "Take care!"). A leading interjection and vocative
-   are stripped from the other sentences ("Yeah Maria, making memories ..." -> "Making memories ...").
+   praise words, function words and the names of the people talking are set aside ("Hi Tom! Lovely
+   to hear from you!", "Wow, that's cool, Priya!", "Take care!"). A leading interjection and vocative
+   are stripped from the other sentences ("Yeah Nadia, baking bread ..." -> "Baking bread ...").
 3. A non-phatic sentence ending in "?" is a **question**; the rest are **content**.
 4. Each content sentence gets cues:
 

@@ -251,7 +251,7 @@ def content_words(text: str, names: Iterable[str] = ()) -> list[str]:
 
 
 def _vocative_stripped(text: str) -> str:
-    """Drop capitalised vocatives that may be nicknames: "Hey Mel!", "Thanks, Jo.", "See ya, Nate!"."""
+    """Drop capitalised vocatives that may be nicknames: "Hey Tom!", "Thanks, Jo.", "See ya, Ravi!"."""
     text = re.sub(r"^((?:hey|hi|hello|bye|thanks|thank you|see ya|see you|yo|congrats)\s*,?\s+)[A-Z][a-z]{1,12}\b", r"\1", text, flags=re.IGNORECASE)
     return re.sub(r",\s*[A-Z][a-z]{1,12}(?=\s*[!.?]*\s*$)", "", text)
 
@@ -276,7 +276,7 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
 
 
 def strip_lead_filler(sentence: str, names: Iterable[str] = ()) -> str:
-    """Drop leading interjections and vocatives: "Yeah Maria, making memories ..." -> "Making memories ...".
+    """Drop leading interjections and vocatives: "Yeah Nadia, baking bread ..." -> "Baking bread ...".
 
     Yes/no are never dropped, and nor is anything from a reply with fewer than two content words."""
     s = sentence.strip()
@@ -314,7 +314,7 @@ def has_past_event(sentence: str) -> bool:
             if prev in SUBJECTS or prev in _EVENT_ADVERBS or prev in ("finally", "recently", "once", "and", "then") or prev.endswith("ly"):
                 return True
             if prev not in ("am", "is", "are", "was", "were", "be", "been", "being", "so", "very", "i'm", "get", "got", "feel", "felt"):
-                # "-ed" after a content word is often a past verb of a named subject ("Mel painted")
+                # "-ed" after a content word is often a past verb of a named subject ("Tom painted")
                 if i and ws[i - 1] not in PHATIC_WORDS:
                     return True
     return False
