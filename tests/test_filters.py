@@ -63,3 +63,39 @@ def test_bad_filters_are_typed_errors(bad) -> None:
         RecordFilter(**bad)
     with pytest.raises(InvalidInputError):
         as_filter(bad)
+
+
+# --- metadata, event time and validity (issue 12) ---------------------------------------------------
+
+
+def test_metadata_conditions() -> None:
+    from datetime import datetime, timezone
+
+    r = SemanticRecord(scope=S, fact="f", metadata={"app": "web", "n": 4, "at": "2024-03-01T00:00:00+00:00"})
+    assert RecordFilter(metadata={"app": "web"}).matches(r) and not RecordFilter(metadata={"app": "ios"}).matches(r)
+    assert RecordFilter(metadata={"app": ["ios", "web"]}).matches(r)
+    assert RecordFilter(metadata={"n": {"gte": 4, "lt": 5}}).matches(r) and not RecordFilter(metadata={"n": {"gt": 4}}).matches(r)
+    assert RecordFilter(metadata={"at": {"gt": datetime(2024, 2, 1, tzinfo=timezone.utc)}}).matches(r)
+    assert not RecordFilter(metadata={"app": {"gt": 3}}).matches(r)  # a string does not compare with a number
+    assert not RecordFilter(metadata={"missing": None}).matches(SemanticRecord(scope=S, fact="f", metadata={"missing": 1}))
+    for bad in ({"n": {"about": 1}}, {"n": {}}, {"n": []}):
+        with pytest.raises(InvalidInputError):
+            RecordFilter(metadata=bad)
+
+
+def test_validity_and_event_time() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    t = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    closed = SemanticRecord(scope=S, fact="f", event_time=t, valid_to=t + timedelta(days=30), superseded_by="x")
+    open_ = SemanticRecord(scope=S, fact="g", event_time=t + timedelta(days=30))
+    assert not RecordFilter().matches(closed) and RecordFilter(include_superseded=True).matches(closed)
+    assert RecordFilter(as_of=t + timedelta(days=10)).matches(closed) and not RecordFilter(as_of=t + timedelta(days=10)).matches(open_)
+    assert RecordFilter(as_of=t + timedelta(days=30)).matches(open_) and not RecordFilter(as_of=t + timedelta(days=30)).matches(closed)
+    assert RecordFilter(since=t + timedelta(days=1), include_superseded=True).matches(open_)
+    assert not RecordFilter(until=t + timedelta(days=1)).matches(open_)
+    assert RecordFilter(as_of="2024-01-05T00:00:00").as_of == datetime(2024, 1, 5, tzinfo=timezone.utc)  # naive is UTC
+    with pytest.raises(InvalidInputError):
+        as_filter({"as_of": "2024-01-05T00:00:00"}, as_of=t)
+    with pytest.raises(InvalidInputError):
+        RecordFilter(as_of="last tuesday")

@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .clicontext import Ctx, answer_json, cli_scope, emit_json, hit_json, json_option, note, scope_options
+from .clicontext import Ctx, answer_json, cli_scope, emit_json, filter_options, hit_json, json_option, note, read_filters, scope_options
 from .clierrors import ErrorReportingGroup
 from .cli_trust import forget_command, report_forgotten, wildcard_option
 from .errors import InvalidInputError
@@ -146,12 +146,14 @@ def _parse_time(s: str) -> datetime:
 @click.option("-K", "K", type=int, default=None, help="Records kept after merging (default 25).")
 @click.option("--type", "types", type=TYPES, multiple=True, help="Only these memory types.")
 @click.option("--speaker", default=None, help="Search only this speaker's bank.")
+@filter_options
 @json_option
 @click.pass_obj
-def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, as_json) -> None:
-    """Search memory: top-k per type, merged, de-duplicated, truncated to K."""
+def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, filters, as_of, as_json) -> None:
+    """Search current memory: top-k per type, merged, de-duplicated, truncated to K."""
     scope = cli_scope(user_id, agent_id, run_id)
-    hits = obj.memory().search(query, scope=scope, k=k, K=K, types=list(types) or None, speaker=speaker)
+    reads = read_filters(filters, as_of)
+    hits = obj.memory().search(query, scope=scope, k=k, K=K, types=list(types) or None, speaker=speaker, **reads)
     if as_json:
         emit_json([hit_json(h) for h in hits])
         return
@@ -165,11 +167,13 @@ def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, as_
 @click.argument("question")
 @scope_options
 @click.option("--speaker", default=None, help="Search only this speaker's bank.")
+@filter_options
 @json_option
 @click.pass_obj
-def ask(obj: Ctx, question, user_id, agent_id, run_id, speaker, as_json) -> None:
+def ask(obj: Ctx, question, user_id, agent_id, run_id, speaker, filters, as_of, as_json) -> None:
     """Answer a question from memory, showing the evidence it stands on."""
-    ans = obj.memory().answer(question, scope=cli_scope(user_id, agent_id, run_id), speaker=speaker)
+    scope = cli_scope(user_id, agent_id, run_id)
+    ans = obj.memory().answer(question, scope=scope, speaker=speaker, **read_filters(filters, as_of))
     if usage := obj.usage_line():
         note(usage)
     if as_json:
@@ -194,15 +198,16 @@ def _print_answer(ans) -> None:
 @click.option("--type", "types", type=TYPES, multiple=True)
 @click.option("--speaker", default=None)
 @click.option("--limit", type=int, default=None)
+@filter_options
 @json_option
 @click.pass_obj
-def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, as_json) -> None:
-    """List stored memories under a scope."""
-    scope, wanted = cli_scope(user_id, agent_id, run_id), list(types) or None
+def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, filters, as_of, as_json) -> None:
+    """List current memories under a scope."""
+    scope, wanted, reads = cli_scope(user_id, agent_id, run_id), list(types) or None, read_filters(filters, as_of)
     if limit:
-        records = obj.memory().page(scope=scope, types=wanted, speaker=speaker, limit=limit).items
+        records = obj.memory().page(scope=scope, types=wanted, speaker=speaker, limit=limit, **reads).items
     else:
-        records = obj.memory().get_all(scope=scope, types=wanted, speaker=speaker)
+        records = obj.memory().get_all(scope=scope, types=wanted, speaker=speaker, **reads)
     if as_json:
         emit_json([r.model_dump(mode="json") for r in records])
         return

@@ -10,10 +10,12 @@ holds nothing reads as empty (no results, ``[]`` with ``--json``), not as an err
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any, Callable
 
 import click
 
+from .errors import InvalidInputError
 from .records import Scope
 
 DEFAULT_USER = "default"
@@ -73,6 +75,30 @@ def cli_scope(user_id: str | None, agent_id: str | None = None, run_id: str | No
 
 def json_option(f: Callable) -> Callable:
     return click.option("--json", "as_json", is_flag=True, help="Machine-readable output (JSON on stdout).")(f)
+
+
+def filter_options(fn: Callable) -> Callable:
+    """``--as-of`` and ``--filter`` (a RecordFilter's fields as JSON) for the read commands."""
+    fn = click.option("--filter", "filters", default=None, help='Conditions as JSON, e.g. \'{"metadata": {"app": "web"}}\'.')(fn)
+    return click.option("--as-of", "as_of", default=None, help="Read memory as it stood at this ISO 8601 time.")(fn)
+
+
+def read_filters(filters: str | None, as_of: str | None) -> dict:
+    """Memory's ``filters`` / ``as_of`` arguments from the command line."""
+    out: dict = {"as_of": _time(as_of) if as_of else None, "filters": None}
+    if filters:
+        try:
+            out["filters"] = json.loads(filters)
+        except ValueError as e:
+            raise InvalidInputError(f"--filter is not JSON: {e}") from None
+    return out
+
+
+def _time(text: str) -> datetime:
+    try:
+        return datetime.fromisoformat(text)
+    except ValueError as e:
+        raise InvalidInputError(f"bad time {text!r}: use ISO 8601, e.g. 2024-05-01T10:00:00") from e
 
 
 def emit_json(obj: Any) -> None:

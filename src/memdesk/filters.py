@@ -3,18 +3,24 @@
 :class:`RecordFilter` is plain data: every backend compiles it into its own query (SQL ``WHERE`` for
 scans, a row mask in the in-memory vector index, so a search's top-k is taken *after* filtering), and
 :meth:`RecordFilter.matches` is the reference meaning every backend must agree with (the conformance
-suite checks it). Unset fields do not filter. New conditions (metadata, event-time ranges) are added
-here as fields, with their meaning in :meth:`matches`.
+suite checks it). Unset fields do not filter.
+
+Besides provenance and type, a filter holds metadata conditions (``metadata={"app": "web"}``;
+a list value means "one of": ``{"app": ["web", "ios"]}``; a dict ``{"gte": 3, "lt": 9}`` a range on a
+number or an ISO time), an event-time range (``since`` / ``until``), and validity: by default only
+memories no later memory superseded match; ``as_of=`` keeps those that held at that time (what the
+memory said then), ``include_superseded=True`` keeps everything.
 """
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from datetime import datetime
+from typing import Any, Iterable, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import InvalidInputError
-from .records import MemoryType, RecordBase, Role
+from .records import MemoryType, RecordBase, Role, _aware as aware_utc
 
 __all__ = ["RecordFilter", "as_filter"]
 
@@ -33,6 +39,17 @@ class RecordFilter(BaseModel):
     )
     types: tuple[MemoryType, ...] | None = Field(default=None, description="Keep these memory types.")
     speaker: str | None = Field(default=None, description="Keep one speaker's bank.")
+    metadata: dict[str, Any] | None = Field(
+        default=None,
+        description="Metadata conditions: key -> value (equality), list of values (one of), or "
+        "{'gt'|'gte'|'lt'|'lte': bound} (a range on numbers or ISO times).",
+    )
+    since: datetime | None = Field(default=None, description="Keep memories whose event time is at or after this.")
+    until: datetime | None = Field(default=None, description="Keep memories whose event time is before this.")
+    as_of: datetime | None = Field(
+        default=None, description="Keep the memories that held at this time (said by then, not yet superseded)."
+    )
+    include_superseded: bool = Field(default=False, description="Also keep memories a later one superseded.")
 
     @field_validator("roles", "sources", "types", mode="before")
     @classmethod
@@ -58,9 +75,32 @@ class RecordFilter(BaseModel):
             where = ".".join(str(p) for p in err["loc"])
             raise InvalidInputError(f"invalid filter {where}: {err['msg']}") from None
 
+    @field_validator("since", "until", "as_of")
+    @classmethod
+    def _aware(cls, v: datetime | None) -> datetime | None:
+        return aware_utc(v)
+
+    @field_validator("metadata")
+    @classmethod
+    def _conditions(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        for key, cond in (v or {}).items():
+            if isinstance(cond, dict) and (not cond or set(cond) - set(_RANGE)):
+                raise ValueError(f"{key}: a range takes gt, gte, lt or lte, not {sorted(cond)}")
+            if isinstance(cond, list) and not cond:
+                raise ValueError(f"{key}: an empty list matches nothing")
+        return v
+
     @property
     def is_empty(self) -> bool:
-        return self.roles is None and self.sources is None and self.types is None and self.speaker is None
+        """True when the filter keeps every current memory."""
+        return self == RecordFilter()
+
+    @property
+    def store_native(self) -> bool:
+        """True when the store's own search and page arguments (types, speaker) say all of it: nothing
+        else is asked, superseded memories included."""
+        rest = self.model_copy(update={"types": None, "speaker": None})
+        return rest == RecordFilter(include_superseded=True)
 
     def type_list(self) -> list[MemoryType]:
         """The memory types to search (all of them when ``types`` is unset)."""
@@ -80,29 +120,77 @@ class RecordFilter(BaseModel):
             return False
         if self.sources is not None and record.source not in self.sources:
             return False
+        if self.as_of is not None:
+            if not record.valid_at(self.as_of):
+                return False
+        elif not self.include_superseded and record.superseded_by is not None:
+            return False
+        if self.since is not None and (record.event_time is None or record.event_time < self.since):
+            return False
+        if self.until is not None and (record.event_time is None or record.event_time >= self.until):
+            return False
+        return all(_meta_matches(record.metadata.get(k), cond) for k, cond in (self.metadata or {}).items())
+
+
+_RANGE = {"gt": lambda a, b: a > b, "gte": lambda a, b: a >= b, "lt": lambda a, b: a < b, "lte": lambda a, b: a <= b}
+
+
+def _comparable(value: Any, bound: Any) -> tuple[Any, Any] | None:
+    """(value, bound) as two numbers or two aware datetimes, or None when they do not compare."""
+    if isinstance(bound, (int, float)) and not isinstance(bound, bool):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return (value, bound) if ok else None
+    try:
+        b = aware_utc(bound if isinstance(bound, datetime) else datetime.fromisoformat(str(bound)))
+        v = aware_utc(value if isinstance(value, datetime) else datetime.fromisoformat(str(value)))
+    except (TypeError, ValueError):
+        return None
+    return v, b
+
+
+def _meta_matches(value: Any, cond: Any) -> bool:
+    """One metadata condition: equality, one of a list, or a range."""
+    if isinstance(cond, list):
+        return value in cond
+    if isinstance(cond, dict):
+        for op, bound in cond.items():
+            pair = None if value is None else _comparable(value, bound)
+            if pair is None or not _RANGE[op](*pair):
+                return False
         return True
+    return value == cond
 
 
 def as_filter(
-    where: RecordFilter | dict[str, Any] | None = None,
+    where: RecordFilter | Mapping[str, Any] | None = None,
     *,
     types: Iterable[MemoryType | str] | MemoryType | str | None = None,
     speaker: str | None = None,
     roles: Sequence[str] | str | None = None,
     sources: Sequence[str] | str | None = None,
+    metadata: dict[str, Any] | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    as_of: datetime | None = None,
+    include_superseded: bool = False,
 ) -> RecordFilter:
     """One :class:`RecordFilter` from ``where`` (a filter or its fields as a dict) and the keyword
-    shortcuts (``types=``, ``speaker=``, ``roles=``, ``sources=``); a keyword that ``where`` also sets
-    is an :class:`InvalidInputError`."""
-    if isinstance(where, dict):
+    shortcuts (``types=``, ``speaker=``, ``roles=``, ``sources=``, ``metadata=``, ``since=``, ``until=``,
+    ``as_of=``, ``include_superseded=``); a keyword that ``where`` also sets is an :class:`InvalidInputError`."""
+    if isinstance(where, Mapping):
         where = RecordFilter(**where)
     elif where is not None and not isinstance(where, RecordFilter):
         raise InvalidInputError(f"where must be a RecordFilter or a dict, not {type(where).__name__}")
     base = where or RecordFilter()
-    extra = {k: v for k, v in (("types", types), ("speaker", speaker), ("roles", roles), ("sources", sources)) if v is not None}
-    clash = sorted(k for k in extra if getattr(base, k) is not None)
+    given = {
+        "types": types, "speaker": speaker, "roles": roles, "sources": sources, "metadata": metadata,
+        "since": since, "until": until, "as_of": as_of, "include_superseded": include_superseded or None,
+    }  # fmt: skip
+    extra = {k: v for k, v in given.items() if v is not None}
+    defaults = RecordFilter()
+    clash = sorted(k for k in extra if getattr(base, k) != getattr(defaults, k))
     if clash:
         raise InvalidInputError(f"{', '.join(clash)} given both as an argument and in where=")
     if not extra:
         return base
-    return RecordFilter(**{**base.model_dump(exclude_none=True), **extra})
+    return RecordFilter(**{**base.model_dump(exclude_defaults=True), **extra})

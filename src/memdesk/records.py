@@ -177,8 +177,17 @@ class RecordBase(BaseModel):
     provenance: list[str] = Field(default_factory=list, description="Source message ids (e.g. LoCoMo dia_ids).")
     embedding_model: str | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    valid_to: datetime | None = Field(
+        default=None,
+        description="When it stopped being true (set when a later memory superseded it); valid from its event_time.",
+    )
+    superseded_by: str | None = Field(default=None, description="The id of the memory that superseded it.")
 
-    _aware_times = field_validator("event_time", "ingest_time")(_aware)
+    _aware_times = field_validator("event_time", "ingest_time", "valid_to")(_aware)
+
+    def valid_at(self, when: datetime) -> bool:
+        """Whether the memory held at ``when``: it had happened (or has no event time) and was not yet superseded."""
+        return (self.event_time is None or self.event_time <= when) and (self.valid_to is None or self.valid_to > when)
 
     @property
     def memory_type(self) -> MemoryType:

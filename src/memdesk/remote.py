@@ -14,6 +14,7 @@ exception classes (``RecordNotFoundError``, ``InvalidScopeError``, ...); a refus
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
@@ -24,6 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from . import aio, errors
 from .conversation.memory import Memory, MessageInput, _as_scope, _as_types
+from .filters import RecordFilter
 from .records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
 from .store.base import Forgotten
 from .textcheck import check_strings, check_text
@@ -43,6 +45,20 @@ NEXT_CURSOR = "X-Next-Cursor"
 
 def _scope_fields(scope: Scope | Mapping[str, Any]) -> dict[str, str]:
     return _as_scope(scope).model_dump(exclude_none=True)
+
+
+def _filter_fields(filters: Any, as_of: datetime | None) -> dict[str, Any]:
+    """``filters`` and ``as_of`` as JSON values (a RecordFilter as its set fields; its own errors raised here)."""
+    if isinstance(filters, Mapping):
+        filters = RecordFilter(**filters)
+    elif filters is not None and not isinstance(filters, RecordFilter):
+        raise errors.InvalidInputError(f"filters must be a RecordFilter or a dict, not {type(filters).__name__}")
+    if as_of is not None and not isinstance(as_of, datetime):
+        raise errors.InvalidInputError("as_of must be a datetime")
+    return {
+        "filters": None if filters is None else filters.model_dump(mode="json", exclude_defaults=True),
+        "as_of": None if as_of is None else as_of.isoformat(),
+    }
 
 
 def _id(record_id: str) -> str:
@@ -167,13 +183,14 @@ class RemoteMemory:
 
     def _search_body(self, query: str, scope: Any, args: dict[str, Any]) -> dict[str, Any]:
         types = _as_types(args.pop("types", None))
+        args = {**args, **_filter_fields(args.get("filters"), args.get("as_of"))}
         body = {**_scope_fields(scope), "query": query, **{k: v for k, v in args.items() if v is not None}}
         if types is not None:
             body["types"] = [t.value for t in types]
         return body
 
     def search(self, query: str, *, scope: Scope | Mapping[str, Any], **search_args: Any) -> list[SearchHit]:
-        """``k``, ``K``, ``types``, ``speaker``, ``mode``, ``merge``, ``hybrid`` as in :meth:`Memory.search`."""
+        """``k``, ``K``, ``types``, ``speaker``, ``mode``, ``merge``, ``hybrid``, ``as_of``, ``filters`` as in :meth:`Memory.search`."""
         return self._parse(_HITS, self._call("POST", "/v1/memories/search", json=self._search_body(query, scope, search_args)))
 
     def evidence(self, query: str, *, scope: Scope | Mapping[str, Any], **search_args: Any) -> Evidence:
@@ -197,8 +214,15 @@ class RemoteMemory:
         scope: Scope | Mapping[str, Any],
         types: Sequence[MemoryType | str] | None = None,
         speaker: str | None = None,
+        filters: Any = None,
+        as_of: datetime | None = None,
     ) -> list[MemoryRecord]:
         params: dict[str, Any] = {**_scope_fields(scope), "limit": PAGE}
+        where = _filter_fields(filters, as_of)
+        if where.get("filters") is not None:
+            params["filters"] = json.dumps(where["filters"])
+        if where.get("as_of") is not None:
+            params["as_of"] = where["as_of"]
         if types is not None:
             params["types"] = [t.value for t in _as_types(types) or []]
         if speaker is not None:

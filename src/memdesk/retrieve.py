@@ -11,6 +11,10 @@ same records (their embedded text) under the scope, fused with the dense list by
 is a rare name or noun that the embedding blurs. Hits then carry the fused score, and ``why`` names
 both ranks. The BM25 index of a scope is built on first use and rebuilt when the store's
 :meth:`~memdesk.store.base.Store.revision` moves.
+
+Every read goes through a :class:`~memdesk.filters.RecordFilter` (``where``): by default it drops
+memories a later one superseded; it can keep what held ``as_of`` a time, or filter by metadata,
+role, source and event time (:mod:`memdesk.store.filtered`), dense and lexical rankings alike.
 """
 
 from __future__ import annotations
@@ -23,9 +27,11 @@ from typing import Literal, Sequence
 import numpy as np
 
 from .errors import InvalidInputError, UnknownScopeError
+from .filters import RecordFilter, as_filter
 from .lexical import BM25Index, rrf_fuse
 from .records import ALL_TYPES, Evidence, MemoryRecord, MemoryType, Scope, SearchHit
 from .store.base import Store
+from .store.filtered import scan_where, search_where
 from .tokens import TokenCounter
 
 Mode = Literal["typed", "untyped"]
@@ -37,7 +43,7 @@ def normalized_text(text: str) -> str:
     return _NORM.sub(" ", text.lower()).strip()
 
 
-_LexicalKey = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str | None]
+_LexicalKey = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str]
 
 
 class Retriever:
@@ -104,22 +110,24 @@ class Retriever:
         merge: Merge | None = None,
         query_text: str | None = None,
         hybrid: bool | None = None,
+        where: RecordFilter | None = None,
     ) -> list[SearchHit]:
         """Best-first hits. ``merge="score"`` orders the union of the per-type lists by cosine;
         ``"round_robin"`` takes rank 0 of every type, then rank 1, ... (each type represented).
         Hybrid retrieval (``hybrid``, default the retriever's) needs ``query_text``, the text that
-        ``vector`` embeds."""
+        ``vector`` embeds. ``where`` filters the records (default: current memories only)."""
+        where = as_filter(where, speaker=speaker)
         k = k or self.k
         K = K or self.K
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
         if mode not in ("typed", "untyped"):
             raise InvalidInputError(f"mode must be 'typed' or 'untyped', not {mode!r}")
-        wanted = tuple(types) if types else ALL_TYPES
+        wanted = tuple(types) if types else tuple(where.type_list())
         per_type_k = k if mode == "typed" else K
         candidates: list[SearchHit] = []
         for memory_type in wanted:
-            for rank, scored in enumerate(self.store.search(vector, scope, memory_type, per_type_k, speaker=speaker)):
+            for rank, scored in enumerate(search_where(self.store, vector, scope, memory_type, per_type_k, where)):
                 candidates.append(
                     SearchHit.model_construct(  # trusted values from the store: skip re-validation
                         record=scored.record,
@@ -137,14 +145,21 @@ class Retriever:
         if self.hybrid if hybrid is None else hybrid:
             if not query_text or not query_text.strip():
                 raise InvalidInputError("hybrid retrieval needs the query text")
-            candidates = self._fuse(candidates, self.lexical_hits(query_text, scope, wanted, speaker))
+            candidates = self._fuse(candidates, self.lexical_hits(query_text, scope, wanted, where=where))
         return dedupe(candidates)[:K]
 
     def lexical_hits(
-        self, query_text: str, scope: Scope, types: Sequence[MemoryType] = ALL_TYPES, speaker: str | None = None
+        self,
+        query_text: str,
+        scope: Scope,
+        types: Sequence[MemoryType] = ALL_TYPES,
+        speaker: str | None = None,
+        *,
+        where: RecordFilter | None = None,
     ) -> list[SearchHit]:
-        """The BM25 top ``lexical_k`` records of ``types`` under ``scope`` (and ``speaker``'s bank)."""
-        index, records = self._lexical_index(scope, tuple(types), speaker)
+        """The BM25 top ``lexical_k`` records of ``types`` under ``scope`` (and ``speaker``'s bank) that ``where`` keeps."""
+        where = as_filter(where, speaker=speaker)
+        index, records = self._lexical_index(scope, tuple(types), where)
         return [
             SearchHit.model_construct(
                 record=records[i],
@@ -157,16 +172,16 @@ class Retriever:
         ]
 
     def _lexical_index(
-        self, scope: Scope, types: tuple[MemoryType, ...], speaker: str | None
+        self, scope: Scope, types: tuple[MemoryType, ...], where: RecordFilter
     ) -> tuple[BM25Index, list[MemoryRecord]]:
-        key: _LexicalKey = (scope.user_id, scope.agent_id, scope.run_id, types, speaker)
+        key: _LexicalKey = (scope.user_id, scope.agent_id, scope.run_id, types, where.model_dump_json(exclude={"types"}))
         revision = self.store.revision()
         with self._lexical_lock:
             cached = self._lexical.get(key)
             if cached is not None and cached[0] == revision:
                 self._lexical.move_to_end(key)
                 return cached[1], cached[2]
-        records = [r for t in types for r in self.store.scan(scope, t, speaker=speaker)]
+        records = list(scan_where(self.store, scope, where.model_copy(update={"types": types})))
         index = BM25Index([r.embed_text() for r in records])
         with self._lexical_lock:
             self._lexical[key] = (revision, index, records)

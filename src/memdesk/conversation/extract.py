@@ -50,6 +50,7 @@ from ..lang import dominant_script, is_english
 from ..records import EpisodicRecord, MemoryRecord, MemoryType, ProceduralRecord, RouteMask, SemanticRecord
 from ..timeexpr import TimeMention, main_anchor, resolve
 from .base import Utterance
+from .facts import claims_of
 from .render import attribute, chunks, fit, render, truncate
 from .router import addressee_of, analyze_utterance, names_of, reference_of
 from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, words
@@ -185,7 +186,7 @@ class RuleExtractor:
             kind = self._kind(content, mask) if procedural or not mask.episodic else MemoryType.EPISODIC
             parts, rewritten = render(ordered, speaker, addressee, keep_you=_instructs(kind, ordered))
             text = attribute(fit(parts, self.max_turn_chars - len(speaker or "") - 2), speaker, rewritten=rewritten)
-            out.append(self._record(kind, text, utterance, events or content, pid, "turn"))
+            out.append(self._record(kind, text, utterance, events or content, pid, "turn", claim_from=content))
 
         if before is not None:
             who, prev_id, prev_sents, asked = before
@@ -269,8 +270,12 @@ class RuleExtractor:
         provenance: list[str],
         view: str,
         title_from: int = 0,
+        claim_from: list[Sentence] | None = None,
     ) -> MemoryRecord:
         common = self._common(utterance, sentences, provenance, view)
+        claims = [c.as_dict() for s in (sentences if claim_from is None else claim_from) if s.kind == "content" for c in claims_of(s.text)]
+        if claims:  # what the speaker says about an attribute that holds one value at a time (memdesk.supersede)
+            common["metadata"]["claims"] = claims
         if kind is MemoryType.SEMANTIC:
             return SemanticRecord(fact=text, **common)
         title = first_clause(text, title_from)

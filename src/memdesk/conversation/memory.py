@@ -30,7 +30,10 @@ from ..records import (
     utcnow,
 )
 from ..retrieve import Merge, Mode, Retriever, Serializer
+from ..filters import RecordFilter, as_filter
 from ..store.base import EmbeddingInfo, Forgotten, Page, Store
+from ..store.filtered import page_where, scan_where
+from ..supersede import Supersession
 from ..textcheck import check_strings, check_text
 from .admission import AdmissionPolicy
 from .base import Answerer, HoldsText, Processor, Utterance
@@ -62,6 +65,7 @@ class Memory:
         retriever: Retriever | None = None,
         serializer: Serializer | None = None,
         admission: AdmissionPolicy | None = None,
+        supersession: Supersession | None = None,
         context_turns: int = 4,
         max_message_chars: int = DEFAULT_MAX_MESSAGE_CHARS,
     ) -> None:
@@ -75,6 +79,7 @@ class Memory:
         self.serializer = serializer or Serializer()
         self._answerer = answerer
         self.admission = admission or AdmissionPolicy()
+        self.supersession = supersession or Supersession()
         self.context_turns = context_turns
         self._script_warned: set[tuple[str, str]] = set()  # (scope key, script) already warned about
         self.store.set_embedding_info(EmbeddingInfo(model_id=embedder.model_id, dim=embedder.dim))
@@ -160,6 +165,7 @@ class Memory:
         for u, p in zip(utterances, processed):
             for r in p.records:
                 r.embedding_model = self.embedder.model_id
+                r.metadata = {**u.message.metadata, **r.metadata}  # the message's metadata (the processor's keys win)
             records.extend(p.records)
             raws.append(
                 RawMessage(
@@ -178,7 +184,15 @@ class Memory:
         vectors = self.embedder.embed([r.embed_text() for r in records])
         # a concurrent ingest may have logged some of these messages since the check above: the store
         # skips them (and their records) inside its write transaction
+        closed = self.supersession.resolve(self.store, records, vectors)  # memories these records supersede
         skipped = set(self.store.write(records, vectors, messages=raws, owners=owners))
+        owner_of = {r.id: owner for r, owner in zip(records, owners)}
+        for old, vector in closed:
+            if owner_of[old.superseded_by] not in skipped:  # type: ignore[index]
+                try:
+                    self.store.replace(old, vector)  # the open version stays in history
+                except RecordNotFoundError:
+                    pass  # deleted meanwhile: nothing left to close
         return AddResult(
             message_ids=ids,
             routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed) if u.message_id not in skipped},
@@ -256,19 +270,25 @@ class Memory:
         mode: Mode = "typed",
         merge: Merge | None = None,
         hybrid: bool | None = None,
+        filters: RecordFilter | Mapping[str, Any] | None = None,
+        as_of: datetime | None = None,
     ) -> list[SearchHit]:
         """Top-k per type under ``scope`` (and ``speaker``'s bank), merged, de-duplicated, truncated to K.
         ``hybrid`` fuses a BM25 ranking of the same records (default: the retriever's setting). A scope
-        that holds nothing gives no hits, as :meth:`get_all` gives no records."""
+        that holds nothing gives no hits, as :meth:`get_all` gives no records.
+
+        Only current memories are searched (none a later one superseded) unless ``as_of`` asks for those
+        that held at that time; ``filters`` (a :class:`~memdesk.filters.RecordFilter` or its fields as a
+        dict: ``metadata``, ``roles``, ``sources``, ``since``, ``until``, ``include_superseded``...) narrows further."""
         scope = _as_scope(scope)
         if not isinstance(query, str) or not query.strip():
             raise EmptyInputError("empty query")
         check_text(query, "query")
         check_text(speaker, "speaker")
+        where = as_filter(filters, types=_as_types(types), speaker=speaker, as_of=as_of)
         vector = embed_queries(self.embedder, [query])[0]
         return self.retriever.retrieve(
-            vector, scope, types=_as_types(types), speaker=speaker, k=k, K=K, mode=mode, merge=merge,
-            query_text=query, hybrid=hybrid,
+            vector, scope, k=k, K=K, mode=mode, merge=merge, query_text=query, hybrid=hybrid, where=where
         )
 
     @tracing.memory_span(
@@ -296,15 +316,18 @@ class Memory:
         return record
 
     def get_all(
-        self, *, scope: Scope, types: Sequence[MemoryType | str] | None = None, speaker: str | None = None
+        self,
+        *,
+        scope: Scope,
+        types: Sequence[MemoryType | str] | None = None,
+        speaker: str | None = None,
+        filters: RecordFilter | Mapping[str, Any] | None = None,
+        as_of: datetime | None = None,
     ) -> list[MemoryRecord]:
-        """Every memory under ``scope``, by type (episodic, semantic, procedural) then age."""
-        scope = _as_scope(scope)
+        """Every current memory under ``scope`` (that held ``as_of``, if given; that ``filters`` keeps),
+        by type (episodic, semantic, procedural) then age."""
         check_text(speaker, "speaker")
-        out: list[MemoryRecord] = []
-        for t in _as_types(types) or list(MemoryType):
-            out.extend(self.store.scan(scope, t, speaker=speaker))
-        return out
+        return list(scan_where(self.store, _as_scope(scope), as_filter(filters, types=_as_types(types), speaker=speaker, as_of=as_of)))
 
     def page(
         self,
@@ -314,12 +337,15 @@ class Memory:
         speaker: str | None = None,
         limit: int = 100,
         cursor: str | None = None,
+        filters: RecordFilter | Mapping[str, Any] | None = None,
+        as_of: datetime | None = None,
     ) -> Page[MemoryRecord]:
         """One page of :meth:`get_all`'s listing: up to ``limit`` memories after ``cursor`` (a
-        ``next_cursor`` from the previous page), read by keyset, so every page costs the same."""
+        ``next_cursor`` from the previous page), read by keyset."""
         check_text(speaker, "speaker")
         check_text(cursor, "cursor")
-        return self.store.page(_as_scope(scope), types=_as_types(types), speaker=speaker, limit=limit, cursor=cursor)
+        where = as_filter(filters, types=_as_types(types), speaker=speaker, as_of=as_of)
+        return page_where(self.store, _as_scope(scope), where, limit=limit, cursor=cursor)
 
     def messages(self, *, scope: Scope) -> list[RawMessage]:
         """The raw message log under ``scope``: everything ever said, routed or not."""
@@ -428,3 +454,4 @@ def _as_types(types: Sequence[MemoryType | str] | None) -> list[MemoryType] | No
         return [MemoryType(t) for t in types]
     except ValueError as e:
         raise InvalidInputError(f"unknown memory type in {list(types)!r}; use episodic, semantic, procedural") from e
+

@@ -19,7 +19,9 @@ on the server's thread pool; the stores are safe to share between threads and co
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import AsyncIterator, Sequence
+from datetime import datetime
 from typing import Annotated, Any
 
 import anyio.to_thread
@@ -97,10 +99,22 @@ Who = Annotated[Caller, Depends(require_key)]
 Where = Annotated[QueryScope, Depends()]
 
 
+def _json_filters(text: str | None) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        raise InvalidInputError(f"filters is not JSON: {e}") from None
+    if not isinstance(value, dict):
+        raise InvalidInputError("filters must be a JSON object")
+    return value
+
+
 def _search_args(req: RetrievalOptions) -> dict[str, Any]:
     return {
         "k": req.k, "K": req.K, "types": req.types, "speaker": req.speaker, "mode": req.mode, "merge": req.merge,
-        "hybrid": req.hybrid,
+        "hybrid": req.hybrid, "as_of": req.as_of, "filters": req.filters,
     }
 
 
@@ -216,12 +230,15 @@ def create_app(
         speaker: str | None = None,
         cursor: Annotated[str | None, Query(description="The X-Next-Cursor of the previous page.")] = None,
         limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
+        as_of: Annotated[datetime | None, Query(description="The memories that held at this time.")] = None,
+        filters: Annotated[str | None, Query(description="A RecordFilter's fields as JSON, as in search.")] = None,
     ) -> list[MemoryRecord]:
-        """Memories under a scope (unset ids are wildcards), by type then age, ``limit`` at a time: the next
-        page's cursor is in the ``X-Next-Cursor`` header (absent on the last page). Keyset paging: every page
-        costs the same."""
+        """Current memories under a scope (unset ids are wildcards), by type then age, ``limit`` at a time: the
+        next page's cursor is in the ``X-Next-Cursor`` header (absent on the last page). Keyset paging."""
         scope = caller.scope(**where.fields, access="read")
-        page = memory.page(scope=scope, types=types, speaker=speaker, limit=limit, cursor=cursor)
+        page = memory.page(
+            scope=scope, types=types, speaker=speaker, limit=limit, cursor=cursor, as_of=as_of, filters=_json_filters(filters)
+        )
         if page.next_cursor is not None:
             response.headers[NEXT_CURSOR] = page.next_cursor
         return page.items

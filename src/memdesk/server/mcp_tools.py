@@ -89,6 +89,12 @@ class Version(BaseModel):
     memory: MemoryItem
 
 
+_FILTERS = (
+    "Conditions on the memories: metadata (key -> value, list of values, or {gt, gte, lt, lte: bound}), roles, "
+    "sources, since, until (event time), include_superseded."
+)
+
+
 def _scope(
     ctx: Any, caller: Caller, user_id: str | None, agent_id: str | None, run_id: str | None, access: Access,
     record_id: str | None = None,
@@ -141,10 +147,12 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller |
         run_id: str | None = None,
         speaker: str | None = None,
         timestamp: datetime | None = None,
+        metadata: dict[str, Any] | None = Field(default=None, description="Kept on the message and its memories."),
     ) -> AddOutcome:
         """Remember one message: it is routed into episodic, semantic and/or procedural memories."""
         scope = _scope(ctx, default, user_id, agent_id, run_id, "write")
-        result = memory.add({"content": text, "speaker": speaker, "timestamp": timestamp}, scope=scope)
+        message = {"content": text, "speaker": speaker, "timestamp": timestamp, "metadata": metadata or {}}
+        result = memory.add(message, scope=scope)
         return AddOutcome(
             message_ids=result.message_ids, routes=result.routes, memories=[MemoryItem.of(r) for r in result.records]
         )
@@ -160,10 +168,13 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller |
         limit: int = Field(default=10, ge=1, le=100, description="Memories to return (K)."),
         types: list[MemoryType] | None = None,
         speaker: str | None = None,
+        as_of: datetime | None = Field(default=None, description="Read the memory as it stood at this time."),
+        filters: dict[str, Any] | None = Field(default=None, description=_FILTERS),
     ) -> list[MemoryItem]:
-        """Find the memories most related to a query, best first."""
+        """Find the current memories most related to a query, best first."""
         scope = _scope(ctx, default, user_id, agent_id, run_id, "read")
-        return [MemoryItem.hit(h) for h in memory.search(query, scope=scope, K=limit, types=types, speaker=speaker)]
+        hits = memory.search(query, scope=scope, K=limit, types=types, speaker=speaker, as_of=as_of, filters=filters)
+        return [MemoryItem.hit(h) for h in hits]
 
     @server.tool()
     @_tool_errors
@@ -174,9 +185,12 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller |
         agent_id: str | None = None,
         run_id: str | None = None,
         speaker: str | None = None,
+        as_of: datetime | None = Field(default=None, description="Read the memory as it stood at this time."),
+        filters: dict[str, Any] | None = Field(default=None, description=_FILTERS),
     ) -> EvidenceBlock:
         """The evidence block for a question (retrieved memories with their dates), to read before answering."""
-        ev = memory.evidence(query, scope=_scope(ctx, default, user_id, agent_id, run_id, "read"), speaker=speaker)
+        scope = _scope(ctx, default, user_id, agent_id, run_id, "read")
+        ev = memory.evidence(query, scope=scope, speaker=speaker, as_of=as_of, filters=filters)
         return EvidenceBlock(text=ev.text, tokens=ev.tokens, memory_ids=[h.record.id for h in ev.hits])
 
     @server.tool()
@@ -188,9 +202,12 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller |
         run_id: str | None = None,
         types: list[MemoryType] | None = None,
         limit: int = Field(default=100, ge=1, le=1000),
+        as_of: datetime | None = Field(default=None, description="The memories that held at this time."),
+        filters: dict[str, Any] | None = Field(default=None, description=_FILTERS),
     ) -> list[MemoryItem]:
-        """Every memory under a scope (episodic, semantic, then procedural; oldest first within each), up to ``limit``."""
-        page = memory.page(scope=_scope(ctx, default, user_id, agent_id, run_id, "read"), types=types, limit=limit)
+        """Every current memory under a scope (episodic, semantic, then procedural; oldest first within each), up to ``limit``."""
+        scope = _scope(ctx, default, user_id, agent_id, run_id, "read")
+        page = memory.page(scope=scope, types=types, limit=limit, as_of=as_of, filters=filters)
         return [MemoryItem.of(r) for r in page.items]
 
     @server.tool()

@@ -7,7 +7,7 @@ know from other memory APIs; at least one must be set (a tenant key sets its own
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
@@ -53,6 +53,15 @@ class RetrievalOptions(ScopeFields):
     mode: Literal["typed", "untyped"] = "typed"
     merge: Merge | None = Field(default=None, description="score or round_robin (default: the server's setting).")
     hybrid: bool | None = Field(default=None, description="Fuse a BM25 ranking (default: the server's setting).")
+    as_of: datetime | None = Field(
+        default=None, description="Read the memory as it stood then: what had been said and not yet superseded."
+    )
+    filters: dict[str, Any] | None = Field(
+        default=None,
+        description="A RecordFilter's fields: metadata (key -> value, list of values, or {gt,gte,lt,lte: bound}), "
+        "roles, sources, since, until, include_superseded.",
+        examples=[{"metadata": {"app": "web"}, "since": "2024-01-01T00:00:00Z"}],
+    )
 
 
 class SearchRequest(RetrievalOptions):

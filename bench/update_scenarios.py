@@ -1,0 +1,111 @@
+"""Facts that change: is the current value ranked above the superseded one, and does as_of find the old one?
+
+Each scenario of ``tests/data/update_scenarios.jsonl`` (64 two-session chats written for the project: where
+someone lives or works, their job, partner, plans, favourites, preferences, possessions, counts, in phrasings like
+"I moved", "not X anymore", "we broke up", "changed my mind", "actually it's...") is added to its own scope; then
+its question is searched (typed read path, K=25):
+
+* **current first**: the first hit naming the new value ranks above every hit that names only the old value;
+* **as_of**: searched as of a time between the two sessions, the first hit naming either value names the old one.
+
+    python bench/update_scenarios.py [--embedder minilm] [--out bench/results/updates/offline.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memdesk.conversation.memory import Memory
+from memdesk.embed import make_embedder
+from memdesk.factory import build_processor
+from memdesk.records import Scope, SearchHit
+from memdesk.settings import Settings
+from memdesk.store import open_store
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "update_scenarios.jsonl"
+
+
+def load(path: Path = DATA) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def messages_of(scenario: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for si, session in enumerate(scenario["sessions"], 1):
+        for ti, turn in enumerate(session["turns"], 1):
+            out.append({"id": f"S{si}:{ti}", "speaker": turn["speaker"], "content": turn["content"], "timestamp": session["date"]})
+    return out
+
+
+def _names(hit: SearchHit, value: str) -> bool:
+    return value.lower() in hit.record.text().lower()
+
+
+def judge(hits: list[SearchHit], old: str, new: str) -> bool:
+    """The first hit naming ``new`` comes before every hit naming only ``old``."""
+    first_new = next((i for i, h in enumerate(hits) if _names(h, new)), None)
+    first_old = next((i for i, h in enumerate(hits) if _names(h, old) and not _names(h, new)), None)
+    return first_new is not None and (first_old is None or first_new < first_old)
+
+
+def judge_as_of(hits: list[SearchHit], old: str, new: str) -> bool:
+    """The first hit naming either value names the old one and not the new one."""
+    first = next((h for h in hits if _names(h, old) or _names(h, new)), None)
+    return first is not None and _names(first, old) and not _names(first, new)
+
+
+def run(memory: Memory, scenarios: list[dict[str, Any]], *, as_of: bool = True) -> dict[str, Any]:
+    rows = []
+    for sc in scenarios:
+        scope = Scope(user_id=sc["id"])
+        memory.add(messages_of(sc), scope=scope)
+        current = judge(memory.search(sc["question"], scope=scope), sc["old"], sc["new"])
+        past = None
+        if as_of:
+            past = judge_as_of(memory.search(sc["question"], scope=scope, as_of=datetime.fromisoformat(sc["as_of"])), sc["old"], sc["new"])
+        rows.append({"id": sc["id"], "kind": sc["kind"], "current_first": current, "as_of_old": past})
+    n = len(rows)
+    by_kind: dict[str, list[int]] = {}
+    for r in rows:
+        k = by_kind.setdefault(r["kind"], [0, 0])
+        k[0] += r["current_first"]
+        k[1] += 1
+    out: dict[str, Any] = {
+        "scenarios": n,
+        "current_first": round(sum(r["current_first"] for r in rows) / n, 3),
+        "by_kind": {k: f"{a}/{b}" for k, (a, b) in sorted(by_kind.items())},
+        "failed": [r["id"] for r in rows if not r["current_first"]],
+    }
+    if as_of:
+        out["as_of_old"] = round(sum(bool(r["as_of_old"]) for r in rows) / n, 3)
+        out["as_of_failed"] = [r["id"] for r in rows if not r["as_of_old"]]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--embedder", default="minilm", choices=["minilm", "multilingual", "hashing"])
+    ap.add_argument("--no-as-of", dest="as_of", action="store_false", help="for code without as_of")
+    ap.add_argument("--out")
+    args = ap.parse_args(argv)
+    settings = Settings(embedder=args.embedder)
+    with tempfile.TemporaryDirectory() as tmp:
+        mem = Memory(open_store(f"sqlite:///{tmp}/u.db"), make_embedder(settings), build_processor(settings))
+        result = {"data": "tests/data/update_scenarios.jsonl", "embedder": args.embedder, "processor": "rules", **run(mem, load(), as_of=args.as_of)}
+        mem.close()
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+"""Facts that can change: which attribute of its speaker a sentence sets, ends or revises.
+
+:func:`claims_of` reads one English sentence in the speaker's own words (before any person
+rewrite) and returns the :class:`Claim` s it makes about an attribute that holds one value at a
+time: where they live, where and as what they work, who they are with, a plan, a favourite, a
+liking, a possession, a count. The rule extractor stores them on the records of that sentence
+(``metadata["claims"]``); :mod:`memdesk.supersede` closes the older records a new claim replaces.
+
+Operations:
+
+* ``set``: the attribute now has ``value`` ("I moved to Bath", "I work at the library now",
+  "My favourite tea is oolong", "We have three cats now");
+* ``end``: it no longer holds ("We broke up", "I don't live in Leeds anymore", "I sold my bike");
+  with a ``value`` only the records of that value end;
+* ``revise``: the speaker takes back an earlier statement whose attribute the sentence does not
+  name ("I changed my mind", "Actually, the party is on Sunday", "Scratch that"): the most similar
+  earlier record of the same speaker is the one revised.
+
+Each claim has a ``slot``: one value per (attribute, slot) at a time. Residence, employer, job and
+partner have the empty slot; a favourite has what it is a favourite of ("tea"), a liking, a
+possession or a count the thing ("meat", "car", "cat"), a plan its kind ("trip", "party", "move") or none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Claim", "claims_of", "same_value"]
+
+Op = Literal["set", "end", "revise"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    attribute: str
+    slot: str = ""
+    value: str | None = None
+    op: Op = "set"
+
+    @property
+    def key(self) -> str:
+        return f"{self.attribute}:{self.slot}" if self.slot else self.attribute
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"attribute": self.attribute, "slot": self.slot, "value": self.value, "op": self.op}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Claim":
+        return cls(attribute=str(d["attribute"]), slot=str(d.get("slot") or ""), value=d.get("value"), op=d.get("op", "set"))
+
+
+_CAP = r"(?-i:[A-Z][\w'&.-]*)"
+_NAME = rf"(?P<value>{_CAP}(?:\s+(?:{_CAP}|(?-i:of|de|la|&)\s+{_CAP}))*)"
+#: an employer: a name ("Harbour Table") or a common noun after an article ("the library", "a bakery")
+_ORG = rf"(?P<value>{_CAP}(?:\s+(?:{_CAP}|(?-i:of|de|la|&)\s+{_CAP}))*|(?:the|a|an)\s+[\w-]+(?:\s+(?-i:[a-z][\w-]*)){{0,2}}?)"
+_PHRASE = r"(?P<value>[\w'&-]+(?:\s+[\w'&-]+){0,4}?)"
+_STOP = r"(?![\w'-])"
+_END = (
+    r"(?=\s*(?:$|[,.;:!?)]|\s(?:now|anymore|any more|instead|too|as well|these days|nowadays|at the moment|last|this|next|"
+    r"in|on|since|for|with|and|but|because|so|after|before|every|a\b|an\b|two|three|four|especially)\b))"
+)
+_I = r"\b(?:i|we)"
+_ADV = r"(?:(?:just|finally|recently|officially|actually|now|already|also|really|absolutely|still)\s+)*"
+_HAVE = r"(?:'ve|\s+have)?"
+_ANYMORE = r"\s+(?:anymore|any more|these days|now)\b"
+_PARTNER_NOUN = r"(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?|spouse)"
+_SPLIT = r"(?:broke|broken|split|splitted)\s+up|separated|divorced|called\s+off\s+(?:the|our)\s+engagement"
+_THINGS = (
+    r"(?P<slot>car|bike|bicycle|motorbike|scooter|van|house|flat|apartment|boat|dog|cat|kitten|puppy|laptop|phone|piano|"
+    r"keyboard|guitar|camera|horse|ford|toyota|tesla|volvo|fiat|thinkpad|macbook|iphone)"
+)
+_COUNTED = (
+    r"(?P<slot>kids?|children|child|sons?|daughters?|cats?|dogs?|pets?|grandchildren|siblings?|brothers?|sisters?|cars?|"
+    r"bikes?|plants?|chickens?|horses?|rabbits?|fish|languages?|jobs?|tattoos?)"
+)
+_NUMBER = r"(?P<value>\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+_PLAN_NOUN = r"(?P<slot>party|dinner|trip|holiday|vacation|honeymoon|wedding|barbecue|picnic|course|race|marathon|move)"
+
+
+def _p(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# (pattern, attribute, op, fixed slot or None to read it from the match)
+_RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
+    # residence
+    (_p(rf"{_I}{_HAVE}\s+{_ADV}(?:moved|relocated|moved back)\s+(?:to|into)\s+(?:a\s+\w+\s+in\s+)?(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
+    (_p(rf"{_I}\s+{_ADV}live\s+(?:in\s+(?:a|an|the)\s+(?:\w+\s+){{0,2}}?)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
+    (_p(rf"{_I}{_HAVE}\s+{_ADV}lived\s+in\s+(?:the\s+)?{_NAME}\s+for\b"), "residence", "set", ""),
+    (_p(rf"\b(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based|settled)\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
+    (_p(rf"\b(?:i'm|i am|we're|we are)\s+in\s+{_NAME}\s+now\b"), "residence", "set", ""),
+    (_p(rf"\b(?:my|our)\s+(?:new\s+)?(?:home|flat|house|place|apartment)\s+is\s+(?:now\s+)?in\s+{_NAME}{_STOP}"), "residence", "set", ""),
+    (_p(rf"\bhome\s+(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
+    (_p(rf"{_I}\s+(?:don't|do not|no longer)\s+live\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
+    (_p(rf"\b(?:i'm|i am|we're|we are)\s+not\s+in\s+{_NAME}\s+(?:anymore|any more)\b"), "residence", "end", ""),
+    (_p(rf"{_I}{_HAVE}\s+{_ADV}moved\s+(?:out\s+of|away\s+from)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
+    # employer
+    (_p(rf"\bi\s+{_ADV}(?:work|teach)\s+(?:at|for|in)\s+{_ORG}{_STOP}"), "employer", "set", ""),
+    (_p(rf"\bi(?:'m| am)\s+{_ADV}(?:working|teaching)\s+(?:at|for)\s+{_ORG}{_STOP}"), "employer", "set", ""),
+    (_p(rf"\bi(?:'m| am)\s+(?:now\s+)?at\s+{_NAME}\s+now\b"), "employer", "set", ""),
+    (_p(rf"\bi(?:'ve| have)\s+been\s+(?:working\s+)?at\s+{_NAME}\s+for\b"), "employer", "set", ""),
+    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:got|landed|accepted|started)\s+(?:a\s+|the\s+)?(?:new\s+)?job\s+(?:at|with)\s+{_ORG}{_STOP}"), "employer", "set", ""),
+    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:joined|started\s+at|switched\s+to|moved\s+to\s+work\s+at)\s+(?:the\s+)?{_NAME}{_STOP}"), "employer", "set", ""),
+    (_p(rf"\bso\s+now\s+i\s+work\s+(?:at|for)\s+{_ORG}{_STOP}"), "employer", "set", ""),
+    (_p(rf"\bi\s+(?:don't|do not|no longer)\s+work\s+(?:at|for|in)\s+{_ORG}{_STOP}"), "employer", "end", ""),
+    (_p(rf"\bi(?:'m| am)\s+(?:not|no longer)\s+(?:working\s+)?at\s+{_ORG}\s+(?:anymore|any more)\b"), "employer", "end", ""),
+    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:quit|resigned\s+from)\s+(?:my\s+job\s+at\s+)?(?:the\s+)?{_NAME}{_STOP}"), "employer", "end", ""),
+    (_p(rf"\bi\s+(?:was|got)\s+(?:laid\s+off|fired|made\s+redundant)\s+(?:from|by|at)\s+{_NAME}{_STOP}"), "employer", "end", ""),
+    (_p(r"\bi(?:'ve| have)?\s+(?:just\s+)?(?:quit|lost|left)\s+my\s+job\b|\bi\s+(?:was|got)\s+(?:laid off|fired|made redundant)\b"), "employer", "end", ""),
+    # job
+    (_p(rf"\bi\s+{_ADV}work\s+as\s+(?:a|an)\s+{_PHRASE}{_END}"), "job", "set", ""),
+    (_p(rf"\bi(?:'m| am)\s+{_ADV}(?:a|an|the)\s+(?:new\s+)?(?!fan\b|big\b|huge\b){_PHRASE}\s+(?:at|for|in\b|there\b|here\b|now\b)"), "job", "set", ""),
+    (_p(rf"\bmy\s+new\s+job\s+is\s+(?:as\s+)?(?:a|an)\s+{_PHRASE}{_END}"), "job", "set", ""),
+    (_p(rf"\bi(?:'m| am)\s+(?:not|no longer)\s+(?:a|an)\s+(?!fan\b){_PHRASE}\s+(?:anymore|any more)\b"), "job", "end", ""),
+    # partner
+    (_p(rf"\bi(?:'m| am)\s+{_ADV}(?:dating|seeing|going\s+out\s+with|engaged\s+to|married\s+to|with)\s+{_NAME}{_STOP}"), "partner", "set", ""),
+    (_p(rf"\bi(?:'ve| have)\s+started\s+(?:dating|seeing)\s+{_NAME}{_STOP}"), "partner", "set", ""),
+    (_p(rf"\b{_NAME}\s+and\s+i\s+(?:are|got)\s+(?:now\s+)?(?:dating|together|engaged|married)\b"), "partner", "set", ""),
+    (_p(rf"\bmy\s+(?:new\s+)?{_PARTNER_NOUN}\s+(?:now\s+)?(?:is\s+)?{_NAME}{_STOP}"), "partner", "set", ""),
+    (_p(rf"\b(?:we|(?:me|i)\s+and\s+\w+)\s+(?:have\s+|just\s+|got\s+)?(?:{_SPLIT})\b"), "partner", "end", ""),
+    (_p(rf"\b{_NAME}\s+and\s+i\s+(?:have\s+|just\s+|got\s+)?(?:{_SPLIT})\b"), "partner", "end", ""),
+    (_p(rf"\bi\s+(?:just\s+)?(?:broke\s+up\s+with|split\s+up\s+with|divorced)\s+{_NAME}{_STOP}"), "partner", "end", ""),
+    (_p(r"\b(?:we(?:'re| are)|i(?:'m| am))\s+(?:getting\s+)?(?:divorced|separated)\b|\bi(?:'m| am)\s+single\s+(?:now|again)\b"), "partner", "end", ""),
+    # favourites and likings
+    (_p(rf"\bmy\s+(?:new\s+)?favou?rite\s+(?P<slot>[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\s+(?:now\s+)?(?:the\s+)?{_PHRASE}{_END}"), "favourite", "set", None),
+    (_p(rf"\b(?:these\s+days|now),?\s+my\s+favou?rite\s+(?P<slot>[\w-]+)\s+is\s+{_PHRASE}{_END}"), "favourite", "set", None),
+    (_p(rf"\b{_PHRASE}\s+is\s+my\s+(?:new\s+)?favou?rite\s+(?P<slot>[\w-]+){_STOP}"), "favourite", "set", None),
+    (_p(rf"\bi\s+{_ADV}(?:love|like|enjoy|adore|prefer)\s+{_PHRASE}{_END}"), "liking", "set", None),
+    (_p(rf"\bi\s+{_ADV}(?:drink|eat)\s+(?:\w+\s+)?{_PHRASE}\s+(?:a|every)\s+(?:day|week|morning)\b"), "liking", "set", None),
+    (_p(rf"\bi(?:'m| am)\s+(?:a\s+)?(?:big\s+|huge\s+)?fan\s+of\s+{_PHRASE}{_END}"), "liking", "set", None),
+    (_p(rf"\bi\s+(?:don't|do not|no longer)\s+(?:like|eat|drink|enjoy|watch|play)\s+{_PHRASE}{_END}"), "liking", "end", None),
+    (_p(rf"\bi(?:'ve| have)\s+(?:stopped|quit|given\s+up|gone\s+off)\s+(?:eating\s+|drinking\s+|playing\s+)?{_PHRASE}{_END}"), "liking", "end", None),
+    (_p(rf"\bi(?:'m| am)\s+(?:not|no longer)\s+(?:into|a\s+fan\s+of)\s+{_PHRASE}{_END}"), "liking", "end", None),
+    # possessions and counts
+    (_p(rf"{_I}{_HAVE}\s+{_ADV}(?:bought|got|adopted|picked\s+up|own|have|drive|ride)\s+(?:a|an|my)\s+(?:new\s+)?(?:[\w-]+\s+){{0,3}}?{_THINGS}\b(?:\s+(?:called|named)\s+{_CAP})?"), "possession", "set", None),
+    (_p(rf"\bmy\s+(?:new\s+)?{_THINGS}\s+is\s+(?:a|an)\b"), "possession", "set", None),
+    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:sold|gave\s+away|given\s+away|lost|got\s+rid\s+of|scrapped)\s+my\s+(?:old\s+)?{_THINGS}\b"), "possession", "end", None),
+    (_p(rf"\b{_NAME}\s+(?:passed\s+away|died|was\s+rehomed|ran\s+away)\b"), "possession", "end", ""),
+    (_p(rf"\bmy\s+(?:old\s+)?{_THINGS}\s+(?:got\s+stolen|was\s+stolen|got\s+written\s+off|was\s+written\s+off|died|broke\s+down\s+for\s+good)\b"), "possession", "end", None),
+    (_p(rf"{_I}(?:\s+now)?(?:'ve\s+got|\s+have\s+got|\s+have|\s+keep|\s+own|\s+speak|\s+raise)\s+(?:now\s+)?{_NUMBER}\s+{_COUNTED}\b"), "count", "set", None),
+    (_p(rf"\b(?:now|so\s+now)\s+(?:i|we)\s+(?:have|'ve\s+got|keep|speak)\s+{_NUMBER}\s+{_COUNTED}\b"), "count", "set", None),
+    # revisions with no named attribute
+    (_p(r"\b(?:i(?:'ve| have)?\s+changed\s+my\s+mind|scratch\s+that|on\s+second\s+thought|correction|sorry,?\s+i\s+meant|i\s+meant\s+to\s+say|"
+        r"(?:i'?ve\s+)?decided\s+not\s+to|\bnot\b[^.!?]{0,40}\bafter\s+all)\b"), "revision", "revise", ""),
+    (_p(r"^\s*actually,?\s+[^.!?]{0,30}?(?:\b(?:is|are|was|am|will\s+be)\b|'s\b|'re\b|'m\b)"), "revision", "revise", ""),
+    (_p(r"\b(?:is|was|has\s+been|got|been)\s+(?:cancelled|canceled|called\s+off|postponed|moved\s+to)\b"), "revision", "revise", ""),
+)
+
+_PLANS = (
+    _p(rf"\b(?:i(?:'m| am)|we(?:'re| are))\s+(?:moving|relocating)\s+to\s+(?:the\s+)?{_NAME}{_STOP}"),
+    _p(rf"\b(?:i(?:'m| am)|we(?:'re| are))\s+(?:going|planning|hoping)\s+to\s+(?:go\s+to|visit|fly\s+to|run|do|study|buy|get)\s+(?:the\s+|a\s+)?{_PHRASE}{_END}"),
+    _p(rf"\b(?:i(?:'m| am)|we(?:'re| are))\s+(?:going|flying|driving|heading)\s+to\s+(?:the\s+)?{_NAME}{_STOP}"),
+    _p(rf"\b(?:i(?:'m| am)|we(?:'re| are))\s+(?:planning|having|throwing|organi[sz]ing|booking)\s+(?:a|an|our|my)\s+{_PLAN_NOUN}\s+(?:for|on|in|at)\s+{_PHRASE}{_END}"),
+    _p(rf"\bthe\s+{_PLAN_NOUN}\s+(?:will\s+be|is)\s+(?:in|at|on)\s+{_PHRASE}{_END}"),
+    _p(rf"\b(?:i(?:'m| am)|we(?:'re| are))\s+(?:taking|getting)\s+the\s+{_PHRASE}\s+to\b"),
+)
+_PLAN_KIND = re.compile(r"\b(?P<slot>trip|holiday|vacation|honeymoon|party|wedding|dinner|course|race|marathon|car)\b", re.IGNORECASE)
+_DEICTIC = re.compile(r"^(?:this|that|these|those|your|yours|his|her|their|it|them|you|how|what|when|where|the way|being|to)\b", re.IGNORECASE)
+_STOP_VALUES = frozenset("it there here home that this them him her a an the my".split())
+_SINGULAR = {
+    "children": "child", "kids": "child", "kid": "child", "kitten": "cat", "puppy": "dog", "coffees": "coffee",
+    "ford": "car", "toyota": "car", "tesla": "car", "volvo": "car", "fiat": "car", "thinkpad": "laptop",
+    "macbook": "laptop", "iphone": "phone", "bicycle": "bike",
+}  # fmt: skip
+
+
+def _clean(value: str | None) -> str | None:
+    if value is None:
+        return None
+    v = value.strip(" ,.;:!?'\"")
+    v = re.sub(r"^(?:the|a|an)\s+", "", v, flags=re.IGNORECASE)
+    return v if v and v.lower() not in _STOP_VALUES else None
+
+
+def _slot(word: str) -> str:
+    w = word.lower().split()[0] if word else ""
+    if w in _SINGULAR:
+        return _SINGULAR[w]
+    return w[:-1] if w.endswith("s") and len(w) > 3 and not w.endswith("ss") else w
+
+
+def same_value(a: str | None, b: str | None) -> bool:
+    """Whether two claim values name the same thing ("Harbour Table" / "harbour table", "Miso" / "a grey cat called Miso")."""
+    if not a or not b:
+        return False
+    x, y = a.lower().strip(), b.lower().strip()
+    return x == y or (len(x) > 2 and re.search(rf"\b{re.escape(x)}\b", y) is not None) or (len(y) > 2 and re.search(rf"\b{re.escape(y)}\b", x) is not None)
+
+
+def claims_of(sentence: str) -> list[Claim]:
+    """The attribute claims ``sentence`` (English, first person) makes, in rule order."""
+    text = sentence.replace("\u2019", "'")
+    out: list[Claim] = []
+    for pattern, attribute, op, slot in _RULES:
+        m = pattern.search(text)
+        if not m:
+            continue
+        groups = m.groupdict()
+        value = _clean(groups.get("value"))
+        if attribute == "liking" and value and _DEICTIC.match(value):
+            continue  # "I love this song": a reaction, not a lasting liking
+        if attribute in ("liking", "possession", "count"):
+            s = _slot(groups.get("slot") or (value.split()[-1] if value else ""))
+        else:
+            s = (slot if slot is not None else (groups.get("slot") or "")).lower()
+        if attribute == "possession":
+            value = _clean(m.group(0))
+        if op == "set" and value is None:
+            continue
+        claim = Claim(attribute=attribute, slot=s, value=value, op=op)
+        if all((c.key, c.op) != (claim.key, claim.op) for c in out):
+            out.append(claim)
+    for pattern in _PLANS:
+        m = pattern.search(text)
+        if m and _clean(m.group("value")):
+            kind = (m.groupdict().get("slot") or (k.group("slot") if (k := _PLAN_KIND.search(text)) else "")).lower()
+            if "moving" in m.group(0).lower() or "relocating" in m.group(0).lower():
+                kind = "move"
+            out.append(Claim(attribute="plan", slot=kind, value=_clean(m.group("value"))))
+            break
+    return out

@@ -1,0 +1,158 @@
+"""Facts that supersede: a new memory that changes an attribute closes the older memories it replaces.
+
+A record may carry the attribute claims its speaker made (``metadata["claims"]``, written by the rule
+extractor from :func:`memdesk.conversation.facts.claims_of`). When new records arrive,
+:meth:`Supersession.resolve` looks, for each claim, at the earlier memories of the same speaker and
+role in the same scope (the earlier records of the same batch, and the ``k`` stored ones most similar
+to the new record, per memory type) and closes those it replaces:
+
+* ``set`` (``I moved to Bath``): memories claiming another value of the same attribute and slot
+  (``I live in Bristol``), or claiming it ended; the same value said again closes nothing, and a plan of
+  no named kind (``I'm going to visit Ana``) is one more plan, closing none;
+* ``end`` (``I don't live in Leeds anymore``, ``I sold my car``, ``Miso passed away``): memories
+  setting that attribute (that value, when the claim names one for an attribute without slots);
+* ``revise`` (``I changed my mind``, ``Actually, the party is on Sunday``): the most similar earlier
+  memory that made a claim (cosine at least ``revise_min_score``).
+
+Closing is not deleting: the old memory gets ``valid_to`` (when the new one took effect: its event
+time, else when it was said) and ``superseded_by`` (the new record's id), and the store keeps the
+previous version in its history. Reads drop closed memories by default and ``as_of=`` reads the
+memory as it stood at a time (:class:`memdesk.filters.RecordFilter`). Records of one message never
+close each other (they are views of the same words).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Sequence
+
+import numpy as np
+
+from .conversation.facts import Claim, same_value
+from .errors import ConfigError
+from .records import MemoryRecord, MemoryType
+from .store.base import Store
+
+__all__ = ["Supersession", "claims_in", "replaces"]
+
+
+def claims_in(record: MemoryRecord) -> list[Claim]:
+    """The attribute claims a record carries (none for records no rule read)."""
+    raw = record.metadata.get("claims") or []
+    return [Claim.from_dict(c) for c in raw if isinstance(c, dict) and "attribute" in c]
+
+
+def replaces(new: Claim, old: Claim) -> bool:
+    """Whether a memory claiming ``new`` supersedes an earlier one claiming ``old`` (``revise`` aside)."""
+    if new.op == "revise" or old.op == "revise":
+        return False
+    if new.op == "set":
+        if new.attribute == "plan" and not new.slot:
+            return False  # "I'm going to visit Ana" is one more plan, not a change of another one
+        return new.key == old.key and (old.op == "end" or not same_value(new.value, old.value))
+    # an end: of that attribute and slot (of that value, for an attribute without slots), or of a named thing
+    if old.op != "set":
+        return False
+    if new.key == old.key:
+        return bool(new.slot) or new.value is None or same_value(new.value, old.value)
+    return not new.slot and new.value is not None and new.attribute == old.attribute and same_value(new.value, old.value)
+
+
+def _said(record: MemoryRecord) -> datetime:
+    for key in ("said_at", "added_at"):
+        value = record.metadata.get(key)
+        if isinstance(value, str):
+            try:
+                return datetime.fromisoformat(value)
+            except ValueError:
+                continue
+    return record.ingest_time
+
+
+def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
+    """When ``new`` took over from ``old``: its event time if that is after the old one's, else when it was said."""
+    if new.event_time is not None and (old.event_time is None or new.event_time > old.event_time):
+        return new.event_time
+    return _said(new)
+
+
+@dataclass
+class _Candidate:
+    record: MemoryRecord
+    score: float  # cosine with the new record
+    claims: list[Claim]
+    row: int | None  # its row in the batch; None for a stored record
+
+
+class Supersession:
+    """Finds and closes the memories that new records supersede.
+
+    ``k``: stored records of each memory type compared with each new record that makes a claim;
+    ``revise_min_score``: the least cosine for ``revise`` to take back an earlier memory.
+    """
+
+    def __init__(self, *, k: int = 50, revise_min_score: float = 0.3) -> None:
+        if k < 1 or not 0.0 <= revise_min_score <= 1.0:
+            raise ConfigError("supersession needs k >= 1 and 0 <= revise_min_score <= 1")
+        self.k = k
+        self.revise_min_score = revise_min_score
+
+    def resolve(
+        self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray
+    ) -> list[tuple[MemoryRecord, np.ndarray]]:
+        """Close what ``records`` (in the order said, one row of ``vectors`` each) supersede.
+
+        Earlier records of the batch are closed in place (before they are written); the stored
+        records to close come back as (closed copy, its vector), for :meth:`Store.replace` once the
+        new records are written."""
+        closed: dict[str, MemoryRecord] = {}
+        for i, new in enumerate(records):
+            claims = claims_in(new)
+            if not claims:
+                continue
+            for victim in self._victims(self._candidates(store, records, vectors, i, closed), claims):
+                old = victim.record
+                until = _effective(new, old)
+                if victim.row is not None:
+                    old.valid_to, old.superseded_by = until, new.id
+                else:
+                    closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
+        out = []
+        for record in closed.values():
+            out.append((record, store.get_vectors(record.memory_type, [record.id])[0]))
+        return out
+
+    def _candidates(
+        self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray, i: int, closed: dict[str, MemoryRecord]
+    ) -> list[_Candidate]:
+        """Earlier current memories of the new record's speaker and role that made claims: the batch's, then the store's."""
+        new = records[i]
+        owner = new.provenance[:1]
+
+        def same(r: MemoryRecord) -> bool:
+            return r.speaker == new.speaker and r.role == new.role and r.scope == new.scope
+
+        out = []
+        for j, r in enumerate(records[:i]):
+            if same(r) and r.provenance[:1] != owner and r.superseded_by is None and (claims := claims_in(r)):
+                out.append(_Candidate(r, float(vectors[j] @ vectors[i]), claims, j))
+        batch = {r.id for r in records}
+        for memory_type in MemoryType:
+            for hit in store.search(vectors[i], new.scope, memory_type, self.k, speaker=new.speaker):
+                r = hit.record
+                if r.id in batch or r.id in closed or r.superseded_by is not None or not same(r):
+                    continue
+                if claims := claims_in(r):
+                    out.append(_Candidate(r, hit.score, claims, None))
+        return out
+
+    def _victims(self, candidates: list[_Candidate], claims: list[Claim]) -> list[_Candidate]:
+        victims = [c for c in candidates if any(replaces(n, o) for n in claims for o in c.claims)]
+        if victims or not any(n.op == "revise" for n in claims) or not candidates:
+            return victims
+        best = max(candidates, key=lambda c: c.score)
+        if best.score < self.revise_min_score:
+            return []
+        # the memory taken back, with every view of the same message
+        return [c for c in candidates if c.record.provenance[:1] == best.record.provenance[:1]]
