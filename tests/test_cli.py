@@ -106,7 +106,7 @@ def test_config_masks_database_passwords(run, monkeypatch):
 def test_reembed_moves_a_store_to_the_multilingual_embedder(run, monkeypatch):
     run("add", "我昨天搬到了上海。", "--user", "li", "--speaker", "李")
     run("add", "Я работаю врачом в Казани.", "--user", "li", "--speaker", "Иван")
-    assert "re-embedded 2 records with multilingual" in run("reembed", "--embedder", "multilingual").output
+    assert "re-embedded 2 vectors with multilingual" in run("reembed", "--embedder", "multilingual").output
     monkeypatch.setenv("MEMDESK_EMBEDDER", "multilingual")
     hits = json.loads(run("search", "李搬到哪里了？", "--user", "li", "--json").output)
     assert hits[0]["text"] == "李: 我昨天搬到了上海。"
