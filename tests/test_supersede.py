@@ -16,6 +16,7 @@ from memdesk.conversation.router import RuleRouter
 from memdesk.conversation.base import RoutedExtraction
 from memdesk.errors import ConfigError, InvalidInputError
 from memdesk.records import Scope
+from memdesk.retrieve import Retriever
 from memdesk.store import open_store
 from memdesk.supersede import Supersession, replaces
 
@@ -60,8 +61,13 @@ def test_a_move_closes_the_old_address_and_keeps_it_in_history(mem: Memory) -> N
     (old,) = [r for r in mem.get_all(scope=S) if "Bristol" in r.text()]
     added = mem.add([said("I moved to Bath last month.", APR)], scope=S)
     new = next(r for r in added.records if "Bath" in r.text())
-    assert all("Bristol" not in r.text() for r in mem.get_all(scope=S))  # not returned by default
-    assert all("Bristol" not in h.record.text() for h in mem.search("Where does Priya live?", scope=S))
+    assert all("Bristol" not in r.text() for r in mem.get_all(scope=S))  # not listed by default
+    hits = mem.search("Where does Priya live?", scope=S)
+    assert "Bath" in hits[0].record.text()  # current first; the old one is weighted down, still findable
+    old_hit = next(h for h in hits if h.record.id == old.id)
+    assert "superseded" in old_hit.why
+    dropping = Memory(mem.store, mem.embedder, mem.processor, retriever=Retriever(mem.store, superseded_weight=None))
+    assert all("Bristol" not in h.record.text() for h in dropping.search("Where does Priya live?", scope=S))
     closed = mem.get(old.id)
     assert closed.superseded_by == new.id and closed.valid_to == new.event_time  # March 2024, the move
     assert [e.event for e in mem.history(old.id)][-2:] == ["ADD", "UPDATE"]

@@ -59,6 +59,9 @@ class Retriever:
         rrf_c: the reciprocal-rank-fusion constant.
         lexical_cache: BM25 indexes kept (one per scope, types and speaker searched), least
             recently used dropped first.
+        superseded_weight: a superseded memory's score is multiplied by this in a default search, so
+            current facts rank first and a superseded record's other facts can still be found; None
+            drops superseded memories (``as_of`` and ``include_superseded`` filters are read as given).
     """
 
     def __init__(
@@ -72,11 +75,15 @@ class Retriever:
         lexical_k: int = 25,
         rrf_c: float = 60.0,
         lexical_cache: int = 32,
+        superseded_weight: float | None = 0.5,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
         if lexical_k < 1 or rrf_c <= 0 or lexical_cache < 1:
             raise InvalidInputError("lexical_k and lexical_cache must be >= 1 and rrf_c > 0")
+        if superseded_weight is not None and not 0.0 <= superseded_weight <= 1.0:
+            raise InvalidInputError("superseded_weight must be between 0 and 1, or None")
+        self.superseded_weight = superseded_weight
         self.store = store
         self.k = k
         self.K = K
@@ -124,6 +131,9 @@ class Retriever:
         if mode not in ("typed", "untyped"):
             raise InvalidInputError(f"mode must be 'typed' or 'untyped', not {mode!r}")
         wanted = tuple(types) if types else tuple(where.type_list())
+        demote = self.superseded_weight is not None and where.as_of is None and not where.include_superseded
+        if demote:  # current facts first; a superseded record stays findable for what else it says
+            where = where.model_copy(update={"include_superseded": True})
         per_type_k = k if mode == "typed" else K
         candidates: list[SearchHit] = []
         for memory_type in wanted:
@@ -142,10 +152,17 @@ class Retriever:
             candidates.sort(key=lambda h: (h.rank, -h.score))
         else:
             candidates.sort(key=lambda h: -h.score)
-        if self.hybrid if hybrid is None else hybrid:
+        hybrid_on = self.hybrid if hybrid is None else hybrid
+        if hybrid_on:
             if not query_text or not query_text.strip():
                 raise InvalidInputError("hybrid retrieval needs the query text")
             candidates = self._fuse(candidates, self.lexical_hits(query_text, scope, wanted, where=where))
+        if demote and any(h.record.superseded_by for h in candidates):
+            for h in candidates:
+                if h.record.superseded_by:
+                    h.score *= self.superseded_weight  # type: ignore[operator]
+                    h.why = f"{h.why}; superseded, x{self.superseded_weight}"
+            candidates.sort(key=lambda h: (h.rank, -h.score) if merge == "round_robin" and mode == "typed" and not hybrid_on else -h.score)
         return dedupe(candidates)[:K]
 
     def lexical_hits(

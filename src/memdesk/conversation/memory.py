@@ -277,7 +277,8 @@ class Memory:
         ``hybrid`` fuses a BM25 ranking of the same records (default: the retriever's setting). A scope
         that holds nothing gives no hits, as :meth:`get_all` gives no records.
 
-        Only current memories are searched (none a later one superseded) unless ``as_of`` asks for those
+        Current memories rank first (a superseded one's score is weighted down by the retriever's
+        ``superseded_weight``, or it is dropped when that is None) unless ``as_of`` asks for those
         that held at that time; ``filters`` (a :class:`~memdesk.filters.RecordFilter` or its fields as a
         dict: ``metadata``, ``roles``, ``sources``, ``since``, ``until``, ``include_superseded``...) narrows further."""
         scope = _as_scope(scope)
