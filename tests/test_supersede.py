@@ -68,10 +68,10 @@ def test_a_move_closes_the_old_address_and_keeps_it_in_history(mem: Memory) -> N
     assert "superseded" in old_hit.why
     dropping = Memory(mem.store, mem.embedder, mem.processor, retriever=Retriever(mem.store, superseded_weight=None))
     assert all("Bristol" not in h.record.text() for h in dropping.search("Where does Priya live?", scope=S))
-    closed = mem.get(old.id)
+    closed = mem.get(old.id, scope=S)
     assert closed.superseded_by == new.id and closed.valid_to == new.event_time  # March 2024, the move
-    assert [e.event for e in mem.history(old.id)][-2:] == ["ADD", "UPDATE"]
-    assert mem.history(old.id)[0].record.superseded_by is None  # the open version is kept
+    assert [e.event for e in mem.history(old.id, scope=S)][-2:] == ["ADD", "UPDATE"]
+    assert mem.history(old.id, scope=S)[0].record.superseded_by is None  # the open version is kept
     # as it stood in February: the old address, not yet the new one
     feb = mem.search("Where does Priya live?", scope=S, as_of=datetime(2024, 2, 20, tzinfo=timezone.utc))
     assert feb and "Bristol" in feb[0].record.text() and all("Bath" not in h.record.text() for h in feb)
