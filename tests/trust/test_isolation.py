@@ -2,8 +2,8 @@
 
 A hypothesis state machine plays three tenants of one memory. Each step picks a tenant, a path into memdesk
 (:data:`FACES`: in process, the HTTP routes and RemoteMemory with the tenant's key over a real socket, the
-MCP tools over streamable HTTP with the tenant's key, MCP bound to the tenant in process, and the memory
-browser at ``/ui`` logged in with the tenant's key) and an
+MCP tools over streamable HTTP with the tenant's key, MCP bound to the tenant in process, the memory
+browser at ``/ui`` logged in with the tenant's key, and the mem0 facade bound to the tenant) and an
 operation (add, search, evidence, answer, get, get_all, update, delete, history, forget - the exact scope or
 with a wildcard), with record ids drawn from
 *every* tenant's records, dead or alive, and - on the keyed paths - the scope left out, named as the
@@ -20,7 +20,7 @@ tenant's own, or named as another tenant's. A model says what each tenant owns; 
 
 **Adding a path**: write a :class:`~tests.trust.faces.Face` for it in ``faces.py`` (one method per
 operation, raising the memdesk exception the path reports) and add it to :data:`FACES`; every rule then runs
-through it. **Adding an operation**: add a method to ``Face`` and to every face, and a ``@rule`` here that
+through it (a path that can only forget with a wildcard, like mem0's ``delete_all``, sets ``exact_forget = False``). **Adding an operation**: add a method to ``Face`` and to every face, and a ``@rule`` here that
 calls it through ``self.face(...)`` and checks what came back with :meth:`IsolationMachine.own`.
 """
 
@@ -40,6 +40,7 @@ from memdesk.tenants import Tenant
 
 from .conftest import Served
 from .faces import Face, Found, HttpFace, McpFace, MemoryFace, RemoteFace, UiFace
+from .mem0_face import Mem0Face
 
 FACES: dict[str, Callable[[Served, str], Face]] = {
     "memory": lambda s, user: MemoryFace(s.memory, user),
@@ -48,6 +49,7 @@ FACES: dict[str, Callable[[Served, str], Face]] = {
     "mcp-http": lambda s, user: McpFace(user, url=s.url, key=s.key_for(Tenant(user_id=user))),
     "mcp-bound": lambda s, user: McpFace(user, memory=s.memory),
     "ui": lambda s, user: UiFace(s.url, s.key_for(Tenant(user_id=user)), user),
+    "mem0": lambda s, user: Mem0Face(s.memory, user),
 }
 WORDS = st.sampled_from(["bees", "cello", "Lisbon", "wedding", "train", "cat", "garden", "bank", "June", "number"])
 NAMING = st.sampled_from(["omit", "own", "other"])
@@ -216,6 +218,7 @@ class IsolationMachine(RuleBasedStateMachine):
         user = data.draw(st.sampled_from(self.users), label="tenant")
         face = self.face(user, data)
         name, other = self.name(user, face, naming, data)
+        wildcard = wildcard or not getattr(face, "exact_forget", True)  # a path that forgets with a wildcard only
         if other:
             with refused(ForbiddenScopeError):
                 face.forget(wildcard, name)
