@@ -2,7 +2,11 @@
 
 To run the suite against another backend, add one line to ``BACKENDS``: a name, a function
 ``(request, tmp_path) -> database URL`` giving a fresh, empty database, whether a second
-``open_store`` of that URL sees the same data, and pytest marks (e.g. ``pytest.mark.postgres``).
+``open_store`` of that URL sees the same data, pytest marks (e.g. ``pytest.mark.postgres``),
+``open_store`` options, and whether it keeps an in-process search cache.
+
+PostgreSQL runs the suite with its default ``search="sql"`` (pgvector); its ``search="memory"``
+mode (the record cache SQLite uses) runs the cache tests too (``CACHE_BACKENDS``).
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ class Backend:
     url: Callable[[pytest.FixtureRequest, Path], str]
     shared: bool = True
     marks: tuple[Any, ...] = field(default=())
+    options: dict[str, Any] = field(default_factory=dict)
+    caches: bool = True
+    """Searches are answered from an in-process cache (else every search is a query)."""
 
 
 def postgres_database(request: pytest.FixtureRequest, tmp: Path) -> str:
@@ -38,7 +45,11 @@ def postgres_database(request: pytest.FixtureRequest, tmp: Path) -> str:
 BACKENDS = [
     Backend("sqlite", lambda request, tmp: f"sqlite:///{tmp / 'memdesk.db'}"),
     Backend("sqlite-memory", lambda request, tmp: "sqlite:///:memory:", shared=False),
-    Backend("postgres", postgres_database, marks=(pytest.mark.postgres,)),
+    Backend("postgres", postgres_database, marks=(pytest.mark.postgres,), caches=False),
+]
+CACHE_BACKENDS = [
+    *BACKENDS,
+    Backend("postgres-cache", postgres_database, marks=(pytest.mark.postgres,), options={"search": "memory"}),
 ]
 
 
@@ -54,7 +65,7 @@ def open_backend(backend: Backend, request: pytest.FixtureRequest, tmp_path: Pat
     opened: list[Store] = []
 
     def _open() -> Store:
-        s = open_store(url)
+        s = open_store(url, **backend.options)
         opened.append(s)
         return s
 
@@ -74,6 +85,16 @@ def store(empty_store: Store) -> Store:
     """A fresh store whose embedding info is ``INFO``."""
     empty_store.set_embedding_info(INFO)
     return empty_store
+
+
+@pytest.fixture
+def two_stores(open_backend: Callable[[], Store], backend: Backend) -> tuple[Store, Store]:
+    """Two stores on one database (the first with ``INFO`` recorded); skipped where opens don't share."""
+    if not backend.shared:
+        pytest.skip("each open of this backend is a separate database")
+    a, b = open_backend(), open_backend()
+    a.set_embedding_info(INFO)
+    return a, b
 
 
 @pytest.fixture

@@ -7,7 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memdesk.store.codec import encode_vector
-from memdesk.store.vector_index import IndexCache, IndexRow, VectorIndex, merge_hits, top_candidates, top_indices
+from memdesk.store.vector_index import (
+    IndexBuilder,
+    IndexCache,
+    VectorIndex,
+    merge_hits,
+    top_candidates,
+    top_indices,
+)
 
 DIM = 6
 
@@ -76,43 +83,46 @@ def test_top_candidates_adds_rows_tied_with_the_kth() -> None:
     assert top_candidates(scores, 9).tolist() == top_indices(scores, 9).tolist()
 
 
-def test_cache_loads_lazily_once_and_unions_scopes() -> None:
+def _index(rows: list[tuple[str, np.ndarray]], payload=str.upper) -> VectorIndex:
+    builder = IndexBuilder(DIM, len(rows))
+    for item, v in rows:
+        builder.add(item, payload(item), None, encode_vector(v))
+    return builder.build()
+
+
+def test_cache_loads_lazily_once_by_key_and_unions_keys() -> None:
     rows = {
         ("u", "a"): [("x1", unit(1)), ("x2", unit(2))],
         ("u", "b"): [("y1", unit(3))],
         ("v", "a"): [("z1", unit(4))],
     }
-    calls: list[tuple[str, tuple]] = []
+    calls: list[tuple] = []
 
-    def list_keys(ns: str):
-        calls.append(("keys", (ns,)))
-        return list(rows)
+    def load(ns: str, keys):
+        calls.append(tuple(sorted(keys)))
+        return {key: _index(rows[key]) for key in keys if key in rows}
 
-    def load_rows(ns: str, keys):
-        calls.append(("rows", tuple(sorted(keys))))
-        for key in keys:
-            for item, v in rows[key]:
-                yield IndexRow(key, item, item.upper(), None, encode_vector(v))
-
-    cache: IndexCache[tuple[str, str]] = IndexCache(list_keys, load_rows)
+    cache: IndexCache[tuple[str, str]] = IndexCache(load)
     q = unit(2)
-    hits = cache.search("semantic", lambda key: key[0] == "u", q, 5)
+    hits = cache.search("semantic", [("u", "a"), ("u", "b")], q, 5)
     assert [h.id for h in hits][0] == "x2" and {h.id for h in hits} == {"x1", "x2", "y1"}
-    assert calls == [("keys", ("semantic",)), ("rows", (("u", "a"), ("u", "b")))]
-    cache.search("semantic", lambda key: key[0] == "u", q, 5)
-    assert len(calls) == 2  # warm: no loader calls
-    cache.search("semantic", lambda key: True, q, 5)
-    assert calls[-1] == ("rows", (("v", "a"),))  # only the missing scope is loaded
-    # incremental updates
-    cache.upsert("semantic", ("w", "new"), "n1", q, "N1")  # a key never seen: starts its own index
-    assert cache.search("semantic", lambda key: key[0] == "w", q, 1)[0].id == "n1"
+    assert calls == [(("u", "a"), ("u", "b"))] and hits[0].payload == "X2"
+    cache.search("semantic", [("u", "a"), ("u", "b")], q, 5)
+    assert len(calls) == 1  # warm: no loader calls
+    cache.search("semantic", [("u", "a"), ("v", "a"), ("w", "none")], q, 5)
+    assert calls[-1] == (("v", "a"), ("w", "none"))  # only the missing keys are loaded
+    assert cache.search("semantic", [("w", "none")], q, 5) == [] and len(calls) == 2  # an empty scope is cached too
+    # incremental updates reach loaded entries (an empty one included)
+    cache.upsert("semantic", ("w", "none"), "n1", q, "N1")
+    assert cache.search("semantic", [("w", "none")], q, 1)[0].id == "n1"
     cache.remove("semantic", ("u", "a"), "x2")
-    assert "x2" not in {h.id for h in cache.search("semantic", lambda key: True, q, 10)}
-    cache.drop("semantic", [("u", "b")])
-    assert {h.id for h in cache.search("semantic", lambda key: key[0] == "u", q, 10)} == {"x1"}
+    assert "x2" not in {h.id for h in cache.search("semantic", list(rows), q, 10)}
+    cache.forget(["semantic"], [("u", "b")])  # someone else changed it: read again on the next search
+    assert {h.id for h in cache.search("semantic", [("u", "a"), ("u", "b")], q, 10)} == {"x1", "y1"}
+    assert calls[-1] == (("u", "b"),)
     n_calls = len(calls)
     cache.clear()
-    cache.search("semantic", lambda key: True, q, 10)
+    cache.search("semantic", list(rows), q, 10)
     assert len(calls) > n_calls  # reloaded after clear
 
 
@@ -120,26 +130,25 @@ def test_cache_unloads_least_recently_searched_scopes_past_max_rows() -> None:
     rows = {("u", str(i)): [(f"x{i}-{j}", unit(100 * i + j)) for j in range(4)] for i in range(5)}
     loads: list[tuple] = []
 
-    def load_rows(ns: str, keys):
+    def load(ns: str, keys):
         loads.append(tuple(keys))
-        for key in keys:
-            for item, v in rows[key]:
-                yield IndexRow(key, item, item, None, encode_vector(v))
+        return {key: _index(rows[key], payload=str) for key in keys}
 
-    cache: IndexCache[tuple[str, str]] = IndexCache(lambda ns: list(rows), load_rows, max_rows=8)
+    cache: IndexCache[tuple[str, str]] = IndexCache(load, max_rows=10)  # 4 rows + 1 per index: two fit
     q = unit(3)
-    for i in range(5):  # 4 rows each: at most two scopes stay loaded
-        hits = cache.search("semantic", lambda key, i=i: key == ("u", str(i)), q, 2)
+    for i in range(5):
+        hits = cache.search("semantic", [("u", str(i))], q, 2)
         assert {h.id.split("-")[0] for h in hits} == {f"x{i}"}
-        assert cache.cached_rows <= 8
+        assert cache.cached_rows <= 10 and len(cache) <= 2
     assert cache.loaded("semantic", ("u", "0")) is None and cache.loaded("semantic", ("u", "4")) is not None
     # an unloaded scope is reloaded on its next search, with the same answer as before
     before = len(loads)
-    again = cache.search("semantic", lambda key: key == ("u", "0"), q, 4)
+    again = cache.search("semantic", [("u", "0")], q, 4)
     assert len(loads) == before + 1 and sorted(h.id for h in again) == sorted(i for i, _ in rows[("u", "0")])
     # one search over more rows than the bound keeps what it needs
-    everything = cache.search("semantic", lambda key: True, q, 20)
+    everything = cache.search("semantic", list(rows), q, 20)
     assert len(everything) == 20
+    assert cache.cached_rows == sum(len(index) + 1 for index in (cache.loaded("semantic", k) for k in rows) if index)
 
 
 def test_store_reloads_an_unloaded_scope_with_its_latest_rows(tmp_path) -> None:

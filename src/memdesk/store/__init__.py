@@ -84,11 +84,19 @@ def sqlite_path(url: str) -> str:
     return path
 
 
-def open_store(url: str, *, busy_timeout_ms: int = 5000, cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS) -> Store:
+def open_store(
+    url: str,
+    *,
+    busy_timeout_ms: int = 5000,
+    cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
+    search: str | None = None,
+) -> Store:
     """Open (creating and migrating if needed) the store a database URL names.
 
     ``cache_max_rows`` bounds the record vectors kept in memory for search (least recently searched
     scopes are unloaded first and reloaded on their next search); None keeps every loaded scope.
+    ``search`` (PostgreSQL only): ``"sql"`` (the default there: pgvector inside the database, no
+    vectors kept in the process) or ``"memory"`` (the in-process cache SQLite always uses).
 
     ConfigError for an unknown scheme, a malformed URL, or a PostgreSQL URL without psycopg
     installed; StoreError if the PostgreSQL server cannot be reached.
@@ -98,13 +106,15 @@ def open_store(url: str, *, busy_timeout_ms: int = 5000, cache_max_rows: int | N
     url = url.strip()
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme == "sqlite":
+        if search not in (None, "memory"):
+            raise ConfigError(f"SQLite searches in memory; search={search!r} is for PostgreSQL")
         return SQLiteStore(sqlite_path(url), busy_timeout_ms=busy_timeout_ms, cache_max_rows=cache_max_rows)
     if scheme in ("postgresql", "postgres") or scheme.startswith("postgresql+"):
-        return _open_postgres("postgresql" + url[len(scheme) :], busy_timeout_ms, cache_max_rows)
+        return _open_postgres("postgresql" + url[len(scheme) :], busy_timeout_ms, cache_max_rows, search or "sql")
     raise ConfigError(f"unknown database URL scheme {scheme or url!r}: use sqlite:///PATH or postgresql://...")
 
 
-def _open_postgres(url: str, busy_timeout_ms: int, cache_max_rows: int | None) -> Store:
+def _open_postgres(url: str, busy_timeout_ms: int, cache_max_rows: int | None, search: str) -> Store:
     """A :class:`~memdesk.store.postgres.PostgresStore`, importing psycopg only now (an optional dependency)."""
     try:
         from .postgres import PostgresStore
@@ -114,4 +124,4 @@ def _open_postgres(url: str, busy_timeout_ms: int, cache_max_rows: int | None) -
         raise ConfigError(
             "the PostgreSQL backend needs psycopg 3: pip install 'memdesk[postgres]' (or 'psycopg[binary]')"
         ) from e
-    return PostgresStore(url, busy_timeout_ms=busy_timeout_ms, cache_max_rows=cache_max_rows)
+    return PostgresStore(url, busy_timeout_ms=busy_timeout_ms, cache_max_rows=cache_max_rows, search=search)

@@ -167,9 +167,12 @@ class RecordQuery(Protocol):
         first written, up to ``limit`` after ``cursor``."""
         ...
 
-    def revision(self) -> int:
-        """A number that changes whenever any memory record changes (here or in another process):
-        lets callers cache what they derive from records, e.g. a lexical index."""
+    def revision(self, scope: Scope | None = None) -> int:
+        """A number that changes whenever a memory record under ``scope`` changes (any record if
+        None), written here or by another process: lets callers cache what they derive from one
+        scope's records, e.g. a lexical index, and keep it while other scopes are written. Values
+        are comparable only within one store object and one scope; one may also move when nothing
+        under the scope changed (rarely: a scope not asked about for long, or an unknown change)."""
         ...
 
     def get_vectors(self, memory_type: MemoryType, ids: Sequence[str]) -> np.ndarray:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from functools import lru_cache
 from typing import Any, Sequence
 
 import numpy as np
@@ -110,7 +111,11 @@ def scope_key(scope: Scope | ScopeTuple) -> str:
     JSON of the three ids, so ids containing any character (even the separator ``Scope.key``
     uses) can never collide.
     """
-    parts = scope_tuple(scope) if isinstance(scope, Scope) else scope
+    return _key_of(scope_tuple(scope) if isinstance(scope, Scope) else tuple(scope))
+
+
+@lru_cache(maxsize=65_536)
+def _key_of(parts: ScopeTuple) -> str:
     return json.dumps(list(parts), ensure_ascii=False, separators=(",", ":"))
 
 

@@ -10,15 +10,15 @@ keeps its place in insertion order.
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterator, Protocol, Sequence
 
 import numpy as np
 
 from ..errors import InvalidInputError
 from .codec import check_ids, check_json, check_k, check_matrix, check_name, check_unique, decode_matrix
-from .database import Database
+from .database import Changes, Database
 from .search_cache import query_vector
-from .vector_index import IndexCache, IndexRow
+from .vector_index import IndexBuilder, IndexCache, VectorIndex
 
 _KEY = ""  # a collection is one index: one scope key
 
@@ -40,22 +40,36 @@ def _check_texts(texts: Any, n: int) -> list[str | None]:
     return list(texts)
 
 
+class CollectionSearch(Protocol):
+    """How a store searches its vector collections, told about each committed change."""
+
+    def search(self, conn: Any, name: str, query: np.ndarray, k: int) -> list[tuple[str, str, float]]: ...
+
+    def rows(self, name: str) -> Iterator[tuple[str, str, bytes]]: ...
+
+    def put(self, name: str, ids: Sequence[str], matrix: np.ndarray, payloads: Sequence[str]) -> None: ...
+
+    def deleted(self, name: str, ids: Sequence[str] | None) -> None: ...
+
+
 class CollectionCache:
     """The in-process vectors of every vector collection of one database (one index per name)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self.cache: IndexCache[str] = IndexCache(self._keys, self._rows)
-        db.on_change(self.cache.clear)
+        self.cache: IndexCache[str] = IndexCache(self._load)
+        db.on_change(self._changed)
 
-    def _keys(self, name: str) -> list[str]:
-        row = self.db.connection().execute(
-            f"SELECT 1 FROM collection_items WHERE collection = {self.db.dialect.param} LIMIT 1", (name,)
-        )
-        return [_KEY] if row.fetchone() is not None else []
+    def _changed(self, changes: Changes | None) -> None:
+        if changes is None:
+            self.cache.clear()
+        else:
+            for name in changes.collections:
+                self.cache.forget([name], [_KEY])
 
-    def rows(self, name: str) -> Iterator[IndexRow[str]]:
-        """Every item of ``name`` in insertion order, its vector checked against the recorded model."""
+    def rows(self, name: str) -> Iterator[tuple[str, str, bytes]]:
+        """(id, payload, vector bytes) of every item of ``name`` in insertion order, vectors checked
+        against the recorded model."""
         cur = self.db.dialect.vector_cursor(self.db.connection())
         sql = (
             "SELECT id, payload, vector, embedding_model FROM collection_items "
@@ -63,16 +77,37 @@ class CollectionCache:
         )
         for item_id, payload, blob, model in cur.execute(sql, (name,)):
             self.db.check_row_model(model, blob)
-            yield IndexRow(_KEY, item_id, payload, None, blob)
+            yield item_id, payload, blob
 
-    def _rows(self, name: str, keys: Sequence[str]) -> Iterator[IndexRow[str]]:
-        return self.rows(name)
+    # -- what SQLVectorCollection calls ----------------------------------------------------------
+    def search(self, conn: Any, name: str, query: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+        return [(h.id, h.payload, h.score) for h in self.cache.search(name, [_KEY], query, k)]
+
+    def put(self, name: str, ids: Sequence[str], matrix: np.ndarray, payloads: Sequence[str]) -> None:
+        for n, (i, body) in enumerate(zip(ids, payloads)):
+            self.cache.upsert(name, _KEY, i, matrix[n], body)
+
+    def deleted(self, name: str, ids: Sequence[str] | None) -> None:
+        if ids is None:
+            self.cache.forget([name], [_KEY])
+        else:
+            for i in ids:
+                self.cache.remove(name, _KEY, i)
+
+    def _load(self, name: str, keys: Sequence[str]) -> dict[str, VectorIndex]:
+        info = self.db.known_info
+        if info is None:
+            return {}
+        builder = IndexBuilder(info.dim, _count(self.db, "collection_items", name, locked=True))
+        for item_id, payload, blob in self.rows(name):
+            builder.add(item_id, payload, None, blob)
+        return {_KEY: builder.build()}
 
 
 class SQLVectorCollection:
     """The vector collection ``name`` of one database (see :class:`~memdesk.store.base.VectorCollection`)."""
 
-    def __init__(self, db: Database, cache: CollectionCache, name: str) -> None:
+    def __init__(self, db: Database, cache: "CollectionSearch", name: str) -> None:
         self.db = db
         self._cache = cache
         self.name = check_name(name, "collection name")
@@ -107,8 +142,7 @@ class SQLVectorCollection:
                         for n, (i, body, text) in enumerate(zip(item_ids, bodies, embedded))
                     ],
                 )
-            for n, (i, body) in enumerate(zip(item_ids, bodies)):
-                self._cache.cache.upsert(self.name, _KEY, i, matrix[n], body)
+            self._cache.put(self.name, item_ids, matrix, bodies)
 
     def get(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
         """(id, payload) of every item in insertion order, or of ``ids`` in that order (missing ids skipped)."""
@@ -121,8 +155,7 @@ class SQLVectorCollection:
             query, info = query_vector(self.db, conn, vector)
             if info is None or k == 0:
                 return []
-            hits = self._cache.cache.search(self.name, lambda key: True, query, k)
-        return [(h.id, h.payload, h.score) for h in hits]
+            return self._cache.search(conn, self.name, query, k)
 
     def count(self) -> int:
         return _count(self.db, "collection_items", self.name)
@@ -141,21 +174,17 @@ class SQLVectorCollection:
             payloads: list[str] = []
             blobs: list[bytes] = []
             if info is not None:
-                for row in self._cache.rows(self.name):
-                    ids.append(row.id)
-                    payloads.append(row.payload)
-                    blobs.append(row.blob)
+                for item_id, payload, blob in self._cache.rows(self.name):
+                    ids.append(item_id)
+                    payloads.append(payload)
+                    blobs.append(blob)
         return ids, payloads, decode_matrix(blobs, info.dim if info is not None else 0)
 
     def delete(self, ids: Sequence[str] | None = None) -> int:
         """Delete ``ids`` (every item if None). Returns the number deleted."""
         wanted = None if ids is None else list(dict.fromkeys(check_ids(ids)))
         deleted = _delete(self.db, "collection_items", self.name, wanted)
-        if wanted is None:
-            self._cache.cache.drop(self.name, [_KEY])
-        else:
-            for i in wanted:
-                self._cache.cache.remove(self.name, _KEY, i)
+        self._cache.deleted(self.name, wanted)
         return deleted
 
 
@@ -208,9 +237,13 @@ def _get(db: Database, table: str, name: str, ids: Sequence[str] | None) -> list
     return [(i, found[i]) for i in wanted if i in found]
 
 
-def _count(db: Database, table: str, name: str) -> int:
-    with db.read(f"{table} count") as conn:
-        row = conn.execute(f"SELECT COUNT(*) FROM {table} WHERE collection = {db.dialect.param}", (name,)).fetchone()
+def _count(db: Database, table: str, name: str, *, locked: bool = False) -> int:
+    sql = f"SELECT COUNT(*) FROM {table} WHERE collection = {db.dialect.param}"
+    if locked:  # inside a read the caller holds
+        row = db.connection().execute(sql, (name,)).fetchone()
+    else:
+        with db.read(f"{table} count") as conn:
+            row = conn.execute(sql, (name,)).fetchone()
     return int(row[0]) if row is not None else 0
 
 

@@ -1,11 +1,19 @@
 """One database connection shared by a store's parts: locking, transactions, change detection, ``meta``.
 
 :class:`Database` owns the driver connection (used by one thread at a time under its lock), runs
-reads and write transactions through the :class:`~memdesk.store.dialect.Dialect`, and tells
-the parts that cache what they read (the search caches, the recorded embedding info) when
-another connection committed: :meth:`Database.sync` reads the dialect's change counter and, when
-it moved, calls every callback registered with :meth:`Database.on_change`. It also keeps the
-``meta`` table: which embedding model and dimension wrote the vectors.
+reads and write transactions through the :class:`~memdesk.store.dialect.Dialect`, and tells the
+parts that cache what they read (the search caches, the recorded embedding info) what another
+connection changed.
+
+Change detection is per scope. Triggers on the record tables, ``collection_items`` and ``meta``
+append to ``change_log`` the scope key (or collection) of every row any writer changes, memdesk or
+plain SQL (a change to ``meta``, or a ``TRUNCATE``, logs "everything"). Writers are serialized, so
+the log's ids follow commit order. :meth:`Database.sync` first reads the dialect's cheap change
+counter; only when it moved does it read the log entries after the last one seen and hand the
+changed scope keys and collections to every callback registered with :meth:`Database.on_change`
+(None: drop everything). This store's own entries are skipped: its writers update the caches
+themselves. The log is pruned to its last :data:`LOG_KEEP` entries; a reader that fell further
+behind drops everything.
 """
 
 from __future__ import annotations
@@ -14,6 +22,7 @@ import logging
 import threading
 from contextlib import contextmanager
 from datetime import datetime
+from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
 from ..errors import ConfigError, EmbeddingMismatchError, InvalidInputError, StoreError
@@ -24,6 +33,20 @@ from .schema import TABLES, marks
 log = logging.getLogger(__name__)
 
 _UNSET: Any = object()
+
+LOG_KEEP = 100_000
+"""Change-log entries kept; older ones are pruned (a reader further behind drops all its caches)."""
+LOG_READ = 10_000
+"""Change-log entries read at once; a reader with more to catch up on drops all its caches instead."""
+_PRUNE_EVERY = 256  # write transactions between two looks at the log's length
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What other connections changed: the exact scope keys of records and the collections."""
+
+    scope_keys: frozenset[str]
+    collections: frozenset[str]
 
 
 def check_info(info: Any) -> EmbeddingInfo:
@@ -45,8 +68,12 @@ class Database:
         self.lock = threading.RLock()
         self.conn: Any = None
         self.version = -1  # the change counter last seen (see sync)
+        self.log_seen = 0  # the last change_log id taken into account
         self._info: EmbeddingInfo | None = _UNSET
-        self._listeners: list[Callable[[], None]] = []
+        self._rewriting: bool = _UNSET
+        self._listeners: list[Callable[[Changes | None], None]] = []
+        self._writes = 0
+        self._logging = False  # the change log exists (set once the migrations ran: start_log)
 
     # -- connection --------------------------------------------------------------------------
     def connection(self) -> Any:
@@ -76,36 +103,121 @@ class Database:
 
     @contextmanager
     def tx(self, what: str) -> Iterator[Any]:
-        """One write transaction (see :meth:`Dialect.write_transaction`). After the commit, a change
-        counter that moved by more than this transaction's own step means someone else wrote since
-        this store last looked: the caches are dropped."""
+        """One write transaction (see :meth:`Dialect.write_transaction`).
+
+        The change-log entries it adds are this store's own (its writers update the caches after
+        the commit), so they are marked seen, unless someone else wrote since this store last
+        looked: then the next :meth:`sync` reads the log, theirs and these together."""
         with self.lock:
             conn = self.connection()
+            if not self._logging:  # migrations, before the change log exists (or an old layout: see start_log)
+                with self.dialect.write_transaction(conn, what) as version:
+                    yield conn
+                if version is not None and version == self.version + 1:  # only this store wrote
+                    self.version = version
+                return
             with self.dialect.write_transaction(conn, what) as version:
+                before = self._log_max(conn)
                 yield conn
-            if version is not None:
-                if version != self.version + 1:
-                    log.debug("database changed by another connection: dropping the caches")
-                    self.invalidate()
-                self.version = version
+                after = self._log_max(conn)
+                self._writes += 1
+                if self._writes % _PRUNE_EVERY == 0:
+                    self._prune(conn, after)
+            own = before == self.log_seen and (version is None or version == self.version + 1)
+            if own:
+                self.log_seen = after
+                if version is not None:
+                    self.version = version
+            else:
+                self.version = -1  # the next sync reads the log
+
+    @staticmethod
+    def _log_max(conn: Any) -> int:
+        row = conn.execute("SELECT MAX(id) FROM change_log").fetchone()
+        return int(row[0]) if row is not None and row[0] is not None else 0
+
+    def _prune(self, conn: Any, last: int) -> None:
+        p = self.dialect.param
+        floor = last - LOG_KEEP
+        row = conn.execute("SELECT floor FROM change_floor").fetchone()
+        if floor > (int(row[0]) if row is not None else 0) + LOG_KEEP // 4:
+            conn.execute(f"DELETE FROM change_log WHERE id <= {p}", (floor,))
+            conn.execute(f"UPDATE change_floor SET floor = {p}", (floor,))
 
     # -- change detection --------------------------------------------------------------------
-    def on_change(self, callback: Callable[[], None]) -> None:
-        """Call ``callback`` whenever what this connection cached may be stale."""
+    def on_change(self, callback: Callable[[Changes | None], None]) -> None:
+        """Call ``callback(changes)`` when another connection changed what this one may have cached
+        (``None``: anything may have changed)."""
         self._listeners.append(callback)
 
     def invalidate(self) -> None:
-        self._info = _UNSET
+        """Drop every cache (anything may have changed)."""
+        self._notify(None)
+
+    def _notify(self, changes: Changes | None) -> None:
+        if changes is None:
+            self._info = self._rewriting = _UNSET
         for callback in self._listeners:
-            callback()
+            callback(changes)
+
+    def start_log(self, conn: Any) -> None:
+        """Take the database as it is now as seen (a store just opened has nothing cached). A store
+        opened with fewer migrations than memdesk has (tests of old layouts) may lack the change log:
+        then any change by another connection drops every cache."""
+        self.version = self.dialect.read_version(conn)
+        names = {r[0] for r in conn.execute("SELECT name FROM migrations").fetchall()}
+        self._logging = "0004_change_log" in names
+        if self._logging:
+            self.log_seen = self._log_max(conn)
+
+    def erase_changes(self, conn: Any, keys: Sequence[str]) -> None:
+        """Inside a write transaction: delete the change log's entries naming these scope keys (a
+        forgotten scope leaves no trace there) and log "everything" instead, so other stores, which
+        may not have read the deleted entries yet, drop their caches."""
+        if not self._logging or not keys:
+            return
+        for cond, params in self.dialect.id_chunks("scope_key", list(keys)):
+            conn.execute(f"DELETE FROM change_log WHERE {cond}", params)
+        conn.execute("INSERT INTO change_log (scope_key, collection) VALUES (NULL, NULL)")
 
     def sync(self, conn: Any) -> None:
-        """Drop the caches if another connection committed since the last check."""
+        """Tell the caches what other connections changed since the last check: one read of the
+        change counter when nothing did."""
         version = self.dialect.read_version(conn)
-        if version != self.version:
-            log.debug("database changed by another connection: dropping the caches")
-            self.version = version
+        if version == self.version:
+            return
+        self.version = version
+        if not self._logging:
             self.invalidate()
+            return
+        p = self.dialect.param
+        row = conn.execute("SELECT floor FROM change_floor").fetchone()
+        if row is not None and int(row[0]) > self.log_seen:  # pruned past what this store saw
+            log.debug("change log pruned past this store's last look: dropping the caches")
+            self.log_seen = self._log_max(conn)
+            self.invalidate()
+            return
+        rows = conn.execute(
+            f"SELECT id, scope_key, collection FROM change_log WHERE id > {p} ORDER BY id LIMIT {p}",
+            (self.log_seen, LOG_READ + 1),
+        ).fetchall()
+        if not rows:
+            return
+        if len(rows) > LOG_READ:
+            log.debug("more than %d changes since this store's last look: dropping the caches", LOG_READ)
+            self.log_seen = self._log_max(conn)
+            self.invalidate()
+            return
+        self.log_seen = int(rows[-1][0])
+        if any(scope is None and collection is None for _, scope, collection in rows):
+            self.invalidate()
+            return
+        self._notify(
+            Changes(
+                scope_keys=frozenset(r[1] for r in rows if r[1] is not None),
+                collections=frozenset(r[2] for r in rows if r[2] is not None),
+            )
+        )
 
     # -- embedding info (meta) ---------------------------------------------------------------
     @staticmethod
@@ -129,6 +241,14 @@ class Database:
         if self._info is _UNSET:
             self._info = self.read_info(conn)
         return self._info
+
+    def rewriting(self, conn: Any) -> bool:
+        """True while ``memdesk reembed`` has rewritten some vectors and not yet switched the model
+        (read once per change of the database)."""
+        if self._rewriting is _UNSET:
+            row = conn.execute("SELECT 1 FROM meta WHERE key = 'reembed_model'").fetchone()
+            self._rewriting = row is not None
+        return self._rewriting
 
     @property
     def known_info(self) -> EmbeddingInfo | None:
@@ -157,6 +277,7 @@ class Database:
                     if current is not None and self.has_vectors(conn):
                         raise EmbeddingMismatchError(current.model_id, current.dim, info.model_id, info.dim)
                     self.write_info(conn, info)
+                    self.dialect.set_vector_dim(conn, info.dim)
             if changed:
                 self.invalidate()
             self._info = info

@@ -81,6 +81,11 @@ class Dialect(Protocol):
         transaction): SQLite checkpoints and truncates its WAL; PostgreSQL leaves it to VACUUM."""
         ...
 
+    def set_vector_dim(self, conn: Any, dim: int | None) -> None:
+        """Declare the vector columns' dimension (None: any), inside a write transaction, where the
+        backend types its vector columns by dimension; a no-op elsewhere."""
+        ...
+
     def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
         """(SQL expression of a stored vector's size, its value for a vector of ``info``'s dimension)."""
         ...

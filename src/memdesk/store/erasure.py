@@ -7,7 +7,8 @@ under a partial one):
 - the current records (every memory type) and their vectors;
 - every ``history`` entry of those records and of records deleted from the scope earlier (all
   versions, the ADD/UPDATE/DELETE payloads alike; no DELETE entry is written);
-- the raw messages and the ``scopes`` rows.
+- the raw messages and the ``scopes`` rows;
+- the change log's entries naming those scopes (see :meth:`~memdesk.store.database.Database.erase_changes`).
 
 After the commit the search cache drops the scopes' vectors and the dialect removes what the
 database keeps of deleted rows where it can (:meth:`~memdesk.store.dialect.Dialect.after_erase`:
@@ -24,7 +25,7 @@ from .base import Forgotten
 from .codec import ScopeTuple, check_scope, scope_key, scope_matches
 from .database import Database
 from .schema import TABLES, scope_where
-from .search_cache import RecordSearch
+from .search_cache import RecordIndex
 
 
 def _parts(key: str) -> ScopeTuple:
@@ -35,7 +36,7 @@ def _parts(key: str) -> ScopeTuple:
 class ScopeEraser:
     """Forgets scopes of one database."""
 
-    def __init__(self, db: Database, search: RecordSearch) -> None:
+    def __init__(self, db: Database, search: RecordIndex) -> None:
         self.db = db
         self.search = search
 
@@ -74,6 +75,7 @@ class ScopeEraser:
                     scopes += len(d.delete_returning(conn, "scopes", cond, params, "scope_key"))
                 for cond, params in d.id_chunks("record_id", sorted(record_ids)):
                     history += len(d.delete_returning(conn, "history", cond, params, "hid"))
+                self.db.erase_changes(conn, keys)  # the change log named these scopes too
             dropped = {_parts(k) for k in keys}
             for mt in MemoryType:
                 self.search.dropped(mt, dropped)

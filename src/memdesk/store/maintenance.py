@@ -109,6 +109,14 @@ class VectorRewriter:
         p = d.param
         with self.db.lock:
             with self.db.tx("rewrite_vectors") as conn:
+                current = self.db.read_info(conn)
+                if current is not None and current.dim != info.dim:
+                    d.set_vector_dim(conn, None)  # vectors of two dimensions side by side until the switch
+                d.executemany(  # searches that cannot check every row (in SQL) refuse until the switch
+                    conn,
+                    f"INSERT INTO meta (key, value) VALUES ({p}, {p}) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [("reembed_model", info.model_id)],
+                )
                 if table.kind == "records":
                     mt = MemoryType(table.name)
                     payloads: dict[str, str] = {}
@@ -160,4 +168,6 @@ class VectorRewriter:
                         remaining,
                     )
                 self.db.write_info(conn, info)
+                conn.execute("DELETE FROM meta WHERE key = 'reembed_model'")
+                self.db.dialect.set_vector_dim(conn, info.dim)
             self.db.invalidate()

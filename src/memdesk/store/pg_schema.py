@@ -127,9 +127,101 @@ def _m0003_history_scope_index(conn: "psycopg.Connection") -> None:
     conn.execute(HISTORY_SCOPE_INDEX)
 
 
+def _m0004_change_log(conn: "psycopg.Connection") -> None:
+    """Per-scope change detection: ``change_log`` filled by statement triggers (see :mod:`.database`)."""
+    changes, change_log = _qualified(conn, "changes"), _qualified(conn, "change_log")
+    lock = (  # take the writers' row lock first, so log ids follow commit order (memdesk already holds it)
+        f"UPDATE {changes} SET counter = counter + 1, last_xact = txid_current() "
+        "WHERE last_xact IS DISTINCT FROM txid_current();"
+    )
+    statements = [
+        "CREATE TABLE change_log (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, scope_key text, collection text)",
+        """CREATE TABLE change_floor (
+            singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton), floor bigint NOT NULL)""",
+        "INSERT INTO change_floor (singleton, floor) VALUES (true, 0)",
+    ]
+    for column in ("scope_key", "collection"):
+        statements += [
+            f"""CREATE FUNCTION memdesk_log_{column}s() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN {lock}
+                INSERT INTO {change_log} ({column}) SELECT DISTINCT {column} FROM changed;
+                RETURN NULL;
+            END $$""",
+            f"""CREATE FUNCTION memdesk_log_moved_{column}s() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN {lock}
+                INSERT INTO {change_log} ({column}) SELECT {column} FROM old_rows UNION SELECT {column} FROM new_rows;
+                RETURN NULL;
+            END $$""",
+        ]
+    statements.append(
+        f"""CREATE FUNCTION memdesk_log_everything() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN {lock}
+            INSERT INTO {change_log} (scope_key, collection) VALUES (NULL, NULL);
+            RETURN NULL;
+        END $$"""
+    )
+    logged = [(t, "scope_key") for t in TABLES.values()] + [("collection_items", "collection")]
+    for table, column in logged:
+        statements += [
+            f"CREATE TRIGGER {table}_log_insert AFTER INSERT ON {table} REFERENCING NEW TABLE AS changed "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION memdesk_log_{column}s()",
+            f"CREATE TRIGGER {table}_log_delete AFTER DELETE ON {table} REFERENCING OLD TABLE AS changed "
+            f"FOR EACH STATEMENT EXECUTE FUNCTION memdesk_log_{column}s()",
+            f"CREATE TRIGGER {table}_log_update AFTER UPDATE ON {table} REFERENCING OLD TABLE AS old_rows "
+            f"NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION memdesk_log_moved_{column}s()",
+            f"CREATE TRIGGER {table}_log_truncate AFTER TRUNCATE ON {table} "
+            "FOR EACH STATEMENT EXECUTE FUNCTION memdesk_log_everything()",
+        ]
+    statements.append(
+        "CREATE TRIGGER meta_log AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON meta "
+        "FOR EACH STATEMENT EXECUTE FUNCTION memdesk_log_everything()"
+    )
+    for statement in statements:
+        conn.execute(statement)
+
+
+def hnsw_indexes(conn: "psycopg.Connection", table: str) -> list[str]:
+    """Names of the HNSW indexes on ``table``."""
+    rows = conn.execute(
+        "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am a ON a.oid = i.relam "
+        "WHERE x.indrelid = %s::regclass AND a.amname = 'hnsw'",
+        [table],
+    ).fetchall()
+    return [r[0] for r in rows]
+
+
+def set_vector_dim(conn: "psycopg.Connection", dim: int | None) -> None:
+    """Make every ``vector`` column ``vector(dim)`` (what an HNSW index needs), or plain ``vector``
+    for None (while ``memdesk reembed`` writes vectors of another dimension; HNSW indexes are
+    dropped then, and rebuilt afterwards by ``index_large_scopes``)."""
+    from psycopg import sql
+
+    wanted = "vector" if dim is None else f"vector({int(dim)})"
+    for table in (*TABLES.values(), "collection_items"):
+        row = conn.execute(
+            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = %s::regclass AND attname = 'vector'",
+            [table],
+        ).fetchone()
+        if row is not None and row[0] != wanted:
+            if dim is None:
+                for index in hnsw_indexes(conn, table):
+                    conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(index)))
+            conn.execute(f"ALTER TABLE {table} ALTER COLUMN vector TYPE {wanted}")
+
+
+def _m0005_dimensioned_vectors(conn: "psycopg.Connection") -> None:
+    """``vector(n)`` columns for a store whose embedding dimension is recorded (new stores get them
+    when the dimension is first recorded)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'embedding_dim'").fetchone()
+    if row is not None:
+        set_vector_dim(conn, int(row[0]))
+
+
 PG_MIGRATIONS: tuple[Migration["psycopg.Connection"], ...] = (
     Migration("0001_initial_schema", _m0001_initial_schema),
     Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
     Migration("0003_history_scope_index", _m0003_history_scope_index),
+    Migration("0004_change_log", _m0004_change_log),
+    Migration("0005_dimensioned_vectors", _m0005_dimensioned_vectors),
 )
 """The PostgreSQL schema, oldest first. Append new migrations; never edit or reorder applied ones."""

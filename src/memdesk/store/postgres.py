@@ -12,13 +12,13 @@ versions and insertion order stay consistent and concurrent writers lose nothing
 waits longer than ``busy_timeout_ms`` (PostgreSQL's ``lock_timeout``) gets
 :class:`~memdesk.errors.StoreLockedError` and writes nothing. Readers never wait (MVCC).
 
-Search: the same exact in-process numpy index as SQLite (:mod:`.vector_index`): vectors of each
-(memory type, exact scope) are loaded on first use and updated by this store's own writes. Before
-each search the store reads ``changes.counter`` (one indexed single-row read); when another
-connection committed since, the cache is dropped and reloaded lazily. Chosen over pgvector's
-``ORDER BY vector <#> q`` because a warm search is several times faster (a 20k-vector scope
-scores in a few milliseconds, pgvector exact takes tens) and its results and ties are identical
-to the SQLite backend's. The cost is a one-time load per process and scope.
+Search (``search=``): ``"sql"`` (the default) searches inside PostgreSQL with pgvector
+(:mod:`.pg_search`): the process keeps no copy of the vectors, several processes on one database
+see each other's writes at once, a scope of ``hnsw_min_rows`` records or more can get its own HNSW
+index (:meth:`PostgresStore.index_large_scopes`). ``"memory"`` keeps SQLite's in-process numpy
+cache (:mod:`.search_cache`): faster when warm, exact, one copy of the searched scopes per process,
+kept current through the per-scope change log. The vector columns are ``vector(n)`` once the
+embedding dimension is recorded (plain ``vector`` while ``memdesk reembed`` changes it).
 """
 
 from __future__ import annotations
@@ -40,13 +40,15 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import Format
 
 from ..errors import ConfigError, InvalidInputError, StoreError, StoreLockedError
+from ..records import MemoryType, Scope
 from .base import EmbeddingInfo
 from .codec import FLOAT32
 from .migrations import Migration, apply_migrations
-from .pg_schema import PG_MIGRATIONS
+from .pg_schema import PG_MIGRATIONS, set_vector_dim
 from .database import Database
 from .schema import CHUNK
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
+from .pg_search import HNSW_MIN_ROWS, ITERATIVE_PGVECTOR, MIN_PGVECTOR, PgCollectionSearch, PgRecordSearch
 from .sqlstore import SQLStore
 
 log = logging.getLogger(__name__)
@@ -105,6 +107,14 @@ def _store_error(e: psycopg.Error, what: str) -> Exception:
     if isinstance(e, psycopg.DataError) and "NUL" in str(e):
         return InvalidInputError(f"{what}: PostgreSQL text cannot hold NUL characters ({e})")
     return StoreError(f"{what}: {e}")
+
+
+def _pgvector_version(conn: psycopg.Connection[Any]) -> tuple[int, ...]:
+    row = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    try:
+        return tuple(int(x) for x in str(row[0]).split(".")[:3]) if row is not None else (0,)
+    except ValueError:
+        return (0,)
 
 
 def describe_dsn(dsn: str) -> str:
@@ -211,6 +221,9 @@ class PostgresDialect:
     ) -> list[Any]:
         return conn.execute(f"DELETE FROM {table} WHERE {where} RETURNING {columns}", params).fetchall()
 
+    def set_vector_dim(self, conn: psycopg.Connection[Any], dim: int | None) -> None:
+        set_vector_dim(conn, dim)
+
     def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
         return "vector_dims(vector)", info.dim
 
@@ -235,8 +248,20 @@ class PostgresStore(SQLStore):
         connect_timeout_s: int = 10,
         migrations: Sequence[Migration[psycopg.Connection[Any]]] = PG_MIGRATIONS,
         cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
+        search: str = "sql",
+        hnsw_min_rows: int = HNSW_MIN_ROWS,
     ) -> None:
-        super().__init__(Database(PostgresDialect(), busy_timeout_ms), cache_max_rows)
+        if search not in ("sql", "memory"):
+            raise ConfigError(f"search must be 'sql' (in PostgreSQL, pgvector) or 'memory' (a cache per process), got {search!r}")
+        db = Database(PostgresDialect(), busy_timeout_ms)
+        self.search_mode = search
+        if search == "sql":
+            self._pg_search: PgRecordSearch | None = PgRecordSearch(db, iterative_scans=False, hnsw_min_rows=hnsw_min_rows)
+            self._pg_collections: PgCollectionSearch | None = PgCollectionSearch(db, hnsw_min_rows)
+            super().__init__(db, record_search=self._pg_search, collection_search=self._pg_collections)
+        else:
+            self._pg_search = self._pg_collections = None
+            super().__init__(db, cache_max_rows)
         if not isinstance(schema, str) or not schema or len(schema) > 63 or "\x00" in schema:
             raise ConfigError(f"invalid schema name {schema!r}")
         if not isinstance(dsn, str):
@@ -260,7 +285,12 @@ class PostgresStore(SQLStore):
                     raise StoreError("the pgvector extension is not installed in this database")
                 self._set_search_path(conn, [schema, ext])
                 _register_vector(conn)
-                self.db.version = self.db.dialect.read_version(conn)
+                self.pgvector_version = _pgvector_version(conn)
+                if self._pg_search is not None:
+                    self._pg_search.iterative_scans = self.pgvector_version >= ITERATIVE_PGVECTOR
+                if self._pg_collections is not None and self.pgvector_version < MIN_PGVECTOR:
+                    self._pg_collections.hnsw_min_rows = 0  # no HNSW on this server: exact search only
+                self.db.start_log(conn)
         except BaseException:
             self.close()
             raise
@@ -268,7 +298,8 @@ class PostgresStore(SQLStore):
     def _connect(self) -> psycopg.Connection[Any]:
         try:
             conn = psycopg.connect(
-                self.dsn, autocommit=True, connect_timeout=self.connect_timeout_s, application_name="memdesk"
+                self.dsn, autocommit=True, connect_timeout=self.connect_timeout_s, application_name="memdesk",
+                prepare_threshold=None,  # one-shot plans see the scope's value: a scope's partial HNSW index matches
             )
         except psycopg.Error as e:
             raise StoreError(f"cannot connect to {describe_dsn(self.dsn)}: {e}") from e
@@ -296,6 +327,24 @@ class PostgresStore(SQLStore):
 
     def __repr__(self) -> str:
         return f"PostgresStore({describe_dsn(self.dsn)!r}, schema={self.schema!r})"
+
+    def index_large_scopes(self, min_rows: int | None = None) -> list[str]:
+        """Give every exact scope with at least ``min_rows`` records of a type (default ``hnsw_min_rows``)
+        its HNSW index, if it has none (``search="sql"`` only); returns the indexes created."""
+        if self._pg_search is None:
+            raise ConfigError("HNSW indexes serve search='sql'; this store searches in memory")
+        if self.pgvector_version < MIN_PGVECTOR:
+            version = ".".join(map(str, self.pgvector_version))
+            raise ConfigError(f"HNSW indexes need pgvector >= 0.5.0; this server has {version}")
+        return self._pg_search.index_large_scopes(min_rows)
+
+    def explain_search(
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int = 20, speaker: str | None = None
+    ) -> str:
+        """EXPLAIN ANALYZE of one search's query (``search="sql"`` only)."""
+        if self._pg_search is None:
+            raise ConfigError("this store searches in memory: there is no SQL plan")
+        return self._pg_search.explain(vector, scope, memory_type, k, speaker)
 
     @contextmanager
     def _locked_tx(self, what: str) -> Iterator[psycopg.Connection[Any]]:

@@ -32,7 +32,7 @@ from .codec import (
 from .database import Database
 from .message_log import MessageTable
 from .schema import CHUNK, RECORD_COLUMNS, TABLES, insert_history, insert_scope, scope_where
-from .search_cache import RecordSearch
+from .search_cache import RecordIndex
 
 Batch = tuple[list[MemoryRecord], np.ndarray, list[str]]
 """Validated records, their float32 vector matrix and their JSON."""
@@ -67,7 +67,7 @@ def find_record(db: Database, conn: Any, record_id: str) -> tuple[MemoryType, Sc
 class RecordWriter:
     """The record tables' writes, for one database."""
 
-    def __init__(self, db: Database, messages: MessageTable, search: RecordSearch) -> None:
+    def __init__(self, db: Database, messages: MessageTable, search: RecordIndex) -> None:
         self.db = db
         self.messages = messages
         self.search = search

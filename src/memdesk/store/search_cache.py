@@ -1,22 +1,27 @@
 """Exact search over the records, through in-process vector caches kept current by the writers.
 
-:class:`RecordSearch` loads the vectors of each (memory type, exact scope) from the database
-into an :class:`~memdesk.store.vector_index.IndexCache` on first use, answers searches from it,
-and is told about every committed write of this store (:meth:`RecordSearch.added`,
-:meth:`removed`, :meth:`dropped`) so a warm search runs no SQL beyond the change check. When
-another connection commits, :class:`~memdesk.store.database.Database` drops it and it reloads
-lazily.
+:class:`RecordSearch` answers a search from an :class:`~memdesk.store.vector_index.IndexCache` of
+one index per (memory type, exact scope). The scope a search names is resolved to its exact scope
+keys without scanning: an exact scope is its own key; a partial one (``Scope(user_id="u")``) is
+one index range of the ``scopes`` table, remembered until a write adds a scope under it. A
+missing index is loaded with one query per batch of keys, straight into one float32 matrix.
+
+The writers of this store report their committed changes (:meth:`RecordSearch.added`,
+:meth:`removed`, :meth:`dropped`), so a warm search runs no SQL beyond the change check; what
+another connection changed arrives from :class:`~memdesk.store.database.Database` as the exact
+scope keys it touched, and only those entries are forgotten.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from functools import partial
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
 from ..errors import EmbeddingMismatchError
-from ..records import MemoryRecord, MemoryType, Scope
+from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope
 from .base import EmbeddingInfo, ScoredRecord
 from .codec import (
     ScopeTuple,
@@ -27,16 +32,19 @@ from .codec import (
     check_vector,
     record_from_json,
     scope_key,
-    scope_matches,
     scope_tuple,
 )
-from .database import Database
-from .schema import TABLES
-from .vector_index import IndexCache, IndexRow
+from .database import Changes, Database
+from .schema import TABLES, scope_where
+from .revisions import ScopeRevisions, wildcards
+from .vector_index import IndexBuilder, IndexCache, VectorIndex
 
 #: Record vectors kept in memory across scopes (least recently searched scopes are unloaded past it):
 #: about 1.5 GB of 384-d float32 plus payloads. None: no bound.
 DEFAULT_CACHE_MAX_ROWS = 1_000_000
+PATTERNS_KEPT = 10_000
+"""Partial scopes whose exact scope keys are remembered (least recently searched forgotten first)."""
+_NAMESPACES = tuple(t.value for t in ALL_TYPES)
 
 
 def paged(read: Callable[[Any], list[Any]], page: int) -> Iterator[Any]:
@@ -65,38 +73,103 @@ def query_vector(db: Database, conn: Any, vector: Any) -> tuple[np.ndarray, Embe
     return query, info
 
 
+class RecordIndex(Protocol):
+    """How a store searches its records, told about each committed change (:class:`RecordSearch`
+    in memory; :class:`~memdesk.store.pg_search.PgRecordSearch` in PostgreSQL)."""
+
+    def search(
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+    ) -> list[ScoredRecord]: ...
+
+    def revision(self, scope: Scope | None = None) -> int: ...
+
+    def added(self, records: Sequence[MemoryRecord], matrix: np.ndarray, payloads: Sequence[str]) -> None: ...
+
+    def removed(self, memory_type: MemoryType | str, scope: ScopeTuple, record_id: str) -> None: ...
+
+    def dropped(self, memory_type: MemoryType, scopes: set[ScopeTuple]) -> None: ...
+
+
 class RecordSearch:
     """Cached exact cosine search over one database's record tables."""
 
     def __init__(self, db: Database, cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS) -> None:
         self.db = db
-        self.cache: IndexCache[ScopeTuple] = IndexCache(self._keys, self._rows, max_rows=cache_max_rows)
-        db.on_change(self.cache.clear)
+        self.cache: IndexCache[ScopeTuple] = IndexCache(self._load, max_rows=cache_max_rows)
+        #: partial scope -> its exact scope keys (an ordered set), least recently searched first
+        self._patterns: OrderedDict[ScopeTuple, dict[ScopeTuple, None]] = OrderedDict()
+        self.revisions = ScopeRevisions()
+        db.on_change(self._changed)
+
+    # -- what others changed -------------------------------------------------------------------
+    def _changed(self, changes: Changes | None) -> None:
+        keys = self.revisions.apply(changes)
+        if keys is None:
+            self.cache.clear()
+            self._patterns.clear()
+            return
+        self.cache.forget(_NAMESPACES, keys)
+        for key in keys:
+            self._note_scope(key)
+
+    def _note_scope(self, key: ScopeTuple) -> None:
+        """A scope that now may hold records: add it to the remembered partial scopes it falls under."""
+        for pattern in wildcards(key):
+            known = self._patterns.get(pattern)
+            if known is not None:
+                known[key] = None
+
+    # -- resolving a scope to exact keys -------------------------------------------------------
+    def keys_for(self, conn: Any, scope: Scope) -> list[ScopeTuple]:
+        """The exact scope keys under ``scope``: itself if exact, else one index range of ``scopes``."""
+        pattern = scope_tuple(scope)
+        if None not in pattern:
+            return [pattern]
+        known = self._patterns.get(pattern)
+        if known is None:
+            where, params = scope_where(scope, self.db.dialect.param)
+            rows = conn.execute(f"SELECT user_id, agent_id, run_id FROM scopes WHERE {where}", params).fetchall()
+            known = self._patterns[pattern] = {(r[0], r[1], r[2]): None for r in rows}
+            while len(self._patterns) > PATTERNS_KEPT:
+                self._patterns.popitem(last=False)
+        else:
+            self._patterns.move_to_end(pattern)
+        return list(known)
 
     # -- loading -------------------------------------------------------------------------------
-    def _keys(self, namespace: str) -> list[ScopeTuple]:
-        rows = self.db.connection().execute(
-            f"SELECT DISTINCT user_id, agent_id, run_id FROM {TABLES[MemoryType(namespace)]}"
-        )
-        return [(r[0], r[1], r[2]) for r in rows]
-
-    def _rows(self, namespace: str, keys: Sequence[ScopeTuple]) -> Iterator[IndexRow[ScopeTuple]]:
-        """Rows of ``keys`` in insertion order (read in pages of the dialect's ``load_page`` if set)."""
+    def _load(self, namespace: str, keys: Sequence[ScopeTuple]) -> dict[ScopeTuple, VectorIndex]:
+        """The indexes of ``keys`` that hold rows, each read straight into one float32 matrix."""
+        info = self.db.known_info
+        if info is None:
+            return {}
         dialect = self.db.dialect
-        cur = dialect.vector_cursor(self.db.connection())
+        conn = self.db.connection()
         table = TABLES[MemoryType(namespace)]
+        by_key = {scope_key(k): k for k in keys}
+        builders: dict[str, IndexBuilder] = {}
+        for cond, params in dialect.id_chunks("scope_key", list(by_key)):
+            sql = f"SELECT scope_key, COUNT(*) FROM {table} WHERE {cond} GROUP BY scope_key"
+            for sk, n in conn.execute(sql, params).fetchall():
+                builders[sk] = IndexBuilder(info.dim, int(n))
+        if not builders:
+            return {}
+        cur = dialect.vector_cursor(conn)
         page = dialect.load_page
-        columns = "user_id, agent_id, run_id, id, record, speaker, vector, embedding_model, seq"
-        for cond, params in dialect.id_chunks("scope_key", [scope_key(k) for k in keys]):
+        columns = "scope_key, id, record, speaker, vector, embedding_model, seq"
+        for cond, params in dialect.id_chunks("scope_key", list(builders)):
             query = f"SELECT {columns} FROM {table} WHERE {cond}"
             if page is None:
                 rows: Iterator[Any] = cur.execute(f"{query} ORDER BY seq", params)
             else:
                 query = f"{query} AND seq > {dialect.param} ORDER BY seq LIMIT {page}"
                 rows = paged(partial(_fetch_after, cur, query, params), page)
-            for u, a, r, item_id, payload, speaker, blob, model, _ in rows:
+            for sk, item_id, payload, speaker, blob, model, _ in rows:
                 self.db.check_row_model(model, blob)
-                yield IndexRow((u, a, r), item_id, payload, speaker, blob)
+                builder = builders.get(sk)
+                if builder is None:  # written between the count and the read
+                    builder = builders[sk] = IndexBuilder(info.dim, 1)
+                builder.add(item_id, payload, speaker, blob)
+        return {by_key[sk]: b.build() for sk, b in builders.items() if sk in by_key}
 
     # -- searching -----------------------------------------------------------------------------
     def search(
@@ -114,24 +187,35 @@ class RecordSearch:
             query, info = query_vector(self.db, conn, vector)
             if info is None or k == 0:
                 return []
-            hits = self.cache.search(mt.value, lambda key: scope_matches(scope, key), query, k, speaker)
+            keys = self.keys_for(conn, scope)
+            hits = self.cache.search(mt.value, keys, query, k, speaker)
         # model_construct: the record was just validated from JSON, no need to validate it twice
         return [ScoredRecord.model_construct(record=record_from_json(mt, h.payload), score=h.score) for h in hits]
 
-    def revision(self) -> int:
-        """A number that changes whenever a memory record changes: written through this store, or
-        committed by another connection (noticed here, as every read notices it)."""
+    def revision(self, scope: Scope | None = None) -> int:
+        """A number that changes whenever a memory record under ``scope`` (None: anywhere) changes:
+        written through this store, or committed by another connection (see :mod:`.revisions`)."""
         with self.db.read("revision") as conn:
             self.db.sync(conn)
-            return self.cache.generation
+            return self.revisions.of(scope)
 
-    # -- what the writers report (after their commit) ------------------------------------------
+    # -- what this store's writers report (after their commit) ---------------------------------
     def added(self, records: Sequence[MemoryRecord], matrix: np.ndarray, payloads: Sequence[str]) -> None:
+        seen: dict[ScopeTuple, None] = {}
         for i, (r, payload) in enumerate(zip(records, payloads)):
-            self.cache.upsert(r.type, scope_tuple(r.scope), r.id, matrix[i], payload, r.speaker)
+            key = scope_tuple(r.scope)
+            self.cache.upsert(r.type, key, r.id, matrix[i], payload, r.speaker)
+            if key not in seen:
+                seen[key] = None
+                self._note_scope(key)
+        if seen:
+            self.revisions.changed(seen)
 
     def removed(self, memory_type: MemoryType | str, scope: ScopeTuple, record_id: str) -> None:
         self.cache.remove(MemoryType(memory_type).value, scope, record_id)
+        self.revisions.changed([scope])
 
     def dropped(self, memory_type: MemoryType, scopes: set[ScopeTuple]) -> None:
-        self.cache.drop(memory_type.value, scopes)
+        self.cache.forget([memory_type.value], scopes)
+        self._patterns.clear()
+        self.revisions.changed(scopes)

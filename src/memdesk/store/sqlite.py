@@ -125,6 +125,9 @@ class SQLiteDialect:
             conn.execute(f"DELETE FROM {table} WHERE {where}", params)
         return rows
 
+    def set_vector_dim(self, conn: sqlite3.Connection, dim: int | None) -> None:
+        return None  # blobs: any size
+
     def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
         return "length(vector)", info.dim * 4
 
@@ -220,7 +223,7 @@ class SQLiteStore(SQLStore):
         self.db.conn = connect(self.path, busy_timeout_ms, dialect)
         try:
             apply_migrations(SQLiteMigrationTarget(self.db), migrations)
-            self.db.version = dialect.read_version(self.db.conn)
+            self.db.start_log(self.db.conn)
         except BaseException:
             self.close()
             raise

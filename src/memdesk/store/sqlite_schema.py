@@ -52,10 +52,37 @@ def _m0003_history_scope_index(conn: sqlite3.Connection) -> None:
     conn.execute(HISTORY_SCOPE_INDEX)
 
 
+def _m0004_change_log(conn: sqlite3.Connection) -> None:
+    statements = [
+        "CREATE TABLE change_log (id INTEGER PRIMARY KEY AUTOINCREMENT, scope_key TEXT, collection TEXT)",
+        "CREATE TABLE change_floor (floor INTEGER NOT NULL)",
+        "INSERT INTO change_floor (floor) VALUES (0)",
+    ]
+    logged = [(t, "scope_key") for t in TABLES.values()] + [("collection_items", "collection")]
+    for table, column in logged:
+        statements += [
+            f"CREATE TRIGGER {table}_log_insert AFTER INSERT ON {table} "
+            f"BEGIN INSERT INTO change_log ({column}) VALUES (NEW.{column}); END",
+            f"CREATE TRIGGER {table}_log_update AFTER UPDATE ON {table} "
+            f"BEGIN INSERT INTO change_log ({column}) VALUES (OLD.{column}); "
+            f"INSERT INTO change_log ({column}) SELECT NEW.{column} WHERE NEW.{column} IS NOT OLD.{column}; END",
+            f"CREATE TRIGGER {table}_log_delete AFTER DELETE ON {table} "
+            f"BEGIN INSERT INTO change_log ({column}) VALUES (OLD.{column}); END",
+        ]
+    for event in ("INSERT", "UPDATE", "DELETE"):  # the embedding info changed: every cache is stale
+        statements.append(
+            f"CREATE TRIGGER meta_log_{event.lower()} AFTER {event} ON meta "
+            "BEGIN INSERT INTO change_log (scope_key, collection) VALUES (NULL, NULL); END"
+        )
+    for sql in statements:
+        conn.execute(sql)
+
+
 SQLITE_MIGRATIONS: tuple[Migration[sqlite3.Connection], ...] = (
     Migration("0001_initial_schema", _m0001_initial_schema),
     Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
     Migration("0003_history_scope_index", _m0003_history_scope_index),
+    Migration("0004_change_log", _m0004_change_log),
 )
 """The SQLite schema, oldest first. Append new migrations; never edit or reorder applied ones."""
 

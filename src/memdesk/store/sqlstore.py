@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import ConfigError
 from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
 from .base import DEFAULT_PAGE, EmbeddingInfo, Forgotten, Page, ScoredRecord, StoreConveniences, VectorTable
-from .collection_tables import CollectionCache, SQLDocumentSet, SQLVectorCollection, collection_names
+from .collection_tables import CollectionCache, CollectionSearch, SQLDocumentSet, SQLVectorCollection, collection_names
 from .database import Database
 from .erasure import ScopeEraser
 from .dialect import Dialect
@@ -35,7 +35,7 @@ from .maintenance import VectorRewriter
 from .message_log import MessageTable
 from .record_reads import RecordReader
 from .record_writes import RecordWriter
-from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordSearch
+from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordIndex, RecordSearch
 
 
 def check_cache_rows(cache_max_rows: object) -> int | None:
@@ -54,13 +54,20 @@ class SQLStore(StoreConveniences):
     used by one thread at a time under ``self.db.lock``, so a store is safe to share between threads.
     """
 
-    def __init__(self, db: Database, cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS) -> None:
+    def __init__(
+        self,
+        db: Database,
+        cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
+        *,
+        record_search: RecordIndex | None = None,
+        collection_search: CollectionSearch | None = None,
+    ) -> None:
         self.db = db
-        self._search = RecordSearch(db, check_cache_rows(cache_max_rows))
+        self._search: RecordIndex = record_search or RecordSearch(db, check_cache_rows(cache_max_rows))
         self._messages = MessageTable(db)
         self._writer = RecordWriter(db, self._messages, self._search)
         self._reader = RecordReader(db)
-        self._collections = CollectionCache(db)
+        self._collections: CollectionSearch = collection_search or CollectionCache(db)
         self._rewriter = VectorRewriter(db)
         self._eraser = ScopeEraser(db, self._search)
 
@@ -130,8 +137,8 @@ class SQLStore(StoreConveniences):
     ) -> Page[Scope]:
         return self._reader.scope_page(within, limit=limit, cursor=cursor)
 
-    def revision(self) -> int:
-        return self._search.revision()
+    def revision(self, scope: Scope | None = None) -> int:
+        return self._search.revision(scope)
 
     def get_vectors(self, memory_type: MemoryType, ids: Sequence[str]) -> np.ndarray:
         return self._reader.get_vectors(memory_type, ids)

@@ -5,21 +5,24 @@ matrix, the ids, a payload string per row (a record's JSON, or a collection item
 speaker codes for speaker-bank filtering. Search is one matrix-vector product plus
 ``np.argpartition``; vectors are unit-norm, so the dot product is the cosine.
 
-:class:`IndexCache` keeps those indexes per namespace (a memory type, or a collection) and scope
-key, loads them lazily through callbacks the backend provides, and is updated incrementally by the
-backend after each committed write, so a warm search runs no SQL. A wildcard scope search unions
-the indexes of the exact scopes it matches. Neither class locks: the owning store serializes calls.
+:class:`IndexCache` keeps those indexes per (namespace, exact scope key) in one LRU: a search names
+the keys it needs (the owner resolves a wildcard scope to its exact keys), each is found by key,
+missing ones are loaded in one call of the owner's loader, and eviction pops the least recently
+searched entries in O(1) each until the rows held fit ``max_rows``. The owner updates loaded
+entries after each committed write (:meth:`IndexCache.upsert`, :meth:`IndexCache.remove`) and
+forgets the keys someone else changed (:meth:`IndexCache.forget`), so a warm search runs no SQL
+and costs the same however many scopes the store holds. Neither class locks: the owning store
+serializes calls.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Callable, Generic, Hashable, Iterable, NamedTuple, Sequence, TypeVar
+from typing import Callable, Generic, Hashable, Iterable, Mapping, NamedTuple, Sequence, TypeVar
 
 import numpy as np
 
-from ..errors import ConfigError, InvalidInputError
-from .codec import decode_matrix
+from ..errors import ConfigError, InvalidInputError, StoreError
 
 K = TypeVar("K", bound=Hashable)
 
@@ -30,16 +33,6 @@ class Hit(NamedTuple):
     id: str
     payload: str
     score: float
-
-
-class IndexRow(NamedTuple, Generic[K]):  # type: ignore[misc]
-    """One stored row as a loader yields it: scope key, id, payload, speaker, float32 vector blob."""
-
-    key: K
-    id: str
-    payload: str
-    speaker: str | None
-    blob: bytes
 
 
 def top_indices(scores: np.ndarray, k: int) -> np.ndarray:
@@ -78,12 +71,12 @@ def merge_hits(hits: Iterable[Hit], k: int) -> list[Hit]:
 class VectorIndex:
     """Vectors of one exact scope, with ids, payloads and speaker codes; incrementally updatable."""
 
-    def __init__(self, dim: int, capacity: int = 16) -> None:
+    def __init__(self, dim: int, capacity: int = 0) -> None:
         if dim <= 0:
             raise InvalidInputError(f"dimension must be positive, got {dim}")
         self.dim = dim
-        self._vectors = np.empty((max(capacity, 1), dim), dtype=np.float32)
-        self._codes = np.empty(max(capacity, 1), dtype=np.int32)
+        self._vectors = np.empty((max(capacity, 0), dim), dtype=np.float32)
+        self._codes = np.empty(max(capacity, 0), dtype=np.int32)
         self._ids: list[str] = []
         self._payloads: list[str] = []
         self._pos: dict[str, int] = {}
@@ -98,15 +91,17 @@ class VectorIndex:
         speakers: Sequence[str | None],
         matrix: np.ndarray,
     ) -> "VectorIndex":
-        """An index over ``matrix`` (one row per id) in one step."""
+        """An index over ``matrix`` (one row per id). A C-contiguous float32 ``(n, dim)`` matrix is
+        used as it is, not copied: the caller hands it over."""
         n = len(ids)
-        index = cls(dim, capacity=max(16, n))
-        if n:
-            index._vectors[:n] = matrix
-            index._codes[:n] = [index._code(s) for s in speakers]
-            index._ids = list(ids)
-            index._payloads = list(payloads)
-            index._pos = {i: p for p, i in enumerate(index._ids)}
+        if matrix.shape != (n, dim):
+            raise InvalidInputError(f"a matrix of shape {matrix.shape} for {n} ids of dimension {dim}")
+        index = cls(dim)
+        index._vectors = np.ascontiguousarray(matrix, dtype=np.float32)
+        index._codes = np.fromiter((index._code(s) for s in speakers), dtype=np.int32, count=n)
+        index._ids = list(ids)
+        index._payloads = list(payloads)
+        index._pos = {i: p for p, i in enumerate(index._ids)}
         return index
 
     def __len__(self) -> int:
@@ -122,7 +117,7 @@ class VectorIndex:
         return code
 
     def _grow(self) -> None:
-        cap = self._vectors.shape[0] * 2
+        cap = max(16, self._vectors.shape[0] * 2)
         vectors = np.empty((cap, self.dim), dtype=np.float32)
         vectors[: len(self)] = self._vectors[: len(self)]
         codes = np.empty(cap, dtype=np.int32)
@@ -189,111 +184,143 @@ class VectorIndex:
         return [Hit(self._ids[r], self._payloads[r], float(s)) for r, s in zip(rows.tolist(), picked.tolist())]
 
 
-class IndexCache(Generic[K]):
-    """Lazily loaded :class:`VectorIndex` objects per namespace and exact scope key.
+class IndexBuilder:
+    """Builds one :class:`VectorIndex` from rows streamed out of the database, their vectors copied
+    once, a few thousand at a time, into one preallocated float32 matrix (no intermediate list of
+    every vector, no second copy of the matrix)."""
 
-    ``list_keys(namespace)`` returns every scope key that has rows in a namespace;
-    ``load_rows(namespace, keys)`` yields the :class:`IndexRow` rows of those keys. Both are called
-    only on a cold cache; afterwards the owner keeps the cache current with :meth:`upsert`,
-    :meth:`remove` and :meth:`drop`, and calls :meth:`clear` when someone else changed the data.
+    _CHUNK = 4096
+
+    def __init__(self, dim: int, expected: int) -> None:
+        self.dim = dim
+        self._matrix = np.empty((max(expected, 0), dim), dtype=np.float32)
+        self._n = 0
+        self._pending: list[bytes] = []
+        self.ids: list[str] = []
+        self.payloads: list[str] = []
+        self.speakers: list[str | None] = []
+
+    def add(self, item_id: str, payload: str, speaker: str | None, blob: bytes) -> None:
+        if len(blob) != self.dim * 4:
+            raise StoreError(f"a stored vector has {len(blob)} bytes, but the recorded dimension {self.dim} needs {self.dim * 4}")
+        self.ids.append(item_id)
+        self.payloads.append(payload)
+        self.speakers.append(speaker)
+        self._pending.append(blob)
+        if len(self._pending) >= self._CHUNK:
+            self._flush()
+
+    def _flush(self) -> None:
+        m = len(self._pending)
+        if not m:
+            return
+        if self._n + m > self._matrix.shape[0]:  # more rows than counted (written meanwhile): grow
+            grown = np.empty((max(2 * self._matrix.shape[0], self._n + m), self.dim), dtype=np.float32)
+            grown[: self._n] = self._matrix[: self._n]
+            self._matrix = grown
+        self._matrix[self._n : self._n + m] = np.frombuffer(b"".join(self._pending), dtype="<f4").reshape(m, self.dim)
+        self._n += m
+        self._pending.clear()
+
+    def build(self) -> VectorIndex:
+        self._flush()
+        matrix = self._matrix if self._n == self._matrix.shape[0] else self._matrix[: self._n]
+        return VectorIndex.build(self.dim, self.ids, self.payloads, self.speakers, matrix)
+
+
+def index_cost(index: VectorIndex) -> int:
+    """What an index counts against ``max_rows``: its rows, plus one for the entry itself (so many empty
+    or tiny scopes are bounded too)."""
+    return len(index) + 1
+
+
+class IndexCache(Generic[K]):
+    """Lazily loaded :class:`VectorIndex` objects per (namespace, exact scope key), in one LRU.
+
+    ``load(namespace, keys)`` returns the indexes of those keys (a key with no rows may be absent:
+    it is cached as an empty index, so a scope with nothing in it is not read again). The owner
+    keeps loaded entries current with :meth:`upsert` and :meth:`remove` after its own committed
+    writes, and calls :meth:`forget` (some keys) or :meth:`clear` (everything) when someone else
+    changed the data.
     """
 
     def __init__(
-        self,
-        list_keys: Callable[[str], Iterable[K]],
-        load_rows: Callable[[str, Sequence[K]], Iterable[IndexRow[K]]],
-        *,
-        max_rows: int | None = None,
+        self, load: Callable[[str, Sequence[K]], Mapping[K, VectorIndex]], *, max_rows: int | None = None
     ) -> None:
         if max_rows is not None and max_rows < 1:
             raise ConfigError(f"max_rows must be >= 1 or None, got {max_rows}")
-        self._list_keys = list_keys
-        self._load_rows = load_rows
+        self._load = load
         self.max_rows = max_rows
-        self._keys: dict[str, set[K]] = {}
-        self._indexes: dict[str, dict[K, VectorIndex]] = {}
-        #: (namespace, key) of every loaded index, least recently searched first.
-        self._lru: OrderedDict[tuple[str, K], None] = OrderedDict()
+        #: Every loaded index, least recently searched first.
+        self._entries: OrderedDict[tuple[str, K], VectorIndex] = OrderedDict()
+        self._rows = 0  # the sum of index_cost over the entries, kept as they change
         #: Moves on every change reported to the cache (and on :meth:`clear`): a cheap "did the
         #: data change?" check for anything derived from the rows (e.g. a lexical index).
         self.generation = 0
 
+    @property
+    def cached_rows(self) -> int:
+        """What the loaded indexes count against ``max_rows`` (rows, plus one per index)."""
+        return self._rows
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def loaded(self, namespace: str, key: K) -> VectorIndex | None:
+        return self._entries.get((namespace, key))
+
     def clear(self) -> None:
         """Forget everything; the next search reloads lazily."""
         self.generation += 1
-        self._keys.clear()
-        self._indexes.clear()
-        self._lru.clear()
+        self._entries.clear()
+        self._rows = 0
 
-    def loaded(self, namespace: str, key: K) -> VectorIndex | None:
-        return self._indexes.get(namespace, {}).get(key)
-
-    def _known_keys(self, namespace: str) -> set[K]:
-        keys = self._keys.get(namespace)
-        if keys is None:
-            keys = self._keys[namespace] = set(self._list_keys(namespace))
-        return keys
-
-    def _ensure(self, namespace: str, keys: Sequence[K], dim: int) -> list[VectorIndex]:
-        indexes = self._indexes.setdefault(namespace, {})
-        missing = [key for key in keys if key not in indexes]
-        if missing:
-            grouped: dict[K, tuple[list[str], list[str], list[str | None], list[bytes]]] = {
-                key: ([], [], [], []) for key in missing
-            }
-            for row in self._load_rows(namespace, missing):
-                ids, payloads, speakers, blobs = grouped[row.key]
-                ids.append(row.id)
-                payloads.append(row.payload)
-                speakers.append(row.speaker)
-                blobs.append(row.blob)
-            for key, (ids, payloads, speakers, blobs) in grouped.items():
-                indexes[key] = VectorIndex.build(dim, ids, payloads, speakers, decode_matrix(blobs, dim))
-        out = [indexes[key] for key in keys]
+    def forget(self, namespaces: Iterable[str], keys: Iterable[K]) -> None:
+        """Forget the entries of ``keys`` in ``namespaces`` (someone else changed their rows)."""
+        self.generation += 1
+        names = list(namespaces)
         for key in keys:
-            self._lru[(namespace, key)] = None
-            self._lru.move_to_end((namespace, key))
+            for namespace in names:
+                index = self._entries.pop((namespace, key), None)
+                if index is not None:
+                    self._rows -= index_cost(index)
+
+    def indexes(self, namespace: str, keys: Sequence[K], dim: int) -> list[VectorIndex]:
+        """The indexes of ``keys`` (loading the missing ones in one call), now the most recently used."""
+        entries = self._entries
+        missing = [key for key in keys if (namespace, key) not in entries]
         if missing:
-            self._evict(keep={(namespace, key) for key in keys})
+            loaded = self._load(namespace, missing)
+            for key in missing:
+                index = loaded.get(key)
+                if index is None:
+                    index = VectorIndex(dim)
+                entries[(namespace, key)] = index
+                self._rows += index_cost(index)
+        out = []
+        for key in keys:
+            entries.move_to_end((namespace, key))
+            out.append(entries[(namespace, key)])
+        if missing:
+            self._evict(keep=len(keys))
         return out
 
-    @property
-    def cached_rows(self) -> int:
-        """Rows held by the loaded indexes."""
-        return sum(len(index) for by_key in self._indexes.values() for index in by_key.values())
-
-    def _evict(self, keep: set[tuple[str, K]]) -> None:
-        """Unload least recently searched indexes (never those in ``keep``) until at most ``max_rows``
-        rows stay loaded. An unloaded index is reloaded from the database when next searched."""
+    def _evict(self, keep: int) -> None:
+        """Unload least recently searched indexes (never the ``keep`` most recent) until the rows held
+        fit ``max_rows``: O(1) per unloaded index. An unloaded index is reloaded when next searched."""
         if self.max_rows is None:
             return
-        total = self.cached_rows
-        for ns_key in list(self._lru):
-            if total <= self.max_rows:
-                break
-            if ns_key in keep:
-                continue
-            namespace, key = ns_key
-            index = self._indexes.get(namespace, {}).pop(key, None)
-            del self._lru[ns_key]
-            if index is not None:
-                total -= len(index)
+        while self._rows > self.max_rows and len(self._entries) > keep:
+            _, index = self._entries.popitem(last=False)
+            self._rows -= index_cost(index)
 
     def search(
-        self,
-        namespace: str,
-        match: Callable[[K], bool],
-        query: np.ndarray,
-        k: int,
-        speaker: str | None = None,
+        self, namespace: str, keys: Sequence[K], query: np.ndarray, k: int, speaker: str | None = None
     ) -> list[Hit]:
-        """Top ``k`` over every scope key in ``namespace`` that ``match`` accepts, best first."""
-        if k <= 0:
+        """Top ``k`` over the exact scope keys ``keys`` of ``namespace``, best first."""
+        if k <= 0 or not keys:
             return []
-        keys = [key for key in self._known_keys(namespace) if match(key)]
-        if not keys:
-            return []
-        indexes = self._ensure(namespace, keys, query.shape[0])
+        indexes = self.indexes(namespace, keys, query.shape[0])
         if len(indexes) == 1:
             return merge_hits(indexes[0].top_k(query, k, speaker), k)
         return merge_hits((h for index in indexes for h in index.top_k(query, k, speaker)), k)
@@ -301,33 +328,16 @@ class IndexCache(Generic[K]):
     def upsert(
         self, namespace: str, key: K, item_id: str, vector: np.ndarray, payload: str, speaker: str | None = None
     ) -> None:
-        """Reflect a committed insert/update in whatever is loaded."""
+        """Reflect a committed insert/update in the loaded index of ``key`` (an unloaded one reads it when loaded)."""
         self.generation += 1
-        keys = self._keys.get(namespace)
-        indexes = self._indexes.setdefault(namespace, {})
-        index = indexes.get(key)
-        if index is None and keys is not None and key not in keys:
-            # the key list is complete, so a new key has no other rows: start its index here
-            index = indexes[key] = VectorIndex(vector.shape[0])
-            self._lru[(namespace, key)] = None
-        if keys is not None:
-            keys.add(key)
+        index = self._entries.get((namespace, key))
         if index is not None:
+            before = len(index)
             index.upsert(item_id, vector, payload, speaker)
+            self._rows += len(index) - before
 
     def remove(self, namespace: str, key: K, item_id: str) -> None:
         self.generation += 1
-        index = self.loaded(namespace, key)
-        if index is not None:
-            index.remove(item_id)
-
-    def drop(self, namespace: str, keys: Iterable[K]) -> None:
-        """Forget scope keys whose rows were all deleted."""
-        self.generation += 1
-        known = self._keys.get(namespace)
-        indexes = self._indexes.get(namespace, {})
-        for key in keys:
-            indexes.pop(key, None)
-            self._lru.pop((namespace, key), None)
-            if known is not None:
-                known.discard(key)
+        index = self._entries.get((namespace, key))
+        if index is not None and index.remove(item_id):
+            self._rows -= 1

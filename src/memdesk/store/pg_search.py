@@ -1,0 +1,277 @@
+"""Search inside PostgreSQL with pgvector: the server process keeps no copy of the vectors.
+
+:class:`PgRecordSearch` and :class:`PgCollectionSearch` answer searches with one SQL query each,
+``ORDER BY vector <#> q, id LIMIT k`` under the scope's condition. The planner picks the plan:
+
+* a partial scope (``Scope(user_id="u")``) is first resolved to its exact scope keys (one index
+  range of ``scopes``); a scope is then one ``scope_key`` equality (or ``= ANY`` of several);
+* a small scope is read through its ``(scope_key, seq)`` b-tree and sorted exactly;
+* a large scope (at least ``hnsw_min_rows`` rows, see :meth:`PgRecordSearch.index_large_scopes`)
+  gets a partial HNSW index of its own (``WHERE scope_key = ...``), which a one-key query matches
+  (the store's statements are planned with their values: ``prepare_threshold=None``): approximate
+  search over ``hnsw.ef_search`` candidates;
+* a speaker filter on an HNSW-indexed scope uses pgvector's iterative index scans
+  (``hnsw.iterative_scan``, pgvector >= 0.8) where the server has them; on older pgvector a
+  post-filtered HNSW scan could return fewer than ``k`` rows, so such searches read their
+  candidates through the b-tree indexes first and rank them exactly.
+
+Because every search reads the database, several ``memdesk serve`` processes on one database see
+each other's writes on their next request, and a process's memory does not grow with the data.
+Every statement names the tenant's scope columns and no query joins across scopes, so the record
+tables can be distributed by scope (see docs/postgres.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+
+from ..errors import EmbeddingMismatchError
+from ..records import MemoryRecord, MemoryType, Scope
+from .base import EmbeddingInfo, ScoredRecord
+from .codec import (
+    ScopeTuple,
+    check_k,
+    check_memory_type,
+    check_scope,
+    check_speaker,
+    record_from_json,
+    scope_key,
+    scope_tuple,
+)
+from .database import Database
+from .revisions import ScopeRevisions
+from .schema import TABLES, scope_where
+from .search_cache import query_vector
+
+log = logging.getLogger(__name__)
+
+HNSW_MIN_ROWS = 20_000
+"""Rows from which a scope gets its own HNSW index (below it, exact search under the scope index is fast)."""
+MIN_PGVECTOR = (0, 5, 0)
+"""The oldest pgvector with HNSW indexes (search without them works on any pgvector with ``<#>``)."""
+ITERATIVE_PGVECTOR = (0, 8, 0)
+"""The oldest pgvector with iterative index scans (``hnsw.iterative_scan``)."""
+EF_SEARCH = 200
+"""``hnsw.ef_search``: candidates an HNSW scan considers (at least k)."""
+
+
+def check_not_rewriting(db: Database, conn: Any, info: EmbeddingInfo) -> None:
+    """EmbeddingMismatchError while ``memdesk reembed`` is half-way (the rows are not all by ``info``)."""
+    if db.rewriting(conn):
+        raise EmbeddingMismatchError(info.model_id, info.dim, "(a re-embedding in progress)", info.dim)
+
+
+def index_name(table: str, key: str) -> str:
+    """A stable name for the partial HNSW index of one scope (or collection) of ``table``."""
+    return f"hnsw_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
+
+
+class PgRecordSearch:
+    """Record search in SQL (see the module docstring)."""
+
+    def __init__(self, db: Database, *, iterative_scans: bool, hnsw_min_rows: int = HNSW_MIN_ROWS) -> None:
+        self.db = db
+        self.iterative_scans = iterative_scans
+        self.hnsw_min_rows = hnsw_min_rows
+        self.revisions = ScopeRevisions()
+        db.on_change(self.revisions.apply)
+
+    def _where(
+        self, conn: Any, table: str, scope: Scope, speaker: str | None
+    ) -> tuple[str, list[Any], bool, bool] | None:
+        """The search's condition, its parameters, whether it filters inside a scope and whether that
+        scope has its own HNSW index (None: no exact scope under ``scope``). A partial scope is first resolved to its exact scope keys (one
+        index range of ``scopes``), so a scope with one key, e.g. ``Scope(user_id="u")`` whose records
+        all carry that scope, is one ``scope_key`` equality, which that scope's partial HNSW index matches."""
+        p = self.db.dialect.param
+        if None in (scope.user_id, scope.agent_id, scope.run_id):
+            cond, args = scope_where(scope, p)
+            keys = [r[0] for r in conn.execute(f"SELECT scope_key FROM scopes WHERE {cond}", args).fetchall()]
+        else:
+            keys = [scope_key(scope)]
+        if not keys:
+            return None
+        indexed = False
+        if len(keys) == 1:
+            where, params, filtered = f"scope_key = {p}", [keys[0]], False
+            indexed = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [index_name(table, keys[0])]).fetchone()[0]
+        else:  # several exact scopes: their b-tree ranges, ranked exactly
+            where, params, filtered = f"scope_key = ANY({p})", [keys], True
+        if speaker is not None:
+            where, params, filtered = f"{where} AND speaker = {p}", [*params, speaker], True
+        return where, params, filtered, bool(indexed)
+
+    def _sql(
+        self, table: str, where: str, params: list[Any], q: Any, k: int, filtered: bool, indexed: bool
+    ) -> tuple[str, list[Any]]:
+        """The search query and its parameters. A filtered search (a speaker, or several exact scopes)
+        on a server without iterative index scans reads its candidates through the b-tree indexes
+        first (a materialized CTE), so no post-filtered HNSW scan can drop rows: exact. An exact
+        search breaks ties by id; a search of an HNSW-indexed scope orders by distance alone (what
+        the index scan delivers: with a second sort key the planner could not use it)."""
+        d = self.db.dialect
+        approximate = indexed and (not filtered or self.iterative_scans)
+        ties = "" if approximate else ", id"
+        order = f"ORDER BY vector <#> {d.vector_mark}{ties} LIMIT {d.param}"
+        score = f"(vector <#> {d.vector_mark}) * -1 AS score"
+        if filtered and not self.iterative_scans:
+            sql = (
+                f"WITH candidates AS MATERIALIZED (SELECT id, record, vector FROM {table} WHERE {where}) "
+                f"SELECT record, {score} FROM candidates {order}"
+            )
+            return sql, [*params, q, q, k]
+        return f"SELECT record, {score} FROM {table} WHERE {where} {order}", [q, *params, q, k]
+
+    def _settings(self, conn: Any, filtered: bool) -> None:
+        conn.execute(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}")
+        if filtered and self.iterative_scans:
+            conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+
+    def _run(
+        self, vector: Any, scope: Scope, mt: MemoryType, k: int, speaker: str | None, explain: bool = False
+    ) -> list[Any]:
+        with self.db.read("search") as conn:
+            query, info = query_vector(self.db, conn, vector)
+            if info is None or k == 0:
+                return []
+            check_not_rewriting(self.db, conn, info)
+            plan = self._where(conn, TABLES[mt], scope, speaker)
+            if plan is None:
+                return []
+            where, params, filtered, indexed = plan
+            q = self.db.dialect.vector_param(query)
+            with conn.transaction():
+                self._settings(conn, filtered)
+                sql, args = self._sql(TABLES[mt], where, params, q, k, filtered, indexed)
+                if explain:
+                    sql = "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql
+                return conn.execute(sql, args).fetchall()
+
+    def search(
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+    ) -> list[ScoredRecord]:
+        """Cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first, ties by id."""
+        check_scope(scope)
+        mt = check_memory_type(memory_type)
+        k = check_k(k)
+        check_speaker(speaker)
+        rows = self._run(vector, scope, mt, k, speaker)
+        return [ScoredRecord.model_construct(record=record_from_json(mt, payload), score=float(s)) for payload, s in rows]
+
+    def explain(
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+    ) -> str:
+        """The plan of :meth:`search`'s query (EXPLAIN ANALYZE), for benchmarks and docs."""
+        rows = self._run(vector, check_scope(scope), check_memory_type(memory_type), check_k(k), speaker, explain=True)
+        return "\n".join(r[0] for r in rows)
+
+    def revision(self, scope: Scope | None = None) -> int:
+        """Moves whenever a record under ``scope`` (None: anywhere) changes, by anyone (see :mod:`.revisions`)."""
+        with self.db.read("revision") as conn:
+            self.db.sync(conn)
+            return self.revisions.of(scope)
+
+    # -- the writers' reports: no vectors are cached here, only the revisions move --------------
+    def added(self, records: Sequence[MemoryRecord], matrix: np.ndarray, payloads: Sequence[str]) -> None:
+        self.revisions.changed({scope_tuple(r.scope): None for r in records})
+
+    def removed(self, memory_type: MemoryType | str, scope: ScopeTuple, record_id: str) -> None:
+        self.revisions.changed([scope])
+
+    def dropped(self, memory_type: MemoryType, scopes: set[ScopeTuple]) -> None:
+        """Scopes emptied (``delete_scope``) or forgotten: their HNSW indexes go too (an index's
+        definition names its scope)."""
+        self.revisions.changed(scopes)
+        from psycopg import sql
+
+        table = TABLES[MemoryType(memory_type)]
+        with self.db.read("drop scope indexes") as conn:
+            for key in scopes:
+                name = index_name(table, scope_key(key))
+                if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()[0]:
+                    conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(name)))
+
+    # -- HNSW indexes for large scopes ---------------------------------------------------------
+    def index_large_scopes(self, min_rows: int | None = None) -> list[str]:
+        """Create the partial HNSW index of every exact scope with at least ``min_rows`` records of a
+        type (default ``hnsw_min_rows``) that has none yet; returns the indexes created. Built with
+        ``CREATE INDEX CONCURRENTLY``: writers are not blocked while it builds; the table is then
+        analyzed (until its statistics show the scope's size, the planner expects few rows per
+        scope and sorts them instead of scanning the index)."""
+        threshold = self.hnsw_min_rows if min_rows is None else min_rows
+        created: list[str] = []
+        with self.db.read("index_large_scopes") as conn:
+            for table in TABLES.values():
+                sql = f"SELECT scope_key FROM {table} GROUP BY scope_key HAVING COUNT(*) >= %s"
+                fresh = 0
+                for (key,) in conn.execute(sql, [threshold]).fetchall():
+                    name = index_name(table, key)
+                    if conn.execute("SELECT to_regclass(%s)", [name]).fetchone()[0] is None:
+                        created.append(_create_hnsw(conn, name, table, "scope_key", key))
+                        fresh += 1
+                if fresh:  # the planner needs the scope's row count to prefer the index over a sort
+                    conn.execute(f"ANALYZE {table}")
+        return created
+
+
+class PgCollectionSearch:
+    """Collection search in SQL; a collection of ``hnsw_min_rows`` items or more gets a partial HNSW index."""
+
+    def __init__(self, db: Database, hnsw_min_rows: int = HNSW_MIN_ROWS) -> None:
+        self.db = db
+        self.hnsw_min_rows = hnsw_min_rows
+
+    def search(self, conn: Any, name: str, query: np.ndarray, k: int) -> list[tuple[str, str, float]]:
+        info = self.db.known_info
+        if info is not None:
+            check_not_rewriting(self.db, conn, info)
+        d = self.db.dialect
+        q = d.vector_param(query)
+        indexed = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [index_name("collection_items", name)]).fetchone()[0]
+        ties = "" if indexed else ", id"  # the HNSW scan orders by distance alone (see PgRecordSearch._sql)
+        with conn.transaction():
+            conn.execute(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}")
+            rows = conn.execute(
+                f"SELECT id, payload, (vector <#> {d.vector_mark}) * -1 FROM collection_items WHERE collection = %s "
+                f"ORDER BY vector <#> {d.vector_mark}{ties} LIMIT %s",
+                [q, name, q, k],
+            ).fetchall()
+        return [(i, payload, float(s)) for i, payload, s in rows]
+
+    def rows(self, name: str) -> Iterator[tuple[str, str, bytes]]:
+        cur = self.db.dialect.vector_cursor(self.db.connection())
+        sql = "SELECT id, payload, vector, embedding_model FROM collection_items WHERE collection = %s ORDER BY pos"
+        for item_id, payload, blob, model in cur.execute(sql, (name,)):
+            self.db.check_row_model(model, blob)
+            yield item_id, payload, blob
+
+    def put(self, name: str, ids: Sequence[str], matrix: np.ndarray, payloads: Sequence[str]) -> None:
+        if len(ids) and self.hnsw_min_rows:
+            with self.db.read("collection index") as conn:
+                n = conn.execute("SELECT COUNT(*) FROM collection_items WHERE collection = %s", [name]).fetchone()[0]
+                index = index_name("collection_items", name)
+                if n >= self.hnsw_min_rows and conn.execute("SELECT to_regclass(%s)", [index]).fetchone()[0] is None:
+                    _create_hnsw(conn, index, "collection_items", "collection", name)
+                    conn.execute("ANALYZE collection_items")
+
+    def deleted(self, name: str, ids: Sequence[str] | None) -> None:
+        return None
+
+
+def _create_hnsw(conn: Any, name: str, table: str, column: str, key: str) -> str:
+    from psycopg import sql
+
+    log.info("building HNSW index %s on %s (%s = %r)", name, table, column, key)
+    conn.execute(
+        sql.SQL("CREATE INDEX CONCURRENTLY IF NOT EXISTS {} ON {} USING hnsw (vector vector_ip_ops) WHERE {} = {}").format(
+            sql.Identifier(name), sql.Identifier(table), sql.Identifier(column), sql.Literal(key)
+        )
+    )
+    return name
+
+
+__all__ = ["EF_SEARCH", "HNSW_MIN_ROWS", "MIN_PGVECTOR", "PgCollectionSearch", "PgRecordSearch", "index_name"]

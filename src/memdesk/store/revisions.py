@@ -1,0 +1,91 @@
+"""Per-scope revisions: a number per scope that moves only when a record under that scope changes.
+
+:class:`ScopeRevisions` is told about every change a store learns of, as exact scope keys: its own
+committed writes (from the writers) and other connections' commits (from the change log, see
+:mod:`.database`). Each change takes the next value of one counter; the revision of a scope (exact
+or partial) is the value of the last change under it. So a write to one tenant leaves every other
+tenant's revision, and whatever a caller derived from its records (a lexical index, a cache of
+hits), as it was.
+
+Only the scopes asked about are remembered (least recently asked forgotten first, past ``kept``).
+A scope asked about for the first time, or again after it was forgotten, gets the counter's current
+value: nothing under it can have changed after that value was taken, and the value is at least
+any it was given before, so a forgotten scope may look changed (a spurious rebuild for the caller)
+but a changed one never looks unchanged. When a store cannot tell what changed (the embedding info
+moved, the log was pruned past what it saw), every scope moves.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from typing import Iterable
+
+from ..records import Scope
+from .codec import ScopeTuple, check_scope, scope_tuple
+from .database import Changes
+
+REVISIONS_KEPT = 100_000
+"""Scopes whose revision is remembered (about 200 bytes each)."""
+
+
+def wildcards(key: ScopeTuple) -> list[ScopeTuple]:
+    """The seven partial or exact scope patterns an exact scope key falls under."""
+    u, a, r = key
+    return [
+        p
+        for p in ((u, a, r), (u, a, None), (u, None, r), (None, a, r), (u, None, None), (None, a, None), (None, None, r))
+        if p != (None, None, None)
+    ]
+
+
+class ScopeRevisions:
+    """The revision of every scope a caller asks about, moved by the changes under it."""
+
+    def __init__(self, kept: int = REVISIONS_KEPT) -> None:
+        self.kept = kept
+        self.counter = 0
+        """Moves on every change anywhere: the store-wide revision."""
+        self._stamps: OrderedDict[ScopeTuple, int] = OrderedDict()
+
+    def changed(self, keys: Iterable[ScopeTuple]) -> None:
+        """Records under these exact scope keys changed."""
+        self.counter += 1
+        stamps = self._stamps
+        if not stamps:
+            return
+        for key in keys:
+            for pattern in wildcards(key):
+                if pattern in stamps:
+                    stamps[pattern] = self.counter
+
+    def everything_changed(self) -> None:
+        self.counter += 1
+        self._stamps.clear()
+
+    def apply(self, changes: Changes | None) -> list[ScopeTuple] | None:
+        """Take in what another connection changed (a :meth:`Database.on_change` callback's argument);
+        returns the exact scope keys it touched (None: everything)."""
+        if changes is None:
+            self.everything_changed()
+            return None
+        keys: list[ScopeTuple] = [tuple(json.loads(k)) for k in changes.scope_keys]  # type: ignore[misc]
+        if keys:
+            self.changed(keys)
+        return keys
+
+    def of(self, scope: Scope | None) -> int:
+        """The revision of ``scope`` (None: of the whole store)."""
+        if scope is None:
+            return self.counter
+        pattern = scope_tuple(check_scope(scope))
+        if pattern == (None, None, None):
+            return self.counter
+        stamp = self._stamps.get(pattern)
+        if stamp is None:
+            stamp = self._stamps[pattern] = self.counter
+            if len(self._stamps) > self.kept:
+                self._stamps.popitem(last=False)
+        else:
+            self._stamps.move_to_end(pattern)
+        return stamp

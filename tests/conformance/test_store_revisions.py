@@ -1,0 +1,75 @@
+"""``Store.revision(scope)``: moves when a record under the scope changes, and stays put otherwise,
+whoever wrote (this store or another connection)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memdesk.errors import InvalidScopeError
+from memdesk.records import MemoryType, Scope, SemanticRecord
+from memdesk.store.base import Store
+
+from .conftest import INFO
+from .helpers import unit
+
+ANN, BOB = Scope(user_id="ann"), Scope(user_id="bob")
+ANN_A1, ANN_A2 = Scope(user_id="ann", agent_id="a1"), Scope(user_id="ann", agent_id="a2")
+A1 = Scope(agent_id="a1")
+WATCHED = (ANN, BOB, ANN_A1, ANN_A2, A1)
+
+
+def revisions(store: Store) -> dict[Scope, int]:
+    return {s: store.revision(s) for s in WATCHED}
+
+
+def moved(before: dict[Scope, int], after: dict[Scope, int]) -> set[Scope]:
+    return {s for s in before if before[s] != after[s]}
+
+
+def test_a_change_moves_the_revisions_of_the_scopes_over_it_and_no_others(store: Store, rng) -> None:
+    v = unit(rng, 8)
+    start = revisions(store)
+    assert revisions(store) == start  # asking changes nothing
+    ann_a1 = [SemanticRecord(scope=ANN_A1, fact=f"a{i}") for i in range(3)]
+    bob = [SemanticRecord(scope=BOB, fact="b0")]
+    store.write(bob, v[3:4])
+    after_bob = revisions(store)
+    assert moved(start, after_bob) == {BOB}
+    everything = store.revision()
+    for change, expected in (
+        (lambda: store.write(ann_a1, v[:3]), {ANN, ANN_A1, A1}),
+        (lambda: store.replace(ann_a1[0].model_copy(update={"fact": "changed"}), v[4]), {ANN, ANN_A1, A1}),
+        (lambda: store.delete(ann_a1[1].id), {ANN, ANN_A1, A1}),
+        (lambda: store.write([SemanticRecord(scope=ANN_A2, fact="x")], v[5:6]), {ANN, ANN_A2}),
+        (lambda: store.delete_scope(ANN_A1), {ANN, ANN_A1, A1}),
+    ):
+        before = revisions(store)
+        change()
+        after = revisions(store)
+        assert moved(before, after) == expected
+        assert store.revision() != everything  # the store-wide revision moves with every change
+        everything = store.revision()
+        store.search(v[0], ANN, MemoryType.SEMANTIC, 3)  # reads move nothing
+        list(store.scan(ANN))
+        assert revisions(store) == after
+
+
+def test_another_connections_commit_moves_only_the_scopes_it_wrote(two_stores: tuple[Store, Store], rng) -> None:
+    a, b = two_stores
+    v = unit(rng, 4)
+    a.write([SemanticRecord(scope=ANN_A1, fact="a0")], v[:1])
+    before = revisions(a)
+    b.write([SemanticRecord(scope=BOB, fact="from b")], v[1:2])
+    assert moved(before, revisions(a)) == {BOB}
+    before = revisions(a)
+    b.write([SemanticRecord(scope=ANN_A2, fact="from b")], v[2:3])
+    a.write([SemanticRecord(scope=BOB, fact="a after b")], v[3:4])  # a's own commit right after b's
+    assert moved(before, revisions(a)) == {ANN, ANN_A2, BOB}
+    before = revisions(a)
+    a.set_embedding_info(INFO)  # the same info again: nothing changes
+    assert revisions(a) == before
+
+
+def test_revision_rejects_a_bad_scope(store: Store) -> None:
+    with pytest.raises(InvalidScopeError):
+        store.revision("ann")  # type: ignore[arg-type]

@@ -1,0 +1,184 @@
+"""PostgreSQL search in SQL (pgvector): dimensioned columns, the plans, HNSW for large scopes.
+
+What every backend must do is in tests/conformance/ (PostgreSQL runs it with ``search="sql"``);
+this file checks what only PostgreSQL has: ``vector(n)`` columns and their migration, the plan a
+search gets (the scope's b-tree, or its own partial HNSW index), and that HNSW answers agree with
+exact search, with and without a speaker filter.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+import psycopg
+import pytest
+
+from memdesk.errors import ConfigError
+from memdesk.records import MemoryType, Scope, SemanticRecord
+from memdesk.store import EmbeddingInfo, open_store
+from memdesk.store.pg_schema import PG_MIGRATIONS
+from memdesk.store.pg_search import index_name
+from memdesk.store.postgres import PostgresStore
+from memdesk.store.codec import scope_key
+from tests.pg_server import postgres_server, postgres_url  # noqa: F401 - fixtures
+
+pytestmark = pytest.mark.postgres
+
+DIM = 16
+INFO = EmbeddingInfo(model_id="pg-model", dim=DIM)
+BIG, SMALL = Scope(user_id="big"), Scope(user_id="small")
+
+
+def unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    x = rng.standard_normal((n, DIM)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def column_types(url: str) -> set[str]:
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid "
+            "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'memdesk' AND a.attname = 'vector' "
+            "AND c.relkind = 'r'"
+        ).fetchall()
+    return {r[0] for r in rows}
+
+
+def exact(vectors: np.ndarray, q: np.ndarray, k: int) -> list[int]:
+    return list(np.argsort(-(vectors @ q), kind="stable")[:k])
+
+
+@pytest.fixture
+def store(postgres_url: str) -> Iterator[PostgresStore]:
+    with PostgresStore(postgres_url) as s:
+        s.set_embedding_info(INFO)
+        yield s
+
+
+def test_vector_columns_get_the_recorded_dimension(postgres_url: str) -> None:
+    with PostgresStore(postgres_url) as s:
+        assert column_types(postgres_url) == {"vector"}  # nothing recorded yet: any dimension
+        s.set_embedding_info(INFO)
+        assert column_types(postgres_url) == {f"vector({DIM})"}
+
+
+def test_migration_0005_dimensions_the_columns_of_an_existing_store(postgres_url: str) -> None:
+    rng = np.random.default_rng(3)
+    with PostgresStore(postgres_url, migrations=PG_MIGRATIONS[:4]) as old:
+        old.set_embedding_info(INFO)
+        old.write([SemanticRecord(scope=SMALL, fact=f"f{i}") for i in range(5)], unit(rng, 5))
+        assert column_types(postgres_url) == {f"vector({DIM})"}  # the dialect hook runs without 0005 too
+        with psycopg.connect(postgres_url, autocommit=True) as conn:  # as a store written before 0005 was
+            for table in ("episodic_memory", "semantic_memory", "procedural_memory", "collection_items"):
+                conn.execute(f"ALTER TABLE memdesk.{table} ALTER COLUMN vector TYPE vector")
+        assert column_types(postgres_url) == {"vector"}
+    with PostgresStore(postgres_url) as new:
+        assert column_types(postgres_url) == {f"vector({DIM})"}
+        assert len(new.search(unit(rng, 1)[0], SMALL, MemoryType.SEMANTIC, 10)) == 5
+
+
+def _fill(store: PostgresStore, rng: np.random.Generator, n_big: int = 1500) -> tuple[list[SemanticRecord], np.ndarray]:
+    big = [SemanticRecord(scope=BIG, fact=f"b{i}", speaker="ann" if i % 3 == 0 else "bob") for i in range(n_big)]
+    vectors = unit(rng, n_big)
+    store.write(big, vectors)
+    store.write([SemanticRecord(scope=SMALL, fact=f"s{i}") for i in range(10)], unit(rng, 10))
+    return big, vectors
+
+
+def test_a_large_scope_gets_its_own_hnsw_index_and_the_plans_use_it(store: PostgresStore) -> None:
+    rng = np.random.default_rng(4)
+    big, vectors = _fill(store, rng)
+    q = unit(rng, 1)[0]
+    before = store.explain_search(q, BIG, MemoryType.SEMANTIC, 10)
+    assert "hnsw" not in before and "ix_semantic_memory_scope" in before  # exact under the scope's b-tree
+    created = store.index_large_scopes(min_rows=1000)
+    assert created == [index_name("semantic_memory", scope_key(BIG))]
+    assert store.index_large_scopes(min_rows=1000) == []  # already there
+    plan = store.explain_search(q, BIG, MemoryType.SEMANTIC, 10)
+    assert created[0] in plan  # the partial index of that scope, for a partial Scope(user_id=...) of one key
+    assert created[0] not in store.explain_search(q, SMALL, MemoryType.SEMANTIC, 10)
+    hits = store.search(q, BIG, MemoryType.SEMANTIC, 10)
+    want = {big[i].id for i in exact(vectors, q, 10)}
+    assert len(hits) == 10 and len(want & {h.record.id for h in hits}) >= 9  # approximate, ef_search 200
+    np.testing.assert_allclose([h.score for h in hits], sorted((float(vectors[i] @ q) for i in exact(vectors, q, 10)), reverse=True)[: len(hits)], atol=0.05)
+
+
+def test_a_speaker_filter_on_an_hnsw_scope_still_returns_k_exact_rows(store: PostgresStore) -> None:
+    rng = np.random.default_rng(5)
+    big, vectors = _fill(store, rng)
+    store.index_large_scopes(min_rows=1000)
+    q = unit(rng, 1)[0]
+    ann = [i for i, r in enumerate(big) if r.speaker == "ann"]
+    hits = store.search(q, BIG, MemoryType.SEMANTIC, 12, speaker="ann")
+    want = [big[ann[j]].id for j in exact(vectors[ann], q, 12)]
+    assert [h.record.id for h in hits] == want
+
+
+def test_a_partial_scope_over_several_exact_scopes_is_ranked_exactly(store: PostgresStore) -> None:
+    rng = np.random.default_rng(6)
+    scopes = [Scope(user_id="u", agent_id=f"a{i}") for i in range(3)] + [Scope(user_id="other")]
+    recs = [SemanticRecord(scope=s, fact=f"{s.agent_id}-{j}") for s in scopes for j in range(15)]
+    vectors = unit(rng, len(recs))
+    store.write(recs, vectors)
+    q = unit(rng, 1)[0]
+    under_u = [i for i, r in enumerate(recs) if r.scope.user_id == "u"]
+    hits = store.search(q, Scope(user_id="u"), MemoryType.SEMANTIC, 7)
+    assert [h.record.id for h in hits] == [recs[under_u[j]].id for j in exact(vectors[under_u], q, 7)]
+    assert store.search(q, Scope(user_id="nobody"), MemoryType.SEMANTIC, 7) == []
+
+
+def test_sql_and_memory_search_agree(postgres_url: str) -> None:
+    rng = np.random.default_rng(7)
+    with open_store(postgres_url, search="sql") as sql, open_store(postgres_url, search="memory") as mem:
+        sql.set_embedding_info(INFO)
+        recs = [SemanticRecord(scope=Scope(user_id="u", run_id=f"r{i % 4}"), fact=f"f{i}") for i in range(80)]
+        sql.write(recs, unit(rng, 80))
+        for q in unit(rng, 5):
+            for scope in (Scope(user_id="u"), Scope(user_id="u", run_id="r1")):
+                a = sql.search(q, scope, MemoryType.SEMANTIC, 8)
+                b = mem.search(q, scope, MemoryType.SEMANTIC, 8)
+                assert [h.record.id for h in a] == [h.record.id for h in b]
+                np.testing.assert_allclose([h.score for h in a], [h.score for h in b], atol=1e-5)
+
+
+def test_search_modes_and_hnsw_need_the_right_configuration(postgres_url: str, tmp_path: Any) -> None:
+    with pytest.raises(ConfigError):
+        PostgresStore(postgres_url, search="faiss")
+    with pytest.raises(ConfigError):
+        open_store(f"sqlite:///{tmp_path / 'x.db'}", search="sql")
+    with PostgresStore(postgres_url, search="memory") as mem:
+        with pytest.raises(ConfigError):
+            mem.index_large_scopes()
+        assert mem.pgvector_version >= (0, 5, 0)  # the pgserver wheel ships 0.6.2
+
+
+def test_a_large_collection_gets_an_hnsw_index_that_its_search_uses(postgres_url: str) -> None:
+    rng = np.random.default_rng(8)
+    with PostgresStore(postgres_url, hnsw_min_rows=150) as s:
+        s.set_embedding_info(INFO)
+        bank = s.collection("bank")
+        vectors = unit(rng, 200)
+        bank.put([f"i{n}" for n in range(100)], ['{"n": 1}'] * 100, vectors[:100])
+        name = index_name("collection_items", "bank")
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            exists = "SELECT to_regclass(%s) IS NOT NULL"
+            assert not conn.execute(exists, [f"memdesk.{name}"]).fetchone()[0]
+            bank.put([f"i{n}" for n in range(100, 200)], ['{"n": 1}'] * 100, vectors[100:])
+            assert conn.execute(exists, [f"memdesk.{name}"]).fetchone()[0]
+        q = vectors[17]
+        hits = bank.search(q, 5)
+        assert hits[0][0] == "i17" and len(hits) == 5
+        assert len({f"i{i}" for i in exact(vectors, q, 5)} & {h[0] for h in hits}) >= 4
+
+
+def test_forgetting_a_scope_drops_its_hnsw_index(store: PostgresStore) -> None:
+    rng = np.random.default_rng(9)
+    _fill(store, rng)
+    name = store.index_large_scopes(min_rows=1000)[0]
+    store.forget(BIG)
+    with psycopg.connect(store.dsn, autocommit=True) as conn:
+        assert conn.execute("SELECT to_regclass(%s)", [f"memdesk.{name}"]).fetchone()[0] is None
+        logged = conn.execute("SELECT scope_key FROM memdesk.change_log WHERE scope_key IS NOT NULL").fetchall()
+    assert scope_key(BIG) not in {r[0] for r in logged}
+    assert len(store.search(unit(rng, 1)[0], SMALL, MemoryType.SEMANTIC, 20)) == 10
