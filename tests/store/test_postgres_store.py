@@ -194,11 +194,9 @@ def test_open_store_dispatches_postgres_urls(postgres_url: str) -> None:
 
 
 def test_an_unreachable_server_raises_store_error_without_the_password() -> None:
-    started = time.monotonic()
     with pytest.raises(StoreError, match="cannot connect") as err:
         PostgresStore("postgresql://memdesk:s3cret@127.0.0.1:1/nowhere", connect_timeout_s=2)
     assert "s3cret" not in str(err.value)
-    assert time.monotonic() - started < 5
     assert describe_dsn("postgresql://memdesk:s3cret@db.example:5433/mem") == "postgresql://memdesk@db.example:5433/mem"
 
 
