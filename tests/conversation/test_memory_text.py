@@ -36,25 +36,25 @@ def _episode(mem: Memory) -> EpisodicRecord:
 
 def test_update_rewrites_the_title_anchor_and_embedding(mem):
     ep = _episode(mem)
-    new = mem.update(ep.id, "Priya moved to Bath in December 2024.")
+    new = mem.update(ep.id, "Priya moved to Bath in December 2024.", scope=PRIYA)
     assert isinstance(new, EpisodicRecord)
     assert new.title == "Priya moved to Bath in December 2024" and new.text() == "Priya moved to Bath in December 2024."
     assert new.temporal_anchor == "December 2024" and new.event_time == datetime(2024, 12, 1, tzinfo=timezone.utc)
-    assert mem.get(ep.id).temporal_anchor == "December 2024"
+    assert mem.get(ep.id, scope=PRIYA).temporal_anchor == "December 2024"
     hit = mem.search("moved to Bath in December", scope=PRIYA, K=1)[0]
     assert hit.record.id == ep.id and hit.score > 0.5
 
 
 def test_update_without_a_time_falls_back_to_when_it_was_said(mem):
     ep = _episode(mem)
-    new = mem.update(ep.id, "Priya lives in Bath.")
+    new = mem.update(ep.id, "Priya lives in Bath.", scope=PRIYA)
     assert new.temporal_anchor == "2024-04-02" and new.event_time == T0
     assert "time_expressions" not in new.metadata
 
 
 def test_explicit_fields_win_over_derived_ones(mem):
     ep = _episode(mem)
-    new = mem.update(ep.id, "Priya moved to Bath in December 2024.", title="Move", temporal_anchor="winter 2024/25")
+    new = mem.update(ep.id, "Priya moved to Bath in December 2024.", scope=PRIYA, title="Move", temporal_anchor="winter 2024/25")
     assert new.title == "Move" and new.temporal_anchor == "winter 2024/25"
     assert new.text() == "Move: Priya moved to Bath in December 2024."
 
