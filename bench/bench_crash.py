@@ -32,7 +32,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--messages", type=int, default=1500)
     ap.add_argument("--kills", type=int, default=120)
-    ap.add_argument("--max-delay", type=float, default=0.5, help="seconds after the writer is ready")
+    ap.add_argument("--max-delay", type=float, default=0.5, help="at most this many seconds after the seeded acknowledgment each kill waits for")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "crash.json"))
     args = ap.parse_args()
