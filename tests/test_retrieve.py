@@ -143,4 +143,4 @@ def test_hybrid_index_cache_is_bounded(store):
     r = Retriever(store, hybrid=True, lexical_cache=2)
     for u in ("a", "b", "c"):
         assert r.retrieve(unit([1, 0, 0]), Scope(user_id=u), query_text="fact")
-    assert len(r._lexical) == 2
+    assert len(r.indexes) == 2

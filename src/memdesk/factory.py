@@ -60,10 +60,16 @@ def build_answerer(chat_model: ChatModel | None = None) -> Answerer:
 
 
 def build_retriever(settings: Settings, store: Store) -> Retriever:
-    """The read path's retriever (k, K, hybrid) as the settings say."""
-    from .retrieve import Retriever
+    """The read path the settings name: ``fused`` (the default: dense + stemmed BM25 score fusion,
+    per-type calibration, a token budget) or ``engram`` (the paper's k, K and optional hybrid)."""
+    from .retrieve import Retriever, Serializer
 
-    return Retriever(store, k=settings.top_k, K=settings.max_records, hybrid=settings.hybrid)
+    if settings.retrieval == "fused":
+        return Retriever.fused(
+            store, k=settings.top_k or 60, K=settings.max_records or 100, token_budget=settings.token_budget,
+            serializer=Serializer(group_by_anchor=True),
+        )
+    return Retriever(store, k=settings.top_k or 20, K=settings.max_records or 25, hybrid=settings.hybrid)
 
 
 def build_memory(
@@ -89,13 +95,15 @@ def build_memory(
     if store is None:
         store = open_store(settings.database_url, busy_timeout_ms=settings.busy_timeout_ms, cache_max_rows=settings.cache_max_rows)
     try:
+        retriever = build_retriever(settings, store)
         return Memory(
             store,
             embedder if embedder is not None else make_embedder(settings),
             build_processor(settings, chat_model),
             answerer=build_answerer(chat_model),
             admission=build_admission(settings),
-            retriever=build_retriever(settings, store),
+            retriever=retriever,
+            serializer=retriever.serializer,
             max_message_chars=settings.max_message_chars,
         )
     except BaseException:

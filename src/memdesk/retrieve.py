@@ -11,33 +11,39 @@ same records (their embedded text) under the scope, fused with the dense list by
 is a rare name or noun that the embedding blurs. Hits then carry the fused score, and ``why`` names
 both ranks. The BM25 index of a scope is built on first use and rebuilt when the store's
 :meth:`~memdesk.store.base.Store.revision` moves.
+
+``fusion="score"`` is memdesk's default read path (:meth:`Retriever.fused`, what ``Memory.open()``
+builds): candidates are each type's dense top-k and the stemmed-BM25 top ``lexical_k``; each gets
+``cosine + lexical_weight * bm25 / max bm25``; in typed mode that score is standardized within its
+own memory type (:mod:`memdesk.calibration`: the types' cosine distributions differ, so raw scores
+let one store crowd out the others); the ranked candidates are packed into a token budget
+(:mod:`memdesk.packing`) instead of being cut at K. Constructor defaults keep ENGRAM's paper path.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from typing import Literal, Sequence
 
 import numpy as np
 
 from .errors import InvalidInputError, UnknownScopeError
-from .lexical import BM25Index, rrf_fuse
-from .records import ALL_TYPES, Evidence, MemoryRecord, MemoryType, Scope, SearchHit
+from .lexical import rrf_fuse
+from .packing import BudgetPacker
+from .records import ALL_TYPES, Evidence, MemoryType, Scope, SearchHit
+from .scope_index import ScopeIndexCache
+from .stemming import StemmingTokenizer
 from .store.base import Store
 from .tokens import TokenCounter
 
 Mode = Literal["typed", "untyped"]
 Merge = Literal["score", "round_robin"]
+Fusion = Literal["rrf", "score"]
 _NORM = re.compile(r"[\W_]+", re.UNICODE)
 
 
 def normalized_text(text: str) -> str:
     return _NORM.sub(" ", text.lower()).strip()
-
-
-_LexicalKey = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str | None]
 
 
 class Retriever:
@@ -51,8 +57,15 @@ class Retriever:
         hybrid: fuse a BM25 ranking with the dense one by default (see the module docstring).
         lexical_k: BM25 records fused in hybrid mode.
         rrf_c: the reciprocal-rank-fusion constant.
-        lexical_cache: BM25 indexes kept (one per scope, types and speaker searched), least
-            recently used dropped first.
+        lexical_cache: per-scope indexes kept (:class:`~memdesk.scope_index.ScopeIndexCache`: one
+            per scope, types, speaker and stemming searched), least recently used dropped first.
+        fusion: ``"rrf"`` (the hybrid extension above) or ``"score"`` (the fused path: score-level
+            fusion, per-type calibration, token budget; ``hybrid`` then switches its lexical side).
+        lexical_weight: weight of the max-normalized BM25 score in score fusion.
+        stem: stem the BM25 terms in score fusion (:mod:`memdesk.stemming`).
+        token_budget: pack hits into this many tokens of ``serializer``'s block (K still caps the
+            count); None cuts at K.
+        serializer: prices the budget (default a plain :class:`Serializer`).
     """
 
     def __init__(
@@ -66,11 +79,18 @@ class Retriever:
         lexical_k: int = 25,
         rrf_c: float = 60.0,
         lexical_cache: int = 32,
+        fusion: Fusion = "rrf",
+        lexical_weight: float = 0.3,
+        stem: bool = True,
+        token_budget: int | None = None,
+        serializer: "Serializer | None" = None,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
         if lexical_k < 1 or rrf_c <= 0 or lexical_cache < 1:
             raise InvalidInputError("lexical_k and lexical_cache must be >= 1 and rrf_c > 0")
+        if fusion not in ("rrf", "score") or lexical_weight < 0:
+            raise InvalidInputError("fusion must be 'rrf' or 'score' and lexical_weight >= 0")
         self.store = store
         self.k = k
         self.K = K
@@ -78,9 +98,25 @@ class Retriever:
         self.hybrid = hybrid
         self.lexical_k = lexical_k
         self.rrf_c = rrf_c
-        self._lexical_cache = lexical_cache
-        self._lexical: OrderedDict[_LexicalKey, tuple[int, BM25Index, list[MemoryRecord]]] = OrderedDict()
-        self._lexical_lock = threading.Lock()
+        self.fusion = fusion
+        self.lexical_weight = lexical_weight
+        self.stem = stem
+        self.token_budget = token_budget
+        self.serializer = serializer or Serializer()
+        self.packer = BudgetPacker(self.serializer, token_budget, max_records=K) if token_budget else None
+        self.indexes = ScopeIndexCache(store, size=lexical_cache, tokenizer=StemmingTokenizer())
+
+    @classmethod
+    def fused(
+        cls, store: Store, *, k: int = 60, K: int = 100, token_budget: int = 900, serializer: "Serializer | None" = None,
+        **options,
+    ) -> "Retriever":
+        """memdesk's default read path: dense + stemmed BM25 score fusion, per-type calibration, a
+        token budget (default 900 cl100k tokens) over an anchor-grouped block."""
+        return cls(
+            store, k=k, K=K, hybrid=True, fusion="score", lexical_k=options.pop("lexical_k", k),
+            token_budget=token_budget, serializer=serializer or Serializer(group_by_anchor=True), **options,
+        )
 
     def drop_cached_text(self) -> None:
         """Drop every cached BM25 index (they hold records' text): called when a scope is forgotten."""
@@ -116,6 +152,9 @@ class Retriever:
         if mode not in ("typed", "untyped"):
             raise InvalidInputError(f"mode must be 'typed' or 'untyped', not {mode!r}")
         wanted = tuple(types) if types else ALL_TYPES
+        use_lexical = self.hybrid if hybrid is None else hybrid
+        if self.fusion == "score":
+            return self._fused(vector, scope, wanted, speaker, k, K, mode, query_text if use_lexical else None)
         per_type_k = k if mode == "typed" else K
         candidates: list[SearchHit] = []
         for memory_type in wanted:
@@ -134,17 +173,48 @@ class Retriever:
             candidates.sort(key=lambda h: (h.rank, -h.score))
         else:
             candidates.sort(key=lambda h: -h.score)
-        if self.hybrid if hybrid is None else hybrid:
+        if use_lexical:
             if not query_text or not query_text.strip():
                 raise InvalidInputError("hybrid retrieval needs the query text")
             candidates = self._fuse(candidates, self.lexical_hits(query_text, scope, wanted, speaker))
         return dedupe(candidates)[:K]
 
+    def _fused(
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        wanted: tuple[MemoryType, ...],
+        speaker: str | None,
+        k: int,
+        K: int,
+        mode: Mode,
+        query_text: str | None,
+    ) -> list[SearchHit]:
+        """Score fusion + calibration + budget (see the module docstring)."""
+        index = self.indexes.get(scope, wanted, speaker, stem=self.stem)
+        ranked = index.rank(
+            vector, query_text, k=k, lexical_k=self.lexical_k, lexical_weight=self.lexical_weight, typed=mode == "typed"
+        )
+        ranks: dict[MemoryType, int] = {}
+
+        def hits():
+            for pos, score, why in ranked:
+                record = index.records[pos]
+                memory_type = MemoryType(record.type)
+                rank = ranks[memory_type] = ranks.get(memory_type, -1) + 1
+                yield SearchHit.model_construct(record=record, score=score, memory_type=memory_type, rank=rank, why=str(why))
+
+        if self.packer is not None:
+            return self.packer.pack(hits(), max_records=K)
+        return dedupe(list(hits()))[:K]
+
     def lexical_hits(
         self, query_text: str, scope: Scope, types: Sequence[MemoryType] = ALL_TYPES, speaker: str | None = None
     ) -> list[SearchHit]:
-        """The BM25 top ``lexical_k`` records of ``types`` under ``scope`` (and ``speaker``'s bank)."""
-        index, records = self._lexical_index(scope, tuple(types), speaker)
+        """The unstemmed BM25 top ``lexical_k`` records of ``types`` under ``scope`` (and ``speaker``'s
+        bank), from the same per-scope index the fused path keeps."""
+        index = self.indexes.get(scope, tuple(types), speaker, stem=False)
+        records = index.records
         return [
             SearchHit.model_construct(
                 record=records[i],
@@ -153,27 +223,8 @@ class Retriever:
                 rank=rank,
                 why=f"bm25 top-{rank + 1} ({score:.2f})",
             )
-            for rank, (i, score) in enumerate(index.top(query_text, self.lexical_k))
+            for rank, (i, score) in enumerate(index.bm25.top(query_text, self.lexical_k))
         ]
-
-    def _lexical_index(
-        self, scope: Scope, types: tuple[MemoryType, ...], speaker: str | None
-    ) -> tuple[BM25Index, list[MemoryRecord]]:
-        key: _LexicalKey = (scope.user_id, scope.agent_id, scope.run_id, types, speaker)
-        revision = self.store.revision()
-        with self._lexical_lock:
-            cached = self._lexical.get(key)
-            if cached is not None and cached[0] == revision:
-                self._lexical.move_to_end(key)
-                return cached[1], cached[2]
-        records = [r for t in types for r in self.store.scan(scope, t, speaker=speaker)]
-        index = BM25Index([r.embed_text() for r in records])
-        with self._lexical_lock:
-            self._lexical[key] = (revision, index, records)
-            self._lexical.move_to_end(key)
-            while len(self._lexical) > self._lexical_cache:
-                self._lexical.popitem(last=False)
-        return index, records
 
     def _fuse(self, dense: list[SearchHit], lexical: list[SearchHit]) -> list[SearchHit]:
         """Reciprocal-rank fusion of the dense and lexical lists, as hits carrying the fused score."""
@@ -224,16 +275,27 @@ class Serializer:
     temporal anchor and speaker::
 
         Events (episodic):
-        - [2023-05-07] Caroline: went to an LGBTQ support group
+        - [2024-03-02] Priya: signed up for a pottery class
         Facts (semantic):
-        - [2023-05-08] Caroline is a counselor
+        - [2024-03-04] Priya is a night-shift nurse
 
     Within a group, lines keep the retrieval order (best first). The speaker is written only when the
     record's text does not already name them (the rule extractor writes third-person text). A record
     that is not the user's own chat says where it is from (:meth:`~memdesk.records.RecordBase.provenance_label`)::
 
-        - [2023-05-08] (by assistant) Caroline's bank is in Lisbon
-        - [2023-05-08] (via image_caption) Caroline shared an image: a sign that reads "open daily"
+        - [2024-03-04] (by assistant) Priya's clinic opens at nine
+        - [2024-03-04] (via image_caption) Priya shared an image: a kiln with a "do not touch" sign
+
+    ``group_by_anchor=True`` (the default read path's block) writes each anchor once, as a line of its
+    own above the records that share it, anchors in time order (undated last), records in retrieval
+    order within each::
+
+        Events (episodic):
+        [2024-03-02]
+        - Priya signed up for a pottery class
+        - (by assistant) the first lesson is on Tuesday
+
+    Records of one session share an anchor, so a block of ~30 records saves a few tokens on most lines.
     """
 
     HEADERS = {
@@ -242,27 +304,62 @@ class Serializer:
         MemoryType.PROCEDURAL: "Instructions (procedural):",
     }
 
-    def __init__(self, token_counter: TokenCounter | None = None) -> None:
+    def __init__(self, token_counter: TokenCounter | None = None, *, group_by_anchor: bool = False) -> None:
         self.token_counter = token_counter or TokenCounter()
+        self.group_by_anchor = group_by_anchor
 
     @staticmethod
-    def line(hit: SearchHit) -> str:
+    def anchor(hit: SearchHit) -> str:
         r = hit.record
-        anchor = r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else "undated")
+        return r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else "undated")
+
+    @staticmethod
+    def text(hit: SearchHit) -> str:
+        """The record's text as shown: title and body, with the speaker when the text lacks the name."""
+        r = hit.record
         title = getattr(r, "title", "")
         body = r.body()
         text = f"{title}: {body}" if title and not body.startswith(title) else body
         if r.speaker and r.speaker not in text and r.speaker != r.role:
             text = f"{r.speaker}: {text}"
         label = r.provenance_label()
-        return f"- [{anchor}] ({label}) {text}" if label else f"- [{anchor}] {text}"
+        return f"({label}) {text}" if label else text
+
+    @classmethod
+    def line(cls, hit: SearchHit) -> str:
+        return f"- [{cls.anchor(hit)}] {cls.text(hit)}"
+
+    def layout(self, hit: SearchHit) -> tuple[list[tuple[str, str]], str]:
+        """(the headers this hit sits under, as (key, text), and its own line): what it costs in a block."""
+        t = hit.memory_type
+        headers = [(f"type:{t.value}", self.HEADERS[t])]
+        if self.group_by_anchor:
+            anchor = self.anchor(hit)
+            headers.append((f"anchor:{t.value}:{anchor}", f"[{anchor}]"))
+            return headers, f"- {self.text(hit)}"
+        return headers, self.line(hit)
 
     def serialize(self, hits: Sequence[SearchHit]) -> Evidence:
         lines: list[str] = []
         for memory_type in ALL_TYPES:
             group = [h for h in hits if h.memory_type is memory_type]
-            if group:
-                lines.append(self.HEADERS[memory_type])
+            if not group:
+                continue
+            lines.append(self.HEADERS[memory_type])
+            if not self.group_by_anchor:
                 lines.extend(self.line(h) for h in group)
+                continue
+            by_anchor: dict[str, list[SearchHit]] = {}
+            for h in group:
+                by_anchor.setdefault(self.anchor(h), []).append(h)
+            for anchor in sorted(by_anchor, key=lambda a: _time_key(by_anchor[a])):
+                lines.append(f"[{anchor}]")
+                lines.extend(f"- {self.text(h)}" for h in by_anchor[anchor])
         text = "\n".join(lines)
         return Evidence(hits=list(hits), text=text, tokens=self.token_counter.count(text) if text else 0)
+
+
+def _time_key(group: Sequence[SearchHit]) -> tuple[int, str]:
+    """Anchor groups in time order: by their earliest event time, undated groups last."""
+    times = [h.record.event_time for h in group if h.record.event_time is not None]
+    return (0, min(times).isoformat()) if times else (1, "")

@@ -1,0 +1,153 @@
+"""What the fused read path keeps per scope: records, a BM25 index, vectors and per-type moments.
+
+Built from :meth:`Store.scan` and :meth:`Store.get_vectors` on the first fused query of a scope (and
+of a speaker's bank), kept in a small LRU cache, and rebuilt when :meth:`Store.revision` moves.
+The lexical side ranks the records with BM25 over their embedded text (stemmed by default, see
+:mod:`memdesk.stemming`); the vectors give a lexical-only candidate its cosine; the per-type moments
+(:mod:`memdesk.calibration`) standardize scores within each memory type.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+
+import numpy as np
+
+from .calibration import TypeMoments
+from .lexical import BM25Index
+from .records import MemoryRecord, MemoryType, Scope
+from .store.base import Store
+
+__all__ = ["ScopeIndex", "ScopeIndexCache"]
+
+_Key = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str | None, bool]
+
+
+class ScopeIndex:
+    """Records of some memory types under one scope, with BM25, vectors and moments.
+
+    Args:
+        records: the records, any order.
+        vectors: their unit vectors, one row per record.
+        tokenizer: the BM25 tokenizer (None: unstemmed :func:`memdesk.lexical.tokenize`).
+    """
+
+    def __init__(
+        self, records: Sequence[MemoryRecord], vectors: np.ndarray, tokenizer: Callable[[str], list[str]] | None = None
+    ) -> None:
+        self.records = list(records)
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.position = {r.id: i for i, r in enumerate(self.records)}
+        self.bm25 = BM25Index([r.embed_text() for r in self.records], tokenizer=tokenizer)
+        self.record_types = [MemoryType(r.type) for r in self.records]
+        types = np.array([r.type for r in self.records])
+        self.by_type = {t: np.flatnonzero(types == t.value) for t in MemoryType if bool((types == t.value).any())}
+        self.moments = {t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()}
+        self.pooled = TypeMoments.pooled(list(self.moments.values()))
+
+    def lexical(self, query: str, k: int) -> tuple[np.ndarray, list[tuple[int, float]]]:
+        """(BM25 score of every record, the top ``k`` positions with a positive score)."""
+        scores = self.bm25.scores(query)
+        return scores, _lexical_top(scores, k)
+
+    def rank(
+        self, query: np.ndarray, query_text: str | None, *, k: int, lexical_k: int, lexical_weight: float, typed: bool
+    ) -> Iterator[tuple[int, float, "_Why"]]:
+        """Fused candidates best first, as (position, calibrated score, why), generated lazily.
+
+        Candidates: each type's dense top ``k`` and the lexical top ``lexical_k``; score
+        ``cosine + lexical_weight * bm25 / max bm25``, standardized by the cosine distribution of the
+        record's own type (``typed``) or of all records (pooled).
+        """
+        if not self.records:
+            return
+        cosine = self.vectors @ np.asarray(query, dtype=np.float32)
+        origin: dict[int, tuple[str, int]] = {}  # position -> (where it came from, its rank there)
+        for t, pos in self.by_type.items():
+            top = pos if pos.size <= k else pos[np.argpartition(-cosine[pos], k - 1)[:k]]
+            for rank, i in enumerate(top[np.argsort(-cosine[top], kind="stable")].tolist()):
+                origin[i] = (t.value, rank)
+        lexical = None
+        if query_text and query_text.strip() and lexical_weight > 0:
+            lexical, top_lex = self.lexical(query_text, lexical_k)
+            for rank, (i, _) in enumerate(top_lex):
+                origin.setdefault(i, ("bm25", rank))
+        positions = np.fromiter(origin, dtype=np.intp, count=len(origin))
+        fused = cosine[positions].astype(np.float64)
+        top_lexical = float(lexical.max()) if lexical is not None and lexical.size else 0.0
+        if top_lexical > 0:
+            fused += lexical_weight * lexical[positions] / top_lexical
+        if typed:
+            stats = {t: m.cosine_stats(query) for t, m in self.moments.items()}
+            mean_std = np.array([stats[self.record_types[i]] for i in positions.tolist()]).reshape(-1, 2)
+        else:
+            mean_std = np.tile(self.pooled.cosine_stats(query), (len(positions), 1))
+        z = (fused - mean_std[:, 0]) / mean_std[:, 1]
+        order = np.argsort(-z, kind="stable")
+        for j in order.tolist():
+            i = int(positions[j])
+            yield i, float(z[j]), _Why(origin[i], float(cosine[i]), float(lexical[i]) if lexical is not None else 0.0, float(z[j]))
+
+
+def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    hit = np.flatnonzero(scores > 0)
+    if hit.size > k:
+        hit = hit[np.argpartition(-scores[hit], k - 1)[:k]]
+    return [(i, float(scores[i])) for i in sorted(hit.tolist(), key=lambda i: (-scores[i], i))]
+
+
+class _Why:
+    """Why a fused candidate ranks where it does, formatted only when a hit is made of it."""
+
+    __slots__ = ("origin", "cosine", "bm25", "z")
+
+    def __init__(self, origin: tuple[str, int], cosine: float, bm25: float, z: float) -> None:
+        self.origin, self.cosine, self.bm25, self.z = origin, cosine, bm25, z
+
+    def __str__(self) -> str:
+        where, rank = self.origin
+        head = f"{where} top-{rank + 1}" + (f" by cosine {self.cosine:.3f}" if where != "bm25" else f" ({self.bm25:.2f}), cosine {self.cosine:.3f}")
+        return head + (f" + bm25 {self.bm25:.2f}" if self.bm25 > 0 and where != "bm25" else "") + f"; z {self.z:.2f}"
+
+
+class ScopeIndexCache:
+    """LRU cache of :class:`ScopeIndex` per (scope, types, speaker, stemming), checked against the
+    store's revision on every use."""
+
+    def __init__(self, store: Store, size: int = 16, tokenizer: Callable[[str], list[str]] | None = None) -> None:
+        self.store = store
+        self.size = size
+        self.tokenizer = tokenizer
+        self._cache: OrderedDict[_Key, tuple[int, ScopeIndex]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Indexes held now."""
+        return len(self._cache)
+
+    def get(self, scope: Scope, types: Sequence[MemoryType], speaker: str | None, stem: bool = True) -> ScopeIndex:
+        key: _Key = (scope.user_id, scope.agent_id, scope.run_id, tuple(types), speaker, stem)
+        revision = self.store.revision()
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None and cached[0] == revision:
+                self._cache.move_to_end(key)
+                return cached[1]
+        records: list[MemoryRecord] = []
+        blocks: list[np.ndarray] = []
+        for t in types:
+            recs = list(self.store.scan(scope, t, speaker=speaker))
+            if recs:
+                records.extend(recs)
+                blocks.append(self.store.get_vectors(t, [r.id for r in recs]))
+        dim = blocks[0].shape[1] if blocks else 0
+        vectors = np.vstack(blocks) if blocks else np.zeros((0, dim), dtype=np.float32)
+        index = ScopeIndex(records, vectors, self.tokenizer if stem else None)
+        with self._lock:
+            self._cache[key] = (revision, index)
+            self._cache.move_to_end(key)
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        return index
