@@ -13,7 +13,7 @@ the anchor-grouped block as rendered by :func:`render_grouped`).
 import json, statistics, sys, time
 from collections import defaultdict
 import numpy as np
-from memdesk.eval.runner import load_dataset
+from memdesk.eval.run import load_dataset
 from memdesk.store import open_store
 from memdesk.records import Scope, MemoryType, SearchHit, ALL_TYPES
 from memdesk.retrieve import Serializer, dedupe

@@ -8,7 +8,7 @@ session recall@10. Only conversations the run has fully ingested are used (``wor
     python bench/retrieval_replay.py locomo /tmp/memdesk-eval/locomo [--configs fused,fused-untyped,...]
 
 Configs: ``engram`` (paper path, k=20, K=25), ``engram-untyped``, ``engram-hybrid`` (RRF BM25),
-``fused`` (the default read path), ``fused-untyped`` (one pooled score scale), ``fused-dense`` (no BM25),
+``fused`` (the default read path), ``fused-untyped`` (one pooled score scale), ``fused-dense`` (no BM25), ``fused-dense-untyped``,
 ``fused-nostem`` (unstemmed BM25), ``fused-flat`` (budget priced for the flat one-anchor-per-line block).
 """
 
@@ -28,7 +28,7 @@ from memdesk.conversation.raw import RawTurnProcessor
 from memdesk.embed import MiniLMEmbedder
 from memdesk.eval import metrics as M
 from memdesk.eval.cache import CachingEmbedder
-from memdesk.eval.runner import load_dataset
+from memdesk.eval.run import load_dataset
 from memdesk.records import Scope
 from memdesk.retrieve import Retriever, Serializer
 from memdesk.store import open_store
@@ -46,6 +46,7 @@ CONFIGS = {
     "fused": (_fused, {}),
     "fused-untyped": (_fused, {"mode": "untyped"}),
     "fused-dense": (_fused, {"hybrid": False}),
+    "fused-dense-untyped": (_fused, {"hybrid": False, "mode": "untyped"}),
     "fused-nostem": (lambda st: _fused(st, stem=False), {}),
     "fused-flat": (lambda st: _fused(st, grouped=False), {}),
 }
@@ -67,7 +68,9 @@ def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
             ev = memory.evidence(q.question, scope=Scope(user_id=q.conversation_id), **search_args)
             ms.append((time.perf_counter() - start) * 1000)
             prov = [list(h.record.provenance) for h in ev.hits]
-            recall[q.category].append(M.evidence_recall(q.evidence_ids, prov))
+            r = M.evidence_recall(q.evidence_ids, prov)
+            if r is not None:
+                recall[q.category].append(r)
             tokens.append(ev.tokens)
             s = M.session_recall(q.evidence_sessions, prov[:10], lambda i: conv.session_of.get(i, i))
             if s is not None:
@@ -78,7 +81,8 @@ def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
     return {
         "config": config, "conversations": sorted(done), "n": len(head), "recall": round(float(np.mean(head)), 4),
         "by_category": {c: round(float(np.mean(recall[c])), 4) for c in ds.headline_categories if recall.get(c)},
-        "median_tokens": statistics.median(tokens), "search_p50_ms": round(statistics.median(ms), 2),
+        "median_tokens": statistics.median(tokens), "mean_tokens": round(statistics.fmean(tokens), 1),
+        "search_p50_ms": round(statistics.median(ms), 2),
         "session_recall@10": round(float(np.mean(sessions)), 4) if sessions and benchmark == "longmemeval" else None,
     }
 

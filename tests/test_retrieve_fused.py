@@ -2,32 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from memdesk.records import EpisodicRecord, MemoryType, Scope, SemanticRecord
 from memdesk.retrieve import Retriever, Serializer
-from memdesk.store import open_store
-from memdesk.store.base import EmbeddingInfo
+from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
 
 S = Scope(user_id="u")
-
-
-def unit(v):
-    v = np.asarray(v, dtype=np.float32)
-    return v / np.linalg.norm(v)
-
-
-@pytest.fixture
-def store(tmp_path):
-    st = open_store(f"sqlite:///{tmp_path}/f.db")
-    st.set_embedding_info(EmbeddingInfo(model_id="test", dim=3))
-    yield st
-    st.close()
-
-
-def put(store, rec, vec):
-    store.write([rec], unit(vec)[None, :])
 
 
 def crowded(store):
