@@ -119,9 +119,8 @@ class Retriever:
         )
 
     def drop_cached_text(self) -> None:
-        """Drop every cached BM25 index (they hold records' text): called when a scope is forgotten."""
-        with self._lexical_lock:
-            self._lexical.clear()
+        """Drop every cached per-scope index (they hold records and their text): called when a scope is forgotten."""
+        self.indexes.clear()
 
     def check_scope(self, scope: Scope) -> None:
         if not self.store.has_scope(scope):

@@ -127,6 +127,11 @@ class ScopeIndexCache:
         """Indexes held now."""
         return len(self._cache)
 
+    def clear(self) -> None:
+        """Drop every index (and so every record and text they hold)."""
+        with self._lock:
+            self._cache.clear()
+
     def get(self, scope: Scope, types: Sequence[MemoryType], speaker: str | None, stem: bool = True) -> ScopeIndex:
         key: _Key = (scope.user_id, scope.agent_id, scope.run_id, tuple(types), speaker, stem)
         revision = self.store.revision()
