@@ -39,3 +39,15 @@ def test_empty_and_constant_sets_use_the_floor():
     same = TypeMoments(np.tile([1.0, 0.0], (3, 1)), min_std=0.1)
     assert same.cosine_stats(np.array([1.0, 0.0])) == pytest.approx((1.0, 0.1))
     assert same.zscore(np.array([1.0, 0.0]), np.array([1.05])) == pytest.approx([0.5])
+
+
+def test_a_small_type_is_calibrated_mostly_by_the_scope():
+    rng = np.random.default_rng(0)
+    big = rng.normal(size=(200, 4))
+    small = rng.normal(size=(2, 4)) + 3.0
+    own, pooled = TypeMoments(small), TypeMoments.pooled([TypeMoments(big), TypeMoments(small)])
+    shrunk = own.shrunk(pooled, prior=20)
+    w = 2 / 22  # two records against twenty pseudo-records of the scope
+    assert np.allclose(shrunk.mean, w * own.mean + (1 - w) * pooled.mean)
+    assert np.allclose(shrunk.second, w * own.second + (1 - w) * pooled.second)
+    assert own.shrunk(pooled, prior=0) is own

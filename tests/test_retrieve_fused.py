@@ -12,21 +12,22 @@ S = Scope(user_id="u")
 
 
 def crowded(store):
-    """Six facts all about as close to the query (cosine ~0.89), four events far from it and one event
-    that stands out among the events (cosine ~0.71)."""
-    for i in range(6):
+    """Sixty facts all about as close to the query (cosine ~0.89), forty events far from it and one event
+    that stands out among the events (cosine ~0.71); stores large enough that each type's own spread
+    outweighs the scope-wide prior mixed into it."""
+    for i in range(60):
         put(store, SemanticRecord(scope=S, fact=f"Ana fact {i}", provenance=[f"s{i}"]), [2, 1, 0.01 * i])
-    for i in range(4):
+    for i in range(40):
         put(store, EpisodicRecord(scope=S, title="", summary=f"Ana event {i}", provenance=[f"e{i}"]), [0, 1, 0.01 * i])
     put(store, EpisodicRecord(scope=S, title="", summary="Ana standout event", provenance=["hit"]), [1, 1, 0])
 
 
 def test_typed_calibration_lifts_what_stands_out_in_its_own_store(store):
     crowded(store)
-    r = Retriever.fused(store, k=10, K=3)
+    r = Retriever.fused(store, k=100, K=3)
     q = unit([1, 0, 0])
     typed = r.retrieve(q, S, query_text="unrelated words", mode="typed")
-    assert typed[0].record.provenance == ["hit"]  # z ~ 2 among events beats z ~ 0 among facts
+    assert typed[0].record.provenance == ["hit"]  # z ~ 1.8 among events beats z ~ 0.3 among facts
     untyped = r.retrieve(q, S, query_text="unrelated words", mode="untyped")
     assert [h.memory_type for h in untyped] == [MemoryType.SEMANTIC] * 3  # one pooled scale: raw order
     assert "z " in typed[0].why

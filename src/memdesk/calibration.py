@@ -49,6 +49,19 @@ class TypeMoments:
         out.second = sum(p.second * p.n for p in parts) / out.n
         return out
 
+    def shrunk(self, toward: "TypeMoments", prior: float) -> "TypeMoments":
+        """These moments pulled toward ``toward``'s as if ``prior`` of its records were added: a type
+        with a handful of records is standardized mostly by the whole scope's distribution (its own
+        spread says nothing yet), a type with many by its own."""
+        if prior <= 0 or toward.n == 0:
+            return self
+        out = TypeMoments.__new__(TypeMoments)
+        out.min_std, out.n = self.min_std, self.n
+        w = self.n / (self.n + prior)
+        out.mean = w * self.mean + (1 - w) * toward.mean
+        out.second = w * self.second + (1 - w) * toward.second
+        return out
+
     def cosine_stats(self, query: np.ndarray) -> tuple[float, float]:
         """(mean, standard deviation floored at ``min_std``) of ``query``'s dot product with the vectors."""
         q = np.asarray(query, dtype=np.float64)

@@ -22,6 +22,10 @@ from .store.base import Store
 
 __all__ = ["ScopeIndex", "ScopeIndexCache"]
 
+TYPE_PRIOR = 20.0
+"""Pseudo-records of the whole scope's distribution mixed into each type's moments (see
+:meth:`~memdesk.calibration.TypeMoments.shrunk`): a type of 3 records is calibrated mostly by the scope."""
+
 _Key = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str | None, bool]
 
 
@@ -44,8 +48,9 @@ class ScopeIndex:
         self.record_types = [MemoryType(r.type) for r in self.records]
         types = np.array([r.type for r in self.records])
         self.by_type = {t: np.flatnonzero(types == t.value) for t in MemoryType if bool((types == t.value).any())}
-        self.moments = {t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()}
-        self.pooled = TypeMoments.pooled(list(self.moments.values()))
+        own = {t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()}
+        self.pooled = TypeMoments.pooled(list(own.values()))
+        self.moments = {t: m.shrunk(self.pooled, TYPE_PRIOR) for t, m in own.items()}
 
     def lexical(self, query: str, k: int) -> tuple[np.ndarray, list[tuple[int, float]]]:
         """(BM25 score of every record, the top ``k`` positions with a positive score)."""
