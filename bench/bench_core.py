@@ -3,11 +3,11 @@
 Measures, in one run and on the same utterances:
   * the embedder's own throughput (utterances/s, embedding each utterance's text in batches of 64),
   * ingest throughput through ``Memory.add`` (route + extract + embed + SQLite write), same batches,
-  * query-path latency (embed query + 3 typed searches + merge + de-dup + serialize + token count)
+  * query-path latency (embed query + the read path: fused by default, see --read; serialize + token count)
     over the conversation's questions, p50/p95, plus the part of it that is not embedding.
 Targets (issue #2): ingest >= 90% of the embedder's throughput; query-path p50 <= 12 ms.
 
-    python bench/bench_core.py [--views full|compact] [--data DIR] [--conversation conv-26]
+    python bench/bench_core.py [--views full|compact] [--read fused|engram] [--data DIR] [--conversation conv-26]
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from memdesk.conversation.router import RuleRouter
 from memdesk.datapaths import default_data_dir
 from memdesk.embed import MiniLMEmbedder
 from memdesk.eval.metrics import percentile as pct
+from memdesk.factory import build_retriever
 from memdesk.records import Scope
+from memdesk.settings import Settings
 from memdesk.store import open_store
 
 
@@ -46,7 +48,14 @@ def main() -> None:
         help="full: the default RuleExtractor (sentence, whole-turn and reply-in-context views); "
         "compact: sentence views only (RuleExtractor(context_views='none', turn_views=False)).",
     )
-    ap.add_argument("--out", default=None, help="Default: bench/results/core-<views>.json")
+    ap.add_argument(
+        "--read",
+        choices=["fused", "engram"],
+        default="fused",
+        help="Read path: fused (the default Memory.open() builds: dense + stemmed BM25, per-type calibration, "
+        "900-token budget) or engram (the paper's per-type top-20, K=25).",
+    )
+    ap.add_argument("--out", default=None, help="Default: bench/results/core-<views>.json (-engram for --read engram)")
     args = ap.parse_args()
 
     path = default_data_dir(args.data) / "locomo" / "locomo_dev5.json"
@@ -69,7 +78,11 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             store = open_store(f"sqlite:///{tmp}/bench.db")
             extractor = RuleExtractor() if args.views == "full" else RuleExtractor(context_views="none", turn_views=False)
-            mem = Memory(store, embedder, RoutedExtraction(RuleRouter(), extractor))
+            retriever = build_retriever(Settings(retrieval=args.read), store)
+            mem = Memory(
+                store, embedder, RoutedExtraction(RuleRouter(), extractor), retriever=retriever,
+                serializer=retriever.serializer,
+            )
             scope = Scope(user_id="bench", run_id=args.conversation)
             t0 = time.perf_counter()
             n_rec = 0
@@ -88,13 +101,13 @@ def main() -> None:
 
             # query path, on the last ingested store
             for q in questions[:10]:
-                mem.evidence(q, scope=scope)  # warm caches
+                mem.evidence(q, scope=scope)  # warm caches (the fused path builds its per-scope index here)
             total_ms, embed_ms, rest_ms, tokens = [], [], [], []
             for q in questions:
                 t0 = time.perf_counter()
                 vec = embedder.embed([q])[0]
                 t1 = time.perf_counter()
-                hits = mem.retriever.retrieve(vec, scope)
+                hits = mem.retriever.retrieve(vec, scope, query_text=q)
                 ev = mem.serializer.serialize(hits)
                 t2 = time.perf_counter()
                 total_ms.append((t2 - t0) * 1000)
@@ -105,11 +118,13 @@ def main() -> None:
             mem.close()
 
     embed_rate = max(embed_rates)
-    out = args.out or str(Path(__file__).parent / "results" / f"core-{args.views}.json")
+    suffix = "" if args.read == "fused" else f"-{args.read}"
+    out = args.out or str(Path(__file__).parent / "results" / f"core-{args.views}{suffix}.json")
     ingest_rate = max(ingest_rates)
     result = {
         "conversation": args.conversation,
         "views": args.views,
+        "read_path": args.read,
         "utterances": len(messages),
         "records": n_records,
         "records_per_utterance": round(records_per_utt, 3),

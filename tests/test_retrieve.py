@@ -4,34 +4,15 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-import numpy as np
 import pytest
 
 from memdesk.errors import InvalidInputError, UnknownScopeError
 from memdesk.records import EpisodicRecord, MemoryType, ProceduralRecord, Scope, SemanticRecord
 from memdesk.retrieve import Retriever, Serializer, dedupe
-from memdesk.store import open_store
-from memdesk.store.base import EmbeddingInfo
+from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
 
 S = Scope(user_id="u")
 T = datetime(2023, 5, 7, tzinfo=timezone.utc)
-
-
-def unit(v):
-    v = np.asarray(v, dtype=np.float32)
-    return v / np.linalg.norm(v)
-
-
-@pytest.fixture
-def store(tmp_path):
-    st = open_store(f"sqlite:///{tmp_path}/r.db")
-    st.set_embedding_info(EmbeddingInfo(model_id="test", dim=3))
-    yield st
-    st.close()
-
-
-def put(store, rec, vec):
-    store.write([rec], unit(vec)[None, :])
 
 
 def test_typed_keeps_k_per_type_and_orders_by_score(store):
@@ -143,4 +124,4 @@ def test_hybrid_index_cache_is_bounded(store):
     r = Retriever(store, hybrid=True, lexical_cache=2)
     for u in ("a", "b", "c"):
         assert r.retrieve(unit([1, 0, 0]), Scope(user_id=u), query_text="fact")
-    assert len(r._lexical) == 2
+    assert len(r.indexes) == 2

@@ -19,7 +19,7 @@ from .settings import Settings
 if TYPE_CHECKING:
     from .embed.base import Embedder
     from .llm.base import ChatModel
-    from .retrieve import Retriever
+    from .retrieve import Retriever, Serializer
     from .store.base import Store
 
 
@@ -59,11 +59,25 @@ def build_answerer(chat_model: ChatModel | None = None) -> Answerer:
     return LLMAnswerer(chat_model) if chat_model is not None else ExtractiveAnswerer()
 
 
+def build_serializer(settings: Settings) -> Serializer:
+    """The evidence block's format: anchor-grouped for the fused read path, one anchor per line for engram."""
+    from .retrieve import Serializer
+
+    return Serializer(group_by_anchor=settings.retrieval == "fused")
+
+
 def build_retriever(settings: Settings, store: Store) -> Retriever:
-    """The read path's retriever (k, K, hybrid) as the settings say."""
+    """The read path the settings name: ``fused`` (the default: dense + stemmed BM25 score fusion,
+    per-type calibration, a token budget priced in :func:`build_serializer`'s block) or ``engram``
+    (the paper's k, K and optional hybrid)."""
     from .retrieve import Retriever
 
-    return Retriever(store, k=settings.top_k, K=settings.max_records, hybrid=settings.hybrid)
+    if settings.retrieval == "fused":
+        return Retriever.fused(
+            store, k=settings.top_k or 60, K=settings.max_records or 100, token_budget=settings.token_budget,
+            serializer=build_serializer(settings),
+        )
+    return Retriever(store, k=settings.top_k or 20, K=settings.max_records or 25, hybrid=settings.hybrid)
 
 
 def build_memory(
@@ -95,6 +109,7 @@ def build_memory(
             build_processor(settings, chat_model),
             answerer=build_answerer(chat_model),
             admission=build_admission(settings),
+            serializer=build_serializer(settings),
             retriever=build_retriever(settings, store),
             max_message_chars=settings.max_message_chars,
         )

@@ -15,35 +15,40 @@ both ranks. The BM25 index of a scope is built on first use and rebuilt when the
 Every read goes through a :class:`~memdesk.filters.RecordFilter` (``where``): by default it drops
 memories a later one superseded; it can keep what held ``as_of`` a time, or filter by metadata,
 role, source and event time (:mod:`memdesk.store.filtered`), dense and lexical rankings alike.
+``fusion="score"`` is memdesk's default read path (:meth:`Retriever.fused`, what ``Memory.open()``
+builds): candidates are each type's dense top-k and the stemmed-BM25 top ``lexical_k``; each gets
+``cosine + lexical_weight * bm25 / max bm25``; in typed mode that score is standardized within its
+own memory type (:mod:`memdesk.calibration`: the types' cosine distributions differ, so raw scores
+let one store crowd out the others); the ranked candidates are packed into a token budget
+(:mod:`memdesk.packing`) instead of being cut at K. Constructor defaults keep ENGRAM's paper path.
 """
 
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from typing import Literal, Sequence
 
 import numpy as np
 
 from .errors import InvalidInputError, UnknownScopeError
 from .filters import RecordFilter, as_filter
-from .lexical import BM25Index, rrf_fuse
-from .records import ALL_TYPES, Evidence, MemoryRecord, MemoryType, Scope, SearchHit
+from .lexical import rrf_fuse
+from .packing import BudgetPacker
+from .records import ALL_TYPES, Evidence, MemoryType, Scope, SearchHit
+from .scope_index import ScopeIndexCache
+from .stemming import StemmingTokenizer
 from .store.base import Store
 from .store.filtered import scan_where, search_where
 from .tokens import TokenCounter
 
 Mode = Literal["typed", "untyped"]
 Merge = Literal["score", "round_robin"]
+Fusion = Literal["rrf", "score"]
 _NORM = re.compile(r"[\W_]+", re.UNICODE)
 
 
 def normalized_text(text: str) -> str:
     return _NORM.sub(" ", text.lower()).strip()
-
-
-_LexicalKey = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str]
 
 
 class Retriever:
@@ -57,11 +62,20 @@ class Retriever:
         hybrid: fuse a BM25 ranking with the dense one by default (see the module docstring).
         lexical_k: BM25 records fused in hybrid mode.
         rrf_c: the reciprocal-rank-fusion constant.
-        lexical_cache: BM25 indexes kept (one per scope, types and speaker searched), least
-            recently used dropped first.
+        lexical_cache: per-scope indexes kept (:class:`~memdesk.scope_index.ScopeIndexCache`: one
+            per scope, types, filter and stemming searched), least recently used dropped first.
         superseded_weight: a superseded memory's score is multiplied by this in a default search, so
             current facts rank first and a superseded record's other facts can still be found; None
             drops superseded memories (``as_of`` and ``include_superseded`` filters are read as given).
+            In score fusion a superseded record's fused score is demoted by the same factor before
+            it is standardized within its type.
+        fusion: ``"rrf"`` (the hybrid extension above) or ``"score"`` (the fused path: score-level
+            fusion, per-type calibration, token budget; ``hybrid`` then switches its lexical side).
+        lexical_weight: weight of the max-normalized BM25 score in score fusion.
+        stem: stem the BM25 terms in score fusion (:mod:`memdesk.stemming`).
+        token_budget: pack hits into this many tokens of ``serializer``'s block (K still caps the
+            count); None cuts at K.
+        serializer: prices the budget (default a plain :class:`Serializer`).
     """
 
     def __init__(
@@ -76,6 +90,11 @@ class Retriever:
         rrf_c: float = 60.0,
         lexical_cache: int = 32,
         superseded_weight: float | None = 0.5,
+        fusion: Fusion = "rrf",
+        lexical_weight: float = 0.3,
+        stem: bool = True,
+        token_budget: int | None = None,
+        serializer: "Serializer | None" = None,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -84,6 +103,8 @@ class Retriever:
         if superseded_weight is not None and not 0.0 <= superseded_weight <= 1.0:
             raise InvalidInputError("superseded_weight must be between 0 and 1, or None")
         self.superseded_weight = superseded_weight
+        if fusion not in ("rrf", "score") or lexical_weight < 0:
+            raise InvalidInputError("fusion must be 'rrf' or 'score' and lexical_weight >= 0")
         self.store = store
         self.k = k
         self.K = K
@@ -91,14 +112,29 @@ class Retriever:
         self.hybrid = hybrid
         self.lexical_k = lexical_k
         self.rrf_c = rrf_c
-        self._lexical_cache = lexical_cache
-        self._lexical: OrderedDict[_LexicalKey, tuple[int, BM25Index, list[MemoryRecord]]] = OrderedDict()
-        self._lexical_lock = threading.Lock()
+        self.fusion = fusion
+        self.lexical_weight = lexical_weight
+        self.stem = stem
+        self.token_budget = token_budget
+        self.serializer = serializer or Serializer()
+        self.packer = BudgetPacker(self.serializer, token_budget, max_records=K) if token_budget else None
+        self.indexes = ScopeIndexCache(store, size=lexical_cache, tokenizer=StemmingTokenizer())
+
+    @classmethod
+    def fused(
+        cls, store: Store, *, k: int = 60, K: int = 100, token_budget: int = 900, serializer: "Serializer | None" = None,
+        **options,
+    ) -> "Retriever":
+        """memdesk's default read path: dense + stemmed BM25 score fusion, per-type calibration, a
+        token budget (default 900 cl100k tokens) over an anchor-grouped block."""
+        return cls(
+            store, k=k, K=K, hybrid=True, fusion="score", lexical_k=options.pop("lexical_k", k),
+            token_budget=token_budget, serializer=serializer or Serializer(group_by_anchor=True), **options,
+        )
 
     def drop_cached_text(self) -> None:
-        """Drop every cached BM25 index (they hold records' text): called when a scope is forgotten."""
-        with self._lexical_lock:
-            self._lexical.clear()
+        """Drop every cached per-scope index (they hold records and their text): called when a scope is forgotten."""
+        self.indexes.clear()
 
     def check_scope(self, scope: Scope) -> None:
         if not self.store.has_scope(scope):
@@ -134,6 +170,10 @@ class Retriever:
         demote = self.superseded_weight is not None and where.as_of is None and not where.include_superseded
         if demote:  # current facts first; a superseded record stays findable for what else it says
             where = where.model_copy(update={"include_superseded": True})
+        hybrid_on = self.hybrid if hybrid is None else hybrid
+        if self.fusion == "score":
+            weight = self.superseded_weight if demote else None
+            return self._fused(vector, scope, wanted, where, k, K, mode, query_text if hybrid_on else None, weight)
         per_type_k = k if mode == "typed" else K
         candidates: list[SearchHit] = []
         for memory_type in wanted:
@@ -152,7 +192,6 @@ class Retriever:
             candidates.sort(key=lambda h: (h.rank, -h.score))
         else:
             candidates.sort(key=lambda h: -h.score)
-        hybrid_on = self.hybrid if hybrid is None else hybrid
         if hybrid_on:
             if not query_text or not query_text.strip():
                 raise InvalidInputError("hybrid retrieval needs the query text")
@@ -165,6 +204,43 @@ class Retriever:
             candidates.sort(key=lambda h: (h.rank, -h.score) if merge == "round_robin" and mode == "typed" and not hybrid_on else -h.score)
         return dedupe(candidates)[:K]
 
+    def _fused(
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        wanted: tuple[MemoryType, ...],
+        where: RecordFilter,
+        k: int,
+        K: int,
+        mode: Mode,
+        query_text: str | None,
+        superseded_weight: float | None,
+    ) -> list[SearchHit]:
+        """Score fusion + calibration + budget over the records ``where`` keeps (see the module docstring);
+        a superseded record's fused score is demoted by ``superseded_weight`` when that is set."""
+        index = self.indexes.get(scope, wanted, where, stem=self.stem)
+        ranked = index.rank(
+            vector,
+            query_text,
+            k=k,
+            lexical_k=self.lexical_k,
+            lexical_weight=self.lexical_weight,
+            typed=mode == "typed",
+            superseded_weight=superseded_weight,
+        )
+        ranks: dict[MemoryType, int] = {}
+
+        def hits():
+            for pos, score, why in ranked:
+                record = index.records[pos]
+                memory_type = MemoryType(record.type)
+                rank = ranks[memory_type] = ranks.get(memory_type, -1) + 1
+                yield SearchHit.model_construct(record=record, score=score, memory_type=memory_type, rank=rank, why=str(why))
+
+        if self.packer is not None:
+            return self.packer.pack(hits(), max_records=K)
+        return dedupe(list(hits()))[:K]
+
     def lexical_hits(
         self,
         query_text: str,
@@ -174,9 +250,11 @@ class Retriever:
         *,
         where: RecordFilter | None = None,
     ) -> list[SearchHit]:
-        """The BM25 top ``lexical_k`` records of ``types`` under ``scope`` (and ``speaker``'s bank) that ``where`` keeps."""
+        """The unstemmed BM25 top ``lexical_k`` records of ``types`` under ``scope`` (and ``speaker``'s
+        bank) that ``where`` keeps, from the same per-scope index cache the fused path keeps."""
         where = as_filter(where, speaker=speaker)
-        index, records = self._lexical_index(scope, tuple(types), where)
+        index = self.indexes.get(scope, tuple(types), where, stem=False)
+        records = index.records
         return [
             SearchHit.model_construct(
                 record=records[i],
@@ -185,27 +263,8 @@ class Retriever:
                 rank=rank,
                 why=f"bm25 top-{rank + 1} ({score:.2f})",
             )
-            for rank, (i, score) in enumerate(index.top(query_text, self.lexical_k))
+            for rank, (i, score) in enumerate(index.bm25.top(query_text, self.lexical_k))
         ]
-
-    def _lexical_index(
-        self, scope: Scope, types: tuple[MemoryType, ...], where: RecordFilter
-    ) -> tuple[BM25Index, list[MemoryRecord]]:
-        key: _LexicalKey = (scope.user_id, scope.agent_id, scope.run_id, types, where.model_dump_json(exclude={"types"}))
-        revision = self.store.revision()
-        with self._lexical_lock:
-            cached = self._lexical.get(key)
-            if cached is not None and cached[0] == revision:
-                self._lexical.move_to_end(key)
-                return cached[1], cached[2]
-        records = list(scan_where(self.store, scope, where.model_copy(update={"types": types})))
-        index = BM25Index([r.embed_text() for r in records])
-        with self._lexical_lock:
-            self._lexical[key] = (revision, index, records)
-            self._lexical.move_to_end(key)
-            while len(self._lexical) > self._lexical_cache:
-                self._lexical.popitem(last=False)
-        return index, records
 
     def _fuse(self, dense: list[SearchHit], lexical: list[SearchHit]) -> list[SearchHit]:
         """Reciprocal-rank fusion of the dense and lexical lists, as hits carrying the fused score."""
@@ -256,16 +315,27 @@ class Serializer:
     temporal anchor and speaker::
 
         Events (episodic):
-        - [2023-05-07] Caroline: went to an LGBTQ support group
+        - [2024-03-02] Priya: signed up for a pottery class
         Facts (semantic):
-        - [2023-05-08] Caroline is a counselor
+        - [2024-03-04] Priya is a night-shift nurse
 
     Within a group, lines keep the retrieval order (best first). The speaker is written only when the
     record's text does not already name them (the rule extractor writes third-person text). A record
     that is not the user's own chat says where it is from (:meth:`~memdesk.records.RecordBase.provenance_label`)::
 
-        - [2023-05-08] (by assistant) Caroline's bank is in Lisbon
-        - [2023-05-08] (via image_caption) Caroline shared an image: a sign that reads "open daily"
+        - [2024-03-04] (by assistant) Priya's clinic opens at nine
+        - [2024-03-04] (via image_caption) Priya shared an image: a kiln with a "do not touch" sign
+
+    ``group_by_anchor=True`` (the default read path's block) writes each anchor once, as a line of its
+    own above the records that share it, anchors in time order (undated last), records in retrieval
+    order within each::
+
+        Events (episodic):
+        [2024-03-02]
+        - Priya signed up for a pottery class
+        - (by assistant) the first lesson is on Tuesday
+
+    Records of one session share an anchor, so a block of ~30 records saves a few tokens on most lines.
     """
 
     HEADERS = {
@@ -274,25 +344,60 @@ class Serializer:
         MemoryType.PROCEDURAL: "Instructions (procedural):",
     }
 
-    def __init__(self, token_counter: TokenCounter | None = None) -> None:
+    def __init__(self, token_counter: TokenCounter | None = None, *, group_by_anchor: bool = False) -> None:
         self.token_counter = token_counter or TokenCounter()
+        self.group_by_anchor = group_by_anchor
 
     @staticmethod
-    def line(hit: SearchHit) -> str:
+    def anchor(hit: SearchHit) -> str:
         r = hit.record
-        anchor = r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else "undated")
+        return r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else "undated")
+
+    @staticmethod
+    def text(hit: SearchHit) -> str:
+        """The record's text as shown: title and body, with the speaker when the text lacks the name."""
+        r = hit.record
         text = r.text()  # the record's text, written once
         if r.speaker and r.speaker not in text and r.speaker != r.role:
             text = f"{r.speaker}: {text}"
         label = r.provenance_label()
-        return f"- [{anchor}] ({label}) {text}" if label else f"- [{anchor}] {text}"
+        return f"({label}) {text}" if label else text
+
+    @classmethod
+    def line(cls, hit: SearchHit) -> str:
+        return f"- [{cls.anchor(hit)}] {cls.text(hit)}"
+
+    def layout(self, hit: SearchHit) -> tuple[list[tuple[str, str]], str]:
+        """(the headers this hit sits under, as (key, text), and its own line): what it costs in a block."""
+        t = hit.memory_type
+        headers = [(f"type:{t.value}", self.HEADERS[t])]
+        if self.group_by_anchor:
+            anchor = self.anchor(hit)
+            headers.append((f"anchor:{t.value}:{anchor}", f"[{anchor}]"))
+            return headers, f"- {self.text(hit)}"
+        return headers, self.line(hit)
 
     def serialize(self, hits: Sequence[SearchHit]) -> Evidence:
         lines: list[str] = []
         for memory_type in ALL_TYPES:
             group = [h for h in hits if h.memory_type is memory_type]
-            if group:
-                lines.append(self.HEADERS[memory_type])
+            if not group:
+                continue
+            lines.append(self.HEADERS[memory_type])
+            if not self.group_by_anchor:
                 lines.extend(self.line(h) for h in group)
+                continue
+            by_anchor: dict[str, list[SearchHit]] = {}
+            for h in group:
+                by_anchor.setdefault(self.anchor(h), []).append(h)
+            for anchor in sorted(by_anchor, key=lambda a: _time_key(by_anchor[a])):
+                lines.append(f"[{anchor}]")
+                lines.extend(f"- {self.text(h)}" for h in by_anchor[anchor])
         text = "\n".join(lines)
         return Evidence(hits=list(hits), text=text, tokens=self.token_counter.count(text) if text else 0)
+
+
+def _time_key(group: Sequence[SearchHit]) -> tuple[int, str]:
+    """Anchor groups in time order: by their earliest event time, undated groups last."""
+    times = [h.record.event_time for h in group if h.record.event_time is not None]
+    return (0, min(times).isoformat()) if times else (1, "")

@@ -65,8 +65,21 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 4
     llm_concurrency: int = 4
-    top_k: int = Field(default=20, ge=1, description="k: records retrieved from each typed store.")
-    max_records: int = Field(default=25, ge=1, description="K: records kept after merge and de-duplication.")
+    retrieval: Literal["fused", "engram"] = Field(
+        default="fused",
+        description="Read path. fused (default): dense + stemmed BM25 score fusion, scores standardized within "
+        "each memory type, records packed into token_budget; engram: the paper's per-type top-k by cosine, "
+        "merged and cut at K (hybrid adds reciprocal-rank BM25 fusion).",
+    )
+    token_budget: int = Field(
+        default=900, ge=50, description="fused read path: the most cl100k tokens of an evidence block."
+    )
+    top_k: int | None = Field(
+        default=None, ge=1, description="k: records retrieved from each typed store (default: fused 60, engram 20)."
+    )
+    max_records: int | None = Field(
+        default=None, ge=1, description="K: most records kept after merge and de-duplication (default: fused 100, engram 25)."
+    )
     cache_max_rows: int = Field(
         default=1_000_000,
         ge=1,
@@ -75,8 +88,8 @@ class Settings(BaseSettings):
     )
     hybrid: bool = Field(
         default=False,
-        description="Fuse a BM25 ranking of the same records with the dense one (reciprocal rank); a memdesk "
-        "extension beyond ENGRAM's dense-only read path.",
+        description="engram read path: fuse a BM25 ranking of the same records with the dense one (reciprocal "
+        "rank); a memdesk extension beyond ENGRAM's dense-only read path (the fused path always uses BM25).",
     )
     api_keys: SecretStr | None = Field(
         default=None,

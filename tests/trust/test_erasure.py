@@ -110,7 +110,8 @@ def test_forget_leaves_no_byte_of_the_forgotten_users_text(memory, tmp_path):
             memory.history(record_id, scope=ALICE)
     assert memory.messages(scope=ALICE) == []
     assert memory.search(secrets("alice")["pin"], scope=ALICE, hybrid=True) == []
-    cached = repr(memory.retriever._lexical) + repr(memory.store._search.cache._entries)  # white-box: the caches
+    held = [r.embed_text() for _, index in memory.retriever.indexes._cache.values() for r in index.records]
+    cached = repr(held) + repr(memory.store._search.cache._entries)  # white-box: the caches
     assert all(w not in cached for w in words_a)
     hit = memory.search(f"what is my PIN {secrets('bob')['pin']}", scope=BOB, hybrid=True)[0]
     assert secrets("bob")["pin"] in hit.record.embed_text()

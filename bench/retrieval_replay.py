@@ -1,0 +1,108 @@
+"""Replay retrieval over an evaluation run's ingested typed store: read-path variants without re-ingesting.
+
+`memdesk eval` ingests each conversation once into ``<run>/work/typed.db``; this script reopens that
+store and answers the run's questions through the real ``Memory.evidence`` with several read paths,
+reporting gold-evidence recall per category, median evidence tokens, search p50 and (LongMemEval)
+session recall@10. Only conversations the run has fully ingested are used (``work/state.json``).
+
+    python bench/retrieval_replay.py locomo /tmp/memdesk-eval/locomo [--configs fused,fused-untyped,...]
+
+Configs: ``engram`` (paper path, k=20, K=25), ``engram-untyped``, ``engram-hybrid`` (RRF BM25),
+``fused`` (the default read path), ``fused-untyped`` (one pooled score scale), ``fused-dense`` (no BM25), ``fused-dense-untyped``,
+``fused-nostem`` (unstemmed BM25), ``fused-flat`` (budget priced for the flat one-anchor-per-line block).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from memdesk.conversation.memory import Memory
+from memdesk.conversation.raw import RawTurnProcessor
+from memdesk.embed import MiniLMEmbedder
+from memdesk.eval import metrics as M
+from memdesk.eval.cache import CachingEmbedder
+from memdesk.eval.run import load_dataset
+from memdesk.records import Scope
+from memdesk.retrieve import Retriever, Serializer
+from memdesk.store import open_store
+
+
+def _fused(store, **kw):
+    ser = Serializer(group_by_anchor=kw.pop("grouped", True))
+    return Retriever.fused(store, serializer=ser, **kw), ser
+
+
+CONFIGS = {
+    "engram": (lambda st: (Retriever(st), Serializer()), {}),
+    "engram-untyped": (lambda st: (Retriever(st), Serializer()), {"mode": "untyped"}),
+    "engram-hybrid": (lambda st: (Retriever(st), Serializer()), {"hybrid": True}),
+    "fused": (_fused, {}),
+    "fused-untyped": (_fused, {"mode": "untyped"}),
+    "fused-dense": (_fused, {"hybrid": False}),
+    "fused-dense-untyped": (_fused, {"hybrid": False, "mode": "untyped"}),
+    "fused-nostem": (lambda st: _fused(st, stem=False), {}),
+    "fused-flat": (lambda st: _fused(st, grouped=False), {}),
+}
+
+
+def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
+    ds = load_dataset(benchmark)  # type: ignore[arg-type]
+    done = set(json.loads((run_dir / "work" / "state.json").read_text())["ingested"].get("typed", []))
+    store = open_store(f"sqlite:///{run_dir / 'work' / 'typed.db'}")
+    make, search_args = CONFIGS[config]
+    retriever, serializer = make(store)
+    memory = Memory(store, CachingEmbedder(MiniLMEmbedder(), cache), RawTurnProcessor(), retriever=retriever, serializer=serializer)
+    recall: dict[str, list[float]] = defaultdict(list)
+    tokens, ms, sessions = [], [], []
+    try:
+        for q in (q for q in ds.questions if q.conversation_id in done and q.retrieval_scored):
+            conv = ds.conversations[q.conversation_id]
+            start = time.perf_counter()
+            ev = memory.evidence(q.question, scope=Scope(user_id=q.conversation_id), **search_args)
+            ms.append((time.perf_counter() - start) * 1000)
+            prov = [list(h.record.provenance) for h in ev.hits]
+            r = M.evidence_recall(q.evidence_ids, prov)
+            if r is not None:
+                recall[q.category].append(r)
+            tokens.append(ev.tokens)
+            s = M.session_recall(q.evidence_sessions, prov[:10], lambda i: conv.session_of.get(i, i))
+            if s is not None:
+                sessions.append(s["fraction"])
+    finally:
+        store.close()
+    head = [r for c in ds.headline_categories for r in recall.get(c, [])]
+    return {
+        "config": config, "conversations": sorted(done), "n": len(head), "recall": round(float(np.mean(head)), 4),
+        "by_category": {c: round(float(np.mean(recall[c])), 4) for c in ds.headline_categories if recall.get(c)},
+        "median_tokens": statistics.median(tokens), "mean_tokens": round(statistics.fmean(tokens), 1),
+        "search_p50_ms": round(statistics.median(ms), 2),
+        "session_recall@10": round(float(np.mean(sessions)), 4) if sessions and benchmark == "longmemeval" else None,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("benchmark", choices=["locomo", "longmemeval"])
+    ap.add_argument("run_dir", type=Path)
+    ap.add_argument("--configs", default="engram,engram-untyped,fused,fused-untyped,fused-dense")
+    ap.add_argument("--cache", type=Path, default=None, help="query embedding cache (default: the run's)")
+    ap.add_argument("--out", type=Path, default=None, help="append one JSON line per config here")
+    args = ap.parse_args()
+    cache = args.cache or args.run_dir / "work" / "embeddings.sqlite"
+    for config in args.configs.split(","):
+        row = replay(args.benchmark, args.run_dir, config, cache)
+        print(json.dumps(row), flush=True)
+        if args.out:
+            with open(args.out, "a") as f:
+                f.write(json.dumps(row) + "\n")
+
+
+if __name__ == "__main__":
+    main()

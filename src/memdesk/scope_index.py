@@ -1,0 +1,192 @@
+"""What the fused read path keeps per scope: records, a BM25 index, vectors and per-type moments.
+
+Built from the records a :class:`~memdesk.filters.RecordFilter` keeps under a scope
+(:func:`~memdesk.store.filtered.scan_where`, so a speaker's bank, metadata, validity and event-time
+conditions hold on the lexical side as on the dense one) and :meth:`Store.get_vectors`, on the first
+fused query of a (scope, types, filter); kept in a small LRU cache and rebuilt when the store's
+revision *for that scope* (:meth:`Store.revision`) moves, so a write to another tenant keeps it warm.
+The lexical side ranks the records with BM25 over their embedded text (stemmed by default, see
+:mod:`memdesk.stemming`); the vectors give a lexical-only candidate its cosine; the per-type moments
+(:mod:`memdesk.calibration`) standardize scores within each memory type.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+
+import numpy as np
+
+from .calibration import TypeMoments
+from .lexical import BM25Index
+from .filters import RecordFilter
+from .records import MemoryRecord, MemoryType, Scope
+from .store.base import Store
+from .store.filtered import scan_where
+
+__all__ = ["ScopeIndex", "ScopeIndexCache"]
+
+TYPE_PRIOR = 20.0
+"""Pseudo-records of the whole scope's distribution mixed into each type's moments (see
+:meth:`~memdesk.calibration.TypeMoments.shrunk`): a type of 3 records is calibrated mostly by the scope."""
+
+_Key = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str, bool]
+
+
+class ScopeIndex:
+    """Records of some memory types under one scope, with BM25, vectors and moments.
+
+    Args:
+        records: the records, any order.
+        vectors: their unit vectors, one row per record.
+        tokenizer: the BM25 tokenizer (None: unstemmed :func:`memdesk.lexical.tokenize`).
+    """
+
+    def __init__(
+        self, records: Sequence[MemoryRecord], vectors: np.ndarray, tokenizer: Callable[[str], list[str]] | None = None
+    ) -> None:
+        self.records = list(records)
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.position = {r.id: i for i, r in enumerate(self.records)}
+        self.bm25 = BM25Index([r.embed_text() for r in self.records], tokenizer=tokenizer)
+        self.record_types = [MemoryType(r.type) for r in self.records]
+        self.superseded = np.array([r.superseded_by is not None for r in self.records], dtype=bool)
+        types = np.array([r.type for r in self.records])
+        self.by_type = {t: np.flatnonzero(types == t.value) for t in MemoryType if bool((types == t.value).any())}
+        own = {t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()}
+        self.pooled = TypeMoments.pooled(list(own.values()))
+        self.moments = {t: m.shrunk(self.pooled, TYPE_PRIOR) for t, m in own.items()}
+
+    def lexical(self, query: str, k: int) -> tuple[np.ndarray, list[tuple[int, float]]]:
+        """(BM25 score of every record, the top ``k`` positions with a positive score)."""
+        scores = self.bm25.scores(query)
+        return scores, _lexical_top(scores, k)
+
+    def rank(
+        self,
+        query: np.ndarray,
+        query_text: str | None,
+        *,
+        k: int,
+        lexical_k: int,
+        lexical_weight: float,
+        typed: bool,
+        superseded_weight: float | None = None,
+    ) -> Iterator[tuple[int, float, "_Why"]]:
+        """Fused candidates best first, as (position, calibrated score, why), generated lazily.
+
+        Candidates: each type's dense top ``k`` and the lexical top ``lexical_k``; score
+        ``cosine + lexical_weight * bm25 / max bm25``, standardized by the cosine distribution of the
+        record's own type (``typed``) or of all records (pooled). With ``superseded_weight``, a
+        superseded record's fused score is demoted first: multiplied by the weight when positive,
+        moved as far below zero when negative (``x - (1 - w) * |x|``), so it always ranks lower.
+        """
+        if not self.records:
+            return
+        cosine = self.vectors @ np.asarray(query, dtype=np.float32)
+        origin: dict[int, tuple[str, int]] = {}  # position -> (where it came from, its rank there)
+        for t, pos in self.by_type.items():
+            top = pos if pos.size <= k else pos[np.argpartition(-cosine[pos], k - 1)[:k]]
+            for rank, i in enumerate(top[np.argsort(-cosine[top], kind="stable")].tolist()):
+                origin[i] = (t.value, rank)
+        lexical = None
+        if query_text and query_text.strip() and lexical_weight > 0:
+            lexical, top_lex = self.lexical(query_text, lexical_k)
+            for rank, (i, _) in enumerate(top_lex):
+                origin.setdefault(i, ("bm25", rank))
+        positions = np.fromiter(origin, dtype=np.intp, count=len(origin))
+        fused = cosine[positions].astype(np.float64)
+        top_lexical = float(lexical.max()) if lexical is not None and lexical.size else 0.0
+        if top_lexical > 0:
+            fused += lexical_weight * lexical[positions] / top_lexical
+        demoted = self.superseded[positions] if superseded_weight is not None else None
+        if demoted is not None and demoted.any():
+            fused[demoted] -= (1.0 - superseded_weight) * np.abs(fused[demoted])  # type: ignore[operator]
+        if typed:
+            stats = {t: m.cosine_stats(query) for t, m in self.moments.items()}
+            mean_std = np.array([stats[self.record_types[i]] for i in positions.tolist()]).reshape(-1, 2)
+        else:
+            mean_std = np.tile(self.pooled.cosine_stats(query), (len(positions), 1))
+        z = (fused - mean_std[:, 0]) / mean_std[:, 1]
+        order = np.argsort(-z, kind="stable")
+        for j in order.tolist():
+            i = int(positions[j])
+            weight = superseded_weight if demoted is not None and demoted[j] else None
+            yield i, float(z[j]), _Why(
+                origin[i], float(cosine[i]), float(lexical[i]) if lexical is not None else 0.0, float(z[j]), weight
+            )
+
+
+def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    hit = np.flatnonzero(scores > 0)
+    if hit.size > k:
+        hit = hit[np.argpartition(-scores[hit], k - 1)[:k]]
+    return [(i, float(scores[i])) for i in sorted(hit.tolist(), key=lambda i: (-scores[i], i))]
+
+
+class _Why:
+    """Why a fused candidate ranks where it does, formatted only when a hit is made of it."""
+
+    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight")
+
+    def __init__(
+        self, origin: tuple[str, int], cosine: float, bm25: float, z: float, superseded_weight: float | None = None
+    ) -> None:
+        self.origin, self.cosine, self.bm25, self.z = origin, cosine, bm25, z
+        self.superseded_weight = superseded_weight
+
+    def __str__(self) -> str:
+        where, rank = self.origin
+        head = f"{where} top-{rank + 1}" + (f" by cosine {self.cosine:.3f}" if where != "bm25" else f" ({self.bm25:.2f}), cosine {self.cosine:.3f}")
+        lexical = f" + bm25 {self.bm25:.2f}" if self.bm25 > 0 and where != "bm25" else ""
+        demoted = f"; superseded, x{self.superseded_weight}" if self.superseded_weight is not None else ""
+        return f"{head}{lexical}{demoted}; z {self.z:.2f}"
+
+
+class ScopeIndexCache:
+    """LRU cache of :class:`ScopeIndex` per (scope, types, filter, stemming), checked against the
+    store's revision for that scope on every use."""
+
+    def __init__(self, store: Store, size: int = 16, tokenizer: Callable[[str], list[str]] | None = None) -> None:
+        self.store = store
+        self.size = size
+        self.tokenizer = tokenizer
+        self._cache: OrderedDict[_Key, tuple[int, ScopeIndex]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Indexes held now."""
+        return len(self._cache)
+
+    def clear(self) -> None:
+        """Drop every index (and so every record and text they hold)."""
+        with self._lock:
+            self._cache.clear()
+
+    def get(self, scope: Scope, types: Sequence[MemoryType], where: RecordFilter, stem: bool = True) -> ScopeIndex:
+        """The index of the ``types`` records under ``scope`` that ``where`` keeps (``where.types`` is ignored)."""
+        where = where.model_copy(update={"types": None})
+        key: _Key = (scope.user_id, scope.agent_id, scope.run_id, tuple(types), where.model_dump_json(), stem)
+        revision = self.store.revision(scope)
+        with self._lock:
+            cached = self._cache.get(key)
+            if cached is not None and cached[0] == revision:
+                self._cache.move_to_end(key)
+                return cached[1]
+        records: list[MemoryRecord] = []
+        blocks: list[np.ndarray] = []
+        for t in types:
+            recs = list(scan_where(self.store, scope, where.model_copy(update={"types": (t,)})))
+            if recs:
+                records.extend(recs)
+                blocks.append(self.store.get_vectors(t, [r.id for r in recs]))
+        dim = blocks[0].shape[1] if blocks else 0
+        vectors = np.vstack(blocks) if blocks else np.zeros((0, dim), dtype=np.float32)
+        index = ScopeIndex(records, vectors, self.tokenizer if stem else None)
+        with self._lock:
+            self._cache[key] = (revision, index)
+            self._cache.move_to_end(key)
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        return index
