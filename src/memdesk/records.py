@@ -331,10 +331,17 @@ class HistoryEntry(BaseModel):
 
 
 class SearchHit(BaseModel):
-    """One retrieved record with its cosine score and why it matched."""
+    """One retrieved record with its score and why it matched.
+
+    ``score`` orders the hits of one search: the cosine on the ENGRAM path, a fused score on the
+    others (reciprocal rank with ``hybrid``; the fused default's cosine + BM25, standardized within the
+    record's memory type, so it can exceed 1 or be negative). ``cosine`` is the query-record cosine
+    similarity wherever the read path computed it (None for a candidate only BM25 found in RRF fusion).
+    """
 
     record: MemoryRecord
     score: float
+    cosine: float | None = Field(default=None, description="Cosine similarity of the query and the record.")
     memory_type: MemoryType
     rank: int = Field(description="Rank within its own type's top-k (0-based).")
     why: str = Field(description="Why it matched, e.g. 'semantic top-3 by cosine 0.612'.")

@@ -182,6 +182,7 @@ class Retriever:
                     SearchHit.model_construct(  # trusted values from the store: skip re-validation
                         record=scored.record,
                         score=scored.score,
+                        cosine=scored.score,
                         memory_type=memory_type,
                         rank=rank,
                         why=f"{memory_type.value} top-{rank + 1} by cosine {scored.score:.3f}",
@@ -235,7 +236,9 @@ class Retriever:
                 record = index.records[pos]
                 memory_type = MemoryType(record.type)
                 rank = ranks[memory_type] = ranks.get(memory_type, -1) + 1
-                yield SearchHit.model_construct(record=record, score=score, memory_type=memory_type, rank=rank, why=str(why))
+                yield SearchHit.model_construct(
+                    record=record, score=score, cosine=why.cosine, memory_type=memory_type, rank=rank, why=str(why)
+                )
 
         if self.packer is not None:
             return self.packer.pack(hits(), max_records=K)
@@ -285,6 +288,7 @@ class Retriever:
                 SearchHit.model_construct(
                     record=base.record,
                     score=score,
+                    cosine=d.cosine if d is not None else None,
                     memory_type=base.memory_type,
                     rank=base.rank,
                     why=f"{' + '.join(reasons)}; fused {score:.4f}",

@@ -241,9 +241,10 @@ class Memory:
         hits = self.memory.search(query, scope=scope, k=fetch, K=fetch, speaker=speaker)
         results = []
         for hit in hits:
-            if (threshold is not None and hit.score < threshold) or (matches is not None and not matches(hit.record)):
+            similarity = hit.cosine if hit.cosine is not None else hit.score  # mem0's score is the similarity
+            if (threshold is not None and similarity < threshold) or (matches is not None and not matches(hit.record)):
                 continue
-            item = memory_item(hit.record, score=hit.score)
+            item = memory_item(hit.record, score=similarity)
             if explain:
                 item["score_details"] = {"why": hit.why, "rank_in_type": hit.rank, "memory_type": hit.memory_type.value}
             results.append(item)
