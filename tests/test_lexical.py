@@ -12,13 +12,13 @@ from memdesk.lexical import BM25Index, rrf_fuse, tokenize
 
 
 def test_tokenize_lowercases_splits_and_drops_stopwords() -> None:
-    assert tokenize("What did Melanie paint in 2022? A sunset_lake!") == ["melanie", "paint", "2022", "sunset", "lake"]
+    assert tokenize("What did Tomas bake in 2022? A rye_loaf!") == ["tomas", "bake", "2022", "rye", "loaf"]
     assert tokenize("Émile a peint") == ["émile", "peint"]
     assert tokenize("") == [] and tokenize("the of and") == []
 
 
 def test_bm25_scores_match_the_formula() -> None:
-    texts = ["melanie paints sunsets", "caroline runs", "melanie melanie runs far away today"]
+    texts = ["tomas bakes bread", "priya runs", "tomas tomas runs far away today"]
     index = BM25Index(texts, k1=1.5, b=0.75)
     lengths = [3, 2, 6]
     avg = sum(lengths) / 3
@@ -27,11 +27,11 @@ def test_bm25_scores_match_the_formula() -> None:
         idf = math.log(1 + (3 - df + 0.5) / (df + 0.5))
         return idf * tf * 2.5 / (tf + 1.5 * (1 - 0.75 + 0.75 * dl / avg))
 
-    got = index.scores("Melanie runs")
+    got = index.scores("Tomas runs")
     want = [term(1, 3, 2), term(1, 2, 2), term(2, 6, 2) + term(1, 6, 2)]
     np.testing.assert_allclose(got, want)
     best = sorted(range(3), key=lambda i: -want[i])[:2]
-    assert index.top("Melanie runs", 2) == [(best[0], pytest.approx(want[best[0]])), (best[1], pytest.approx(want[best[1]]))]
+    assert index.top("Tomas runs", 2) == [(best[0], pytest.approx(want[best[0]])), (best[1], pytest.approx(want[best[1]]))]
 
 
 def test_bm25_top_skips_non_matching_documents_and_handles_edges() -> None:

@@ -96,10 +96,10 @@ def test_put_and_get_round_trip_every_type(store: Store, rng) -> None:
     t = datetime(2023, 5, 7, 13, 56, 12, 345678, tzinfo=timezone(timedelta(hours=-7)))
     records = [
         EpisodicRecord(
-            scope=U1A1R1, title="Trip", summary="Went to Paris 🗼", speaker="Caroline", event_time=t,
+            scope=U1A1R1, title="Trip", summary="Went to Paris 🗼", speaker="Priya", event_time=t,
             temporal_anchor="7 May 2023", provenance=["D1:3", "D1:4"], metadata={"a": [1, 2.5, None]},
         ),
-        SemanticRecord(scope=U1A1R1, fact="Likes tea", speaker="Melanie", embedding_model=INFO.model_id),
+        SemanticRecord(scope=U1A1R1, fact="Likes tea", speaker="Tomas", embedding_model=INFO.model_id),
         ProceduralRecord(scope=U1A1R1, title="Deploy", content="1. build 2. ship"),
     ]  # fmt: skip
     vectors = unit(rng, 3)

@@ -29,16 +29,16 @@ def hit(record, score: float, rank: int = 0) -> SearchHit:
 
 
 EP = EpisodicRecord(
-    scope=SCOPE, speaker="Caroline", title="Support group", summary="Caroline went to an LGBTQ support group.",
+    scope=SCOPE, speaker="Priya", title="Pottery class", summary="Priya went to her first pottery class.",
     temporal_anchor="2023-05-07", event_time=datetime(2023, 5, 7, tzinfo=timezone.utc),
 )
 SEM = SemanticRecord(
-    scope=SCOPE, speaker="Melanie", fact="Melanie paints sunrises.", event_time=datetime(2023, 5, 8, tzinfo=timezone.utc)
+    scope=SCOPE, speaker="Tomas", fact="Tomas bakes rye bread.", event_time=datetime(2023, 5, 8, tzinfo=timezone.utc)
 )
 EVIDENCE = Evidence(
     hits=[hit(SEM, 0.41), hit(EP, 0.73)],
-    text="- [2023-05-08] Melanie (semantic) Melanie paints sunrises.\n"
-         "- [2023-05-07] Caroline (episodic) Support group: Caroline went to an LGBTQ support group.",
+    text="- [2023-05-08] Tomas (semantic) Tomas bakes rye bread.\n"
+         "- [2023-05-07] Priya (episodic) Pottery class: Priya went to her first pottery class.",
     tokens=30,
 )
 EMPTY = Evidence(hits=[], text="", tokens=0)
@@ -47,20 +47,20 @@ EMPTY = Evidence(hits=[], text="", tokens=0)
 def test_extractive_answer_is_the_best_evidence_labelled() -> None:
     a = ExtractiveAnswerer()
     assert isinstance(a, Answerer)
-    ans = a.answer("When did Caroline go to the support group?", EVIDENCE)
+    ans = a.answer("When did Priya go to the pottery class?", EVIDENCE)
     assert ans.extractive and ans.model is None and ans.evidence is EVIDENCE
-    assert ans.answer == "[extractive: best evidence] Caroline went to an LGBTQ support group. (2023-05-07)"
+    assert ans.answer == "[extractive: best evidence] Priya went to her first pottery class. (2023-05-07)"
     assert ExtractiveAnswerer(label="").answer("q", Evidence(hits=[hit(SEM, 0.2)], text="x", tokens=1)).answer == (
-        "Melanie paints sunrises. (2023-05-08)")
+        "Tomas bakes rye bread. (2023-05-08)")
     assert a.answer("q", EMPTY).answer == ABSTAIN
 
 
 def test_llm_answer_prompt_carries_evidence_anchors_and_question_time() -> None:
     model = ScriptedChatModel(["Answer: 7 May 2023"], model_id="qwen")
-    ans = LLMAnswerer(model).answer("When did Caroline go to the support group?", EVIDENCE, question_time="2023-06-01")
+    ans = LLMAnswerer(model).answer("When did Priya go to the pottery class?", EVIDENCE, question_time="2023-06-01")
     call = model.calls[0]
-    assert "[2023-05-07] Caroline (episodic)" in call.user and "[2023-05-08] Melanie" in call.user
-    assert "Question date: 2023-06-01" in call.user and "When did Caroline go" in call.user
+    assert "[2023-05-07] Priya (episodic)" in call.user and "[2023-05-08] Tomas" in call.user
+    assert "Question date: 2023-06-01" in call.user and "When did Priya go" in call.user
     assert ABSTAIN in call.system and call.operation == "answer" and call.max_tokens == 96
     assert ans.answer == "7 May 2023" and not ans.extractive and ans.model == "qwen"
     assert model.ledger.get("answer").calls == 1
