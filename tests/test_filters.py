@@ -83,6 +83,24 @@ def test_metadata_conditions() -> None:
             RecordFilter(metadata=bad)
 
 
+def test_the_one_condition_language_operators_and_logic() -> None:
+    r = SemanticRecord(scope=S, fact="f", metadata={"kind": "sport", "place": "Lido beach", "n": 30})
+    holds = lambda m: RecordFilter(metadata=m).matches(r)  # noqa: E731
+    assert holds({"kind": {"eq": "sport"}}) and not holds({"kind": {"ne": "sport"}})
+    assert holds({"kind": {"in": ["food", "sport"]}}) and not holds({"kind": {"nin": ["sport"]}})
+    assert holds({"place": {"contains": "Lido"}}) and not holds({"place": {"contains": "lido"}})
+    assert holds({"place": {"icontains": "LIDO"}}) and not holds({"n": {"icontains": "3"}})  # only strings contain
+    assert holds({"place": {"exists": True}}) and holds({"cost": {"exists": False}}) and not holds({"cost": {"exists": True}})
+    assert holds({"cost": {"ne": 5}}) and holds({"cost": {"nin": [5]}}) and not holds({"cost": {"gte": 0}})  # missing: None
+    assert holds({"OR": [{"kind": "food"}, {"n": {"lt": 40}}]}) and not holds({"OR": [{"kind": "food"}, {"n": {"gt": 40}}]})
+    assert holds({"AND": [{"kind": "sport"}, {"n": 30}]}) and not holds({"NOT": [{"n": 30}]})
+    assert holds({"kind": "sport", "NOT": [{"OR": [{"place": {"icontains": "pool"}}, {"n": {"gt": 31}}]}]})
+    for bad in ({"kind": {"like": "x"}}, {"kind": {"in": "sport"}}, {"OR": {"kind": "food"}}, {"OR": []},
+                {"NOT": ["kind"]}, {"kind": {"exists": "yes"}}, {"OR": [{"kind": {"about": 1}}]}):
+        with pytest.raises(InvalidInputError):
+            RecordFilter(metadata=bad)
+
+
 def test_validity_and_event_time() -> None:
     from datetime import datetime, timedelta, timezone
 

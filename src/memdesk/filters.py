@@ -6,8 +6,9 @@ scans, a row mask in the in-memory vector index, so a search's top-k is taken *a
 suite checks it). Unset fields do not filter.
 
 Besides provenance and type, a filter holds metadata conditions (``metadata={"app": "web"}``;
-a list value means "one of": ``{"app": ["web", "ios"]}``; a dict ``{"gte": 3, "lt": 9}`` a range on a
-number or an ISO time), an event-time range (``since`` / ``until``), and validity: by default only
+a list value means "one of": ``{"app": ["web", "ios"]}``; a dict of operators such as ``{"gte": 3, "lt": 9}``
+or ``{"icontains": "lido"}``; ``AND`` / ``OR`` / ``NOT``: the one condition language of
+:mod:`memdesk.metadata_conditions`), an event-time range (``since`` / ``until``), and validity: by default only
 memories no later memory superseded match; ``as_of=`` keeps those that held at that time (what the
 memory said then), ``include_superseded=True`` keeps everything.
 """
@@ -20,6 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import InvalidInputError
+from .metadata_conditions import check_conditions, conditions_hold
 from .records import MemoryType, RecordBase, Role, _aware as aware_utc
 
 __all__ = ["RecordFilter", "as_filter"]
@@ -41,8 +43,9 @@ class RecordFilter(BaseModel):
     speaker: str | None = Field(default=None, description="Keep one speaker's bank.")
     metadata: dict[str, Any] | None = Field(
         default=None,
-        description="Metadata conditions: key -> value (equality), list of values (one of), or "
-        "{'gt'|'gte'|'lt'|'lte': bound} (a range on numbers or ISO times).",
+        description="Metadata conditions (memdesk.metadata_conditions): key -> value (equality), list of values "
+        "(one of), or operators {'eq'|'ne'|'in'|'nin'|'gt'|'gte'|'lt'|'lte'|'contains'|'icontains'|'exists': "
+        "operand} (ranges on numbers or ISO times); 'AND' / 'OR' / 'NOT' take lists of such dicts.",
     )
     since: datetime | None = Field(default=None, description="Keep memories whose event time is at or after this.")
     until: datetime | None = Field(default=None, description="Keep memories whose event time is before this.")
@@ -83,11 +86,8 @@ class RecordFilter(BaseModel):
     @field_validator("metadata")
     @classmethod
     def _conditions(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
-        for key, cond in (v or {}).items():
-            if isinstance(cond, dict) and (not cond or set(cond) - set(_RANGE)):
-                raise ValueError(f"{key}: a range takes gt, gte, lt or lte, not {sorted(cond)}")
-            if isinstance(cond, list) and not cond:
-                raise ValueError(f"{key}: an empty list matches nothing")
+        if v is not None:
+            check_conditions(v, "invalid filter metadata")
         return v
 
     @property
@@ -129,36 +129,7 @@ class RecordFilter(BaseModel):
             return False
         if self.until is not None and (record.event_time is None or record.event_time >= self.until):
             return False
-        return all(_meta_matches(record.metadata.get(k), cond) for k, cond in (self.metadata or {}).items())
-
-
-_RANGE = {"gt": lambda a, b: a > b, "gte": lambda a, b: a >= b, "lt": lambda a, b: a < b, "lte": lambda a, b: a <= b}
-
-
-def _comparable(value: Any, bound: Any) -> tuple[Any, Any] | None:
-    """(value, bound) as two numbers or two aware datetimes, or None when they do not compare."""
-    if isinstance(bound, (int, float)) and not isinstance(bound, bool):
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        return (value, bound) if ok else None
-    try:
-        b = aware_utc(bound if isinstance(bound, datetime) else datetime.fromisoformat(str(bound)))
-        v = aware_utc(value if isinstance(value, datetime) else datetime.fromisoformat(str(value)))
-    except (TypeError, ValueError):
-        return None
-    return v, b
-
-
-def _meta_matches(value: Any, cond: Any) -> bool:
-    """One metadata condition: equality, one of a list, or a range."""
-    if isinstance(cond, list):
-        return value in cond
-    if isinstance(cond, dict):
-        for op, bound in cond.items():
-            pair = None if value is None else _comparable(value, bound)
-            if pair is None or not _RANGE[op](*pair):
-                return False
-        return True
-    return value == cond
+        return conditions_hold(record.metadata, self.metadata)
 
 
 def as_filter(

@@ -60,6 +60,8 @@ FILTERS = [
     RecordFilter(since=T0 + timedelta(days=100), until=T0 + timedelta(days=300), include_superseded=True),
     RecordFilter(speaker="Ben", roles=["user"], sources=["email"]),
     RecordFilter(types=["semantic"], metadata={"missing": 1}),
+    RecordFilter(metadata={"OR": [{"app": "web"}, {"n": {"gt": 30}}], "NOT": [{"app": {"icontains": "CL"}}]}),
+    RecordFilter(metadata={"app": {"nin": ["web"], "exists": True}, "missing": {"exists": False}}),
 ]
 
 

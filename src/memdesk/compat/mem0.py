@@ -42,7 +42,7 @@ from ..errors import (
 )
 from ..records import Scope, utcnow
 from .mem0_config import MappedConfig, map_config
-from .mem0_results import ENTITY_KEYS, UPDATED_AT, history_rows, memory_item, metadata_matcher
+from .mem0_results import ENTITY_KEYS, UPDATED_AT, history_rows, memory_item, mem0_where
 
 __all__ = ["AsyncMemory", "Memory"]
 
@@ -233,16 +233,14 @@ class Memory:
         if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1):
             raise InvalidInputError(f"threshold must be a number between 0 and 1, got {threshold!r}")
         scope, conditions = self._read_scope("search", filters, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        speaker = conditions.pop("actor_id") if isinstance(conditions.get("actor_id"), str) else None
-        matches = metadata_matcher(conditions)
+        where = mem0_where(conditions)
         if top_k == 0:
             return {"results": []}
-        fetch = top_k if matches is None else max(top_k * 4, 60)  # filtered after ranking: rank more (as mem0 does)
-        hits = self.memory.search(query, scope=scope, k=fetch, K=fetch, speaker=speaker)
+        hits = self.memory.search(query, scope=scope, k=top_k, K=top_k, filters=where)  # filtered before ranking
         results = []
         for hit in hits:
             similarity = hit.cosine if hit.cosine is not None else hit.score  # mem0's score is the similarity
-            if (threshold is not None and similarity < threshold) or (matches is not None and not matches(hit.record)):
+            if threshold is not None and similarity < threshold:
                 continue
             item = memory_item(hit.record, score=similarity)
             if explain:
@@ -265,17 +263,11 @@ class Memory:
         """Up to ``top_k`` memories under the scope (``limit`` is the older name) that match the metadata filters."""
         top_k = _count("top_k", top_k if limit is None else limit)
         scope, conditions = self._read_scope("get_all", filters, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        speaker = conditions.pop("actor_id") if isinstance(conditions.get("actor_id"), str) else None
-        matches = metadata_matcher(conditions)
-        results: list[dict[str, Any]] = []
-        cursor = None
-        while len(results) < top_k:
-            page = self.memory.page(scope=scope, speaker=speaker, limit=100, cursor=cursor)
-            results.extend(memory_item(r) for r in page.items if matches is None or matches(r))
-            cursor = page.next_cursor
-            if cursor is None:
-                break
-        return {"results": results[:top_k]}
+        where = mem0_where(conditions)
+        if top_k == 0:
+            return {"results": []}
+        page = self.memory.page(scope=scope, filters=where, limit=top_k)  # the store's filtered keyset page
+        return {"results": [memory_item(r) for r in page.items]}
 
     def history(self, memory_id: str, *, user_id: Any = None, agent_id: Any = None, run_id: Any = None) -> list[dict[str, Any]]:
         """mem0's history rows of one memory (ADD, UPDATE, DELETE), oldest first; ``[]`` when there is none

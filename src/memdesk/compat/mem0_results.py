@@ -3,8 +3,9 @@
 A memory is a dict as mem0's ``MemoryItem`` dumps it (``id``, ``memory``, ``hash``, ``metadata``,
 ``created_at``, ``updated_at``, ``score`` from a search) with the ids of its scope, ``actor_id`` (the
 speaker) and ``role`` promoted, plus memdesk's ``memory_type`` and ``temporal_anchor``. Metadata filters
-use mem0's operators (``eq ne in nin gt gte lt lte contains icontains``, ``"*"``, ``AND``/``OR``/``NOT``)
-over the record's metadata and its promoted fields.
+use mem0's operators (``eq ne in nin gt gte lt lte contains icontains``, ``"*"``, ``AND``/``OR``/``NOT``),
+translated into memdesk's one :class:`~memdesk.filters.RecordFilter` (:func:`mem0_where`), so they are
+applied by the store's filtered reads before ranking, as on every other face.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import hashlib
 from typing import Any, Mapping, Sequence
 
 from ..errors import InvalidInputError
+from ..metadata_conditions import LOGIC, check_conditions
 from ..records import HistoryEntry, MemoryRecord
 
-__all__ = ["ENTITY_KEYS", "UPDATED_AT", "history_rows", "memory_item", "metadata_matcher"]
+__all__ = ["ENTITY_KEYS", "UPDATED_AT", "history_rows", "memory_item", "mem0_where"]
 
 ENTITY_KEYS = ("user_id", "agent_id", "run_id")
 #: the metadata key the facade stamps on an updated record (shown as ``updated_at``, not in ``metadata``)
@@ -76,73 +78,53 @@ def history_rows(entries: Sequence[HistoryEntry]) -> list[dict[str, Any]]:
     return rows
 
 
-_OPERATORS = {
-    "eq": lambda v, x: v == x,
-    "ne": lambda v, x: v != x,
-    "in": lambda v, x: v in x,
-    "nin": lambda v, x: v not in x,
-    "gt": lambda v, x: v is not None and v > x,
-    "gte": lambda v, x: v is not None and v >= x,
-    "lt": lambda v, x: v is not None and v < x,
-    "lte": lambda v, x: v is not None and v <= x,
-    "contains": lambda v, x: isinstance(v, str) and str(x) in v,
-    "icontains": lambda v, x: isinstance(v, str) and str(x).lower() in v.lower(),
-}
-_MISSING = object()
+_PROMOTED = {"role": "roles", "memory_type": "types", "source": "sources"}
 
 
-def metadata_matcher(conditions: Mapping[str, Any]) -> Any:
-    """A predicate ``record -> bool`` for mem0 filter conditions (entity ids already taken out); ``None`` when
-    there are none. Bad operators raise :class:`InvalidInputError` now, not at the first record."""
-    if not conditions:
-        return None
-    check = _compile(conditions)
-
-    def matches(record: MemoryRecord) -> bool:
-        payload = {**record.metadata, "role": record.role, "memory_type": record.type}
-        if record.speaker is not None:
-            payload["actor_id"] = record.speaker
-        if record.source is not None:
-            payload["source"] = record.source
-        return check(payload)
-
-    return matches
-
-
-def _compile(conditions: Mapping[str, Any]) -> Any:
-    checks = [_compile_one(key, value) for key, value in conditions.items()]
-    return lambda payload: all(c(payload) for c in checks)
+def mem0_where(conditions: Mapping[str, Any]) -> dict[str, Any]:
+    """mem0 filter conditions (entity ids already taken out) as :class:`~memdesk.filters.RecordFilter`
+    fields: ``role``, ``memory_type``, ``source`` and ``actor_id`` (the speaker) become the filter's own
+    fields (an equality, or a list / ``{"in": [...]}`` for the first three), mem0's ``"*"`` becomes
+    ``{"exists": true}``, the rest is metadata conditions in the one language both share
+    (:mod:`memdesk.metadata_conditions`). Bad operators are an :class:`InvalidInputError` now."""
+    fields: dict[str, Any] = {}
+    rest: dict[str, Any] = {}
+    for key, value in conditions.items():
+        if key in _PROMOTED or key == "actor_id":
+            fields.update(_promoted(key, value))
+        else:
+            rest[key] = value
+    if rest:
+        fields["metadata"] = _metadata(rest)
+    return fields
 
 
-def _compile_one(key: str, value: Any) -> Any:
-    if key in ("AND", "OR", "NOT"):
-        if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
-            raise InvalidInputError(f"filters {key} takes a list of filter dicts")
-        parts = [_compile(v) for v in value]
-        if key == "AND":
-            return lambda p: all(c(p) for c in parts)
-        if key == "OR":
-            return lambda p: any(c(p) for c in parts)
-        return lambda p: not any(c(p) for c in parts)
-    if key in ENTITY_KEYS:
-        raise InvalidInputError(f"filters: name {key} at the top level of filters, not inside AND/OR/NOT")
-    if value == "*":
-        return lambda p: p.get(key, _MISSING) is not _MISSING
-    if isinstance(value, Mapping):
-        unknown = sorted(set(value) - set(_OPERATORS))
-        if unknown or not value:
-            raise InvalidInputError(f"filters {key}: unknown operators {unknown}; use {sorted(_OPERATORS)}")
-        for op in ("in", "nin"):
-            if op in value and not isinstance(value[op], (list, tuple, set)):
-                raise InvalidInputError(f"filters {key}.{op} takes a list")
-        ops = [(_OPERATORS[op], operand) for op, operand in value.items()]
+def _promoted(key: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, Mapping) and set(value) == {"in"} and isinstance(value["in"], (list, tuple)):
+        value = list(value["in"])
+    elif isinstance(value, Mapping) and set(value) == {"eq"}:
+        value = value["eq"]
+    if key == "actor_id":
+        if not isinstance(value, str):
+            raise InvalidInputError("filters actor_id takes one speaker's name (a string)")
+        return {"speaker": value}
+    if isinstance(value, (str, list, tuple)) and value:
+        return {_PROMOTED[key]: value}
+    raise InvalidInputError(f"filters {key} takes a value, a list of values or {{'in': [...]}}")
 
-        def check(p: dict[str, Any]) -> bool:
-            v = p.get(key)
-            try:
-                return all(fn(v, operand) for fn, operand in ops)
-            except TypeError:  # a comparison between kinds that do not order (3 > "a"): no match
-                return False
 
-        return check
-    return lambda p: p.get(key, _MISSING) == value
+def _metadata(conditions: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in conditions.items():
+        if key in LOGIC:
+            if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
+                raise InvalidInputError(f"filters {key} takes a list of filter dicts")
+            if any(k in ENTITY_KEYS or k in _PROMOTED or k == "actor_id" for v in value for k in v):
+                raise InvalidInputError(f"filters: name ids, role, memory_type, source and actor_id at the top level of filters, not inside {key}")
+            out[key] = [_metadata(v) for v in value]
+        elif key in ENTITY_KEYS:
+            raise InvalidInputError(f"filters: name {key} at the top level of filters, not inside AND/OR/NOT")
+        else:
+            out[key] = {"exists": True} if value == "*" else value
+    check_conditions(out, "filters")
+    return out
