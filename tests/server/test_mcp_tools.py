@@ -32,10 +32,14 @@ def test_tools_are_listed_with_their_schemas(mem):
     assert set(tools) == {
         "add_memory", "search_memory", "memory_evidence", "list_memories",
         "get_memory", "update_memory", "delete_memory", "memory_history", "forget_memories",
+        "list_banks", "retrieve_examples", "solve_with_bank", "add_solved_example", "delete_example", "delete_bank",
     }
     search = tools["search_memory"].input_schema
     assert search["required"] == ["query"] and search["properties"]["limit"]["maximum"] == 100
     assert tools["add_memory"].description.startswith("Remember one message")
+    add = tools["add_solved_example"].input_schema
+    assert add["required"] == ["bank", "problem", "answer", "solution"]
+    assert tools["retrieve_examples"].input_schema["properties"]["k"]["maximum"] == 50
 
 
 def test_add_search_update_history_delete_through_tools(mem):
