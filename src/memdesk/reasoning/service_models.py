@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..llm.base import Usage
 from .datasets import AnswerKind
@@ -47,6 +47,13 @@ class NewExample(BaseModel):
     tags: Tags | None = Field(default=None, description="Reasoning tags: required by a tag-embedded bank.")
     group: str | None = Field(default=None, max_length=200, description="Task or subject.")
     source: str = Field(default="agent", min_length=1, max_length=100, description="Who solved it.")
+
+    @field_validator("id")
+    @classmethod
+    def _addressable(cls, value: str | None) -> str | None:
+        if value is not None and ("/" in value or value in (".", "..")):  # no route could name it
+            raise ValueError("an example id has no '/' and is not '.' or '..'")
+        return value
 
 
 class AddedExamples(BaseModel):
