@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import httpx2
 from mcp.client import Client
@@ -29,6 +29,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from memdesk import errors
 from memdesk.conversation.memory import Memory
+from memdesk.reasoning import ReasoningBanks
 from memdesk.records import Scope
 from memdesk.remote import RemoteMemory, error_from_reply
 from memdesk.server import create_mcp_server
@@ -69,6 +70,21 @@ class Face(Protocol):
     def close(self) -> None: ...
 
 
+class BankFace(Face, Protocol):
+    """A path that also reaches reasoning banks (owned by ``Scope(user_id=name or the tenant)``)."""
+
+    def bank_add(self, bank: str, problem: str, name: str | None) -> list[str]: ...
+    def bank_list(self, name: str | None) -> list[tuple[str, str | None]]: ...
+    def bank_retrieve(self, bank: str, problem: str, name: str | None) -> Found: ...
+    def bank_delete_example(self, bank: str, example_id: str, name: str | None) -> None: ...
+    def bank_delete(self, bank: str, name: str | None) -> int: ...
+
+
+def solved(problem: str) -> dict[str, str]:
+    """A solved example whose solution reaches its answer."""
+    return {"problem": problem, "answer": "7", "solution": "3 + 4 = 7, so the answer is \\boxed{7}."}
+
+
 def _item(record: Any) -> Item:
     return Item(record.id, record.scope.user_id, record.embed_text())
 
@@ -82,8 +98,9 @@ class MemoryFace:
 
     keyed = False
 
-    def __init__(self, memory: Memory, user: str) -> None:
+    def __init__(self, memory: Memory, user: str, banks: Any = None) -> None:
         self.memory, self.user = memory, user
+        self.banks = banks if banks is not None else ReasoningBanks(memory.store, memory.embedder)
 
     def _scope(self, name: str | None, run_id: str | None = None) -> Scope:
         return Scope(user_id=name or self.user, run_id=run_id)
@@ -120,6 +137,22 @@ class MemoryFace:
     def forget(self, wildcard, name):
         self.memory.forget(self._scope(name), wildcard=wildcard)
 
+    def bank_add(self, bank, problem, name):
+        return self.banks.add_examples(bank, [solved(problem)], scope=self._scope(name)).ids
+
+    def bank_list(self, name):
+        return [(b.name, b.user_id) for b in self.banks.list_banks(scope=self._scope(name))]
+
+    def bank_retrieve(self, bank, problem, name):
+        got = self.banks.retrieve_examples(bank, problem, scope=self._scope(name), k=50)
+        return Found([Item(e.id, None, e.problem) for e in got.examples], got.memory_block)
+
+    def bank_delete_example(self, bank, example_id, name):
+        self.banks.delete_example(bank, example_id, scope=self._scope(name))
+
+    def bank_delete(self, bank, name):
+        return self.banks.delete_bank(bank, scope=self._scope(name))
+
     def close(self) -> None:
         pass
 
@@ -128,7 +161,8 @@ class RemoteFace(MemoryFace):
     """RemoteMemory over a real socket with the tenant's key, naming its own scope (as Memory's signature asks)."""
 
     def __init__(self, url: str, key: str, user: str) -> None:
-        super().__init__(RemoteMemory(url, api_key=key), user)  # type: ignore[arg-type]
+        remote = RemoteMemory(url, api_key=key)
+        super().__init__(remote, user, banks=remote)  # type: ignore[arg-type]  # RemoteMemory has ReasoningBanks' methods
 
     def close(self) -> None:
         self.memory.close()
@@ -188,6 +222,22 @@ class HttpFace:
 
     def forget(self, wildcard, name):
         self._call("DELETE", "/v1/memories", name=name, params={"wildcard": "true" if wildcard else "false"})
+
+    def bank_add(self, bank, problem, name):
+        return self._call("POST", f"/v1/banks/{bank}/examples", body={"examples": [solved(problem)]}, name=name)["ids"]
+
+    def bank_list(self, name):
+        return [(b["name"], b["user_id"]) for b in self._call("GET", "/v1/banks", name=name)]
+
+    def bank_retrieve(self, bank, problem, name):
+        got = self._call("POST", f"/v1/banks/{bank}/retrieve", body={"problem": problem, "k": 50}, name=name)
+        return Found([Item(e["id"], None, e["problem"]) for e in got["examples"]], got["memory_block"])
+
+    def bank_delete_example(self, bank, example_id, name):
+        self._call("DELETE", f"/v1/banks/{bank}/examples/{quote(example_id, safe='')}", name=name)
+
+    def bank_delete(self, bank, name):
+        return self._call("DELETE", f"/v1/banks/{bank}", name=name)["deleted"]
 
     def close(self) -> None:
         self.http.close()
@@ -366,6 +416,22 @@ class McpFace:
 
     def forget(self, wildcard, name):
         self._tool("forget_memories", {"wildcard": wildcard}, name)
+
+    def bank_add(self, bank, problem, name):
+        return self._tool("add_solved_example", {"bank": bank, **solved(problem)}, name)["ids"]
+
+    def bank_list(self, name):
+        return [(b["name"], b["user_id"]) for b in self._tool("list_banks", {}, name)]
+
+    def bank_retrieve(self, bank, problem, name):
+        got = self._tool("retrieve_examples", {"bank": bank, "problem": problem, "k": 50}, name)
+        return Found([Item(e["id"], None, e["problem"]) for e in got["examples"]], got["memory_block"])
+
+    def bank_delete_example(self, bank, example_id, name):
+        self._tool("delete_example", {"bank": bank, "example_id": example_id}, name)
+
+    def bank_delete(self, bank, name):
+        return self._tool("delete_bank", {"bank": bank}, name)
 
 
 def _tool_item(m: dict) -> Item:
