@@ -58,7 +58,7 @@ def bank_tables(store: Store, collection: str) -> list[str]:
 
 def owned_banks(store: Store, scope: Scope, *, wildcard: bool = True) -> list[tuple[str, BankManifest]]:
     """(collection, manifest) of the banks owned by ``scope`` (``wildcard``: by any scope under it, as reads treat
-    unset ids; else by exactly ``scope``), in name order."""
+    unset ids; else by exactly ``scope``), by name, then owner (a user's own bank before its agents')."""
     out = []
     for collection in store.collections():
         if not collection.startswith(PREFIX) or "::" in collection:
@@ -68,4 +68,4 @@ def owned_banks(store: Store, scope: Scope, *, wildcard: bool = True) -> list[tu
             continue
         if (scope.matches(manifest.owner) if wildcard else manifest.owner == scope):
             out.append((collection, manifest))
-    return sorted(out, key=lambda cm: (bank_name(cm[0]), cm[0]))
+    return sorted(out, key=lambda cm: (bank_name(cm[0]), cm[1].owner.user_id or "", cm[1].owner.agent_id or ""))  # type: ignore[union-attr]
