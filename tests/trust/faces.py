@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 import httpx2
 from mcp.client import Client
@@ -34,6 +34,8 @@ from memdesk.records import Scope
 from memdesk.remote import RemoteMemory, error_from_reply
 from memdesk.server import create_mcp_server
 from memdesk.tenants import Caller, Tenant
+
+from .bank_faces import HttpBanks, InProcessBanks, McpBanks
 
 
 @dataclass(frozen=True)
@@ -70,21 +72,6 @@ class Face(Protocol):
     def close(self) -> None: ...
 
 
-class BankFace(Face, Protocol):
-    """A path that also reaches reasoning banks (owned by ``Scope(user_id=name or the tenant)``)."""
-
-    def bank_add(self, bank: str, problem: str, name: str | None) -> list[str]: ...
-    def bank_list(self, name: str | None) -> list[tuple[str, str | None]]: ...
-    def bank_retrieve(self, bank: str, problem: str, name: str | None) -> Found: ...
-    def bank_delete_example(self, bank: str, example_id: str, name: str | None) -> None: ...
-    def bank_delete(self, bank: str, name: str | None) -> int: ...
-
-
-def solved(problem: str) -> dict[str, str]:
-    """A solved example whose solution reaches its answer."""
-    return {"problem": problem, "answer": "7", "solution": "3 + 4 = 7, so the answer is \\boxed{7}."}
-
-
 def _item(record: Any) -> Item:
     return Item(record.id, record.scope.user_id, record.embed_text())
 
@@ -93,7 +80,7 @@ def _found(records: Any, text: str = "") -> Found:
     return Found([_item(r) for r in records], text)
 
 
-class MemoryFace:
+class MemoryFace(InProcessBanks):
     """In process: ``Memory`` called with the tenant's own scope."""
 
     keyed = False
@@ -137,21 +124,6 @@ class MemoryFace:
     def forget(self, wildcard, name):
         self.memory.forget(self._scope(name), wildcard=wildcard)
 
-    def bank_add(self, bank, problem, name):
-        return self.banks.add_examples(bank, [solved(problem)], scope=self._scope(name)).ids
-
-    def bank_list(self, name):
-        return [(b.name, b.user_id) for b in self.banks.list_banks(scope=self._scope(name))]
-
-    def bank_retrieve(self, bank, problem, name):
-        got = self.banks.retrieve_examples(bank, problem, scope=self._scope(name), k=50)
-        return Found([Item(e.id, None, e.problem) for e in got.examples], got.memory_block)
-
-    def bank_delete_example(self, bank, example_id, name):
-        self.banks.delete_example(bank, example_id, scope=self._scope(name))
-
-    def bank_delete(self, bank, name):
-        return self.banks.delete_bank(bank, scope=self._scope(name))
 
     def close(self) -> None:
         pass
@@ -168,7 +140,7 @@ class RemoteFace(MemoryFace):
         self.memory.close()
 
 
-class HttpFace:
+class HttpFace(HttpBanks):
     """The HTTP routes over a real socket with the tenant's key; scope ids in the body or the query string."""
 
     keyed = True
@@ -223,21 +195,6 @@ class HttpFace:
     def forget(self, wildcard, name):
         self._call("DELETE", "/v1/memories", name=name, params={"wildcard": "true" if wildcard else "false"})
 
-    def bank_add(self, bank, problem, name):
-        return self._call("POST", f"/v1/banks/{bank}/examples", body={"examples": [solved(problem)]}, name=name)["ids"]
-
-    def bank_list(self, name):
-        return [(b["name"], b["user_id"]) for b in self._call("GET", "/v1/banks", name=name)]
-
-    def bank_retrieve(self, bank, problem, name):
-        got = self._call("POST", f"/v1/banks/{bank}/retrieve", body={"problem": problem, "k": 50}, name=name)
-        return Found([Item(e["id"], None, e["problem"]) for e in got["examples"]], got["memory_block"])
-
-    def bank_delete_example(self, bank, example_id, name):
-        self._call("DELETE", f"/v1/banks/{bank}/examples/{quote(example_id, safe='')}", name=name)
-
-    def bank_delete(self, bank, name):
-        return self._call("DELETE", f"/v1/banks/{bank}", name=name)["deleted"]
 
     def close(self) -> None:
         self.http.close()
@@ -329,7 +286,7 @@ def _json_item(record: dict) -> Item:
     return _item(TypeAdapter(MemoryRecord).validate_python(record))
 
 
-class McpFace:
+class McpFace(McpBanks):
     """The MCP tools: over streamable HTTP with the tenant's key (``url``), or in process on a server bound to
     the tenant (``memory``). One session stays open on a background event loop; calls go through it in turn."""
 
@@ -416,22 +373,6 @@ class McpFace:
 
     def forget(self, wildcard, name):
         self._tool("forget_memories", {"wildcard": wildcard}, name)
-
-    def bank_add(self, bank, problem, name):
-        return self._tool("add_solved_example", {"bank": bank, **solved(problem)}, name)["ids"]
-
-    def bank_list(self, name):
-        return [(b["name"], b["user_id"]) for b in self._tool("list_banks", {}, name)]
-
-    def bank_retrieve(self, bank, problem, name):
-        got = self._tool("retrieve_examples", {"bank": bank, "problem": problem, "k": 50}, name)
-        return Found([Item(e["id"], None, e["problem"]) for e in got["examples"]], got["memory_block"])
-
-    def bank_delete_example(self, bank, example_id, name):
-        self._tool("delete_example", {"bank": bank, "example_id": example_id}, name)
-
-    def bank_delete(self, bank, name):
-        return self._tool("delete_bank", {"bank": bank}, name)
 
 
 def _tool_item(m: dict) -> Item:

@@ -26,7 +26,7 @@ banks, naming its own scope, none, or another tenant's. Another tenant's bank re
 forget erases the tenant's banks.
 
 **Adding a path**: write a :class:`~tests.trust.faces.Face` for it in ``faces.py`` (one method per
-operation, raising the memdesk exception the path reports) and add it to :data:`FACES`; every rule then runs
+operation, raising the memdesk exception the path reports; the bank operations come from a mixin of ``bank_faces.py``, and a path that reaches banks goes in :data:`BANK_PATHS`) and add it to :data:`FACES`; every rule then runs
 through it (a path that can only forget with a wildcard, like mem0's ``delete_all``, sets ``exact_forget = False``). **Adding an operation**: add a method to ``Face`` and to every face, and a ``@rule`` here that
 calls it through ``self.face(...)`` and checks what came back with :meth:`IsolationMachine.own`.
 """
