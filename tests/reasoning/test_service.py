@@ -1,4 +1,5 @@
-"""ReasoningBanks in process: what its calls refuse, how owners and agents are kept apart, and what forget takes.
+"""ReasoningBanks in process, on SQLite and PostgreSQL: what its calls refuse, how owners and agents are kept apart,
+and what forget takes.
 (Over HTTP, MCP and RemoteMemory: tests/server/test_banks.py; the tenants' isolation: tests/trust.)"""
 
 from __future__ import annotations
@@ -19,9 +20,15 @@ ANA, TUTOR = Scope(user_id="ana"), Scope(user_id="ana", agent_id="tutor")
 PEN = {"problem": "A pen costs $2. How much do 3 pens cost?", "answer": "6", "solution": "3 * 2 = 6. \\boxed{6}"}
 
 
-@pytest.fixture
-def memory(tmp_path):
-    m = Memory(open_store(f"sqlite:///{tmp_path / 'm.db'}"), HashingEmbedder(64), RawTurnProcessor())
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def memory(request, tmp_path):
+    if request.param == "postgres":
+        from tests.pg_server import session_server
+
+        url = session_server(request.config).fresh_database()
+    else:
+        url = f"sqlite:///{tmp_path / 'm.db'}"
+    m = Memory(open_store(url), HashingEmbedder(64), RawTurnProcessor())
     yield m
     m.close()
 
