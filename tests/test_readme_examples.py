@@ -71,6 +71,14 @@ def parse_requests(block: str) -> list[tuple[str, str, dict | None]]:
     return out
 
 
+def test_the_banks_page_python_snippet_runs(settings_env, capsys):
+    (code,) = re.findall(r"```python\n(.*?)```", (REPO / "docs" / "banks.md").read_text(), flags=re.S)
+    namespace: dict = {"__name__": "banks_snippet"}
+    exec(compile(code, "docs/banks.md python block", "exec"), namespace)
+    namespace["mem"].close()
+    assert "Problem: A pen costs $2." in capsys.readouterr().out
+
+
 def test_every_http_request_shown_works_against_a_live_server(live):
     (block,) = [b for b in blocks("http") if "/v1/memories" in b]
     requests = parse_requests(block)
@@ -90,6 +98,21 @@ def test_every_http_request_shown_works_against_a_live_server(live):
             if method == "PATCH":
                 assert "Porto" in json.dumps(reply)
         assert http.get("/v1/memories", params={"user_id": "ana"}).json() == []  # the last request emptied the scope
+
+
+def test_every_bank_request_shown_works_against_a_live_server(live):
+    (block,) = [b for b in blocks("http") if "/v1/banks" in b]
+    requests = parse_requests(block)
+    assert [m for m, _, _ in requests] == ["POST", "GET", "POST", "DELETE"]
+    with httpx2.Client(base_url=live.url, headers={"Authorization": f"Bearer {KEY}"}, timeout=60) as http:
+        replies = []
+        for method, path, body in requests:
+            r = http.request(method, path, json=body)
+            assert r.status_code < 300, (method, path, r.status_code, r.text)
+            replies.append(r.json())
+        assert replies[0]["added"] == 1 and [b["name"] for b in replies[1]] == ["arith"]
+        assert "\\boxed{6}" in replies[2]["examples"][0]["content"] and replies[3] == {"deleted": 1}
+        assert http.get("/v1/banks", params={"user_id": "ana"}).json() == []
 
 
 def test_the_mcp_config_launches_a_working_server(tmp_path):
@@ -127,5 +150,14 @@ def test_http_mcp_and_python_use_the_same_names(tmp_path):
     params = {name: set(t.input_schema["properties"]) for name, t in tools.items()}
     assert "query" in params["search_memory"] and "query" in params["memory_evidence"]
     assert all({"user_id", "agent_id", "run_id"} <= params[n] for n in ("add_memory", "search_memory", "list_memories"))
+    # the banks: the Python names on every face
+    from memdesk.reasoning import ReasoningBanks
+    from memdesk.server.schemas import AddExamplesRequest, RetrieveRequest, SolveRequest
+
+    for model, method, tool in ((RetrieveRequest, ReasoningBanks.retrieve_examples, "retrieve_examples"),
+                                (SolveRequest, ReasoningBanks.solve, "solve_with_bank")):
+        names = set(inspect.signature(method).parameters) - {"self", "bank", "scope", "gold", "max_tokens"}
+        assert names <= set(model.model_fields) and names - {"gold", "max_tokens"} <= params[tool] | {"problem"}, tool
+    assert "examples" in AddExamplesRequest.model_fields and {"problem", "answer", "solution"} <= params["add_solved_example"]
     # the one deliberate difference, documented in the README
     assert "text" in params["add_memory"] and "`add_memory` takes a single message as\n`text`" in README

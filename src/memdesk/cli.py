@@ -362,7 +362,10 @@ def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_lev
     # without keys a loopback server answers only loopback Host names (DNS-rebinding protection);
     # --no-auth on another address is the user's explicit choice to answer anyone
     hosts = ["*"] if no_auth and host not in LOOPBACK_HOSTS else None
-    app = create_app(obj.memory(), api_keys=keys, mcp=with_mcp, allowed_hosts=hosts)
+    from .factory import build_banks
+
+    memory = obj.memory()
+    app = create_app(memory, api_keys=keys, mcp=with_mcp, allowed_hosts=hosts, banks=build_banks(settings, memory))
     auth = "API keys required" if keys.required else "no authentication"
     click.echo(f"memdesk on http://{host}:{port} ({auth}; docs at /docs{', MCP at /mcp' if with_mcp else ''})", err=True)
     uvicorn.run(app, host=host, port=port, log_level=log_level, log_config=_log_config())
@@ -398,7 +401,10 @@ def mcp_stdio(obj: Ctx, user_id: str | None, agent_id: str | None) -> None:
     if agent_id is not None and user_id is None:
         raise InvalidInputError("--agent binds the tools to one agent of a user: give --user too")
     caller = Caller(tenant=Tenant(user_id=user_id, agent_id=agent_id)) if user_id is not None else None
-    create_mcp_server(obj.memory(), caller=caller).run("stdio")
+    from .factory import build_banks
+
+    memory = obj.memory()
+    create_mcp_server(memory, caller=caller, banks=build_banks(obj.settings(), memory)).run("stdio")
 
 
 def _register_groups() -> None:

@@ -61,6 +61,14 @@ class RecordNotFoundError(UsageError, LookupError):
         return cls(f"no memory with id {record_id!r} under scope {scope}")
 
 
+class UnknownBankError(UsageError, LookupError):
+    """No reasoning bank of that name under the caller's scope (also: another tenant's bank, HTTP 404)."""
+
+    @classmethod
+    def under(cls, name: object, scope: object) -> "UnknownBankError":
+        return cls(f"no reasoning bank {name!r} under scope {scope}")
+
+
 class ForbiddenScopeError(UsageError):
     """A tenant's API key named another tenant's scope on a write (HTTP 403)."""
 
@@ -75,6 +83,11 @@ class RemoteAuthError(UsageError):
 
 class ConfigError(UsageError):
     """A setting is invalid (bad database URL, unknown backend, missing required option)."""
+
+
+class NoChatModelError(ConfigError):
+    """The call needs a chat model and none is configured (``MEMDESK_LLM_BASE_URL`` / ``MEMDESK_LLM_MODEL``;
+    HTTP 501)."""
 
 
 class EmbeddingMismatchError(UsageError):

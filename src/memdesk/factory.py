@@ -19,6 +19,7 @@ from .settings import Settings
 if TYPE_CHECKING:
     from .embed.base import Embedder
     from .llm.base import ChatModel
+    from .reasoning.service import ReasoningBanks
     from .retrieve import Retriever, Serializer
     from .store.base import Store
 
@@ -117,3 +118,12 @@ def build_memory(
         if owned:
             store.close()
         raise
+
+
+def build_banks(settings: Settings, memory: Memory) -> "ReasoningBanks":
+    """The reasoning banks a server serves: in the memory's store, embedded by its embedder, solved (and, for a
+    tag-embedded bank without given tags, tagged) by the configured chat model, if any."""
+    from .llm import make_chat_model
+    from .reasoning.service import ReasoningBanks
+
+    return ReasoningBanks(memory.store, memory.embedder, chat=make_chat_model(settings))

@@ -26,6 +26,7 @@ from pydantic import TypeAdapter, ValidationError
 from . import aio, errors
 from .conversation.memory import Memory, MessageInput, _as_scope, _as_types
 from .filters import RecordFilter
+from .remote_banks import RemoteBanks
 from .records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
 from .store.base import Forgotten
 from .textcheck import check_strings, check_text
@@ -88,8 +89,9 @@ def error_from_reply(status: int, body: Any) -> errors.MemdeskError:
     return err
 
 
-class RemoteMemory:
-    """The HTTP API of a memdesk server, with :class:`~memdesk.Memory`'s methods and return types."""
+class RemoteMemory(RemoteBanks):
+    """The HTTP API of a memdesk server, with :class:`~memdesk.Memory`'s methods and return types, and the
+    reasoning banks' methods of :class:`~memdesk.reasoning.ReasoningBanks` (:mod:`memdesk.remote_banks`)."""
 
     #: its only blocking work is HTTP, done through memdesk.aio.io: AsyncRemoteMemory runs it on the event loop
     async_ready = True
@@ -255,7 +257,10 @@ class RemoteMemory:
             raise errors.InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
         params = {**_scope_fields(scope), "wildcard": "true" if wildcard else "false"}
         body = self._call("DELETE", "/v1/memories", params=params)
-        return Forgotten(records=body["deleted"], messages=body["messages"], history=body["history"], scopes=body["scopes"])
+        return Forgotten(
+            records=body["deleted"], messages=body["messages"], history=body["history"], scopes=body["scopes"],
+            banks=body.get("banks", 0),
+        )
 
     def delete_all(self, *, scope: Scope | Mapping[str, Any], wildcard: bool = False) -> int:
         return self.forget(scope, wildcard=wildcard).records

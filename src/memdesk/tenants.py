@@ -19,7 +19,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import ForbiddenScopeError, InvalidScopeError, RecordNotFoundError, UnknownScopeError
+from .errors import ForbiddenScopeError, InvalidScopeError, RecordNotFoundError, UnknownBankError, UnknownScopeError
 from .records import Scope
 
 KEY_PREFIX = "mdk_"
@@ -88,6 +88,20 @@ class Caller(BaseModel):
         if any(getattr(scope, field) != value for field, value in bound.items()):
             raise self._outside(scope, access, record_id)
         return scope
+
+    def bank_owner(
+        self, user_id: str | None = None, agent_id: str | None = None, *, access: Access, bank: str | None = None
+    ) -> Scope:
+        """The scope whose reasoning banks a request may use: :meth:`scope` with no run (a bank belongs to a
+        user and/or agent). Naming another tenant is a 404 for a read (a read of one bank by name, ``bank``,
+        reads exactly as a missing bank: ``UnknownBankError``) and a 403 for a write (adding or deleting)."""
+        try:
+            return self.scope(user_id, agent_id, None, access=access)
+        except UnknownScopeError:
+            if bank is None:
+                raise
+            named = ",".join(f"{k}={v}" for k, v in (("user", user_id), ("agent", agent_id)) if v)
+            raise UnknownBankError.under(bank, named) from None
 
     @staticmethod
     def _outside(scope: Scope, access: Access, record_id: str | None) -> Exception:

@@ -97,3 +97,21 @@ def test_forget_finds_records_deleted_before_it(store: Store, rng) -> None:
     assert got.records == 0 and got.history == 4 + 2 + 1 + 3
     assert all(store.history(i) == [] for i in ids)
     assert [s for s in _secrets(ALICE) if s in native_for(store).rows_text(store)] == []
+
+
+def test_forget_erases_the_collections_the_scope_owns_in_the_same_call(store: Store, rng) -> None:
+    """``collections=``: what the scope owns outside the record tables (its reasoning banks) goes too, searched
+    once so its vectors are cached; a collection not named stays."""
+    _fill(store, ALICE, rng)
+    for name, who in (("tenant:a/bank", "alice"), ("tenant:b/bank", "bob")):
+        store.collection(name).put(["e1", "e2"], [f'{{"p": "zq{who}example"}}'] * 2, unit(rng, 2), [f"zq{who}embedded"] * 2)
+        store.documents(f"{name}::meta").put(["manifest"], [f'{{"n": "zq{who}manifest"}}'])
+        assert len(store.collection(name).search(unit(rng, 1)[0], 2)) == 2
+    native = native_for(store)
+    got = store.forget(ALICE, collections=["tenant:a/bank", "tenant:a/bank::meta", "tenant:a/bank::rejected"])
+    assert got.collection_items == 3 and got.records > 0
+    after = native.rows_text(store)
+    assert not any(w in after for w in ("zqaliceexample", "zqaliceembedded", "zqalicemanifest"))
+    assert all(w in after for w in ("zqbobexample", "zqbobembedded", "zqbobmanifest"))
+    assert store.collection("tenant:a/bank").search(unit(rng, 1)[0], 2) == [] and store.collection("tenant:a/bank").count() == 0
+    assert store.collections() == ["tenant:b/bank"] and store.collection("tenant:b/bank").count() == 2

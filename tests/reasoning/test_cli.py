@@ -28,6 +28,31 @@ def test_bank_build_refuses_overlap_then_drops_and_resumes(tmp_path: Path, data_
     assert info.exit_code == 0 and json.loads(info.output)["embedding_kind"] == "problem"
 
 
+def test_bank_build_for_a_tenant_is_served_by_the_banks_api(tmp_path: Path, data_root: Path) -> None:
+    from memdesk.embed import HashingEmbedder
+    from memdesk.reasoning import ReasoningBanks
+    from memdesk.records import Scope
+    from memdesk.store import open_store
+
+    store = f"sqlite:///{tmp_path / 'server.db'}"
+    args = ["build", "--bench", "mmlu-sci", "--store", store, "--embedder", "hashing", "--data-dir", str(data_root),
+            "--quiet", "--drop-overlap", "--limit", "20", "--user", "ana", "--json"]  # fmt: skip
+    built = CliRunner().invoke(bank_group, args)
+    assert built.exit_code == 0, built.output
+    info = CliRunner().invoke(bank_group, ["info", "--store", store, "--name", "mac-mmlu-sci-problem", "--user", "ana"])
+    assert info.exit_code == 0 and json.loads(info.output)["owner"] == {"user_id": "ana", "agent_id": None, "run_id": None}
+    opened = open_store(store)
+    try:
+        banks = ReasoningBanks(opened, HashingEmbedder())
+        (bank,) = banks.list_banks(scope=Scope(user_id="ana"))
+        assert (bank.name, bank.benchmark, bank.answer_kind.value, bank.entries) == ("mac-mmlu-sci-problem", "mmlu-sci", "mc", 20)
+        got = banks.retrieve_examples(bank.name, "Which planet is largest?", scope=Scope(user_id="ana"), k=3)
+        assert len(got.examples) == 3 and got.examples[0].content.startswith("Answer: ")  # MMLU has no solutions
+        assert banks.list_banks(scope=Scope(user_id="bob")) == []
+    finally:
+        opened.close()
+
+
 def test_eval_reasoning_retrieval_only(tmp_path: Path, data_root: Path) -> None:
     out = tmp_path / "run"
     result = CliRunner().invoke(

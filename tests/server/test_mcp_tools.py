@@ -32,10 +32,14 @@ def test_tools_are_listed_with_their_schemas(mem):
     assert set(tools) == {
         "add_memory", "search_memory", "memory_evidence", "list_memories",
         "get_memory", "update_memory", "delete_memory", "memory_history", "forget_memories",
+        "list_banks", "retrieve_examples", "solve_with_bank", "add_solved_example", "delete_example", "delete_bank",
     }
     search = tools["search_memory"].input_schema
     assert search["required"] == ["query"] and search["properties"]["limit"]["maximum"] == 100
     assert tools["add_memory"].description.startswith("Remember one message")
+    add = tools["add_solved_example"].input_schema
+    assert add["required"] == ["bank", "problem", "answer", "solution"]
+    assert tools["retrieve_examples"].input_schema["properties"]["k"]["maximum"] == 50
 
 
 def test_add_search_update_history_delete_through_tools(mem):
@@ -96,3 +100,26 @@ def test_arguments_outside_the_schema_are_refused(mem):
     )
     assert not ok.is_error and len(ok.structured_content["result"]) == 1
     assert bad.is_error and "limit" in bad.content[0].text
+
+
+def test_an_agent_grows_and_reads_its_bank_through_the_tools(mem):
+    from memdesk.tenants import Caller, Tenant
+
+    server = create_mcp_server(mem, caller=Caller(tenant=Tenant(user_id="ana")))
+    pen = {"problem": "A pen costs $2. How much do 3 pens cost?", "answer": "6", "solution": "3 * 2 = 6. \\boxed{6}"}
+    added, wrong, listed, got, other, solved = run(call(
+        server,
+        ("add_solved_example", {"bank": "arith", **pen}),
+        ("add_solved_example", {"bank": "arith", **pen, "problem": "4 pens?", "answer": "9"}),
+        ("list_banks", {}),
+        ("retrieve_examples", {"bank": "arith", "problem": "5 pencils at $1?", "k": 1, "format": "summary"}),
+        ("retrieve_examples", {"bank": "arith", "problem": "5 pencils?", "user_id": "bob"}),
+        ("solve_with_bank", {"bank": "arith", "problem": "5 pencils?"}),
+    ))  # fmt: skip
+    assert not added.is_error and added.structured_content["created"] is True
+    assert wrong.is_error and "InvalidInputError" in wrong.content[0].text and "do not reach" in wrong.content[0].text
+    assert [b["name"] for b in listed.structured_content["result"]] == ["arith"]
+    (example,) = got.structured_content["examples"]
+    assert example["problem"] == pen["problem"] and example["format"] == "summary" and example["verified"]
+    assert other.is_error and "UnknownBankError" in other.content[0].text
+    assert solved.is_error and "NoChatModelError" in solved.content[0].text

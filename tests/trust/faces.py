@@ -29,10 +29,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from memdesk import errors
 from memdesk.conversation.memory import Memory
+from memdesk.reasoning import ReasoningBanks
 from memdesk.records import Scope
 from memdesk.remote import RemoteMemory, error_from_reply
 from memdesk.server import create_mcp_server
 from memdesk.tenants import Caller, Tenant
+
+from .bank_faces import HttpBanks, InProcessBanks, McpBanks
 
 
 @dataclass(frozen=True)
@@ -77,13 +80,14 @@ def _found(records: Any, text: str = "") -> Found:
     return Found([_item(r) for r in records], text)
 
 
-class MemoryFace:
+class MemoryFace(InProcessBanks):
     """In process: ``Memory`` called with the tenant's own scope."""
 
     keyed = False
 
-    def __init__(self, memory: Memory, user: str) -> None:
+    def __init__(self, memory: Memory, user: str, banks: Any = None) -> None:
         self.memory, self.user = memory, user
+        self.banks = banks if banks is not None else ReasoningBanks(memory.store, memory.embedder)
 
     def _scope(self, name: str | None, run_id: str | None = None) -> Scope:
         return Scope(user_id=name or self.user, run_id=run_id)
@@ -120,6 +124,7 @@ class MemoryFace:
     def forget(self, wildcard, name):
         self.memory.forget(self._scope(name), wildcard=wildcard)
 
+
     def close(self) -> None:
         pass
 
@@ -128,13 +133,14 @@ class RemoteFace(MemoryFace):
     """RemoteMemory over a real socket with the tenant's key, naming its own scope (as Memory's signature asks)."""
 
     def __init__(self, url: str, key: str, user: str) -> None:
-        super().__init__(RemoteMemory(url, api_key=key), user)  # type: ignore[arg-type]
+        remote = RemoteMemory(url, api_key=key)
+        super().__init__(remote, user, banks=remote)  # type: ignore[arg-type]  # RemoteMemory has ReasoningBanks' methods
 
     def close(self) -> None:
         self.memory.close()
 
 
-class HttpFace:
+class HttpFace(HttpBanks):
     """The HTTP routes over a real socket with the tenant's key; scope ids in the body or the query string."""
 
     keyed = True
@@ -188,6 +194,7 @@ class HttpFace:
 
     def forget(self, wildcard, name):
         self._call("DELETE", "/v1/memories", name=name, params={"wildcard": "true" if wildcard else "false"})
+
 
     def close(self) -> None:
         self.http.close()
@@ -279,7 +286,7 @@ def _json_item(record: dict) -> Item:
     return _item(TypeAdapter(MemoryRecord).validate_python(record))
 
 
-class McpFace:
+class McpFace(McpBanks):
     """The MCP tools: over streamable HTTP with the tenant's key (``url``), or in process on a server bound to
     the tenant (``memory``). One session stays open on a background event loop; calls go through it in turn."""
 

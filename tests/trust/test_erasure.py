@@ -2,7 +2,8 @@
 
 Alice and Bob each say distinctive secrets (short ones, a long one that spills into overflow pages, one in
 non-ASCII text, one in message metadata); some records are updated (history keeps old versions) and one is
-deleted (history keeps a DELETE entry) before Alice is forgotten. Then every byte of ``memdesk.db``, its
+deleted (history keeps a DELETE entry), and each has a reasoning bank with a solved example, before Alice is
+forgotten. Then every byte of ``memdesk.db``, its
 ``-wal`` and its ``-shm`` is scanned for each of Alice's secrets in UTF-8, UTF-16-LE and UTF-16-BE: none is
 left, while every one of Bob's is still there (so the scan can see them), and Bob's memories still answer.
 The same check by SQL, on SQLite and PostgreSQL, is ``tests/conformance/test_store_erasure.py``.
@@ -21,7 +22,8 @@ from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.router import RuleRouter
 from memdesk.embed.hashing import HashingEmbedder
-from memdesk.errors import RecordNotFoundError
+from memdesk.errors import RecordNotFoundError, UnknownBankError
+from memdesk.reasoning import ReasoningBanks
 from memdesk.records import Scope
 from memdesk.retrieve import Retriever
 from memdesk.store import open_store
@@ -41,6 +43,8 @@ def secrets(who: str) -> dict[str, str]:
         "long": f"Lg{who}Langtext",
         "unicode": f"Çé{who}Ünïcødé",
         "metadata": f"Md{who}Anhang",
+        "example": f"Ex{who}Aufgabe",  # in a solved example of the user's reasoning bank
+        "bankname": f"Bk{who}Schatz",  # the bank's name
     }
 
 
@@ -62,6 +66,10 @@ def say(memory: Memory, who: str, scope: Scope) -> None:
     gone = next(r for r in records if s["deleted"] in r.embed_text())
     memory.delete(gone.id, scope=scope)
     memory.search(f"what is my PIN {s['pin']}", scope=scope, hybrid=True)  # warm the vector and BM25 caches
+    banks = ReasoningBanks(memory.store, memory.embedder)
+    example = {"problem": f"How many {s['example']} are 3 and 4?", "answer": "7", "solution": f"3 + 4 = 7 {s['example']}. \\boxed{{7}}"}
+    banks.add_examples(s["bankname"], [example], scope=scope)
+    banks.retrieve_examples(s["bankname"], f"{s['example']}?", scope=scope)  # warm the bank's vector cache
 
 
 def database_bytes(path: Path) -> dict[str, bytes]:
@@ -98,7 +106,7 @@ def test_forget_leaves_no_byte_of_the_forgotten_users_text(memory, tmp_path):
 
     got = memory.forget(ALICE)
 
-    assert got.records > 0 and got.messages == 5 and got.history > got.records
+    assert got.records > 0 and got.messages == 5 and got.history > got.records and got.banks == 1
     after = database_bytes(path)
     assert set(after) <= {"memdesk.db", "memdesk.db-wal", "memdesk.db-shm"}
     assert residues(after, words_a) == []
@@ -109,6 +117,12 @@ def test_forget_leaves_no_byte_of_the_forgotten_users_text(memory, tmp_path):
         with pytest.raises(RecordNotFoundError):
             memory.history(record_id, scope=ALICE)
     assert memory.messages(scope=ALICE) == []
+    banks = ReasoningBanks(memory.store, memory.embedder)
+    assert banks.list_banks(scope=ALICE) == []
+    with pytest.raises(UnknownBankError):
+        banks.retrieve_examples(secrets("alice")["bankname"], "how many?", scope=ALICE)
+    assert banks.retrieve_examples(secrets("bob")["bankname"], "how many?", scope=BOB).examples
+    assert all(w not in repr(memory.store._collections.cache._entries) for w in words_a)  # white-box: the bank cache
     assert memory.search(secrets("alice")["pin"], scope=ALICE, hybrid=True) == []
     held = [r.embed_text() for _, index in memory.retriever.indexes._cache.values() for r in index.records]
     cached = repr(held) + repr(memory.store._search.cache._entries)  # white-box: the caches

@@ -1,6 +1,6 @@
 """The HTTP API fuzzed (hypothesis): no request gets a 500, and a rejected write leaves the database as it was.
 
-Requests go to every route with bodies and query strings built from well-formed values mixed with hostile
+Requests go to every route (the reasoning banks' too) with bodies and query strings built from well-formed values mixed with hostile
 ones: lone UTF-16 surrogates (as JSON escapes), NUL, control characters, oversized text, wrong types, deep
 nesting, NaN, unknown fields, malformed JSON and bytes that are not UTF-8. After each request the whole
 SQLite database (every table, dumped) is compared with its state before: any status >= 400 must leave it
@@ -17,6 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memdesk.llm import ScriptedChatModel
+from memdesk.reasoning import ReasoningBanks
 from memdesk.server import ApiKeys, create_app
 
 from tests.server.conftest import sqlite_memory
@@ -71,6 +73,8 @@ PARAM_FIELDS = {
 # get past the first check and hostile values reach deep into the code
 _SEARCH = {"user_id": "ana", "query": "bees", "k": 5, "K": 5, "types": ["semantic"], "speaker": "Ana", "mode": "typed",
            "merge": "score", "hybrid": True}
+_EXAMPLE = {"problem": "Ana has 3 hives and buys 4. How many hives?", "answer": "7", "solution": "3 + 4 = 7. \\boxed{7}",
+            "tags": None, "group": "bees", "source": "agent"}
 ROUTES = {
     ("POST", "/v1/memories"): (
         {"user_id": "ana", "run_id": "r1", "messages": [{"content": "I keep bees.", "speaker": "Ana"}],
@@ -87,6 +91,12 @@ ROUTES = {
     ("PATCH", "/v1/memories/{id}"): ({"text": "I keep wasps.", "fields": {"title": "t"}}, {"user_id": "ana"}),
     ("DELETE", "/v1/memories/{id}"): (None, {"user_id": "nobody"}),
     ("GET", "/v1/memories/{id}/history"): (None, {"user_id": "ana"}),
+    ("GET", "/v1/banks"): (None, {"user_id": "ana"}),
+    ("POST", "/v1/banks/{bank}/examples"): ({"user_id": "ana", "examples": [_EXAMPLE], "answer_kind": "number"}, {}),
+    ("POST", "/v1/banks/{bank}/retrieve"): ({"user_id": "ana", "problem": "How many bees?", "k": 2, "format": "short"}, {}),
+    ("POST", "/v1/banks/{bank}/solve"): ({"user_id": "ana", "problem": "How many bees?", "method": "cod", "k": 1}, {}),
+    ("DELETE", "/v1/banks/{bank}/examples/{id}"): (None, {"user_id": "nobody"}),
+    ("DELETE", "/v1/banks/{bank}"): (None, {"user_id": "nobody"}),
 }
 
 
@@ -122,7 +132,9 @@ def fuzzed(tmp_path_factory):
 
     path = tmp_path_factory.mktemp("fuzz") / "fuzz.db"
     memory = sqlite_memory(path)
-    app = create_app(memory, api_keys=ApiKeys([ADMIN_KEY], tenant_keys=KeyTable()), mcp=False)
+    chat = ScriptedChatModel(lambda messages: "3 + 4 = 7. \\boxed{7}")  # solving goes all the way (501 is by design)
+    banks = ReasoningBanks(memory.store, memory.embedder, chat=chat)
+    app = create_app(memory, api_keys=ApiKeys([ADMIN_KEY], tenant_keys=KeyTable()), mcp=False, banks=banks)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client, path, Seeded(memory)
     memory.close()
@@ -133,6 +145,15 @@ class Seeded:
 
     def __init__(self, memory) -> None:
         self.memory = memory
+
+    @property
+    def example_ids(self) -> list[str]:
+        from memdesk.reasoning import ReasoningBanks
+
+        banks, ana = ReasoningBanks(self.memory.store, self.memory.embedder), {"user_id": "ana"}
+        if not banks.list_banks(scope=ana):
+            banks.add_examples("arith", [_EXAMPLE, {**_EXAMPLE, "problem": "And 2 more?", "solution": "\\boxed{7}"}], scope=ana)
+        return [e.id for e in banks.retrieve_examples("arith", "hives", scope=ana, k=10).examples]
 
     @property
     def ids(self) -> list[str]:
@@ -180,6 +201,10 @@ def test_no_request_gets_a_500_and_rejected_writes_change_nothing(fuzzed, data, 
     base_body, base_params = ROUTES[route]
     body = data.draw(mutated(base_body, FIELDS) if base_body is not None else st.none(), label="body")
     params = data.draw(mutated(base_params, PARAM_FIELDS) if body is None or data.draw(st.booleans()) else st.just(base_params), label="params")
+    if "{bank}" in url:
+        ids = seeded.example_ids
+        bank = data.draw(st.sampled_from(["arith", "other"]) | TEXT.filter(bool), label="bank")
+        url = url.replace("{bank}", quote(bank.encode("utf-8", "surrogatepass"), safe=""))
     if "{id}" in url:
         # an index, not the id itself: which ids exist depends on what earlier examples deleted
         which = data.draw(st.integers(0, 9) | TEXT.filter(bool), label="id")
@@ -197,7 +222,7 @@ def test_no_request_gets_a_500_and_rejected_writes_change_nothing(fuzzed, data, 
 def test_malformed_bodies_are_refused_cleanly(fuzzed, route, raw):
     client, path, seeded = fuzzed
     method, url = route
-    check(client, path, method, url.replace("{id}", seeded.ids[0]) + "?user_id=ana", content=raw, headers=AUTH)
+    check(client, path, method, url.replace("{id}", seeded.ids[0]).replace("{bank}", "arith") + "?user_id=ana", content=raw, headers=AUTH)
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,15 @@ tenant's own, or named as another tenant's. A model says what each tenant owns; 
   deleted across tenants); a forgotten record's history is gone (``RecordNotFoundError``) and a forget
   naming another tenant is ``ForbiddenScopeError``.
 
+Reasoning banks are played the same way on the paths that reach them (:data:`BANK_PATHS`): every tenant grows
+banks of the same names, lists them, retrieves from them, deletes examples (ids drawn from every tenant's) and
+banks, naming its own scope, none, or another tenant's. Another tenant's bank reads as missing
+(``UnknownBankError``; a listing naming another tenant ``UnknownScopeError``), a write naming another tenant is
+``ForbiddenScopeError``, nothing a tenant gets back is another's, the store holds exactly the model's banks, and a
+forget erases the tenant's banks.
+
 **Adding a path**: write a :class:`~tests.trust.faces.Face` for it in ``faces.py`` (one method per
-operation, raising the memdesk exception the path reports) and add it to :data:`FACES`; every rule then runs
+operation, raising the memdesk exception the path reports; the bank operations come from a mixin of ``bank_faces.py``, and a path that reaches banks goes in :data:`BANK_PATHS`) and add it to :data:`FACES`; every rule then runs
 through it (a path that can only forget with a wildcard, like mem0's ``delete_all``, sets ``exact_forget = False``). **Adding an operation**: add a method to ``Face`` and to every face, and a ``@rule`` here that
 calls it through ``self.face(...)`` and checks what came back with :meth:`IsolationMachine.own`.
 """
@@ -34,7 +41,9 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from memdesk.errors import ForbiddenScopeError, RecordNotFoundError, UnknownScopeError
+from memdesk.errors import ForbiddenScopeError, RecordNotFoundError, UnknownBankError, UnknownScopeError
+from memdesk.reasoning.bank import MemoryBank
+from memdesk.reasoning.ownership import bank_collection
 from memdesk.records import Scope
 from memdesk.tenants import Tenant
 
@@ -51,6 +60,8 @@ FACES: dict[str, Callable[[Served, str], Face]] = {
     "ui": lambda s, user: UiFace(s.url, s.key_for(Tenant(user_id=user)), user),
     "mem0": lambda s, user: Mem0Face(s.memory, user),
 }
+BANK_PATHS = ["http", "mcp-bound", "mcp-http", "memory", "remote"]
+BANKS = st.sampled_from(["b1", "b2"])  # every tenant uses the same bank names
 WORDS = st.sampled_from(["bees", "cello", "Lisbon", "wedding", "train", "cat", "garden", "bank", "June", "number"])
 NAMING = st.sampled_from(["omit", "own", "other"])
 _EXAMPLES = itertools.count()
@@ -94,11 +105,14 @@ class IsolationMachine(RuleBasedStateMachine):
         self.run: dict[str, str | None] = {}  # record id -> the run_id it was added under
         self.forgotten: set[str] = set()  # ids whose history was erased too
         self.faces: dict[tuple[str, str], Face] = {}
+        self.banks: dict[str, dict[str, dict[str, str]]] = {u: {} for u in self.users}  # user -> bank -> id -> problem
+        self.example_owner: dict[str, str] = {}  # example id -> user
 
     # -- helpers ------------------------------------------------------------------------------
-    def face(self, user: str, data) -> Face:
-        """``user``'s handle on a path drawn from :attr:`paths`."""
-        path = data.draw(st.sampled_from(self.paths), label="path")
+    def face(self, user: str, data, *, banks: bool = False) -> Face:
+        """``user``'s handle on a path drawn from :attr:`paths` (``banks``: one that reaches reasoning banks)."""
+        paths = [p for p in self.paths if p in BANK_PATHS] if banks else self.paths
+        path = data.draw(st.sampled_from(paths), label="path")
         if (user, path) not in self.faces:
             self.faces[(user, path)] = FACES[path](self.served, user)
         return self.faces[(user, path)]
@@ -228,6 +242,80 @@ class IsolationMachine(RuleBasedStateMachine):
             if owner == user and (wildcard or self.run[rid] is None):
                 self.forgotten.add(rid)
                 self.alive[user].pop(rid, None)
+        self.banks[user] = {}  # the tenant's banks belong to Scope(user_id=user): exact and wildcard forgets take them
+
+    # -- reasoning banks -----------------------------------------------------------------------------
+    def own_examples(self, user: str, bank: str, found: Found) -> None:
+        """What a bank read returned is all of ``user``'s bank ``bank`` and nothing of anyone else's."""
+        assert {i.id for i in found.items} == set(self.banks[user][bank])
+        for item in found.items:
+            assert item.text == self.banks[user][bank][item.id]
+        texts = found.text + "".join(i.text for i in found.items)
+        assert all(marker(u) not in texts for u in self.users if u != user), texts[:200]
+
+    @rule(data=st.data(), naming=NAMING, bank=BANKS, words=st.lists(WORDS, min_size=1, max_size=4))
+    def bank_add(self, data, naming, bank, words):
+        user = data.draw(st.sampled_from(self.users), label="tenant")
+        face = self.face(user, data, banks=True)
+        name, other = self.name(user, face, naming, data)
+        problem = self.text(user, words)
+        if other:
+            with refused(ForbiddenScopeError):
+                face.bank_add(bank, problem, name)
+            return
+        (example_id,) = face.bank_add(bank, problem, name)
+        self.banks[user].setdefault(bank, {})[example_id] = problem
+        self.example_owner[example_id] = user
+
+    @rule(data=st.data(), naming=NAMING, bank=BANKS, op=st.sampled_from(["list", "retrieve"]),
+          words=st.lists(WORDS, min_size=1, max_size=3))
+    def bank_read(self, data, naming, bank, op, words):
+        user = data.draw(st.sampled_from(self.users), label="tenant")
+        face = self.face(user, data, banks=True)
+        name, other = self.name(user, face, naming, data)
+        if op == "list":
+            if other:
+                with refused(UnknownScopeError):
+                    face.bank_list(name)
+                return
+            assert sorted(face.bank_list(name)) == [(b, user) for b in sorted(self.banks[user])]
+            return
+        query = " ".join([data.draw(st.sampled_from([marker(u) for u in self.users])), *words])
+        if other or bank not in self.banks[user]:
+            with refused(UnknownBankError) as e:
+                face.bank_retrieve(bank, query, name)
+            assert all(marker(u) not in str(e.error) for u in self.users)
+            return
+        self.own_examples(user, bank, face.bank_retrieve(bank, query, name))
+
+    @rule(data=st.data(), naming=NAMING, bank=BANKS, op=st.sampled_from(["example", "bank"]))
+    def bank_delete(self, data, naming, bank, op):
+        user = data.draw(st.sampled_from(self.users), label="tenant")
+        face = self.face(user, data, banks=True)
+        name, other = self.name(user, face, naming, data)
+        example_id = data.draw(st.sampled_from([*self.example_owner, "no-such-id"]))
+        call = (lambda: face.bank_delete_example(bank, example_id, name)) if op == "example" else (lambda: face.bank_delete(bank, name))
+        if other:
+            with refused(ForbiddenScopeError):
+                call()
+            return
+        held = self.banks[user].get(bank)
+        if held is None:
+            with refused(UnknownBankError):
+                call()
+            return
+        if op == "bank":
+            assert call() == len(held)
+            del self.banks[user][bank]
+            return
+        if example_id not in held:
+            with refused(RecordNotFoundError):
+                call()
+            return
+        call()
+        del held[example_id]
+        if not held:  # a bank left empty goes
+            del self.banks[user][bank]
 
     # -- what must hold after every step --------------------------------------------------------------
     @invariant()
@@ -235,6 +323,15 @@ class IsolationMachine(RuleBasedStateMachine):
         for user in self.users:
             stored = {r.id: r.embed_text() for r in self.served.memory.get_all(scope=Scope(user_id=user))}
             assert stored == self.alive[user]
+
+    @invariant()
+    def the_store_holds_exactly_each_tenants_banks(self):
+        store = self.served.memory.store
+        for user in self.users:
+            for bank in ("b1", "b2"):
+                stored = MemoryBank(store, bank_collection(Scope(user_id=user), bank))
+                assert {e.id: e.problem for e in stored.all()} == self.banks[user].get(bank, {})
+                assert (stored.manifest() is not None) == (bank in self.banks[user])
 
     def teardown(self) -> None:
         for face in self.faces.values():
@@ -271,5 +368,29 @@ def test_the_machine_catches_a_leak(served, monkeypatch):
             settings=settings(
                 max_examples=100, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck),
                 database=None, phases=[Phase.generate],  # finding it is the point: no time spent shrinking
+            ),
+        )
+
+
+def test_the_machine_catches_a_bank_leak(served, monkeypatch):
+    """The bank rules can fail too: a listing that ignores the owner is caught."""
+    from memdesk.reasoning import ownership, service
+
+    def every_bank(store, scope, wildcard=True):  # the owner ignored
+        found = [(c, MemoryBank(store, c).manifest()) for c in store.collections() if c.startswith(ownership.PREFIX)]
+        return [(c, m) for c, m in found if m is not None and "::" not in c]
+
+    monkeypatch.setattr(service, "owned_banks", every_bank)
+
+    class Leaky(IsolationMachine):
+        paths = ["memory", "http"]
+
+    Leaky.served = served
+    with pytest.raises(AssertionError):
+        run_state_machine_as_test(
+            Leaky,
+            settings=settings(
+                max_examples=100, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck),
+                database=None, phases=[Phase.generate],
             ),
         )

@@ -397,10 +397,18 @@ class Memory:
         indexes, the processor's). On SQLite no byte of the database files keeps the text afterwards.
 
         The exact scope only: ``Scope(user_id="ana")`` leaves ana's records under an agent or run.
-        ``wildcard=True`` forgets every scope under a partial one (every agent and run of ana)."""
+        ``wildcard=True`` forgets every scope under a partial one (every agent and run of ana).
+
+        The reasoning banks the scope owns (:mod:`memdesk.reasoning.ownership`) go in the same transaction."""
+        from ..reasoning.ownership import bank_tables, owned_banks
+
         if not isinstance(wildcard, bool):
             raise InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
-        forgotten = self.store.forget(_as_scope(scope), wildcard=wildcard)
+        scope = _as_scope(scope)
+        banks = [c for c, _ in owned_banks(self.store, scope, wildcard=wildcard)]
+        tables = [t for c in banks for t in bank_tables(self.store, c)]
+        forgotten = self.store.forget(scope, wildcard=wildcard, collections=tables)
+        forgotten = forgotten.model_copy(update={"banks": len(banks)})
         for part in (self.retriever, self.processor, self._answerer):
             if isinstance(part, HoldsText):
                 part.drop_cached_text()

@@ -4,7 +4,8 @@ by problem text) and injected before the query under compressed chain-of-thought
 Offline stage: :class:`BankBuilder` (traces, formats, tags, embeddings) into a :class:`MemoryBank`
 (a collection of any :class:`~memdesk.store.base.Store`). Online stage: a :class:`VectorRetriever`
 or :class:`BM25Retriever`, :func:`build_messages` with the memory block before the query, and
-:func:`score_answer`. :class:`ReasoningHarness` runs benchmarks and sweeps.
+:func:`score_answer`. :class:`ReasoningHarness` runs benchmarks and sweeps. :class:`ReasoningBanks` is the face
+the HTTP API, the MCP tools and ``RemoteMemory`` share: a tenant's banks, grown from verified solutions.
 """
 
 from __future__ import annotations
@@ -40,10 +41,20 @@ from .solved_examples import (
     TraceSource,
 )
 from .example_retrieval import BM25Retriever, ExampleRetriever, Retrieval, VectorRetriever
+from .service import ReasoningBanks
+from .service_models import AddedExamples, BankInfo, ExampleRetrieval, NewExample, RetrievedExample, Solution
 from .scoring import ScoredAnswer, last_boxed, math_equal, score_answer
-from .tags import LLMTagger, ProblemRepresentation, Representation, TagRepresentation
+from .tags import GivenTags, LLMTagger, ProblemRepresentation, Representation, TagRepresentation
 
 __all__ = [
+    "Solution",
+    "RetrievedExample",
+    "ReasoningBanks",
+    "NewExample",
+    "GivenTags",
+    "ExampleRetrieval",
+    "BankInfo",
+    "AddedExamples",
     "BENCHMARK_NAMES",
     "AnswerKind",
     "BM25Retriever",

@@ -21,9 +21,10 @@ from pydantic import BaseModel, Field
 
 from ..errors import EmptyInputError, InvalidInputError
 from ..llm.base import Usage
-from ..records import utcnow
+from ..records import Scope, utcnow
 from ..store.base import Store
 from ..store.ivf import DEFAULT_ITERATIONS, IVFIndex
+from .datasets import AnswerKind
 from .solved_examples import EmbeddingKind, MemoryFormat, RetrievedMemory, SolvedExample
 
 logger = logging.getLogger(__name__)
@@ -41,6 +42,12 @@ class BankManifest(BaseModel):
     embedding_dim: int
     embedding_kind: EmbeddingKind
     formats: list[MemoryFormat]
+    answer_kind: AnswerKind | None = Field(
+        default=None, description="How added solutions are checked (None: the benchmark's own answer kind)."
+    )
+    owner: Scope | None = Field(
+        default=None, description="The tenant scope the bank belongs to (banks made through the API); None: unowned."
+    )
     tag_model: str | None = None
     trace_model: str | None = None
     format_model: str | None = None
@@ -69,6 +76,10 @@ class MemoryBank:
     @property
     def rejected_collection(self) -> str:
         return f"{self.name}::rejected"
+
+    def tables(self) -> list[str]:
+        """The names of everything the bank keeps in the store: its collection and its two document sets."""
+        return [self.name, self.meta_collection, self.rejected_collection]
 
     # manifest --------------------------------------------------------------------------------
     def manifest(self) -> BankManifest | None:

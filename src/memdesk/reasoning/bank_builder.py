@@ -21,6 +21,7 @@ from ..embed.base import Embedder
 from ..errors import InvalidInputError, LLMError, UsageError
 from ..llm.base import ChatModel, Completion, Usage
 from ..llm.batch import ChatRequest, run_many
+from ..records import Scope
 from ..store.base import EmbeddingInfo, Store
 from .bank import BankManifest, MemoryBank
 from .datasets import AnswerKind, Problem
@@ -72,6 +73,9 @@ class BankBuilder:
             answer matches the gold one); None keeps such items without a trace.
         format_model: writes Short-CoT and Summary; None builds them offline.
         answer_kind: the comparison that verifies generated traces.
+        solutions: ``"gold"`` keeps an item's own solution as the dataset's worked solution; ``"checked"``
+            (solutions submitted by a caller, e.g. an agent's) keeps it only when it reaches the item's answer,
+            as generated traces are kept (:meth:`verify`), else rejects the item.
         progress: show tqdm progress bars (stderr).
     """
 
@@ -84,6 +88,7 @@ class BankBuilder:
         trace_model: ChatModel | None = None,
         format_model: ChatModel | None = None,
         answer_kind: AnswerKind = AnswerKind.MATH,
+        solutions: Literal["gold", "checked"] = "gold",
         progress: bool = False,
     ) -> None:
         self.store = store
@@ -93,7 +98,17 @@ class BankBuilder:
         self.formatter = FormatBuilder(format_model, answer_kind=answer_kind)
         self.format_model = format_model
         self.answer_kind = answer_kind
+        if solutions not in ("gold", "checked"):
+            raise InvalidInputError(f"solutions must be 'gold' or 'checked', got {solutions!r}")
+        self.solutions = solutions
         self.progress = progress
+
+    def verify(self, solution: str, answer: str) -> tuple[bool, str]:
+        """Whether ``solution`` reaches ``answer`` under the builder's answer kind, and what was found, in words."""
+        scored = score_answer(self.answer_kind, solution, answer)
+        if scored.correct:
+            return True, f"final answer {scored.prediction!r} ({scored.extraction}) matched {answer!r}"
+        return False, f"final answer {scored.prediction!r} != {answer!r}"
 
     def build(
         self,
@@ -102,8 +117,13 @@ class BankBuilder:
         bank_items: Sequence[Problem],
         eval_items: Sequence[Problem],
         config: BuildConfig | None = None,
+        *,
+        owner: Scope | None = None,
     ) -> BuildReport:
-        """Build (or resume building) bank ``name`` from ``bank_items``, disjoint from ``eval_items``."""
+        """Build (or resume building) bank ``name`` from ``bank_items``, disjoint from ``eval_items``.
+
+        ``owner``: the tenant scope a new bank belongs to (its manifest says so; written before any entry, so
+        :meth:`~memdesk.Memory.forget` finds every bank of a scope)."""
         config = config or BuildConfig()
         started = time.perf_counter()
         items = list(bank_items)[: config.limit] if config.limit else list(bank_items)
@@ -119,7 +139,8 @@ class BankBuilder:
 
         bank = MemoryBank(self.store, name)
         self._ensure_embedding_info()
-        manifest = self._manifest(bank, benchmark, config, len(eval_items), dropped)
+        manifest = self._manifest(bank, benchmark, config, len(eval_items), dropped, owner)
+        bank.write_manifest(manifest)
         existing = bank.ids()
         rejected_before = bank.rejected_ids()
         todo = [p for p in items if p.id not in existing and p.id not in rejected_before]
@@ -164,7 +185,8 @@ class BankBuilder:
             self.store.set_embedding_info(wanted)  # raises EmbeddingMismatchError if vectors disagree
 
     def _manifest(
-        self, bank: MemoryBank, benchmark: str, config: BuildConfig, n_eval: int, dropped: list[str]
+        self, bank: MemoryBank, benchmark: str, config: BuildConfig, n_eval: int, dropped: list[str],
+        owner: Scope | None = None,
     ) -> BankManifest:
         existing = bank.manifest()
         kind = self.representation.kind
@@ -178,6 +200,10 @@ class BankBuilder:
                 problems.append(f"formats {[f.value for f in existing.formats]}")
             if existing.benchmark != benchmark:
                 problems.append(f"benchmark {existing.benchmark}")
+            if existing.answer_kind not in (None, self.answer_kind):
+                problems.append(f"answer kind {existing.answer_kind.value}")
+            if existing.owner != owner:
+                problems.append(f"owner {existing.owner}")
             if problems:
                 raise UsageError(
                     f"bank {bank.name!r} exists with {', '.join(problems)}; resume it with the same options, "
@@ -193,6 +219,8 @@ class BankBuilder:
             embedding_dim=self.embedder.dim,
             embedding_kind=kind,
             formats=list(config.formats),
+            answer_kind=self.answer_kind,
+            owner=owner,
             tag_model=self.representation.model_id,
             trace_model=self.trace_model.model_id if self.trace_model else None,
             format_model=self.format_model.model_id if self.format_model else None,
@@ -249,6 +277,15 @@ class BankBuilder:
             generated = {p.id: r for p, r in zip(need, results)}
         rejected: list[tuple[str, str]] = []
         for p in batch:
+            if p.solution and self.solutions == "checked":
+                ok, how = self.verify(p.solution, p.answer)
+                if ok:
+                    out.append((p.solution.strip(), TraceSource.SUBMITTED, None, f"submitted solution: {how}"))
+                else:
+                    rejected.append((p.id, how))
+                    report.rejected += 1
+                    out.append(False)
+                continue
             if p.solution:
                 out.append((p.solution, TraceSource.DATASET, None, "the dataset's own worked solution (gold)"))
                 continue
@@ -263,12 +300,11 @@ class BankBuilder:
                 continue
             _add_usage(report.usage, "trace", res.usage)
             text = res.text
-            scored = score_answer(self.answer_kind, text, p.answer)
-            if scored.correct:
-                how = f"generated final answer {scored.prediction!r} ({scored.extraction}) matched gold {p.answer!r}"
-                out.append((text.strip(), TraceSource.GENERATED, self.trace_model.model_id, how))
+            ok, how = self.verify(text, p.answer)
+            if ok:
+                out.append((text.strip(), TraceSource.GENERATED, self.trace_model.model_id, f"generated {how} (gold)"))
             else:
-                rejected.append((p.id, f"final answer {scored.prediction!r} != gold {p.answer!r}"))
+                rejected.append((p.id, f"{how} (gold)"))
                 report.rejected += 1
                 out.append(False)
         bank.add_rejected(rejected)

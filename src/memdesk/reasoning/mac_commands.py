@@ -120,8 +120,11 @@ class CommandEnv:
     def bank_name(self, tags: bool) -> str:
         return self.kw["name"] or f"mac-{self.benchmark.name}-{'tags' if tags else 'problem'}"
 
-    def build_bank(self, name: str, tags: bool, extra: dict[str, Any]) -> Any:
+    def build_bank(self, name: str, tags: bool, extra: dict[str, Any], owner: Any = None) -> Any:
+        """Build bank ``name`` (a tenant's bank when ``owner``, a Scope, is given: served by ``memdesk serve``
+        from the same store)."""
         from .bank_builder import BankBuilder, BuildConfig
+        from .ownership import bank_collection
         from .solved_examples import MemoryFormat
         from .tags import LLMTagger, TagRepresentation
 
@@ -145,11 +148,27 @@ class CommandEnv:
         )
         bank_items = self.benchmark.load_bank(self.data_dir)
         eval_items = self.benchmark.load_eval(self.data_dir)
-        return builder.build(name, self.benchmark.name, bank_items, eval_items, config)
+        stored = bank_collection(owner, name) if owner is not None else name
+        return builder.build(stored, self.benchmark.name, bank_items, eval_items, config, owner=owner)
 
     def close(self) -> None:
         if self._store is not None:
             self._store.close()
+
+
+def _owner_options(f: Callable) -> Callable:
+    f = click.option("--agent", "agent_id", default=None, help="With --user: the bank of this agent of the user.")(f)
+    return click.option("--user", "user_id", default=None, help="The tenant whose bank it is (served over the API).")(f)
+
+
+def _owner(user_id: str | None, agent_id: str | None) -> Any:
+    """The owner scope of --user/--agent, or None (a bank of no tenant)."""
+    from ..errors import InvalidInputError
+    from ..records import Scope
+
+    if agent_id is not None and user_id is None:
+        raise InvalidInputError("--agent names an agent of a user: give --user too")
+    return Scope(user_id=user_id, agent_id=agent_id) if user_id is not None else None
 
 
 @click.group("bank", cls=ErrorReportingGroup)
@@ -167,10 +186,14 @@ def bank_group() -> None:
 @click.option("--batch-size", default=64, show_default=True, type=int)
 @click.option("--max-trace-tokens", default=1024, show_default=True, type=int)
 @click.option("--json", "as_json", is_flag=True, help="Print the build report as JSON.")
+@_owner_options
 @click.pass_context
 def build_cmd(ctx: click.Context, offline: bool, formats: str, llm_formats: bool, no_traces: bool, limit: int | None,
-              batch_size: int, max_trace_tokens: int, as_json: bool, **kw: Any) -> None:
-    """Build (or resume) the bank of a benchmark: traces, formats, tags, embeddings."""
+              batch_size: int, max_trace_tokens: int, as_json: bool, user_id: str | None, agent_id: str | None,
+              **kw: Any) -> None:
+    """Build (or resume) the bank of a benchmark: traces, formats, tags, embeddings. With --user (and --agent)
+    the bank is that tenant's: with --store set to the server's database, `memdesk serve` serves it."""
+    owner = _owner(user_id, agent_id)
     env = CommandEnv(ctx, kw)
     try:
         if env.chat is not None and not no_traces:
@@ -188,6 +211,7 @@ def build_cmd(ctx: click.Context, offline: bool, formats: str, llm_formats: bool
                 "batch_size": batch_size,
                 "max_trace_tokens": max_trace_tokens,
             },
+            owner,
         )
         if as_json:
             click.echo(report.model_dump_json(indent=2))
@@ -206,14 +230,17 @@ def build_cmd(ctx: click.Context, offline: bool, formats: str, llm_formats: bool
 @bank_group.command("info")
 @click.option("--store", "store_url", default=None, help="Bank database URL.")
 @click.option("--name", required=True, help="Bank name.")
-def info_cmd(store_url: str | None, name: str) -> None:
+@_owner_options
+def info_cmd(store_url: str | None, name: str, user_id: str | None, agent_id: str | None) -> None:
     """Show a bank's manifest and size."""
     from ..store import open_store
     from .bank import MemoryBank
+    from .ownership import bank_collection
 
+    owner = _owner(user_id, agent_id)
     store = open_store(store_url or default_store_url())
     try:
-        bank = MemoryBank(store, name)
+        bank = MemoryBank(store, bank_collection(owner, name) if owner is not None else name)
         manifest = bank.manifest()
         if manifest is None:
             raise UsageError(f"no bank named {name!r} in {store_url or default_store_url()}")

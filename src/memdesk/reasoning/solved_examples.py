@@ -31,6 +31,7 @@ class TraceSource(str, Enum):
 
     DATASET = "dataset"  # the benchmark's own worked solution
     GENERATED = "generated"  # a chat model's solution whose final answer matched the gold answer
+    SUBMITTED = "submitted"  # a caller's worked solution (an agent's), checked against its answer when added
     ABSENT = "absent"  # no trace (offline build of a benchmark without solutions): problem + answer only
 
 

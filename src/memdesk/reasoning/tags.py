@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
-from ..errors import LLMError
+from ..errors import InvalidInputError, LLMError
 from ..llm.base import ChatMessage, ChatModel, Usage
 from ..llm.batch import ChatRequest, run_many
 from ..llm.templates import PromptTemplate
@@ -168,3 +168,25 @@ class ProblemRepresentation:
 
     def query_text(self, question: str) -> RepresentedText:
         return RepresentedText(text=question)
+
+
+class GivenTags:
+    """Tags already made (by the caller, an agent that tagged its own problem, or by a tagger beforehand): embed
+    their canonical text, no model call. ``tags`` holds one :class:`Tags` per item, in the order :meth:`bank_texts` is given the items; a
+    query uses the first."""
+
+    kind = EmbeddingKind.TAGS
+
+    def __init__(self, tags: Sequence[Tags], *, model_id: str | None = None) -> None:
+        self.tags = list(tags)
+        self.model_id = model_id  # the chat model that wrote them, if one did
+
+    def bank_texts(self, items: Sequence[tuple[str, str]]) -> list[RepresentedText | LLMError]:
+        if len(items) != len(self.tags):
+            raise InvalidInputError(f"{len(items)} items but {len(self.tags)} sets of tags")
+        return [RepresentedText(text=t.to_text(), tags=t) for t in self.tags]
+
+    def query_text(self, question: str) -> RepresentedText:
+        if not self.tags:
+            raise InvalidInputError("no tags given for the query")
+        return RepresentedText(text=self.tags[0].to_text(), tags=self.tags[0])

@@ -34,10 +34,12 @@ from starlette.routing import Route
 
 from ..conversation.memory import Memory
 from ..errors import InvalidInputError, MemdeskError
+from ..reasoning.service import ReasoningBanks
 from ..records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, SearchHit
 from ..remote import NEXT_CURSOR
 from ..tenants import Caller
 from .auth import LOOPBACK_HOSTS, ApiKeys, HostGuard
+from .bank_routes import bank_router
 from .mcp_tools import CALLER_STATE
 from .schemas import (
     AddRequest, AnswerRequest, Deleted, ErrorBody, Health, RetrievalOptions, ScopeDeleted, SearchRequest, UpdateRequest,
@@ -126,8 +128,12 @@ def create_app(
     allowed_hosts: Sequence[str] | None = None,
     title: str = "memdesk",
     ui: bool = True,
+    banks: ReasoningBanks | None = None,
 ) -> FastAPI:
     """The HTTP API (and, with ``mcp=True`` and the MCP SDK installed, the MCP server at ``/mcp``, streamable HTTP).
+
+    ``banks``: the reasoning banks served under ``/v1/banks`` (and by the MCP tools); default: the banks of the
+    memory's own store and embedder, with no chat model (solving then answers 501).
 
     ``allowed_hosts``: Host header names the server answers for (``"*"``: any). By default any host when API
     keys are required, else only the loopback names, which blocks DNS-rebinding attacks from web pages.
@@ -135,6 +141,7 @@ def create_app(
     from .. import __version__
 
     keys = api_keys or ApiKeys()
+    banks = banks if banks is not None else ReasoningBanks(memory.store, memory.embedder)
     if allowed_hosts is None:
         allowed_hosts = ["*"] if keys.required else list(LOOPBACK_HOSTS)
 
@@ -144,7 +151,7 @@ def create_app(
         from .mcp_tools import MCPServer, create_mcp_server
 
         if MCPServer is not None:
-            mcp_server = create_mcp_server(memory)
+            mcp_server = create_mcp_server(memory, banks=banks)
             # the SDK's own host check is replaced by HostGuard, which covers every route with one rule
             from mcp.server.transport_security import TransportSecuritySettings
 
@@ -166,7 +173,7 @@ def create_app(
         title=title,
         version=__version__,
         description="Typed conversational memory (ENGRAM) for LLM agents: add, search, get, update, delete, "
-        "history, scoped by user_id / agent_id / run_id.",
+        "history, scoped by user_id / agent_id / run_id; and reasoning banks of verified solved examples (MAC).",
         lifespan=lifespan,
     )
     app.add_middleware(HostGuard, allowed=allowed_hosts)
@@ -251,9 +258,10 @@ def create_app(
     ) -> ScopeDeleted:
         """Forget the exact scope: its memories, every version of them in history, its raw messages and
         caches (``Memory.forget``). With ``wildcard=true``, every scope under a partial one: ``?user_id=ana``
-        then also takes ana's memories under any agent or run. A tenant key forgets within its own scope."""
+        then also takes ana's memories under any agent or run. The scope's reasoning banks go too. A tenant key
+        forgets within its own scope."""
         got = memory.forget(caller.scope(**where.fields, access="write"), wildcard=wildcard)
-        return ScopeDeleted(deleted=got.records, messages=got.messages, history=got.history, scopes=got.scopes)
+        return ScopeDeleted(deleted=got.records, messages=got.messages, history=got.history, scopes=got.scopes, banks=got.banks)
 
     @v1.get("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
     def get_memory(memory_id: str, where: Where, caller: Who) -> MemoryRecord:
@@ -286,6 +294,7 @@ def create_app(
         return memory.messages(scope=caller.scope(**where.fields, access="read"))
 
     app.include_router(v1)
+    app.include_router(bank_router(banks, require_key), dependencies=[Depends(require_key)], responses=_ERRORS)
     if ui:  # the memory browser at /ui, behind the same keys (memdesk/server/ui.py)
         from .ui import ui_router
 

@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 
 from ..conversation.memory import Memory
 from ..errors import ForbiddenScopeError, MemdeskError
+from ..reasoning.service import ReasoningBanks
 from ..records import MemoryRecord, MemoryType, Scope, SearchHit
 from ..store.base import Forgotten
 from ..tenants import Access, Caller
@@ -101,12 +102,18 @@ def _scope(
 ) -> Scope:
     """The scope a tool call may use: the request's caller (an API key over HTTP) or ``caller`` (stdio,
     in process) decides, as for the HTTP routes."""
+    return caller_of(ctx, caller).scope(user_id, agent_id, run_id, access=access, record_id=record_id)
+
+
+def caller_of(ctx: Any, default: Caller) -> Caller:
+    """Who a tool call runs as: the request's caller over HTTP, else ``default`` (stdio, in process)."""
     request = getattr(ctx.request_context, "request", None) if ctx is not None else None
-    if request is not None:  # over HTTP: the key guard always leaves the caller; fail closed if it did not
-        caller = getattr(request.state, CALLER_STATE, None)
-        if not isinstance(caller, Caller):
-            raise ForbiddenScopeError("this MCP request carries no authenticated caller")
-    return caller.scope(user_id, agent_id, run_id, access=access, record_id=record_id)
+    if request is None:
+        return default
+    caller = getattr(request.state, CALLER_STATE, None)  # the key guard always leaves it; fail closed if not
+    if not isinstance(caller, Caller):
+        raise ForbiddenScopeError("this MCP request carries no authenticated caller")
+    return caller
 
 
 def _tool_errors(fn: F) -> F:
@@ -122,8 +129,11 @@ def _tool_errors(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller | None = None) -> "MCPServer":
-    """An MCP server whose tools read and write ``memory`` (which the caller owns and closes).
+def create_mcp_server(
+    memory: Memory, *, name: str = "memdesk", caller: Caller | None = None, banks: ReasoningBanks | None = None
+) -> "MCPServer":
+    """An MCP server whose tools read and write ``memory`` (which the caller owns and closes), and the reasoning
+    banks ``banks`` (default: those of the memory's store and embedder, no chat model).
 
     Over HTTP (mounted by :func:`~memdesk.server.create_app`) each call is scoped by the request's API key;
     over stdio or in process by ``caller`` (default: an admin, who may name any scope; pass
@@ -135,7 +145,9 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller |
         raise ConfigError("the MCP server needs the server extra: pip install 'memdesk[server]'")
     from .. import __version__
 
-    server = MCPServer(name=name, version=__version__, instructions=INSTRUCTIONS)
+    from .mcp_bank_tools import BANK_INSTRUCTIONS, register_bank_tools
+
+    server = MCPServer(name=name, version=__version__, instructions=INSTRUCTIONS + BANK_INSTRUCTIONS)
 
     @server.tool()
     @_tool_errors
@@ -264,4 +276,5 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller |
             for e in memory.history(memory_id, scope=scope)
         ]
 
+    register_bank_tools(server, banks if banks is not None else ReasoningBanks(memory.store, memory.embedder), default)
     return server

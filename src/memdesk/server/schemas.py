@@ -11,6 +11,11 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
+from ..reasoning.datasets import AnswerKind
+from ..reasoning.methods import Method
+from ..reasoning.service import MAX_EXAMPLES, MAX_K
+from ..reasoning.service_models import NewExample
+from ..reasoning.solved_examples import MemoryFormat, Tags
 from ..records import MemoryType, Message
 from ..retrieve import Merge
 
@@ -98,6 +103,47 @@ class ScopeDeleted(Deleted):
     messages: int = Field(description="Raw messages erased.")
     history: int = Field(description="History entries erased (every version of the memories, no tombstone).")
     scopes: int = Field(description="Exact scopes erased.")
+    banks: int = Field(default=0, description="Reasoning banks of the scope erased with it.")
+
+
+class ExamplesDeleted(BaseModel):
+    deleted: int = Field(description="How many solved examples were deleted.")
+
+
+class BankOwner(BaseModel):
+    """Whose bank: a user and/or agent (a bank belongs to no run). A tenant key fills in its own ids."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str | None = Field(default=None, examples=["ana"])
+    agent_id: str | None = None
+
+
+class AddExamplesRequest(BankOwner):
+    """Verified solved examples for a bank (created when the owner has none of that name)."""
+
+    examples: list[NewExample] = Field(min_length=1, max_length=MAX_EXAMPLES)
+    answer_kind: AnswerKind | None = Field(default=None, description="A new bank's answer checker (default math).")
+
+
+class RetrieveRequest(BankOwner):
+    """A problem to find solved examples for."""
+
+    problem: str = Field(max_length=20_000, examples=["A pencil costs $1. How much do 5 pencils cost?"])
+    k: int = Field(default=5, ge=1, le=MAX_K)
+    format: MemoryFormat = MemoryFormat.LONG
+    tags: Tags | None = Field(default=None, description="The problem's reasoning tags (a tag-embedded bank needs them, or a chat model).")
+
+
+class SolveRequest(RetrieveRequest):
+    """A problem solved by the server's chat model under an inference method, the bank's examples before it."""
+
+    k: int = Field(default=3, ge=1, le=MAX_K)
+    format: MemoryFormat = MemoryFormat.SHORT
+    method: Method = Method.COT
+    gamma: float | None = Field(default=None, description="Kept-token ratio in (0, 1]: tokenskip and extracot only.")
+    gold: str | None = Field(default=None, max_length=2_000, description="A known answer to check the reply against.")
+    max_tokens: int = Field(default=1024, ge=16, le=32_768)
 
 
 class Health(BaseModel):

@@ -14,8 +14,10 @@ from ..errors import (
     LLMRateLimitError,
     MemdeskError,
     MessageTooLargeError,
+    NoChatModelError,
     RecordNotFoundError,
     StoreLockedError,
+    UnknownBankError,
     UnknownScopeError,
     UsageError,
 )
@@ -24,9 +26,11 @@ from ..errors import (
 _STATUSES: tuple[tuple[type[MemdeskError], int], ...] = (
     (RecordNotFoundError, 404),
     (UnknownScopeError, 404),
+    (UnknownBankError, 404),
     (ForbiddenScopeError, 403),
     (MessageTooLargeError, 413),
     (EmbeddingMismatchError, 409),
+    (NoChatModelError, 501),
     (UsageError, 422),
     (StoreLockedError, 503),
     (LLMRateLimitError, 503),

@@ -67,6 +67,8 @@ class Forgotten(BaseModel):
     messages: int = 0
     history: int = 0
     scopes: int = 0
+    collection_items: int = 0  # items of the named collections and document sets
+    banks: int = 0  # reasoning banks (set by Memory.forget, which names their collections)
 
 
 @dataclass(frozen=True)
@@ -126,11 +128,13 @@ class RecordStore(Protocol):
         """All versions of a record, oldest first (ADD, UPDATE..., DELETE)."""
         ...
 
-    def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
+    def forget(self, scope: Scope, *, wildcard: bool = False, collections: Sequence[str] = ()) -> Forgotten:
         """Erase the exact ``scope`` (with ``wildcard``: every exact scope under a partial one): its
         records, every history entry of them (no tombstone), its raw messages and scope entries, and
         the cached vectors; then the backend removes what it keeps of deleted rows where it can
-        (SQLite: zeroed pages, WAL checkpointed). ``history`` of a forgotten record is empty."""
+        (SQLite: zeroed pages, WAL checkpointed). ``history`` of a forgotten record is empty.
+        ``collections``: vector collections and document sets the scope owns (its reasoning banks),
+        erased in the same transaction."""
         ...
 
 

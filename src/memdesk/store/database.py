@@ -170,14 +170,15 @@ class Database:
         if self._logging:
             self.log_seen = self._log_max(conn)
 
-    def erase_changes(self, conn: Any, keys: Sequence[str]) -> None:
-        """Inside a write transaction: delete the change log's entries naming these scope keys (a
-        forgotten scope leaves no trace there) and log "everything" instead, so other stores, which
-        may not have read the deleted entries yet, drop their caches."""
-        if not self._logging or not keys:
+    def erase_changes(self, conn: Any, keys: Sequence[str], collections: Sequence[str] = ()) -> None:
+        """Inside a write transaction: delete the change log's entries naming these scope keys and
+        collections (a forgotten scope leaves no trace there) and log "everything" instead, so other
+        stores, which may not have read the deleted entries yet, drop their caches."""
+        if not self._logging or not (keys or collections):
             return
-        for cond, params in self.dialect.id_chunks("scope_key", list(keys)):
-            conn.execute(f"DELETE FROM change_log WHERE {cond}", params)
+        for column, values in (("scope_key", keys), ("collection", collections)):
+            for cond, params in self.dialect.id_chunks(column, list(values)):
+                conn.execute(f"DELETE FROM change_log WHERE {cond}", params)
         conn.execute("INSERT INTO change_log (scope_key, collection) VALUES (NULL, NULL)")
 
     def sync(self, conn: Any) -> None:

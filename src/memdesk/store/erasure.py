@@ -8,7 +8,9 @@ under a partial one):
 - every ``history`` entry of those records and of records deleted from the scope earlier (all
   versions, the ADD/UPDATE/DELETE payloads alike; no DELETE entry is written);
 - the raw messages and the ``scopes`` rows;
-- the change log's entries naming those scopes (see :meth:`~memdesk.store.database.Database.erase_changes`).
+- the change log's entries naming those scopes (see :meth:`~memdesk.store.database.Database.erase_changes`);
+- the items of the named vector collections and document sets the caller says the scope owns (its reasoning
+  banks: :mod:`memdesk.reasoning.ownership`).
 
 After the commit the search cache drops the scopes' vectors and the dialect removes what the
 database keeps of deleted rows where it can (:meth:`~memdesk.store.dialect.Dialect.after_erase`:
@@ -18,13 +20,15 @@ SQLite checkpoints its WAL; with ``secure_delete`` on, freed pages were already 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from ..records import MemoryType, Scope
 from .base import Forgotten
-from .codec import ScopeTuple, check_scope, scope_key, scope_matches
+from .codec import ScopeTuple, check_name, check_scope, scope_key, scope_matches
 from .database import Database
 from .schema import TABLES, scope_where
+from .collection_tables import CollectionSearch
 from .search_cache import RecordIndex
 
 
@@ -36,9 +40,10 @@ def _parts(key: str) -> ScopeTuple:
 class ScopeEraser:
     """Forgets scopes of one database."""
 
-    def __init__(self, db: Database, search: RecordIndex) -> None:
+    def __init__(self, db: Database, search: RecordIndex, collections: CollectionSearch | None = None) -> None:
         self.db = db
         self.search = search
+        self.collections = collections
 
     def _scope_keys(self, conn: Any, scope: Scope, wildcard: bool) -> list[str]:
         """The exact scope keys to forget: the scope itself, or every one under it that any table names."""
@@ -54,11 +59,13 @@ class ScopeEraser:
                 keys.add(key)
         return sorted(keys)
 
-    def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
-        """Erase the exact ``scope`` (every exact scope under it with ``wildcard``); see the module docstring."""
+    def forget(self, scope: Scope, *, wildcard: bool = False, collections: Sequence[str] = ()) -> Forgotten:
+        """Erase the exact ``scope`` (every exact scope under it with ``wildcard``) and the items of
+        ``collections``; see the module docstring."""
         check_scope(scope)
+        names = sorted({check_name(c, "collection name") for c in collections})
         d = self.db.dialect
-        records = messages = history = scopes = 0
+        records = messages = history = scopes = items = 0
         with self.db.lock:
             with self.db.tx("forget") as conn:
                 keys = self._scope_keys(conn, scope, bool(wildcard))
@@ -75,14 +82,20 @@ class ScopeEraser:
                     scopes += len(d.delete_returning(conn, "scopes", cond, params, "scope_key"))
                 for cond, params in d.id_chunks("record_id", sorted(record_ids)):
                     history += len(d.delete_returning(conn, "history", cond, params, "hid"))
-                self.db.erase_changes(conn, keys)  # the change log named these scopes too
+                for name in names:
+                    for table in ("collection_items", "documents"):
+                        items += conn.execute(f"DELETE FROM {table} WHERE collection = {d.param}", (name,)).rowcount
+                self.db.erase_changes(conn, keys, names)  # the change log named these scopes and collections too
             dropped = {_parts(k) for k in keys}
             for mt in MemoryType:
                 self.search.dropped(mt, dropped)
-            if records or messages or history or scopes:
+            for name in names:
+                if self.collections is not None:
+                    self.collections.deleted(name, None)
+            if records or messages or history or scopes or items:
                 with self.db.read("forget") as conn:
                     d.after_erase(conn)
-        return Forgotten(records=records, messages=messages, history=history, scopes=scopes)
+        return Forgotten(records=records, messages=messages, history=history, scopes=scopes, collection_items=items)
 
 
 __all__ = ["ScopeEraser"]

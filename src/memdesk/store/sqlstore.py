@@ -69,7 +69,7 @@ class SQLStore(StoreConveniences):
         self._reader = RecordReader(db)
         self._collections: CollectionSearch = collection_search or CollectionCache(db)
         self._rewriter = VectorRewriter(db)
-        self._eraser = ScopeEraser(db, self._search)
+        self._eraser = ScopeEraser(db, self._search, self._collections)
 
     @property
     def dialect(self) -> Dialect:
@@ -107,8 +107,8 @@ class SQLStore(StoreConveniences):
     def delete_scope(self, scope: Scope) -> int:
         return self._writer.delete_scope(scope)
 
-    def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
-        return self._eraser.forget(scope, wildcard=wildcard)
+    def forget(self, scope: Scope, *, wildcard: bool = False, collections: Sequence[str] = ()) -> Forgotten:
+        return self._eraser.forget(scope, wildcard=wildcard, collections=collections)
 
     def get(self, record_id: str) -> MemoryRecord | None:
         return self._reader.get(record_id)
