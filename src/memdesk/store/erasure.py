@@ -10,7 +10,8 @@ under a partial one):
 - the raw messages and the ``scopes`` rows;
 - the change log's entries naming those scopes (see :meth:`~memdesk.store.database.Database.erase_changes`).
 
-After the commit the search cache drops the scopes' vectors and the dialect removes what the
+After the commit the search cache drops the scopes' vectors (and, on SQLite, overwrites and unlinks the
+HNSW graph files of their large scopes: :meth:`~memdesk.store.ann_scopes.LargeScopes.erase`) and the dialect removes what the
 database keeps of deleted rows where it can (:meth:`~memdesk.store.dialect.Dialect.after_erase`:
 SQLite checkpoints its WAL; with ``secure_delete`` on, freed pages were already zeroed).
 """
