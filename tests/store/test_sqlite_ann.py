@@ -19,7 +19,7 @@ from memdesk.store.ann import HNSWGraph
 
 DIM = 32
 INFO = EmbeddingInfo(model_id="ann-model", dim=DIM)
-BIG = Scope(user_id="big")
+BIG = Scope(user_id="big")  # an exact scope key; searched, also the partial scope over SMALL
 SMALL = Scope(user_id="big", agent_id="other")
 MT = MemoryType.SEMANTIC
 OPTIONS = {"ann_min_rows": 100, "ann_ef_search": 1024, "ann_background": False}
@@ -61,7 +61,7 @@ def graph_of(store: SQLiteStore, scope: Scope = BIG):
 def assert_same(store: SQLiteStore, exact: SQLiteStore, queries: np.ndarray, k: int = 10) -> None:
     """Every query, scope and speaker: the same ids as exact search, scores equal up to float32 rounding."""
     for q in queries:
-        for scope in (BIG, SMALL, Scope(user_id="big")):
+        for scope in (BIG, SMALL, Scope(agent_id="other")):
             for speaker in (None, "Ann", "Bo", "nobody"):
                 got = store.search(q, scope, MT, k, speaker=speaker)
                 want = exact.search(q, scope, MT, k, speaker=speaker)
@@ -207,6 +207,18 @@ def test_a_background_build_leaves_the_scope_exact_until_it_is_ready(filled, pat
         assert_same(background, exact, q)
         assert isinstance(graph_of(background), HNSWGraph) and len(graph_of(background)) == 403
         assert background._search.ann.builds == 1
+
+
+def test_forget_drops_a_build_under_way_and_leaves_no_file(filled, path: Path) -> None:
+    store, _, rng = filled
+    with SQLiteStore(path, ann_min_rows=100) as background:
+        background.search(unit(rng, 1)[0], BIG, MT, 5)  # starts the build
+        background.forget(BIG)
+        background._search.ann.wait()
+        assert background._search.ann._builds == {}  # white-box: the build's result is dropped
+        hits = background.search(unit(rng, 1)[0], BIG, MT, 5)  # BIG is also the partial scope over SMALL
+        assert hits and all(h.record.scope == SMALL for h in hits)
+    assert not Path(f"{path}-ann").exists() or list(Path(f"{path}-ann").iterdir()) == []
 
 
 @pytest.mark.parametrize("options", [{"ann_min_rows": 0}, {"ann_min_rows": True}, {"ann_ef_search": 0}, {"ann_ef_search": "64"}])
