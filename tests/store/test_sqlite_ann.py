@@ -7,6 +7,7 @@ files: tests/conformance/test_store_erasure.py and tests/trust/test_erasure.py."
 from __future__ import annotations
 
 import logging
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -127,6 +128,7 @@ def test_the_graph_is_read_back_after_a_restart_not_rebuilt(filled, path: Path) 
     store.search(unit(rng, 1)[0], BIG, MT, 5)
     files = list(Path(f"{path}-ann").glob("*.hnsw"))
     assert len(files) == 1 and "big" not in files[0].name  # one file, named by a hash
+    assert stat.S_IMODE(files[0].stat().st_mode) == 0o600 and stat.S_IMODE(files[0].parent.stat().st_mode) == 0o700
     store.close()
     with SQLiteStore(path, **OPTIONS) as again:
         assert_same(again, exact, unit(rng, 4))
