@@ -3,7 +3,10 @@
 :class:`LargeScopes` is asked before each search about the in-process indexes it will read
 (:meth:`LargeScopes.prepare`): an index of ``min_rows`` rows or more gets an
 :class:`~memdesk.store.ann.HNSWGraph`, read from its file when there is one (then reconciled with
-the rows just loaded from the database) or built and written. A graph whose dead labels passed
+the rows just loaded from the database) or built and written. A build runs in a background thread
+on a snapshot of the rows (the scope is searched exactly until a later search picks the graph up and
+reconciles it with the rows written meanwhile); ``background=False`` builds inside the search. A
+graph that holds a scope's vectors a second time is not counted against ``cache_max_rows``. A graph whose dead labels passed
 :data:`~memdesk.store.ann.REBUILD_FRACTION` is rebuilt; one with more unsaved changes than
 :data:`SAVE_FRACTION` of its rows is written again. Smaller scopes stay exact.
 
