@@ -188,6 +188,24 @@ def test_delete_scope_removes_the_file(filled, path: Path) -> None:
     assert store.search(unit(rng, 1)[0], BIG, MT, 5) == []
 
 
+def test_a_large_collection_gets_a_persisted_graph_and_its_delete_removes_the_file(path: Path) -> None:
+    rng = np.random.default_rng(13)
+    v = unit(rng, 300)
+    ids = [f"item{i}" for i in range(300)]
+    with SQLiteStore(path, **OPTIONS) as store, SQLiteStore(path, ann_min_rows=None) as exact:
+        store.set_embedding_info(INFO)
+        store.collection("bank").put(ids, [f'{{"n": {i}}}' for i in range(300)], v)
+        for q in unit(rng, 5):
+            got, want = store.collection("bank").search(q, 10), exact.collection("bank").search(q, 10)
+            assert [g[0] for g in got] == [w[0] for w in want]
+        assert store._search.ann.builds == 1 and len(list(Path(f"{path}-ann").glob("*.hnsw"))) == 1
+    with SQLiteStore(path, **OPTIONS) as again:
+        assert again.collection("bank").search(v[7], 1)[0][0] == "item7"
+        assert again._search.ann.builds == 0 and again._search.ann.reads == 1
+        again.collection("bank").delete()
+        assert list(Path(f"{path}-ann").glob("*")) == []
+
+
 def test_an_in_memory_store_keeps_its_graphs_in_memory(tmp_path: Path) -> None:
     rng = np.random.default_rng(3)
     with SQLiteStore(":memory:", **OPTIONS) as store:

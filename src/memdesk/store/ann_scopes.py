@@ -29,7 +29,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Sequence, Union
 
 from ..errors import ConfigError, StoreError
 from .ann import DEFAULT_EF_SEARCH, HNSWGraph, read_graph
@@ -37,6 +37,9 @@ from .codec import ScopeTuple, scope_key
 from .vector_index import VectorIndex
 
 log = logging.getLogger(__name__)
+
+Key = Union[ScopeTuple, str]
+"""An exact scope key (records) or a collection's one key."""
 
 DEFAULT_ANN_MIN_ROWS = 50_000
 """Rows of one (memory type, exact scope) from which it is searched through an HNSW graph (see
@@ -53,8 +56,10 @@ def check_ann_options(min_rows: object, ef_search: object) -> tuple[int | None, 
     return min_rows, ef_search
 
 
-def file_stem(namespace: str, key: ScopeTuple) -> str:
-    return hashlib.sha256(f"{namespace}\x00{scope_key(key)}".encode()).hexdigest()[:40]
+def file_stem(namespace: str, key: Key) -> str:
+    """The file name of a graph: a hash of the memory type (or collection) and the scope key."""
+    text = key if isinstance(key, str) else scope_key(key)
+    return hashlib.sha256(f"{namespace}\x00{text}".encode()).hexdigest()[:40]
 
 
 class _Build:
@@ -91,17 +96,17 @@ class LargeScopes:
         self.folder = folder
         self.min_rows, self.ef_search = check_ann_options(min_rows, ef_search)
         self.background = background
-        self._builds: dict[tuple[str, ScopeTuple], _Build] = {}
+        self._builds: dict[tuple[str, Key], _Build] = {}
         self.builds = 0
         """Graphs built (not read from a file) by this process: the persistence tests read it."""
         self.reads = 0
 
-    def path(self, namespace: str, key: ScopeTuple) -> Path | None:
+    def path(self, namespace: str, key: Key) -> Path | None:
         return None if self.folder is None else self.folder / f"{file_stem(namespace, key)}.hnsw"
 
     def prepare(
-        self, namespace: str, keys: Sequence[ScopeTuple], indexes: Sequence[VectorIndex], model_id: str
-    ) -> list[ScopeTuple]:
+        self, namespace: str, keys: Sequence[Key], indexes: Sequence[VectorIndex], model_id: str
+    ) -> list[Key]:
         """Attach, (re)build or write the graphs of the large ``indexes`` (one per key); returns the
         keys whose file was written now. A scope whose graph is still being built stays exact."""
         written = []
@@ -128,7 +133,7 @@ class LargeScopes:
     def _options(self) -> dict[str, Any]:
         return {"ef_search": self.ef_search, "min_rows": self.min_rows}
 
-    def _built(self, namespace: str, key: ScopeTuple, index: VectorIndex) -> HNSWGraph | None:
+    def _built(self, namespace: str, key: Key, index: VectorIndex) -> HNSWGraph | None:
         """The graph of ``index`` once built (started now if not yet), reconciled with its rows; None
         while the build runs (or after it failed)."""
         job = self._builds.get((namespace, key))
@@ -152,7 +157,7 @@ class LargeScopes:
         """Drop the builds under way (their results are not used): everything may have changed."""
         self._builds.clear()
 
-    def _read(self, namespace: str, key: ScopeTuple, index: VectorIndex, model_id: str) -> HNSWGraph | None:
+    def _read(self, namespace: str, key: Key, index: VectorIndex, model_id: str) -> HNSWGraph | None:
         path = self.path(namespace, key)
         if path is None:
             return None
@@ -168,7 +173,7 @@ class LargeScopes:
         self.reads += 1
         return graph
 
-    def _write(self, namespace: str, key: ScopeTuple, graph: HNSWGraph, model_id: str) -> bool:
+    def _write(self, namespace: str, key: Key, graph: HNSWGraph, model_id: str) -> bool:
         path = self.path(namespace, key)
         if path is None:
             graph.unsaved = 0
@@ -188,7 +193,7 @@ class LargeScopes:
             return False
         return True
 
-    def erase(self, namespace: str, keys: Iterable[ScopeTuple]) -> None:
+    def erase(self, namespace: str, keys: Iterable[Key]) -> None:
         """Remove the files of ``keys`` (and any half-written ones), overwritten with zeros first, and
         drop their builds under way."""
         keys = list(keys)

@@ -206,11 +206,11 @@ class RecordSearch:
         # model_construct: the record was just validated from JSON, no need to validate it twice
         return [ScoredRecord.model_construct(record=record_from_json(mt, h.payload), score=h.score) for h in hits]
 
-    def _recheck(self, conn: Any, namespace: str, written: list[ScopeTuple]) -> None:
+    def _recheck(self, conn: Any, namespace: str, written: Sequence[object]) -> None:
         """After writing graph files: a scope another connection changed meanwhile (a forget among
         them) loses the file just written, so no file outlives a forget that raced its writing."""
         self.db.sync(conn)
-        stale = [key for key in written if self.cache.loaded(namespace, key) is None]
+        stale = [key for key in written if self.cache.loaded(namespace, key) is None]  # type: ignore[arg-type]
         if stale and self.ann is not None:
             self.ann.erase(namespace, stale)
 

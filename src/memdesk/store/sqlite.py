@@ -11,7 +11,8 @@ writing the same file wait up to ``busy_timeout_ms`` before :class:`StoreLockedE
 Search: vectors live in memory per (memory type, exact scope) (:mod:`.search_cache`), loaded on
 first use and updated by this store's own writes. ``PRAGMA data_version`` is read before each
 search; when another connection has committed since, the scopes it changed are reloaded lazily.
-A scope of ``ann_min_rows`` records of a type or more is searched through a faiss HNSW graph,
+A scope of ``ann_min_rows`` records of a type (or a vector collection of that many items) or more
+is searched through a faiss HNSW graph,
 persisted in ``<path>-ann/`` (:mod:`.ann_scopes`); None keeps every search exact. The graph is
 built in a background thread (the scope is searched exactly meanwhile); with
 ``ann_background=False`` the search that finds the scope large builds it before answering.
@@ -31,6 +32,7 @@ import numpy as np
 
 from ..errors import StoreError, StoreLockedError
 from .base import EmbeddingInfo
+from .collection_tables import CollectionCache
 from .codec import encode_vector, parse_time, utc_now_iso
 from .database import Database
 from .migrations import Migration, apply_migrations
@@ -234,7 +236,12 @@ class SQLiteStore(SQLStore):
         ann = None
         if min_rows is not None:
             ann = LargeScopes(folder, min_rows=min_rows, ef_search=ef_search, background=bool(ann_background))
-        super().__init__(db, cache_max_rows, record_search=RecordSearch(db, check_cache_rows(cache_max_rows), ann=ann))
+        super().__init__(
+            db,
+            cache_max_rows,
+            record_search=RecordSearch(db, check_cache_rows(cache_max_rows), ann=ann),
+            collection_search=CollectionCache(db, ann=ann),
+        )
         self.db.conn = connect(self.path, busy_timeout_ms, dialect)
         try:
             apply_migrations(SQLiteMigrationTarget(self.db), migrations)
