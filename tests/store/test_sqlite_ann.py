@@ -17,6 +17,8 @@ from memdesk.errors import ConfigError
 from memdesk.records import MemoryType, Scope, SemanticRecord
 from memdesk.store import EmbeddingInfo, SQLiteStore
 from memdesk.store.ann import HNSWGraph
+from memdesk.store.ann_scopes import LargeScopes
+from memdesk.store.vector_index import VectorIndex
 
 DIM = 32
 INFO = EmbeddingInfo(model_id="ann-model", dim=DIM)
@@ -239,6 +241,22 @@ def test_forget_drops_a_build_under_way_and_leaves_no_file(filled, path: Path) -
         hits = background.search(unit(rng, 1)[0], BIG, MT, 5)  # BIG is also the partial scope over SMALL
         assert hits and all(h.record.scope == SMALL for h in hits)
     assert not Path(f"{path}-ann").exists() or list(Path(f"{path}-ann").iterdir()) == []
+
+
+def test_a_file_written_while_another_connection_changed_the_scope_is_removed(tmp_path: Path) -> None:
+    """The race with another process's forget: after writing a file, ``attach`` takes in other commits
+    (``sync``); if the scope's index was dropped meanwhile, the file it just wrote goes."""
+    rng = np.random.default_rng(17)
+    scopes = LargeScopes(tmp_path / "graphs", min_rows=10, background=False)
+    index = VectorIndex.build(DIM, [f"r{i}" for i in range(50)], ["{}"] * 50, [None] * 50, unit(rng, 50))
+    synced = []
+    key = ("u", None, None)
+    scopes.attach("semantic", [key], [index], "m", sync=lambda: synced.append(1), still_loaded=lambda k: True)
+    assert synced == [1] and len(list((tmp_path / "graphs").iterdir())) == 1
+    scopes.erase("semantic", [key])
+    index.ann = None
+    scopes.attach("semantic", [key], [index], "m", sync=lambda: synced.append(2), still_loaded=lambda k: False)
+    assert synced == [1, 2] and list((tmp_path / "graphs").iterdir()) == []
 
 
 @pytest.mark.parametrize("options", [{"ann_min_rows": 0}, {"ann_min_rows": True}, {"ann_ef_search": 0}, {"ann_ef_search": "64"}])

@@ -18,7 +18,7 @@ writing its changes): the reconciliation on load makes that harmless.
 
 :meth:`LargeScopes.erase` (forget, ``delete_scope``) overwrites a scope's files with zeros, then
 unlinks them. A writer that raced a forget in another process removes the file it just wrote if the
-scope changed meanwhile (the caller re-checks after :meth:`prepare` returned what it wrote).
+scope changed meanwhile (:meth:`LargeScopes.attach`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterable, Sequence, Union
+from typing import Any, Callable, Iterable, Sequence, Union
 
 from ..errors import ConfigError, StoreError
 from .ann import DEFAULT_EF_SEARCH, HNSWGraph, read_graph
@@ -129,6 +129,26 @@ class LargeScopes:
             if (built or stale) and self._write(namespace, key, graph, model_id):
                 written.append(key)
         return written
+
+    def attach(
+        self,
+        namespace: str,
+        keys: Sequence[Key],
+        indexes: Sequence[VectorIndex],
+        model_id: str,
+        *,
+        sync: Callable[[], None],
+        still_loaded: Callable[[Key], bool],
+    ) -> None:
+        """:meth:`prepare`, then, if files were written: ``sync`` (take in other connections' commits)
+        and remove the file of every key whose index is no longer loaded (someone changed it
+        meanwhile, perhaps forgot it), so no file outlives a forget that raced its writing."""
+        written = self.prepare(namespace, keys, indexes, model_id)
+        if written:
+            sync()
+            stale = [key for key in written if not still_loaded(key)]
+            if stale:
+                self.erase(namespace, stale)
 
     def _options(self) -> dict[str, Any]:
         return {"ef_search": self.ef_search, "min_rows": self.min_rows}

@@ -93,10 +93,12 @@ class CollectionCache:
     def search(self, conn: Any, name: str, query: np.ndarray, k: int) -> list[tuple[str, str, float]]:
         indexes = self.cache.indexes(name, [_KEY], query.shape[0])
         info = self.db.known_info
-        if self.ann is not None and info is not None and self.ann.prepare(_graph_namespace(name), [_KEY], indexes, info.model_id):
-            self.db.sync(conn)  # a collection deleted meanwhile by another connection loses the file just written
-            if self.cache.loaded(name, _KEY) is None:
-                self.ann.erase(_graph_namespace(name), [_KEY])
+        if self.ann is not None and info is not None:
+            self.ann.attach(
+                _graph_namespace(name), [_KEY], indexes, info.model_id,
+                sync=lambda: self.db.sync(conn),
+                still_loaded=lambda key: self.cache.loaded(name, _KEY) is not None,
+            )  # fmt: skip
         return [(h.id, h.payload, h.score) for h in search_indexes(indexes, query, k)]
 
     def put(self, name: str, ids: Sequence[str], matrix: np.ndarray, payloads: Sequence[str]) -> None:

@@ -199,9 +199,11 @@ class RecordSearch:
             keys = self.keys_for(conn, scope)
             indexes = self.cache.indexes(mt.value, keys, info.dim)
             if self.ann is not None:
-                written = self.ann.prepare(mt.value, keys, indexes, info.model_id)
-                if written:
-                    self._recheck(conn, mt.value, written)
+                self.ann.attach(
+                    mt.value, keys, indexes, info.model_id,
+                    sync=partial(self.db.sync, conn),
+                    still_loaded=lambda key: self.cache.loaded(mt.value, key) is not None,  # type: ignore[arg-type]
+                )  # fmt: skip
             hits = search_indexes(indexes, query, k, speaker)
         # model_construct: the record was just validated from JSON, no need to validate it twice
         return [ScoredRecord.model_construct(record=record_from_json(mt, h.payload), score=h.score) for h in hits]
