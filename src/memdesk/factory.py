@@ -102,7 +102,13 @@ def build_memory(
         chat_model = make_chat_model(settings)
     owned = store is None
     if store is None:
-        store = open_store(settings.database_url, busy_timeout_ms=settings.busy_timeout_ms, cache_max_rows=settings.cache_max_rows)
+        store = open_store(
+            settings.database_url,
+            busy_timeout_ms=settings.busy_timeout_ms,
+            cache_max_rows=settings.cache_max_rows,
+            ann_min_rows=settings.ann_min_rows or None,
+            ann_ef_search=settings.ann_ef_search,
+        )
     try:
         return Memory(
             store,

@@ -86,6 +86,15 @@ class Settings(BaseSettings):
         description="Record vectors the store keeps in memory for search; least recently searched scopes are "
         "unloaded past it (and reloaded from the database when searched again).",
     )
+    ann_min_rows: int = Field(
+        default=50_000,
+        ge=0,
+        description="SQLite: a scope with at least this many records of one type is searched through a "
+        "persisted HNSW graph (faiss) instead of the exact scan; 0: every search exact.",
+    )
+    ann_ef_search: int = Field(
+        default=128, ge=1, description="SQLite: candidates the HNSW walk keeps per query (recall and latency grow with it)."
+    )
     hybrid: bool = Field(
         default=False,
         description="engram read path: fuse a BM25 ranking of the same records with the dense one (reciprocal "

@@ -10,10 +10,14 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import numpy as np
+import pytest
 
 from memdesk.records import EpisodicRecord, HistoryEvent, MemoryType, RawMessage, Scope, SemanticRecord
+from memdesk.store import SQLiteStore, sqlite_path
+from memdesk.store.ann_scopes import file_stem
 from memdesk.store.base import Forgotten, Store
 
+from .conftest import INFO
 from .helpers import native_for, unit
 
 ALICE = Scope(user_id="alice")
@@ -115,3 +119,36 @@ def test_forget_erases_the_collections_the_scope_owns_in_the_same_call(store: St
     assert all(w in after for w in ("zqbobexample", "zqbobembedded", "zqbobmanifest"))
     assert store.collection("tenant:a/bank").search(unit(rng, 1)[0], 2) == [] and store.collection("tenant:a/bank").count() == 0
     assert store.collections() == ["tenant:b/bank"] and store.collection("tenant:b/bank").count() == 2
+def test_forget_erases_the_scopes_search_index_files(backend, request, tmp_path) -> None:
+    """The HNSW graph files a file-backed store keeps beside the database (``<db>-ann/``) go with the
+    scope: after ``forget`` no file under the database's folder holds a forgotten record's id or vector,
+    while the other scope's graph file stays. (PostgreSQL's HNSW indexes live in the server; dropping
+    them on forget is tested in tests/store/test_pg_search.py.)"""
+    if backend.name != "sqlite":
+        pytest.skip("only a file-backed SQLite store keeps index files")
+    path = sqlite_path(backend.url(request, tmp_path))
+    rng = np.random.default_rng(5)
+    with SQLiteStore(path, ann_min_rows=2, ann_background=False) as store:
+        store.set_embedding_info(INFO)
+        vectors = {}
+        for scope in (ALICE, BOB):
+            recs = [SemanticRecord(scope=scope, fact=f"{_secret(scope, i)} fact") for i in range(4)]
+            vectors[scope.user_id] = v = unit(rng, 4)
+            store.write(recs, v)
+            assert len(store.search(v[0], scope, MemoryType.SEMANTIC, 3)) == 3  # builds the graph, writes its file
+        alice_ids = [r.id for r in store.scan(ALICE)]
+        folder = tmp_path / "memdesk.db-ann"
+        assert len(list(folder.iterdir())) == 2  # one graph per scope
+        before = b"".join(p.read_bytes() for p in folder.iterdir())
+        assert all(i.encode() in before for i in alice_ids)  # the scan can see them
+
+        store.forget(ALICE)
+
+        names = sorted(p.name for p in folder.iterdir())
+        assert names == [f"{file_stem('semantic', ('bob', None, None))}.hnsw"]
+        files = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
+        graphs = b"".join(p.read_bytes() for p in folder.iterdir())
+        assert [i for i in alice_ids if i.encode() in graphs] == []  # (the database's b-tree keeps some ids)
+        assert [n for n, row in enumerate(vectors["alice"]) if row.tobytes() in files] == []
+        assert all(row.tobytes() in files for row in vectors["bob"])  # bob's stay, in the database and his graph
+        assert store.search(vectors["alice"][0], ALICE, MemoryType.SEMANTIC, 3) == []

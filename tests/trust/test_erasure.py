@@ -26,7 +26,7 @@ from memdesk.errors import RecordNotFoundError, UnknownBankError
 from memdesk.reasoning import ReasoningBanks
 from memdesk.records import Scope
 from memdesk.retrieve import Retriever
-from memdesk.store import open_store
+from memdesk.store import SQLiteStore, open_store
 
 ALICE = Scope(user_id="alice")
 BOB = Scope(user_id="bob")
@@ -73,7 +73,10 @@ def say(memory: Memory, who: str, scope: Scope) -> None:
 
 
 def database_bytes(path: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(path.parent.glob(path.name + "*"))}
+    """Every file of the database: the SQLite file, its -wal and -shm, and the search graphs in ``-ann/``."""
+    files = [p for p in sorted(path.parent.glob(path.name + "*")) if p.is_file()]
+    files += sorted(path.parent.glob(path.name + "-ann/*"))
+    return {str(p.relative_to(path.parent)): p.read_bytes() for p in files}
 
 
 def residues(files: dict[str, bytes], words: list[str]) -> list[tuple[str, str, str]]:
@@ -89,7 +92,8 @@ def residues(files: dict[str, bytes], words: list[str]) -> list[tuple[str, str, 
 
 @pytest.fixture
 def memory(tmp_path):
-    store = open_store(f"sqlite:///{tmp_path / 'data' / 'memdesk.db'}")
+    # ann_min_rows=1: every scope is searched through an HNSW graph whose file sits beside the database
+    store = SQLiteStore(tmp_path / "data" / "memdesk.db", ann_min_rows=1, ann_background=False)
     m = Memory(store, HashingEmbedder(256), RoutedExtraction(RuleRouter(), RuleExtractor()), retriever=Retriever(store))
     yield m
     m.close()
@@ -103,13 +107,18 @@ def test_forget_leaves_no_byte_of_the_forgotten_users_text(memory, tmp_path):
     words_a, words_b = list(secrets("alice").values()), list(secrets("bob").values())
     before = database_bytes(path)
     assert {w for _, w, _ in residues(before, words_a)} == set(words_a)  # the scan sees every secret at first
+    graphs = {name: data for name, data in before.items() if name.startswith("memdesk.db-ann/")}
+    current_a = [r.id for r in memory.get_all(scope=ALICE)]
+    assert graphs and all(any(i.encode() in data for data in graphs.values()) for i in current_a)  # ids in graphs
 
     got = memory.forget(ALICE)
 
     assert got.records > 0 and got.messages == 5 and got.history > got.records and got.banks == 1
     after = database_bytes(path)
-    assert set(after) <= {"memdesk.db", "memdesk.db-wal", "memdesk.db-shm"}
+    assert set(after) - set(graphs) <= {"memdesk.db", "memdesk.db-wal", "memdesk.db-shm"}
+    assert len(set(after) & set(graphs)) < len(graphs)  # alice's graph files are gone, bob's stay
     assert residues(after, words_a) == []
+    assert [i for i in alice_ids if any(i.encode() in d for n, d in after.items() if n.startswith("memdesk.db-ann/"))] == []
     assert {w for _, w, _ in residues(after, words_b)} == set(words_b)  # bob's are all still on disk
     assert len(after.get("memdesk.db-wal", b"")) == 0  # checkpointed and truncated
     # nothing of alice is reachable either: records, history, messages, the caches

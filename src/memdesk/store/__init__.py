@@ -28,6 +28,8 @@ from .base import (
     VectorMaintenance,
     VectorTable,
 )
+from .ann import DEFAULT_EF_SEARCH
+from .ann_scopes import DEFAULT_ANN_MIN_ROWS
 from .ivf import IVFIndex
 from .migrations import Migration, apply_migrations
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
@@ -36,6 +38,7 @@ from .sqlstore import SQLStore
 
 __all__ = [
     "Collections",
+    "DEFAULT_ANN_MIN_ROWS",
     "DEFAULT_CACHE_MAX_ROWS",
     "DocumentSet",
     "EmbeddingInfo",
@@ -90,6 +93,8 @@ def open_store(
     busy_timeout_ms: int = 5000,
     cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
     search: str | None = None,
+    ann_min_rows: int | None = DEFAULT_ANN_MIN_ROWS,
+    ann_ef_search: int = DEFAULT_EF_SEARCH,
 ) -> Store:
     """Open (creating and migrating if needed) the store a database URL names.
 
@@ -97,6 +102,9 @@ def open_store(
     scopes are unloaded first and reloaded on their next search); None keeps every loaded scope.
     ``search`` (PostgreSQL only): ``"sql"`` (the default there: pgvector inside the database, no
     vectors kept in the process) or ``"memory"`` (the in-process cache SQLite always uses).
+    ``ann_min_rows`` / ``ann_ef_search`` (SQLite only): a scope with at least that many records of a
+    type is searched through a persisted faiss HNSW graph walked with that ``efSearch`` (None: every
+    search exact); PostgreSQL's large scopes get pgvector HNSW indexes through ``index_large_scopes()``.
 
     ConfigError for an unknown scheme, a malformed URL, or a PostgreSQL URL without psycopg
     installed; StoreError if the PostgreSQL server cannot be reached.
@@ -108,7 +116,13 @@ def open_store(
     if scheme == "sqlite":
         if search not in (None, "memory"):
             raise ConfigError(f"SQLite searches in memory; search={search!r} is for PostgreSQL")
-        return SQLiteStore(sqlite_path(url), busy_timeout_ms=busy_timeout_ms, cache_max_rows=cache_max_rows)
+        return SQLiteStore(
+            sqlite_path(url),
+            busy_timeout_ms=busy_timeout_ms,
+            cache_max_rows=cache_max_rows,
+            ann_min_rows=ann_min_rows,
+            ann_ef_search=ann_ef_search,
+        )
     if scheme in ("postgresql", "postgres") or scheme.startswith("postgresql+"):
         return _open_postgres("postgresql" + url[len(scheme) :], busy_timeout_ms, cache_max_rows, search or "sql")
     raise ConfigError(f"unknown database URL scheme {scheme or url!r}: use sqlite:///PATH or postgresql://...")

@@ -17,10 +17,16 @@ import numpy as np
 from ..errors import InvalidInputError
 from .codec import check_ids, check_json, check_k, check_matrix, check_name, check_unique, decode_matrix
 from .database import Changes, Database
+from .ann_scopes import LargeScopes
 from .search_cache import query_vector
-from .vector_index import IndexBuilder, IndexCache, VectorIndex
+from .vector_index import IndexBuilder, IndexCache, VectorIndex, search_indexes
 
 _KEY = ""  # a collection is one index: one scope key
+
+
+def _graph_namespace(name: str) -> str:
+    """Where a collection's HNSW graph is kept (apart from the memory types' namespaces)."""
+    return f"collection\x00{name}"
 
 
 def _check_payloads(payloads: Any, n: int) -> list[str]:
@@ -55,14 +61,18 @@ class CollectionSearch(Protocol):
 class CollectionCache:
     """The in-process vectors of every vector collection of one database (one index per name)."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, *, ann: LargeScopes | None = None) -> None:
         self.db = db
         self.cache: IndexCache[str] = IndexCache(self._load)
+        #: HNSW graphs for large collections, shared with the record search (None: exact only)
+        self.ann = ann
         db.on_change(self._changed)
 
     def _changed(self, changes: Changes | None) -> None:
         if changes is None:
             self.cache.clear()
+            if self.ann is not None:
+                self.ann.clear()
         else:
             for name in changes.collections:
                 self.cache.forget([name], [_KEY])
@@ -81,7 +91,15 @@ class CollectionCache:
 
     # -- what SQLVectorCollection calls ----------------------------------------------------------
     def search(self, conn: Any, name: str, query: np.ndarray, k: int) -> list[tuple[str, str, float]]:
-        return [(h.id, h.payload, h.score) for h in self.cache.search(name, [_KEY], query, k)]
+        indexes = self.cache.indexes(name, [_KEY], query.shape[0])
+        info = self.db.known_info
+        if self.ann is not None and info is not None:
+            self.ann.attach(
+                _graph_namespace(name), [_KEY], indexes, info.model_id,
+                sync=lambda: self.db.sync(conn),
+                still_loaded=lambda key: self.cache.loaded(name, _KEY) is not None,
+            )  # fmt: skip
+        return [(h.id, h.payload, h.score) for h in search_indexes(indexes, query, k)]
 
     def put(self, name: str, ids: Sequence[str], matrix: np.ndarray, payloads: Sequence[str]) -> None:
         for n, (i, body) in enumerate(zip(ids, payloads)):
@@ -90,6 +108,8 @@ class CollectionCache:
     def deleted(self, name: str, ids: Sequence[str] | None) -> None:
         if ids is None:
             self.cache.forget([name], [_KEY])
+            if self.ann is not None:
+                self.ann.erase(_graph_namespace(name), [_KEY])
         else:
             for i in ids:
                 self.cache.remove(name, _KEY, i)

@@ -12,7 +12,8 @@ under a partial one):
 - the items of the named vector collections and document sets the caller says the scope owns (its reasoning
   banks: :mod:`memdesk.reasoning.ownership`).
 
-After the commit the search cache drops the scopes' vectors and the dialect removes what the
+After the commit the search cache drops the scopes' vectors (and, on SQLite, overwrites and unlinks the
+HNSW graph files of their large scopes: :meth:`~memdesk.store.ann_scopes.LargeScopes.erase`) and the dialect removes what the
 database keeps of deleted rows where it can (:meth:`~memdesk.store.dialect.Dialect.after_erase`:
 SQLite checkpoints its WAL; with ``secure_delete`` on, freed pages were already zeroed).
 """

@@ -37,7 +37,8 @@ from .codec import (
 from .database import Changes, Database
 from .schema import TABLES, scope_where
 from .revisions import ScopeRevisions, wildcards
-from .vector_index import IndexBuilder, IndexCache, VectorIndex
+from .ann_scopes import LargeScopes
+from .vector_index import IndexBuilder, IndexCache, VectorIndex, search_indexes
 
 #: Record vectors kept in memory across scopes (least recently searched scopes are unloaded past it):
 #: about 1.5 GB of 384-d float32 plus payloads. None: no bound.
@@ -93,8 +94,12 @@ class RecordIndex(Protocol):
 class RecordSearch:
     """Cached exact cosine search over one database's record tables."""
 
-    def __init__(self, db: Database, cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS) -> None:
+    def __init__(
+        self, db: Database, cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS, *, ann: LargeScopes | None = None
+    ) -> None:
         self.db = db
+        #: HNSW graphs for the large scopes (None: every search exact)
+        self.ann = ann
         self.cache: IndexCache[ScopeTuple] = IndexCache(self._load, max_rows=cache_max_rows)
         #: partial scope -> its exact scope keys (an ordered set), least recently searched first
         self._patterns: OrderedDict[ScopeTuple, dict[ScopeTuple, None]] = OrderedDict()
@@ -107,6 +112,8 @@ class RecordSearch:
         if keys is None:
             self.cache.clear()
             self._patterns.clear()
+            if self.ann is not None:
+                self.ann.clear()
             return
         self.cache.forget(_NAMESPACES, keys)
         for key in keys:
@@ -178,6 +185,8 @@ class RecordSearch:
         """Exact cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first.
 
         Ties are broken by id. Runs no SQL beyond one read of the change counter when the cache is warm.
+        A scope of ``ann.min_rows`` rows or more is searched through its HNSW graph (:mod:`.ann_scopes`):
+        approximate candidates, exact scores.
         """
         check_scope(scope)
         mt = check_memory_type(memory_type)
@@ -188,9 +197,24 @@ class RecordSearch:
             if info is None or k == 0:
                 return []
             keys = self.keys_for(conn, scope)
-            hits = self.cache.search(mt.value, keys, query, k, speaker)
+            indexes = self.cache.indexes(mt.value, keys, info.dim)
+            if self.ann is not None:
+                self.ann.attach(
+                    mt.value, keys, indexes, info.model_id,
+                    sync=partial(self.db.sync, conn),
+                    still_loaded=lambda key: self.cache.loaded(mt.value, key) is not None,  # type: ignore[arg-type]
+                )  # fmt: skip
+            hits = search_indexes(indexes, query, k, speaker)
         # model_construct: the record was just validated from JSON, no need to validate it twice
         return [ScoredRecord.model_construct(record=record_from_json(mt, h.payload), score=h.score) for h in hits]
+
+    def _recheck(self, conn: Any, namespace: str, written: Sequence[object]) -> None:
+        """After writing graph files: a scope another connection changed meanwhile (a forget among
+        them) loses the file just written, so no file outlives a forget that raced its writing."""
+        self.db.sync(conn)
+        stale = [key for key in written if self.cache.loaded(namespace, key) is None]  # type: ignore[arg-type]
+        if stale and self.ann is not None:
+            self.ann.erase(namespace, stale)
 
     def revision(self, scope: Scope | None = None) -> int:
         """A number that changes whenever a memory record under ``scope`` (None: anywhere) changes:
@@ -217,5 +241,7 @@ class RecordSearch:
 
     def dropped(self, memory_type: MemoryType, scopes: set[ScopeTuple]) -> None:
         self.cache.forget([memory_type.value], scopes)
+        if self.ann is not None:
+            self.ann.erase(memory_type.value, scopes)
         self._patterns.clear()
         self.revisions.changed(scopes)

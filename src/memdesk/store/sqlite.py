@@ -10,7 +10,12 @@ writing the same file wait up to ``busy_timeout_ms`` before :class:`StoreLockedE
 
 Search: vectors live in memory per (memory type, exact scope) (:mod:`.search_cache`), loaded on
 first use and updated by this store's own writes. ``PRAGMA data_version`` is read before each
-search; when another connection has committed since, the cache is dropped and reloaded lazily.
+search; when another connection has committed since, the scopes it changed are reloaded lazily.
+A scope of ``ann_min_rows`` records of a type (or a vector collection of that many items) or more
+is searched through a faiss HNSW graph,
+persisted in ``<path>-ann/`` (:mod:`.ann_scopes`); None keeps every search exact. The graph is
+built in a background thread (the scope is searched exactly meanwhile); with
+``ann_background=False`` the search that finds the scope large builds it before answering.
 """
 
 from __future__ import annotations
@@ -27,13 +32,16 @@ import numpy as np
 
 from ..errors import StoreError, StoreLockedError
 from .base import EmbeddingInfo
+from .collection_tables import CollectionCache
 from .codec import encode_vector, parse_time, utc_now_iso
 from .database import Database
 from .migrations import Migration, apply_migrations
 from .schema import CHUNK, TABLES
-from .search_cache import DEFAULT_CACHE_MAX_ROWS
+from .ann import DEFAULT_EF_SEARCH
+from .ann_scopes import DEFAULT_ANN_MIN_ROWS, LargeScopes, check_ann_options
+from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordSearch
 from .sqlite_schema import SQLITE_MIGRATIONS, SQLiteMigrationTarget
-from .sqlstore import SQLStore
+from .sqlstore import SQLStore, check_cache_rows
 
 log = logging.getLogger(__name__)
 
@@ -216,10 +224,24 @@ class SQLiteStore(SQLStore):
         busy_timeout_ms: int = 5000,
         migrations: Sequence[Migration[sqlite3.Connection]] = SQLITE_MIGRATIONS,
         cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
+        ann_min_rows: int | None = DEFAULT_ANN_MIN_ROWS,
+        ann_ef_search: int = DEFAULT_EF_SEARCH,
+        ann_background: bool = True,
     ) -> None:
         dialect = SQLiteDialect()
-        super().__init__(Database(dialect, busy_timeout_ms), cache_max_rows)
+        db = Database(dialect, busy_timeout_ms)
         self.path = str(path)
+        min_rows, ef_search = check_ann_options(ann_min_rows, ann_ef_search)
+        folder = None if self.path == ":memory:" else Path(self.path + "-ann").expanduser()
+        ann = None
+        if min_rows is not None:
+            ann = LargeScopes(folder, min_rows=min_rows, ef_search=ef_search, background=bool(ann_background))
+        super().__init__(
+            db,
+            cache_max_rows,
+            record_search=RecordSearch(db, check_cache_rows(cache_max_rows), ann=ann),
+            collection_search=CollectionCache(db, ann=ann),
+        )
         self.db.conn = connect(self.path, busy_timeout_ms, dialect)
         try:
             apply_migrations(SQLiteMigrationTarget(self.db), migrations)

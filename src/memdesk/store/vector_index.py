@@ -18,7 +18,7 @@ serializes calls.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Callable, Generic, Hashable, Iterable, Mapping, NamedTuple, Sequence, TypeVar
+from typing import Callable, Generic, Hashable, Iterable, Mapping, NamedTuple, Protocol, Sequence, TypeVar
 
 import numpy as np
 
@@ -68,8 +68,25 @@ def merge_hits(hits: Iterable[Hit], k: int) -> list[Hit]:
     return sorted(hits, key=lambda h: (-h.score, h.id))[:k]
 
 
+class Approximate(Protocol):
+    """An approximate index attached to a :class:`VectorIndex` (:class:`~memdesk.store.ann.HNSWGraph`):
+    told about every row change, asked for the top k instead of the exact scan."""
+
+    def upsert(self, item_id: str, vector: np.ndarray, code: int) -> None: ...
+
+    def remove(self, item_id: str) -> None: ...
+
+    def top_k(self, index: "VectorIndex", query: np.ndarray, k: int, speaker: str | None = None) -> list[Hit]: ...
+
+
 class VectorIndex:
-    """Vectors of one exact scope, with ids, payloads and speaker codes; incrementally updatable."""
+    """Vectors of one exact scope, with ids, payloads and speaker codes; incrementally updatable.
+
+    ``ann``: an approximate index over the same rows (set by the owner for a large scope); when set,
+    :meth:`top_k` asks it and every row change is passed on to it.
+    """
+
+    ann: Approximate | None = None
 
     def __init__(self, dim: int, capacity: int = 0) -> None:
         if dim <= 0:
@@ -139,13 +156,17 @@ class VectorIndex:
         else:
             self._payloads[pos] = payload
         self._vectors[pos] = vector
-        self._codes[pos] = self._code(speaker)
+        code = self._codes[pos] = self._code(speaker)
+        if self.ann is not None:
+            self.ann.upsert(item_id, self._vectors[pos], code)
 
     def remove(self, item_id: str) -> bool:
         """Remove a row (the last row moves into its place). False if absent."""
         pos = self._pos.pop(item_id, None)
         if pos is None:
             return False
+        if self.ann is not None:
+            self.ann.remove(item_id)
         last = len(self) - 1
         if pos != last:
             moved = self._ids[last]
@@ -167,6 +188,8 @@ class VectorIndex:
         n = len(self)
         if n == 0 or k <= 0:
             return []
+        if self.ann is not None:
+            return self.ann.top_k(self, query, k, speaker)
         if speaker is None:
             scores = self._vectors[:n] @ query
             rows = top_candidates(scores, k)
@@ -182,6 +205,39 @@ class VectorIndex:
             best = top_candidates(scores, k)
             rows, picked = candidates[best], scores[best]
         return [Hit(self._ids[r], self._payloads[r], float(s)) for r, s in zip(rows.tolist(), picked.tolist())]
+
+
+    # -- what an approximate index reads -----------------------------------------------------------
+    def rows(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(ids, their vectors, their speaker codes), by position: views, not copies."""
+        n = len(self)
+        return self._ids, self._vectors[:n], self._codes[:n]
+
+    def position(self, item_id: str) -> int | None:
+        return self._pos.get(item_id)
+
+    def vectors_at(self, rows: np.ndarray) -> np.ndarray:
+        return self._vectors[rows]
+
+    def codes_at(self, rows: np.ndarray) -> np.ndarray:
+        return self._codes[rows]
+
+    def speaker_rows(self, speaker: str | None) -> np.ndarray:
+        """Positions of the rows of ``speaker``."""
+        code = self._speaker_codes.get(speaker)
+        if code is None:
+            return np.zeros(0, dtype=np.intp)
+        return np.flatnonzero(self._codes[: len(self)] == code)
+
+    def hits_at(self, rows: np.ndarray, scores: np.ndarray) -> list[Hit]:
+        return [Hit(self._ids[r], self._payloads[r], float(s)) for r, s in zip(rows.tolist(), scores.tolist())]
+
+    def hits_for(self, ids: Iterable[str], query: np.ndarray, code: int | None = None) -> list[Hit]:
+        """Hits for the rows ``ids`` (unknown ones skipped; with ``code``, only that speaker's), scored here exactly."""
+        rows = np.fromiter((p for p in (self._pos.get(i) for i in ids) if p is not None), dtype=np.intp)
+        if code is not None:
+            rows = rows[self._codes[rows] == code]
+        return self.hits_at(rows, self._vectors[rows] @ query) if rows.size else []
 
 
 class IndexBuilder:
@@ -226,6 +282,13 @@ class IndexBuilder:
         self._flush()
         matrix = self._matrix if self._n == self._matrix.shape[0] else self._matrix[: self._n]
         return VectorIndex.build(self.dim, self.ids, self.payloads, self.speakers, matrix)
+
+
+def search_indexes(indexes: Sequence[VectorIndex], query: np.ndarray, k: int, speaker: str | None = None) -> list[Hit]:
+    """Top ``k`` over several indexes (the exact scopes of one search), best first, ties by id."""
+    if len(indexes) == 1:
+        return merge_hits(indexes[0].top_k(query, k, speaker), k)
+    return merge_hits((h for index in indexes for h in index.top_k(query, k, speaker)), k)
 
 
 def index_cost(index: VectorIndex) -> int:
@@ -320,10 +383,7 @@ class IndexCache(Generic[K]):
         """Top ``k`` over the exact scope keys ``keys`` of ``namespace``, best first."""
         if k <= 0 or not keys:
             return []
-        indexes = self.indexes(namespace, keys, query.shape[0])
-        if len(indexes) == 1:
-            return merge_hits(indexes[0].top_k(query, k, speaker), k)
-        return merge_hits((h for index in indexes for h in index.top_k(query, k, speaker)), k)
+        return search_indexes(self.indexes(namespace, keys, query.shape[0]), query, k, speaker)
 
     def upsert(
         self, namespace: str, key: K, item_id: str, vector: np.ndarray, payload: str, speaker: str | None = None

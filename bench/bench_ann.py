@@ -1,0 +1,193 @@
+"""Big-scope benchmark: exact vs HNSW search of one SQLite scope of real MiniLM vectors.
+
+Vectors: the real all-MiniLM-L6-v2 vectors of an evaluation embedding cache (default: the LoCoMo one,
+``embedding_cache(key, vector)``, as ``memdesk eval locomo`` writes it under ``<run>/work/``).
+``--queries`` of them are held out as queries; the rest go into the scope, and when they are fewer
+than ``--n`` the scope is filled with normalized sums of two random distinct real vectors (MiniLM
+mean-pools its tokens, so the sum is close to the embedding of the two sentences joined). Every
+vector is made from the real ones that way; none is random.
+
+It measures, through ``SQLiteStore.search`` (k=10, one memory type):
+  * exact: the in-process numpy scan (``ann_min_rows=None``), cold first search and warm p50/p95;
+  * HNSW (``ann_min_rows`` = the default, met by the scope): the first search (loads the rows, starts
+    the background build, answers exactly), the build, the search that attaches the graph and writes
+    its file, then warm p50/p95 and recall@k of the exact top-k at several ``efSearch``, the file's
+    size, the process's peak RSS;
+  * a restart: a new store's first search, which reads the graph file (no rebuild: checked);
+  * in memory only (no database): exact p50 at smaller sizes, to place ``DEFAULT_ANN_MIN_ROWS``.
+
+    nice -n 10 python bench/bench_ann.py [--n 100000] [--queries 200] [--out bench/results/ann/sqlite-1e5.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import resource
+import sqlite3
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.benchinfo import machine_info, measured_at  # noqa: E402 - after the sys.path line
+from memdesk.records import MemoryType, Scope, SemanticRecord  # noqa: E402
+from memdesk.store import DEFAULT_ANN_MIN_ROWS, EmbeddingInfo, SQLiteStore  # noqa: E402
+from memdesk.store.vector_index import VectorIndex  # noqa: E402
+
+SCOPE = Scope(user_id="bench")
+MT = MemoryType.SEMANTIC
+DEFAULT_CACHE = Path("/work/coord/cache/locomo-embeddings.sqlite")
+
+
+def real_vectors(path: Path) -> np.ndarray:
+    with sqlite3.connect(path) as conn:
+        blobs = [r[0] for r in conn.execute("SELECT vector FROM embedding_cache ORDER BY key")]
+    m = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), -1).copy()
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def scope_vectors(real: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` vectors: the real ones first, then normalized sums of two distinct real ones."""
+    if n <= len(real):
+        return real[:n].copy()
+    a = rng.integers(0, len(real), n - len(real))
+    b = (a + rng.integers(1, len(real), n - len(real))) % len(real)
+    mixed = real[a] + real[b]
+    mixed /= np.linalg.norm(mixed, axis=1, keepdims=True)
+    return np.ascontiguousarray(np.concatenate([real, mixed]), dtype=np.float32)
+
+
+def pct(xs: list[float], q: float) -> float:
+    return round(1000 * float(np.percentile(np.array(xs), q)), 3)
+
+
+def searches(store: SQLiteStore, queries: np.ndarray, k: int) -> tuple[list[float], list[list[str]]]:
+    times, ids = [], []
+    for q in queries:
+        t0 = time.perf_counter()
+        hits = store.search(q, SCOPE, MT, k)
+        times.append(time.perf_counter() - t0)
+        ids.append([h.record.id for h in hits])
+    return times, ids
+
+
+def recall(got: list[list[str]], truth: list[list[str]], k: int) -> float:
+    return round(float(np.mean([len(set(a) & set(b)) / k for a, b in zip(got, truth)])), 4)
+
+
+def first_search(store: SQLiteStore, query: np.ndarray, k: int) -> float:
+    t0 = time.perf_counter()
+    store.search(query, SCOPE, MT, k)
+    return round(time.perf_counter() - t0, 2)
+
+
+def exact_in_memory(vectors: np.ndarray, queries: np.ndarray, sizes: list[int], k: int) -> dict[str, float]:
+    """Exact p50 (ms) of a bare VectorIndex over the first ``size`` vectors: the cost an index saves."""
+    out = {}
+    for size in sizes:
+        index = VectorIndex.build(vectors.shape[1], [str(i) for i in range(size)], [""] * size, [None] * size, vectors[:size])
+        times = []
+        for q in queries:
+            t0 = time.perf_counter()
+            index.top_k(q, k)
+            times.append(time.perf_counter() - t0)
+        out[str(size)] = pct(times, 50)
+    return out
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    rng = np.random.default_rng(args.seed)
+    real = real_vectors(Path(args.vectors))
+    order = rng.permutation(len(real))
+    queries, rest = real[order[: args.queries]], real[order[args.queries :]]
+    vectors = scope_vectors(rest, args.n, rng)
+    k, info = args.k, EmbeddingInfo(model_id="minilm-bench", dim=vectors.shape[1])
+    out: dict[str, Any] = {
+        "n": args.n,
+        "real_vectors_in_scope": int(min(len(rest), args.n)),
+        "mixed_vectors_in_scope": int(max(0, args.n - len(rest))),
+        "queries": args.queries,
+        "k": k,
+        "ann_min_rows": args.ann_min_rows,
+        "exact_in_memory_p50_ms": exact_in_memory(vectors, queries, [s for s in (10_000, 20_000, 50_000, args.n) if s <= args.n], k),
+    }
+    work = Path(tempfile.mkdtemp(prefix="bench-ann-"))
+    db = work / "ann.db"
+    t0 = time.perf_counter()
+    with SQLiteStore(db, ann_min_rows=None) as s:
+        s.set_embedding_info(info)
+        for start in range(0, args.n, 5000):
+            chunk = vectors[start : start + 5000]
+            s.write([SemanticRecord(id=f"r{start + i}", scope=SCOPE, fact=f"fact {start + i}") for i in range(len(chunk))], chunk)
+    out["write_s"] = round(time.perf_counter() - t0, 1)
+
+    with SQLiteStore(db, ann_min_rows=None) as s:
+        out["exact_first_search_s"] = first_search(s, queries[0], k)
+        times, truth = searches(s, queries, k)
+        out["exact_p50_ms"], out["exact_p95_ms"] = pct(times, 50), pct(times, 95)
+
+    with SQLiteStore(db, ann_min_rows=args.ann_min_rows) as s:
+        out["hnsw_first_search_s"] = first_search(s, queries[0], k)  # load, start the build, answer exactly
+        t0 = time.perf_counter()
+        s._search.ann.wait()  # white-box: the background build
+        out["hnsw_build_s"] = round(time.perf_counter() - t0, 1)
+        out["hnsw_attach_search_s"] = first_search(s, queries[0], k)  # reconcile, attach, write the file
+        graph = s._search.cache.loaded(MT.value, ("bench", None, None)).ann  # white-box: to vary efSearch
+        out["hnsw_labels"] = graph.labels
+        runs = {}
+        for ef in args.ef:
+            graph.ef_search = ef
+            searches(s, queries[:5], k)
+            times, ids = searches(s, queries, k)
+            runs[str(ef)] = {"p50_ms": pct(times, 50), "p95_ms": pct(times, 95), f"recall_at_{k}": recall(ids, truth, k)}
+        out["hnsw_by_ef_search"] = runs
+        files = list((work / "ann.db-ann").glob("*.hnsw"))
+        out["hnsw_file_mb"] = round(sum(f.stat().st_size for f in files) / 2**20, 1)
+    out["peak_rss_mb_so_far"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+
+    with SQLiteStore(db, ann_min_rows=args.ann_min_rows) as s:
+        out["restart_first_search_s"] = first_search(s, queries[0], k)  # load rows + read the graph file
+        out["restart_rebuilt"] = s._search.ann.builds != 0
+        times, ids = searches(s, queries, k)
+        out["restart_p50_ms"], out[f"restart_recall_at_{k}"] = pct(times, 50), recall(ids, truth, k)
+    for f in work.glob("**/*"):
+        if f.is_file():
+            f.unlink()
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=100_000)
+    ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--ef", type=int, nargs="+", default=[64, 128, 256])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--ann-min-rows", type=int, default=DEFAULT_ANN_MIN_ROWS)
+    ap.add_argument("--vectors", default=str(DEFAULT_CACHE), help="an evaluation embedding cache (MiniLM)")
+    ap.add_argument("--out", default=str(REPO / "bench" / "results" / "ann" / "sqlite-1e5.json"))
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.INFO)
+    started = time.perf_counter()
+    result = run(args)
+    import faiss
+
+    result["total_s"] = round(time.perf_counter() - started, 1)
+    result["measured_at"] = measured_at()
+    result["machine"] = machine_info(numpy=np.__version__, faiss=faiss.__version__)
+    result["note"] = "2-core shared VM (other sessions' jobs running): latencies are not quiet-machine numbers"
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
