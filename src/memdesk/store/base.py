@@ -10,7 +10,8 @@ backend) deals only with the part it needs:
 - :class:`VectorCollection` and :class:`DocumentSet`: named tables of (id, JSON payload) items,
   with a vector (a reasoning bank's examples) or without one (its manifest, its rejected items),
   opened through :class:`Collections`;
-- :class:`VectorMaintenance`: the seam ``memdesk reembed`` works through.
+- :class:`VectorMaintenance`: the seam ``memdesk reembed`` works through;
+- :class:`KeyStore`: tenant API keys, hashed.
 
 :class:`Store` is all of them together, as every backend (SQLite, PostgreSQL) provides them; it
 passes the one conformance suite in ``tests/conformance``. :class:`StoreConveniences` holds what
@@ -29,6 +30,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
+from ..tenants import ApiKeyInfo, NewApiKey, Tenant
 
 T = TypeVar("T")
 
@@ -332,7 +334,29 @@ class StoreConveniences:
             cursor = page.next_cursor
 
 
-class Store(EmbeddingPin, RecordStore, RecordQuery, MessageLog, Collections, VectorMaintenance, Protocol):
+class KeyStore(Protocol):
+    """Tenant API keys, stored as SHA-256 digests (a :class:`~memdesk.tenants.TenantKeys` for the server)."""
+
+    def create_key(self, tenant: Tenant, name: str | None = None) -> NewApiKey:
+        """A new key bound to ``tenant``; the key itself is in the result only, never stored."""
+        ...
+
+    def find_key(self, key_hash: str) -> ApiKeyInfo | None:
+        """The key whose digest is ``key_hash`` (its last use noted), or None."""
+        ...
+
+    def keys(self, user_id: str | None = None) -> list[ApiKeyInfo]:
+        """Every key (of ``user_id`` if given), oldest first."""
+        ...
+
+    def revoke_key(self, key_id: str) -> bool:
+        """Delete a key; False if there is none with that id."""
+        ...
+
+    def has_keys(self) -> bool: ...
+
+
+class Store(EmbeddingPin, RecordStore, RecordQuery, MessageLog, Collections, VectorMaintenance, KeyStore, Protocol):
     """Everything a memdesk store provides (every backend implements all of it)."""
 
     def scan(

@@ -7,7 +7,7 @@ under a partial one):
 - the current records (every memory type) and their vectors;
 - every ``history`` entry of those records and of records deleted from the scope earlier (all
   versions, the ADD/UPDATE/DELETE payloads alike; no DELETE entry is written);
-- the raw messages and the ``scopes`` rows;
+- the raw messages and the ``scopes`` rows (a tenant's API keys stay: ``memdesk keys revoke`` removes them);
 - the change log's entries naming those scopes (see :meth:`~memdesk.store.database.Database.erase_changes`).
 
 After the commit the search cache drops the scopes' vectors and the dialect removes what the
