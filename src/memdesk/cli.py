@@ -256,7 +256,8 @@ def history(obj: Ctx, record_id, user_id, agent_id, run_id, as_json) -> None:
         emit_json([e.model_dump(mode="json") for e in entries])
         return
     for e in entries:
-        click.echo(f"v{e.version} {e.event.value:6s} {e.changed_at.isoformat()}  {e.record.text()}")
+        text = e.record.text() if e.record is not None else f"(deleted from {e.scope}; its content is not kept)"
+        click.echo(f"v{e.version} {e.event.value:6s} {e.changed_at.isoformat()}  {text}")
 
 
 @main.command()

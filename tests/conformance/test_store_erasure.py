@@ -27,7 +27,8 @@ def _secret(scope: Scope, n: int) -> str:
 
 
 def _fill(store: Store, scope: Scope, rng: np.random.Generator) -> list[str]:
-    """Records (one updated twice, one deleted), messages and history for ``scope``, every text a secret."""
+    """Records (one updated twice, one deleted: its text goes, a tombstone stays), messages and history for
+    ``scope``, every text a secret."""
     recs = [SemanticRecord(scope=scope, fact=f"{_secret(scope, i)} is the code") for i in range(3)]
     recs.append(EpisodicRecord(scope=scope, title=_secret(scope, 3), summary=f"met at {_secret(scope, 4)} ☕"))
     now = datetime.now(timezone.utc)
@@ -52,15 +53,16 @@ def test_forget_leaves_no_row_with_the_scopes_text_and_keeps_the_others(store: S
     bob_ids = _fill(store, BOB, rng)
     native = native_for(store)
     before = native.rows_text(store)
-    assert all(s in before for s in _secrets(ALICE) + _secrets(BOB))  # the check can see them
+    deleted = {_secret(ALICE, 1), _secret(BOB, 1)}  # the deleted record's text went with its delete (a tombstone stays)
+    assert [s for s in _secrets(ALICE) + _secrets(BOB) if s not in before] == sorted(deleted)  # the check sees the rest
     assert len(store.search(unit(rng, 1)[0], ALICE, MemoryType.SEMANTIC, 5)) == 2  # warm the search cache
 
     got = store.forget(ALICE)
 
-    assert got == Forgotten(records=3, messages=2, history=4 + 2 + 1, scopes=1)
+    assert got == Forgotten(records=3, messages=2, history=3 + 1 + 1 + 1, scopes=1)
     after = native.rows_text(store)
     assert [s for s in _secrets(ALICE) if s in after] == []
-    assert all(s in after for s in _secrets(BOB))
+    assert all(s in after for s in _secrets(BOB) if s not in deleted)
     assert all(store.history(i) == [] and store.get(i) is None for i in alice_ids)
     assert store.search(unit(rng, 1)[0], ALICE, MemoryType.SEMANTIC, 5) == []
     assert store.messages(ALICE) == [] and not store.has_scope(ALICE)
@@ -88,12 +90,12 @@ def test_forget_is_exact_unless_wildcard(store: Store, rng) -> None:
 
 
 def test_forget_finds_records_deleted_before_it(store: Store, rng) -> None:
-    """A scope whose records were all deleted one by one still has their history: forget erases it."""
+    """A scope whose records were all deleted one by one still has their tombstones: forget erases them."""
     ids = _fill(store, ALICE, rng)
     for i in ids:
         store.delete(i)
     assert store.count(ALICE) == 0 and store.history(ids[0])
     got = store.forget(ALICE, wildcard=True)
-    assert got.records == 0 and got.history == 4 + 2 + 1 + 3
+    assert got.records == 0 and got.history == 4  # the tombstones
     assert all(store.history(i) == [] for i in ids)
     assert [s for s in _secrets(ALICE) if s in native_for(store).rows_text(store)] == []

@@ -15,7 +15,8 @@ tenant's own, or named as another tenant's. A model says what each tenant owns; 
   read naming another tenant with ``UnknownScopeError`` and a write naming another tenant with
   ``ForbiddenScopeError``, whether or not that tenant has data;
 * the store, read as an admin, holds exactly what the model says for every tenant (so nothing was changed or
-  deleted across tenants); a forgotten record's history is gone (``RecordNotFoundError``) and a forget
+  deleted across tenants); a deleted record's history is one tombstone without its text; a forgotten
+  record's history is gone (``RecordNotFoundError``) and a forget
   naming another tenant is ``ForbiddenScopeError``.
 
 **Adding a path**: write a :class:`~tests.trust.faces.Face` for it in ``faces.py`` (one method per
@@ -93,6 +94,7 @@ class IsolationMachine(RuleBasedStateMachine):
         self.owner: dict[str, str] = {}  # record id -> user
         self.run: dict[str, str | None] = {}  # record id -> the run_id it was added under
         self.forgotten: set[str] = set()  # ids whose history was erased too
+        self.deleted: set[str] = set()  # ids deleted one by one: their history is a tombstone without text
         self.faces: dict[tuple[str, str], Face] = {}
 
     # -- helpers ------------------------------------------------------------------------------
@@ -208,10 +210,14 @@ class IsolationMachine(RuleBasedStateMachine):
         elif op == "delete":
             face.delete(rid, name)
             del self.alive[user][rid]
+            self.deleted.add(rid)
         else:
             found = face.history(rid, name)
             assert found.items and {i.id for i in found.items} == {rid}
             self.own(user, found, current=False)
+            if rid in self.deleted:  # the tombstone alone: no version keeps the deleted text
+                assert [i.text for i in found.items] == [""]
+                assert all(v not in found.text for v in self.versions[rid])
 
     @rule(data=st.data(), naming=NAMING, wildcard=st.booleans())
     def forget(self, data, naming, wildcard):

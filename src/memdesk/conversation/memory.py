@@ -384,11 +384,15 @@ class Memory:
 
     @tracing.memory_span("delete_memory", before=tracing.record_id_attributes, after=tracing.one)
     def delete(self, record_id: str, *, scope: Scope) -> None:
-        """Delete one record under ``scope`` (a record outside it is not found)."""
+        """Delete one record under ``scope`` (a record outside it is not found). Its :meth:`history` keeps
+        a tombstone alone (id, type, scope, when; ``record`` None): the content of every version goes, from
+        the caches too, and on SQLite from the database files (as :meth:`forget`). What was said stays in the
+        raw message log (:meth:`forget` erases that)."""
         scope = _as_scope(scope)
         self.get(record_id, scope=scope)
         if not self.store.delete(record_id):
             raise RecordNotFoundError.under(record_id, scope)
+        self._drop_cached_text()
 
     def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
         """Erase everything stored for the exact ``scope``: its records, every version of them in
@@ -401,10 +405,13 @@ class Memory:
         if not isinstance(wildcard, bool):
             raise InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
         forgotten = self.store.forget(_as_scope(scope), wildcard=wildcard)
+        self._drop_cached_text()
+        return forgotten
+
+    def _drop_cached_text(self) -> None:
         for part in (self.retriever, self.processor, self._answerer):
             if isinstance(part, HoldsText):
                 part.drop_cached_text()
-        return forgotten
 
     @tracing.memory_span("delete_memory", after=tracing.deleted)
     def delete_all(self, *, scope: Scope, wildcard: bool = False) -> int:
@@ -412,12 +419,13 @@ class Memory:
         return self.forget(scope, wildcard=wildcard).records
 
     def history(self, record_id: str, *, scope: Scope) -> list[HistoryEntry]:
-        """Every version of a record under ``scope`` (also after it was deleted), oldest first."""
+        """Every version of a record under ``scope``, oldest first; a deleted record's is its tombstone
+        (a DELETE entry whose ``record`` is None)."""
         scope = _as_scope(scope)
         check_text(record_id, "record id")
         entries = self.store.history(record_id)
         # a record's scope never changes (update refuses it), so any version says whose it is
-        if not entries or not scope.matches(entries[0].record.scope):
+        if not entries or not scope.matches(entries[0].scope):
             raise RecordNotFoundError.under(record_id, scope)
         return entries
 

@@ -83,10 +83,11 @@ class EvidenceBlock(BaseModel):
 
 
 class Version(BaseModel):
+    id: str
     version: int
     event: str
     changed_at: datetime
-    memory: MemoryItem
+    memory: MemoryItem | None = Field(description="What this version said; null for a deletion (only a tombstone is kept).")
 
 
 _FILTERS = (
@@ -257,10 +258,12 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller |
     def memory_history(
         memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> list[Version]:
-        """Every version of a memory under the scope: created, updated, deleted."""
+        """Every version of a memory under the scope: created, updated; a deleted memory's is its deletion alone
+        (memory null: its content is not kept)."""
         scope = _scope(ctx, default, user_id, agent_id, run_id, "record", memory_id)
         return [
-            Version(version=e.version, event=e.event.value, changed_at=e.changed_at, memory=MemoryItem.of(e.record))
+            Version(id=e.record_id, version=e.version, event=e.event.value, changed_at=e.changed_at,
+                    memory=None if e.record is None else MemoryItem.of(e.record))
             for e in memory.history(memory_id, scope=scope)
         ]
 

@@ -117,7 +117,8 @@ class RecordStore(Protocol):
     def get(self, record_id: str) -> MemoryRecord | None: ...
 
     def delete(self, record_id: str) -> bool:
-        """Delete one record (history keeps it). Returns False if it did not exist."""
+        """Delete one record; its history becomes a tombstone (a DELETE entry without content).
+        Returns False if it did not exist."""
         ...
 
     def delete_scope(self, scope: Scope) -> int:
@@ -125,7 +126,7 @@ class RecordStore(Protocol):
         ...
 
     def history(self, record_id: str) -> list[HistoryEntry]:
-        """All versions of a record, oldest first (ADD, UPDATE..., DELETE)."""
+        """All versions of a record, oldest first (ADD, UPDATE...; after a delete, the tombstone alone)."""
         ...
 
     def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:

@@ -78,7 +78,8 @@ class Dialect(Protocol):
 
     def after_erase(self, conn: Any) -> None:
         """Remove what the database keeps of just-deleted rows where the backend can (outside a
-        transaction): SQLite checkpoints and truncates its WAL; PostgreSQL leaves it to VACUUM."""
+        transaction; after a forget or a delete): SQLite checkpoints and truncates its WAL; PostgreSQL
+        leaves it to VACUUM."""
         ...
 
     def set_vector_dim(self, conn: Any, dim: int | None) -> None:

@@ -145,6 +145,20 @@ def marks(mark: str, n: int) -> str:
     return ", ".join([mark] * n)
 
 
+TOMBSTONE = "null"
+"""The ``record`` of a DELETE history entry: no content (the row keeps id, type, version, scope and time)."""
+
+
+HISTORY_TOMBSTONES = [
+    "DELETE FROM history WHERE hid < (SELECT MAX(d.hid) FROM history d "
+    "WHERE d.record_id = history.record_id AND d.event = 'DELETE')",
+    f"UPDATE history SET record = '{TOMBSTONE}' WHERE event = 'DELETE'",
+]
+"""Migration 0007, shared by the dialects: history written before deletes left tombstones only keeps
+the deleted records' content (every version and the DELETE entry's copy); it goes, the tombstones stay.
+Pages it frees may still hold those bytes until ``memdesk vacuum`` (SQLite) or the operator's VACUUM."""
+
+
 def insert_history(mark: str) -> str:
     return f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES ({marks(mark, 7)})"
 

@@ -136,7 +136,7 @@ class SQLiteDialect:
         bytes. The deleted cells and freed pages were zeroed as they were deleted (``secure_delete``)."""
         busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
-            log.warning("forget: another connection is reading; the WAL is truncated at its next checkpoint")
+            log.warning("erasure: another connection is reading; the WAL is truncated at its next checkpoint")
 
 
 def create_private(path: Path) -> None:
