@@ -1,5 +1,5 @@
-"""The trust commands of ``memdesk``: ``forget`` (erasing a scope, and what ``delete --all`` shares with it)
-and ``keys`` (tenant API keys)."""
+"""The trust commands of ``memdesk``: ``forget`` (erasing a scope, and what ``delete --all`` shares with it),
+``vacuum`` (rewriting the database so no free space keeps deleted text) and ``keys`` (tenant API keys)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,26 @@ def forget_command(obj: Ctx, user_id, agent_id, run_id, wildcard, as_json) -> No
         note(f"other scopes under {scope} remain (another agent or run); --wildcard forgets them too")
 
 
+@click.command("vacuum")
+@json_option
+@click.pass_obj
+def vacuum_command(obj: Ctx, as_json) -> None:
+    """Rewrite the database so that no free space keeps deleted text.
+
+    For a database used before memdesk erased completely (SQLite without secure_delete, history that kept
+    deleted records' content): their deleted bytes may remain in free pages until this runs. On PostgreSQL
+    it is the VACUUM FULL to run after a forget. It rewrites every table and holds the write lock meanwhile."""
+    from .redaction import mask_secrets
+
+    url = obj.settings().database_url
+    with _store(obj) as store:
+        store.vacuum()
+    if as_json:
+        emit_json({"vacuumed": mask_secrets(url)})
+    else:
+        click.echo(f"vacuumed {mask_secrets(url)}")
+
+
 @click.group("keys")
 def keys_group() -> None:
     """Tenant API keys for `memdesk serve`: each reaches one user's (or one agent's) scopes only.
@@ -56,7 +76,7 @@ def keys_group() -> None:
     Keys are stored as SHA-256 digests in the database; a new key is printed once."""
 
 
-def _store(obj: Ctx):  # the key commands need the database only (no embedding model)
+def _store(obj: Ctx):  # the key and vacuum commands need the database only (no embedding model)
     from .store import open_store
 
     s = obj.settings()

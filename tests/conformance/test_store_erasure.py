@@ -99,3 +99,19 @@ def test_forget_finds_records_deleted_before_it(store: Store, rng) -> None:
     assert got.records == 0 and got.history == 4  # the tombstones
     assert all(store.history(i) == [] for i in ids)
     assert [s for s in _secrets(ALICE) if s in native_for(store).rows_text(store)] == []
+
+
+def test_vacuum_keeps_everything_and_the_store_stays_usable(store: Store, rng) -> None:
+    ids = _fill(store, BOB, rng)
+    before = native_for(store).rows_text(store)
+    store.forget(BOB)
+    kept = _fill(store, ALICE, rng)
+    store.vacuum()
+    after = native_for(store).rows_text(store)
+    assert [s for s in _secrets(BOB) if s in after] == [] and all(store.get(i) is None for i in ids)
+    assert all(s in after for s in _secrets(ALICE) if s != _secret(ALICE, 1)) and _secret(BOB, 0) in before
+    assert store.count(ALICE) == 3 and store.get(kept[0]) is not None
+    assert [e.event for e in store.history(kept[0])] == [HistoryEvent.ADD, HistoryEvent.UPDATE, HistoryEvent.UPDATE]
+    assert len(store.search(unit(rng, 1)[0], ALICE, MemoryType.SEMANTIC, 5)) == 2
+    _fill(store, BOB, rng)  # and it takes writes again
+    assert store.count(BOB) == 3

@@ -136,6 +136,12 @@ class RecordStore(Protocol):
         (SQLite: zeroed pages, WAL checkpointed). ``history`` of a forgotten record is empty."""
         ...
 
+    def vacuum(self) -> None:
+        """Rewrite the database files so that no free space keeps deleted text: what a database written
+        before erasure was complete (SQLite without ``secure_delete``, history before tombstones) may
+        still hold after its rows went. Slow on a large database; takes the write lock while it runs."""
+        ...
+
 
 class RecordQuery(Protocol):
     def search(

@@ -82,6 +82,11 @@ class Dialect(Protocol):
         leaves it to VACUUM."""
         ...
 
+    def vacuum(self, conn: Any) -> None:
+        """Rewrite the database so that no free space keeps bytes of rows deleted before (outside a
+        transaction): SQLite ``VACUUM`` then a WAL checkpoint; PostgreSQL ``VACUUM FULL`` of memdesk's tables."""
+        ...
+
     def set_vector_dim(self, conn: Any, dim: int | None) -> None:
         """Declare the vector columns' dimension (None: any), inside a write transaction, where the
         backend types its vector columns by dimension; a no-op elsewhere."""

@@ -85,4 +85,11 @@ class ScopeEraser:
         return Forgotten(records=records, messages=messages, history=history, scopes=scopes)
 
 
+    def vacuum(self) -> None:
+        """See :meth:`~memdesk.store.base.RecordStore.vacuum`."""
+        with self.db.lock:
+            with self.db.read("vacuum") as conn:
+                self.db.dialect.vacuum(conn)
+
+
 __all__ = ["ScopeEraser"]

@@ -230,9 +230,16 @@ class PostgresDialect:
     def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
         return "vector_dims(vector)", info.dim
 
+    def vacuum(self, conn: psycopg.Connection[Any]) -> None:
+        """``VACUUM FULL`` of every table in memdesk's schema: each is rewritten into new files, so dead row
+        versions (deleted or forgotten text) are gone from disk. It locks each table while it runs."""
+        tables = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1").fetchall()
+        for (table,) in tables:
+            conn.execute(sql.SQL("VACUUM FULL {}").format(sql.Identifier(table)))
+
     def after_erase(self, conn: psycopg.Connection[Any]) -> None:
-        """Nothing: the deleted row versions stay in the table files until VACUUM reclaims them (the
-        operator runs ``VACUUM`` on the memdesk schema's tables after a forget; see docs/architecture.md)."""
+        """Nothing: the deleted row versions stay in the table files until :meth:`vacuum` rewrites them
+        (the operator runs ``memdesk vacuum`` after a forget; a ``VACUUM FULL`` takes each table's lock)."""
 
 
 class PostgresStore(SQLStore):

@@ -114,6 +114,9 @@ class SQLStore(StoreConveniences):
     def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
         return self._eraser.forget(scope, wildcard=wildcard)
 
+    def vacuum(self) -> None:
+        self._eraser.vacuum()
+
     def get(self, record_id: str) -> MemoryRecord | None:
         return self._reader.get(record_id)
 
