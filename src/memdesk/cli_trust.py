@@ -28,7 +28,8 @@ def report_forgotten(got: Forgotten, scope: Scope, wildcard: bool, as_json: bool
         emit_json({"deleted": got.records, **got.model_dump(), "scope": scope.model_dump(exclude_none=True),
                    "wildcard": wildcard})  # fmt: skip
         return
-    click.echo(f"forgot {got.records} memories, {got.messages} messages and {got.history} history entries in {where}")
+    revoked = f"; revoked {got.keys} API keys bound to it" if got.keys else ""
+    click.echo(f"forgot {got.records} memories, {got.messages} messages and {got.history} history entries in {where}{revoked}")
 
 
 @click.command()

@@ -255,7 +255,8 @@ class RemoteMemory:
             raise errors.InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
         params = {**_scope_fields(scope), "wildcard": "true" if wildcard else "false"}
         body = self._call("DELETE", "/v1/memories", params=params)
-        return Forgotten(records=body["deleted"], messages=body["messages"], history=body["history"], scopes=body["scopes"])
+        return Forgotten(records=body["deleted"], messages=body["messages"], history=body["history"], scopes=body["scopes"],
+                         keys=body.get("keys", 0))  # fmt: skip
 
     def delete_all(self, *, scope: Scope | Mapping[str, Any], wildcard: bool = False) -> int:
         return self.forget(scope, wildcard=wildcard).records

@@ -62,6 +62,10 @@ class Served:
             self._made[tenant] = self.memory.store.create_key(tenant).key
         return self._made[tenant]
 
+    def revoked(self, tenant: Tenant) -> str | None:
+        """The tenant's key, which a forget revoked: a new one is made when next asked for."""
+        return self._made.pop(tenant, None)
+
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> Iterator[Served]:

@@ -317,6 +317,9 @@ class McpFace:
                     httpx2.AsyncClient(headers={"Authorization": f"Bearer {self._key}"}, timeout=60)
                 )
                 client = await stack.enter_async_context(Client(streamable_http_client(f"{self._url}/mcp", http_client=hc)))
+            # as an MCP host does on opening a session: the client then validates each result against the tool's
+            # output schema without asking again (asked lazily, after a forget that revoked the key, it gets 401)
+            await client.list_tools()
             while (call := await self._calls.get()) is not None:
                 tool, args, done = call
                 try:

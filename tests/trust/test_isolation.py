@@ -16,7 +16,8 @@ tenant's own, or named as another tenant's. A model says what each tenant owns; 
   ``ForbiddenScopeError``, whether or not that tenant has data;
 * the store, read as an admin, holds exactly what the model says for every tenant (so nothing was changed or
   deleted across tenants); a deleted record's history is one tombstone without its text; a forgotten
-  record's history is gone (``RecordNotFoundError``) and a forget
+  record's history is gone (``RecordNotFoundError``), the tenant's key is revoked by its forget (401; its keyed
+  paths are closed and later steps get a new key) and a forget
   naming another tenant is ``ForbiddenScopeError``.
 
 **Adding a path**: write a :class:`~tests.trust.faces.Face` for it in ``faces.py`` (one method per
@@ -30,6 +31,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
+import httpx2
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
@@ -52,6 +54,7 @@ FACES: dict[str, Callable[[Served, str], Face]] = {
     "ui": lambda s, user: UiFace(s.url, s.key_for(Tenant(user_id=user)), user),
     "mem0": lambda s, user: Mem0Face(s.memory, user),
 }
+KEYED_PATHS = ("http", "remote", "mcp-http", "ui")  # the paths that carry the tenant's key
 WORDS = st.sampled_from(["bees", "cello", "Lisbon", "wedding", "train", "cat", "garden", "bank", "June", "number"])
 NAMING = st.sampled_from(["omit", "own", "other"])
 _EXAMPLES = itertools.count()
@@ -234,6 +237,19 @@ class IsolationMachine(RuleBasedStateMachine):
             if owner == user and (wildcard or self.run[rid] is None):
                 self.forgotten.add(rid)
                 self.alive[user].pop(rid, None)
+        self.keys_went_away(user)
+
+    def keys_went_away(self, user: str) -> None:
+        """Forgetting Scope(user_id=user), exact or wildcard, revokes the tenant's key (it is bound to that scope):
+        it gets 401 from then on; the tenant's keyed faces are closed and later steps get a new key."""
+        old = self.served.revoked(Tenant(user_id=user))
+        for path in KEYED_PATHS:
+            face = self.faces.pop((user, path), None)
+            if face is not None:
+                face.close()
+        if old is not None:
+            r = httpx2.get(f"{self.served.url}/v1/memories", headers={"Authorization": f"Bearer {old}"}, timeout=60)
+            assert r.status_code == 401, r.text
 
     # -- what must hold after every step --------------------------------------------------------------
     @invariant()

@@ -34,3 +34,15 @@ def test_keys_create_list_revoke_and_what_the_server_makes_of_them(run, tmp_path
     assert r.exit_code == 2 and "no tenant key" in r.output
     r = run("keys", "create", "--user", "", ok=False)
     assert r.exit_code == 2
+
+
+def test_forget_revokes_the_keys_bound_to_the_scope(run):
+    run("keys", "create", "--user", "ana")
+    bot = json.loads(run("keys", "create", "--user", "ana", "--agent", "bot", "--json").output)["key_id"]
+    ben = json.loads(run("keys", "create", "--user", "ben", "--json").output)["key_id"]
+    run("add", "--user", "ana", "I keep bees.")
+    assert "revoked 1 API keys bound to it" in run("forget", "--user", "ana").output  # the exact scope: ana's key
+    assert [k["key_id"] for k in json.loads(run("keys", "list", "--json").output)] == [bot, ben]
+    got = json.loads(run("forget", "--user", "ana", "--wildcard", "--json").output)
+    assert got["keys"] == 1  # every agent of ana's: the bot key too
+    assert [k["key_id"] for k in json.loads(run("keys", "list", "--json").output)] == [ben]

@@ -397,8 +397,8 @@ class Memory:
     def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
         """Erase everything stored for the exact ``scope``: its records, every version of them in
         :meth:`history` (no tombstone: their history is not found afterwards), its raw messages and
-        scope entries, and every cache that holds their text or vectors (the search caches, the BM25
-        indexes, the processor's). On SQLite no byte of the database files keeps the text afterwards.
+        scope entries, the tenant API keys bound to it (``Forgotten.keys``; see :mod:`memdesk.store.erasure`),
+        and every cache that holds their text or vectors (the search caches, the BM25 indexes, the processor's). On SQLite no byte of the database files keeps the text afterwards.
 
         The exact scope only: ``Scope(user_id="ana")`` leaves ana's records under an agent or run.
         ``wildcard=True`` forgets every scope under a partial one (every agent and run of ana)."""

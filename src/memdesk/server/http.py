@@ -253,7 +253,7 @@ def create_app(
         caches (``Memory.forget``). With ``wildcard=true``, every scope under a partial one: ``?user_id=ana``
         then also takes ana's memories under any agent or run. A tenant key forgets within its own scope."""
         got = memory.forget(caller.scope(**where.fields, access="write"), wildcard=wildcard)
-        return ScopeDeleted(deleted=got.records, messages=got.messages, history=got.history, scopes=got.scopes)
+        return ScopeDeleted(deleted=got.records, messages=got.messages, history=got.history, scopes=got.scopes, keys=got.keys)
 
     @v1.get("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
     def get_memory(memory_id: str, where: Where, caller: Who) -> MemoryRecord:

@@ -249,8 +249,9 @@ def create_mcp_server(memory: Memory, *, name: str = "memdesk", caller: Caller |
         ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
         wildcard: bool = False,
     ) -> Forgotten:
-        """Erase a scope for good: its memories, their history and its raw messages. The exact scope only,
-        unless ``wildcard`` (then also every agent and run under it). Only when the user asks to be forgotten."""
+        """Erase a scope for good: its memories, their history, its raw messages and the API keys bound to it
+        (this session's own, if so: later calls are refused). The exact scope only, unless ``wildcard`` (then
+        also every agent and run under it). Only when the user asks to be forgotten."""
         return memory.forget(_scope(ctx, default, user_id, agent_id, run_id, "write"), wildcard=wildcard)
 
     @server.tool()

@@ -98,6 +98,7 @@ class ScopeDeleted(Deleted):
     messages: int = Field(description="Raw messages erased.")
     history: int = Field(description="History entries erased (every version of the memories, no tombstone).")
     scopes: int = Field(description="Exact scopes erased.")
+    keys: int = Field(default=0, description="Tenant API keys bound to the scope, revoked (their requests get 401).")
 
 
 class Health(BaseModel):

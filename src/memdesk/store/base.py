@@ -69,6 +69,8 @@ class Forgotten(BaseModel):
     messages: int = 0
     history: int = 0
     scopes: int = 0
+    keys: int = 0
+    """Tenant API keys revoked: those bound to the forgotten scope (see :mod:`memdesk.store.erasure`)."""
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,10 @@ under a partial one):
 - the current records (every memory type) and their vectors;
 - every ``history`` entry of those records and of records deleted from the scope earlier (all
   versions, the ADD/UPDATE/DELETE payloads alike; no DELETE entry is written);
-- the raw messages and the ``scopes`` rows (a tenant's API keys stay: ``memdesk keys revoke`` removes them);
+- the raw messages and the ``scopes`` rows;
+- the tenant API keys bound to it: a key for ``Tenant(user_id, agent_id)`` reaches ``Scope(user_id, agent_id)``
+  and every run under it, so it is revoked by an exact forget of that very scope, or by a wildcard forget
+  whose pattern covers it (``Scope(user_id="ana")`` with ``wildcard=True`` revokes ana's keys and her agents');
 - the change log's entries naming those scopes (see :meth:`~memdesk.store.database.Database.erase_changes`).
 
 After the commit the search cache drops the scopes' vectors and the dialect removes what the
@@ -75,14 +78,28 @@ class ScopeEraser:
                     scopes += len(d.delete_returning(conn, "scopes", cond, params, "scope_key"))
                 for cond, params in d.id_chunks("record_id", sorted(record_ids)):
                     history += len(d.delete_returning(conn, "history", cond, params, "hid"))
+                revoked = self._revoke_keys(conn, scope, bool(wildcard))
                 self.db.erase_changes(conn, keys)  # the change log named these scopes too
             dropped = {_parts(k) for k in keys}
             for mt in MemoryType:
                 self.search.dropped(mt, dropped)
-            if records or messages or history or scopes:
+            if records or messages or history or scopes or revoked:
                 with self.db.read("forget") as conn:
                     d.after_erase(conn)
-        return Forgotten(records=records, messages=messages, history=history, scopes=scopes)
+        return Forgotten(records=records, messages=messages, history=history, scopes=scopes, keys=revoked)
+
+    def _revoke_keys(self, conn: Any, scope: Scope, wildcard: bool) -> int:
+        """Delete the API keys bound to the forgotten scope (see the module docstring); their number."""
+        if conn.execute("SELECT 1 FROM migrations WHERE name = '0006_api_keys'").fetchone() is None:
+            return 0  # a store opened with an older layout (tests of old databases) has no key table
+        if scope.run_id is not None:
+            return 0  # no key is bound to a run
+        bound = (scope.user_id, scope.agent_id, None)
+        rows = conn.execute("SELECT key_id, user_id, agent_id FROM api_keys").fetchall()
+        ids = [k for k, u, a in rows if (scope_matches(scope, (u, a, None)) if wildcard else (u, a, None) == bound)]
+        for cond, params in self.db.dialect.id_chunks("key_id", ids):
+            conn.execute(f"DELETE FROM api_keys WHERE {cond}", params)
+        return len(ids)
 
 
     def vacuum(self) -> None:
