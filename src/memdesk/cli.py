@@ -14,7 +14,7 @@ import click
 
 from .clicontext import Ctx, answer_json, cli_scope, emit_json, filter_options, hit_json, json_option, note, read_filters, scope_options
 from .clierrors import ErrorReportingGroup
-from .cli_trust import forget_command, report_forgotten, wildcard_option
+from .cli_trust import forget_command, keys_group, report_forgotten, vacuum_command, wildcard_option
 from .errors import InvalidInputError
 from .records import MemoryType
 
@@ -256,7 +256,8 @@ def history(obj: Ctx, record_id, user_id, agent_id, run_id, as_json) -> None:
         emit_json([e.model_dump(mode="json") for e in entries])
         return
     for e in entries:
-        click.echo(f"v{e.version} {e.event.value:6s} {e.changed_at.isoformat()}  {e.record.text()}")
+        text = e.record.text() if e.record is not None else f"(deleted from {e.scope}; its content is not kept)"
+        click.echo(f"v{e.version} {e.event.value:6s} {e.changed_at.isoformat()}  {text}")
 
 
 @main.command()
@@ -341,7 +342,8 @@ def demo(obj: Ctx, data_path: str | None, conversation: str | None, questions: i
 @click.option("--log-level", default="info", show_default=True, type=click.Choice(["debug", "info", "warning", "error"]))
 @click.pass_obj
 def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_level: str) -> None:
-    """Serve the HTTP API (OpenAPI at /docs) and the MCP endpoint, keyed by MEMDESK_API_KEYS."""
+    """Serve the HTTP API (OpenAPI at /docs) and the MCP endpoint, keyed by MEMDESK_API_KEYS (admin keys) and the
+    database's tenant keys (`memdesk keys create`)."""
     from .errors import ConfigError
     from .extras import require
 
@@ -351,7 +353,8 @@ def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_lev
     from .server import ApiKeys, create_app
     from .server.auth import LOOPBACK_HOSTS
     settings = obj.settings()
-    keys = ApiKeys.parse(settings.api_keys.get_secret_value() if settings.api_keys else None)
+    memory = obj.memory()  # tenant keys (`memdesk keys create`) live in its database
+    keys = ApiKeys.parse(settings.api_keys.get_secret_value() if settings.api_keys else None, tenant_keys=memory.store)
     if not keys.required and host not in LOOPBACK_HOSTS and not no_auth:
         raise ConfigError(
             f"refusing to listen on {host} without API keys: set MEMDESK_API_KEYS, listen on 127.0.0.1, or pass --no-auth"
@@ -364,7 +367,6 @@ def serve(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool, log_lev
     hosts = ["*"] if no_auth and host not in LOOPBACK_HOSTS else None
     from .factory import build_banks
 
-    memory = obj.memory()
     app = create_app(memory, api_keys=keys, mcp=with_mcp, allowed_hosts=hosts, banks=build_banks(settings, memory))
     auth = "API keys required" if keys.required else "no authentication"
     click.echo(f"memdesk on http://{host}:{port} ({auth}; docs at /docs{', MCP at /mcp' if with_mcp else ''})", err=True)
@@ -418,6 +420,8 @@ def _register_groups() -> None:
     main.add_command(eval_group, "eval")
     main.add_command(bank_group, "bank")
     main.add_command(forget_command, "forget")
+    main.add_command(keys_group, "keys")
+    main.add_command(vacuum_command, "vacuum")
 
 
 _register_groups()

@@ -1,14 +1,18 @@
-"""The trust commands of ``memdesk``: ``forget`` (erasing a scope) and what ``delete --all`` shares with it."""
+"""The trust commands of ``memdesk``: ``forget`` (erasing a scope, and what ``delete --all`` shares with it),
+``vacuum`` (rewriting the database so no free space keeps deleted text) and ``keys`` (tenant API keys)."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Callable
 
 import click
 
 from .clicontext import Ctx, cli_scope, emit_json, json_option, note, scope_options
+from .errors import InvalidInputError
 from .records import Scope
 from .store.base import Forgotten
+from .tenants import ApiKeyInfo, Tenant
 
 
 def wildcard_option(f: Callable) -> Callable:
@@ -24,7 +28,8 @@ def report_forgotten(got: Forgotten, scope: Scope, wildcard: bool, as_json: bool
         emit_json({"deleted": got.records, **got.model_dump(), "scope": scope.model_dump(exclude_none=True),
                    "wildcard": wildcard})  # fmt: skip
         return
-    click.echo(f"forgot {got.records} memories, {got.messages} messages and {got.history} history entries in {where}")
+    revoked = f"; revoked {got.keys} API keys bound to it" if got.keys else ""
+    click.echo(f"forgot {got.records} memories, {got.messages} messages and {got.history} history entries in {where}{revoked}")
 
 
 @click.command()
@@ -43,3 +48,93 @@ def forget_command(obj: Ctx, user_id, agent_id, run_id, wildcard, as_json) -> No
     report_forgotten(got, scope, wildcard, as_json)
     if not wildcard and not as_json and mem.store.has_scope(scope):
         note(f"other scopes under {scope} remain (another agent or run); --wildcard forgets them too")
+
+
+@click.command("vacuum")
+@json_option
+@click.pass_obj
+def vacuum_command(obj: Ctx, as_json) -> None:
+    """Rewrite the database so that no free space keeps deleted text.
+
+    For a database used before memdesk erased completely (SQLite without secure_delete, history that kept
+    deleted records' content): their deleted bytes may remain in free pages until this runs. On PostgreSQL
+    it is the VACUUM FULL to run after a forget. It rewrites every table and holds the write lock meanwhile."""
+    from .redaction import mask_secrets
+
+    url = obj.settings().database_url
+    with _store(obj) as store:
+        store.vacuum()
+    if as_json:
+        emit_json({"vacuumed": mask_secrets(url)})
+    else:
+        click.echo(f"vacuumed {mask_secrets(url)}")
+
+
+@click.group("keys")
+def keys_group() -> None:
+    """Tenant API keys for `memdesk serve`: each reaches one user's (or one agent's) scopes only.
+
+    Keys are stored as SHA-256 digests in the database; a new key is printed once."""
+
+
+def _store(obj: Ctx):  # the key and vacuum commands need the database only (no embedding model)
+    from .store import open_store
+
+    s = obj.settings()
+    return contextlib.closing(open_store(s.database_url, busy_timeout_ms=s.busy_timeout_ms))
+
+
+def _key_json(info: ApiKeyInfo) -> dict:
+    return {"key_id": info.key_id, "name": info.name, **info.tenant.model_dump(), "created_at": info.created_at,
+            "last_used_at": info.last_used_at}  # fmt: skip
+
+
+@keys_group.command("create")
+@click.option("--user", "user_id", required=True, help="The user the key is bound to.")
+@click.option("--agent", "agent_id", default=None, help="Bind the key to one agent of the user too.")
+@click.option("--name", default=None, help="A name to recognise the key by in `memdesk keys list`.")
+@json_option
+@click.pass_obj
+def create_key(obj: Ctx, user_id, agent_id, name, as_json) -> None:
+    """Create a key for a tenant and print it (this once: only its digest is stored)."""
+    tenant = Tenant(user_id=user_id, agent_id=agent_id)
+    with _store(obj) as store:
+        made = store.create_key(tenant, name)
+    if as_json:
+        emit_json({"key": made.key, **_key_json(made.info)})
+        return
+    click.echo(made.key)
+    note(f"key {made.info.key_id} for {tenant.scope()}: shown once; keep it now")
+
+
+@keys_group.command("list")
+@click.option("--user", "user_id", default=None, help="Only this user's keys.")
+@json_option
+@click.pass_obj
+def list_keys(obj: Ctx, user_id, as_json) -> None:
+    """The tenant keys (ids, tenants, names, created and last-used times; never the keys)."""
+    with _store(obj) as store:
+        infos = store.keys(user_id)
+    if as_json:
+        emit_json([_key_json(i) for i in infos])
+        return
+    if not infos:
+        note("no tenant keys")
+    for i in infos:
+        used = i.last_used_at.isoformat(timespec="seconds") if i.last_used_at else "never used"
+        click.echo(f"{i.key_id}  {i.tenant.scope()}  {i.name or '-'}  created {i.created_at.isoformat(timespec='seconds')}  {used}")
+
+
+@keys_group.command("revoke")
+@click.argument("key_id")
+@json_option
+@click.pass_obj
+def revoke_key(obj: Ctx, key_id, as_json) -> None:
+    """Revoke a key by its id: requests carrying it get 401 from then on."""
+    with _store(obj) as store:
+        if not store.revoke_key(key_id):
+            raise InvalidInputError(f"no tenant key with id {key_id!r} (see `memdesk keys list`)")
+    if as_json:
+        emit_json({"revoked": key_id})
+    else:
+        click.echo(f"revoked {key_id}")

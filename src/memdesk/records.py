@@ -321,12 +321,18 @@ class HistoryEvent(str, Enum):
 
 
 class HistoryEntry(BaseModel):
-    """One version of a record: what it was and what happened to it."""
+    """One version of a record: what it was and what happened to it.
+
+    A ``DELETE`` entry is a tombstone: the record's id, type and scope and when it was deleted, never its
+    content (``record`` is None), and deleting a record also erases the content of its earlier versions
+    (a deleted record's history is its tombstone alone)."""
 
     record_id: str
     version: int
     event: HistoryEvent
-    record: MemoryRecord
+    memory_type: MemoryType
+    scope: Scope
+    record: MemoryRecord | None = Field(description="The version's content; None for a DELETE tombstone.")
     changed_at: datetime
 
 

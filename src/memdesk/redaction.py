@@ -27,6 +27,29 @@ def mask_secrets(text: str) -> str:
     return _KEY_VALUE.sub(lambda m: m.group("head") + MASK, text)
 
 
+_QUOTED = re.compile(r'"([^"]*)"|\'([^\']*)\'')
+
+
+def mask_connection_error(text: str, dsn: str, password: str | None) -> str:
+    """A driver's message about the connection string ``dsn`` without its password.
+
+    Besides :func:`mask_secrets`, libpq quotes the part of the string it could not use (``invalid
+    percent-encoded token: "s3%zz"``, ``missing "=" after "cret"``, ``failed to resolve host 'ss@db'``
+    when an unencoded ``@`` splits a URL password). A quoted fragment of ``dsn`` is masked when it may
+    hold the password: always when the password is unknown (``None``: the string did not parse), else
+    when it overlaps the password or holds an ``@``. The password itself is masked wherever it appears."""
+
+    def hide(m: re.Match[str]) -> str:
+        fragment = m.group(1) if m.group(1) is not None else m.group(2)
+        if not fragment or fragment == "=" or fragment not in dsn:
+            return m.group(0)
+        risky = password is None or "@" in fragment or bool(password and (password in fragment or fragment in password))
+        return m.group(0)[0] + MASK + m.group(0)[-1] if risky else m.group(0)
+
+    text = _QUOTED.sub(hide, mask_secrets(text))
+    return text.replace(password, MASK) if password and len(password) >= 3 else text
+
+
 class RedactingFilter(logging.Filter):
     """A logging filter that masks secrets in each record's message (attach it to a handler)."""
 

@@ -259,7 +259,7 @@ class RemoteMemory(RemoteBanks):
         body = self._call("DELETE", "/v1/memories", params=params)
         return Forgotten(
             records=body["deleted"], messages=body["messages"], history=body["history"], scopes=body["scopes"],
-            banks=body.get("banks", 0),
+            banks=body.get("banks", 0), keys=body.get("keys", 0),
         )
 
     def delete_all(self, *, scope: Scope | Mapping[str, Any], wildcard: bool = False) -> int:

@@ -151,12 +151,13 @@ def test_infer_false_keeps_each_message_verbatim_and_system_messages_in_the_log_
 def test_history_records_add_update_delete(m):
     rid = _one(m, "I work at a bakery", user_id="alex")
     m.update(rid, "I work at a bookshop", user_id="alex")
-    assert m.delete(rid, user_id="alex") == {"message": "Memory deleted successfully!"}
     rows = m.history(rid, user_id="alex")
-    assert [r["event"] for r in rows] == ["ADD", "UPDATE", "DELETE"]
+    assert [r["event"] for r in rows] == ["ADD", "UPDATE"]
     assert (rows[0]["old_memory"], rows[0]["new_memory"]) == (None, "I work at a bakery")
     assert (rows[1]["old_memory"], rows[1]["new_memory"]) == ("I work at a bakery", "I work at a bookshop")
-    assert rows[2]["is_deleted"] and rows[2]["new_memory"] is None
+    assert m.delete(rid, user_id="alex") == {"message": "Memory deleted successfully!"}
+    rows = m.history(rid, user_id="alex")  # memdesk keeps a deleted memory's tombstone only (no text)
+    assert [(r["event"], r["old_memory"], r["new_memory"], r["is_deleted"]) for r in rows] == [("DELETE", None, None, True)]
     assert {r["memory_id"] for r in rows} == {rid}
     assert m.get(rid, user_id="alex") is None
     with pytest.raises(RecordNotFoundError) as e:

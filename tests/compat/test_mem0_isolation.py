@@ -62,7 +62,9 @@ class FacadeIsolation(RuleBasedStateMachine):
                     assert marker(other) not in text
 
     def _record_id(self, data) -> str:
-        return data.draw(st.sampled_from([*self.owner, "no-such-id"]))  # insertion order: a replay draws the same records
+        # in the order added, not sorted: ids are random, so a replayed example then draws the same records
+        # (sorted, the leak test failed as hypothesis FlakyStrategyDefinition)
+        return data.draw(st.sampled_from([*self.owner, "no-such-id"]))
 
     @rule(data=st.data(), bound=st.booleans(), run=st.sampled_from([None, "r1"]), words=st.lists(WORDS, min_size=1, max_size=3))
     def add(self, data, bound, run, words):

@@ -29,6 +29,7 @@ from memdesk.store import EmbeddingInfo, VectorTable
 from memdesk.store.base import Store
 
 from .conftest import DIM, INFO, Backend
+from .helpers import native_for
 
 U1 = Scope(user_id="u1")
 U1A1 = Scope(user_id="u1", agent_id="a1")
@@ -190,8 +191,9 @@ def test_replace_can_move_a_record_to_another_scope_and_type(store: Store, rng) 
     assert [h.record.type for h in store.history(rec.id)] == ["semantic", "procedural"]
 
 
-def test_delete_keeps_history_and_leaves_search(store: Store, rng) -> None:
+def test_delete_leaves_a_tombstone_and_leaves_search(store: Store, rng) -> None:
     recs = semantic(U1, 3)
+    recs[1] = recs[1].model_copy(update={"fact": "my locker code is 4417-quince"})
     v = unit(rng, 3)
     store.write(recs, v)
     assert ids_of(store.search(v[1], U1, MemoryType.SEMANTIC, 1)) == [recs[1].id]
@@ -200,8 +202,11 @@ def test_delete_keeps_history_and_leaves_search(store: Store, rng) -> None:
     assert store.delete("never-existed") is False
     assert store.get(recs[1].id) is None
     assert recs[1].id not in ids_of(store.search(v[1], U1, MemoryType.SEMANTIC, 3))
-    assert [(h.version, h.event) for h in store.history(recs[1].id)] == [(1, HistoryEvent.ADD), (2, HistoryEvent.DELETE)]
-    assert store.history(recs[1].id)[-1].record == recs[1]
+    # a tombstone alone: id, type, scope and time, never the content (nor the earlier versions')
+    [tomb] = store.history(recs[1].id)
+    assert (tomb.version, tomb.event, tomb.record) == (2, HistoryEvent.DELETE, None)
+    assert (tomb.memory_type, tomb.scope) == (MemoryType.SEMANTIC, U1)
+    assert recs[1].fact not in native_for(store).rows_text(store)
     assert store.history("never-existed") == []
     assert store.count() == 2
 
@@ -213,9 +218,8 @@ def test_an_id_can_be_put_again_after_delete_and_history_continues(store: Store,
     reborn = rec.model_copy(update={"fact": "second life"})
     store.write([reborn], unit(rng, 1))
     assert store.get(rec.id) == reborn
-    assert [(h.version, h.event) for h in store.history(rec.id)] == [
-        (1, HistoryEvent.ADD), (2, HistoryEvent.DELETE), (3, HistoryEvent.ADD),
-    ]  # fmt: skip
+    assert [(h.version, h.event) for h in store.history(rec.id)] == [(2, HistoryEvent.DELETE), (3, HistoryEvent.ADD)]
+    assert [h.record for h in store.history(rec.id)] == [None, reborn]  # the first life's text is gone
 
 
 def test_get_vectors_is_bit_exact_and_ordered(store: Store, rng) -> None:
@@ -487,7 +491,7 @@ def test_delete_scope_removes_records_messages_and_cache_entries(store: Store, r
     assert store.messages(U1) == [] and not store.has_message(U1A1, "m1")
     assert [m.id for m in store.messages(U2A1)] == ["m2"]
     assert not store.has_scope(U1) and store.has_scope(U2A1)
-    assert store.history(gone_a[0].id)[-1].event == HistoryEvent.DELETE
+    assert [(h.event, h.record) for h in store.history(gone_a[0].id)] == [(HistoryEvent.DELETE, None)]
     assert store.delete_scope(U1) == 0
     # the scope can be used again afterwards
     store.write(semantic(U1A1, 1), v[:1])

@@ -31,7 +31,8 @@ def _secret(scope: Scope, n: int) -> str:
 
 
 def _fill(store: Store, scope: Scope, rng: np.random.Generator) -> list[str]:
-    """Records (one updated twice, one deleted), messages and history for ``scope``, every text a secret."""
+    """Records (one updated twice, one deleted: its text goes, a tombstone stays), messages and history for
+    ``scope``, every text a secret."""
     recs = [SemanticRecord(scope=scope, fact=f"{_secret(scope, i)} is the code") for i in range(3)]
     recs.append(EpisodicRecord(scope=scope, title=_secret(scope, 3), summary=f"met at {_secret(scope, 4)} ☕"))
     now = datetime.now(timezone.utc)
@@ -56,15 +57,16 @@ def test_forget_leaves_no_row_with_the_scopes_text_and_keeps_the_others(store: S
     bob_ids = _fill(store, BOB, rng)
     native = native_for(store)
     before = native.rows_text(store)
-    assert all(s in before for s in _secrets(ALICE) + _secrets(BOB))  # the check can see them
+    deleted = {_secret(ALICE, 1), _secret(BOB, 1)}  # the deleted record's text went with its delete (a tombstone stays)
+    assert [s for s in _secrets(ALICE) + _secrets(BOB) if s not in before] == sorted(deleted)  # the check sees the rest
     assert len(store.search(unit(rng, 1)[0], ALICE, MemoryType.SEMANTIC, 5)) == 2  # warm the search cache
 
     got = store.forget(ALICE)
 
-    assert got == Forgotten(records=3, messages=2, history=4 + 2 + 1, scopes=1)
+    assert got == Forgotten(records=3, messages=2, history=3 + 1 + 1 + 1, scopes=1)
     after = native.rows_text(store)
     assert [s for s in _secrets(ALICE) if s in after] == []
-    assert all(s in after for s in _secrets(BOB))
+    assert all(s in after for s in _secrets(BOB) if s not in deleted)
     assert all(store.history(i) == [] and store.get(i) is None for i in alice_ids)
     assert store.search(unit(rng, 1)[0], ALICE, MemoryType.SEMANTIC, 5) == []
     assert store.messages(ALICE) == [] and not store.has_scope(ALICE)
@@ -92,13 +94,13 @@ def test_forget_is_exact_unless_wildcard(store: Store, rng) -> None:
 
 
 def test_forget_finds_records_deleted_before_it(store: Store, rng) -> None:
-    """A scope whose records were all deleted one by one still has their history: forget erases it."""
+    """A scope whose records were all deleted one by one still has their tombstones: forget erases them."""
     ids = _fill(store, ALICE, rng)
     for i in ids:
         store.delete(i)
     assert store.count(ALICE) == 0 and store.history(ids[0])
     got = store.forget(ALICE, wildcard=True)
-    assert got.records == 0 and got.history == 4 + 2 + 1 + 3
+    assert got.records == 0 and got.history == 4  # the tombstones
     assert all(store.history(i) == [] for i in ids)
     assert [s for s in _secrets(ALICE) if s in native_for(store).rows_text(store)] == []
 
@@ -119,6 +121,8 @@ def test_forget_erases_the_collections_the_scope_owns_in_the_same_call(store: St
     assert all(w in after for w in ("zqbobexample", "zqbobembedded", "zqbobmanifest"))
     assert store.collection("tenant:a/bank").search(unit(rng, 1)[0], 2) == [] and store.collection("tenant:a/bank").count() == 0
     assert store.collections() == ["tenant:b/bank"] and store.collection("tenant:b/bank").count() == 2
+
+
 def test_forget_erases_the_scopes_search_index_files(backend, request, tmp_path) -> None:
     """The HNSW graph files a file-backed store keeps beside the database (``<db>-ann/``) go with the
     scope: after ``forget`` no file under the database's folder holds a forgotten record's id or vector,
@@ -152,3 +156,19 @@ def test_forget_erases_the_scopes_search_index_files(backend, request, tmp_path)
         assert [n for n, row in enumerate(vectors["alice"]) if row.tobytes() in files] == []
         assert all(row.tobytes() in files for row in vectors["bob"])  # bob's stay, in the database and his graph
         assert store.search(vectors["alice"][0], ALICE, MemoryType.SEMANTIC, 3) == []
+
+
+def test_vacuum_keeps_everything_and_the_store_stays_usable(store: Store, rng) -> None:
+    ids = _fill(store, BOB, rng)
+    before = native_for(store).rows_text(store)
+    store.forget(BOB)
+    kept = _fill(store, ALICE, rng)
+    store.vacuum()
+    after = native_for(store).rows_text(store)
+    assert [s for s in _secrets(BOB) if s in after] == [] and all(store.get(i) is None for i in ids)
+    assert all(s in after for s in _secrets(ALICE) if s != _secret(ALICE, 1)) and _secret(BOB, 0) in before
+    assert store.count(ALICE) == 3 and store.get(kept[0]) is not None
+    assert [e.event for e in store.history(kept[0])] == [HistoryEvent.ADD, HistoryEvent.UPDATE, HistoryEvent.UPDATE]
+    assert len(store.search(unit(rng, 1)[0], ALICE, MemoryType.SEMANTIC, 5)) == 2
+    _fill(store, BOB, rng)  # and it takes writes again
+    assert store.count(BOB) == 3

@@ -72,14 +72,18 @@ def test_readding_the_same_ids_stores_nothing_twice(mem):
     assert len(mem.messages(scope=ANA)) == 5
 
 
-def test_update_supersedes_and_history_keeps_versions(mem):
+def test_update_supersedes_history_keeps_versions_and_delete_leaves_a_tombstone(mem):
     rec = mem.add("I live in Lisbon.", scope=ANA, timestamp=T0).records[0]
     new = mem.update(rec.id, "I live in Porto now.", scope=ANA)
     assert new.id == rec.id and mem.get(rec.id, scope=ANA).fact == "I live in Porto now."
-    mem.delete(rec.id, scope=ANA)
     hist = mem.history(rec.id, scope=ANA)
-    assert [h.event for h in hist] == [HistoryEvent.ADD, HistoryEvent.UPDATE, HistoryEvent.DELETE]
-    assert hist[0].record.fact.endswith("I live in Lisbon.")
+    assert [h.event for h in hist] == [HistoryEvent.ADD, HistoryEvent.UPDATE]
+    assert hist[0].record.fact.endswith("I live in Lisbon.") and hist[0].scope == ANA
+    mem.delete(rec.id, scope=ANA)
+    [tomb] = mem.history(rec.id, scope=ANA)  # the tombstone alone: no version keeps the text
+    assert (tomb.event, tomb.version, tomb.record, tomb.scope) == (HistoryEvent.DELETE, 3, None, ANA)
+    with pytest.raises(RecordNotFoundError):
+        mem.history(rec.id, scope=Scope(user_id="ben"))  # still another tenant's: not found
     with pytest.raises(RecordNotFoundError):
         mem.get(rec.id, scope=ANA)
     with pytest.raises(RecordNotFoundError):

@@ -105,3 +105,31 @@ def test_migration_names_must_be_unique_and_non_empty(tmp_path: Path, names: lis
     migrations = tuple(Migration(n, lambda conn: None) for n in names)
     with pytest.raises(MigrationError):
         SQLiteStore(tmp_path / "m.db", migrations=migrations)
+
+
+def test_0007_turns_the_history_of_records_deleted_before_it_into_tombstones(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    older = tuple(m for m in SQLITE_MIGRATIONS if m.name != "0007_history_tombstones")
+    gone = SemanticRecord(scope=Scope(user_id="u"), fact="my code is Zx9Altlast")
+    kept = SemanticRecord(scope=Scope(user_id="u"), fact="my diary is Kp1Bleibt")
+    v = np.ones((2, 4), np.float32) / 2
+    with SQLiteStore(db, migrations=older) as store:
+        store.set_embedding_info(EmbeddingInfo(model_id="m", dim=4))
+        store.write([gone, kept], v)
+        store.replace(gone.model_copy(update={"fact": "my code is now Zx9Altlast2"}), v[0])
+    with sqlite3.connect(db) as conn:  # what a delete wrote before 0007: a DELETE entry with the content
+        key, payload = conn.execute("SELECT scope_key, record FROM semantic_memory WHERE id = ?", (gone.id,)).fetchone()
+        conn.execute(
+            "INSERT INTO history (record_id, memory_type, version, event, scope_key, record, changed_at) "
+            "VALUES (?, 'semantic', 3, 'DELETE', ?, ?, '2026-01-01T00:00:00+00:00')",
+            (gone.id, key, payload),
+        )
+        conn.execute("DELETE FROM semantic_memory WHERE id = ?", (gone.id,))
+    with SQLiteStore(db) as store:
+        assert "0007_history_tombstones" in [n for n, _ in store.migrations_applied()]
+        [tomb] = store.history(gone.id)
+        assert (tomb.event.value, tomb.version, tomb.record, tomb.scope) == ("DELETE", 3, None, Scope(user_id="u"))
+        assert [h.record for h in store.history(kept.id)] == [kept]  # a live record's history is untouched
+    with sqlite3.connect(db) as conn:
+        history = " ".join(r[0] for r in conn.execute("SELECT record FROM history"))
+    assert "Zx9Altlast" not in history and "Kp1Bleibt" in history

@@ -1,4 +1,5 @@
-"""Fixtures for the trust tests: one real SQLite memory served over a real socket with admin and tenant keys."""
+"""Fixtures for the trust tests: one real SQLite memory served over a real socket with admin and tenant keys
+(the tenant keys in the database's own key table, as ``memdesk serve`` reads them)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ ADMIN_KEY = "admin-key-0123456789abcdef"
 
 
 class KeyTable:
-    """Tenant keys held in process for the server under test: the :class:`~memdesk.tenants.TenantKeys` seam."""
+    """Tenant keys held in process (the :class:`~memdesk.tenants.TenantKeys` seam without a database), for tests
+    of the server's key checks alone."""
 
     def __init__(self) -> None:
         self._by_hash: dict[str, ApiKeyInfo] = {}
@@ -45,11 +47,10 @@ class KeyTable:
 
 @dataclass
 class Served:
-    """A memory, the live server around it, and its tenant keys."""
+    """A memory and the live server around it; tenant keys are made in the memory's database."""
 
     memory: Memory
     server: LiveServer
-    keys: KeyTable
     _made: dict[Tenant, str] = field(default_factory=dict)
 
     @property
@@ -58,16 +59,19 @@ class Served:
 
     def key_for(self, tenant: Tenant) -> str:
         if tenant not in self._made:
-            self._made[tenant] = self.keys.create(tenant)
+            self._made[tenant] = self.memory.store.create_key(tenant).key
         return self._made[tenant]
+
+    def revoked(self, tenant: Tenant) -> str | None:
+        """The tenant's key, which a forget revoked: a new one is made when next asked for."""
+        return self._made.pop(tenant, None)
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> Iterator[Served]:
     memory = sqlite_memory(tmp_path_factory.mktemp("trust") / "trust.db")
-    keys = KeyTable()
     try:
-        with LiveServer(create_app(memory, api_keys=ApiKeys([ADMIN_KEY], tenant_keys=keys))) as server:
-            yield Served(memory, server, keys)
+        with LiveServer(create_app(memory, api_keys=ApiKeys([ADMIN_KEY], tenant_keys=memory.store))) as server:
+            yield Served(memory, server)
     finally:
         memory.close()

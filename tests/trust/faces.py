@@ -80,6 +80,11 @@ def _found(records: Any, text: str = "") -> Found:
     return Found([_item(r) for r in records], text)
 
 
+def _versions(entries: Any) -> Found:
+    """A record's history as items: a version's content, or no text for a tombstone (DELETE)."""
+    return Found([_item(e.record) if e.record is not None else Item(e.record_id, e.scope.user_id, "") for e in entries])
+
+
 class MemoryFace(InProcessBanks):
     """In process: ``Memory`` called with the tenant's own scope."""
 
@@ -119,7 +124,7 @@ class MemoryFace(InProcessBanks):
         self.memory.delete(record_id, scope=self._scope(name))
 
     def history(self, record_id, name):
-        return _found(e.record for e in self.memory.history(record_id, scope=self._scope(name)))
+        return _versions(self.memory.history(record_id, scope=self._scope(name)))
 
     def forget(self, wildcard, name):
         self.memory.forget(self._scope(name), wildcard=wildcard)
@@ -190,7 +195,8 @@ class HttpFace(HttpBanks):
         self._call("DELETE", f"/v1/memories/{record_id}", name=name)
 
     def history(self, record_id, name):
-        return Found([_json_item(e["record"]) for e in self._call("GET", f"/v1/memories/{record_id}/history", name=name)])
+        entries = self._call("GET", f"/v1/memories/{record_id}/history", name=name)
+        return Found([_json_item(e["record"]) if e["record"] else Item(e["record_id"], e["scope"]["user_id"], "") for e in entries])
 
     def forget(self, wildcard, name):
         self._call("DELETE", "/v1/memories", name=name, params={"wildcard": "true" if wildcard else "false"})
@@ -233,8 +239,15 @@ class UiFace(HttpFace):
         html = self._page("/ui/scope", self._params(name))
         return Found(self._ids(html.split("</form>", 1)[1]), html)
 
-    def get(self, record_id, name):
+    def _memory_page(self, record_id: str, name: str | None) -> str:
+        """A current memory's page; a deleted one's shows its tombstone only, which reads as not found here."""
         html = self._page(f"/ui/memory/{record_id}", self._params(name))
+        if "Deleted; its content is not kept." in html:
+            raise errors.RecordNotFoundError(f"no record with id {record_id!r} (deleted)")
+        return html
+
+    def get(self, record_id, name):
+        html = self._memory_page(record_id, name)
         text = re.search(r"<textarea name=text>(.*?)</textarea>", html, re.S).group(1)
         return Item(record_id, None, _unescape(text))
 
@@ -244,7 +257,7 @@ class UiFace(HttpFace):
         return Found([Item(record_id, None, _unescape(t)) for t in rows], html)
 
     def _form(self, record_id: str, action: str, name: str | None, **fields: str) -> None:
-        html = self._page(f"/ui/memory/{record_id}", self._params(name))
+        html = self._memory_page(record_id, name)
         token = re.search(r'name="csrf" value="([0-9a-f]+)"', html).group(1)
         body = urlencode({**self._params(name), "csrf": token, **fields})
         r = self.ui.post(f"/ui/memory/{record_id}/{action}", content=body, headers=_FORM)
@@ -311,6 +324,9 @@ class McpFace(McpBanks):
                     httpx2.AsyncClient(headers={"Authorization": f"Bearer {self._key}"}, timeout=60)
                 )
                 client = await stack.enter_async_context(Client(streamable_http_client(f"{self._url}/mcp", http_client=hc)))
+            # as an MCP host does on opening a session: the client then validates each result against the tool's
+            # output schema without asking again (asked lazily, after a forget that revoked the key, it gets 401)
+            await client.list_tools()
             while (call := await self._calls.get()) is not None:
                 tool, args, done = call
                 try:
@@ -369,7 +385,8 @@ class McpFace(McpBanks):
         self._tool("delete_memory", {"memory_id": record_id}, name)
 
     def history(self, record_id, name):
-        return Found([_tool_item(v["memory"]) for v in self._tool("memory_history", {"memory_id": record_id}, name)])
+        versions = self._tool("memory_history", {"memory_id": record_id}, name)
+        return Found([_tool_item(v["memory"]) if v["memory"] else Item(v["id"], None, "") for v in versions])
 
     def forget(self, wildcard, name):
         self._tool("forget_memories", {"wildcard": wildcard}, name)

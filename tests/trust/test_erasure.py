@@ -2,11 +2,12 @@
 
 Alice and Bob each say distinctive secrets (short ones, a long one that spills into overflow pages, one in
 non-ASCII text, one in message metadata); some records are updated (history keeps old versions) and one is
-deleted (history keeps a DELETE entry), and each has a reasoning bank with a solved example, before Alice is
+deleted (history keeps its tombstone), and each has a reasoning bank with a solved example, before Alice is
 forgotten. Then every byte of ``memdesk.db``, its
 ``-wal`` and its ``-shm`` is scanned for each of Alice's secrets in UTF-8, UTF-16-LE and UTF-16-BE: none is
 left, while every one of Bob's is still there (so the scan can see them), and Bob's memories still answer.
-The same check by SQL, on SQLite and PostgreSQL, is ``tests/conformance/test_store_erasure.py``.
+The same check by SQL, on SQLite and PostgreSQL, is ``tests/conformance/test_store_erasure.py``. A single
+``delete(id)`` leaves a tombstone and no byte of the record's versions either.
 """
 
 from __future__ import annotations
@@ -141,6 +142,37 @@ def test_forget_leaves_no_byte_of_the_forgotten_users_text(memory, tmp_path):
     # and after closing, the files still hold none of it
     memory.close()
     assert residues(database_bytes(path), words_a) == []
+
+
+def test_delete_leaves_a_tombstone_and_no_byte_of_the_record(memory, tmp_path):
+    """``delete(id)``: the record's text is in no version of its history and in no byte of the files; the
+    tombstone says which record, of whom, when. The secrets reach the record through ``update`` only, so the
+    raw message log (which keeps what was said, and which only ``forget`` erases) holds none of them."""
+    path = tmp_path / "data" / "memdesk.db"
+    first, second, kept_word = "Wq7Schliessfach", "Wq8Zahlenschloss", "Kp3Tagebuch"
+    rec, other = (memory.add(t, scope=ALICE).records[0] for t in ("I keep a notebook.", "I keep a diary."))
+    memory.update(rec.id, f"My locker code is {first}.", scope=ALICE)
+    memory.update(rec.id, ("My locker is by the door. " * 300) + f"Its code is {second}.", scope=ALICE)  # overflow
+    memory.update(other.id, f"My diary is called {kept_word}.", scope=ALICE)
+    memory.search(f"locker code {second}", scope=ALICE, hybrid=True)  # warm the vector and BM25 caches
+    assert {w for _, w, _ in residues(database_bytes(path), [first, second])} == {first, second}
+
+    memory.delete(rec.id, scope=ALICE)
+
+    after = database_bytes(path)
+    assert residues(after, [first, second]) == []
+    assert {w for _, w, _ in residues(after, [kept_word])} == {kept_word}  # the scan sees what is kept
+    assert len(after.get("memdesk.db-wal", b"")) == 0  # checkpointed and truncated
+    [tomb] = memory.history(rec.id, scope=ALICE)
+    assert (tomb.event.value, tomb.version, tomb.record, tomb.scope) == ("DELETE", 4, None, ALICE)
+    assert first not in tomb.model_dump_json() and second not in tomb.model_dump_json()
+    with pytest.raises(RecordNotFoundError):
+        memory.history(rec.id, scope=BOB)  # the tombstone is still alice's only
+    assert all(first not in m.content for m in memory.messages(scope=ALICE))
+    assert second not in repr(memory.retriever._lexical)  # white-box: the BM25 indexes dropped it too
+    assert [r.id for r in memory.get_all(scope=ALICE)] == [other.id]
+    memory.close()
+    assert residues(database_bytes(path), [first, second]) == []
 
 
 def test_forget_is_exact_unless_wildcard(memory):

@@ -15,7 +15,9 @@ tenant's own, or named as another tenant's. A model says what each tenant owns; 
   read naming another tenant with ``UnknownScopeError`` and a write naming another tenant with
   ``ForbiddenScopeError``, whether or not that tenant has data;
 * the store, read as an admin, holds exactly what the model says for every tenant (so nothing was changed or
-  deleted across tenants); a forgotten record's history is gone (``RecordNotFoundError``) and a forget
+  deleted across tenants); a deleted record's history is one tombstone without its text; a forgotten
+  record's history is gone (``RecordNotFoundError``), the tenant's key is revoked by its forget (401; its keyed
+  paths are closed and later steps get a new key) and a forget
   naming another tenant is ``ForbiddenScopeError``.
 
 Reasoning banks are played the same way on the paths that reach them (:data:`BANK_PATHS`): every tenant grows
@@ -36,6 +38,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 
+import httpx2
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
@@ -62,6 +65,7 @@ FACES: dict[str, Callable[[Served, str], Face]] = {
 }
 BANK_PATHS = ["http", "mcp-bound", "mcp-http", "memory", "remote"]
 BANKS = st.sampled_from(["b1", "b2"])  # every tenant uses the same bank names
+KEYED_PATHS = ("http", "remote", "mcp-http", "ui")  # the paths that carry the tenant's key
 WORDS = st.sampled_from(["bees", "cello", "Lisbon", "wedding", "train", "cat", "garden", "bank", "June", "number"])
 NAMING = st.sampled_from(["omit", "own", "other"])
 _EXAMPLES = itertools.count()
@@ -104,6 +108,7 @@ class IsolationMachine(RuleBasedStateMachine):
         self.owner: dict[str, str] = {}  # record id -> user
         self.run: dict[str, str | None] = {}  # record id -> the run_id it was added under
         self.forgotten: set[str] = set()  # ids whose history was erased too
+        self.deleted: set[str] = set()  # ids deleted one by one: their history is a tombstone without text
         self.faces: dict[tuple[str, str], Face] = {}
         self.banks: dict[str, dict[str, dict[str, str]]] = {u: {} for u in self.users}  # user -> bank -> id -> problem
         self.example_owner: dict[str, str] = {}  # example id -> user
@@ -222,10 +227,14 @@ class IsolationMachine(RuleBasedStateMachine):
         elif op == "delete":
             face.delete(rid, name)
             del self.alive[user][rid]
+            self.deleted.add(rid)
         else:
             found = face.history(rid, name)
             assert found.items and {i.id for i in found.items} == {rid}
             self.own(user, found, current=False)
+            if rid in self.deleted:  # the tombstone alone: no version keeps the deleted text
+                assert [i.text for i in found.items] == [""]
+                assert all(v not in found.text for v in self.versions[rid])
 
     @rule(data=st.data(), naming=NAMING, wildcard=st.booleans())
     def forget(self, data, naming, wildcard):
@@ -243,6 +252,19 @@ class IsolationMachine(RuleBasedStateMachine):
                 self.forgotten.add(rid)
                 self.alive[user].pop(rid, None)
         self.banks[user] = {}  # the tenant's banks belong to Scope(user_id=user): exact and wildcard forgets take them
+        self.keys_went_away(user)
+
+    def keys_went_away(self, user: str) -> None:
+        """Forgetting Scope(user_id=user), exact or wildcard, revokes the tenant's key (it is bound to that scope):
+        it gets 401 from then on; the tenant's keyed faces are closed and later steps get a new key."""
+        old = self.served.revoked(Tenant(user_id=user))
+        for path in KEYED_PATHS:
+            face = self.faces.pop((user, path), None)
+            if face is not None:
+                face.close()
+        if old is not None:
+            r = httpx2.get(f"{self.served.url}/v1/memories", headers={"Authorization": f"Bearer {old}"}, timeout=60)
+            assert r.status_code == 401, r.text
 
     # -- reasoning banks -----------------------------------------------------------------------------
     def own_examples(self, user: str, bank: str, found: Found) -> None:

@@ -53,12 +53,13 @@ def memory_item(record: MemoryRecord, *, score: float | None = None, with_score:
 
 
 def history_rows(entries: Sequence[HistoryEntry]) -> list[dict[str, Any]]:
-    """A record's versions as rows of mem0's history table, oldest first."""
+    """A record's versions as rows of mem0's history table, oldest first. A deleted memory's history is
+    memdesk's tombstone alone (no content kept): one DELETE row with no old or new memory."""
     rows = []
     previous: str | None = None
-    created = entries[0].record.ingest_time.isoformat() if entries else None
+    created = next((e.record.ingest_time.isoformat() for e in entries if e.record is not None), None)
     for e in entries:
-        text = e.record.body()
+        text = e.record.body() if e.record is not None else None
         deleted = e.event.value == "DELETE"
         rows.append(
             {
@@ -70,8 +71,8 @@ def history_rows(entries: Sequence[HistoryEntry]) -> list[dict[str, Any]]:
                 "created_at": created,
                 "updated_at": e.changed_at.isoformat(),
                 "is_deleted": deleted,
-                "actor_id": e.record.speaker,
-                "role": e.record.role,
+                "actor_id": e.record.speaker if e.record is not None else None,
+                "role": e.record.role if e.record is not None else None,
             }
         )
         previous = text

@@ -384,17 +384,21 @@ class Memory:
 
     @tracing.memory_span("delete_memory", before=tracing.record_id_attributes, after=tracing.one)
     def delete(self, record_id: str, *, scope: Scope) -> None:
-        """Delete one record under ``scope`` (a record outside it is not found)."""
+        """Delete one record under ``scope`` (a record outside it is not found). Its :meth:`history` keeps
+        a tombstone alone (id, type, scope, when; ``record`` None): the content of every version goes, from
+        the caches too, and on SQLite from the database files (as :meth:`forget`). What was said stays in the
+        raw message log (:meth:`forget` erases that)."""
         scope = _as_scope(scope)
         self.get(record_id, scope=scope)
         if not self.store.delete(record_id):
             raise RecordNotFoundError.under(record_id, scope)
+        self._drop_cached_text()
 
     def forget(self, scope: Scope, *, wildcard: bool = False) -> Forgotten:
         """Erase everything stored for the exact ``scope``: its records, every version of them in
         :meth:`history` (no tombstone: their history is not found afterwards), its raw messages and
-        scope entries, and every cache that holds their text or vectors (the search caches, the BM25
-        indexes, the processor's). On SQLite no byte of the database files keeps the text afterwards.
+        scope entries, the tenant API keys bound to it (``Forgotten.keys``; see :mod:`memdesk.store.erasure`),
+        and every cache that holds their text or vectors (the search caches, the BM25 indexes, the processor's). On SQLite no byte of the database files keeps the text afterwards.
 
         The exact scope only: ``Scope(user_id="ana")`` leaves ana's records under an agent or run.
         ``wildcard=True`` forgets every scope under a partial one (every agent and run of ana).
@@ -409,10 +413,13 @@ class Memory:
         tables = [t for c in banks for t in bank_tables(self.store, c)]
         forgotten = self.store.forget(scope, wildcard=wildcard, collections=tables)
         forgotten = forgotten.model_copy(update={"banks": len(banks)})
+        self._drop_cached_text()
+        return forgotten
+
+    def _drop_cached_text(self) -> None:
         for part in (self.retriever, self.processor, self._answerer):
             if isinstance(part, HoldsText):
                 part.drop_cached_text()
-        return forgotten
 
     @tracing.memory_span("delete_memory", after=tracing.deleted)
     def delete_all(self, *, scope: Scope, wildcard: bool = False) -> int:
@@ -420,12 +427,13 @@ class Memory:
         return self.forget(scope, wildcard=wildcard).records
 
     def history(self, record_id: str, *, scope: Scope) -> list[HistoryEntry]:
-        """Every version of a record under ``scope`` (also after it was deleted), oldest first."""
+        """Every version of a record under ``scope``, oldest first; a deleted record's is its tombstone
+        (a DELETE entry whose ``record`` is None)."""
         scope = _as_scope(scope)
         check_text(record_id, "record id")
         entries = self.store.history(record_id)
         # a record's scope never changes (update refuses it), so any version says whose it is
-        if not entries or not scope.matches(entries[0].record.scope):
+        if not entries or not scope.matches(entries[0].scope):
             raise RecordNotFoundError.under(record_id, scope)
         return entries
 

@@ -261,7 +261,9 @@ def create_app(
         then also takes ana's memories under any agent or run. The scope's reasoning banks go too. A tenant key
         forgets within its own scope."""
         got = memory.forget(caller.scope(**where.fields, access="write"), wildcard=wildcard)
-        return ScopeDeleted(deleted=got.records, messages=got.messages, history=got.history, scopes=got.scopes, banks=got.banks)
+        return ScopeDeleted(
+            deleted=got.records, messages=got.messages, history=got.history, scopes=got.scopes, banks=got.banks, keys=got.keys
+        )
 
     @v1.get("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
     def get_memory(memory_id: str, where: Where, caller: Who) -> MemoryRecord:

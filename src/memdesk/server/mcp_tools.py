@@ -84,10 +84,11 @@ class EvidenceBlock(BaseModel):
 
 
 class Version(BaseModel):
+    id: str
     version: int
     event: str
     changed_at: datetime
-    memory: MemoryItem
+    memory: MemoryItem | None = Field(description="What this version said; null for a deletion (only a tombstone is kept).")
 
 
 _FILTERS = (
@@ -260,8 +261,9 @@ def create_mcp_server(
         ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
         wildcard: bool = False,
     ) -> Forgotten:
-        """Erase a scope for good: its memories, their history and its raw messages. The exact scope only,
-        unless ``wildcard`` (then also every agent and run under it). Only when the user asks to be forgotten."""
+        """Erase a scope for good: its memories, their history, its raw messages and the API keys bound to it
+        (this session's own, if so: later calls are refused). The exact scope only, unless ``wildcard`` (then
+        also every agent and run under it). Only when the user asks to be forgotten."""
         return memory.forget(_scope(ctx, default, user_id, agent_id, run_id, "write"), wildcard=wildcard)
 
     @server.tool()
@@ -269,10 +271,12 @@ def create_mcp_server(
     def memory_history(
         memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> list[Version]:
-        """Every version of a memory under the scope: created, updated, deleted."""
+        """Every version of a memory under the scope: created, updated; a deleted memory's is its deletion alone
+        (memory null: its content is not kept)."""
         scope = _scope(ctx, default, user_id, agent_id, run_id, "record", memory_id)
         return [
-            Version(version=e.version, event=e.event.value, changed_at=e.changed_at, memory=MemoryItem.of(e.record))
+            Version(id=e.record_id, version=e.version, event=e.event.value, changed_at=e.changed_at,
+                    memory=None if e.record is None else MemoryItem.of(e.record))
             for e in memory.history(memory_id, scope=scope)
         ]
 

@@ -104,6 +104,7 @@ class ScopeDeleted(Deleted):
     history: int = Field(description="History entries erased (every version of the memories, no tombstone).")
     scopes: int = Field(description="Exact scopes erased.")
     banks: int = Field(default=0, description="Reasoning banks of the scope erased with it.")
+    keys: int = Field(default=0, description="Tenant API keys bound to the scope, revoked (their requests get 401).")
 
 
 class ExamplesDeleted(BaseModel):

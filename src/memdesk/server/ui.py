@@ -216,21 +216,26 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
     async def memory_page(request: Request, record_id: str, user_id: str | None = None, agent_id: str | None = None,
                           run_id: str | None = None) -> Response:
         scope = scope_of(request, {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}, "record", record_id)
-        record = memory.get(record_id, scope=scope)
+        entries = memory.history(record_id, scope=scope)  # missing, another tenant's or forgotten: 404
         params = _scope_params(scope)
         history = "".join(
             f"<tr><td>v{e.version}</td><td>{e.event.value}</td><td class=muted>{e.changed_at:%Y-%m-%d %H:%M:%S}</td>"
-            f"<td>{escape(e.record.embed_text())}</td></tr>"
-            for e in memory.history(record_id, scope=scope)
+            f"<td>{'' if e.record is None else escape(e.record.embed_text())}</td></tr>"
+            for e in entries
         )
+        table = f"<h2>history</h2><table><tr><th>version</th><th>event</th><th>when</th><th>text</th></tr>{history}</table>"
+        back = f"<p><a href=\"{escape(_link('/scope', **params))}\">← {escape(str(scope))}</a></p>"
+        if entries[-1].record is None:  # deleted: its tombstone is all that is kept
+            return page(request, f"memory {record_id}", f"{back}<p>Deleted; its content is not kept.</p>{table}")
+        record = memory.get(record_id, scope=scope)
         hidden = "".join(_hidden(k, v) for k, v in params.items()) + csrf_field(request)
         body = (
-            f"<p><a href=\"{escape(_link('/scope', **params))}\">← {escape(str(scope))}</a></p>"
-            f"<table><tr><td>{_record_cell(record, params, link=False)}</td></tr></table>"
+            back
+            + f"<table><tr><td>{_record_cell(record, params, link=False)}</td></tr></table>"
             f"<h2>edit</h2><form method=post action=\"/ui/memory/{escape(record_id)}/edit\">{hidden}"
             f"<textarea name=text>{escape(record.body())}</textarea><p><button>save (the old version stays in the history)</button></p></form>"
             f"<form method=post action=\"/ui/memory/{escape(record_id)}/delete\">{hidden}<button class=danger>delete</button></form>"
-            f"<h2>history</h2><table><tr><th>version</th><th>event</th><th>when</th><th>text</th></tr>{history}</table>"
+            + table
         )
         return page(request, f"memory {record_id}", body)
 

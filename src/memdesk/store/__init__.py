@@ -12,12 +12,14 @@ Database URLs:
 from __future__ import annotations
 
 from ..errors import ConfigError
+from ..redaction import mask_secrets
 from .base import (
     Collections,
     DocumentSet,
     EmbeddingInfo,
     EmbeddingPin,
     Forgotten,
+    KeyStore,
     MessageLog,
     Page,
     RecordQuery,
@@ -47,6 +49,7 @@ __all__ = [
     "MessageLog",
     "Migration",
     "Forgotten",
+    "KeyStore",
     "Page",
     "RecordQuery",
     "RecordStore",
@@ -80,10 +83,10 @@ def sqlite_path(url: str) -> str:
     if url in ("sqlite://", "sqlite:///:memory:"):
         return ":memory:"
     if not url.startswith(_SQLITE_PREFIX) or len(url) == len(_SQLITE_PREFIX):
-        raise ConfigError(f"invalid SQLite URL {url!r}: use sqlite:///PATH or sqlite:///:memory:")
+        raise ConfigError(f"invalid SQLite URL {mask_secrets(url)!r}: use sqlite:///PATH or sqlite:///:memory:")
     path = url[len(_SQLITE_PREFIX) :]
     if "?" in path or "\x00" in path:
-        raise ConfigError(f"invalid SQLite URL {url!r}: query strings are not supported")
+        raise ConfigError(f"invalid SQLite URL {mask_secrets(url)!r}: query strings are not supported")
     return path
 
 
@@ -110,7 +113,8 @@ def open_store(
     installed; StoreError if the PostgreSQL server cannot be reached.
     """
     if not isinstance(url, str) or not url.strip():
-        raise ConfigError(f"a database URL must be a non-empty string, got {url!r}")
+        raise ConfigError(f"a database URL must be a non-empty string, got {url!r}" if isinstance(url, str) else
+                          f"a database URL must be a non-empty string, got {type(url).__name__}")  # fmt: skip
     url = url.strip()
     scheme = url.split(":", 1)[0].lower() if ":" in url else ""
     if scheme == "sqlite":
@@ -125,7 +129,8 @@ def open_store(
         )
     if scheme in ("postgresql", "postgres") or scheme.startswith("postgresql+"):
         return _open_postgres("postgresql" + url[len(scheme) :], busy_timeout_ms, cache_max_rows, search or "sql")
-    raise ConfigError(f"unknown database URL scheme {scheme or url!r}: use sqlite:///PATH or postgresql://...")
+    shown = scheme or mask_secrets(url)  # a libpq "host=... password=..." string has no scheme
+    raise ConfigError(f"unknown database URL scheme {shown!r}: use sqlite:///PATH or postgresql://...")
 
 
 def _open_postgres(url: str, busy_timeout_ms: int, cache_max_rows: int | None, search: str) -> Store:

@@ -10,7 +10,8 @@ backend) deals only with the part it needs:
 - :class:`VectorCollection` and :class:`DocumentSet`: named tables of (id, JSON payload) items,
   with a vector (a reasoning bank's examples) or without one (its manifest, its rejected items),
   opened through :class:`Collections`;
-- :class:`VectorMaintenance`: the seam ``memdesk reembed`` works through.
+- :class:`VectorMaintenance`: the seam ``memdesk reembed`` works through;
+- :class:`KeyStore`: tenant API keys, hashed.
 
 :class:`Store` is all of them together, as every backend (SQLite, PostgreSQL) provides them; it
 passes the one conformance suite in ``tests/conformance``. :class:`StoreConveniences` holds what
@@ -29,6 +30,7 @@ import numpy as np
 from pydantic import BaseModel
 
 from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
+from ..tenants import ApiKeyInfo, NewApiKey, Tenant
 
 T = TypeVar("T")
 
@@ -69,6 +71,8 @@ class Forgotten(BaseModel):
     scopes: int = 0
     collection_items: int = 0  # items of the named collections and document sets
     banks: int = 0  # reasoning banks (set by Memory.forget, which names their collections)
+    keys: int = 0
+    """Tenant API keys revoked: those bound to the forgotten scope (see :mod:`memdesk.store.erasure`)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +121,8 @@ class RecordStore(Protocol):
     def get(self, record_id: str) -> MemoryRecord | None: ...
 
     def delete(self, record_id: str) -> bool:
-        """Delete one record (history keeps it). Returns False if it did not exist."""
+        """Delete one record; its history becomes a tombstone (a DELETE entry without content).
+        Returns False if it did not exist."""
         ...
 
     def delete_scope(self, scope: Scope) -> int:
@@ -125,7 +130,7 @@ class RecordStore(Protocol):
         ...
 
     def history(self, record_id: str) -> list[HistoryEntry]:
-        """All versions of a record, oldest first (ADD, UPDATE..., DELETE)."""
+        """All versions of a record, oldest first (ADD, UPDATE...; after a delete, the tombstone alone)."""
         ...
 
     def forget(self, scope: Scope, *, wildcard: bool = False, collections: Sequence[str] = ()) -> Forgotten:
@@ -135,6 +140,12 @@ class RecordStore(Protocol):
         (SQLite: zeroed pages, WAL checkpointed). ``history`` of a forgotten record is empty.
         ``collections``: vector collections and document sets the scope owns (its reasoning banks),
         erased in the same transaction."""
+        ...
+
+    def vacuum(self) -> None:
+        """Rewrite the database files so that no free space keeps deleted text: what a database written
+        before erasure was complete (SQLite without ``secure_delete``, history before tombstones) may
+        still hold after its rows went. Slow on a large database; takes the write lock while it runs."""
         ...
 
 
@@ -336,7 +347,29 @@ class StoreConveniences:
             cursor = page.next_cursor
 
 
-class Store(EmbeddingPin, RecordStore, RecordQuery, MessageLog, Collections, VectorMaintenance, Protocol):
+class KeyStore(Protocol):
+    """Tenant API keys, stored as SHA-256 digests (a :class:`~memdesk.tenants.TenantKeys` for the server)."""
+
+    def create_key(self, tenant: Tenant, name: str | None = None) -> NewApiKey:
+        """A new key bound to ``tenant``; the key itself is in the result only, never stored."""
+        ...
+
+    def find_key(self, key_hash: str) -> ApiKeyInfo | None:
+        """The key whose digest is ``key_hash`` (its last use noted), or None."""
+        ...
+
+    def keys(self, user_id: str | None = None) -> list[ApiKeyInfo]:
+        """Every key (of ``user_id`` if given), oldest first."""
+        ...
+
+    def revoke_key(self, key_id: str) -> bool:
+        """Delete a key; False if there is none with that id."""
+        ...
+
+    def has_keys(self) -> bool: ...
+
+
+class Store(EmbeddingPin, RecordStore, RecordQuery, MessageLog, Collections, VectorMaintenance, KeyStore, Protocol):
     """Everything a memdesk store provides (every backend implements all of it)."""
 
     def scan(

@@ -268,10 +268,17 @@ class Database:
         return bool(row and row[0])
 
     def set_embedding_info(self, info: EmbeddingInfo) -> None:
-        """Record the model/dim; EmbeddingMismatchError if another one is recorded and vectors exist."""
+        """Record the model/dim; EmbeddingMismatchError if another one is recorded and vectors exist.
+
+        Already recorded: a read only, no write transaction (opening a store never waits for, or blocks,
+        another process's writer)."""
         info = check_info(info)
         with self.lock:
-            with self.tx("set_embedding_info") as conn:
+            with self.read("set_embedding_info") as conn:
+                if self.read_info(conn) == info:
+                    self._info = info
+                    return
+            with self.tx("set_embedding_info") as conn:  # re-read inside: another opener may have written it
                 current = self.read_info(conn)
                 changed = current != info
                 if changed:

@@ -78,7 +78,13 @@ class Dialect(Protocol):
 
     def after_erase(self, conn: Any) -> None:
         """Remove what the database keeps of just-deleted rows where the backend can (outside a
-        transaction): SQLite checkpoints and truncates its WAL; PostgreSQL leaves it to VACUUM."""
+        transaction; after a forget or a delete): SQLite checkpoints and truncates its WAL; PostgreSQL
+        leaves it to VACUUM."""
+        ...
+
+    def vacuum(self, conn: Any) -> None:
+        """Rewrite the database so that no free space keeps bytes of rows deleted before (outside a
+        transaction): SQLite ``VACUUM`` then a WAL checkpoint; PostgreSQL ``VACUUM FULL`` of memdesk's tables."""
         ...
 
     def set_vector_dim(self, conn: Any, dim: int | None) -> None:

@@ -8,6 +8,9 @@ under a partial one):
 - every ``history`` entry of those records and of records deleted from the scope earlier (all
   versions, the ADD/UPDATE/DELETE payloads alike; no DELETE entry is written);
 - the raw messages and the ``scopes`` rows;
+- the tenant API keys bound to it: a key for ``Tenant(user_id, agent_id)`` reaches ``Scope(user_id, agent_id)``
+  and every run under it, so it is revoked by an exact forget of that very scope, or by a wildcard forget
+  whose pattern covers it (``Scope(user_id="ana")`` with ``wildcard=True`` revokes ana's keys and her agents');
 - the change log's entries naming those scopes (see :meth:`~memdesk.store.database.Database.erase_changes`);
 - the items of the named vector collections and document sets the caller says the scope owns (its reasoning
   banks: :mod:`memdesk.reasoning.ownership`).
@@ -86,6 +89,7 @@ class ScopeEraser:
                 for name in names:
                     for table in ("collection_items", "documents"):
                         items += conn.execute(f"DELETE FROM {table} WHERE collection = {d.param}", (name,)).rowcount
+                revoked = self._revoke_keys(conn, scope, bool(wildcard))
                 self.db.erase_changes(conn, keys, names)  # the change log named these scopes and collections too
             dropped = {_parts(k) for k in keys}
             for mt in MemoryType:
@@ -93,10 +97,31 @@ class ScopeEraser:
             for name in names:
                 if self.collections is not None:
                     self.collections.deleted(name, None)
-            if records or messages or history or scopes or items:
+            if records or messages or history or scopes or items or revoked:
                 with self.db.read("forget") as conn:
                     d.after_erase(conn)
-        return Forgotten(records=records, messages=messages, history=history, scopes=scopes, collection_items=items)
+        return Forgotten(
+            records=records, messages=messages, history=history, scopes=scopes, collection_items=items, keys=revoked
+        )
+
+    def _revoke_keys(self, conn: Any, scope: Scope, wildcard: bool) -> int:
+        """Delete the API keys bound to the forgotten scope (see the module docstring); their number."""
+        if conn.execute("SELECT 1 FROM migrations WHERE name = '0006_api_keys'").fetchone() is None:
+            return 0  # a store opened with an older layout (tests of old databases) has no key table
+        if scope.run_id is not None:
+            return 0  # no key is bound to a run
+        bound = (scope.user_id, scope.agent_id, None)
+        rows = conn.execute("SELECT key_id, user_id, agent_id FROM api_keys").fetchall()
+        ids = [k for k, u, a in rows if (scope_matches(scope, (u, a, None)) if wildcard else (u, a, None) == bound)]
+        for cond, params in self.db.dialect.id_chunks("key_id", ids):
+            conn.execute(f"DELETE FROM api_keys WHERE {cond}", params)
+        return len(ids)
+
+    def vacuum(self) -> None:
+        """See :meth:`~memdesk.store.base.RecordStore.vacuum`."""
+        with self.db.lock:
+            with self.db.read("vacuum") as conn:
+                self.db.dialect.vacuum(conn)
 
 
 __all__ = ["ScopeEraser"]

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import MigrationError
 from .migrations import Migration
-from .schema import HISTORY_SCOPE_INDEX, TABLES, documents_ddl, fill_legacy_texts, record_table_ddl
+from .schema import HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
 
 if TYPE_CHECKING:  # psycopg is an optional dependency: the schema module must import without it
     import psycopg
@@ -217,11 +217,23 @@ def _m0005_dimensioned_vectors(conn: "psycopg.Connection") -> None:
         set_vector_dim(conn, int(row[0]))
 
 
+def _m0006_api_keys(conn: "psycopg.Connection") -> None:
+    for statement in api_keys_ddl(text="text", time="timestamptz"):
+        conn.execute(statement)
+
+
+def _m0007_history_tombstones(conn: "psycopg.Connection") -> None:
+    for statement in HISTORY_TOMBSTONES:
+        conn.execute(statement)
+
+
 PG_MIGRATIONS: tuple[Migration["psycopg.Connection"], ...] = (
     Migration("0001_initial_schema", _m0001_initial_schema),
     Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
     Migration("0003_history_scope_index", _m0003_history_scope_index),
     Migration("0004_change_log", _m0004_change_log),
     Migration("0005_dimensioned_vectors", _m0005_dimensioned_vectors),
+    Migration("0006_api_keys", _m0006_api_keys),
+    Migration("0007_history_tombstones", _m0007_history_tombstones),
 )
 """The PostgreSQL schema, oldest first. Append new migrations; never edit or reorder applied ones."""

@@ -40,6 +40,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import Format
 
 from ..errors import ConfigError, InvalidInputError, StoreError, StoreLockedError
+from ..redaction import MASK, mask_connection_error
 from ..records import MemoryType, Scope
 from .base import EmbeddingInfo
 from .codec import FLOAT32
@@ -124,6 +125,8 @@ def describe_dsn(dsn: str) -> str:
     except psycopg.Error:
         return "(unparsable connection string)"
     host = params.get("host") or "localhost"
+    if "@" in host:  # an unencoded "@" in a URL password: libpq read the rest of it as the host
+        host = MASK + "@" + host.rsplit("@", 1)[1]
     port = f":{params['port']}" if params.get("port") else ""
     user = f"{params['user']}@" if params.get("user") else ""
     return f"postgresql://{user}{host}{port}/{params.get('dbname') or ''}"
@@ -227,9 +230,16 @@ class PostgresDialect:
     def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
         return "vector_dims(vector)", info.dim
 
+    def vacuum(self, conn: psycopg.Connection[Any]) -> None:
+        """``VACUUM FULL`` of every table in memdesk's schema: each is rewritten into new files, so dead row
+        versions (deleted or forgotten text) are gone from disk. It locks each table while it runs."""
+        tables = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1").fetchall()
+        for (table,) in tables:
+            conn.execute(sql.SQL("VACUUM FULL {}").format(sql.Identifier(table)))
+
     def after_erase(self, conn: psycopg.Connection[Any]) -> None:
-        """Nothing: the deleted row versions stay in the table files until VACUUM reclaims them (the
-        operator runs ``VACUUM`` on the memdesk schema's tables after a forget; see docs/architecture.md)."""
+        """Nothing: the deleted row versions stay in the table files until :meth:`vacuum` rewrites them
+        (the operator runs ``memdesk vacuum`` after a forget; a ``VACUUM FULL`` takes each table's lock)."""
 
 
 class PostgresStore(SQLStore):
@@ -268,8 +278,8 @@ class PostgresStore(SQLStore):
             raise ConfigError(f"a PostgreSQL connection string must be a string, got {type(dsn).__name__}")
         try:
             conninfo_to_dict(dsn)
-        except psycopg.Error as e:
-            raise ConfigError(f"invalid PostgreSQL connection string: {e}") from None
+        except psycopg.Error as e:  # libpq quotes the fragment it could not read: it may be the password
+            raise ConfigError(f"invalid PostgreSQL connection string: {mask_connection_error(str(e), dsn, None)}") from None
         self.dsn = dsn
         self.schema = schema
         self.connect_timeout_s = connect_timeout_s
@@ -301,16 +311,19 @@ class PostgresStore(SQLStore):
                 self.dsn, autocommit=True, connect_timeout=self.connect_timeout_s, application_name="memdesk",
                 prepare_threshold=None,  # one-shot plans see the scope's value: a scope's partial HNSW index matches
             )
-        except psycopg.Error as e:
-            raise StoreError(f"cannot connect to {describe_dsn(self.dsn)}: {e}") from e
+        except psycopg.Error as e:  # not chained: a traceback would show the driver's unmasked message
+            raise StoreError(f"cannot connect to {describe_dsn(self.dsn)}: {self._masked(e)}") from None
         try:
             conn.execute("SET TIME ZONE 'UTC'")
             # lock_timeout 0 would mean "wait forever": a zero busy timeout waits 1 ms instead
             conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(max(1, self.busy_timeout_ms))))
         except psycopg.Error as e:
             conn.close()
-            raise StoreError(f"cannot configure the connection to {describe_dsn(self.dsn)}: {e}") from e
+            raise StoreError(f"cannot configure the connection to {describe_dsn(self.dsn)}: {self._masked(e)}") from None
         return conn
+
+    def _masked(self, e: psycopg.Error) -> str:
+        return mask_connection_error(str(e), self.dsn, conninfo_to_dict(self.dsn).get("password"))
 
     @staticmethod
     def _set_search_path(conn: psycopg.Connection[Any], schemas: Sequence[str]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any, Sequence
 
 import numpy as np
@@ -149,11 +150,12 @@ class RecordReader:
         )
 
     def history(self, record_id: str) -> list[HistoryEntry]:
-        """All versions of a record, oldest first (ADD, UPDATE..., DELETE); [] for an unknown id."""
+        """All versions of a record, oldest first (ADD, UPDATE...; a deleted record's is its DELETE
+        tombstone alone, without content); [] for an unknown id."""
         check_record_id(record_id)
         with self.db.read("history") as conn:
             rows = conn.execute(
-                "SELECT version, event, memory_type, record, changed_at FROM history "
+                "SELECT version, event, memory_type, scope_key, record, changed_at FROM history "
                 f"WHERE record_id = {self.db.dialect.param} ORDER BY hid",
                 (record_id,),
             ).fetchall()
@@ -162,10 +164,12 @@ class RecordReader:
                 record_id=record_id,
                 version=version,
                 event=HistoryEvent(event),
-                record=record_from_json(mt, payload),
+                memory_type=MemoryType(mt),
+                scope=scope_from_tuple(tuple(json.loads(key))),
+                record=None if event == HistoryEvent.DELETE.value else record_from_json(mt, payload),
                 changed_at=self.db.dialect.time_from_db(at),
             )
-            for version, event, mt, payload, at in rows
+            for version, event, mt, key, payload, at in rows
         ]
 
 

@@ -2,7 +2,8 @@
 
 Every write is one transaction of :class:`~memdesk.store.database.Database`: checks first, then
 the rows, the history entries and the ``scopes`` rows; after the commit the search cache
-(:class:`~memdesk.store.search_cache.RecordSearch`) is told what changed.
+(:class:`~memdesk.store.search_cache.RecordSearch`) is told what changed. A deleted record leaves
+a tombstone alone in history: its earlier versions' content goes with it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from .codec import (
 )
 from .database import Database
 from .message_log import MessageTable
-from .schema import CHUNK, RECORD_COLUMNS, TABLES, insert_history, insert_scope, scope_where
+from .schema import CHUNK, RECORD_COLUMNS, TABLES, TOMBSTONE, insert_history, insert_scope, scope_where
 from .search_cache import RecordIndex
 
 Batch = tuple[list[MemoryRecord], np.ndarray, list[str]]
@@ -217,28 +218,41 @@ class RecordWriter:
             self.search.added([rec], row_vector[None, :], [payload])
 
     def delete(self, record_id: str) -> bool:
-        """Delete one record; history keeps it (a DELETE entry). False if it did not exist."""
+        """Delete one record and the content of every version of it in history; a tombstone (id, type,
+        scope, time: a DELETE entry without content) stays, and the dialect's ``after_erase`` runs
+        (SQLite: the WAL is checkpointed and truncated). False if it did not exist."""
         check_record_id(record_id)
         with self.db.lock:
             with self.db.tx("delete") as conn:
                 found = find_record(self.db, conn, record_id)
                 if found is not None:
-                    mt, scope, _, version, payload = found
-                    conn.execute(
-                        self._history,
-                        (record_id, mt.value, version + 1, HistoryEvent.DELETE.value, scope_key(scope), payload,
-                         self.db.dialect.now()),
-                    )  # fmt: skip
+                    mt, scope, _, version, _ = found
                     conn.execute(f"DELETE FROM {TABLES[mt]} WHERE id = {self.db.dialect.param}", (record_id,))
+                    self._bury(conn, [(record_id, mt.value, version, scope_key(scope))])
             if found is None:
                 return False
             self.search.removed(mt, scope, record_id)
+            self._after_erase()
             return True
+
+    def _after_erase(self) -> None:
+        with self.db.read("after_erase") as conn:  # SQLite: the WAL's frames held the content; checkpoint them
+            self.db.dialect.after_erase(conn)
+
+    def _bury(self, conn: Any, deleted: Sequence[tuple[str, str, int, str]]) -> None:
+        """Replace the history of each deleted (id, type, last version, scope key) by its tombstone."""
+        dialect = self.db.dialect
+        for cond, params in dialect.id_chunks("record_id", [d[0] for d in deleted]):
+            conn.execute(f"DELETE FROM history WHERE {cond}", params)
+        now = dialect.now()
+        rows = [(rid, mt, version + 1, HistoryEvent.DELETE.value, key, TOMBSTONE, now) for rid, mt, version, key in deleted]
+        dialect.executemany(conn, self._history, rows)
 
     def delete_scope(self, scope: Scope) -> int:
         """Delete every record, raw message and scope entry under ``scope`` (wildcards allowed).
 
-        Each deleted record gets a DELETE history entry. Returns the number of records deleted.
+        Each deleted record's history becomes its tombstone (as :meth:`delete`). Returns the number
+        of records deleted.
         """
         check_scope(scope)
         dialect = self.db.dialect
@@ -247,23 +261,20 @@ class RecordWriter:
         total = 0
         with self.db.lock:
             with self.db.tx("delete_scope") as conn:
-                now = dialect.now()
-                columns = "id, version, scope_key, record, user_id, agent_id, run_id"
+                columns = "id, version, scope_key, user_id, agent_id, run_id"
                 for mt, table in TABLES.items():
                     rows = dialect.delete_returning(conn, table, where, params, columns)
                     if not rows:
                         continue
-                    dialect.executemany(
-                        conn,
-                        self._history,
-                        [(r[0], mt.value, r[1] + 1, HistoryEvent.DELETE.value, r[2], r[3], now) for r in rows],
-                    )
-                    dropped[mt] = {(r[4], r[5], r[6]) for r in rows}
+                    self._bury(conn, [(r[0], mt.value, int(r[1]), r[2]) for r in rows])
+                    dropped[mt] = {(r[3], r[4], r[5]) for r in rows}
                     total += len(rows)
                 conn.execute(f"DELETE FROM messages WHERE {where}", params)
                 conn.execute(f"DELETE FROM scopes WHERE {where}", params)
             for mt, keys in dropped.items():
                 self.search.dropped(mt, keys)
+            if total:
+                self._after_erase()
         return total
 
 

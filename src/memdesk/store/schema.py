@@ -95,6 +95,17 @@ HISTORY_SCOPE_INDEX = "CREATE INDEX ix_history_scope ON history (scope_key, reco
 """Migration 0003, shared by the dialects: finds a scope's history entries when it is forgotten."""
 
 
+def api_keys_ddl(*, text: str, time: str) -> list[str]:
+    """Migration 0006, shared by the dialects: tenant API keys (digests only; see :mod:`.key_table`)."""
+    return [
+        f"""CREATE TABLE api_keys (
+            key_id {text} PRIMARY KEY, key_hash {text} NOT NULL UNIQUE,
+            user_id {text} NOT NULL, agent_id {text}, name {text},
+            created_at {time} NOT NULL, last_used_at {time})""",
+        "CREATE INDEX ix_api_keys_user ON api_keys (user_id, agent_id)",
+    ]
+
+
 def fill_legacy_texts(conn: Any, mark: str) -> int:
     """Fill ``collection_items.embed_text`` of items written before it existed, where the payload
     says what was embedded: the ``embedding_text`` field memdesk's reasoning bank writes. Other
@@ -132,6 +143,20 @@ def scope_where(scope: Scope | None, mark: str) -> tuple[str, list[Any]]:
 
 def marks(mark: str, n: int) -> str:
     return ", ".join([mark] * n)
+
+
+TOMBSTONE = "null"
+"""The ``record`` of a DELETE history entry: no content (the row keeps id, type, version, scope and time)."""
+
+
+HISTORY_TOMBSTONES = [
+    "DELETE FROM history WHERE hid < (SELECT MAX(d.hid) FROM history d "
+    "WHERE d.record_id = history.record_id AND d.event = 'DELETE')",
+    f"UPDATE history SET record = '{TOMBSTONE}' WHERE event = 'DELETE'",
+]
+"""Migration 0007, shared by the dialects: history written before deletes left tombstones only keeps
+the deleted records' content (every version and the DELETE entry's copy); it goes, the tombstones stay.
+Pages it frees may still hold those bytes until ``memdesk vacuum`` (SQLite) or the operator's VACUUM."""
 
 
 def insert_history(mark: str) -> str:

@@ -139,12 +139,19 @@ class SQLiteDialect:
     def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
         return "length(vector)", info.dim * 4
 
+    def vacuum(self, conn: sqlite3.Connection) -> None:
+        """``VACUUM`` rebuilds every page (free pages and the slack in used ones, which a database written
+        before ``secure_delete`` was on may hold deleted text in, are gone), then the WAL that carried the
+        rebuild is checkpointed and truncated."""
+        conn.execute("VACUUM")
+        self.after_erase(conn)
+
     def after_erase(self, conn: sqlite3.Connection) -> None:
         """Copy the WAL (whose frames still hold the deleted rows) into the file and truncate it to zero
         bytes. The deleted cells and freed pages were zeroed as they were deleted (``secure_delete``)."""
         busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
         if busy:
-            log.warning("forget: another connection is reading; the WAL is truncated at its next checkpoint")
+            log.warning("erasure: another connection is reading; the WAL is truncated at its next checkpoint")
 
 
 def create_private(path: Path) -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 from .database import Database
 from .migrations import Migration
-from .schema import HISTORY_SCOPE_INDEX, TABLES, documents_ddl, fill_legacy_texts, record_table_ddl
+from .schema import HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
 
 
 def _m0001_initial_schema(conn: sqlite3.Connection) -> None:
@@ -76,6 +76,15 @@ def _m0004_change_log(conn: sqlite3.Connection) -> None:
         )
     for sql in statements:
         conn.execute(sql)
+def _m0006_api_keys(conn: sqlite3.Connection) -> None:
+    """Tenant API keys; numbered after PostgreSQL's 0005 so both backends name it alike (SQLite has no 0005)."""
+    for statement in api_keys_ddl(text="TEXT", time="TEXT"):
+        conn.execute(statement)
+
+
+def _m0007_history_tombstones(conn: sqlite3.Connection) -> None:
+    for statement in HISTORY_TOMBSTONES:
+        conn.execute(statement)
 
 
 SQLITE_MIGRATIONS: tuple[Migration[sqlite3.Connection], ...] = (
@@ -83,6 +92,8 @@ SQLITE_MIGRATIONS: tuple[Migration[sqlite3.Connection], ...] = (
     Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
     Migration("0003_history_scope_index", _m0003_history_scope_index),
     Migration("0004_change_log", _m0004_change_log),
+    Migration("0006_api_keys", _m0006_api_keys),
+    Migration("0007_history_tombstones", _m0007_history_tombstones),
 )
 """The SQLite schema, oldest first. Append new migrations; never edit or reorder applied ones."""
 

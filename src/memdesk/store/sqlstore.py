@@ -6,6 +6,7 @@ change detection, embedding info) and hands each protocol to the part that imple
 ========================  =============================================================
 records, history          :class:`~.record_writes.RecordWriter`, :class:`~.record_reads.RecordReader`
 forgetting a scope        :class:`~.erasure.ScopeEraser`
+tenant API keys           :class:`~.key_table.KeyTable`
 vector search             :class:`~.search_cache.RecordSearch`
 raw message log           :class:`~.message_log.MessageTable`
 collections, documents    :mod:`.collection_tables`
@@ -26,10 +27,12 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
+from ..tenants import ApiKeyInfo, NewApiKey, Tenant
 from .base import DEFAULT_PAGE, EmbeddingInfo, Forgotten, Page, ScoredRecord, StoreConveniences, VectorTable
 from .collection_tables import CollectionCache, CollectionSearch, SQLDocumentSet, SQLVectorCollection, collection_names
 from .database import Database
 from .erasure import ScopeEraser
+from .key_table import KeyTable
 from .dialect import Dialect
 from .maintenance import VectorRewriter
 from .message_log import MessageTable
@@ -69,6 +72,7 @@ class SQLStore(StoreConveniences):
         self._reader = RecordReader(db)
         self._collections: CollectionSearch = collection_search or CollectionCache(db)
         self._rewriter = VectorRewriter(db)
+        self._keys = KeyTable(db)
         self._eraser = ScopeEraser(db, self._search, self._collections)
 
     @property
@@ -109,6 +113,9 @@ class SQLStore(StoreConveniences):
 
     def forget(self, scope: Scope, *, wildcard: bool = False, collections: Sequence[str] = ()) -> Forgotten:
         return self._eraser.forget(scope, wildcard=wildcard, collections=collections)
+
+    def vacuum(self) -> None:
+        self._eraser.vacuum()
 
     def get(self, record_id: str) -> MemoryRecord | None:
         return self._reader.get(record_id)
@@ -162,6 +169,22 @@ class SQLStore(StoreConveniences):
 
     def collections(self) -> list[str]:
         return collection_names(self.db)
+
+    # -- KeyStore ------------------------------------------------------------------------------
+    def create_key(self, tenant: Tenant, name: str | None = None) -> NewApiKey:
+        return self._keys.create_key(tenant, name)
+
+    def find_key(self, key_hash: str) -> ApiKeyInfo | None:
+        return self._keys.find_key(key_hash)
+
+    def keys(self, user_id: str | None = None) -> list[ApiKeyInfo]:
+        return self._keys.keys(user_id)
+
+    def revoke_key(self, key_id: str) -> bool:
+        return self._keys.revoke_key(key_id)
+
+    def has_keys(self) -> bool:
+        return self._keys.has_keys()
 
     # -- VectorMaintenance ---------------------------------------------------------------------
     def vector_tables(self) -> list[VectorTable]:
