@@ -82,4 +82,5 @@ def test_every_command_that_prints_results_takes_json():
     for name, cmd in main.commands.items():
         if name in quiet:
             continue
-        assert any("--json" in p.opts for p in cmd.params), name
+        for sub_name, sub in getattr(cmd, "commands", {name: cmd}).items():  # a group: each of its commands
+            assert any("--json" in p.opts for p in sub.params), f"{name} {sub_name}"
