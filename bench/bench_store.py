@@ -36,6 +36,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # for tests.pg_server (the throwaway server the tests use)
 
+from benchinfo import write_result  # noqa: E402 - after the sys.path line
 from memdesk.records import MemoryType, Scope, SemanticRecord  # noqa: E402 - after the sys.path line
 from memdesk.store import EmbeddingInfo, SQLiteStore  # noqa: E402 - after the sys.path line
 from memdesk.store.postgres import PostgresStore  # noqa: E402 - after the sys.path line
@@ -162,9 +163,7 @@ def main() -> None:
         "postgres": "pgserver (PostgreSQL 16 + pgvector 0.6)" if server is not None else "user server",
         "results": results,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    write_result(args.out, report)
 
 
 if __name__ == "__main__":
