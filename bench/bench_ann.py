@@ -37,7 +37,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.benchinfo import machine_info, measured_at  # noqa: E402 - after the sys.path line
+from bench.benchinfo import machine_info, measured_at, write_result  # noqa: E402 - after the sys.path line
 from memdesk.records import MemoryType, Scope, SemanticRecord  # noqa: E402
 from memdesk.store import DEFAULT_ANN_MIN_ROWS, EmbeddingInfo, SQLiteStore  # noqa: E402
 from memdesk.store.vector_index import VectorIndex  # noqa: E402
@@ -184,9 +184,7 @@ def main() -> None:
     result["measured_at"] = measured_at()
     result["machine"] = machine_info(numpy=np.__version__, faiss=faiss.__version__)
     result["note"] = "2-core shared VM (other sessions' jobs running): latencies are not quiet-machine numbers"
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    write_result(args.out, result)
 
 
 if __name__ == "__main__":

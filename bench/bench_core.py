@@ -21,6 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchinfo import write_result
 from memdesk.conversation.base import RoutedExtraction
 from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.files import read_conversations
@@ -143,9 +144,7 @@ def main() -> None:
         "machine": {"python": platform.python_version(), "cpu_count": __import__("os").cpu_count(), "platform": platform.platform()},
         "command": "python bench/bench_core.py " + " ".join(sys.argv[1:]),
     }
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    Path(out).write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    write_result(out, result)
 
 
 if __name__ == "__main__":

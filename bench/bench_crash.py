@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # for tests.admission.crashing (the harness the CI test uses)
 sys.path.insert(0, str(REPO / "bench"))
 
-from benchinfo import machine_info, measured_at  # noqa: E402 - after the sys.path lines
+from benchinfo import machine_info, measured_at, write_result  # noqa: E402 - after the sys.path lines
 
 from tests.admission import crashing  # noqa: E402
 
@@ -46,7 +46,7 @@ def main() -> None:
         **asdict(report),
         "passed": not report.problems,
     }
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+    write_result(args.out, result, echo=False)
     print(f"{report.kills} kills, {report.acknowledged} messages acknowledged, problems: {report.problems or 'none'}; "
           f"{report.final_records} records (uninterrupted run: {report.reference_records})")
     sys.exit(0 if not report.problems else 1)

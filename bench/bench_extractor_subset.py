@@ -24,6 +24,8 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from benchinfo import write_result
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -141,10 +143,8 @@ def main() -> None:
             )
     lines.append("")
     (out / "comparison.md").write_text("\n".join(lines) + "\n")
-    (out / "comparison.json").write_text(
-        json.dumps({"convs": wanted, "utterances": n_utt, "questions": n_q, "model": model, "rows": table,
-                    "runs": {p: r["seconds"] for p, r in runs.items()}}, indent=2) + "\n"
-    )
+    write_result(out / "comparison.json", {"convs": wanted, "utterances": n_utt, "questions": n_q, "model": model,
+                                           "rows": table, "runs": {p: r["seconds"] for p, r in runs.items()}}, echo=False)
     for proc in runs:
         for name in ("summary.json", "report.md"):
             src = work / proc / name

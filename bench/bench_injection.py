@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # for tests.admission.scenario (the scenario and its scoring)
 sys.path.insert(0, str(REPO / "bench"))
 
-from benchinfo import machine_info, measured_at  # noqa: E402 - after the sys.path lines
+from benchinfo import machine_info, measured_at, write_result  # noqa: E402 - after the sys.path lines
 
 from memdesk.conversation.admission import AdmissionPolicy  # noqa: E402
 from memdesk.conversation.memory import Memory  # noqa: E402
@@ -103,7 +103,7 @@ def main() -> None:
         "locomo_dev_before": locomo(args.locomo_before),
         "locomo_dev_after": locomo(args.locomo_after),
     }
-    Path(args.out).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    write_result(args.out, result, echo=False, ensure_ascii=False)
     for r in runs:
         print(
             f"{r['policy']:>7}: {r['succeeded']}/{r['attempts']} attacks succeeded ({100 * r['attack_success_rate']:.1f}%), "

@@ -17,6 +17,7 @@ import sys
 import time
 from pathlib import Path
 
+from benchinfo import write_result
 from memdesk.conversation.base import Utterance
 from memdesk.conversation.files import read_conversations
 from memdesk.conversation.llm_processor import LLMProcessor
@@ -73,8 +74,7 @@ def main() -> None:
         f"mask_agreement_batch_{args.batch}_vs_1": round(agree, 3),
         "command": "python bench/bench_llm_batching.py " + " ".join(sys.argv[1:]),
     }
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    write_result(args.out, result)
 
 
 if __name__ == "__main__":

@@ -26,9 +26,8 @@ import statistics
 import sys
 import time
 from datetime import datetime, timezone
-from pathlib import Path
 
-from benchinfo import machine_info, measured_at
+from benchinfo import machine_info, measured_at, write_result
 
 from memdesk.conversation.base import Utterance
 from memdesk.conversation.llm_processor import LLMProcessor
@@ -140,9 +139,7 @@ def main(argv: list[str] | None = None) -> int:
         }
     finally:
         model.close()
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_result(args.out, result, echo=False)
     s = result["speed"]
     line = f"{args.model}: prefill {s['prefill_tokens_per_s_median']} tok/s, decode {s['decode_tokens_per_s_median']} tok/s"
     if result["schema"]:

@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from benchinfo import machine_info, measured_at
+from benchinfo import machine_info, measured_at, write_result
 
 from memdesk.embed import MiniLMEmbedder
 from memdesk.eval.metrics import percentile as pct
@@ -495,7 +495,7 @@ def main() -> None:
     else:
         result["quality_measured_at"] = result["measured_at"]
     out.mkdir(parents=True, exist_ok=True)
-    (out / "retrieval.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_result(out / "retrieval.json", result, echo=False)
     (out / "retrieval.md").write_text(markdown(result), encoding="utf-8")
     print(markdown(result))
 
@@ -526,7 +526,7 @@ def run_ivf(args: argparse.Namespace, out: Path) -> None:
         "speed_math_bank": speed_out,
     }  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_result(path, result, echo=False)
     (out / "search_ivf.md").write_text(ivf_report(result), encoding="utf-8")
     print(ivf_report(result))
 

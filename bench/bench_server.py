@@ -26,7 +26,7 @@ from typing import Any
 
 import httpx2
 import uvicorn
-from benchinfo import machine_info, measured_at
+from benchinfo import machine_info, measured_at, write_result
 
 from memdesk.conversation.files import read_conversations
 from memdesk.datapaths import default_data_dir
@@ -126,8 +126,7 @@ def main() -> None:
         "command": "python bench/bench_server.py " + " ".join(
             f"--{k} {v}" for k, v in vars(args).items() if k != "out"),
     }
-    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
-    print(json.dumps(result, indent=2))
+    write_result(args.out, result)
 
 
 if __name__ == "__main__":

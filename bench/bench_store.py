@@ -36,6 +36,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # for tests.pg_server (the throwaway server the tests use)
 
+from benchinfo import write_result  # noqa: E402 - after the sys.path line
 from memdesk.records import MemoryType, Scope, SemanticRecord  # noqa: E402 - after the sys.path line
 from memdesk.store import EmbeddingInfo, SQLiteStore  # noqa: E402 - after the sys.path line
 from memdesk.store.postgres import PostgresStore  # noqa: E402 - after the sys.path line
@@ -73,6 +74,17 @@ def timed_searches(store: Any, queries: np.ndarray, k: int) -> tuple[list[float]
     return times, ids
 
 
+def cold_then_warm(store: Any, queries: np.ndarray, k: int, truth: list[list[str]], prefix: str, out: dict[str, Any]) -> None:
+    """The first search timed (cold), then every query (warm): ``out[prefix + "_cold_first_search_s"]``,
+    ``_warm_p50_ms``, ``_warm_p95_ms`` and ``_exact`` (the warm hits equal ``truth``)."""
+    t0 = time.perf_counter()
+    store.search(queries[0], SCOPE, MemoryType.SEMANTIC, k)
+    out[f"{prefix}_cold_first_search_s"] = round(time.perf_counter() - t0, 3)
+    times, ids = timed_searches(store, queries, k)
+    out[f"{prefix}_warm_p50_ms"], out[f"{prefix}_warm_p95_ms"] = pct(times, 50), pct(times, 95)
+    out[f"{prefix}_exact"] = ids == truth
+
+
 def plan_of(store: PostgresStore, query: np.ndarray, k: int) -> list[str]:
     """EXPLAIN ANALYZE of one search, the query vector's literal abbreviated."""
     plan = store.explain_search(query, SCOPE, MemoryType.SEMANTIC, k)
@@ -93,12 +105,7 @@ def run_size(n: int, n_queries: int, k: int, pg_url: str, workdir: Path) -> dict
         s.set_embedding_info(info)
         out["sqlite_put_s_per_1000"] = round(fill(s, vectors), 3)
     with SQLiteStore(db) as s:
-        t0 = time.perf_counter()
-        s.search(queries[0], SCOPE, MemoryType.SEMANTIC, k)
-        out["sqlite_cold_first_search_s"] = round(time.perf_counter() - t0, 3)
-        times, ids = timed_searches(s, queries, k)
-        out["sqlite_warm_p50_ms"], out["sqlite_warm_p95_ms"] = pct(times, 50), pct(times, 95)
-        out["sqlite_exact"] = ids == truth
+        cold_then_warm(s, queries, k, truth, "sqlite", out)
 
     schema = f"bench_{n}"
     with PostgresStore(pg_url, schema=schema) as s:
@@ -106,12 +113,7 @@ def run_size(n: int, n_queries: int, k: int, pg_url: str, workdir: Path) -> dict
         out["pg_put_s_per_1000"] = round(fill(s, vectors), 3)
         s.db.connection().execute(f"ANALYZE {schema}.semantic_memory")
     with PostgresStore(pg_url, schema=schema, search="memory") as s:  # the in-process cache, as SQLite
-        t0 = time.perf_counter()
-        s.search(queries[0], SCOPE, MemoryType.SEMANTIC, k)
-        out["pg_cache_cold_first_search_s"] = round(time.perf_counter() - t0, 3)
-        times, ids = timed_searches(s, queries, k)
-        out["pg_cache_warm_p50_ms"], out["pg_cache_warm_p95_ms"] = pct(times, 50), pct(times, 95)
-        out["pg_cache_exact"] = ids == truth
+        cold_then_warm(s, queries, k, truth, "pg_cache", out)
     with PostgresStore(pg_url, schema=schema) as s:  # the default: search in SQL (pgvector)
         timed_searches(s, queries[:2], k)  # warm the server's buffers
         times, ids = timed_searches(s, queries, k)
@@ -162,9 +164,7 @@ def main() -> None:
         "postgres": "pgserver (PostgreSQL 16 + pgvector 0.6)" if server is not None else "user server",
         "results": results,
     }
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    write_result(args.out, report)
 
 
 if __name__ == "__main__":

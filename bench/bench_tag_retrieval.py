@@ -31,6 +31,7 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
+from benchinfo import write_result
 from memdesk.embed import MiniLMEmbedder
 from memdesk.llm.openai_compat import OpenAICompatChatModel
 from memdesk.reasoning.bank import MemoryBank
@@ -217,7 +218,7 @@ def main() -> None:
         for r in results:
             for row in r.pop("tag_records"):
                 f.write(json.dumps({"bench": r["bench"], **row}) + "\n")
-    (out / "tag_retrieval.json").write_text(json.dumps({"meta": meta, "results": results}, indent=2) + "\n")
+    write_result(out / "tag_retrieval.json", {"meta": meta, "results": results}, echo=False)
     (out / "tag_retrieval.md").write_text(markdown(results, meta))
     print(markdown(results, meta))
 

@@ -42,7 +42,7 @@ import numpy as np  # noqa: E402
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "bench"))
 
-from benchinfo import machine_info, measured_at  # noqa: E402
+from benchinfo import machine_info, measured_at, write_result  # noqa: E402
 
 from memdesk.conversation.memory import Memory  # noqa: E402
 from memdesk.conversation.raw import RawTurnProcessor  # noqa: E402
@@ -203,11 +203,7 @@ def main() -> None:
         "machine": machine_info(),
         "command": "python bench/bench_tenants.py " + " ".join(sys.argv[1:]),
     }  # fmt: skip
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text + "\n")
+    write_result(args.out, result)
 
 
 if __name__ == "__main__":

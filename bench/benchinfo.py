@@ -1,10 +1,12 @@
-"""What the bench scripts record about the machine a result was measured on."""
+"""What the bench scripts record about the machine a result was measured on, and how they write a result."""
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import time
+from pathlib import Path
 from typing import Any
 
 
@@ -21,3 +23,16 @@ def machine_info(**versions: Any) -> dict[str, Any]:
 
 def measured_at() -> str:
     return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+
+
+def write_result(path: str | Path | None, result: Any, *, echo: bool = True, ensure_ascii: bool = True) -> str:
+    """``result`` as indented JSON: written to ``path`` (parent folders made, UTF-8, a trailing newline) unless
+    ``path`` is empty or None, printed when ``echo``; returns the text (without the newline)."""
+    text = json.dumps(result, indent=2, ensure_ascii=ensure_ascii)
+    if path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text + "\n", encoding="utf-8")
+    if echo:
+        print(text)
+    return text

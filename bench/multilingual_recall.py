@@ -21,6 +21,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from pathlib import Path
 
+from benchinfo import write_result
 from memdesk.conversation.memory import Memory
 from memdesk.embed import make_embedder
 from memdesk.factory import build_processor
@@ -80,15 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     pairs, distractors = ([json.loads(line) for line in f.read_text(encoding="utf-8").splitlines() if line.strip()] for f in (DATA, DISTRACTORS))
     results = [run(name, pairs, distractors, args.k) for name in args.embedder]
-    text = json.dumps(
+    write_result(
+        args.out,
         {"data": str(DATA.relative_to(DATA.parents[2])), "read_path": f"typed, K={args.k}", "runs": results},
-        indent=2,
         ensure_ascii=False,
     )
-    print(text)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
     return 0
 
 

@@ -34,6 +34,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from benchinfo import write_result
 from memdesk.conversation.base import RoutedExtraction, Utterance
 from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.files import read_conversations
@@ -123,10 +124,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             "any_problem_share": round(problems / n, 3),
             "counts": dict(counts),
         }
-    text = json.dumps(summary, indent=2)
-    print(text)
-    if args.json:
-        Path(args.json).write_text(text + "\n", encoding="utf-8")
+    write_result(args.json, summary)
     return 0
 
 

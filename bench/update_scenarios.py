@@ -94,16 +94,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-as-of", dest="as_of", action="store_false", help="for code without as_of")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    from benchinfo import write_result  # here: tests/test_supersede.py loads this file by path, without bench/ on sys.path
+
     settings = Settings(embedder=args.embedder)
     with tempfile.TemporaryDirectory() as tmp:
         mem = Memory(open_store(f"sqlite:///{tmp}/u.db"), make_embedder(settings), build_processor(settings))
         result = {"data": "tests/data/update_scenarios.jsonl", "embedder": args.embedder, "processor": "rules", **run(mem, load(), as_of=args.as_of)}
         mem.close()
-    text = json.dumps(result, indent=2)
-    print(text)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text + "\n", encoding="utf-8")
+    write_result(args.out, result)
     return 0
 
 

@@ -22,6 +22,18 @@ class Embedder(Protocol):
         ...
 
 
+def checked_texts(texts: Sequence[str], method: str, *, hint: str = "") -> list[str]:
+    """``texts`` as a list, or InvalidInputError naming ``method`` when it is one string (``hint`` added to the
+    message) or holds anything but strings."""
+    if isinstance(texts, str):
+        raise InvalidInputError(f"{method} takes a sequence of strings, not one string{hint}")
+    items = list(texts)
+    for t in items:
+        if not isinstance(t, str):
+            raise InvalidInputError(f"{method} takes strings, got {type(t).__name__}")
+    return items
+
+
 class BaseEmbedder:
     """Conveniences around :meth:`_embed_batch`: validation, batching, normalization.
 
@@ -45,12 +57,7 @@ class BaseEmbedder:
 
     @traced_embed
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if isinstance(texts, str):
-            raise InvalidInputError("embed() takes a sequence of strings, not one string; use embed_one()")
-        items = list(texts)
-        for t in items:
-            if not isinstance(t, str):
-                raise InvalidInputError(f"embed() takes strings, got {type(t).__name__}")
+        items = checked_texts(texts, "embed()", hint="; use embed_one()")
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         out = np.empty((len(items), self.dim), dtype=np.float32)

@@ -19,8 +19,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import EmbedderError, InvalidInputError
-from .base import BaseEmbedder, normalize
+from ..errors import EmbedderError
+from .base import BaseEmbedder, checked_texts, normalize
 
 logger = logging.getLogger(__name__)
 
@@ -81,17 +81,8 @@ class MultilingualE5Embedder(BaseEmbedder):
 
     def embed_query(self, texts: Sequence[str]) -> np.ndarray:
         """Embed search queries (``query:`` prefix); :meth:`embed` is for stored passages."""
-        items = self._validated(texts)
+        items = checked_texts(texts, "embed_query()")
         if not items:
             return np.zeros((0, self.dim), dtype=np.float32)
         parts = [self._encode(items[i : i + self.batch_size], query=True) for i in range(0, len(items), self.batch_size)]
         return normalize(np.vstack(parts))
-
-    def _validated(self, texts: Sequence[str]) -> list[str]:
-        if isinstance(texts, str):
-            raise InvalidInputError("embed_query() takes a sequence of strings, not one string")
-        items = list(texts)
-        for t in items:
-            if not isinstance(t, str):
-                raise InvalidInputError(f"embed_query() takes strings, got {type(t).__name__}")
-        return items

@@ -159,59 +159,59 @@ def load_gsm8k(data_dir: Path, split: str = "train") -> list[Problem]:
 
 
 # --- MATH --------------------------------------------------------------------------------------
-def load_math_bank(data_dir: Path) -> list[Problem]:
-    """The 12,000 MATH problems disjoint from MATH-500 (train + the rest of test); group = subject (``type``)."""
-    from .scoring import last_boxed
-
-    path = data_dir / "math" / "bank_disjoint_from_math500.jsonl"
-    out = []
-    skipped = []
+def _load_math(path: Path, *, benchmark: str, split: str, required: tuple[str, ...], group_field: str,
+               solution_and_answer: Callable[[dict], tuple[str | None, str | None]], label: str) -> list[Problem]:
+    """MATH-style rows (``unique_id``, ``problem``, ...; group = ``group_field``). ``solution_and_answer`` gives a
+    row's (solution, answer); a row whose answer is None is skipped, and the skipped ones logged under ``label``."""
+    out, skipped = [], []
     for where, row in _jsonl(path):
-        _require(row, ("unique_id", "problem", "solution", "answer", "type"), path, where)
+        _require(row, required, path, where)
         with _item(path, where):
-            # a few rows carry answer null (their solution says "\boxed 2") or an empty answer
-            solution = _text(row["solution"] or "", "solution")
-            answer = _text(row["answer"], "answer") if row["answer"] is not None else last_boxed(solution)
-            if answer is None or not answer.strip():
+            solution, answer = solution_and_answer(row)
+            if answer is None:
                 skipped.append(str(row["unique_id"]))
                 continue
             out.append(
                 Problem(
-                    id=f"math:{_text(row['unique_id'], 'unique_id')}",
-                    benchmark="math",
+                    id=f"{benchmark}:{_text(row['unique_id'], 'unique_id')}",
+                    benchmark=benchmark,
                     question=_text(row["problem"], "problem"),
                     answer=answer,
                     solution=solution,
-                    group=_text(row["type"], "type"),
-                    split="bank",
+                    group=_text(row[group_field], group_field),
+                    split=split,
                     metadata={"level": row.get("level")},
                 )
             )
     if skipped:
-        logger.warning("MATH bank: skipped %d rows without a gold answer: %s", len(skipped), ", ".join(skipped))
+        logger.warning("%s: skipped %d rows without a gold answer: %s", label, len(skipped), ", ".join(skipped))
     return out
+
+
+def load_math_bank(data_dir: Path) -> list[Problem]:
+    """The 12,000 MATH problems disjoint from MATH-500 (train + the rest of test); group = subject (``type``)."""
+    from .scoring import last_boxed
+
+    def solution_and_answer(row: dict[str, Any]) -> tuple[str, str | None]:
+        # a few rows carry answer null (their solution says "\boxed 2") or an empty answer
+        solution = _text(row["solution"] or "", "solution")
+        answer = _text(row["answer"], "answer") if row["answer"] is not None else last_boxed(solution)
+        return solution, answer if answer is not None and answer.strip() else None
+
+    return _load_math(
+        data_dir / "math" / "bank_disjoint_from_math500.jsonl", benchmark="math", split="bank",
+        required=("unique_id", "problem", "solution", "answer", "type"), group_field="type",
+        solution_and_answer=solution_and_answer, label="MATH bank",
+    )
 
 
 def load_math500(data_dir: Path) -> list[Problem]:
     """MATH-500; group = subject."""
-    path = data_dir / "math500" / "test.jsonl"
-    out = []
-    for where, row in _jsonl(path):
-        _require(row, ("unique_id", "problem", "answer", "subject"), path, where)
-        with _item(path, where):
-            out.append(
-                Problem(
-                    id=f"math500:{_text(row['unique_id'], 'unique_id')}",
-                    benchmark="math500",
-                    question=_text(row["problem"], "problem"),
-                    answer=_text(row["answer"], "answer"),
-                    solution=row.get("solution"),
-                    group=_text(row["subject"], "subject"),
-                    split="test",
-                    metadata={"level": row.get("level")},
-                )
-            )
-    return out
+    return _load_math(
+        data_dir / "math500" / "test.jsonl", benchmark="math500", split="test",
+        required=("unique_id", "problem", "answer", "subject"), group_field="subject",
+        solution_and_answer=lambda row: (row.get("solution"), _text(row["answer"], "answer")), label="MATH-500",
+    )
 
 
 # --- BBH ---------------------------------------------------------------------------------------
