@@ -4,6 +4,7 @@ On real SQLite and PostgreSQL (the conformance backends that several connections
 
 from __future__ import annotations
 
+import json
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
@@ -164,3 +165,17 @@ def test_forget_erases_the_pending_messages_too(open_memory) -> None:
         mem.add(TALK, scope=ANA)
     assert mem.forget(ANA).messages == 3
     assert mem.messages(scope=ANA) == [] and mem.reprocess(ANA).messages == 0
+
+
+def test_memdesk_reprocess_processes_the_pending_messages_of_the_exact_scope(run) -> None:
+    mem = Memory.open()  # the command line's database and embedder (the run fixture's environment)
+    mem.processor = Flaky(fails=2)
+    for scope in (ANA, Scope(user_id="ana", run_id="r1")):
+        with pytest.raises(LLMError):
+            mem.add(TALK, scope=scope)
+    mem.close()
+    got = json.loads(run("reprocess", "--user", "ana", "--json").output)
+    assert (got["messages"], got["pending"], got["wildcard"]) == (3, 0, False) and got["records"] > 0
+    assert got["scope"] == {"user_id": "ana"}
+    r = run("reprocess", "--user", "ana", "--wildcard")
+    assert "processed 3 pending messages into" in r.output and "0 still pending" in r.output
