@@ -179,3 +179,26 @@ def test_memdesk_reprocess_processes_the_pending_messages_of_the_exact_scope(run
     assert got["scope"] == {"user_id": "ana"}
     r = run("reprocess", "--user", "ana", "--wildcard")
     assert "processed 3 pending messages into" in r.output and "0 still pending" in r.output
+
+
+def test_an_unusable_llm_reply_loses_nothing_and_reprocess_uses_the_llm_again(open_memory) -> None:
+    from memdesk.conversation.llm_processor import LLMProcessor
+    from memdesk.errors import LLMOutputError
+    from memdesk.llm import ScriptedChatModel
+
+    good = {"mask": "010", "semantic": [{"fact": "Ana keeps bees on her roof.", "when": None}]}
+    calls: list[Any] = []
+
+    def reply(messages: Any) -> Any:  # the 2nd message's three tries are unusable, every other reply is good
+        calls.append(messages)
+        return "no json" if 2 <= len(calls) <= 4 else good
+
+    model = ScriptedChatModel(reply)
+    mem = open_memory(LLMProcessor(model))
+    said = [{"id": f"u{i}", "speaker": "Ana", "content": f"Message {i} about my bees.", "timestamp": T0} for i in range(3)]
+    with pytest.raises(LLMOutputError):
+        mem.add(said, scope=ANA)
+    assert [(m.id, m.status) for m in mem.messages(scope=ANA)] == [("u0", "pending"), ("u1", "pending"), ("u2", "pending")]
+    done = mem.reprocess(ANA)
+    assert (done.messages, done.records, done.pending) == (3, 3, 0)
+    assert sorted(tuple(r.provenance) for r in mem.get_all(scope=ANA)) == [("u0",), ("u1",), ("u2",)]
