@@ -17,7 +17,7 @@ from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.router import RuleRouter
 from memdesk.embed import HashingEmbedder
-from memdesk.errors import LLMError, MessageTooLargeError
+from memdesk.errors import LLMError, MessageTooLargeError, StoreError
 from memdesk.records import Scope
 from memdesk.store import open_store
 from tests.conformance.conftest import BACKENDS, Backend
@@ -202,3 +202,44 @@ def test_an_unusable_llm_reply_loses_nothing_and_reprocess_uses_the_llm_again(op
     done = mem.reprocess(ANA)
     assert (done.messages, done.records, done.pending) == (3, 3, 0)
     assert sorted(tuple(r.provenance) for r in mem.get_all(scope=ANA)) == [("u0",), ("u1",), ("u2",)]
+
+
+class Gated(Flaky):
+    """The rule processor, holding each call until ``go`` is set."""
+
+    def __init__(self, fails: int = 0) -> None:
+        super().__init__(fails)
+        self.go = threading.Event()
+
+    def process(self, utterances: Sequence[Utterance]) -> list[Processed]:
+        assert self.go.wait(timeout=60)
+        return super().process(utterances)
+
+
+def test_add_without_waiting_logs_pending_and_the_worker_processes_once(open_memory) -> None:
+    gate = Gated()
+    mem = open_memory(gate)
+    got = mem.add(TALK, scope=ANA, wait=False)
+    assert (got.message_ids, got.records, got.routes) == (["m1", "m2", "m3"], [], {})
+    assert [m.status for m in mem.messages(scope=ANA)] == ["pending"] * 3  # the worker waits at the gate
+    assert mem.add(TALK, scope=ANA, wait=False).records == []  # queued twice: still processed once
+    gate.go.set()
+    mem.wait_pending()
+    assert [m.status for m in mem.messages(scope=ANA)] == ["processed"] * 3
+    baseline = open_memory()
+    baseline.add(TALK, scope=BASE)
+    assert len(mem.get_all(scope=ANA)) == len(baseline.get_all(scope=BASE)) > 0
+    assert mem.reprocess(ANA).messages == 0
+
+
+def test_a_failing_worker_keeps_them_pending_and_close_finishes_the_queue(open_memory) -> None:
+    mem = open_memory(Flaky(fails=1))
+    mem.add(TALK[:1], scope=ANA, wait=False)
+    mem.wait_pending()  # the processor failed once: nothing lost
+    assert [m.status for m in mem.messages(scope=ANA)] == ["pending"]
+    mem.add(TALK[1:], scope=ANA, wait=False)  # the next scope run takes the earlier pending message too
+    mem.close()
+    other = open_memory()
+    assert [m.status for m in other.messages(scope=ANA)] == ["processed"] * 3
+    with pytest.raises(StoreError):  # closed: nothing is queued any more
+        mem.add(TALK[:1], scope=Scope(user_id="zed"), wait=False)

@@ -7,17 +7,20 @@ re-raised (its type kept, a note added): nothing said is lost. :func:`reprocess`
 messages of a scope through the same :func:`ingest`, in log order, with what each message carried
 (role, source, image caption, timestamp, metadata) and the turns before it as context. The store's
 write transaction decides who processed a pending message: it is claimed once, so a concurrent
-reprocess or a retried ``add`` never stores its records twice.
+reprocess or a retried ``add`` never stores its records twice. ``add(..., wait=False)`` logs the messages
+pending (:func:`defer`) and leaves them to the Memory's :class:`Worker` thread, which reprocesses them.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
+import threading
 from typing import TYPE_CHECKING, Sequence
 
 from pydantic import BaseModel, Field
 
-from ..errors import InvalidInputError, RecordNotFoundError
+from ..errors import InvalidInputError, RecordNotFoundError, UsageError
 from ..records import AddResult, MemoryRecord, Message, RawMessage, Scope, split_caption
 from .base import Processed, Utterance
 
@@ -157,4 +160,60 @@ def _utterances(memory: "Memory", raws: Sequence[RawMessage]) -> list[Utterance]
     ]
 
 
-__all__ = ["Reprocessed", "context_message", "ingest", "message_of", "reprocess"]
+def defer(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, ids: Sequence[str]) -> AddResult:
+    """Log ``utterances`` pending and hand their scope to the Memory's worker (``add(..., wait=False)``)."""
+    memory.store.write(messages=[_raw(u, route_mask=None) for u in utterances])
+    memory._worker.submit(scope)
+    return AddResult(message_ids=list(ids), routes={}, records=[])
+
+
+class Worker:
+    """One in-process thread of a Memory that reprocesses the scopes ``add(..., wait=False)`` logged pending,
+    in the order they came. Started on first use; :meth:`close` (``Memory.close``) processes what is queued,
+    then stops it. At least once, never twice: a scope whose processing fails keeps its messages pending (for
+    :meth:`Memory.reprocess` or a retried ``add``), and the store's claim keeps any message from being
+    processed twice."""
+
+    def __init__(self, memory: "Memory") -> None:
+        self._memory = memory
+        self._queue: queue.Queue[Scope | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def submit(self, scope: Scope) -> None:
+        with self._lock:
+            if self._closed:
+                raise UsageError("this Memory is closed: add(wait=False) needs an open one")
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="memdesk-reprocess", daemon=True)
+                self._thread.start()
+            self._queue.put(scope)
+
+    def join(self) -> None:
+        """Wait until every scope submitted so far has been processed (or failed, staying pending)."""
+        self._queue.join()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed, thread = True, self._thread
+            if thread is not None:
+                self._queue.put(None)
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        while True:
+            scope = self._queue.get()
+            try:
+                if scope is None:
+                    return
+                reprocess(self._memory, scope)
+            except Exception:  # the messages stay pending: nothing is lost, the next reprocess takes them
+                log.exception("memdesk: processing the messages added with wait=False under %s failed; they stay "
+                              "pending (Memory.reprocess(scope) or `memdesk reprocess`)", scope)  # fmt: skip
+            finally:
+                self._queue.task_done()
+
+
+__all__ = ["Reprocessed", "Worker", "context_message", "defer", "ingest", "message_of", "reprocess"]

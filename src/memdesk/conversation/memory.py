@@ -37,7 +37,7 @@ from ..supersede import Supersession
 from ..textcheck import check_strings, check_text
 from .admission import AdmissionPolicy
 from .base import Answerer, HoldsText, Processor, Utterance
-from .ingest import Reprocessed, context_message, ingest, reprocess
+from .ingest import Reprocessed, Worker, context_message, defer, ingest, reprocess
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +83,7 @@ class Memory:
         self.supersession = supersession or Supersession()
         self.context_turns = context_turns
         self._script_warned: set[tuple[str, str]] = set()  # (scope key, script) already warned about
+        self._worker = Worker(self)  # add(wait=False)'s thread, started on first use
         self.store.set_embedding_info(EmbeddingInfo(model_id=embedder.model_id, dim=embedder.dim))
 
     # -- construction ----------------------------------------------------------------------
@@ -95,6 +96,8 @@ class Memory:
         return build_memory(settings or Settings.load(**overrides))
 
     def close(self) -> None:
+        """Process what ``add(..., wait=False)`` left queued, then close the store."""
+        self._worker.close()
         self.store.close()
 
     def __enter__(self) -> "Memory":
@@ -120,6 +123,7 @@ class Memory:
         scope: Scope,
         timestamp: datetime | None = None,
         speaker: str | None = None,
+        wait: bool = True,
     ) -> AddResult:
         """Log messages, route and extract them into typed records, embed and store them atomically.
 
@@ -130,11 +134,15 @@ class Memory:
         Messages whose id is already logged in this scope are skipped (re-running an ingest adds nothing
         twice), unless they are logged pending: those are processed now. If the processor or the embedder
         fails, the messages are still logged, pending (see :meth:`reprocess`), and the error is raised
-        with its type and a note. Invalid input raises before anything is written: text that is not valid UTF-8 (a lone
+        with its type and a note. ``wait=False`` validates and logs the messages pending, returns at once
+        (their ids, no records) and lets the Memory's own thread process them (:meth:`wait_pending`
+        waits for it; :meth:`close` finishes its queue): at least once, never twice. Invalid input raises before anything is written: text that is not valid UTF-8 (a lone
         surrogate) or holds NUL is an :class:`InvalidInputError`, a message longer than
         ``max_message_chars`` a :class:`MessageTooLargeError`.
         """
         scope = _as_scope(scope)
+        if not isinstance(wait, bool):
+            raise InvalidInputError(f"wait must be true or false, got {wait!r}")
         batch = self._normalize(messages, timestamp=timestamp, speaker=speaker)
         for i, m in enumerate(batch):
             if len(m.text()) > self.max_message_chars:
@@ -167,7 +175,11 @@ class Memory:
                 Utterance(message_id=mid, message=msg, scope=scope, context=recent[-window:] if window else [], reference_time=now)
             )
             recent.append(msg)
-        return ingest(self, scope, utterances, ids=ids)
+        return ingest(self, scope, utterances, ids=ids) if wait else defer(self, scope, utterances, ids=ids)
+
+    def wait_pending(self) -> None:
+        """Wait until what ``add(..., wait=False)`` queued so far is processed (or failed: still pending)."""
+        self._worker.join()
 
     def reprocess(self, scope: Scope, *, wildcard: bool = False) -> Reprocessed:
         """Process the messages logged *pending* under the exact ``scope`` (every scope under a partial
