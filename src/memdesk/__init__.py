@@ -6,6 +6,7 @@ The public surface is what this module exports; everything else is internal and 
 from .async_api import AsyncMemory, AsyncRemoteMemory
 from .conversation.admission import AdmissionPolicy
 from .conversation.base import Answerer, Extractor, Processor, RoutedExtraction, Router, Utterance
+from .conversation.ingest import Reprocessed
 from .conversation.memory import Memory
 from .embed.base import BaseEmbedder, Embedder
 from .errors import *  # noqa: F401,F403 - the exception tree is public
@@ -59,6 +60,7 @@ __all__ = [
     "Processor",
     "RawMessage",
     "RemoteMemory",
+    "Reprocessed",
     "Retriever",
     "RouteMask",
     "RoutedExtraction",

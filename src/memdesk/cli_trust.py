@@ -1,5 +1,6 @@
 """The trust commands of ``memdesk``: ``forget`` (erasing a scope, and what ``delete --all`` shares with it),
-``vacuum`` (rewriting the database so no free space keeps deleted text) and ``keys`` (tenant API keys)."""
+``vacuum`` (rewriting the database so no free space keeps deleted text), ``keys`` (tenant API keys) and
+``reprocess`` (the messages kept pending when processing them failed)."""
 
 from __future__ import annotations
 
@@ -48,6 +49,25 @@ def forget_command(obj: Ctx, user_id, agent_id, run_id, wildcard, as_json) -> No
     report_forgotten(got, scope, wildcard, as_json)
     if not wildcard and not as_json and mem.store.has_scope(scope):
         note(f"other scopes under {scope} remain (another agent or run); --wildcard forgets them too")
+
+
+@click.command("reprocess")
+@scope_options
+@wildcard_option
+@json_option
+@click.pass_obj
+def reprocess_command(obj: Ctx, user_id, agent_id, run_id, wildcard, as_json) -> None:
+    """Process the messages kept pending in the raw log (their processing failed, e.g. the LLM timed out).
+
+    The exact scope only, unless --wildcard; in log order, each message once. If processing fails
+    again they stay pending and the command fails with the error."""
+    scope = cli_scope(user_id, agent_id, run_id)
+    done = obj.memory().reprocess(scope, wildcard=wildcard)
+    if as_json:
+        emit_json({**done.model_dump(), "scope": scope.model_dump(exclude_none=True), "wildcard": wildcard})
+        return
+    where = f"{'every scope under' if wildcard else 'the exact scope'} {scope}"
+    click.echo(f"processed {done.messages} pending messages into {done.records} memories in {where}; {done.pending} still pending")
 
 
 @click.command("vacuum")

@@ -310,8 +310,19 @@ class RawMessage(BaseModel):
     route_mask: int | None = None
     seq: int = 0
     metadata: dict[str, Any] = Field(default_factory=dict)
+    source: str | None = Field(default=None, description="The message's source as the caller gave it (e.g. 'tool:web_search').")
+    pending: bool = Field(
+        default=False,
+        description="Logged but not processed yet (processing failed, or it was deferred): Memory.reprocess turns it "
+        "into memories. A processed message has its route_mask; one logged only (never meant for memory) has neither.",
+    )
 
     _aware_times = field_validator("timestamp", "ingest_time")(_aware)
+
+    @property
+    def status(self) -> str:
+        """``pending``, ``processed`` (its ``route_mask`` says where it went) or ``logged`` (raw log only)."""
+        return "pending" if self.pending else "processed" if self.route_mask is not None else "logged"
 
 
 class HistoryEvent(str, Enum):

@@ -172,11 +172,12 @@ class _FailingProcessor:
         raise RuntimeError("extractor crashed")
 
 
-def test_processor_failure_writes_nothing(tmp_path):
+def test_processor_failure_writes_no_record_and_keeps_the_message_pending(tmp_path):
     m = Memory(open_store(f"sqlite:///{tmp_path}/f.db"), HashingEmbedder(64), _FailingProcessor())
     with pytest.raises(RuntimeError):
         m.add([{"id": "m1", "content": "hello there world"}], scope=ANA)
-    assert m.messages(scope=ANA) == []
+    assert [(x.id, x.status) for x in m.messages(scope=ANA)] == [("m1", "pending")]  # tests/conversation/test_pending.py
+    assert m.get_all(scope=ANA) == []
     m.close()
 
 

@@ -196,3 +196,27 @@ def test_database_files_and_folders_are_private(tmp_path):
         assert all(stat.S_IMODE(os.stat(f).st_mode) == 0o600 for f in files)
     finally:
         store.close()
+
+
+def test_forget_leaves_no_byte_of_pending_messages(memory, tmp_path):
+    """Messages kept pending when processing failed (never turned into records) go with the scope too."""
+    from memdesk.errors import LLMError
+
+    class Failing:
+        def process(self, utterances):
+            raise LLMError("the model endpoint timed out")
+
+    path = tmp_path / "data" / "memdesk.db"
+    secret, kept = "Pn4Unverarbeitet", "Pn5Behalten"
+    memory.processor = Failing()
+    for scope, word in ((ALICE, secret), (BOB, kept)):
+        with pytest.raises(LLMError):
+            memory.add([f"My locker code is {word}.", {"content": f"{word} said the tool", "role": "tool"}], scope=scope)
+    assert [m.status for m in memory.messages(scope=ALICE)] == ["pending", "pending"]
+    assert {w for _, w, _ in residues(database_bytes(path), [secret])} == {secret}
+
+    assert memory.forget(ALICE).messages == 2
+
+    after = database_bytes(path)
+    assert residues(after, [secret]) == [] and {w for _, w, _ in residues(after, [kept])} == {kept}
+    assert memory.store.pending_messages(ALICE) == [] and len(memory.store.pending_messages(BOB)) == 2

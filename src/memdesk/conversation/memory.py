@@ -37,6 +37,7 @@ from ..supersede import Supersession
 from ..textcheck import check_strings, check_text
 from .admission import AdmissionPolicy
 from .base import Answerer, HoldsText, Processor, Utterance
+from .ingest import Reprocessed, Worker, context_message, defer, ingest, reprocess
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +83,7 @@ class Memory:
         self.supersession = supersession or Supersession()
         self.context_turns = context_turns
         self._script_warned: set[tuple[str, str]] = set()  # (scope key, script) already warned about
+        self._worker = Worker(self)  # add(wait=False)'s thread, started on first use
         self.store.set_embedding_info(EmbeddingInfo(model_id=embedder.model_id, dim=embedder.dim))
 
     # -- construction ----------------------------------------------------------------------
@@ -94,6 +96,8 @@ class Memory:
         return build_memory(settings or Settings.load(**overrides))
 
     def close(self) -> None:
+        """Process what ``add(..., wait=False)`` left queued, then close the store."""
+        self._worker.close()
         self.store.close()
 
     def __enter__(self) -> "Memory":
@@ -119,6 +123,7 @@ class Memory:
         scope: Scope,
         timestamp: datetime | None = None,
         speaker: str | None = None,
+        wait: bool = True,
     ) -> AddResult:
         """Log messages, route and extract them into typed records, embed and store them atomically.
 
@@ -127,11 +132,17 @@ class Memory:
         that carry none, ``speaker`` the user-role messages that carry none. What becomes memory is decided
         by the admission policy (:mod:`memdesk.conversation.admission`); the raw log keeps every message.
         Messages whose id is already logged in this scope are skipped (re-running an ingest adds nothing
-        twice). Invalid input raises before anything is written: text that is not valid UTF-8 (a lone
+        twice), unless they are logged pending: those are processed now. If the processor or the embedder
+        fails, the messages are still logged, pending (see :meth:`reprocess`), and the error is raised
+        with its type and a note. ``wait=False`` validates and logs the messages pending, returns at once
+        (their ids, no records) and lets the Memory's own thread process them (:meth:`wait_pending`
+        waits for it; :meth:`close` finishes its queue): at least once, never twice. Invalid input raises before anything is written: text that is not valid UTF-8 (a lone
         surrogate) or holds NUL is an :class:`InvalidInputError`, a message longer than
         ``max_message_chars`` a :class:`MessageTooLargeError`.
         """
         scope = _as_scope(scope)
+        if not isinstance(wait, bool):
+            raise InvalidInputError(f"wait must be true or false, got {wait!r}")
         batch = self._normalize(messages, timestamp=timestamp, speaker=speaker)
         for i, m in enumerate(batch):
             if len(m.text()) > self.max_message_chars:
@@ -142,15 +153,20 @@ class Memory:
         ids = [m.id or new_id() for m in batch]
         if len(set(ids)) != len(ids):
             raise InvalidInputError("duplicate message ids in one add() call")
-        fresh = [(i, m) for i, m in zip(ids, batch) if not self.store.has_message(scope, i)]
+        logged = {i for i in ids if self.store.has_message(scope, i)}
+        # a message logged pending (its processing failed) is processed now, not skipped
+        pending = {m.id for m in self.store.pending_messages(scope) if m.scope == scope} if logged else set()
+        fresh = [(i, m) for i, m in zip(ids, batch) if i not in logged or i in pending]
         if not fresh:
             return AddResult(message_ids=ids, routes={}, records=[])
         # the policy shows the processor only some roles as context: give it a wider window to choose from
         window = self.context_turns * 4
+        again = {i for i, _ in fresh}
         recent = [
-            Message(content=r.content, speaker=r.speaker, role=r.role, timestamp=r.timestamp, id=r.id)  # type: ignore[arg-type]
-            for r in (self.store.recent_messages(scope, window) if window else [])
-        ]
+            context_message(r)
+            for r in (self.store.recent_messages(scope, window + len(again)) if window else [])
+            if r.id not in again
+        ][-window:] if window else []
         now = utcnow()
         utterances = []
         for mid, msg in fresh:
@@ -159,46 +175,20 @@ class Memory:
                 Utterance(message_id=mid, message=msg, scope=scope, context=recent[-window:] if window else [], reference_time=now)
             )
             recent.append(msg)
-        processed = self.admission.process(self.processor, utterances, context_turns=self.context_turns)
-        records: list[MemoryRecord] = []
-        raws: list[RawMessage] = []
-        for u, p in zip(utterances, processed):
-            for r in p.records:
-                r.embedding_model = self.embedder.model_id
-                r.metadata = {**u.message.metadata, **r.metadata}  # the message's metadata (the processor's keys win)
-            records.extend(p.records)
-            raws.append(
-                RawMessage(
-                    id=u.message_id,
-                    scope=scope,
-                    speaker=u.message.speaker,
-                    role=u.message.role,
-                    content=u.message.text(),
-                    timestamp=u.message.timestamp,
-                    ingest_time=now,
-                    route_mask=p.mask.bits,
-                    metadata=u.message.metadata,
-                )
-            )
-        owners = [u.message_id for u, p in zip(utterances, processed) for _ in p.records]
-        vectors = self.embedder.embed([r.embed_text() for r in records])
-        # a concurrent ingest may have logged some of these messages since the check above: the store
-        # skips them (and their records) inside its write transaction
-        closed = self.supersession.resolve(self.store, records, vectors)  # memories these records supersede
-        skipped = set(self.store.write(records, vectors, messages=raws, owners=owners))
-        owner_of = {r.id: owner for r, owner in zip(records, owners)}
-        for old, vector in closed:
-            if owner_of[old.superseded_by] not in skipped:  # type: ignore[index]
-                try:
-                    self.store.replace(old, vector)  # the open version stays in history
-                except RecordNotFoundError:
-                    pass  # deleted meanwhile: nothing left to close
-        return AddResult(
-            message_ids=ids,
-            routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed) if u.message_id not in skipped},
-            records=[r for r, owner in zip(records, owners) if owner not in skipped],
-            warnings=self._script_warnings(scope, [u.message.text() for u in utterances]),
-        )
+        return ingest(self, scope, utterances, ids=ids) if wait else defer(self, scope, utterances, ids=ids)
+
+    def wait_pending(self) -> None:
+        """Wait until what ``add(..., wait=False)`` queued so far is processed (or failed: still pending)."""
+        self._worker.join()
+
+    def reprocess(self, scope: Scope, *, wildcard: bool = False) -> Reprocessed:
+        """Process the messages logged *pending* under the exact ``scope`` (every scope under a partial
+        one with ``wildcard=True``): those whose processing failed in :meth:`add`. They go in log order
+        through add's own path (same admission policy, same provenance: a tool message or an image
+        caption is never the user's words), their records and their processed status in one transaction.
+        Nothing is processed twice: a message another reprocess or a retried :meth:`add` claimed first is
+        skipped with its records. If processing fails again the messages stay pending and the error is raised."""
+        return reprocess(self, _as_scope(scope), wildcard=wildcard)
 
     def _script_warnings(self, scope: Scope, texts: Sequence[str]) -> list[str]:
         """One warning per scope and script the embedder does not embed well (logged and returned)."""
@@ -349,7 +339,8 @@ class Memory:
         return page_where(self.store, _as_scope(scope), where, limit=limit, cursor=cursor)
 
     def messages(self, *, scope: Scope) -> list[RawMessage]:
-        """The raw message log under ``scope``: everything ever said, routed or not."""
+        """The raw message log under ``scope``: everything ever said, routed or not; each message's
+        ``status`` says whether it is ``pending`` (see :meth:`reprocess`) or ``processed`` (its ``route_mask``)."""
         return self.store.messages(_as_scope(scope))
 
     @tracing.memory_span("update_memory", before=tracing.record_id_attributes, after=tracing.one)

@@ -206,6 +206,10 @@ class MessageLog(Protocol):
 
     def has_message(self, scope: Scope, message_id: str) -> bool: ...
 
+    def pending_messages(self, scope: Scope) -> list[RawMessage]:
+        """The messages under ``scope`` (wildcards allowed) logged pending (not processed yet), in log order."""
+        ...
+
 
 class VectorCollection(Protocol):
     """A named table of (id, payload JSON, vector) items searched by the same cosine code as records."""

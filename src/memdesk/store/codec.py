@@ -192,7 +192,8 @@ def check_messages(messages: Sequence[Any]) -> list[RawMessage]:
 
 
 MESSAGE_COLUMNS = (
-    'scope_key, user_id, agent_id, run_id, id, speaker, role, content, "timestamp", ingest_time, route_mask, metadata'
+    'scope_key, user_id, agent_id, run_id, id, speaker, role, content, "timestamp", ingest_time, route_mask, metadata, '
+    "source, pending"
 )
 """The ``messages`` columns :func:`message_rows` fills, in order (``seq`` is the database's)."""
 
@@ -208,15 +209,15 @@ def message_rows(messages: Sequence[RawMessage]) -> list[tuple[Any, ...]]:
         s = m.scope
         rows.append((
             scope_key(s), s.user_id, s.agent_id, s.run_id, m.id, m.speaker, m.role, m.content,
-            time_json(m.timestamp), time_json(m.ingest_time), m.route_mask, metadata,
+            time_json(m.timestamp), time_json(m.ingest_time), m.route_mask, metadata, m.source, int(m.pending),
         ))  # fmt: skip
     return rows
 
 
 def message_from_row(row: Sequence[Any]) -> RawMessage:
     """A message from (user_id, agent_id, run_id, id, speaker, role, content, timestamp, ingest_time,
-    route_mask, metadata, seq)."""
-    u, a, r, item_id, speaker, role, content, ts, ingest, mask, meta, seq = row
+    route_mask, metadata, seq, source, pending)."""
+    u, a, r, item_id, speaker, role, content, ts, ingest, mask, meta, seq, source, pending = row
     return RawMessage.model_validate(
         {
             "scope": scope_from_tuple((u, a, r)),
@@ -229,6 +230,8 @@ def message_from_row(row: Sequence[Any]) -> RawMessage:
             "route_mask": mask,
             "metadata": json.loads(meta),
             "seq": seq,
+            "source": source,
+            "pending": bool(pending),
         }
     )
 

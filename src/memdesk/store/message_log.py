@@ -1,7 +1,9 @@
 """The raw message log: every message ever added, routed or not, in log order.
 
 It is written only inside the one write transaction of :meth:`~memdesk.store.sqlstore.SQLStore.write`
-(:meth:`MessageTable.insert`, :meth:`MessageTable.already_logged`) and read in keyset pages.
+(:meth:`MessageTable.insert`, :meth:`MessageTable.already_logged`, :meth:`MessageTable.claim`) and read in
+keyset pages. A message is logged *pending* when processing it failed (or was deferred); the write
+that stores its records claims it, once.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ class MessageTable:
         now = self.db.dialect.now()
         self.db.dialect.executemany(
             conn,
-            f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES ({marks(p, 12)}) ON CONFLICT (scope_key, id) DO NOTHING",
+            f"INSERT INTO messages ({MESSAGE_COLUMNS}) VALUES ({marks(p, 14)}) ON CONFLICT (scope_key, id) DO NOTHING",
             rows,
         )
         scopes = {r[0]: (r[0], r[1], r[2], r[3], now) for r in rows}
@@ -39,6 +41,14 @@ class MessageTable:
         p = self.db.dialect.param
         sql = f"SELECT 1 FROM messages WHERE scope_key = {p} AND id = {p} LIMIT 1"
         return [r[4] for r in rows if conn.execute(sql, (r[0], r[4])).fetchone() is not None]
+
+    def claim(self, conn: Any, row: tuple[Any, ...]) -> bool:
+        """Mark the logged, pending message of a processed ``row`` as processed (its route mask); False
+        if it is not pending (any more). Inside the serialized write transaction, so of two writers that
+        processed the same pending message exactly one claims it."""
+        p = self.db.dialect.param
+        sql = f"UPDATE messages SET route_mask = {p}, pending = 0 WHERE scope_key = {p} AND id = {p} AND pending = 1"
+        return int(conn.execute(sql, (row[10], row[0], row[4])).rowcount) == 1
 
     # -- reading -------------------------------------------------------------------------------
     def page(self, scope: Scope, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[RawMessage]:
@@ -68,6 +78,15 @@ class MessageTable:
         with self.db.read("messages") as conn:
             rows = conn.execute(sql, [*params, n]).fetchall()[::-1]
         return [message_from_row(row) for row in rows]
+
+    def pending(self, scope: Scope) -> list[RawMessage]:
+        """The pending messages under ``scope`` (wildcards allowed), in log order."""
+        check_scope(scope)
+        p = self.db.dialect.param
+        where, params = scope_where(scope, p)
+        sql = f"SELECT {MESSAGE_READ_COLUMNS} FROM messages WHERE pending = 1 AND {where} ORDER BY seq"
+        with self.db.read("pending_messages") as conn:
+            return [message_from_row(row) for row in conn.execute(sql, params).fetchall()]
 
     def has(self, scope: Scope, message_id: str) -> bool:
         """True if a message with that id is logged under ``scope`` (wildcards allowed)."""

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import MigrationError
 from .migrations import Migration
-from .schema import HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
+from .schema import HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, MESSAGE_STATUS, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
 
 if TYPE_CHECKING:  # psycopg is an optional dependency: the schema module must import without it
     import psycopg
@@ -227,6 +227,12 @@ def _m0007_history_tombstones(conn: "psycopg.Connection") -> None:
         conn.execute(statement)
 
 
+
+def _m0008_message_status(conn: "psycopg.Connection") -> None:
+    for statement in MESSAGE_STATUS:
+        conn.execute(statement)
+
+
 PG_MIGRATIONS: tuple[Migration["psycopg.Connection"], ...] = (
     Migration("0001_initial_schema", _m0001_initial_schema),
     Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
@@ -235,5 +241,6 @@ PG_MIGRATIONS: tuple[Migration["psycopg.Connection"], ...] = (
     Migration("0005_dimensioned_vectors", _m0005_dimensioned_vectors),
     Migration("0006_api_keys", _m0006_api_keys),
     Migration("0007_history_tombstones", _m0007_history_tombstones),
+    Migration("0008_message_status", _m0008_message_status),
 )
 """The PostgreSQL schema, oldest first. Append new migrations; never edit or reorder applied ones."""

@@ -112,8 +112,10 @@ class RecordWriter:
         no-op. With ``owners`` (the id of the message each record came from), a message that is
         already logged in its scope when the transaction starts (another writer got there first)
         is skipped together with its records, so two ingests of the same conversation never store
-        anything twice. Returns the ids of the messages skipped that way. Everything is validated
-        before writing.
+        anything twice; unless it is logged *pending* and this write carries it processed: then the
+        write claims it (it becomes processed, with this route mask) and its records are stored; a
+        second writer finds it claimed and is skipped. Returns the ids of the messages skipped.
+        Everything is validated before writing.
         """
         rows = message_rows(check_messages(messages))
         batch = prepare_records(records, vectors)
@@ -125,10 +127,13 @@ class RecordWriter:
         with self.db.lock:
             with self.db.tx("write") as conn:
                 if rows and owners is not None:
-                    skipped = self.messages.already_logged(conn, rows)
+                    logged = set(self.messages.already_logged(conn, rows))
+                    # a logged pending message is this write's to process if it claims it first
+                    claimed = {r[4] for r in rows if r[4] in logged and not r[13] and self.messages.claim(conn, r)}
+                    skipped = [r[4] for r in rows if r[4] in logged and r[4] not in claimed]
+                    rows = [r for r in rows if r[4] not in logged]
                     if skipped:
                         gone = set(skipped)
-                        rows = [r for r in rows if r[4] not in gone]
                         if batch is not None:
                             keep = [i for i, owner in enumerate(owners) if owner not in gone]
                             recs, matrix, payloads = batch

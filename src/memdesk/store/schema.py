@@ -42,7 +42,8 @@ RECORD_COLUMNS = (
 HISTORY_COLUMNS = "record_id, memory_type, version, event, scope_key, record, changed_at"
 SCOPE_COLUMNS = "scope_key, user_id, agent_id, run_id, created_at"
 MESSAGE_READ_COLUMNS = (
-    'user_id, agent_id, run_id, id, speaker, role, content, "timestamp", ingest_time, route_mask, metadata, seq'
+    'user_id, agent_id, run_id, id, speaker, role, content, "timestamp", ingest_time, route_mask, metadata, seq, '
+    "source, pending"
 )
 """The ``messages`` columns :func:`~memdesk.store.codec.message_from_row` reads, in order."""
 
@@ -157,6 +158,17 @@ HISTORY_TOMBSTONES = [
 """Migration 0007, shared by the dialects: history written before deletes left tombstones only keeps
 the deleted records' content (every version and the DELETE entry's copy); it goes, the tombstones stay.
 Pages it frees may still hold those bytes until ``memdesk vacuum`` (SQLite) or the operator's VACUUM."""
+
+
+MESSAGE_STATUS = [
+    "ALTER TABLE messages ADD COLUMN source TEXT",
+    "ALTER TABLE messages ADD COLUMN pending INTEGER NOT NULL DEFAULT 0",
+    "CREATE INDEX ix_messages_pending ON messages (seq) WHERE pending = 1",
+]
+"""Migration 0008, shared by the dialects: a raw message keeps its ``source`` (what reprocessing needs
+besides the content, whose image caption :func:`~memdesk.records.split_caption` recovers) and whether it
+is ``pending`` (logged, not processed yet: see :meth:`memdesk.Memory.reprocess`). Rows logged before it
+are not pending."""
 
 
 def insert_history(mark: str) -> str:

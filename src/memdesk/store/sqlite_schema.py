@@ -8,7 +8,7 @@ from typing import Any
 
 from .database import Database
 from .migrations import Migration
-from .schema import HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
+from .schema import HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, MESSAGE_STATUS, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
 
 
 def _m0001_initial_schema(conn: sqlite3.Connection) -> None:
@@ -87,6 +87,12 @@ def _m0007_history_tombstones(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+
+def _m0008_message_status(conn: sqlite3.Connection) -> None:
+    for statement in MESSAGE_STATUS:
+        conn.execute(statement)
+
+
 SQLITE_MIGRATIONS: tuple[Migration[sqlite3.Connection], ...] = (
     Migration("0001_initial_schema", _m0001_initial_schema),
     Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
@@ -94,6 +100,7 @@ SQLITE_MIGRATIONS: tuple[Migration[sqlite3.Connection], ...] = (
     Migration("0004_change_log", _m0004_change_log),
     Migration("0006_api_keys", _m0006_api_keys),
     Migration("0007_history_tombstones", _m0007_history_tombstones),
+    Migration("0008_message_status", _m0008_message_status),
 )
 """The SQLite schema, oldest first. Append new migrations; never edit or reorder applied ones."""
 

@@ -160,6 +160,9 @@ class SQLStore(StoreConveniences):
     def has_message(self, scope: Scope, message_id: str) -> bool:
         return self._messages.has(scope, message_id)
 
+    def pending_messages(self, scope: Scope) -> list[RawMessage]:
+        return self._messages.pending(scope)
+
     # -- Collections ---------------------------------------------------------------------------
     def collection(self, name: str) -> SQLVectorCollection:
         return SQLVectorCollection(self.db, self._collections, name)

@@ -1,0 +1,219 @@
+"""The one processing path of :meth:`Memory.add` and :meth:`Memory.reprocess`, and the pending log.
+
+:func:`ingest` routes and extracts utterances (the admission policy and the processor), embeds the
+records, resolves what they supersede and writes records and raw messages in one store transaction.
+When processing or embedding fails, the messages are still logged, *pending*, and the exception is
+re-raised (its type kept, a note added): nothing said is lost. :func:`reprocess` runs the pending
+messages of a scope through the same :func:`ingest`, in log order, with what each message carried
+(role, source, image caption, timestamp, metadata) and the turns before it as context. The store's
+write transaction decides who processed a pending message: it is claimed once, so a concurrent
+reprocess or a retried ``add`` never stores its records twice. ``add(..., wait=False)`` logs the messages
+pending (:func:`defer`) and leaves them to the Memory's :class:`Worker` thread, which reprocesses them.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from typing import TYPE_CHECKING, Sequence
+
+from pydantic import BaseModel, Field
+
+from ..errors import InvalidInputError, RecordNotFoundError, UsageError
+from ..records import AddResult, MemoryRecord, Message, RawMessage, Scope, split_caption
+from .base import Processed, Utterance
+
+if TYPE_CHECKING:
+    from .memory import Memory
+
+log = logging.getLogger(__name__)
+
+
+class Reprocessed(BaseModel):
+    """What :meth:`Memory.reprocess` did."""
+
+    messages: int = Field(description="Pending messages this call processed (claimed and written).")
+    records: int = Field(description="Records written for them.")
+    pending: int = Field(description="Messages under the scope still pending afterwards.")
+    message_ids: list[str] = Field(default_factory=list, description="The ids of the messages processed, in log order.")
+
+
+def message_of(raw: RawMessage) -> Message:
+    """The message as it was added, from its raw log row (the image caption split from the content)."""
+    content, caption = split_caption(raw.content)
+    return Message(
+        id=raw.id, speaker=raw.speaker, role=raw.role, content=content, timestamp=raw.timestamp,  # type: ignore[arg-type]
+        image_caption=caption, source=raw.source, metadata=raw.metadata,
+    )  # fmt: skip
+
+
+def _raw(u: Utterance, *, route_mask: int | None) -> RawMessage:
+    assert u.reference_time is not None
+    return RawMessage(
+        id=u.message_id, scope=u.scope, speaker=u.message.speaker, role=u.message.role, content=u.message.text(),
+        timestamp=u.message.timestamp, ingest_time=u.reference_time, route_mask=route_mask,
+        metadata=u.message.metadata, source=u.message.source, pending=route_mask is None,
+    )  # fmt: skip
+
+
+def ingest(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, ids: Sequence[str]) -> AddResult:
+    """Process ``utterances`` (all of ``scope``) and write their records and raw messages atomically.
+
+    A message someone else processed first (another ingest of the same id, a concurrent reprocess) is
+    skipped with its records. If the processor, the embedder or the supersession check raises, the
+    messages are logged pending and the exception is re-raised with a note saying so."""
+    try:
+        processed = memory.admission.process(memory.processor, utterances, context_turns=memory.context_turns)
+        records, owners = _records(memory, utterances, processed)
+        vectors = memory.embedder.embed([r.embed_text() for r in records])
+        closed = memory.supersession.resolve(memory.store, records, vectors)  # memories these records supersede
+    except Exception as e:
+        _keep_pending(memory, scope, utterances, e)
+        raise
+    raws = [_raw(u, route_mask=p.mask.bits) for u, p in zip(utterances, processed)]
+    # a concurrent ingest may have logged (or claimed) some of these messages since they were read: the
+    # store skips them (and their records) inside its write transaction
+    skipped = set(memory.store.write(records, vectors, messages=raws, owners=owners))
+    owner_of = {r.id: owner for r, owner in zip(records, owners)}
+    for old, vector in closed:
+        if owner_of[old.superseded_by] not in skipped:  # type: ignore[index]
+            try:
+                memory.store.replace(old, vector)  # the open version stays in history
+            except RecordNotFoundError:
+                pass  # deleted meanwhile: nothing left to close
+    return AddResult(
+        message_ids=list(ids),
+        routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed) if u.message_id not in skipped},
+        records=[r for r, owner in zip(records, owners) if owner not in skipped],
+        warnings=memory._script_warnings(scope, [u.message.text() for u in utterances]),
+    )
+
+
+def _records(
+    memory: "Memory", utterances: Sequence[Utterance], processed: Sequence[Processed]
+) -> tuple[list[MemoryRecord], list[str]]:
+    records: list[MemoryRecord] = []
+    for u, p in zip(utterances, processed):
+        for r in p.records:
+            r.embedding_model = memory.embedder.model_id
+            r.metadata = {**u.message.metadata, **r.metadata}  # the message's metadata (the processor's keys win)
+        records.extend(p.records)
+    owners = [u.message_id for u, p in zip(utterances, processed) for _ in p.records]
+    return records, owners
+
+
+def _keep_pending(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], error: Exception) -> None:
+    """Log the utterances' messages pending (those logged already stay as they are) and note it on ``error``."""
+    try:
+        memory.store.write(messages=[_raw(u, route_mask=None) for u in utterances])
+    except Exception as failed:  # the store is down too: say so on the original error
+        error.add_note(f"memdesk: the {len(utterances)} message(s) could not be kept pending either: {failed}")
+        raise error from failed
+    note = (
+        f"memdesk: {len(utterances)} message(s) kept pending in the raw log of scope {scope} "
+        f"({type(error).__name__}); Memory.reprocess(scope) or `memdesk reprocess` processes them"
+    )
+    error.add_note(note)
+    log.warning("%s: %s", note, error)
+
+
+def reprocess(memory: "Memory", scope: Scope, *, wildcard: bool = False) -> Reprocessed:
+    """Process the pending messages under ``scope`` (exact, or every scope under it with ``wildcard``),
+    scope by scope in log order, through :func:`ingest`."""
+    if not isinstance(wildcard, bool):
+        raise InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
+    groups: dict[str, list[RawMessage]] = {}
+    for raw in _pending(memory, scope, wildcard):
+        groups.setdefault(raw.scope.key(), []).append(raw)
+    done: list[str] = []
+    records = 0
+    for raws in groups.values():
+        result = ingest(memory, raws[0].scope, _utterances(memory, raws), ids=[r.id for r in raws])
+        done += [r.id for r in raws if r.id in result.routes]
+        records += len(result.records)
+    return Reprocessed(messages=len(done), records=records, pending=len(_pending(memory, scope, wildcard)), message_ids=done)
+
+
+def _pending(memory: "Memory", scope: Scope, wildcard: bool) -> list[RawMessage]:
+    return [m for m in memory.store.pending_messages(scope) if wildcard or m.scope == scope]
+
+
+def context_message(raw: RawMessage) -> Message:
+    """A logged message as a context turn for the processor (its caption, if any, stays in the content)."""
+    return Message(
+        content=raw.content, speaker=raw.speaker, role=raw.role, timestamp=raw.timestamp, id=raw.id,  # type: ignore[arg-type]
+        source=raw.source,
+    )  # fmt: skip
+
+
+def _utterances(memory: "Memory", raws: Sequence[RawMessage]) -> list[Utterance]:
+    """The pending ``raws`` of one scope as utterances, each with the turns logged before it as context."""
+    scope, window = raws[0].scope, memory.context_turns * 4
+    log = [m for m in memory.store.messages(scope) if m.scope == scope and m.seq < raws[-1].seq] if window else []
+    return [
+        Utterance(
+            message_id=raw.id, message=message_of(raw), scope=scope, reference_time=raw.ingest_time,
+            context=[context_message(m) for m in log if m.seq < raw.seq][-window:] if window else [],
+        )  # fmt: skip
+        for raw in raws
+    ]
+
+
+def defer(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, ids: Sequence[str]) -> AddResult:
+    """Log ``utterances`` pending and hand their scope to the Memory's worker (``add(..., wait=False)``)."""
+    memory.store.write(messages=[_raw(u, route_mask=None) for u in utterances])
+    memory._worker.submit(scope)
+    return AddResult(message_ids=list(ids), routes={}, records=[])
+
+
+class Worker:
+    """One in-process thread of a Memory that reprocesses the scopes ``add(..., wait=False)`` logged pending,
+    in the order they came. Started on first use; :meth:`close` (``Memory.close``) processes what is queued,
+    then stops it. At least once, never twice: a scope whose processing fails keeps its messages pending (for
+    :meth:`Memory.reprocess` or a retried ``add``), and the store's claim keeps any message from being
+    processed twice."""
+
+    def __init__(self, memory: "Memory") -> None:
+        self._memory = memory
+        self._queue: queue.Queue[Scope | None] = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def submit(self, scope: Scope) -> None:
+        with self._lock:
+            if self._closed:
+                raise UsageError("this Memory is closed: add(wait=False) needs an open one")
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="memdesk-reprocess", daemon=True)
+                self._thread.start()
+            self._queue.put(scope)
+
+    def join(self) -> None:
+        """Wait until every scope submitted so far has been processed (or failed, staying pending)."""
+        self._queue.join()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed, thread = True, self._thread
+            if thread is not None:
+                self._queue.put(None)
+        if thread is not None:
+            thread.join()
+
+    def _run(self) -> None:
+        while True:
+            scope = self._queue.get()
+            try:
+                if scope is None:
+                    return
+                reprocess(self._memory, scope)
+            except Exception:  # the messages stay pending: nothing is lost, the next reprocess takes them
+                log.exception("memdesk: processing the messages added with wait=False under %s failed; they stay "
+                              "pending (Memory.reprocess(scope) or `memdesk reprocess`)", scope)  # fmt: skip
+            finally:
+                self._queue.task_done()
+
+
+__all__ = ["Reprocessed", "Worker", "context_message", "defer", "ingest", "message_of", "reprocess"]
