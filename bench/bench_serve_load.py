@@ -1,17 +1,20 @@
 """Load test of `memdesk serve` over loopback: many concurrent clients, mixed add/search over many tenants.
 
-A real `memdesk serve` process (the CLI, uvicorn, the embedded default: packaged MiniLM + rule processor) on a
-SQLite file or on PostgreSQL (a throwaway pgserver, or ``--postgres-url``). ``--clients`` threads, each with
-its own keep-alive connection (httpx2) and an admin key, run for ``--seconds``: each request is an add (one
+``--servers`` real `memdesk serve` processes (the CLI, uvicorn, the embedded default: packaged MiniLM + rule
+processor) on one SQLite file or one PostgreSQL database (a throwaway pgserver, or ``--postgres-url``).
+``--clients`` threads, each with its own keep-alive connection (httpx2) to one server (round robin) and an admin
+key, run for ``--seconds``: each request is an add (one
 message written for this benchmark, with a unique id, to a tenant drawn from ``--tenants`` user ids) with
 probability ``--add-share``, else a search of a tenant that already holds something. Reported: requests and
 adds per second, p50/p95/p99 latency per kind, errors (any non-2xx or transport failure), and lost messages:
 after the run the server is stopped and every acknowledged message id is looked for in the database's raw log
-(``Memory.messages`` of its tenant); one missing is a lost message.
+(``Memory.messages`` of its tenant); one missing is a lost message. With several servers, one acknowledged add in
+ten is read back at once through the *next* server (``GET /v1/messages``): a miss there is a stale read (another
+server did not see the write on its next request).
 
     python bench/bench_serve_load.py --backend sqlite [--clients 32] [--seconds 60] [--tenants 10000] \
         [--out bench/results/serve-load/sqlite.json]
-    python bench/bench_serve_load.py --backend postgres [--postgres-url URL] ...
+    python bench/bench_serve_load.py --backend postgres [--servers 2] [--postgres-url URL] ...
 """
 
 from __future__ import annotations
@@ -71,17 +74,21 @@ def start_server(database_url: str, port: int, log: Path) -> subprocess.Popen:
 
 
 class Client(threading.Thread):
-    def __init__(self, n: int, url: str, args: argparse.Namespace, stop_at: float, shared: dict[str, Any]) -> None:
+    def __init__(self, n: int, urls: list[str], args: argparse.Namespace, stop_at: float, shared: dict[str, Any]) -> None:
         super().__init__(daemon=True)
-        self.n, self.url, self.args, self.stop_at, self.shared = n, url, args, stop_at, shared
+        self.n, self.args, self.stop_at, self.shared = n, args, stop_at, shared
+        self.url, self.other = urls[n % len(urls)], urls[(n + 1) % len(urls)]  # its server, and the next one
         self.rng = random.Random(args.seed * 1000 + n)
         self.lat: dict[str, list[float]] = {"add": [], "search": []}
         self.acked: list[tuple[str, str]] = []  # (tenant, message id)
         self.errors: list[str] = []
+        self.cross_reads = 0
+        self.stale_reads = 0
 
     def run(self) -> None:
         headers = {"Authorization": f"Bearer {KEY}"}
-        with httpx2.Client(base_url=self.url, headers=headers, timeout=120) as http:
+        with httpx2.Client(base_url=self.url, headers=headers, timeout=120) as http, \
+                httpx2.Client(base_url=self.other, headers=headers, timeout=120) as other:
             i = 0
             while time.monotonic() < self.stop_at:
                 filled = self.shared["filled"]
@@ -108,7 +115,20 @@ class Client(threading.Thread):
                 if ok and kind == "add":
                     self.acked.append((tenant, mid))
                     filled.append(tenant)  # list.append is atomic: other clients may now search it
+                    if self.other != self.url and self.rng.random() < 0.1:
+                        self.read_back(other, tenant, mid)
                 i += 1
+
+
+    def read_back(self, other: httpx2.Client, tenant: str, mid: str) -> None:
+        """The message just acknowledged by this client's server, read at once through another server."""
+        self.cross_reads += 1
+        try:
+            r = other.get("/v1/messages", params={"user_id": tenant})
+            if r.status_code != 200 or mid not in {m["id"] for m in r.json()}:
+                self.stale_reads += 1
+        except httpx2.HTTPError as e:
+            self.errors.append(f"read-back {type(e).__name__}: {e}")
 
 
 def summary(xs: list[float]) -> dict[str, float]:
@@ -138,13 +158,14 @@ def main() -> None:
     ap.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     ap.add_argument("--postgres-url", default=os.environ.get("MEMDESK_BENCH_POSTGRES_URL"))
     ap.add_argument("--clients", type=int, default=32)
+    ap.add_argument("--servers", type=int, default=1, help="memdesk serve processes on the one database")
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--tenants", type=int, default=10_000)
     ap.add_argument("--add-share", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="Default: bench/results/serve-load/<backend>.json")
     args = ap.parse_args()
-    if args.clients < 1 or args.seconds <= 0 or args.tenants < 1 or not 0 < args.add_share <= 1:
+    if args.clients < 1 or args.servers < 1 or args.seconds <= 0 or args.tenants < 1 or not 0 < args.add_share <= 1:
         ap.error("--clients and --tenants must be >= 1, --seconds > 0, --add-share in (0, 1]")
     work = Path(tempfile.mkdtemp(prefix="memdesk-load-"))
     pg = None
@@ -158,20 +179,26 @@ def main() -> None:
 
         pg = start_pg()
         database_url = pg.fresh_database()
-    port = free_port()
-    server = start_server(database_url, port, work / "serve.log")
+    servers: list[subprocess.Popen] = []
     shared: dict[str, Any] = {"filled": []}
     try:
+        urls = []
+        for i in range(args.servers):
+            port = free_port()
+            servers.append(start_server(database_url, port, work / f"serve-{i}.log"))
+            urls.append(f"http://127.0.0.1:{port}")
         started = time.monotonic()
-        clients = [Client(n, f"http://127.0.0.1:{port}", args, started + args.seconds, shared) for n in range(args.clients)]
+        clients = [Client(n, urls, args, started + args.seconds, shared) for n in range(args.clients)]
         for c in clients:
             c.start()
         for c in clients:
             c.join()
         wall = time.monotonic() - started
     finally:
-        server.terminate()
-        server.wait(timeout=60)
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            server.wait(timeout=60)
     try:
         acked = [a for c in clients for a in c.acked]
         lost = lost_messages(database_url, acked)
@@ -185,7 +212,8 @@ def main() -> None:
         "measured_at": measured_at(),
         "machine": machine_info(),
         "command": "python bench/bench_serve_load.py " + " ".join(sys.argv[1:]),
-        "setup": {"backend": args.backend, "server": "memdesk serve (uvicorn, 1 process)", "clients": args.clients,
+        "setup": {"backend": args.backend, "servers": args.servers, "server": "memdesk serve (uvicorn, one process each)",
+                  "clients": args.clients,
                   "seconds": args.seconds, "tenants": args.tenants, "add_share": args.add_share,
                   "embedder": "packaged MiniLM (int8 ONNX)", "processor": "rules", "seed": args.seed},
         "requests": len(adds) + len(searches),
@@ -198,8 +226,11 @@ def main() -> None:
         "error_examples": errors[:5],
         "acknowledged_messages": len(acked),
         "lost_messages": lost,
+        "cross_server_reads": sum(c.cross_reads for c in clients),
+        "stale_cross_server_reads": sum(c.stale_reads for c in clients),
     }
-    write_result(args.out or REPO / "bench" / "results" / "serve-load" / f"{args.backend}.json", result)
+    name = args.backend if args.servers == 1 else f"{args.backend}-{args.servers}-servers"
+    write_result(args.out or REPO / "bench" / "results" / "serve-load" / f"{name}.json", result)
 
 
 if __name__ == "__main__":
