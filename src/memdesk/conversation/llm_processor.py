@@ -46,6 +46,7 @@ from ..records import (
 )
 from ..timeexpr import main_anchor, resolve
 from .base import Processed, Processor, Utterance
+from .decisions import Decision, aliases, decide, known_block
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,13 @@ class EpisodicItem(BaseModel):
 class SemanticItem(BaseModel):
     fact: str = Field(min_length=1, max_length=300, description="One sentence naming the person.")
     when: str | None = Field(default=None, max_length=40)
+    decision: Decision = Field(default="add", description="add: new; update: replaces known fact 'replaces'; noop: already known.")
+    replaces: str | None = Field(default=None, max_length=64, description="For update: the known fact's id (f1, f2...).")
+
+    @field_validator("decision", mode="before")
+    @classmethod
+    def _decision(cls, v: Any) -> Any:
+        return v.strip().lower() if isinstance(v, str) else v
 
 
 class ProceduralItem(BaseModel):
@@ -157,6 +165,10 @@ class LLMProcessor:
         fallback: a Processor used, with a warning, for utterances whose model output stays invalid
             after the re-asks or does not fit the context window; without one those errors propagate.
         cache_size: results kept so that ``route`` followed by ``extract`` makes one call, not two.
+        known_facts: stored facts of the same speaker and role shown per utterance (``Utterance.known``,
+            filled by ingest) for the model to decide add / update / no-op on each new fact
+            (:mod:`memdesk.conversation.decisions`); 0 shows none (every fact is added). The batched
+            prompt (``batch_size > 1``) shows none yet.
     """
 
     @property
@@ -176,9 +188,12 @@ class LLMProcessor:
         max_context_chars: int = 300,
         fallback: Processor | None = None,
         cache_size: int = 256,
+        known_facts: int = 5,
     ) -> None:
-        if batch_size < 1 or context_turns < 0 or not 1 <= max_items <= MAX_ITEMS_PER_TYPE:
-            raise ConfigError(f"batch_size >= 1, context_turns >= 0, 1 <= max_items <= {MAX_ITEMS_PER_TYPE}")
+        if batch_size < 1 or context_turns < 0 or not 1 <= max_items <= MAX_ITEMS_PER_TYPE or known_facts < 0:
+            raise ConfigError(
+                f"batch_size >= 1, context_turns >= 0, 1 <= max_items <= {MAX_ITEMS_PER_TYPE}, known_facts >= 0"
+            )
         self.chat_model = chat_model
         self.context_turns = context_turns
         self.batch_size = batch_size
@@ -187,6 +202,7 @@ class LLMProcessor:
         self.max_utterance_chars = max_utterance_chars
         self.max_context_chars = max_context_chars
         self.fallback = fallback
+        self.known_facts = known_facts if batch_size == 1 else 0
         self.single_prompt = load_prompt("extract_utterance")
         self.batch_prompt = load_prompt("extract_batch")
         self._cache: OrderedDict[tuple[str, str], Processed] = OrderedDict()
@@ -274,6 +290,7 @@ class LLMProcessor:
                 speaker=u.message.speaker or u.message.role,
                 text=_clip(u.message.text(), self.max_utterance_chars),
                 max_items=self.max_items,
+                known=known_block(aliases(u.known[: self.known_facts]), self.max_context_chars),
             )
             return ChatRequest(messages, UtteranceExtraction, self.max_tokens, 0.0, "ingest")
         lines = [
@@ -372,15 +389,24 @@ class LLMProcessor:
     def _to_processed(self, u: Utterance, ex: UtteranceExtraction, model: str, prompt: str) -> Processed:
         declared = RouteMask.from_bits(int(ex.mask, 2))
         records: list[MemoryRecord] = []
+        shown = aliases(u.known[: self.known_facts])
         for e in ex.episodic:
             base = self._base(u, e.when, model, prompt)
             records.append(EpisodicRecord(title=e.title.strip(), summary=e.summary.strip(), **base))
         for f in ex.semantic:
-            records.append(SemanticRecord(fact=f.fact.strip(), **self._base(u, f.when, model, prompt)))
+            decision, replaced = decide(f.decision, f.replaces, shown)
+            if decision == "noop":
+                continue  # already known: nothing new to store
+            base = self._base(u, f.when, model, prompt)
+            if shown:
+                base["metadata"]["decision"] = decision
+            if replaced is not None:
+                base["metadata"]["replaces"] = [replaced]  # closed by memdesk.supersede, same speaker and role only
+            records.append(SemanticRecord(fact=f.fact.strip(), **base))
         for p in ex.procedural:
             base = self._base(u, p.when, model, prompt)
             records.append(ProceduralRecord(title=p.title.strip(), content=p.content.strip(), **base))
-        found = {r.type for r in records}
+        found = {r.type for r in records} | ({"semantic"} if ex.semantic else set())  # a no-op is an answer too
         mask = RouteMask(
             episodic=declared.episodic or "episodic" in found,
             semantic=declared.semantic or "semantic" in found,
