@@ -198,3 +198,39 @@ def test_update_scenarios_through_the_llm_processor(tmp_path, minilm, sid: str) 
     closed = [r for r in mem.store.scan(scope) if r.superseded_by is not None]
     assert len(closed) == 1 and sc["old"].lower() in closed[0].text().lower()
     mem.close()
+
+
+def test_a_batch_decides_its_facts_in_one_more_call(tmp_path) -> None:
+    def reply(messages):
+        system, user = messages[0].content, messages[-1].content
+        if "keep a personal assistant's memory up to date" in system:
+            decisions = []
+            for block in user.split("Message m")[1:]:
+                known = dict(_KNOWN.findall(block.split("New facts:")[0]))
+                for fid, text in re.findall(r"^- (n\d+): (.*)$", block.split("New facts:")[1], re.MULTILINE):
+                    if "teach" in text:
+                        decisions.append({"id": fid, "decision": "update", "replaces": next(a for a, t in known.items() if "nurse" in t)})
+                    elif "Figo" in text:
+                        decisions.append({"id": fid, "decision": "noop", "replaces": next(a for a, t in known.items() if "Figo" in t)})
+                    else:
+                        decisions.append({"id": fid, "decision": "update", "replaces": "f99"})  # invented: an add
+            return {"decisions": decisions}
+        items = []
+        for mid, text in re.findall(r"^(m\d+) \| .*?: (.*)$", user, re.MULTILINE):
+            facts = [{"fact": f"Marta: {text}"}] + ([{"fact": "Marta owns a bicycle."}] if "teach" in text else [])
+            items.append({"id": mid, "mask": "010", "semantic": facts})
+        return {"items": items}
+
+    model = ScriptedChatModel(reply)
+    mem = Memory(open_store(f"sqlite:///{tmp_path}/b.db"), HashingEmbedder(), LLMProcessor(model, batch_size=2))
+    nurse, cat = mem.add([said("I work as a nurse in Porto.", JAN), said("I have a grey cat called Figo.", JAN)], scope=S).records
+    assert len(model.calls) == 1  # nothing known yet: no decision call
+    new = mem.add([said("I left the hospital, I teach biology now.", APR), said("Figo is asleep on my keyboard.", APR)], scope=S)
+    assert len(model.calls) == 3  # the batched extraction and one more call for the batch's decisions
+    assert "f1" in model.last_call.user and nurse.id not in model.last_call.prompt
+    by_text = {r.text(): r for r in new.records}
+    assert set(by_text) == {"Marta: I left the hospital, I teach biology now.", "Marta owns a bicycle."}  # the no-op: no record
+    assert by_text["Marta: I left the hospital, I teach biology now."].metadata["replaces"] == [nurse.id]
+    assert by_text["Marta owns a bicycle."].metadata["decision"] == "add"
+    assert mem.store.get(nurse.id).superseded_by is not None and mem.store.get(cat.id).superseded_by is None  # type: ignore[union-attr]
+    mem.close()

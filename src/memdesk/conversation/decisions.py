@@ -15,22 +15,35 @@ structured reply gives, per new fact, a decision:
 
 An alias the model was not shown (an invented id) is ignored: the fact is added. Nothing the model
 says can name a record outside the known facts of that utterance.
+
+With one utterance per call the decisions come in the same call (``extract_utterance`` lists the known
+facts). A batched call (``batch_size > 1``) cannot show each message its own facts, so its semantic facts
+get one more call per batch (``decide_batch``, :func:`decision_request` / :func:`apply_decisions`): every
+message's new facts (``n1``...) next to its known facts; an alias of another message's facts is ignored.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Iterable, Literal, Protocol, Sequence, runtime_checkable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Protocol, Sequence, runtime_checkable
 
-from ..records import MemoryRecord, MemoryType, Message
-from .base import Utterance
+from pydantic import BaseModel, Field, field_validator
+
+from ..llm.batch import ChatRequest
+from ..llm.templates import PromptTemplate
+from ..records import MemoryRecord, MemoryType, Message, SemanticRecord
+from .base import Processed, Utterance
 
 if TYPE_CHECKING:
     from ..embed.base import Embedder
     from ..store.base import Store
     from .admission import AdmissionPolicy
 
-__all__ = ["Decision", "ShowsKnown", "aliases", "decide", "known_block", "with_known"]
+__all__ = [
+    "Decision", "DecisionBatch", "FactDecision", "ShowsKnown", "aliases", "apply_decisions", "decide",
+    "decision_request", "known_block", "with_known",
+]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
@@ -111,3 +124,73 @@ def decide(decision: Decision, replaces: str | None, shown: dict[str, MemoryReco
             return "noop", None
         return "add", None
     return "add", None
+
+
+# --- the one more call of a batch --------------------------------------------------------------------
+def lower(v: Any) -> Any:
+    return v.strip().lower() if isinstance(v, str) else v
+
+
+class FactDecision(BaseModel):
+    """The decision on one new fact of a batch, as the model returns it."""
+
+    id: str = Field(max_length=12, description="The new fact's id (n1, n2...).")
+    decision: Decision = Field(default="add")
+    replaces: str | None = Field(default=None, max_length=64, description="For update: the known fact's id (f1...).")
+
+    _decision = field_validator("decision", mode="before")(lower)
+
+
+class DecisionBatch(BaseModel):
+    decisions: list[FactDecision] = Field(default_factory=list)
+
+
+@dataclass
+class PendingDecisions:
+    """A decision call and, per new fact id, (its record, its message's known facts shown, its Processed)."""
+
+    request: ChatRequest
+    facts: dict[str, tuple[SemanticRecord, dict[str, MemoryRecord], Processed]]
+
+
+def decision_request(
+    prompt: PromptTemplate, pairs: Sequence[tuple[Utterance, Processed]], *, k: int, prompt_version: str,
+    clip: int = 300, max_tokens: int = 600,
+) -> PendingDecisions | None:  # fmt: skip
+    """The call deciding the semantic facts a batched extraction (``prompt_version``) returned for messages
+    that have known facts; None when there is nothing to decide. Those facts are marked ``add`` until decided."""
+    blocks, facts, known_seen = [], {}, 0
+    for m, (u, p) in enumerate(pairs, 1):
+        new = [r for r in p.records if isinstance(r, SemanticRecord) and r.metadata.get("prompt") == prompt_version]
+        if not new or not u.known[:k]:
+            continue
+        shown = {f"f{known_seen + n}": r for n, r in enumerate(u.known[:k], 1)}
+        known_seen += len(shown)
+        lines = [f"Message m{m} from {u.message.speaker or u.message.role}. Known facts:", known_block(shown, clip), "New facts:"]
+        for r in new:
+            r.metadata["decision"] = "add"
+            fid = f"n{len(facts) + 1}"
+            facts[fid] = (r, shown, p)
+            lines.append(f"- {fid}: {' '.join(r.fact.split())[:clip]}")
+        blocks.append("\n".join(lines))
+    if not facts:
+        return None
+    messages = prompt.render(messages="\n\n".join(blocks))
+    return PendingDecisions(ChatRequest(messages, DecisionBatch, max_tokens, 0.0, "ingest"), facts)
+
+
+def apply_decisions(pending: PendingDecisions, reply: DecisionBatch) -> None:
+    """Apply the model's decisions: a no-op's record is dropped, an update names the record it replaces;
+    a fact the reply skips, or whose alias was not shown with its own message, stays an add."""
+    by_id: dict[str, FactDecision] = {}
+    for d in reply.decisions:
+        by_id.setdefault(d.id.strip(), d)
+    for fid, (record, shown, processed) in pending.facts.items():
+        d = by_id.get(fid)
+        decision, replaced = decide(d.decision, d.replaces, shown) if d is not None else ("add", None)
+        if decision == "noop":
+            processed.records[:] = [r for r in processed.records if r is not record]
+            continue
+        record.metadata["decision"] = decision
+        if replaced is not None:
+            record.metadata["replaces"] = [replaced]
