@@ -214,3 +214,15 @@ def test_a_batch_decides_its_facts_in_one_more_call(tmp_path) -> None:
     assert by_text["Marta owns a bicycle."].metadata["decision"] == "add"
     assert mem.store.get(nurse.id).superseded_by is not None and mem.store.get(cat.id).superseded_by is None  # type: ignore[union-attr]
     mem.close()
+
+
+def test_noop_stays_empty_through_the_router_and_extractor_faces(tmp_path) -> None:
+    from memdesk.conversation.base import Utterance
+    from memdesk.records import Message, RouteMask
+
+    mem, _ = memory(tmp_path, lambda m: fact(message_of(m)[1]))
+    cat = mem.add([said("I have a grey cat called Figo.", JAN)], scope=S).records[0]
+    proc = LLMProcessor(ScriptedChatModel([fact("Marta has a cat called Figo.", "noop", "f1")]))
+    u = Utterance(message_id="x2", message=Message(id="x2", speaker="Marta", content="Figo is asleep."), scope=S, known=[cat])
+    assert proc.route(u) == RouteMask(semantic=True) and proc.extract(u, RouteMask(semantic=True)) == []
+    mem.close()

@@ -185,12 +185,13 @@ class LLMProcessor:
         return self._processed(utterance).mask
 
     def extract(self, utterance: Utterance, mask: RouteMask) -> list[MemoryRecord]:
-        """Records of the types in ``mask`` (a type the model found nothing for is kept verbatim)."""
+        """Records of the types in ``mask`` (a type the model found nothing for is kept verbatim; one it
+        answered with no-op decisions only stays empty)."""
         processed = self._processed(utterance)
         kept = [r for r in processed.records if getattr(mask, r.type)]
         have = {r.type for r in kept}
         for t in mask.types:
-            if t.value not in have:
+            if t.value not in have and not getattr(processed.mask, t.value):
                 kept.append(self._verbatim(utterance, t))
         return kept
 
