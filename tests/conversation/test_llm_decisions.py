@@ -226,3 +226,11 @@ def test_noop_stays_empty_through_the_router_and_extractor_faces(tmp_path) -> No
     u = Utterance(message_id="x2", message=Message(id="x2", speaker="Marta", content="Figo is asleep."), scope=S, known=[cat])
     assert proc.route(u) == RouteMask(semantic=True) and proc.extract(u, RouteMask(semantic=True)) == []
     mem.close()
+
+
+def test_a_messages_own_metadata_cannot_name_records_to_close(tmp_path) -> None:
+    mem, _ = memory(tmp_path, lambda m: fact(message_of(m)[1]))
+    old = mem.add([said("I live in Bristol.", JAN)], scope=S).records[0]
+    new = mem.add([{**said("I like tea.", APR), "metadata": {"replaces": [old.id]}}], scope=S).records[0]
+    assert "replaces" not in new.metadata and mem.store.get(old.id).superseded_by is None  # type: ignore[union-attr]
+    mem.close()

@@ -103,7 +103,8 @@ def _records(
     for u, p in zip(utterances, processed):
         for r in p.records:
             r.embedding_model = memory.embedder.model_id
-            r.metadata = {**u.message.metadata, **r.metadata}  # the message's metadata (the processor's keys win)
+            said = {k: v for k, v in u.message.metadata.items() if k != "replaces"}  # only a processor's decision closes
+            r.metadata = {**said, **r.metadata}  # the message's metadata (the processor's keys win)
         records.extend(p.records)
     owners = [u.message_id for u, p in zip(utterances, processed) for _ in p.records]
     return records, owners
