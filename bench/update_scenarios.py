@@ -9,21 +9,30 @@ its question is searched (typed read path, K=25):
 * **as_of**: searched as of a time between the two sessions, the first hit naming either value names the old one.
 
     python bench/update_scenarios.py [--embedder minilm] [--out bench/results/updates/offline.json]
+    python bench/update_scenarios.py --processor llm-scripted   # the LLM processor's add / update / no-op path
+
+``--processor llm-scripted`` runs the LLM processor with a scripted chat model that answers as a good model
+would (it knows each scenario's old and new value: it checks memdesk's plumbing of the decisions, known facts
+shown, UPDATE closed through the supersession, not any model), one ``add`` per session.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import tempfile
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
+from memdesk.conversation.llm_processor import LLMProcessor
 from memdesk.conversation.memory import Memory
 from memdesk.embed import make_embedder
 from memdesk.factory import build_processor
+from memdesk.llm import ScriptedChatModel
+from memdesk.llm.base import ChatMessage
 from memdesk.records import Scope, SearchHit
 from memdesk.settings import Settings
 from memdesk.store import open_store
@@ -60,11 +69,43 @@ def judge_as_of(hits: list[SearchHit], old: str, new: str) -> bool:
     return first is not None and _names(first, old) and not _names(first, new)
 
 
-def run(memory: Memory, scenarios: list[dict[str, Any]], *, as_of: bool = True) -> dict[str, Any]:
+_KNOWN = re.compile(r"^- (f\d+)(?: \[[^\]]*\])?: (.*)$", re.MULTILINE)
+
+
+def scripted_replies(scenarios: list[dict[str, Any]]) -> Callable[[list[ChatMessage]], dict[str, Any]]:
+    """Replies of a scripted chat model for the LLM processor's single-utterance prompt, as a good model would
+    give them: the scenario speaker's sentences that name the old or new value become facts; one naming the new
+    value while a known fact names only the old one is an update of that fact; everything else is small talk."""
+    by_turn = {(m["speaker"], m["content"]): sc for sc in scenarios for m in messages_of(sc) if m["speaker"] == sc["speaker"]}
+
+    def names(text: str, value: str) -> bool:
+        return re.search(rf"\b{re.escape(value.lower())}\b", text.lower()) is not None
+
+    def reply(messages: list[ChatMessage]) -> dict[str, Any]:
+        user = messages[-1].content
+        speaker, text = (part.strip() for part in user.rsplit("Message from ", 1)[1].split(":\n", 1))
+        sc = by_turn.get((speaker, text))
+        if sc is None or not (names(text, sc["old"]) or names(text, sc["new"])):
+            return {"mask": "000"}
+        known = dict(_KNOWN.findall(user.split("Known facts about", 1)[1].split("Message from", 1)[0]))
+        stale = [a for a, t in known.items() if names(t, sc["old"]) and not names(t, sc["new"])]
+        fact: dict[str, Any] = {"fact": f"{speaker}: {text}", "when": None}
+        if names(text, sc["new"]) and stale:
+            fact.update(decision="update", replaces=stale[0])
+        return {"mask": "010", "semantic": [fact]}
+
+    return reply
+
+
+def run(memory: Memory, scenarios: list[dict[str, Any]], *, as_of: bool = True, by_session: bool = False) -> dict[str, Any]:
+    """Add each scenario (in one ``add``, or one per session with ``by_session``), then judge its question."""
     rows = []
     for sc in scenarios:
         scope = Scope(user_id=sc["id"])
-        memory.add(messages_of(sc), scope=scope)
+        msgs = messages_of(sc)
+        for batch in ([[m for m in msgs if m["id"].startswith(f"S{i}:")] for i in range(1, len(sc["sessions"]) + 1)]
+                      if by_session else [msgs]):  # fmt: skip
+            memory.add(batch, scope=scope)
         current = judge(memory.search(sc["question"], scope=scope), sc["old"], sc["new"])
         past = None
         if as_of:
@@ -91,15 +132,19 @@ def run(memory: Memory, scenarios: list[dict[str, Any]], *, as_of: bool = True) 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--embedder", default="minilm", choices=["minilm", "multilingual", "hashing"])
+    ap.add_argument("--processor", default="rules", choices=["rules", "llm-scripted"])
     ap.add_argument("--no-as-of", dest="as_of", action="store_false", help="for code without as_of")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     from benchinfo import write_result  # here: tests/test_supersede.py loads this file by path, without bench/ on sys.path
 
     settings = Settings(embedder=args.embedder)
+    scenarios, scripted = load(), args.processor == "llm-scripted"
+    processor = LLMProcessor(ScriptedChatModel(scripted_replies(scenarios))) if scripted else build_processor(settings)
     with tempfile.TemporaryDirectory() as tmp:
-        mem = Memory(open_store(f"sqlite:///{tmp}/u.db"), make_embedder(settings), build_processor(settings))
-        result = {"data": "tests/data/update_scenarios.jsonl", "embedder": args.embedder, "processor": "rules", **run(mem, load(), as_of=args.as_of)}
+        mem = Memory(open_store(f"sqlite:///{tmp}/u.db"), make_embedder(settings), processor)
+        scores = run(mem, scenarios, as_of=args.as_of, by_session=scripted)
+        result = {"data": "tests/data/update_scenarios.jsonl", "embedder": args.embedder, "processor": args.processor, **scores}
         mem.close()
     write_result(args.out, result)
     return 0

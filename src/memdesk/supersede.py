@@ -14,6 +14,10 @@ to the new record, per memory type) and closes those it replaces:
 * ``revise`` (``I changed my mind``, ``Actually, the party is on Sunday``): the most similar earlier
   memory that made a claim (cosine at least ``revise_min_score``).
 
+A record may also name the records it replaces (``metadata["replaces"]``: the LLM processor's UPDATE
+decisions, :mod:`memdesk.conversation.decisions`): those are closed the same way, if they are stored,
+current memories of the same speaker, role and scope (anything else named is ignored).
+
 Closing is not deleting: the old memory gets ``valid_to`` (when the new one took effect: its event
 time, else when it was said) and ``superseded_by`` (the new record's id), and the store keeps the
 previous version in its history. Reads drop closed memories by default and ``as_of=`` reads the
@@ -23,6 +27,7 @@ close each other (they are views of the same words).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
@@ -34,13 +39,26 @@ from .errors import ConfigError
 from .records import MemoryRecord, MemoryType
 from .store.base import Store
 
-__all__ = ["Supersession", "claims_in", "replaces"]
+__all__ = ["Supersession", "claims_in", "named_in", "replaces"]
+
+log = logging.getLogger(__name__)
 
 
 def claims_in(record: MemoryRecord) -> list[Claim]:
     """The attribute claims a record carries (none for records no rule read)."""
     raw = record.metadata.get("claims") or []
     return [Claim.from_dict(c) for c in raw if isinstance(c, dict) and "attribute" in c]
+
+
+def named_in(record: MemoryRecord) -> list[str]:
+    """The ids of the records a record says it replaces (an LLM processor's UPDATE decisions)."""
+    raw = record.metadata.get("replaces") or []
+    return [r for r in raw if isinstance(r, str)] if isinstance(raw, list) else []
+
+
+def _same(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """Same speaker, role and scope: the only memories a new one may close."""
+    return a.speaker == b.speaker and a.role == b.role and a.scope == b.scope
 
 
 def replaces(new: Claim, old: Claim) -> bool:
@@ -108,10 +126,12 @@ class Supersession:
         new records are written."""
         closed: dict[str, MemoryRecord] = {}
         for i, new in enumerate(records):
-            claims = claims_in(new)
-            if not claims:
+            claims, named = claims_in(new), named_in(new)
+            if not claims and not named:
                 continue
-            for victim in self._victims(self._candidates(store, records, vectors, i, closed), claims):
+            victims = self._victims(self._candidates(store, records, vectors, i, closed), claims) if claims else []
+            victims += self._named(store, records, new, named, closed, {v.record.id for v in victims})
+            for victim in victims:
                 old = victim.record
                 until = _effective(new, old)
                 if victim.row is not None:
@@ -131,7 +151,7 @@ class Supersession:
         owner = new.provenance[:1]
 
         def same(r: MemoryRecord) -> bool:
-            return r.speaker == new.speaker and r.role == new.role and r.scope == new.scope
+            return _same(r, new)
 
         out = []
         for j, r in enumerate(records[:i]):
@@ -145,6 +165,23 @@ class Supersession:
                     continue
                 if claims := claims_in(r):
                     out.append(_Candidate(r, hit.score, claims, None))
+        return out
+
+    def _named(
+        self, store: Store, records: Sequence[MemoryRecord], new: MemoryRecord, named: list[str],
+        closed: dict[str, MemoryRecord], taken: set[str],
+    ) -> list[_Candidate]:  # fmt: skip
+        """The stored records ``new`` names as replaced that it may close: current, same speaker, role and scope."""
+        batch = {r.id for r in records}
+        out = []
+        for rid in dict.fromkeys(named):
+            if rid in batch or rid in closed or rid in taken:
+                continue
+            old = store.get(rid)
+            if old is None or old.superseded_by is not None or not _same(old, new):
+                log.debug("record %s names %s as replaced: not a current memory of its speaker and role; ignored", new.id, rid)
+                continue
+            out.append(_Candidate(old, 1.0, [], None))
         return out
 
     def _victims(self, candidates: list[_Candidate], claims: list[Claim]) -> list[_Candidate]:

@@ -10,7 +10,7 @@ from memdesk.errors import ConfigError, InvalidInputError
 from memdesk.llm.templates import PromptTemplate, available_prompts, load_prompt
 
 EXPECTED = {
-    "answer", "extract_batch", "extract_utterance", "judge_locomo", "judge_lme_default", "judge_lme_temporal",
+    "answer", "decide_batch", "extract_batch", "extract_utterance", "judge_locomo", "judge_lme_default", "judge_lme_temporal",
     "judge_lme_knowledge_update", "judge_lme_preference", "judge_lme_abstention", "reask", "structured_instructions",
 }  # fmt: skip
 

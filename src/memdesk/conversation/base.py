@@ -28,6 +28,11 @@ class Utterance(BaseModel):
         default=None,
         description="When the message was added: relative time in a message without a timestamp is read against it.",
     )
+    known: list[MemoryRecord] = Field(
+        default_factory=list,
+        description="Stored current facts of the same speaker and role in the scope most similar to it, for a "
+        "processor that decides add / update / no-op (filled by ingest, see memdesk.conversation.decisions).",
+    )
 
 
 class Processed(BaseModel):

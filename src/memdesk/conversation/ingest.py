@@ -23,6 +23,7 @@ from pydantic import BaseModel, Field
 from ..errors import InvalidInputError, RecordNotFoundError, UsageError
 from ..records import AddResult, MemoryRecord, Message, RawMessage, Scope, split_caption
 from .base import Processed, Utterance
+from .decisions import ShowsKnown, with_known
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -64,6 +65,11 @@ def ingest(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, i
     skipped with its records. If the processor, the embedder or the supersession check raises, the
     messages are logged pending and the exception is re-raised with a note saying so."""
     try:
+        if isinstance(memory.processor, ShowsKnown) and memory.processor.known_facts > 0:  # the facts it decides against
+            utterances = with_known(
+                utterances, store=memory.store, embedder=memory.embedder, admission=memory.admission,
+                k=memory.processor.known_facts,
+            )  # fmt: skip
         processed = memory.admission.process(memory.processor, utterances, context_turns=memory.context_turns)
         records, owners = _records(memory, utterances, processed)
         vectors = memory.embedder.embed([r.embed_text() for r in records])
@@ -97,7 +103,8 @@ def _records(
     for u, p in zip(utterances, processed):
         for r in p.records:
             r.embedding_model = memory.embedder.model_id
-            r.metadata = {**u.message.metadata, **r.metadata}  # the message's metadata (the processor's keys win)
+            said = {k: v for k, v in u.message.metadata.items() if k != "replaces"}  # only a processor's decision closes
+            r.metadata = {**said, **r.metadata}  # the message's metadata (the processor's keys win)
         records.extend(p.records)
     owners = [u.message_id for u, p in zip(utterances, processed) for _ in p.records]
     return records, owners

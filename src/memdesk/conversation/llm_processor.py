@@ -29,8 +29,6 @@ from collections import OrderedDict
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from pydantic import BaseModel, Field, field_validator
-
 from .. import aio
 from ..errors import ConfigError, LLMContextLengthError, LLMError, LLMOutputError
 from ..llm.base import ChatModel, Completion
@@ -46,67 +44,14 @@ from ..records import (
 )
 from ..timeexpr import main_anchor, resolve
 from .base import Processed, Processor, Utterance
+from .decisions import aliases, apply_decisions, decide, decision_request, known_block
+from .llm_schema import MAX_ITEMS_PER_TYPE, BatchExtraction, BatchItem, UtteranceExtraction
 
 log = logging.getLogger(__name__)
 
-MAX_ITEMS_PER_TYPE = 5
 _YEAR = re.compile(r"\b(1[89]|2\d)\d{2}\b")
 _YEAR_MONTH = re.compile(r"^\s*(\d{4})-(\d{2})\s*$")
 _YEAR_ONLY = re.compile(r"^\s*(\d{4})\s*$")
-
-
-# --- the JSON the model returns ----------------------------------------------------------------
-class EpisodicItem(BaseModel):
-    title: str = Field(max_length=100, description="At most 8 words.")
-    summary: str = Field(min_length=1, max_length=400, description="One sentence naming the people.")
-    when: str | None = Field(default=None, max_length=40, description="YYYY-MM-DD, YYYY-MM or YYYY; null if unknown.")
-
-
-class SemanticItem(BaseModel):
-    fact: str = Field(min_length=1, max_length=300, description="One sentence naming the person.")
-    when: str | None = Field(default=None, max_length=40)
-
-
-class ProceduralItem(BaseModel):
-    title: str = Field(max_length=100)
-    content: str = Field(min_length=1, max_length=600, description="The instruction or steps.")
-    when: str | None = Field(default=None, max_length=40)
-
-
-def _normalize_mask(v: Any) -> Any:
-    if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 111:
-        return str(v).zfill(3)
-    if isinstance(v, str):
-        digits = "".join(c for c in v if c in "01")
-        return digits if len(digits) == 3 else v
-    return v
-
-
-class UtteranceExtraction(BaseModel):
-    """One utterance's route mask and typed records, as the model returns them."""
-
-    mask: str = Field(pattern=r"^[01]{3}$", description="episodic, semantic, procedural bits, e.g. '110'.")
-    episodic: list[EpisodicItem] = Field(default_factory=list, max_length=MAX_ITEMS_PER_TYPE)
-    semantic: list[SemanticItem] = Field(default_factory=list, max_length=MAX_ITEMS_PER_TYPE)
-    procedural: list[ProceduralItem] = Field(default_factory=list, max_length=MAX_ITEMS_PER_TYPE)
-
-    _mask = field_validator("mask", mode="before")(_normalize_mask)
-
-
-class BatchItem(BaseModel):
-    """One message's result inside a batched reply."""
-
-    id: str = Field(max_length=12)
-    mask: str = Field(pattern=r"^[01]{3}$")
-    episodic: list[EpisodicItem] = Field(default_factory=list, max_length=MAX_ITEMS_PER_TYPE)
-    semantic: list[SemanticItem] = Field(default_factory=list, max_length=MAX_ITEMS_PER_TYPE)
-    procedural: list[ProceduralItem] = Field(default_factory=list, max_length=MAX_ITEMS_PER_TYPE)
-
-    _mask = field_validator("mask", mode="before")(_normalize_mask)
-
-
-class BatchExtraction(BaseModel):
-    items: list[BatchItem]
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -157,6 +102,10 @@ class LLMProcessor:
         fallback: a Processor used, with a warning, for utterances whose model output stays invalid
             after the re-asks or does not fit the context window; without one those errors propagate.
         cache_size: results kept so that ``route`` followed by ``extract`` makes one call, not two.
+        known_facts: stored facts of the same speaker and role shown per utterance (``Utterance.known``,
+            filled by ingest) for the model to decide add / update / no-op on each new fact
+            (:mod:`memdesk.conversation.decisions`): in the one call, or one more call per batch
+            with ``batch_size > 1``; 0 shows none (every fact is added).
     """
 
     @property
@@ -176,9 +125,12 @@ class LLMProcessor:
         max_context_chars: int = 300,
         fallback: Processor | None = None,
         cache_size: int = 256,
+        known_facts: int = 5,
     ) -> None:
-        if batch_size < 1 or context_turns < 0 or not 1 <= max_items <= MAX_ITEMS_PER_TYPE:
-            raise ConfigError(f"batch_size >= 1, context_turns >= 0, 1 <= max_items <= {MAX_ITEMS_PER_TYPE}")
+        if batch_size < 1 or context_turns < 0 or not 1 <= max_items <= MAX_ITEMS_PER_TYPE or known_facts < 0:
+            raise ConfigError(
+                f"batch_size >= 1, context_turns >= 0, 1 <= max_items <= {MAX_ITEMS_PER_TYPE}, known_facts >= 0"
+            )
         self.chat_model = chat_model
         self.context_turns = context_turns
         self.batch_size = batch_size
@@ -187,8 +139,10 @@ class LLMProcessor:
         self.max_utterance_chars = max_utterance_chars
         self.max_context_chars = max_context_chars
         self.fallback = fallback
+        self.known_facts = known_facts
         self.single_prompt = load_prompt("extract_utterance")
         self.batch_prompt = load_prompt("extract_batch")
+        self.decide_prompt = load_prompt("decide_batch")
         self._cache: OrderedDict[tuple[str, str], Processed] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -214,6 +168,8 @@ class LLMProcessor:
             us = [utterances[j] for j in chunk]
             for j, p in zip(chunk, self._handle(us, result), strict=True):
                 results[j] = p
+        if self.known_facts:
+            self._decide([[(utterances[j], results[j]) for j in chunk] for chunk in chunks if len(chunk) > 1])
         for i, u in enumerate(utterances):
             self._remember(u, results[i])
         return [results[i] for i in range(len(utterances))]
@@ -229,12 +185,13 @@ class LLMProcessor:
         return self._processed(utterance).mask
 
     def extract(self, utterance: Utterance, mask: RouteMask) -> list[MemoryRecord]:
-        """Records of the types in ``mask`` (a type the model found nothing for is kept verbatim)."""
+        """Records of the types in ``mask`` (a type the model found nothing for is kept verbatim; one it
+        answered with no-op decisions only stays empty)."""
         processed = self._processed(utterance)
         kept = [r for r in processed.records if getattr(mask, r.type)]
         have = {r.type for r in kept}
         for t in mask.types:
-            if t.value not in have:
+            if t.value not in have and not getattr(processed.mask, t.value):
                 kept.append(self._verbatim(utterance, t))
         return kept
 
@@ -274,6 +231,7 @@ class LLMProcessor:
                 speaker=u.message.speaker or u.message.role,
                 text=_clip(u.message.text(), self.max_utterance_chars),
                 max_items=self.max_items,
+                known=known_block(aliases(u.known[: self.known_facts]), self.max_context_chars),
             )
             return ChatRequest(messages, UtteranceExtraction, self.max_tokens, 0.0, "ingest")
         lines = [
@@ -301,6 +259,19 @@ class LLMProcessor:
             except LLMError as e:
                 out.append(e)
         return out
+
+    def _decide(self, batches: list[list[tuple[Utterance, Processed]]]) -> None:
+        """The one more call per batch that decides its facts against each message's known facts."""
+        k, version = self.known_facts, self.batch_prompt.version
+        pending = [p for b in batches if (p := decision_request(self.decide_prompt, b, k=k, prompt_version=version,
+                                                                 clip=self.max_context_chars, max_tokens=self.max_tokens))]  # fmt: skip
+        for todo, result in zip(pending, self._run([p.request for p in pending]) if pending else [], strict=True):
+            if isinstance(result, (LLMOutputError, LLMContextLengthError)):
+                log.warning("deciding a batch's facts failed (%s); they are kept as new facts", result)
+            elif isinstance(result, LLMError):
+                raise result
+            else:
+                apply_decisions(todo, result.parsed)  # type: ignore[arg-type]
 
     def _handle(self, us: list[Utterance], result: Completion | LLMError) -> list[Processed]:
         if isinstance(result, LLMError):
@@ -372,15 +343,24 @@ class LLMProcessor:
     def _to_processed(self, u: Utterance, ex: UtteranceExtraction, model: str, prompt: str) -> Processed:
         declared = RouteMask.from_bits(int(ex.mask, 2))
         records: list[MemoryRecord] = []
+        shown = aliases(u.known[: self.known_facts]) if prompt == self.single_prompt.version else {}  # batch: decided after
         for e in ex.episodic:
             base = self._base(u, e.when, model, prompt)
             records.append(EpisodicRecord(title=e.title.strip(), summary=e.summary.strip(), **base))
         for f in ex.semantic:
-            records.append(SemanticRecord(fact=f.fact.strip(), **self._base(u, f.when, model, prompt)))
+            decision, replaced = decide(f.decision, f.replaces, shown)
+            if decision == "noop":
+                continue  # already known: nothing new to store
+            base = self._base(u, f.when, model, prompt)
+            if shown:
+                base["metadata"]["decision"] = decision
+            if replaced is not None:
+                base["metadata"]["replaces"] = [replaced]  # closed by memdesk.supersede, same speaker and role only
+            records.append(SemanticRecord(fact=f.fact.strip(), **base))
         for p in ex.procedural:
             base = self._base(u, p.when, model, prompt)
             records.append(ProceduralRecord(title=p.title.strip(), content=p.content.strip(), **base))
-        found = {r.type for r in records}
+        found = {r.type for r in records} | ({"semantic"} if ex.semantic else set())  # a no-op is an answer too
         mask = RouteMask(
             episodic=declared.episodic or "episodic" in found,
             semantic=declared.semantic or "semantic" in found,
