@@ -1,12 +1,17 @@
 """Reads under a :class:`~memdesk.filters.RecordFilter`, once for every backend.
 
-A store searches and pages by scope, memory type and speaker bank natively (its SQL and its vector
-index). The other conditions of a filter (role, source, metadata, event-time range, validity:
-superseded memories and ``as_of``) are checked here on the records the store returns, with
-:meth:`RecordFilter.matches` as the one meaning. :func:`search_where` is still an exact top-k *after*
-filtering: it asks the store for a few more candidates than ``k``, then 4x as many each round, until
-``k`` of them pass or the store has no more, so a filter that keeps few records costs more reads,
-never a wrong answer. (Pushing these conditions into the SQL and the index is left to the store.)
+Scans and pages push the filter into the store's SQL: :meth:`Store.page` with ``where=`` puts what
+SQL can say of it (roles, sources, superseded memories, event-time range and ``as_of``'s event-time
+half, metadata equality / one-of / ``ne`` / ``nin`` on strings, numbers and None, number ranges,
+``exists``, ``AND`` / ``OR`` / ``NOT``: :mod:`.sql_filter`) into the ``WHERE`` of its keyset query, on
+SQLite and PostgreSQL alike, then keeps the rows :meth:`RecordFilter.matches` keeps (the one meaning:
+the SQL only narrows, so what it cannot say, such as ``contains`` or ISO-time ranges, is still checked).
+:func:`page_where` reads pages on until ``limit`` records pass.
+
+:func:`search_where` does not push the filter down yet: the store searches by scope, type and speaker
+bank, and the other conditions are checked here. It is an exact top-k *after* filtering: it asks the
+store for a few more candidates than ``k``, then 4x as many each round, until ``k`` of them pass or the
+store has no more, so a filter that keeps few records costs more reads, never a wrong answer.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import numpy as np
 
 from ..filters import RecordFilter
 from ..records import MemoryRecord, MemoryType, Scope
-from .base import Page, ScoredRecord, Store
+from .base import SCAN_PAGE, Page, ScoredRecord, Store
 from .codec import check_k
 
 __all__ = ["search_where", "scan_where", "page_where"]
@@ -43,10 +48,13 @@ def search_where(
 
 def scan_where(store: Store, scope: Scope, where: RecordFilter) -> Iterator[MemoryRecord]:
     """Every record under ``scope`` that ``where`` keeps, by type (``where.types``' order) then insertion order."""
-    for memory_type in where.type_list():
-        for record in store.scan(scope, memory_type, speaker=where.speaker):
-            if where.matches(record):
-                yield record
+    cursor: str | None = None
+    while True:
+        page = store.page(scope, types=where.type_list(), speaker=where.speaker, limit=SCAN_PAGE, cursor=cursor, where=where)
+        yield from page.items
+        cursor = page.next_cursor
+        if cursor is None:
+            return
 
 
 def page_where(
@@ -59,8 +67,10 @@ def page_where(
         return store.page(scope, types=types, speaker=where.speaker, limit=limit, cursor=cursor)
     out: list[MemoryRecord] = []
     while True:
-        page = store.page(scope, types=types, speaker=where.speaker, limit=max(1, limit - len(out)), cursor=cursor)
-        out.extend(r for r in page.items if where.matches(r))
+        page = store.page(
+            scope, types=types, speaker=where.speaker, limit=max(1, limit - len(out)), cursor=cursor, where=where
+        )
+        out.extend(page.items)
         cursor = page.next_cursor
         if cursor is None or len(out) >= limit:
             return Page(items=out, next_cursor=cursor)
