@@ -232,9 +232,14 @@ def test_random_filters_over_random_metadata_agree_with_matches(store: Store, rn
         SemanticRecord(scope=scope, fact=f"f{i}", metadata=m, superseded_by="x" if superseded[i] else None)
         for i, m in enumerate(metas)
     ]
-    store.write(recs, unit(rng, len(recs)))
+    vecs = unit(rng, len(recs))
+    store.write(recs, vecs)
     where = RecordFilter(metadata=conditions)
     expected = [r.id for r in recs if where.matches(r)]
+    query = vecs[0]
+    best = sorted((r for r in recs if where.matches(r)), key=lambda r: (-float(vecs[recs.index(r)] @ query), r.id))
+    got = [s.record.id for s in search_where(store, query, scope, MemoryType.SEMANTIC, 3, where)]
+    assert got == [r.id for r in best[:3]]
     assert [r.id for r in scan_where(store, scope, where)] == expected
     assert [r.id for r in page_where(store, scope, where, limit=len(recs)).items] == expected
     kept = _sql_kept(store, scope, where)

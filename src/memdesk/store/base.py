@@ -154,9 +154,16 @@ class RecordStore(Protocol):
 
 class RecordQuery(Protocol):
     def search(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        memory_type: MemoryType,
+        k: int,
+        speaker: str | None = None,
+        where: RecordFilter | None = None,
     ) -> list[ScoredRecord]:
-        """Exact cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first."""
+        """Exact cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first;
+        with ``where``, the top-k among the records it keeps."""
         ...
 
     def page(

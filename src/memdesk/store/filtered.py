@@ -8,15 +8,17 @@ SQLite and PostgreSQL alike, then keeps the rows :meth:`RecordFilter.matches` ke
 the SQL only narrows, so what it cannot say, such as ``contains`` or ISO-time ranges, is still checked).
 :func:`page_where` reads pages on until ``limit`` records pass.
 
-:func:`search_where` does not push the filter down yet: the store searches by scope, type and speaker
-bank, and the other conditions are checked here. It is an exact top-k *after* filtering: it asks the
-store for a few more candidates than ``k``, then 4x as many each round, until ``k`` of them pass or the
-store has no more, so a filter that keeps few records costs more reads, never a wrong answer.
+:func:`search_where` is an exact top-k *after* filtering: :meth:`Store.search` with ``where=``. The
+in-memory index (SQLite, PostgreSQL's ``search="memory"``) takes the ids the filter's SQL keeps as a row
+mask and scores those rows (a filter that says no more than validity, or nothing SQL can say, goes the
+other way); PostgreSQL's default ``search="sql"`` and those filters use :func:`top_k_passing`: a few
+more candidates than ``k``, then 4x as many each round, until ``k`` pass or the store has no more, so a
+filter that keeps few records costs more reads there, never a wrong answer.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -25,7 +27,7 @@ from ..records import MemoryRecord, MemoryType, Scope
 from .base import SCAN_PAGE, Page, ScoredRecord, Store
 from .codec import check_k
 
-__all__ = ["search_where", "scan_where", "page_where"]
+__all__ = ["page_where", "scan_where", "search_where", "top_k_passing"]
 
 
 def search_where(
@@ -37,9 +39,15 @@ def search_where(
         return []
     if where.store_native or k == 0:
         return store.search(vector, scope, memory_type, k, speaker=where.speaker)
+    return store.search(vector, scope, memory_type, k, speaker=where.speaker, where=where)
+
+
+def top_k_passing(search: Callable[[int], list[ScoredRecord]], where: RecordFilter, k: int) -> list[ScoredRecord]:
+    """The first ``k`` of ``search(n)``'s results (best first) that ``where`` keeps: asks for a few more
+    than ``k``, then 4x as many each round, until ``k`` pass or the search has no more."""
     ask = k + max(8, k // 2)  # most filters (the default drops superseded memories) keep most candidates
     while True:
-        got = store.search(vector, scope, memory_type, ask, speaker=where.speaker)
+        got = search(ask)
         kept = [s for s in got if where.matches(s.record)]
         if len(kept) >= k or len(got) < ask:
             return kept[:k]
