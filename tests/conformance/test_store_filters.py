@@ -1,7 +1,8 @@
 """Filtered reads on every backend: search, scan and pages under a RecordFilter agree with its reference meaning.
 
 The records carry metadata, event times, roles, sources and validity (some superseded, some valid only from
-a later time); every read is compared with brute force over all records through ``RecordFilter.matches``.
+a later time); every read is compared with brute force over all records through ``RecordFilter.matches``,
+and the SQL the filter compiles to (:mod:`memdesk.store.sql_filter`) must keep every record it keeps.
 """
 
 from __future__ import annotations
@@ -20,7 +21,14 @@ from memdesk.store.filtered import page_where, scan_where, search_where
 from memdesk.store.schema import TABLES, scope_where
 from memdesk.store.sql_filter import filter_sql
 
+from .conftest import CACHE_BACKENDS, Backend
 from .helpers import unit
+
+
+@pytest.fixture(params=[pytest.param(b, id=b.name, marks=b.marks) for b in CACHE_BACKENDS])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """Every backend, and PostgreSQL's ``search="memory"`` too (its filtered search masks the cache as SQLite's does)."""
+    return request.param
 
 S = Scope(user_id="ana", agent_id="bot", run_id="r1")
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
