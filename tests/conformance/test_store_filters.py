@@ -1,7 +1,8 @@
 """Filtered reads on every backend: search, scan and pages under a RecordFilter agree with its reference meaning.
 
 The records carry metadata, event times, roles, sources and validity (some superseded, some valid only from
-a later time); every read is compared with brute force over all records through ``RecordFilter.matches``.
+a later time); every read is compared with brute force over all records through ``RecordFilter.matches``,
+and the SQL the filter compiles to (:mod:`memdesk.store.sql_filter`) must keep every record it keeps.
 """
 
 from __future__ import annotations
@@ -17,12 +18,23 @@ from memdesk.filters import RecordFilter
 from memdesk.records import EpisodicRecord, MemoryType, Scope, SemanticRecord
 from memdesk.store.base import Store
 from memdesk.store.filtered import page_where, scan_where, search_where
+from memdesk.store.schema import TABLES, scope_where
+from memdesk.store.sql_filter import filter_sql
 
+from .conftest import CACHE_BACKENDS, Backend
 from .helpers import unit
+
+
+@pytest.fixture(params=[pytest.param(b, id=b.name, marks=b.marks) for b in CACHE_BACKENDS])
+def backend(request: pytest.FixtureRequest) -> Backend:
+    """Every backend, and PostgreSQL's ``search="memory"`` too (its filtered search masks the cache as SQLite's does)."""
+    return request.param
 
 S = Scope(user_id="ana", agent_id="bot", run_id="r1")
 T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 N = 40
+ODD_KEYS = ['a.b', 'q"uote', "x'); DROP TABLE episodic_memory;--", "[0]", "$.app", "w\\x"]
+"""Metadata keys a JSON path or SQL could misread: each is matched as the plain key it is."""
 
 
 def _records(rng: np.random.Generator) -> tuple[list, np.ndarray]:
@@ -34,7 +46,11 @@ def _records(rng: np.random.Generator) -> tuple[list, np.ndarray]:
             role=["user", "assistant"][i % 5 == 0],
             source=["chat", "email", None][i % 3],
             event_time=None if i % 7 == 0 else T0 + timedelta(days=10 * i),
-            metadata={"app": ["web", "ios", "cli"][i % 3], "n": i, "at": (T0 + timedelta(days=i)).isoformat()},
+            metadata={
+                "app": ["web", "ios", "cli"][i % 3], "n": i, "at": (T0 + timedelta(days=i)).isoformat(),
+                "score": [0.5, 1.0, 2.25, True, "1"][i % 5], "none": None if i % 2 else "set",
+                **({ODD_KEYS[i % len(ODD_KEYS)]: ["x", 1, None][i % 3]} if i % 3 else {}),
+            },
         )
         if i % 4 == 0:  # closed by a later record: valid until 5 days after it happened
             common["valid_to"] = T0 + timedelta(days=10 * i + 5)
@@ -62,6 +78,19 @@ FILTERS = [
     RecordFilter(types=["semantic"], metadata={"missing": 1}),
     RecordFilter(metadata={"OR": [{"app": "web"}, {"n": {"gt": 30}}], "NOT": [{"app": {"icontains": "CL"}}]}),
     RecordFilter(metadata={"app": {"nin": ["web"], "exists": True}, "missing": {"exists": False}}),
+    RecordFilter(metadata={"score": 1}, include_superseded=True),
+    RecordFilter(metadata={"score": {"gt": 0.5, "lte": 2.25}}),
+    RecordFilter(metadata={"none": None}),
+    RecordFilter(metadata={"none": {"ne": None}, "app": {"ne": "ios"}}),
+    RecordFilter(metadata={"n": {"in": [1, 3, 5.0, "7"]}, "AND": [{"app": {"in": ["ios", "web"]}}]}),
+    RecordFilter(metadata={"NOT": [{"app": "web"}, {"none": {"exists": True}}]}, sources=["chat", "email"]),
+    RecordFilter(metadata={"NOT": [{"n": {"gt": 10}}]}),
+    RecordFilter(metadata={"OR": [{"n": {"lt": 5}}, {"app": {"contains": "li"}}]}, roles=["assistant"]),
+    *[RecordFilter(metadata={key: "x"}) for key in ODD_KEYS],
+    *[RecordFilter(metadata={key: {"exists": False}}, include_superseded=True) for key in ODD_KEYS],
+    RecordFilter(metadata={"NOT": [{ODD_KEYS[1]: None}], ODD_KEYS[2]: {"gte": 1}}),
+    RecordFilter(since=T0 + timedelta(days=50), metadata={"app": "cli"}),
+    RecordFilter(until=T0 + timedelta(days=200), as_of=T0 + timedelta(days=150)),
 ]
 
 
@@ -124,3 +153,102 @@ def test_search_is_the_exact_top_k_after_filtering(filled, app, n, days, k: int)
         pool = [(float(v @ query), r.id) for r, v in zip(recs, vecs) if r.memory_type is memory_type and where.matches(r)]
         want = [i for _, i in sorted(pool, key=lambda p: (-p[0], p[1]))[:k]]
         assert [s.record.id for s in search_where(store, query, S, memory_type, k, where)] == want
+
+
+def _sql_kept(store: Store, scope: Scope, where: RecordFilter) -> set[str] | None:
+    """The ids the compiled SQL alone keeps under ``scope`` (no Python check), or None if nothing compiles."""
+    compiled = filter_sql(where, store.db.dialect)  # type: ignore[attr-defined]
+    if compiled is None:
+        return None
+    cond, params = compiled
+    scope_cond, scope_params = scope_where(scope, store.db.dialect.param)  # type: ignore[attr-defined]
+    kept: set[str] = set()
+    with store.db.read("test") as conn:  # type: ignore[attr-defined]
+        for table in TABLES.values():
+            rows = conn.execute(f"SELECT id FROM {table} WHERE {scope_cond} AND ({cond})", [*scope_params, *params])
+            kept |= {r[0] for r in rows.fetchall()}
+    return kept
+
+
+PUSHED = [f for f in FILTERS if f.model_copy(update={"types": None, "speaker": None}) != RecordFilter(include_superseded=True)]
+
+
+@pytest.mark.parametrize("where", PUSHED, ids=[f.model_dump_json(exclude_defaults=True) for f in PUSHED])
+def test_the_sql_narrows_and_never_drops_a_kept_record(filled, where: RecordFilter) -> None:
+    store, recs, _ = filled
+    kept = _sql_kept(store, S, where)
+    expected = {r.id for r in recs if where.matches(r)}
+    if kept is None:  # nothing SQL can say: only keys SQLite's JSON path cannot quote, or contains
+        assert where.metadata is not None
+        return
+    assert expected <= kept
+
+
+def test_selective_filters_are_said_exactly_in_sql(filled) -> None:
+    store, recs, _ = filled
+    for where in (
+        RecordFilter(metadata={"app": "web"}, roles=["user"]),
+        RecordFilter(metadata={"app": {"nin": ["web", "ios"]}, "none": None}, include_superseded=True),
+        RecordFilter(metadata={"NOT": [{"app": "cli"}], "a.b": {"exists": True}}, sources=["chat"]),
+        RecordFilter(since=T0 + timedelta(days=100), until=T0 + timedelta(days=300)),
+    ):
+        assert _sql_kept(store, S, where) == {r.id for r in recs if where.matches(r)}, where
+
+
+_values = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.5, -1.0, 2.0]) | st.sampled_from(["a", "b", "A b", "ß", 'q"', "1"])
+_keys = st.sampled_from(["k", "m", "a.b", 'q"x', "[0]"])
+_ops = st.sampled_from(["eq", "ne", "in", "nin", "gt", "gte", "lt", "lte", "contains", "icontains", "exists"])
+
+
+@st.composite
+def _condition(draw: st.DrawFn) -> object:
+    kind = draw(st.sampled_from(["value", "list", "ops"]))
+    if kind == "value":
+        return draw(_values)
+    if kind == "list":
+        return draw(st.lists(_values, min_size=1, max_size=3))
+    ops: dict[str, object] = {}
+    for op in draw(st.lists(_ops, min_size=1, max_size=2, unique=True)):
+        if op in ("in", "nin"):
+            ops[op] = draw(st.lists(_values, min_size=1, max_size=3))
+        elif op == "exists":
+            ops[op] = draw(st.booleans())
+        elif op in ("contains", "icontains"):
+            ops[op] = draw(st.sampled_from(["a", "B", "q"]))
+        else:
+            ops[op] = draw(_values)
+    return ops
+
+
+_conditions = st.recursive(
+    st.dictionaries(_keys, _condition(), min_size=1, max_size=2),
+    lambda inner: st.dictionaries(st.sampled_from(["AND", "OR", "NOT"]), st.lists(inner, min_size=1, max_size=2), min_size=1, max_size=2),
+    max_leaves=4,
+)
+_runs = iter(range(10**9))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(
+    metas=st.lists(st.dictionaries(_keys, _values, max_size=3), min_size=1, max_size=8),
+    conditions=_conditions,
+    superseded=st.lists(st.booleans(), min_size=8, max_size=8),
+)
+def test_random_filters_over_random_metadata_agree_with_matches(store: Store, rng: np.random.Generator, metas, conditions, superseded) -> None:
+    scope = Scope(user_id="prop", agent_id="bot", run_id=f"r{next(_runs)}")
+    recs = [
+        SemanticRecord(scope=scope, fact=f"f{i}", metadata=m, superseded_by="x" if superseded[i] else None)
+        for i, m in enumerate(metas)
+    ]
+    vecs = unit(rng, len(recs))
+    store.write(recs, vecs)
+    where = RecordFilter(metadata=conditions)
+    expected = [r.id for r in recs if where.matches(r)]
+    query = vecs[0]
+    best = sorted((r for r in recs if where.matches(r)), key=lambda r: (-float(vecs[recs.index(r)] @ query), r.id))
+    got = [s.record.id for s in search_where(store, query, scope, MemoryType.SEMANTIC, 3, where)]
+    assert got == [r.id for r in best[:3]]
+    assert [r.id for r in scan_where(store, scope, where)] == expected
+    assert [r.id for r in page_where(store, scope, where, limit=len(recs)).items] == expected
+    kept = _sql_kept(store, scope, where)
+    assert kept is None or set(expected) <= kept

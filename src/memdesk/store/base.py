@@ -24,13 +24,16 @@ writes take an exact one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Generic, Iterator, Literal, Protocol, Self, Sequence, TypeVar
+from typing import TYPE_CHECKING, Callable, Generic, Iterator, Literal, Protocol, Self, Sequence, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
 
 from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
 from ..tenants import ApiKeyInfo, NewApiKey, Tenant
+
+if TYPE_CHECKING:
+    from ..filters import RecordFilter
 
 T = TypeVar("T")
 
@@ -151,9 +154,16 @@ class RecordStore(Protocol):
 
 class RecordQuery(Protocol):
     def search(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        memory_type: MemoryType,
+        k: int,
+        speaker: str | None = None,
+        where: RecordFilter | None = None,
     ) -> list[ScoredRecord]:
-        """Exact cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first."""
+        """Exact cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first;
+        with ``where``, the top-k among the records it keeps."""
         ...
 
     def page(
@@ -164,9 +174,11 @@ class RecordQuery(Protocol):
         speaker: str | None = None,
         limit: int = DEFAULT_PAGE,
         cursor: str | None = None,
+        where: RecordFilter | None = None,
     ) -> Page[MemoryRecord]:
         """Current records under ``scope`` by type (episodic, semantic, procedural, or ``types``' order),
-        then insertion order; up to ``limit`` after ``cursor``."""
+        then insertion order; up to ``limit`` after ``cursor``. With ``where``, only the records it keeps
+        (the store narrows in its own query): a page may then hold fewer than ``limit``."""
         ...
 
     def count(self, scope: Scope | None = None, memory_type: MemoryType | None = None) -> int: ...

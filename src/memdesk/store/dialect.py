@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterator, Protocol, Sequence
 
 import numpy as np
 
 from .base import EmbeddingInfo
 from .schema import CHUNK
+
+if TYPE_CHECKING:
+    from .sql_filter import JsonRef
 
 
 class Dialect(Protocol):
@@ -94,4 +97,20 @@ class Dialect(Protocol):
 
     def vector_size(self, info: EmbeddingInfo) -> tuple[str, int]:
         """(SQL expression of a stored vector's size, its value for a vector of ``info``'s dimension)."""
+        ...
+
+    json_kinds: dict[str, tuple[str, ...]]
+    """The backend's names of the JSON types ``string``, ``number``, ``bool``, ``null`` (see :mod:`.sql_filter`)."""
+
+    def json_field(self, field: str) -> str:
+        """SQL of a top-level field of a row's ``record`` JSON as text (``field`` is memdesk's own name)."""
+        ...
+
+    def json_metadata(self, key: str) -> "JsonRef | None":
+        """Expressions of ``record.metadata[key]``, the key bound as a parameter; None where the backend
+        cannot address that key safely (the condition is then checked in Python only)."""
+        ...
+
+    def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
+        """``condition`` made safe on every row (rows whose JSON the backend's JSON type refuses pass)."""
         ...

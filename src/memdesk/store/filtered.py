@@ -1,26 +1,33 @@
 """Reads under a :class:`~memdesk.filters.RecordFilter`, once for every backend.
 
-A store searches and pages by scope, memory type and speaker bank natively (its SQL and its vector
-index). The other conditions of a filter (role, source, metadata, event-time range, validity:
-superseded memories and ``as_of``) are checked here on the records the store returns, with
-:meth:`RecordFilter.matches` as the one meaning. :func:`search_where` is still an exact top-k *after*
-filtering: it asks the store for a few more candidates than ``k``, then 4x as many each round, until
-``k`` of them pass or the store has no more, so a filter that keeps few records costs more reads,
-never a wrong answer. (Pushing these conditions into the SQL and the index is left to the store.)
+Scans and pages push the filter into the store's SQL: :meth:`Store.page` with ``where=`` puts what
+SQL can say of it (roles, sources, superseded memories, event-time range and ``as_of``'s event-time
+half, metadata equality / one-of / ``ne`` / ``nin`` on strings, numbers and None, number ranges,
+``exists``, ``AND`` / ``OR`` / ``NOT``: :mod:`.sql_filter`) into the ``WHERE`` of its keyset query, on
+SQLite and PostgreSQL alike, then keeps the rows :meth:`RecordFilter.matches` keeps (the one meaning:
+the SQL only narrows, so what it cannot say, such as ``contains`` or ISO-time ranges, is still checked).
+:func:`page_where` reads pages on until ``limit`` records pass.
+
+:func:`search_where` is an exact top-k *after* filtering: :meth:`Store.search` with ``where=``. The
+in-memory index (SQLite, PostgreSQL's ``search="memory"``) takes the ids the filter's SQL keeps as a row
+mask and scores those rows (a filter that says no more than validity, or nothing SQL can say, goes the
+other way); PostgreSQL's default ``search="sql"`` and those filters use :func:`top_k_passing`: a few
+more candidates than ``k``, then 4x as many each round, until ``k`` pass or the store has no more, so a
+filter that keeps few records costs more reads there, never a wrong answer.
 """
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
 from ..filters import RecordFilter
 from ..records import MemoryRecord, MemoryType, Scope
-from .base import Page, ScoredRecord, Store
+from .base import SCAN_PAGE, Page, ScoredRecord, Store
 from .codec import check_k
 
-__all__ = ["search_where", "scan_where", "page_where"]
+__all__ = ["page_where", "scan_where", "search_where", "top_k_passing"]
 
 
 def search_where(
@@ -32,9 +39,15 @@ def search_where(
         return []
     if where.store_native or k == 0:
         return store.search(vector, scope, memory_type, k, speaker=where.speaker)
+    return store.search(vector, scope, memory_type, k, speaker=where.speaker, where=where)
+
+
+def top_k_passing(search: Callable[[int], list[ScoredRecord]], where: RecordFilter, k: int) -> list[ScoredRecord]:
+    """The first ``k`` of ``search(n)``'s results (best first) that ``where`` keeps: asks for a few more
+    than ``k``, then 4x as many each round, until ``k`` pass or the search has no more."""
     ask = k + max(8, k // 2)  # most filters (the default drops superseded memories) keep most candidates
     while True:
-        got = store.search(vector, scope, memory_type, ask, speaker=where.speaker)
+        got = search(ask)
         kept = [s for s in got if where.matches(s.record)]
         if len(kept) >= k or len(got) < ask:
             return kept[:k]
@@ -43,10 +56,13 @@ def search_where(
 
 def scan_where(store: Store, scope: Scope, where: RecordFilter) -> Iterator[MemoryRecord]:
     """Every record under ``scope`` that ``where`` keeps, by type (``where.types``' order) then insertion order."""
-    for memory_type in where.type_list():
-        for record in store.scan(scope, memory_type, speaker=where.speaker):
-            if where.matches(record):
-                yield record
+    cursor: str | None = None
+    while True:
+        page = store.page(scope, types=where.type_list(), speaker=where.speaker, limit=SCAN_PAGE, cursor=cursor, where=where)
+        yield from page.items
+        cursor = page.next_cursor
+        if cursor is None:
+            return
 
 
 def page_where(
@@ -59,8 +75,10 @@ def page_where(
         return store.page(scope, types=types, speaker=where.speaker, limit=limit, cursor=cursor)
     out: list[MemoryRecord] = []
     while True:
-        page = store.page(scope, types=types, speaker=where.speaker, limit=max(1, limit - len(out)), cursor=cursor)
-        out.extend(r for r in page.items if where.matches(r))
+        page = store.page(
+            scope, types=types, speaker=where.speaker, limit=max(1, limit - len(out)), cursor=cursor, where=where
+        )
+        out.extend(page.items)
         cursor = page.next_cursor
         if cursor is None or len(out) >= limit:
             return Page(items=out, next_cursor=cursor)

@@ -30,6 +30,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from ..errors import EmbeddingMismatchError
+from ..filters import RecordFilter
 from ..records import MemoryRecord, MemoryType, Scope
 from .base import EmbeddingInfo, ScoredRecord
 from .codec import (
@@ -45,6 +46,7 @@ from .codec import (
 from .database import Database
 from .revisions import ScopeRevisions
 from .schema import TABLES, scope_where
+from .filtered import top_k_passing
 from .search_cache import query_vector
 
 log = logging.getLogger(__name__)
@@ -152,9 +154,18 @@ class PgRecordSearch:
                 return conn.execute(sql, args).fetchall()
 
     def search(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        memory_type: MemoryType,
+        k: int,
+        speaker: str | None = None,
+        where: RecordFilter | None = None,
     ) -> list[ScoredRecord]:
-        """Cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first, ties by id."""
+        """Cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first, ties by id;
+        with ``where``, among the records it keeps (not pushed into this SQL yet: :func:`.filtered.top_k_passing`)."""
+        if where is not None and not where.store_native:
+            return top_k_passing(lambda n: self.search(vector, scope, memory_type, n, speaker), where, check_k(k))
         check_scope(scope)
         mt = check_memory_type(memory_type)
         k = check_k(k)

@@ -50,6 +50,7 @@ from .database import Database
 from .schema import CHUNK
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
 from .pg_search import HNSW_MIN_ROWS, ITERATIVE_PGVECTOR, MIN_PGVECTOR, PgCollectionSearch, PgRecordSearch
+from .sql_filter import JsonRef
 from .sqlstore import SQLStore
 
 log = logging.getLogger(__name__)
@@ -174,6 +175,20 @@ class PostgresDialect:
     position = "pos"
     load_page = 5000
     db_error = psycopg.Error
+
+    json_kinds = {"string": ("string",), "number": ("number",), "bool": ("boolean",), "null": ("null",)}
+
+    def json_field(self, field: str) -> str:
+        return f"(record::jsonb ->> '{field}')"
+
+    def json_metadata(self, key: str) -> JsonRef:
+        value = "(record::jsonb -> 'metadata' -> %s::text)"
+        return JsonRef(f"jsonb_typeof{value}", "(record::jsonb -> 'metadata' ->> %s::text)", f"({value})::numeric",
+                       key, "%s", self.json_kinds)  # fmt: skip
+
+    def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
+        """Rows whose JSON holds ``\\u0000`` (which ``jsonb`` refuses) are not ruled out: the Python check decides."""
+        return f"CASE WHEN strpos(record, %s) > 0 THEN TRUE ELSE ({condition}) END", ["\\u0000", *params]
 
     def store_error(self, e: Exception, what: str) -> Exception:
         return _store_error(e, what)

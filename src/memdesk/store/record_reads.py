@@ -7,6 +7,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..filters import RecordFilter
 from ..errors import InvalidInputError, RecordNotFoundError
 from ..records import ALL_TYPES, HistoryEntry, HistoryEvent, MemoryRecord, MemoryType, Scope
 from .base import DEFAULT_PAGE, Page
@@ -25,6 +26,7 @@ from .codec import (
 from .database import Database
 from .record_writes import find_record
 from .schema import TABLES, scope_where
+from .sql_filter import filter_sql
 
 
 def record_cursor(cursor: Any, types: Sequence[MemoryType]) -> tuple[int, int]:
@@ -81,26 +83,35 @@ class RecordReader:
         speaker: str | None = None,
         limit: int = DEFAULT_PAGE,
         cursor: str | None = None,
+        where: RecordFilter | None = None,
     ) -> Page[MemoryRecord]:
         """Current records under ``scope`` (wildcards allowed), by type in ``types``' order (default
         episodic, semantic, procedural), then insertion order; up to ``limit`` after ``cursor``.
 
         Keyset pagination: each type is read from the position the cursor names (an index range on
-        an exact scope), so a page costs the same however deep it is.
+        an exact scope), so a page costs the same however deep it is. With ``where``, the part of it
+        SQL can say (:func:`.sql_filter.filter_sql`) narrows the rows read, then
+        :meth:`RecordFilter.matches` keeps those it keeps: a page reads up to ``limit`` rows and may hold
+        fewer records; ``next_cursor`` is None only at the end of the listing.
         """
         check_scope(scope)
+        if where is not None and not isinstance(where, RecordFilter):
+            raise InvalidInputError(f"where must be a RecordFilter, not {type(where).__name__}")
         wanted = ALL_TYPES if not types else tuple(dict.fromkeys(check_memory_type(t) for t in types))
         check_speaker(speaker)
         limit = check_limit(limit)
         start, after = record_cursor(cursor, wanted)
         p = self.db.dialect.param
-        where, params = scope_where(scope, p)
+        cond, params = scope_where(scope, p)
         if speaker is not None:
-            where, params = f"{where} AND speaker = {p}", [*params, speaker]
+            cond, params = f"{cond} AND speaker = {p}", [*params, speaker]
+        narrowed = None if where is None else filter_sql(where, self.db.dialect)
+        if narrowed is not None:
+            cond, params = f"{cond} AND ({narrowed[0]})", [*params, *narrowed[1]]
         found: list[tuple[MemoryType, str, int]] = []
         with self.db.read("page") as conn:
             for mt in wanted[start:]:
-                sql = f"SELECT record, seq FROM {TABLES[mt]} WHERE {where} AND seq > {p} ORDER BY seq LIMIT {p}"
+                sql = f"SELECT record, seq FROM {TABLES[mt]} WHERE {cond} AND seq > {p} ORDER BY seq LIMIT {p}"
                 rows = conn.execute(sql, [*params, after, limit + 1 - len(found)]).fetchall()
                 found += [(mt, payload, int(seq)) for payload, seq in rows]
                 after = 0
@@ -109,7 +120,10 @@ class RecordReader:
         more = len(found) > limit
         found = found[:limit]
         next_cursor = f"{found[-1][0].value}:{found[-1][2]}" if more else None
-        return Page(items=[record_from_json(mt, payload) for mt, payload, _ in found], next_cursor=next_cursor)
+        items = [record_from_json(mt, payload) for mt, payload, _ in found]
+        if where is not None:
+            items = [r for r in items if where.matches(r)]
+        return Page(items=items, next_cursor=next_cursor)
 
     def count(self, scope: Scope | None = None, memory_type: MemoryType | None = None) -> int:
         """Current records under ``scope`` (all if None) of one type (all if None)."""

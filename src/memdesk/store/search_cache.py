@@ -16,11 +16,13 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from functools import partial
+from itertools import islice
 from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
 from ..errors import EmbeddingMismatchError
+from ..filters import RecordFilter
 from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope
 from .base import EmbeddingInfo, ScoredRecord
 from .codec import (
@@ -38,7 +40,9 @@ from .database import Changes, Database
 from .schema import TABLES, scope_where
 from .revisions import ScopeRevisions, wildcards
 from .ann_scopes import LargeScopes
-from .vector_index import IndexBuilder, IndexCache, VectorIndex, search_indexes
+from .vector_index import IndexBuilder, IndexCache, VectorIndex, merge_hits, search_indexes
+from .sql_filter import filter_sql
+from .filtered import top_k_passing
 
 #: Record vectors kept in memory across scopes (least recently searched scopes are unloaded past it):
 #: about 1.5 GB of 384-d float32 plus payloads. None: no bound.
@@ -79,7 +83,13 @@ class RecordIndex(Protocol):
     in memory; :class:`~memdesk.store.pg_search.PgRecordSearch` in PostgreSQL)."""
 
     def search(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        memory_type: MemoryType,
+        k: int,
+        speaker: str | None = None,
+        where: RecordFilter | None = None,
     ) -> list[ScoredRecord]: ...
 
     def revision(self, scope: Scope | None = None) -> int: ...
@@ -180,33 +190,64 @@ class RecordSearch:
 
     # -- searching -----------------------------------------------------------------------------
     def search(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        memory_type: MemoryType,
+        k: int,
+        speaker: str | None = None,
+        where: RecordFilter | None = None,
     ) -> list[ScoredRecord]:
         """Exact cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first.
 
         Ties are broken by id. Runs no SQL beyond one read of the change counter when the cache is warm.
         A scope of ``ann.min_rows`` rows or more is searched through its HNSW graph (:mod:`.ann_scopes`):
         approximate candidates, exact scores.
+
+        With a ``where`` that SQL narrows beyond validity (:func:`.sql_filter.filter_sql`), one SQL read
+        gives the ids it keeps and they are the row mask: the cached rows among them are scored exactly,
+        best first, and the first ``k`` that :meth:`RecordFilter.matches` keeps are the answer (an exact
+        top-k after filtering, large scopes included). Other filters: :func:`.filtered.top_k_passing`.
         """
         check_scope(scope)
         mt = check_memory_type(memory_type)
         k = check_k(k)
         check_speaker(speaker)
+        narrowed = None if where is None or where.store_native else _mask_sql(where, self.db.dialect)
+        if where is not None and not where.store_native and narrowed is None:
+            return top_k_passing(lambda n: self.search(vector, scope, mt, n, speaker), where, k)
         with self.db.read("search") as conn:
             query, info = query_vector(self.db, conn, vector)
             if info is None or k == 0:
                 return []
             keys = self.keys_for(conn, scope)
             indexes = self.cache.indexes(mt.value, keys, info.dim)
-            if self.ann is not None:
-                self.ann.attach(
-                    mt.value, keys, indexes, info.model_id,
-                    sync=partial(self.db.sync, conn),
-                    still_loaded=lambda key: self.cache.loaded(mt.value, key) is not None,  # type: ignore[arg-type]
-                )  # fmt: skip
-            hits = search_indexes(indexes, query, k, speaker)
+            if narrowed is not None:
+                ids = self._kept_ids(conn, mt, scope, speaker, narrowed)
+                hits = merge_hits((h for index in indexes for h in index.hits_for(ids, query)), len(ids))
+            else:
+                if self.ann is not None:
+                    self.ann.attach(
+                        mt.value, keys, indexes, info.model_id,
+                        sync=partial(self.db.sync, conn),
+                        still_loaded=lambda key: self.cache.loaded(mt.value, key) is not None,  # type: ignore[arg-type]
+                    )  # fmt: skip
+                hits = search_indexes(indexes, query, k, speaker)
         # model_construct: the record was just validated from JSON, no need to validate it twice
-        return [ScoredRecord.model_construct(record=record_from_json(mt, h.payload), score=h.score) for h in hits]
+        found = (ScoredRecord.model_construct(record=record_from_json(mt, h.payload), score=h.score) for h in hits)
+        if where is None:
+            return list(found)
+        return list(islice((s for s in found if where.matches(s.record)), k))
+
+    def _kept_ids(
+        self, conn: Any, mt: MemoryType, scope: Scope, speaker: str | None, narrowed: tuple[str, list[Any]]
+    ) -> list[str]:
+        p = self.db.dialect.param
+        cond, params = scope_where(scope, p)
+        if speaker is not None:
+            cond, params = f"{cond} AND speaker = {p}", [*params, speaker]
+        sql = f"SELECT id FROM {TABLES[mt]} WHERE {cond} AND ({narrowed[0]})"
+        return [r[0] for r in conn.execute(sql, [*params, *narrowed[1]]).fetchall()]
 
     def _recheck(self, conn: Any, namespace: str, written: Sequence[object]) -> None:
         """After writing graph files: a scope another connection changed meanwhile (a forget among
@@ -245,3 +286,14 @@ class RecordSearch:
             self.ann.erase(memory_type.value, scopes)
         self._patterns.clear()
         self.revisions.changed(scopes)
+
+
+def _mask_sql(where: RecordFilter, dialect: Any) -> tuple[str, list[Any]] | None:
+    """The SQL of ``where`` when it says more than validity (else the scan of every row costs more than
+    asking for a few more candidates), or None."""
+    if where.model_copy(update={"types": None, "speaker": None, "include_superseded": True}) == RecordFilter(
+        include_superseded=True
+    ):
+        return None
+    return filter_sql(where.model_copy(update={"types": None, "speaker": None}), dialect)
+

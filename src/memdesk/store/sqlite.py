@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sqlite3
 import time
 from contextlib import contextmanager
@@ -41,7 +42,11 @@ from .ann import DEFAULT_EF_SEARCH
 from .ann_scopes import DEFAULT_ANN_MIN_ROWS, LargeScopes, check_ann_options
 from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordSearch
 from .sqlite_schema import SQLITE_MIGRATIONS, SQLiteMigrationTarget
+from .sql_filter import JsonRef
 from .sqlstore import SQLStore, check_cache_rows
+
+SAFE_JSON_KEY = re.compile(r"[A-Za-z0-9_ .:@/+-]+")
+"""Metadata keys SQLite's JSON path can quote as a label; filters on other keys are checked in Python."""
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +68,21 @@ class SQLiteDialect:
     position = "rowid"
     load_page = None
     db_error = sqlite3.Error
+
+    json_kinds = {"string": ("text",), "number": ("integer", "real"), "bool": ("true", "false"), "null": ("null",)}
+
+    def json_field(self, field: str) -> str:
+        return f"json_extract(record, '$.{field}')"
+
+    def json_metadata(self, key: str) -> JsonRef | None:
+        """The JSON path is a parameter, built only from keys of :data:`SAFE_JSON_KEY`'s alphabet (no quotes)."""
+        if not SAFE_JSON_KEY.fullmatch(key):
+            return None
+        return JsonRef("json_type(record, ?)", "json_extract(record, ?)", "json_extract(record, ?)",
+                       f'$.metadata."{key}"', "?", self.json_kinds)  # fmt: skip
+
+    def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
+        return condition, params
 
     def store_error(self, e: Exception, what: str) -> StoreError:
         if isinstance(e, sqlite3.Error) and _is_locked(e):

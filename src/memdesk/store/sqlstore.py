@@ -25,7 +25,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError
+from ..errors import ConfigError, InvalidInputError
+from ..filters import RecordFilter
 from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
 from ..tenants import ApiKeyInfo, NewApiKey, Tenant
 from .base import DEFAULT_PAGE, EmbeddingInfo, Forgotten, Page, ScoredRecord, StoreConveniences, VectorTable
@@ -125,9 +126,17 @@ class SQLStore(StoreConveniences):
 
     # -- RecordQuery ---------------------------------------------------------------------------
     def search(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        memory_type: MemoryType,
+        k: int,
+        speaker: str | None = None,
+        where: RecordFilter | None = None,
     ) -> list[ScoredRecord]:
-        return self._search.search(vector, scope, memory_type, k, speaker)
+        if where is not None and not isinstance(where, RecordFilter):
+            raise InvalidInputError(f"where must be a RecordFilter, not {type(where).__name__}")
+        return self._search.search(vector, scope, memory_type, k, speaker, where)
 
     def page(self, scope: Scope, **options: Any) -> Page[MemoryRecord]:
         """A keyset page (``types=``, ``speaker=``, ``limit=``, ``cursor=``): see :meth:`.record_reads.RecordReader.page`."""
