@@ -265,3 +265,14 @@ def test_two_concurrent_ingests_of_the_same_messages_store_everything_once(tmp_p
     assert sum(added) == 60  # AddResult counts only what was written
     for m in mems:
         m.close()
+
+
+def test_a_message_id_logged_under_another_scope_does_not_skip_this_one(mem):
+    """Ids are unique per exact scope: the same id under one of ana's agents and under ana herself are two messages."""
+    agent, user = Scope(user_id="ana", agent_id="bot"), Scope(user_id="ana")
+    mem.add([{"id": "m1", "content": "I keep bees."}], scope=agent)
+    got = mem.add([{"id": "m1", "content": "I play the cello."}], scope=user)
+    assert [r.embed_text() for r in got.records] and "cello" in got.records[0].embed_text()
+    assert [m.content for m in mem.messages(scope=user) if m.scope == user] == ["I play the cello."]
+    again = mem.add([{"id": "m1", "content": "I play the cello."}], scope=user)
+    assert again.records == []  # the same exact scope: skipped as before

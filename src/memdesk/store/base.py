@@ -216,7 +216,9 @@ class MessageLog(Protocol):
         """The last ``n`` messages under ``scope``, oldest first."""
         ...
 
-    def has_message(self, scope: Scope, message_id: str) -> bool: ...
+    def has_message(self, scope: Scope, message_id: str) -> bool:
+        """Whether a message with that id is logged under exactly ``scope`` (no wildcards: what a write would skip)."""
+        ...
 
     def pending_messages(self, scope: Scope) -> list[RawMessage]:
         """The messages under ``scope`` (wildcards allowed) logged pending (not processed yet), in log order."""

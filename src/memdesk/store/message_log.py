@@ -12,7 +12,7 @@ from typing import Any
 
 from ..records import RawMessage, Scope
 from .base import DEFAULT_PAGE, Page
-from .codec import MESSAGE_COLUMNS, check_k, check_limit, check_scope, message_from_row, position_cursor
+from .codec import MESSAGE_COLUMNS, check_k, check_limit, check_scope, message_from_row, position_cursor, scope_key
 from .database import Database
 from .schema import MESSAGE_READ_COLUMNS, insert_scope, marks, scope_where
 
@@ -89,10 +89,11 @@ class MessageTable:
             return [message_from_row(row) for row in conn.execute(sql, params).fetchall()]
 
     def has(self, scope: Scope, message_id: str) -> bool:
-        """True if a message with that id is logged under ``scope`` (wildcards allowed)."""
+        """True if a message with that id is logged under exactly ``scope`` (the scope a write would log it
+        under: a message id logged under one of ana's agents does not make ``Scope(user_id="ana")`` skip it)."""
         check_scope(scope)
         p = self.db.dialect.param
-        where, params = scope_where(scope, p)
         with self.db.read("has_message") as conn:
-            row = conn.execute(f"SELECT 1 FROM messages WHERE {where} AND id = {p} LIMIT 1", [*params, message_id]).fetchone()
+            sql = f"SELECT 1 FROM messages WHERE scope_key = {p} AND id = {p} LIMIT 1"
+            row = conn.execute(sql, (scope_key(scope), message_id)).fetchone()
         return row is not None
