@@ -14,7 +14,8 @@ import hashlib
 from typing import Any, Mapping, Sequence
 
 from ..errors import InvalidInputError
-from ..metadata_conditions import LOGIC, check_conditions
+from ..filters import RecordFilter
+from ..metadata_conditions import LOGIC
 from ..records import HistoryEntry, MemoryRecord
 
 __all__ = ["ENTITY_KEYS", "UPDATED_AT", "history_rows", "memory_item", "mem0_where"]
@@ -82,12 +83,12 @@ def history_rows(entries: Sequence[HistoryEntry]) -> list[dict[str, Any]]:
 _PROMOTED = {"role": "roles", "memory_type": "types", "source": "sources"}
 
 
-def mem0_where(conditions: Mapping[str, Any]) -> dict[str, Any]:
-    """mem0 filter conditions (entity ids already taken out) as :class:`~memdesk.filters.RecordFilter`
-    fields: ``role``, ``memory_type``, ``source`` and ``actor_id`` (the speaker) become the filter's own
-    fields (an equality, or a list / ``{"in": [...]}`` for the first three), mem0's ``"*"`` becomes
+def mem0_where(conditions: Mapping[str, Any]) -> RecordFilter:
+    """mem0 filter conditions (entity ids already taken out) as a :class:`~memdesk.filters.RecordFilter`:
+    ``role``, ``memory_type``, ``source`` and ``actor_id`` (the speaker) become the filter's own fields (an equality, or a list / ``{"in": [...]}`` for the first three), mem0's ``"*"`` becomes
     ``{"exists": true}``, the rest is metadata conditions in the one language both share
-    (:mod:`memdesk.metadata_conditions`). Bad operators are an :class:`InvalidInputError` now."""
+    (:mod:`memdesk.metadata_conditions`). Bad operators are an :class:`InvalidInputError` now (the filter
+    validates its conditions once, when it is made)."""
     fields: dict[str, Any] = {}
     rest: dict[str, Any] = {}
     for key, value in conditions.items():
@@ -97,7 +98,7 @@ def mem0_where(conditions: Mapping[str, Any]) -> dict[str, Any]:
             rest[key] = value
     if rest:
         fields["metadata"] = _metadata(rest)
-    return fields
+    return RecordFilter(**fields)
 
 
 def _promoted(key: str, value: Any) -> dict[str, Any]:
@@ -127,5 +128,4 @@ def _metadata(conditions: Mapping[str, Any]) -> dict[str, Any]:
             raise InvalidInputError(f"filters: name {key} at the top level of filters, not inside AND/OR/NOT")
         else:
             out[key] = {"exists": True} if value == "*" else value
-    check_conditions(out, "filters")
     return out
