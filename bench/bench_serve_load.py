@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-from benchinfo import machine_info, measured_at, write_result
+from benchinfo import free_port, machine_info, measured_at, write_result
 
 from memdesk.eval.metrics import percentile
 from memdesk.factory import build_memory
@@ -47,12 +46,6 @@ THINGS = ["a pottery class", "the dentist", "a trip to Porto", "a new bike", "th
 WHEN = ["yesterday", "last week", "on Saturday", "this morning", "two days ago"]
 QUESTIONS = ["What did I sign up for?", "When is the dentist?", "Where did I travel?", "What am I training for?",
              "Which club did I join?"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def start_server(database_url: str, port: int, log: Path) -> subprocess.Popen:

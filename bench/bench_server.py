@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
 import tempfile
 import threading
@@ -26,7 +25,7 @@ from typing import Any
 
 import httpx2
 import uvicorn
-from benchinfo import machine_info, measured_at, write_result
+from benchinfo import free_port, machine_info, measured_at, write_result
 
 from memdesk.conversation.files import read_conversations
 from memdesk.datapaths import default_data_dir
@@ -47,12 +46,6 @@ def timed(fn: Callable[[], Any]) -> float:
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def main() -> None:

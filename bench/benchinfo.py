@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import socket
 import time
 from pathlib import Path
 from typing import Any
@@ -36,3 +37,10 @@ def write_result(path: str | Path | None, result: Any, *, echo: bool = True, ens
     if echo:
         print(text)
     return text
+
+
+def free_port() -> int:
+    """A loopback TCP port nothing listens on now (for a server a benchmark starts)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
