@@ -42,7 +42,7 @@ def build_processor(settings: Settings, chat_model: ChatModel | None = None) -> 
             raise ConfigError("processor 'llm' needs MEMDESK_LLM_BASE_URL and MEMDESK_LLM_MODEL")
         from .conversation.llm_processor import LLMProcessor
 
-        return LLMProcessor(chat_model)
+        return LLMProcessor(chat_model, batch_size=settings.llm_batch_size, known_facts=settings.llm_known_facts)
     raise ConfigError(f"unknown processor {settings.processor!r}")
 
 

@@ -65,6 +65,15 @@ class Settings(BaseSettings):
     llm_timeout_s: float = 60.0
     llm_max_retries: int = 4
     llm_concurrency: int = 4
+    llm_batch_size: int = Field(
+        default=1, ge=1, description="LLM processor: utterances per call (1: ENGRAM's one call per utterance)."
+    )
+    llm_known_facts: int = Field(
+        default=5,
+        ge=0,
+        description="LLM processor: the speaker's stored facts most similar to an utterance shown to the model, "
+        "which decides add / update / no-op against them (0: show none, every fact is added).",
+    )
     retrieval: Literal["fused", "engram"] = Field(
         default="fused",
         description="Read path. fused (default): dense + stemmed BM25 score fusion, scores standardized within "

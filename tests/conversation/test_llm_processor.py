@@ -192,3 +192,20 @@ def test_route_then_extract_makes_one_call_and_honours_the_given_mask() -> None:
 ])
 def test_parse_when(when: str | None, anchor: str | None, day: datetime | None) -> None:
     assert parse_when(when, TS) == (day, anchor)
+
+
+def test_settings_configure_the_batch_size_and_the_known_facts(monkeypatch) -> None:
+    from memdesk.errors import ConfigError
+    from memdesk.factory import build_processor
+    from memdesk.settings import Settings
+
+    model = ScriptedChatModel([])
+    default = build_processor(Settings.load(processor="llm"), model)
+    assert (default.batch_size, default.known_facts) == (1, 5)
+    monkeypatch.setenv("MEMDESK_LLM_BATCH_SIZE", "4")
+    monkeypatch.setenv("MEMDESK_LLM_KNOWN_FACTS", "0")
+    configured = build_processor(Settings.load(processor="llm"), model)
+    assert (configured.batch_size, configured.known_facts) == (4, 0)
+    monkeypatch.setenv("MEMDESK_LLM_KNOWN_FACTS", "-1")
+    with pytest.raises(ConfigError, match="llm_known_facts"):
+        Settings.load(processor="llm")
