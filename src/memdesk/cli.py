@@ -14,7 +14,15 @@ import click
 
 from .clicontext import Ctx, answer_json, cli_scope, emit_json, filter_options, hit_json, json_option, note, read_filters, scope_options
 from .clierrors import ErrorReportingGroup
-from .cli_trust import forget_command, keys_group, report_forgotten, reprocess_command, vacuum_command, wildcard_option
+from .cli_trust import (
+    forget_command,
+    keys_group,
+    report_forgotten,
+    reprocess_command,
+    vacuum_command,
+    wildcard_option,
+    worker_command,
+)
 from .errors import InvalidInputError
 from .records import MemoryType
 
@@ -422,6 +430,7 @@ def _register_groups() -> None:
     main.add_command(forget_command, "forget")
     main.add_command(keys_group, "keys")
     main.add_command(reprocess_command, "reprocess")
+    main.add_command(worker_command, "worker")
     main.add_command(vacuum_command, "vacuum")
 
 

@@ -1,10 +1,14 @@
 """The trust commands of ``memdesk``: ``forget`` (erasing a scope, and what ``delete --all`` shares with it),
 ``vacuum`` (rewriting the database so no free space keeps deleted text), ``keys`` (tenant API keys) and
-``reprocess`` (the messages kept pending when processing them failed)."""
+``reprocess`` (the messages kept pending when processing them failed) and ``worker`` (a process that
+processes every scope's pending messages, e.g. those added with ``wait=False``)."""
 
 from __future__ import annotations
 
 import contextlib
+import json
+import signal
+import threading
 from typing import Callable
 
 import click
@@ -68,6 +72,45 @@ def reprocess_command(obj: Ctx, user_id, agent_id, run_id, wildcard, as_json) ->
         return
     where = f"{'every scope under' if wildcard else 'the exact scope'} {scope}"
     click.echo(f"processed {done.messages} pending messages into {done.records} memories in {where}; {done.pending} still pending")
+
+
+@click.command("worker")
+@click.option("--interval", type=click.FloatRange(min=0.05), default=2.0, show_default=True,
+              help="Seconds between two looks for pending messages.")  # fmt: skip
+@click.option("--once", is_flag=True, help="One pass, then exit (1 if a scope failed).")
+@json_option
+@click.pass_obj
+def worker_command(obj: Ctx, interval, once, as_json) -> None:
+    """Process the pending messages of every scope in the database, until stopped (Ctrl-C or SIGTERM).
+
+    Pending messages are those added with wait=False (HTTP `"wait": false`) or whose processing failed.
+    Several workers and servers may share one database: each message is processed once (the store's claim).
+    A scope whose processing fails keeps its messages pending and is tried again on the next pass."""
+    from .conversation.ingest import process_pending
+
+    memory = obj.memory()
+    stop = threading.Event()
+    if not once:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, lambda *_: stop.set())
+        note(f"memdesk worker: processing pending messages every {interval:g} s (Ctrl-C stops)")
+    while True:
+        done = process_pending(memory)
+        if as_json and once:
+            emit_json(done.model_dump())
+        elif as_json and done.scopes:
+            click.echo(json.dumps(done.model_dump()))  # one line per pass that found something
+        elif not as_json and (done.scopes or once):
+            failed = f"; {len(done.failed)} scopes failed and stay pending: " + "; ".join(
+                f"{scope}: {why}" for scope, why in done.failed.items()
+            ) if done.failed else ""
+            click.echo(f"processed {done.messages} pending messages into {done.records} memories in {done.scopes} scopes{failed}")
+        if once:
+            if done.failed:
+                raise SystemExit(1)
+            return
+        if stop.wait(interval):
+            return
 
 
 @click.command("vacuum")

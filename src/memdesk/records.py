@@ -377,6 +377,10 @@ class AddResult(BaseModel):
     warnings: list[str] = Field(
         default_factory=list, description="Things the caller should know, e.g. text the embedder cannot embed well."
     )
+    pending: list[str] = Field(
+        default_factory=list,
+        description="Ids of the messages logged pending, to be processed in the background (add with wait=False).",
+    )
 
     @property
     def counts(self) -> dict[str, int]:

@@ -177,10 +177,15 @@ class RemoteMemory(RemoteBanks):
         scope: Scope | Mapping[str, Any],
         timestamp: datetime | None = None,
         speaker: str | None = None,
+        wait: bool = True,
     ) -> AddResult:
         fields = _scope_fields(scope)  # the scope first, as Memory.add checks it
+        if not isinstance(wait, bool):
+            raise errors.InvalidInputError(f"wait must be true or false, got {wait!r}")
         batch = Memory._normalize(messages, timestamp=timestamp, speaker=speaker)
         body = {**fields, "messages": [m.model_dump(mode="json", exclude_none=True) for m in batch]}
+        if not wait:
+            body["wait"] = False
         return self._parse(_ADDED, self._call("POST", "/v1/memories", json=body))
 
     def _search_body(self, query: str, scope: Any, args: dict[str, Any]) -> dict[str, Any]:

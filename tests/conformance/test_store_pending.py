@@ -56,3 +56,16 @@ def test_forget_erases_pending_messages(store: Store) -> None:
     store.write(messages=[_raw("m1"), _raw("m2")])
     assert store.forget(ANA).messages == 2
     assert store.pending_messages(ANA) == [] and store.messages(ANA) == []
+
+
+def test_pending_scopes_lists_every_scope_with_pending_messages_oldest_first(store: Store) -> None:
+    bob, run = Scope(user_id="bob"), Scope(user_id="ana", run_id="r1")
+    assert store.pending_scopes() == []
+    store.write(messages=[_raw("m1", bob), _raw("m2", ANA), _raw("m3", run), _raw("m4", bob)])
+    store.write(messages=[_raw("m5", Scope(user_id="cy")).model_copy(update={"pending": False, "route_mask": 2})])
+    assert store.pending_scopes() == [bob, ANA, run]  # cy's message is processed: not listed
+    done = _raw("m2").model_copy(update={"pending": False, "route_mask": 2})
+    store.write([_fact("f2", "m2")], unit(np.random.default_rng(0), 1), messages=[done], owners=["m2"])
+    assert store.pending_scopes() == [bob, run]
+    store.forget(bob)
+    assert store.pending_scopes() == [run]

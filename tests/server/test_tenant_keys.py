@@ -46,6 +46,7 @@ def test_a_tenant_key_fills_its_user_in_and_sees_only_its_own(tenants):
     ("method", "path", "body", "status", "error"),
     [
         ("POST", "/v1/memories", {"messages": ["x"]}, 403, "ForbiddenScopeError"),
+        ("POST", "/v1/memories", {"messages": ["x"], "wait": False}, 403, "ForbiddenScopeError"),
         ("DELETE", "/v1/memories", None, 403, "ForbiddenScopeError"),
         ("POST", "/v1/memories/search", {"query": "cello"}, 404, "UnknownScopeError"),
         ("POST", "/v1/memories/evidence", {"query": "cello"}, 404, "UnknownScopeError"),

@@ -40,6 +40,17 @@ class Reprocessed(BaseModel):
     message_ids: list[str] = Field(default_factory=list, description="The ids of the messages processed, in log order.")
 
 
+class PendingPass(BaseModel):
+    """What one :func:`process_pending` pass over the whole database did."""
+
+    scopes: int = Field(description="Scopes that had pending messages.")
+    messages: int = Field(description="Pending messages processed (claimed and written).")
+    records: int = Field(description="Records written for them.")
+    failed: dict[str, str] = Field(
+        default_factory=dict, description="Scope -> the error that left its messages pending (tried again next pass)."
+    )
+
+
 def message_of(raw: RawMessage) -> Message:
     """The message as it was added, from its raw log row (the image caption split from the content)."""
     content, caption = split_caption(raw.content)
@@ -171,7 +182,26 @@ def defer(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, id
     """Log ``utterances`` pending and hand their scope to the Memory's worker (``add(..., wait=False)``)."""
     memory.store.write(messages=[_raw(u, route_mask=None) for u in utterances])
     memory._worker.submit(scope)
-    return AddResult(message_ids=list(ids), routes={}, records=[])
+    return AddResult(message_ids=list(ids), routes={}, records=[], pending=list(ids))
+
+
+def process_pending(memory: "Memory") -> PendingPass:
+    """Process the pending messages of every scope in the database (``memdesk worker``: an operator's process,
+    not a tenant's call), scope by scope through :func:`reprocess`. A scope whose processing fails keeps its
+    messages pending and is named in ``failed``; the other scopes are processed all the same."""
+    scopes = memory.store.pending_scopes()
+    messages = records = 0
+    failed: dict[str, str] = {}
+    for scope in scopes:
+        try:
+            done = reprocess(memory, scope)
+        except Exception as e:  # noqa: BLE001 -- one scope's failure (a model down, bad output) must not stop the rest
+            failed[str(scope)] = f"{type(e).__name__}: {e}"
+            log.warning("memdesk worker: the pending messages of %s stay pending: %s", scope, failed[str(scope)])
+            continue
+        messages += done.messages
+        records += done.records
+    return PendingPass(scopes=len(scopes), messages=messages, records=records, failed=failed)
 
 
 class Worker:
@@ -223,4 +253,7 @@ class Worker:
                 self._queue.task_done()
 
 
-__all__ = ["Reprocessed", "Worker", "context_message", "defer", "ingest", "message_of", "reprocess"]
+__all__ = [
+    "PendingPass", "Reprocessed", "Worker", "context_message", "defer", "ingest", "message_of", "process_pending",
+    "reprocess",
+]  # fmt: skip

@@ -206,11 +206,17 @@ def create_app(
     app.state.memdesk_keys = keys
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(require_key)], responses=_ERRORS)
 
-    @v1.post("/memories", status_code=status.HTTP_201_CREATED, tags=["memories"], responses=_FORBIDDEN)
-    def add_memories(req: AddRequest, caller: Who) -> AddResult:
-        """Route, extract, embed and store messages (one transaction; known message ids are skipped)."""
+    @v1.post(
+        "/memories", status_code=status.HTTP_201_CREATED, tags=["memories"],
+        responses={**_FORBIDDEN, 202: {"description": "wait=false: logged pending, processed in the background"}},
+    )  # fmt: skip
+    def add_memories(req: AddRequest, caller: Who, response: Response) -> AddResult:
+        """Route, extract, embed and store messages (one transaction; known message ids are skipped).
+        With ``wait: false`` the messages are logged pending and the reply (202) comes at once."""
         scope = caller.scope(**req.scope_fields(), access="write")
-        return memory.add(list(req.messages), scope=scope, timestamp=req.timestamp, speaker=req.speaker)
+        if not req.wait:
+            response.status_code = status.HTTP_202_ACCEPTED
+        return memory.add(list(req.messages), scope=scope, timestamp=req.timestamp, speaker=req.speaker, wait=req.wait)
 
     @v1.post("/memories/search", tags=["memories"], responses=_UNKNOWN_SCOPE)
     def search_memories(req: SearchRequest, caller: Who) -> list[SearchHit]:

@@ -75,6 +75,7 @@ class AddOutcome(BaseModel):
     message_ids: list[str]
     routes: dict[str, str] = Field(description="message id -> 3-bit route mask (episodic, semantic, procedural).")
     memories: list[MemoryItem]
+    pending: list[str] = Field(default_factory=list, description="wait=false: ids logged pending, processed in the background.")
 
 
 class EvidenceBlock(BaseModel):
@@ -161,14 +162,16 @@ def create_mcp_server(
         speaker: str | None = None,
         timestamp: datetime | None = None,
         metadata: dict[str, Any] | None = Field(default=None, description="Kept on the message and its memories."),
+        wait: bool = Field(default=True, description="false: log it pending and return at once; processed in the background."),
     ) -> AddOutcome:
         """Remember one message: it is routed into episodic, semantic and/or procedural memories."""
         scope = _scope(ctx, default, user_id, agent_id, run_id, "write")
         message = {"content": text, "speaker": speaker, "timestamp": timestamp, "metadata": metadata or {}}
-        result = memory.add(message, scope=scope)
+        result = memory.add(message, scope=scope, wait=wait)
         return AddOutcome(
-            message_ids=result.message_ids, routes=result.routes, memories=[MemoryItem.of(r) for r in result.records]
-        )
+            message_ids=result.message_ids, routes=result.routes, memories=[MemoryItem.of(r) for r in result.records],
+            pending=result.pending,
+        )  # fmt: skip
 
     @server.tool()
     @_tool_errors

@@ -46,6 +46,11 @@ class AddRequest(ScopeFields):
     )
     timestamp: datetime | None = Field(default=None, description="Fills messages that carry no timestamp.")
     speaker: str | None = Field(default=None, description="Fills messages that carry no speaker.")
+    wait: bool = Field(
+        default=True,
+        description="false: log the messages pending and answer 202 at once; the server processes them in the "
+        "background (each message's `pending` flag in GET /v1/messages says when it is processed).",
+    )
 
 
 class RetrievalOptions(ScopeFields):

@@ -224,6 +224,11 @@ class MessageLog(Protocol):
         """The messages under ``scope`` (wildcards allowed) logged pending (not processed yet), in log order."""
         ...
 
+    def pending_scopes(self) -> list[Scope]:
+        """Every scope that has pending messages, oldest pending first: for operator tools (``memdesk worker``)
+        that process the whole database, never for a tenant's call."""
+        ...
+
 
 class VectorCollection(Protocol):
     """A named table of (id, payload JSON, vector) items searched by the same cosine code as records."""

@@ -12,7 +12,16 @@ from typing import Any
 
 from ..records import RawMessage, Scope
 from .base import DEFAULT_PAGE, Page
-from .codec import MESSAGE_COLUMNS, check_k, check_limit, check_scope, message_from_row, position_cursor, scope_key
+from .codec import (
+    MESSAGE_COLUMNS,
+    check_k,
+    check_limit,
+    check_scope,
+    message_from_row,
+    position_cursor,
+    scope_from_tuple,
+    scope_key,
+)
 from .database import Database
 from .schema import MESSAGE_READ_COLUMNS, insert_scope, marks, scope_where
 
@@ -87,6 +96,13 @@ class MessageTable:
         sql = f"SELECT {MESSAGE_READ_COLUMNS} FROM messages WHERE pending = 1 AND {where} ORDER BY seq"
         with self.db.read("pending_messages") as conn:
             return [message_from_row(row) for row in conn.execute(sql, params).fetchall()]
+
+    def pending_scopes(self) -> list[Scope]:
+        """Every scope with pending messages, the one whose first pending message is oldest first."""
+        sql = "SELECT user_id, agent_id, run_id, MIN(seq) FROM messages WHERE pending = 1 GROUP BY user_id, agent_id, run_id"
+        with self.db.read("pending_scopes") as conn:
+            rows = conn.execute(sql).fetchall()
+        return [scope_from_tuple(tuple(row[:3])) for row in sorted(rows, key=lambda row: row[3])]
 
     def has(self, scope: Scope, message_id: str) -> bool:
         """True if a message with that id is logged under exactly ``scope`` (the scope a write would log it

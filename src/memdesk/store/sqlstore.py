@@ -172,6 +172,9 @@ class SQLStore(StoreConveniences):
     def pending_messages(self, scope: Scope) -> list[RawMessage]:
         return self._messages.pending(scope)
 
+    def pending_scopes(self) -> list[Scope]:
+        return self._messages.pending_scopes()
+
     # -- Collections ---------------------------------------------------------------------------
     def collection(self, name: str) -> SQLVectorCollection:
         return SQLVectorCollection(self.db, self._collections, name)
