@@ -92,8 +92,8 @@ class Settings(BaseSettings):
     cache_max_rows: int = Field(
         default=1_000_000,
         ge=1,
-        description="Record vectors the store keeps in memory for search; least recently searched scopes are "
-        "unloaded past it (and reloaded from the database when searched again).",
+        description="Record vectors the store keeps in memory for search (a large scope's HNSW graph counts its "
+        "own copy too); least recently searched scopes are unloaded past it (and reloaded when searched again).",
     )
     ann_min_rows: int = Field(
         default=50_000,

@@ -263,3 +263,38 @@ def test_a_file_written_while_another_connection_changed_the_scope_is_removed(tm
 def test_bad_options_are_config_errors(tmp_path: Path, options) -> None:
     with pytest.raises(ConfigError):
         SQLiteStore(tmp_path / "x.db", **options)
+
+
+def test_the_graphs_copy_of_the_vectors_counts_against_cache_max_rows(path: Path) -> None:
+    rng = np.random.default_rng(11)
+    other = Scope(user_id="other")
+    store = SQLiteStore(path, cache_max_rows=2000, **OPTIONS)
+    try:
+        store.set_embedding_info(INFO)
+        store.write(records(BIG, 400), unit(rng, 400))
+        store.write(records(other, 50, 400), unit(rng, 50))
+        cache = store._search.cache
+        store.search(unit(rng, 1)[0], other, MT, 5)
+        assert cache.cached_rows == 51
+        store.search(unit(rng, 1)[0], BIG, MT, 5)  # the graph is attached: 400 rows + 400 vectors in faiss
+        assert isinstance(graph_of(store), HNSWGraph) and cache.cached_rows == 51 + 401 + 400
+        store.write(records(BIG, 10, 500), unit(rng, 10))  # rows written go to the graph too
+        assert cache.cached_rows == 51 + 411 + 410
+        for record in list(store.scan(BIG))[:5]:
+            assert store.delete(record.id)
+        assert cache.cached_rows == 51 + 406 + 410  # a removed row leaves a dead label in the graph until a rebuild
+        assert cache.cached_rows == sum(
+            len(index) + 1 + (index.ann.vectors_held if index.ann else 0)
+            for index in (cache.loaded(MT.value, (s.user_id, s.agent_id, s.run_id)) for s in (BIG, other))
+        )
+    finally:
+        store.close()
+    # under a cap that the graph's copy passes, the least recently searched scope is unloaded
+    capped = SQLiteStore(path, cache_max_rows=850, **OPTIONS)
+    try:
+        capped.search(unit(rng, 1)[0], other, MT, 5)
+        capped.search(unit(rng, 1)[0], BIG, MT, 5)  # 406 rows + the graph's 410 vectors + other's 51 > 850
+        assert graph_of(capped) is not None and capped._search.cache.loaded(MT.value, ("other", None, None)) is None
+        assert capped._search.cache.cached_rows == 406 + graph_of(capped).vectors_held
+    finally:
+        capped.close()

@@ -95,6 +95,11 @@ class HNSWGraph:
     def labels(self) -> int:
         return len(self.members)
 
+    @property
+    def vectors_held(self) -> int:
+        """Vectors the faiss graph stores (one per label, dead labels included until a rebuild)."""
+        return len(self.members)
+
     # -- building and changing -----------------------------------------------------------------
     @classmethod
     def from_rows(cls, dim: int, ids: Sequence[str], matrix: np.ndarray, codes: np.ndarray, **options: Any) -> "HNSWGraph":

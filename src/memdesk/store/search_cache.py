@@ -232,6 +232,7 @@ class RecordSearch:
                         sync=partial(self.db.sync, conn),
                         still_loaded=lambda key: self.cache.loaded(mt.value, key) is not None,  # type: ignore[arg-type]
                     )  # fmt: skip
+                    self.cache.recount(mt.value, keys)  # a graph attached now holds a second copy of the vectors
                 hits = search_indexes(indexes, query, k, speaker)
         # model_construct: the record was just validated from JSON, no need to validate it twice
         found = (ScoredRecord.model_construct(record=record_from_json(mt, h.payload), score=h.score) for h in hits)

@@ -78,6 +78,11 @@ class Approximate(Protocol):
 
     def top_k(self, index: "VectorIndex", query: np.ndarray, k: int, speaker: str | None = None) -> list[Hit]: ...
 
+    @property
+    def vectors_held(self) -> int:
+        """Vectors this index keeps a copy of (counted against the cache's ``max_rows`` beside the rows)."""
+        ...
+
 
 class VectorIndex:
     """Vectors of one exact scope, with ids, payloads and speaker codes; incrementally updatable.
@@ -293,8 +298,8 @@ def search_indexes(indexes: Sequence[VectorIndex], query: np.ndarray, k: int, sp
 
 def index_cost(index: VectorIndex) -> int:
     """What an index counts against ``max_rows``: its rows, plus one for the entry itself (so many empty
-    or tiny scopes are bounded too)."""
-    return len(index) + 1
+    or tiny scopes are bounded too), plus the vectors its approximate index keeps a second copy of."""
+    return len(index) + 1 + (index.ann.vectors_held if index.ann is not None else 0)
 
 
 class IndexCache(Generic[K]):
@@ -316,15 +321,35 @@ class IndexCache(Generic[K]):
         self.max_rows = max_rows
         #: Every loaded index, least recently searched first.
         self._entries: OrderedDict[tuple[str, K], VectorIndex] = OrderedDict()
-        self._rows = 0  # the sum of index_cost over the entries, kept as they change
+        self._costs: dict[tuple[str, K], int] = {}  # index_cost of each entry when last counted
+        self._rows = 0  # the sum of self._costs, kept as the entries change
         #: Moves on every change reported to the cache (and on :meth:`clear`): a cheap "did the
         #: data change?" check for anything derived from the rows (e.g. a lexical index).
         self.generation = 0
 
     @property
     def cached_rows(self) -> int:
-        """What the loaded indexes count against ``max_rows`` (rows, plus one per index)."""
+        """What the loaded indexes count against ``max_rows`` (rows, plus one per index, plus the vectors
+        an approximate index holds)."""
         return self._rows
+
+    def _count(self, entry: tuple[str, K]) -> None:
+        """Count ``entry``'s index again (rows changed, an approximate index attached)."""
+        cost = index_cost(self._entries[entry])
+        self._rows += cost - self._costs.get(entry, 0)
+        self._costs[entry] = cost
+
+    def _drop(self, entry: tuple[str, K]) -> None:
+        del self._entries[entry]
+        self._rows -= self._costs.pop(entry)
+
+    def recount(self, namespace: str, keys: Sequence[K]) -> None:
+        """Count the loaded indexes of ``keys`` again after their owner changed them (e.g. attached an
+        approximate index with its own copy of the vectors), unloading others if that passes ``max_rows``."""
+        for key in keys:
+            if (namespace, key) in self._entries:
+                self._count((namespace, key))
+        self._evict(keep=len(keys))
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -336,6 +361,7 @@ class IndexCache(Generic[K]):
         """Forget everything; the next search reloads lazily."""
         self.generation += 1
         self._entries.clear()
+        self._costs.clear()
         self._rows = 0
 
     def forget(self, namespaces: Iterable[str], keys: Iterable[K]) -> None:
@@ -344,9 +370,8 @@ class IndexCache(Generic[K]):
         names = list(namespaces)
         for key in keys:
             for namespace in names:
-                index = self._entries.pop((namespace, key), None)
-                if index is not None:
-                    self._rows -= index_cost(index)
+                if (namespace, key) in self._entries:
+                    self._drop((namespace, key))
 
     def indexes(self, namespace: str, keys: Sequence[K], dim: int) -> list[VectorIndex]:
         """The indexes of ``keys`` (loading the missing ones in one call), now the most recently used."""
@@ -359,7 +384,7 @@ class IndexCache(Generic[K]):
                 if index is None:
                     index = VectorIndex(dim)
                 entries[(namespace, key)] = index
-                self._rows += index_cost(index)
+                self._count((namespace, key))
         out = []
         for key in keys:
             entries.move_to_end((namespace, key))
@@ -374,8 +399,7 @@ class IndexCache(Generic[K]):
         if self.max_rows is None:
             return
         while self._rows > self.max_rows and len(self._entries) > keep:
-            _, index = self._entries.popitem(last=False)
-            self._rows -= index_cost(index)
+            self._drop(next(iter(self._entries)))
 
     def search(
         self, namespace: str, keys: Sequence[K], query: np.ndarray, k: int, speaker: str | None = None
@@ -392,12 +416,11 @@ class IndexCache(Generic[K]):
         self.generation += 1
         index = self._entries.get((namespace, key))
         if index is not None:
-            before = len(index)
             index.upsert(item_id, vector, payload, speaker)
-            self._rows += len(index) - before
+            self._count((namespace, key))
 
     def remove(self, namespace: str, key: K, item_id: str) -> None:
         self.generation += 1
         index = self._entries.get((namespace, key))
         if index is not None and index.remove(item_id):
-            self._rows -= 1
+            self._count((namespace, key))
