@@ -9,6 +9,7 @@ re-asks, :class:`~memdesk.errors.LLMOutputError` with the raw text) and ``comple
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import replace
 from typing import Any, Literal, Sequence, overload
 
 from pydantic import BaseModel
@@ -40,9 +41,10 @@ class BaseChatModel(ABC):
         """One chat completion (see :class:`~memdesk.llm.base.ChatModel`)."""
         if not messages:
             raise EmptyInputError("complete() needs at least one message")
+        request = ChatRequest(messages, schema=schema, max_tokens=max_tokens, temperature=temperature, operation=operation)
 
         def send(msgs: list[ChatMessage], rf: dict[str, Any] | None) -> Completion:
-            return self._attempt(msgs, schema, rf, max_tokens, temperature, operation)
+            return self._attempt(replace(request, messages=msgs), rf)
 
         if schema is None:
             return send(messages, None)
@@ -72,18 +74,10 @@ class BaseChatModel(ABC):
 
     # --- what a chat model provides -----------------------------------------------------------
     @abstractmethod
-    def _attempt(
-        self,
-        messages: list[ChatMessage],
-        schema: type[BaseModel] | None,
-        response_format: dict[str, Any] | None,
-        max_tokens: int | None,
-        temperature: float,
-        operation: str,
-    ) -> Completion:
-        """One request: ``messages`` as they go to the model (a re-ask is an attempt of its own);
-        ``response_format`` is the schema's json_schema form when it travels that way, else None
-        (free text, or the schema already in the instructions)."""
+    def _attempt(self, request: ChatRequest, response_format: dict[str, Any] | None) -> Completion:
+        """One request as it goes to the model (a re-ask is an attempt of its own: ``request.messages``
+        then holds the conversation so far); ``response_format`` is the schema's json_schema form when
+        it travels that way, else None (free text, or the schema already in the instructions)."""
 
     def _uses_response_format(self) -> bool:
         """Whether the next attempt sends the schema as ``response_format`` (asked before each one)."""

@@ -26,6 +26,7 @@ from pydantic import BaseModel
 
 from ..errors import UsageError
 from .base import ChatMessage, Completion, Usage
+from .batch import ChatRequest
 from .chat_base import BaseChatModel
 from .usage import TokenEstimator, UsageLedger
 
@@ -130,16 +131,11 @@ class ScriptedChatModel(BaseChatModel):
     def _uses_response_format(self) -> bool:
         return self.supports_json_schema
 
-    def _attempt(
-        self,
-        messages: list[ChatMessage],
-        schema: type[BaseModel] | None,
-        rf: dict[str, Any] | None,
-        max_tokens: int | None,
-        temperature: float,
-        operation: str,
-    ) -> Completion:
-        call = ScriptedCall(list(messages), schema, rf, max_tokens, temperature, operation)
+    def _attempt(self, request: ChatRequest, response_format: dict[str, Any] | None) -> Completion:
+        messages, operation = request.messages, request.operation
+        call = ScriptedCall(
+            list(messages), request.schema, response_format, request.max_tokens, request.temperature, operation
+        )
         with self._lock:
             self.calls.append(call)
             if self._fn is None:

@@ -29,7 +29,6 @@ from urllib.parse import urlparse
 
 import httpx2
 import openai
-from pydantic import BaseModel
 
 from .. import aio
 from ..tracing import traced_chat
@@ -42,6 +41,7 @@ from ..errors import (
     LLMRateLimitError,
 )
 from .base import ChatMessage, Completion, Usage
+from .batch import ChatRequest
 from .chat_base import BaseChatModel
 from .guard import check_model_requests_allowed
 from .http_errors import error_detail, error_text, retry_after_s, status_error, terminal_status_error
@@ -234,16 +234,10 @@ class OpenAICompatChatModel(BaseChatModel):
             return True
         return False
 
-    def _attempt(
-        self,
-        messages: list[ChatMessage],
-        schema: type[BaseModel] | None,
-        response_format: dict[str, Any] | None,
-        max_tokens: int | None,
-        temperature: float,
-        operation: str,
-    ) -> Completion:
+    def _attempt(self, request: ChatRequest, response_format: dict[str, Any] | None) -> Completion:
         check_model_requests_allowed(self.model_id)
+        messages, schema = request.messages, request.schema
+        max_tokens, temperature, operation = request.max_tokens, request.temperature, request.operation
         if response_format is None or schema is None:
             return self._send(messages, None, max_tokens, temperature, operation, stream=self.stream and schema is None)
         while (style := self._rf_style) != "none":
