@@ -435,6 +435,28 @@ def ivf_only(store, bank: MemoryBank, embedder, data_dir: Path, k: int, rounds: 
     }
 
 
+def open_cache(args: argparse.Namespace):
+    """The data folder, the embedder, and the SQLite store of the cached banks under ``--cache``."""
+    data_dir = require_data_dir(args.data_dir)
+    cache = Path(args.cache)
+    cache.mkdir(parents=True, exist_ok=True)
+    return data_dir, MiniLMEmbedder(), open_store(f"sqlite:///{cache / 'banks-minilm.db'}")
+
+
+def threads_key() -> str:
+    """The key of this run's timings: the BLAS thread setting they were measured under."""
+    return f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'default')}"
+
+
+def write_report(out: Path, stem: str, result: dict, report) -> None:
+    """``result`` as ``<stem>.json`` and ``report(result)`` as ``<stem>.md`` under ``out``, the report printed."""
+    out.mkdir(parents=True, exist_ok=True)
+    write_result(out / f"{stem}.json", result, echo=False)
+    text = report(result)
+    (out / f"{stem}.md").write_text(text, encoding="utf-8")
+    print(text)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data-dir", default=None)
@@ -456,11 +478,7 @@ def main() -> None:
     if args.only == "report":
         (out / "retrieval.md").write_text(markdown(previous), encoding="utf-8")
         return
-    data_dir = require_data_dir(args.data_dir)
-    cache = Path(args.cache)
-    cache.mkdir(parents=True, exist_ok=True)
-    embedder = MiniLMEmbedder()
-    store = open_store(f"sqlite:///{cache / 'banks-minilm.db'}")
+    data_dir, embedder, store = open_cache(args)
     try:
         banks, quality_out, emb_seconds = {}, {}, {}
         for bench_name in ("bbh", "math500"):
@@ -473,7 +491,7 @@ def main() -> None:
         if args.only == "speed":
             quality_out = previous["quality"]
             emb_seconds = emb_seconds or previous.get("embedding_seconds")
-        blas = f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'default')}"
+        blas = threads_key()
         speed_out = dict(previous.get("speed_math_bank", {})) if previous and args.only == "speed" else {}
         speed_out = {k: v for k, v in speed_out.items() if k.startswith("OPENBLAS")}  # older layout: drop
         speed_out[blas] = speed(store, MemoryBank(store, banks["math500"]["bank"]), embedder, data_dir, args.k)
@@ -494,26 +512,19 @@ def main() -> None:
         result["quality_measured_at"] = previous.get("quality_measured_at", previous["measured_at"])
     else:
         result["quality_measured_at"] = result["measured_at"]
-    out.mkdir(parents=True, exist_ok=True)
-    write_result(out / "retrieval.json", result, echo=False)
-    (out / "retrieval.md").write_text(markdown(result), encoding="utf-8")
-    print(markdown(result))
+    write_report(out, "retrieval", result, markdown)
 
 
 def run_ivf(args: argparse.Namespace, out: Path) -> None:
     """``--only ivf``: search_ivf.json gains (or replaces) the entry of this OPENBLAS_NUM_THREADS setting."""
-    data_dir = require_data_dir(args.data_dir)
-    cache = Path(args.cache)
-    cache.mkdir(parents=True, exist_ok=True)
-    embedder = MiniLMEmbedder()
-    store = open_store(f"sqlite:///{cache / 'banks-minilm.db'}")
+    data_dir, embedder, store = open_cache(args)
     path = out / "search_ivf.json"
     previous = json.loads(path.read_text()) if path.exists() else {}
     try:
         bank = MemoryBank(store, "bench-math500-problem")
         if bank.manifest() is None:  # not cached yet: build it (embeds 12k problems once)
             bank, _ = build_bank(store, embedder, "math500", data_dir)
-        blas = f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'default')}"
+        blas = threads_key()
         speed_out = dict(previous.get("speed_math_bank", {}))
         speed_out[blas] = ivf_only(store, bank, embedder, data_dir, args.k)
     finally:
@@ -525,10 +536,7 @@ def run_ivf(args: argparse.Namespace, out: Path) -> None:
         "bank": bank.name,
         "speed_math_bank": speed_out,
     }  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    write_result(path, result, echo=False)
-    (out / "search_ivf.md").write_text(ivf_report(result), encoding="utf-8")
-    print(ivf_report(result))
+    write_report(out, "search_ivf", result, ivf_report)
 
 
 if __name__ == "__main__":

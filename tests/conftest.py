@@ -30,6 +30,17 @@ def locomo_path() -> Path:
     return p
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def backend_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """A new, empty database on each store backend: a SQLite file, and a database on the session's
+    PostgreSQL + pgvector test server (tests/pg_server.py)."""
+    if request.param == "postgres":
+        from tests.pg_server import session_server
+
+        return session_server(request.config).fresh_database()
+    return f"sqlite:///{tmp_path}/memdesk.db"
+
+
 @pytest.fixture(scope="session")
 def minilm():
     from memdesk.embed import MiniLMEmbedder

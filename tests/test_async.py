@@ -24,7 +24,6 @@ from memdesk.llm.openai_compat import OpenAICompatChatModel
 from memdesk.settings import Settings
 from memdesk.store import open_store
 from tests.openai_server import make_app
-from tests.pg_server import session_server
 
 ANA = Scope(user_id="ana")
 THREADS = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default worker threads
@@ -40,16 +39,9 @@ def test_async_memory_has_every_method_of_memory_with_its_signature():
                 assert inspect.signature(method) == inspect.signature(getattr(sync, name)), name
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def database_url(request, tmp_path):
-    if request.param == "postgres":
-        return session_server(request.config).fresh_database()
-    return f"sqlite:///{tmp_path}/a.db"
-
-
-def test_async_memory_on_each_backend_with_the_packaged_embedder(database_url):
+def test_async_memory_on_each_backend_with_the_packaged_embedder(backend_url):
     async def main():
-        async with AsyncMemory.open(Settings(database_url=database_url)) as mem:
+        async with AsyncMemory.open(Settings(database_url=backend_url)) as mem:
             messages = ["I moved to Lisbon last month.", "My sister Ines lives in Porto.", "I work as a nurse."]
             results = await asyncio.gather(*(mem.add(m, scope=ANA) for m in messages))  # concurrent writers
             assert all(r.records for r in results)
@@ -73,7 +65,7 @@ def test_async_memory_on_each_backend_with_the_packaged_embedder(database_url):
 
     asyncio.run(main())
     # the same store read synchronously afterwards: nothing half-written
-    sync = build_memory(Settings(database_url=database_url))
+    sync = build_memory(Settings(database_url=backend_url))
     try:
         assert sync.get_all(scope=ANA) == []
     finally:

@@ -21,7 +21,7 @@ pytest.importorskip("mcp")
 from memdesk import Memory  # noqa: E402
 from memdesk.server import ApiKeys, create_app, create_mcp_server  # noqa: E402
 from memdesk.server.schemas import AddRequest, AnswerRequest, SearchRequest  # noqa: E402
-from tests.server.conftest import KEY, LiveServer, sqlite_memory  # noqa: E402
+from tests.server.conftest import KEY, LiveServer, mcp_stdio_round_trip, sqlite_memory  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text()
@@ -116,7 +116,6 @@ def test_every_bank_request_shown_works_against_a_live_server(live):
 
 
 def test_the_mcp_config_launches_a_working_server(tmp_path):
-    from mcp.client import Client
     from mcp.client.stdio import StdioServerParameters
 
     (config,) = [json.loads(b) for b in blocks("json") if "mcpServers" in b]
@@ -126,14 +125,7 @@ def test_the_mcp_config_launches_a_working_server(tmp_path):
     env = {**os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/mcp.db", "MEMDESK_EMBEDDER": "hashing",
            "MEMDESK_CONFIG": str(tmp_path / "none.toml")}
     params = StdioServerParameters(command=command, args=server["args"], env=env)
-
-    async def go():
-        async with Client(params, read_timeout_seconds=120) as c:
-            await c.call_tool("add_memory", {"text": "I am allergic to peanuts.", "user_id": "ana"})
-            return await c.call_tool("search_memory", {"query": "peanuts allergy", "user_id": "ana"})
-
-    found = asyncio.run(go())
-    assert "peanuts" in found.structured_content["result"][0]["text"]
+    assert "peanuts" in mcp_stdio_round_trip(params, "I am allergic to peanuts.", "peanuts allergy")
 
 
 def test_http_mcp_and_python_use_the_same_names(tmp_path):

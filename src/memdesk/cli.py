@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from .clicontext import Ctx, answer_json, cli_scope, emit_json, filter_options, hit_json, json_option, note, read_filters, scope_options
+from .clicontext import Ctx, answer_json, cli_scope, emit_json, emit_listing, filter_options, hit_json, json_option, note, read_filters, scope_options
 from .clierrors import ErrorReportingGroup
 from .cli_trust import (
     forget_command,
@@ -162,13 +162,10 @@ def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, fil
     scope = cli_scope(user_id, agent_id, run_id)
     reads = read_filters(filters, as_of)
     hits = obj.memory().search(query, scope=scope, k=k, K=K, types=list(types) or None, speaker=speaker, **reads)
-    if as_json:
-        emit_json([hit_json(h) for h in hits])
-        return
-    if not hits:
-        note(f"no memories under {scope}")
-    for h in hits:
-        click.echo(f"{h.score:.3f}  {h.memory_type.value:10s} [{h.record.temporal_anchor}] {h.record.text()}  ({', '.join(h.record.provenance)})")
+    emit_listing(
+        hits, scope, as_json, json_of=hit_json,
+        line_of=lambda h: f"{h.score:.3f}  {h.memory_type.value:10s} [{h.record.temporal_anchor}] {h.record.text()}  ({', '.join(h.record.provenance)})",
+    )  # fmt: skip
 
 
 @main.command()
@@ -216,13 +213,10 @@ def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, filters, a
         records = obj.memory().page(scope=scope, types=wanted, speaker=speaker, limit=limit, **reads).items
     else:
         records = obj.memory().get_all(scope=scope, types=wanted, speaker=speaker, **reads)
-    if as_json:
-        emit_json([r.model_dump(mode="json") for r in records])
-        return
-    if not records:
-        note(f"no memories under {scope}")
-    for r in records:
-        click.echo(f"{r.id}  {r.type:10s} [{r.temporal_anchor}] {r.text()}")
+    emit_listing(
+        records, scope, as_json, json_of=lambda r: r.model_dump(mode="json"),
+        line_of=lambda r: f"{r.id}  {r.type:10s} [{r.temporal_anchor}] {r.text()}",
+    )  # fmt: skip
 
 
 @main.command()

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Any, Callable
+from typing import Any, Callable, Sequence, TypeVar
 
 import click
 
 from .errors import InvalidInputError
 from .records import Scope
+
+T = TypeVar("T")
 
 DEFAULT_USER = "default"
 
@@ -108,6 +110,20 @@ def emit_json(obj: Any) -> None:
 def note(text: str) -> None:
     """A line for the person at the terminal (stderr), never mixed into results on stdout."""
     click.echo(text, err=True)
+
+
+def emit_listing(
+    items: Sequence[T], scope: Scope, as_json: bool, *, json_of: Callable[[T], Any], line_of: Callable[[T], str]
+) -> None:
+    """Memories found under ``scope`` on stdout: with ``--json`` a list of ``json_of`` each, else one
+    ``line_of`` each (and a note on stderr when there are none)."""
+    if as_json:
+        emit_json([json_of(i) for i in items])
+        return
+    if not items:
+        note(f"no memories under {scope}")
+    for i in items:
+        click.echo(line_of(i))
 
 
 def hit_json(h) -> dict:

@@ -24,7 +24,7 @@ import httpx2
 from pydantic import TypeAdapter, ValidationError
 
 from . import aio, errors
-from .conversation.memory import Memory, MessageInput, _as_scope, _as_types
+from .conversation.inputs import MessageInput, as_scope, as_types, normalize_messages
 from .filters import RecordFilter
 from .remote_banks import RemoteBanks
 from .records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
@@ -45,7 +45,7 @@ NEXT_CURSOR = "X-Next-Cursor"
 
 
 def _scope_fields(scope: Scope | Mapping[str, Any]) -> dict[str, str]:
-    return _as_scope(scope).model_dump(exclude_none=True)
+    return as_scope(scope).model_dump(exclude_none=True)
 
 
 def _filter_fields(filters: Any, as_of: datetime | None) -> dict[str, Any]:
@@ -182,14 +182,14 @@ class RemoteMemory(RemoteBanks):
         fields = _scope_fields(scope)  # the scope first, as Memory.add checks it
         if not isinstance(wait, bool):
             raise errors.InvalidInputError(f"wait must be true or false, got {wait!r}")
-        batch = Memory._normalize(messages, timestamp=timestamp, speaker=speaker)
+        batch = normalize_messages(messages, timestamp=timestamp, speaker=speaker)
         body = {**fields, "messages": [m.model_dump(mode="json", exclude_none=True) for m in batch]}
         if not wait:
             body["wait"] = False
         return self._parse(_ADDED, self._call("POST", "/v1/memories", json=body))
 
     def _search_body(self, query: str, scope: Any, args: dict[str, Any]) -> dict[str, Any]:
-        types = _as_types(args.pop("types", None))
+        types = as_types(args.pop("types", None))
         args = {**args, **_filter_fields(args.get("filters"), args.get("as_of"))}
         body = {**_scope_fields(scope), "query": query, **{k: v for k, v in args.items() if v is not None}}
         if types is not None:
@@ -231,7 +231,7 @@ class RemoteMemory(RemoteBanks):
         if where.get("as_of") is not None:
             params["as_of"] = where["as_of"]
         if types is not None:
-            params["types"] = [t.value for t in _as_types(types) or []]
+            params["types"] = [t.value for t in as_types(types) or []]
         if speaker is not None:
             params["speaker"] = speaker
         out: list[MemoryRecord] = []

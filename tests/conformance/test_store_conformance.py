@@ -416,20 +416,26 @@ def test_speaker_bank_filter(store: Store, rng) -> None:
     assert store.search(q, U1, MemoryType.SEMANTIC, 5, speaker="Zed") == []
 
 
-def test_search_follows_this_stores_writes(store: Store, rng) -> None:
+def assert_search_follows(writer: Store, reader: Store, rng) -> None:
+    """``reader``'s search sees every change ``writer`` commits after ``reader`` searched (its cache, if it
+    has one, warm): new records, a delete, a replace, a record in a new scope."""
     recs = semantic(U1, 20)
     v = unit(rng, 20)
-    store.write(recs[:10], v[:10])
-    assert ids_of(store.search(v[15], U1, MemoryType.SEMANTIC, 1)) != [recs[15].id]
-    store.write(recs[10:], v[10:])
-    assert ids_of(store.search(v[15], U1, MemoryType.SEMANTIC, 1)) == [recs[15].id]
-    store.delete(recs[15].id)
-    assert recs[15].id not in ids_of(store.search(v[15], U1, MemoryType.SEMANTIC, 20))
-    store.replace(recs[3], v[15])
-    assert ids_of(store.search(v[15], U1, MemoryType.SEMANTIC, 1)) == [recs[3].id]
+    writer.write(recs[:10], v[:10])
+    assert ids_of(reader.search(v[15], U1, MemoryType.SEMANTIC, 1)) != [recs[15].id]
+    writer.write(recs[10:], v[10:])
+    assert ids_of(reader.search(v[15], U1, MemoryType.SEMANTIC, 1)) == [recs[15].id]
+    writer.delete(recs[15].id)
+    assert recs[15].id not in ids_of(reader.search(v[15], U1, MemoryType.SEMANTIC, 20))
+    writer.replace(recs[3], v[15])
+    assert ids_of(reader.search(v[15], U1, MemoryType.SEMANTIC, 1)) == [recs[3].id]
     new_scope = semantic(U2A1, 1)
-    store.write(new_scope, v[15:16])
-    assert set(ids_of(store.search(v[15], Scope(agent_id="a1"), MemoryType.SEMANTIC, 5))) == {new_scope[0].id}
+    writer.write(new_scope, v[15:16])
+    assert set(ids_of(reader.search(v[15], Scope(agent_id="a1"), MemoryType.SEMANTIC, 5))) == {new_scope[0].id}
+
+
+def test_search_follows_this_stores_writes(store: Store, rng) -> None:
+    assert_search_follows(store, store, rng)
 
 
 def test_revision_moves_with_every_record_change_and_only_then(store: Store, rng) -> None:
@@ -747,19 +753,9 @@ def test_a_second_store_on_the_same_database_is_seen(open_backend: Callable[[], 
         pytest.skip("each open of this backend is a separate database")
     a, b = open_backend(), open_backend()
     a.set_embedding_info(INFO)
-    recs = semantic(U1A1, 10)
-    v = unit(rng, 10)
-    a.write(recs[:5], v[:5])
-    assert len(a.search(v[0], U1, MemoryType.SEMANTIC, 10)) == 5  # a's cache is warm
     assert b.embedding_info() == INFO
-    b.write(recs[5:], v[5:])
-    assert ids_of(a.search(v[7], U1, MemoryType.SEMANTIC, 1)) == [recs[7].id]
-    b.delete(recs[7].id)
-    assert recs[7].id not in ids_of(a.search(v[7], U1, MemoryType.SEMANTIC, 10))
-    b.replace(recs[2], v[7])
-    assert ids_of(a.search(v[7], U1, MemoryType.SEMANTIC, 1)) == [recs[2].id]
-    b.write(semantic(U2A1, 1), v[9:10])
-    assert len(a.search(v[9], Scope(agent_id="a1"), MemoryType.SEMANTIC, 20)) == 10
+    assert_search_follows(b, a, rng)  # another connection's writes, deletes and replaces, a's cache warm
+    v = unit(rng, 4)
     a.collection("bank").put(["x"], ["{}"], v[:1])
     assert b.collection("bank").search(v[0], 1)[0][0] == "x"
     b.collection("bank").put(["y"], ["{}"], v[3:4])

@@ -40,10 +40,17 @@ from memdesk.conversation.person import conjugate, third_person, to_third_person
         ("Thank you for the tea!", "Thank you for the tea!"),
         ("You guys are great.", "You guys are great."),
         ("Mine is the blue one.", "Priya's is the blue one."),
+        ("I went to the park.", "Priya went to the park."),
+        ("I really love my dog.", "Priya really loves Priya's dog."),
+        ("I'm a nurse and I've got two kids.", "Priya is a nurse and Priya has got two kids."),
+        ("You'd be a great teacher! Your patience helps.", "Leo would be a great teacher! Leo's patience helps."),
+        ("What did you make of it?", "What did Leo make of it?"),
+        ("Where do you find it?", "Where does Leo find it?"),
     ],
 )
 def test_rewrites_are_grammatical(text: str, expected: str) -> None:
     assert third_person(text, "Priya", "Leo") == expected
+    assert to_third_person(text, "Priya", "Leo") == expected
 
 
 @pytest.mark.parametrize("text", ["I myself prefer tea.", "I Priya take thee.", "I cooking now."])

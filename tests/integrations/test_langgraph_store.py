@@ -16,13 +16,11 @@ from memdesk import Memory, Scope  # noqa: E402
 from memdesk.factory import build_memory  # noqa: E402
 from memdesk.integrations.langgraph import MemdeskStore, item_scope, namespace_of  # noqa: E402
 from memdesk.settings import Settings  # noqa: E402
-from tests.pg_server import session_server  # noqa: E402
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store(request, tmp_path, minilm):
-    url = session_server(request.config).fresh_database() if request.param == "postgres" else f"sqlite:///{tmp_path}/lg.db"
-    memory = build_memory(Settings(database_url=url))
+@pytest.fixture
+def store(backend_url, minilm):
+    memory = build_memory(Settings(database_url=backend_url))
     with MemdeskStore(memory) as s:
         yield s
     memory.close()

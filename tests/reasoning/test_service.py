@@ -20,15 +20,9 @@ ANA, TUTOR = Scope(user_id="ana"), Scope(user_id="ana", agent_id="tutor")
 PEN = {"problem": "A pen costs $2. How much do 3 pens cost?", "answer": "6", "solution": "3 * 2 = 6. \\boxed{6}"}
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def memory(request, tmp_path):
-    if request.param == "postgres":
-        from tests.pg_server import session_server
-
-        url = session_server(request.config).fresh_database()
-    else:
-        url = f"sqlite:///{tmp_path / 'm.db'}"
-    m = Memory(open_store(url), HashingEmbedder(64), RawTurnProcessor())
+@pytest.fixture
+def memory(backend_url):
+    m = Memory(open_store(backend_url), HashingEmbedder(64), RawTurnProcessor())
     yield m
     m.close()
 

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -26,6 +28,19 @@ AUTH = {"Authorization": f"Bearer {KEY}"}
 def sqlite_memory(path) -> Memory:
     """A Memory on a real SQLite file, with the hashing embedder and one record per turn (fast, deterministic)."""
     return Memory(open_store(f"sqlite:///{path}"), HashingEmbedder(256), RawTurnProcessor())
+
+
+def mcp_stdio_round_trip(params: Any, text: str, query: str) -> str:
+    """Start the MCP stdio server ``params`` (``StdioServerParameters``) describes, add ``text`` for ana
+    with its ``add_memory`` tool, search ana's memories for ``query``: the text of the best hit."""
+    from mcp.client import Client
+
+    async def go():
+        async with Client(params, read_timeout_seconds=120) as c:
+            await c.call_tool("add_memory", {"text": text, "user_id": "ana"})
+            return await c.call_tool("search_memory", {"query": query, "user_id": "ana"})
+
+    return asyncio.run(go()).structured_content["result"][0]["text"]
 
 
 @pytest.fixture

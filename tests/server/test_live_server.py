@@ -25,19 +25,14 @@ from memdesk.remote import RemoteMemory
 from memdesk.server import ApiKeys, create_app
 from memdesk.settings import Settings
 
-from tests.pg_server import session_server
 
-from .conftest import AUTH, KEY, LiveServer
+from .conftest import AUTH, KEY, LiveServer, mcp_stdio_round_trip
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def live(request, tmp_path):
+@pytest.fixture
+def live(backend_url):
     """The server on each store backend: SQLite in a file, and a real PostgreSQL + pgvector database."""
-    if request.param == "postgres":
-        url = session_server(request.config).fresh_database()
-    else:
-        url = f"sqlite:///{tmp_path}/live.db"
-    memory = build_memory(Settings(database_url=url))
+    memory = build_memory(Settings(database_url=backend_url))
     try:
         with LiveServer(create_app(memory, api_keys=ApiKeys([KEY]))) as server:
             yield server, memory
@@ -124,14 +119,7 @@ def test_mcp_over_streamable_http_needs_the_key(live):
 def test_memdesk_mcp_over_stdio(tmp_path):
     env = {**os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/stdio.db", "MEMDESK_CONFIG": str(tmp_path / "none.toml")}
     params = StdioServerParameters(command=sys.executable, args=["-m", "memdesk", "mcp"], env=env)
-
-    async def go():
-        async with Client(params, read_timeout_seconds=120) as c:
-            await c.call_tool("add_memory", {"text": "I am allergic to peanuts.", "user_id": "ana"})
-            return await c.call_tool("search_memory", {"query": "food allergy", "user_id": "ana"})
-
-    found = asyncio.run(go())
-    assert "peanuts" in found.structured_content["result"][0]["text"]
+    assert "peanuts" in mcp_stdio_round_trip(params, "I am allergic to peanuts.", "food allergy")
 
 
 def test_serve_refuses_a_public_address_without_keys(tmp_path):

@@ -8,7 +8,7 @@ exact search, with and without a speaker filter.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import psycopg
@@ -16,17 +16,16 @@ import pytest
 
 from memdesk.errors import ConfigError
 from memdesk.records import MemoryType, Scope, SemanticRecord
-from memdesk.store import EmbeddingInfo, open_store
+from memdesk.store import open_store
 from memdesk.store.pg_schema import PG_MIGRATIONS
 from memdesk.store.pg_search import index_name
 from memdesk.store.postgres import PostgresStore
 from memdesk.store.codec import scope_key
-from tests.pg_server import postgres_server, postgres_url  # noqa: F401 - fixtures
+
+from .conftest import DIM, INFO
 
 pytestmark = pytest.mark.postgres
 
-DIM = 16
-INFO = EmbeddingInfo(model_id="pg-model", dim=DIM)
 BIG, SMALL = Scope(user_id="big"), Scope(user_id="small")
 
 
@@ -47,13 +46,6 @@ def column_types(url: str) -> set[str]:
 
 def exact(vectors: np.ndarray, q: np.ndarray, k: int) -> list[int]:
     return list(np.argsort(-(vectors @ q), kind="stable")[:k])
-
-
-@pytest.fixture
-def store(postgres_url: str) -> Iterator[PostgresStore]:
-    with PostgresStore(postgres_url) as s:
-        s.set_embedding_info(INFO)
-        yield s
 
 
 def test_vector_columns_get_the_recorded_dimension(postgres_url: str) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 import psycopg
@@ -17,18 +17,12 @@ from memdesk.records import MemoryType, RawMessage, Scope, SemanticRecord
 from memdesk.store import EmbeddingInfo, Migration, open_store
 from memdesk.store.pg_schema import PG_MIGRATIONS
 from memdesk.store.postgres import PostgresStore, describe_dsn
-from tests.pg_server import (  # noqa: F401 - postgres_server and postgres_url are fixtures
-    PgTestServer,
-    database_url,
-    postgres_server,
-    postgres_url,
-    session_server,
-)
+from tests.pg_server import PgTestServer, database_url, session_server
+
+from .conftest import DIM, INFO
 
 pytestmark = pytest.mark.postgres
 
-DIM = 16
-INFO = EmbeddingInfo(model_id="pg-model", dim=DIM)
 
 
 def unit(rng: np.random.Generator, n: int, dim: int = DIM) -> np.ndarray:
@@ -41,13 +35,6 @@ def rows(url: str, statement: str, params: Any = None) -> list[tuple[Any, ...]]:
     with psycopg.connect(url, autocommit=True) as conn:
         cur = conn.execute(statement, params)
         return cur.fetchall() if cur.description else []
-
-
-@pytest.fixture
-def store(postgres_url: str) -> Iterator[PostgresStore]:
-    with PostgresStore(postgres_url) as s:
-        s.set_embedding_info(INFO)
-        yield s
 
 
 # --- migrations ------------------------------------------------------------------------------------

@@ -130,6 +130,13 @@ class IsolationMachine(RuleBasedStateMachine):
             return None, False
         return data.draw(st.sampled_from([u for u in self.users if u != user])), True
 
+    def caller(self, data, naming: str, *, banks: bool = False) -> tuple[str, Face, str | None, bool]:
+        """A tenant drawn from :attr:`users`, its handle on a path (:meth:`face`), the user_id its call
+        names and whether that is another tenant's (:meth:`name`)."""
+        user = data.draw(st.sampled_from(self.users), label="tenant")
+        face = self.face(user, data, banks=banks)
+        return (user, face, *self.name(user, face, naming, data))
+
     def own(self, user: str, found: Found, *, current: bool = True) -> None:
         """Everything in ``found`` is ``user``'s: its ids (current records, unless ``current=False``), its texts."""
         for item in found.items:
@@ -156,9 +163,7 @@ class IsolationMachine(RuleBasedStateMachine):
     @rule(data=st.data(), naming=NAMING, run=st.sampled_from([None, "r1", "r2"]),
           words=st.lists(WORDS, min_size=1, max_size=4))
     def add(self, data, naming, run, words):
-        user = data.draw(st.sampled_from(self.users), label="tenant")
-        face = self.face(user, data)
-        name, other = self.name(user, face, naming, data)
+        user, face, name, other = self.caller(data, naming)
         text = self.text(user, words)
         if other:
             with refused(ForbiddenScopeError):
@@ -174,9 +179,7 @@ class IsolationMachine(RuleBasedStateMachine):
     @rule(data=st.data(), naming=NAMING,
           op=st.sampled_from(["search", "evidence", "answer"]), words=st.lists(WORDS, min_size=1, max_size=3))
     def read(self, data, naming, op, words):
-        user = data.draw(st.sampled_from(self.users), label="tenant")
-        face = self.face(user, data)
-        name, other = self.name(user, face, naming, data)
+        user, face, name, other = self.caller(data, naming)
         # the query may carry another tenant's marker: searching for someone's words must not find them
         query = " ".join([data.draw(st.sampled_from([marker(u) for u in self.users])), *words])
         call = getattr(face, op)
@@ -190,9 +193,7 @@ class IsolationMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), naming=NAMING)
     def get_all(self, data, naming):
-        user = data.draw(st.sampled_from(self.users), label="tenant")
-        face = self.face(user, data)
-        name, other = self.name(user, face, naming, data)
+        user, face, name, other = self.caller(data, naming)
         if other:
             with refused(UnknownScopeError):
                 face.get_all(name)
@@ -204,9 +205,7 @@ class IsolationMachine(RuleBasedStateMachine):
     @rule(data=st.data(), naming=NAMING,
           op=st.sampled_from(["get", "update", "delete", "history"]), words=st.lists(WORDS, min_size=1, max_size=3))
     def by_id(self, data, naming, op, words):
-        user = data.draw(st.sampled_from(self.users), label="tenant")
-        face = self.face(user, data)
-        name, other = self.name(user, face, naming, data)
+        user, face, name, other = self.caller(data, naming)
         rid = self.record_id(data)
         mine = not other and self.owner.get(rid) == user
         reachable = mine and rid not in self.forgotten and (op == "history" or rid in self.alive[user])
@@ -238,9 +237,7 @@ class IsolationMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), naming=NAMING, wildcard=st.booleans())
     def forget(self, data, naming, wildcard):
-        user = data.draw(st.sampled_from(self.users), label="tenant")
-        face = self.face(user, data)
-        name, other = self.name(user, face, naming, data)
+        user, face, name, other = self.caller(data, naming)
         wildcard = wildcard or not getattr(face, "exact_forget", True)  # a path that forgets with a wildcard only
         if other:
             with refused(ForbiddenScopeError):
@@ -277,9 +274,7 @@ class IsolationMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), naming=NAMING, bank=BANKS, words=st.lists(WORDS, min_size=1, max_size=4))
     def bank_add(self, data, naming, bank, words):
-        user = data.draw(st.sampled_from(self.users), label="tenant")
-        face = self.face(user, data, banks=True)
-        name, other = self.name(user, face, naming, data)
+        user, face, name, other = self.caller(data, naming, banks=True)
         problem = self.text(user, words)
         if other:
             with refused(ForbiddenScopeError):
@@ -292,9 +287,7 @@ class IsolationMachine(RuleBasedStateMachine):
     @rule(data=st.data(), naming=NAMING, bank=BANKS, op=st.sampled_from(["list", "retrieve"]),
           words=st.lists(WORDS, min_size=1, max_size=3))
     def bank_read(self, data, naming, bank, op, words):
-        user = data.draw(st.sampled_from(self.users), label="tenant")
-        face = self.face(user, data, banks=True)
-        name, other = self.name(user, face, naming, data)
+        user, face, name, other = self.caller(data, naming, banks=True)
         if op == "list":
             if other:
                 with refused(UnknownScopeError):
@@ -312,9 +305,7 @@ class IsolationMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), naming=NAMING, bank=BANKS, op=st.sampled_from(["example", "bank"]))
     def bank_delete(self, data, naming, bank, op):
-        user = data.draw(st.sampled_from(self.users), label="tenant")
-        face = self.face(user, data, banks=True)
-        name, other = self.name(user, face, naming, data)
+        user, face, name, other = self.caller(data, naming, banks=True)
         example_id = data.draw(st.sampled_from([*self.example_owner, "no-such-id"]))
         call = (lambda: face.bank_delete_example(bank, example_id, name)) if op == "example" else (lambda: face.bank_delete(bank, name))
         if other:
@@ -368,6 +359,20 @@ def test_no_tenant_ever_sees_changes_or_deletes_anothers_data(served):
     )
 
 
+def assert_caught(machine: type[IsolationMachine], served) -> None:
+    """``machine`` (an IsolationMachine over a leaking path) fails: the property test would catch the leak."""
+    machine.served = served
+    with pytest.raises(AssertionError):
+        run_state_machine_as_test(
+            machine,
+            settings=settings(
+                max_examples=100, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck),
+                database=None, phases=[Phase.generate],  # finding it is the point: no time spent shrinking
+                derandomize=True,  # the same examples every run: whether it is caught does not depend on luck
+            ),
+        )
+
+
 def test_the_machine_catches_a_leak(served, monkeypatch):
     """The property can fail: a by-id read that ignores the scope is caught (in process and over HTTP)."""
     from memdesk.conversation.memory import Memory
@@ -388,16 +393,7 @@ def test_the_machine_catches_a_leak(served, monkeypatch):
         def bank_read(self, *args, **kwargs): ...
         def bank_delete(self, *args, **kwargs): ...
 
-    Leaky.served = served
-    with pytest.raises(AssertionError):
-        run_state_machine_as_test(
-            Leaky,
-            settings=settings(
-                max_examples=100, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck),
-                database=None, phases=[Phase.generate],  # finding it is the point: no time spent shrinking
-                derandomize=True,  # the same examples every run: whether it is caught does not depend on luck
-            ),
-        )
+    assert_caught(Leaky, served)
 
 
 def test_the_machine_catches_a_bank_leak(served, monkeypatch):
@@ -413,12 +409,4 @@ def test_the_machine_catches_a_bank_leak(served, monkeypatch):
     class Leaky(IsolationMachine):
         paths = ["memory", "http"]
 
-    Leaky.served = served
-    with pytest.raises(AssertionError):
-        run_state_machine_as_test(
-            Leaky,
-            settings=settings(
-                max_examples=100, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck),
-                database=None, phases=[Phase.generate], derandomize=True,
-            ),
-        )
+    assert_caught(Leaky, served)

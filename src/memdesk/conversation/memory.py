@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from pydantic import ValidationError
 
@@ -22,7 +22,6 @@ from ..records import (
     HistoryEntry,
     MemoryRecord,
     MemoryType,
-    Message,
     RawMessage,
     Scope,
     SearchHit,
@@ -38,15 +37,9 @@ from ..textcheck import check_strings, check_text
 from .admission import AdmissionPolicy
 from .base import Answerer, HoldsText, Processor, Utterance
 from .ingest import Reprocessed, Worker, context_message, defer, ingest, reprocess
+from .inputs import DEFAULT_MAX_MESSAGE_CHARS, MessageInput, as_scope, as_types, normalize_messages
 
 log = logging.getLogger(__name__)
-
-MessageInput = Message | Mapping[str, Any] | str
-
-DEFAULT_MAX_MESSAGE_CHARS = 50_000
-"""The longest message ``add`` accepts (content plus image caption), about 12k tokens: a long pasted
-document fits, a runaway one is refused instead of becoming thousands of records."""
-
 
 class Memory:
     """Typed conversational memory (ENGRAM) over a Store.
@@ -140,10 +133,10 @@ class Memory:
         surrogate) or holds NUL is an :class:`InvalidInputError`, a message longer than
         ``max_message_chars`` a :class:`MessageTooLargeError`.
         """
-        scope = _as_scope(scope)
+        scope = as_scope(scope)
         if not isinstance(wait, bool):
             raise InvalidInputError(f"wait must be true or false, got {wait!r}")
-        batch = self._normalize(messages, timestamp=timestamp, speaker=speaker)
+        batch = normalize_messages(messages, timestamp=timestamp, speaker=speaker)
         for i, m in enumerate(batch):
             if len(m.text()) > self.max_message_chars:
                 raise MessageTooLargeError(
@@ -188,7 +181,7 @@ class Memory:
         caption is never the user's words), their records and their processed status in one transaction.
         Nothing is processed twice: a message another reprocess or a retried :meth:`add` claimed first is
         skipped with its records. If processing fails again the messages stay pending and the error is raised."""
-        return reprocess(self, _as_scope(scope), wildcard=wildcard)
+        return reprocess(self, as_scope(scope), wildcard=wildcard)
 
     def _script_warnings(self, scope: Scope, texts: Sequence[str]) -> list[str]:
         """One warning per scope and script the embedder does not embed well (logged and returned)."""
@@ -204,46 +197,6 @@ class Memory:
             )
             log.warning(msg)
             out.append(msg)
-        return out
-
-    @staticmethod
-    def _normalize(
-        messages: MessageInput | Sequence[MessageInput], *, timestamp: datetime | None, speaker: str | None
-    ) -> list[Message]:
-        if timestamp is not None and not isinstance(timestamp, datetime):
-            raise InvalidInputError("timestamp must be a datetime")
-        check_text(speaker, "speaker")
-        if isinstance(messages, (str, Message, Mapping)):
-            messages = [messages]
-        if not isinstance(messages, Iterable):
-            raise InvalidInputError(f"messages must be a string, dict, Message or a list of them, not {type(messages).__name__}")
-        out = []
-        for i, m in enumerate(messages):
-            try:
-                if isinstance(m, str):
-                    msg = Message(content=m)
-                elif isinstance(m, Message):
-                    msg = m
-                elif isinstance(m, Mapping):
-                    msg = Message(**m)
-                else:
-                    raise InvalidInputError(f"message {i}: expected str, dict or Message, got {type(m).__name__}")
-            except ValidationError as e:
-                raise InvalidInputError(f"message {i}: {e.errors()[0]['loc']}: {e.errors()[0]['msg']}") from e
-            except TypeError as e:
-                raise InvalidInputError(f"message {i}: {e}") from e
-            check_strings(msg.model_dump(), f"message {i}")
-            if not msg.text().strip():
-                raise EmptyInputError(f"message {i} is empty")
-            updates: dict[str, Any] = {}
-            if msg.timestamp is None and timestamp is not None:
-                updates["timestamp"] = timestamp
-            if msg.speaker is None and speaker is not None and msg.role == "user":
-                updates["speaker"] = speaker
-            # re-validate only what was filled in (a naive timestamp becomes UTC like any other)
-            out.append(Message.model_validate({**msg.model_dump(), **updates}) if updates else msg)
-        if not out:
-            raise EmptyInputError("no messages to add")
         return out
 
     # -- read path --------------------------------------------------------------------------
@@ -271,12 +224,12 @@ class Memory:
         ``superseded_weight``, or it is dropped when that is None) unless ``as_of`` asks for those
         that held at that time; ``filters`` (a :class:`~memdesk.filters.RecordFilter` or its fields as a
         dict: ``metadata``, ``roles``, ``sources``, ``since``, ``until``, ``include_superseded``...) narrows further."""
-        scope = _as_scope(scope)
+        scope = as_scope(scope)
         if not isinstance(query, str) or not query.strip():
             raise EmptyInputError("empty query")
         check_text(query, "query")
         check_text(speaker, "speaker")
-        where = as_filter(filters, types=_as_types(types), speaker=speaker, as_of=as_of)
+        where = as_filter(filters, types=as_types(types), speaker=speaker, as_of=as_of)
         vector = embed_queries(self.embedder, [query])[0]
         return self.retriever.retrieve(
             vector, scope, k=k, K=K, mode=mode, merge=merge, query_text=query, hybrid=hybrid, where=where
@@ -299,7 +252,7 @@ class Memory:
     def get(self, record_id: str, *, scope: Scope) -> MemoryRecord:
         """The record ``record_id`` if it lies under ``scope`` (unset fields are wildcards); a record outside
         the scope raises :class:`RecordNotFoundError` exactly as a missing one does, so ids reveal nothing."""
-        scope = _as_scope(scope)
+        scope = as_scope(scope)
         check_text(record_id, "record id")
         record = self.store.get(record_id)
         if record is None or not scope.matches(record.scope):
@@ -318,7 +271,7 @@ class Memory:
         """Every current memory under ``scope`` (that held ``as_of``, if given; that ``filters`` keeps),
         by type (episodic, semantic, procedural) then age."""
         check_text(speaker, "speaker")
-        return list(scan_where(self.store, _as_scope(scope), as_filter(filters, types=_as_types(types), speaker=speaker, as_of=as_of)))
+        return list(scan_where(self.store, as_scope(scope), as_filter(filters, types=as_types(types), speaker=speaker, as_of=as_of)))
 
     def page(
         self,
@@ -335,13 +288,13 @@ class Memory:
         ``next_cursor`` from the previous page), read by keyset."""
         check_text(speaker, "speaker")
         check_text(cursor, "cursor")
-        where = as_filter(filters, types=_as_types(types), speaker=speaker, as_of=as_of)
-        return page_where(self.store, _as_scope(scope), where, limit=limit, cursor=cursor)
+        where = as_filter(filters, types=as_types(types), speaker=speaker, as_of=as_of)
+        return page_where(self.store, as_scope(scope), where, limit=limit, cursor=cursor)
 
     def messages(self, *, scope: Scope) -> list[RawMessage]:
         """The raw message log under ``scope``: everything ever said, routed or not; each message's
         ``status`` says whether it is ``pending`` (see :meth:`reprocess`) or ``processed`` (its ``route_mask``)."""
-        return self.store.messages(_as_scope(scope))
+        return self.store.messages(as_scope(scope))
 
     @tracing.memory_span("update_memory", before=tracing.record_id_attributes, after=tracing.one)
     def update(self, record_id: str, text: str | None = None, *, scope: Scope, **fields: Any) -> MemoryRecord:
@@ -379,7 +332,7 @@ class Memory:
         a tombstone alone (id, type, scope, when; ``record`` None): the content of every version goes, from
         the caches too, and on SQLite from the database files (as :meth:`forget`). What was said stays in the
         raw message log (:meth:`forget` erases that)."""
-        scope = _as_scope(scope)
+        scope = as_scope(scope)
         self.get(record_id, scope=scope)
         if not self.store.delete(record_id):
             raise RecordNotFoundError.under(record_id, scope)
@@ -399,7 +352,7 @@ class Memory:
 
         if not isinstance(wildcard, bool):
             raise InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
-        scope = _as_scope(scope)
+        scope = as_scope(scope)
         banks = [c for c, _ in owned_banks(self.store, scope, wildcard=wildcard)]
         tables = [t for c in banks for t in bank_tables(self.store, c)]
         forgotten = self.store.forget(scope, wildcard=wildcard, collections=tables)
@@ -420,7 +373,7 @@ class Memory:
     def history(self, record_id: str, *, scope: Scope) -> list[HistoryEntry]:
         """Every version of a record under ``scope``, oldest first; a deleted record's is its tombstone
         (a DELETE entry whose ``record`` is None)."""
-        scope = _as_scope(scope)
+        scope = as_scope(scope)
         check_text(record_id, "record id")
         entries = self.store.history(record_id)
         # a record's scope never changes (update refuses it), so any version says whose it is
@@ -443,23 +396,4 @@ def _derived_fields(old: MemoryRecord, text: str) -> dict[str, Any]:
         out["event_time"], out["temporal_anchor"] = reference, reference.date().isoformat()
     out["metadata"] = {k: v for k, v in old.metadata.items() if k != "time_expressions"} | {"edited": True}
     return out
-
-
-def _as_scope(scope: Any) -> Scope:
-    if isinstance(scope, Scope):
-        return scope
-    if isinstance(scope, Mapping):
-        return Scope(**scope)
-    raise InvalidInputError(f"scope must be a Scope, not {type(scope).__name__}")
-
-
-def _as_types(types: Sequence[MemoryType | str] | None) -> list[MemoryType] | None:
-    if types is None:
-        return None
-    if isinstance(types, (str, MemoryType)):
-        types = [types]
-    try:
-        return [MemoryType(t) for t in types]
-    except ValueError as e:
-        raise InvalidInputError(f"unknown memory type in {list(types)!r}; use episodic, semantic, procedural") from e
 

@@ -20,14 +20,14 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Sequence, Union, overload
+from typing import Any, Callable, Sequence, Union
 
 from pydantic import BaseModel
 
-from ..errors import EmptyInputError, LLMError, UsageError
+from ..errors import UsageError
 from .base import ChatMessage, Completion, Usage
-from .batch import ChatRequest, run_many
-from .structured import complete_structured
+from .batch import ChatRequest
+from .chat_base import BaseChatModel
 from .usage import TokenEstimator, UsageLedger
 
 
@@ -83,7 +83,7 @@ def _to_text(reply: Reply) -> ScriptedReply:
     raise UsageError(f"ScriptedChatModel cannot reply with a {type(reply).__name__}")
 
 
-class ScriptedChatModel:
+class ScriptedChatModel(BaseChatModel):
     """A fake :class:`~memdesk.llm.base.ChatModel` replying from a script; records every call.
 
     Args:
@@ -128,57 +128,14 @@ class ScriptedChatModel:
             raise UsageError("ScriptedChatModel has not been called")
         return self.calls[-1]
 
-    def complete(
-        self,
-        messages: list[ChatMessage],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        operation: str = "default",
-    ) -> Completion:
-        """Reply with the next scripted reply (see :class:`~memdesk.llm.base.ChatModel`)."""
-        if not messages:
-            raise EmptyInputError("complete() needs at least one message")
+    def _uses_response_format(self) -> bool:
+        return self.supports_json_schema
 
-        def send(msgs: list[ChatMessage], rf: dict[str, Any] | None) -> Completion:
-            return self._send(msgs, schema, rf, max_tokens, temperature, operation)
-
-        if schema is None:
-            return send(messages, None)
-        return complete_structured(
-            send,
-            messages,
-            schema,
-            max_reasks=self.max_reasks,
-            use_response_format=self.supports_json_schema,
-            model_label=f"model {self.model_id!r}",
+    def _attempt(self, request: ChatRequest, response_format: dict[str, Any] | None) -> Completion:
+        messages, operation = request.messages, request.operation
+        call = ScriptedCall(
+            list(messages), request.schema, response_format, request.max_tokens, request.temperature, operation
         )
-
-    @overload
-    def complete_many(
-        self, requests: Sequence[ChatRequest], *, return_exceptions: Literal[False] = False
-    ) -> list[Completion]: ...
-    @overload
-    def complete_many(
-        self, requests: Sequence[ChatRequest], *, return_exceptions: Literal[True]
-    ) -> list[Completion | LLMError]: ...
-    def complete_many(
-        self, requests: Sequence[ChatRequest], *, return_exceptions: bool = False
-    ) -> list[Completion] | list[Completion | LLMError]:
-        """As :meth:`OpenAICompatChatModel.complete_many` (``concurrency`` threads)."""
-        return run_many(self, requests, concurrency=self.concurrency, return_exceptions=return_exceptions)  # type: ignore[call-overload]
-
-    def _send(
-        self,
-        messages: list[ChatMessage],
-        schema: type[BaseModel] | None,
-        rf: dict[str, Any] | None,
-        max_tokens: int | None,
-        temperature: float,
-        operation: str,
-    ) -> Completion:
-        call = ScriptedCall(list(messages), schema, rf, max_tokens, temperature, operation)
         with self._lock:
             self.calls.append(call)
             if self._fn is None:

@@ -24,12 +24,11 @@ import os
 import random
 import threading
 import time
-from typing import Any, Callable, Literal, Sequence, overload
+from typing import Any, Callable, Literal
 from urllib.parse import urlparse
 
 import httpx2
 import openai
-from pydantic import BaseModel
 
 from .. import aio
 from ..tracing import traced_chat
@@ -42,12 +41,13 @@ from ..errors import (
     LLMRateLimitError,
 )
 from .base import ChatMessage, Completion, Usage
-from .batch import ChatRequest, run_many
+from .batch import ChatRequest
+from .chat_base import BaseChatModel
 from .guard import check_model_requests_allowed
 from .http_errors import error_detail, error_text, retry_after_s, status_error, terminal_status_error
 from .server_timings import MetricsProbe, llamacpp_timings
 from .streaming import StreamedReply, aread_stream, read_stream
-from .structured import complete_structured, with_schema_instructions
+from .structured import with_schema_instructions
 from .usage import PriceTable, TokenEstimator, UsageLedger
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ def is_local_url(base_url: str | None) -> bool:
     return host in _LOCAL_HOSTS or host.startswith("127.")
 
 
-class OpenAICompatChatModel:
+class OpenAICompatChatModel(BaseChatModel):
     """A :class:`~memdesk.llm.base.ChatModel` for any OpenAI-compatible ``/v1/chat/completions``.
 
     Its requests go through :func:`memdesk.aio.io`: under ``AsyncMemory`` they are awaited on the event
@@ -195,59 +195,7 @@ class OpenAICompatChatModel:
             "token_counting": self.tokens.method,
         }
 
-    @traced_chat
-    def complete(
-        self,
-        messages: list[ChatMessage],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        operation: str = "default",
-    ) -> Completion:
-        """One chat completion (see :class:`~memdesk.llm.base.ChatModel`)."""
-        if not messages:
-            raise EmptyInputError("complete() needs at least one message")
-        check_model_requests_allowed(self.model_id)
-
-        def send(msgs: list[ChatMessage], rf: dict[str, Any] | None) -> Completion:
-            if rf is None or schema is None:
-                return self._send(msgs, None, max_tokens, temperature, operation, stream=self.stream and schema is None)
-            while (style := self._rf_style) != "none":
-                fmt = rf if style == "json_schema" else {"type": "json_object", "schema": rf["json_schema"]["schema"]}
-                try:
-                    return self._send(msgs, fmt, max_tokens, temperature, operation)
-                except _ResponseFormatRejected:
-                    nxt: Literal["json_object", "none"] = "json_object" if style == "json_schema" else "none"
-                    log.warning("%s rejected response_format %s; trying %s from now on", self._label, style, nxt)
-                    self._rf_style = nxt
-            return self._send(with_schema_instructions(msgs, schema), None, max_tokens, temperature, operation)
-
-        if schema is None:
-            return send(messages, None)
-        return complete_structured(
-            send,
-            messages,
-            schema,
-            max_reasks=self.max_reasks,
-            use_response_format=lambda: self._rf_style != "none",
-            model_label=self._label,
-        )
-
-    @overload
-    def complete_many(
-        self, requests: Sequence[ChatRequest], *, return_exceptions: Literal[False] = False
-    ) -> list[Completion]: ...
-    @overload
-    def complete_many(
-        self, requests: Sequence[ChatRequest], *, return_exceptions: Literal[True]
-    ) -> list[Completion | LLMError]: ...
-    def complete_many(
-        self, requests: Sequence[ChatRequest], *, return_exceptions: bool = False
-    ) -> list[Completion] | list[Completion | LLMError]:
-        """Run many requests on ``concurrency`` threads; results in request order (see
-        :func:`memdesk.llm.batch.run_many`)."""
-        return run_many(self, requests, concurrency=self.concurrency, return_exceptions=return_exceptions)  # type: ignore[call-overload]
+    complete = traced_chat(BaseChatModel.complete)  # the base's complete, inside the ``chat {model}`` span
 
     def close(self) -> None:
         """Close the underlying HTTP client."""
@@ -285,6 +233,26 @@ class OpenAICompatChatModel:
             del kwargs["temperature"]
             return True
         return False
+
+    def _attempt(self, request: ChatRequest, response_format: dict[str, Any] | None) -> Completion:
+        check_model_requests_allowed(self.model_id)
+        messages, schema = request.messages, request.schema
+        max_tokens, temperature, operation = request.max_tokens, request.temperature, request.operation
+        if response_format is None or schema is None:
+            return self._send(messages, None, max_tokens, temperature, operation, stream=self.stream and schema is None)
+        while (style := self._rf_style) != "none":
+            schema_form = {"type": "json_object", "schema": response_format["json_schema"]["schema"]}
+            fmt = response_format if style == "json_schema" else schema_form
+            try:
+                return self._send(messages, fmt, max_tokens, temperature, operation)
+            except _ResponseFormatRejected:
+                nxt: Literal["json_object", "none"] = "json_object" if style == "json_schema" else "none"
+                log.warning("%s rejected response_format %s; trying %s from now on", self._label, style, nxt)
+                self._rf_style = nxt
+        return self._send(with_schema_instructions(messages, schema), None, max_tokens, temperature, operation)
+
+    def _uses_response_format(self) -> bool:
+        return self._rf_style != "none"
 
     def _send(
         self,

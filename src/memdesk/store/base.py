@@ -5,7 +5,8 @@ backend) deals only with the part it needs:
 
 - :class:`EmbeddingPin`: which embedding model wrote the vectors (and refusing another);
 - :class:`RecordStore`: typed memory records: the one write path, replace, delete, get, history, forget;
-- :class:`RecordQuery`: reads over scopes: vector search, keyset pages, counts, ``has_scope``;
+- :class:`RecordQuery`: reads over scopes: vector search (:class:`RecordSearcher`, which a store's search
+  index answers too), keyset pages, counts, ``has_scope``;
 - :class:`MessageLog`: the raw message log (written only through :meth:`RecordStore.write`);
 - :class:`VectorCollection` and :class:`DocumentSet`: named tables of (id, JSON payload) items,
   with a vector (a reasoning bank's examples) or without one (its manifest, its rejected items),
@@ -152,7 +153,10 @@ class RecordStore(Protocol):
         ...
 
 
-class RecordQuery(Protocol):
+class RecordSearcher(Protocol):
+    """Vector search over records: part of :class:`RecordQuery`, and all a store's search index
+    (:class:`~memdesk.store.search_cache.RecordIndex`) answers."""
+
     def search(
         self,
         vector: np.ndarray,
@@ -166,6 +170,8 @@ class RecordQuery(Protocol):
         with ``where``, the top-k among the records it keeps."""
         ...
 
+
+class RecordQuery(RecordSearcher, Protocol):
     def page(
         self,
         scope: Scope,

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import MigrationError
 from .migrations import Migration
-from .schema import HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, MESSAGE_STATUS, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
+from .schema import CHANGE_LOGGED, HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, MESSAGE_STATUS, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
 
 if TYPE_CHECKING:  # psycopg is an optional dependency: the schema module must import without it
     import psycopg
@@ -160,8 +160,7 @@ def _m0004_change_log(conn: "psycopg.Connection") -> None:
             RETURN NULL;
         END $$"""
     )
-    logged = [(t, "scope_key") for t in TABLES.values()] + [("collection_items", "collection")]
-    for table, column in logged:
+    for table, column in CHANGE_LOGGED:
         statements += [
             f"CREATE TRIGGER {table}_log_insert AFTER INSERT ON {table} REFERENCING NEW TABLE AS changed "
             f"FOR EACH STATEMENT EXECUTE FUNCTION memdesk_log_{column}s()",

@@ -95,6 +95,10 @@ def documents_ddl(*, text: str, position: str) -> list[str]:
 HISTORY_SCOPE_INDEX = "CREATE INDEX ix_history_scope ON history (scope_key, record_id)"
 """Migration 0003, shared by the dialects: finds a scope's history entries when it is forgotten."""
 
+CHANGE_LOGGED: list[tuple[str, str]] = [(t, "scope_key") for t in TABLES.values()] + [("collection_items", "collection")]
+"""Migration 0004, shared by the dialects: the tables whose writes the change log records, each with the
+column that names what changed (a record table's scope key, a collection item's collection)."""
+
 
 def api_keys_ddl(*, text: str, time: str) -> list[str]:
     """Migration 0006, shared by the dialects: tenant API keys (digests only; see :mod:`.key_table`)."""

@@ -24,7 +24,7 @@ import numpy as np
 from ..errors import EmbeddingMismatchError
 from ..filters import RecordFilter
 from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope
-from .base import EmbeddingInfo, ScoredRecord
+from .base import EmbeddingInfo, RecordSearcher, ScoredRecord
 from .codec import (
     ScopeTuple,
     check_k,
@@ -78,19 +78,9 @@ def query_vector(db: Database, conn: Any, vector: Any) -> tuple[np.ndarray, Embe
     return query, info
 
 
-class RecordIndex(Protocol):
+class RecordIndex(RecordSearcher, Protocol):
     """How a store searches its records, told about each committed change (:class:`RecordSearch`
     in memory; :class:`~memdesk.store.pg_search.PgRecordSearch` in PostgreSQL)."""
-
-    def search(
-        self,
-        vector: np.ndarray,
-        scope: Scope,
-        memory_type: MemoryType,
-        k: int,
-        speaker: str | None = None,
-        where: RecordFilter | None = None,
-    ) -> list[ScoredRecord]: ...
 
     def revision(self, scope: Scope | None = None) -> int: ...
 

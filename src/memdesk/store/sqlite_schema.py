@@ -8,7 +8,7 @@ from typing import Any
 
 from .database import Database
 from .migrations import Migration
-from .schema import HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, MESSAGE_STATUS, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
+from .schema import CHANGE_LOGGED, HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, MESSAGE_STATUS, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
 
 
 def _m0001_initial_schema(conn: sqlite3.Connection) -> None:
@@ -58,8 +58,7 @@ def _m0004_change_log(conn: sqlite3.Connection) -> None:
         "CREATE TABLE change_floor (floor INTEGER NOT NULL)",
         "INSERT INTO change_floor (floor) VALUES (0)",
     ]
-    logged = [(t, "scope_key") for t in TABLES.values()] + [("collection_items", "collection")]
-    for table, column in logged:
+    for table, column in CHANGE_LOGGED:
         statements += [
             f"CREATE TRIGGER {table}_log_insert AFTER INSERT ON {table} "
             f"BEGIN INSERT INTO change_log ({column}) VALUES (NEW.{column}); END",
