@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memdesk.store.codec import encode_vector
+from memdesk.store.index_cache import IndexCache
 from memdesk.store.vector_index import (
     IndexBuilder,
-    IndexCache,
     VectorIndex,
     merge_hits,
     top_candidates,

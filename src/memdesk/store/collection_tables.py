@@ -19,7 +19,8 @@ from .codec import check_ids, check_json, check_k, check_matrix, check_name, che
 from .database import Changes, Database
 from .ann_scopes import LargeScopes
 from .search_cache import query_vector
-from .vector_index import IndexBuilder, IndexCache, VectorIndex, search_indexes
+from .index_cache import IndexCache
+from .vector_index import IndexBuilder, VectorIndex, search_indexes
 
 _KEY = ""  # a collection is one index: one scope key
 

@@ -1,6 +1,6 @@
 """Exact search over the records, through in-process vector caches kept current by the writers.
 
-:class:`RecordSearch` answers a search from an :class:`~memdesk.store.vector_index.IndexCache` of
+:class:`RecordSearch` answers a search from an :class:`~memdesk.store.index_cache.IndexCache` of
 one index per (memory type, exact scope). The scope a search names is resolved to its exact scope
 keys without scanning: an exact scope is its own key; a partial one (``Scope(user_id="u")``) is
 one index range of the ``scopes`` table, remembered until a write adds a scope under it. A
@@ -40,7 +40,8 @@ from .database import Changes, Database
 from .schema import TABLES, scope_where
 from .revisions import ScopeRevisions, wildcards
 from .ann_scopes import LargeScopes
-from .vector_index import IndexBuilder, IndexCache, VectorIndex, merge_hits, search_indexes
+from .index_cache import IndexCache
+from .vector_index import IndexBuilder, VectorIndex, merge_hits, search_indexes
 from .sql_filter import filter_sql
 from .filtered import top_k_passing
 
