@@ -23,6 +23,7 @@ import json
 import re
 import sys
 import tempfile
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
@@ -31,7 +32,7 @@ from memdesk.conversation.llm_processor import LLMProcessor
 from memdesk.conversation.memory import Memory
 from memdesk.embed import make_embedder
 from memdesk.factory import build_processor
-from memdesk.llm import ScriptedChatModel
+from memdesk.llm import ScriptedChatModel, make_chat_model
 from memdesk.llm.base import ChatMessage
 from memdesk.records import Scope, SearchHit
 from memdesk.settings import Settings
@@ -42,6 +43,17 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "update_scenario
 
 def load(path: Path = DATA) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def first_of_each_kind(scenarios: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
+    """The first ``n`` scenarios of each kind, in file order."""
+    taken: dict[str, int] = {}
+    out = []
+    for sc in scenarios:
+        if taken.get(sc["kind"], 0) < n:
+            out.append(sc)
+            taken[sc["kind"]] = taken.get(sc["kind"], 0) + 1
+    return out
 
 
 def messages_of(scenario: dict[str, Any]) -> list[dict[str, Any]]:
@@ -132,19 +144,34 @@ def run(memory: Memory, scenarios: list[dict[str, Any]], *, as_of: bool = True, 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--embedder", default="minilm", choices=["minilm", "multilingual", "hashing"])
-    ap.add_argument("--processor", default="rules", choices=["rules", "llm-scripted"])
+    ap.add_argument("--processor", default="rules", choices=["rules", "llm-scripted", "llm"],
+                    help="llm: the LLM processor on the model MEMDESK_LLM_BASE_URL / MEMDESK_LLM_MODEL name")
+    ap.add_argument("--per-kind", type=int, default=None, help="only the first N scenarios of each kind (slow models)")
     ap.add_argument("--no-as-of", dest="as_of", action="store_false", help="for code without as_of")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     from benchinfo import write_result  # here: tests/test_supersede.py loads this file by path, without bench/ on sys.path
 
-    settings = Settings(embedder=args.embedder)
+    settings = Settings.load(embedder=args.embedder)
     scenarios, scripted = load(), args.processor == "llm-scripted"
-    processor = LLMProcessor(ScriptedChatModel(scripted_replies(scenarios))) if scripted else build_processor(settings)
+    if args.per_kind is not None:
+        scenarios = first_of_each_kind(scenarios, args.per_kind)
+    model = make_chat_model(settings) if args.processor == "llm" else None
+    if args.processor == "llm" and model is None:
+        ap.error("--processor llm needs MEMDESK_LLM_BASE_URL and MEMDESK_LLM_MODEL")
+    if scripted:
+        processor = LLMProcessor(ScriptedChatModel(scripted_replies(scenarios)))
+    elif model is not None:
+        processor = build_processor(settings.model_copy(update={"processor": "llm"}), model)
+    else:
+        processor = build_processor(settings)
     with tempfile.TemporaryDirectory() as tmp:
         mem = Memory(open_store(f"sqlite:///{tmp}/u.db"), make_embedder(settings), processor)
-        scores = run(mem, scenarios, as_of=args.as_of, by_session=scripted)
-        result = {"data": "tests/data/update_scenarios.jsonl", "embedder": args.embedder, "processor": args.processor, **scores}
+        start = time.perf_counter()
+        scores = run(mem, scenarios, as_of=args.as_of, by_session=args.processor != "rules")
+        result = {"data": "tests/data/update_scenarios.jsonl", "embedder": args.embedder, "processor": args.processor,
+                  "model": model.model_id if model is not None else None, **scores,
+                  "seconds": round(time.perf_counter() - start, 1)}  # fmt: skip
         mem.close()
     write_result(args.out, result)
     return 0
