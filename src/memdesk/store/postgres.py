@@ -29,6 +29,7 @@ import sys
 from array import array
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from string import ascii_lowercase, ascii_uppercase
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -50,7 +51,7 @@ from .database import Database
 from .schema import CHUNK
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
 from .pg_search import HNSW_MIN_ROWS, ITERATIVE_PGVECTOR, MIN_PGVECTOR, PgCollectionSearch, PgRecordSearch
-from .sql_filter import JsonRef
+from .sql_filter import JsonRef, TextFunctions
 from .sqlstore import SQLStore
 
 log = logging.getLogger(__name__)
@@ -177,18 +178,22 @@ class PostgresDialect:
     db_error = psycopg.Error
 
     json_kinds = {"string": ("string",), "number": ("number",), "bool": ("boolean",), "null": ("null",)}
+    text_functions = TextFunctions("strpos({0}, {1})", "octet_length({0})", "char_length({0})",
+                                   f"translate({{0}}, '{ascii_uppercase}', '{ascii_lowercase}')", '({0}) COLLATE "C"')  # fmt: skip
 
     def json_field(self, field: str) -> str:
-        return f"(record::jsonb ->> '{field}')"
+        return f"(j ->> '{field}')"  # j: the row's record as jsonb, parsed once (json_guard)
 
     def json_metadata(self, key: str) -> JsonRef:
-        value = "(record::jsonb -> 'metadata' -> %s::text)"
-        return JsonRef(f"jsonb_typeof{value}", "(record::jsonb -> 'metadata' ->> %s::text)", f"({value})::numeric",
-                       key, "%s", self.json_kinds)  # fmt: skip
+        value = "(j -> 'metadata' -> %s::text)"
+        return JsonRef(f"jsonb_typeof{value}", "(j -> 'metadata' ->> %s::text)", f"({value})::numeric",
+                       key, "%s", self.json_kinds, self.text_functions)  # fmt: skip
 
     def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
-        """Rows whose JSON holds ``\\u0000`` (which ``jsonb`` refuses) are not ruled out: the Python check decides."""
-        return f"CASE WHEN strpos(record, %s) > 0 THEN TRUE ELSE ({condition}) END", ["\\u0000", *params]
+        """Rows whose JSON holds ``\\u0000`` (which ``jsonb`` refuses) are not ruled out: the Python check decides.
+        Others are parsed once as ``j`` (``OFFSET 0`` keeps the planner from inlining one parse per use)."""
+        j = f"(SELECT {condition} FROM (SELECT record::jsonb AS j OFFSET 0) AS parsed)"
+        return f"CASE WHEN strpos(record, %s) > 0 THEN TRUE ELSE {j} END", ["\\u0000", *params]
 
     def store_error(self, e: Exception, what: str) -> Exception:
         return _store_error(e, what)
