@@ -41,6 +41,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import Format
 
 from ..errors import ConfigError, InvalidInputError, StoreError, StoreLockedError
+from ..filters import RecordFilter
 from ..redaction import MASK, mask_connection_error
 from ..records import MemoryType, Scope
 from .base import EmbeddingInfo
@@ -372,12 +373,13 @@ class PostgresStore(SQLStore):
         return self._pg_search.index_large_scopes(min_rows)
 
     def explain_search(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int = 20, speaker: str | None = None
-    ) -> str:
-        """EXPLAIN ANALYZE of one search's query (``search="sql"`` only)."""
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int = 20, speaker: str | None = None,
+        where: RecordFilter | None = None,
+    ) -> str:  # fmt: skip
+        """EXPLAIN ANALYZE of one search's (first) query, ``where`` compiled in (``search="sql"`` only)."""
         if self._pg_search is None:
             raise ConfigError("this store searches in memory: there is no SQL plan")
-        return self._pg_search.explain(vector, scope, memory_type, k, speaker)
+        return self._pg_search.explain(vector, scope, memory_type, k, speaker, where)
 
     @contextmanager
     def _locked_tx(self, what: str) -> Iterator[psycopg.Connection[Any]]:
