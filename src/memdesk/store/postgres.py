@@ -29,7 +29,6 @@ import sys
 from array import array
 from contextlib import contextmanager
 from datetime import datetime, timezone
-from string import ascii_lowercase, ascii_uppercase
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -180,7 +179,7 @@ class PostgresDialect:
 
     json_kinds = {"string": ("string",), "number": ("number",), "bool": ("boolean",), "null": ("null",)}
     text_functions = TextFunctions("strpos({0}, {1})", "octet_length({0})", "char_length({0})",
-                                   f"translate({{0}}, '{ascii_uppercase}', '{ascii_lowercase}')", '({0}) COLLATE "C"')  # fmt: skip
+                                   "translate({0}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')", '({0}) COLLATE "C"')  # fmt: skip
 
     def json_field(self, field: str) -> str:
         return f"(j ->> '{field}')"  # j: the row's record as jsonb, parsed once (json_guard)
