@@ -178,7 +178,7 @@ class PostgresDialect:
     db_error = psycopg.Error
 
     json_kinds = {"string": ("string",), "number": ("number",), "bool": ("boolean",), "null": ("null",)}
-    text_functions = TextFunctions("strpos({0}, {1})", "octet_length({0})", "char_length({0})",
+    text_functions = TextFunctions("strpos({0}, {1})", "octet_length(convert_to({0}, 'UTF8'))", "char_length({0})",
                                    "translate({0}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')", '({0}) COLLATE "C"')  # fmt: skip
 
     def json_field(self, field: str) -> str:

@@ -54,7 +54,7 @@ class TextFunctions(NamedTuple):
     find: str
     """The 1-based position of ``{1}`` in ``{0}`` by characters, 0 when absent (``instr`` / ``strpos``)."""
     octets: str
-    """The length of ``{0}`` in bytes (UTF-8)."""
+    """The length of ``{0}`` in bytes of UTF-8 (whatever the database encoding)."""
     chars: str
     """The length of ``{0}`` in characters (equal to :attr:`octets` exactly for ASCII text)."""
     ascii_lower: str
