@@ -2,7 +2,10 @@
 
 The records carry metadata, event times, roles, sources and validity (some superseded, some valid only from
 a later time); every read is compared with brute force over all records through ``RecordFilter.matches``,
-and the SQL the filter compiles to (:mod:`memdesk.store.sql_filter`) must keep every record it keeps.
+and the SQL the filter compiles to (:mod:`memdesk.store.sql_filter`) must keep every record it keeps:
+among them ``contains`` / ``icontains`` over text whose case rules differ between Python and SQL
+(``İ``, ``ß``, ``Σ``, combining marks, emoji, the Kelvin sign) and ISO-time ranges over times written
+every way Python's ``fromisoformat`` reads (and some it does not).
 """
 
 from __future__ import annotations
@@ -35,6 +38,27 @@ T0 = datetime(2024, 1, 1, tzinfo=timezone.utc)
 N = 40
 ODD_KEYS = ['a.b', 'q"uote', "x'); DROP TABLE episodic_memory;--", "[0]", "$.app", "w\\x"]
 """Metadata keys a JSON path or SQL could misread: each is matched as the plain key it is."""
+WORDS = [
+    "İstanbul", "istanbul", "ISTANBUL", "ıi", "straße", "STRASSE", "ẞ", "Σίσυφος", "ΟΔΟΣ", "σς", "e\u0301cole",
+    "\u00e9cole", "\u212a kelvin", "ﬁne", "😀 smile", "ǅ", "ǰ", "Hello World", "", "a\x00b", "% _ \\",
+]
+"""Text values whose lowering, normalization or bytes differ between Python, SQLite and PostgreSQL."""
+NEEDLES = [
+    "i", "I", "İ", "ı", "i\u0307", "ss", "SS", "ß", "ẞ", "σ", "Σ", "ς", "e\u0301", "é", "k", "K", "\u212a", "fi",
+    "ﬁ", "😀", "ǆ", "J\u030c", "", "a\x00b", "b", "hello", "O W", "%", "_", "\\",
+]
+TIMES = [
+    "2024-03-01T10:00:00+00:00", "2024-03-01T10:00:00Z", "2024-03-01T10:00:00.5Z", "2024-03-01T10:00:00.123456+00:00",
+    "2024-03-01T10:00:00", "2024-03-01 10:00:00", "2024-03-01t10:00:00", "2024-03-01T12:00:00+02:00",
+    "2024-03-01T05:00:00-05:00", "2024-03-01", "20240301T100000Z", 20240301, "2024-03-01T10:00:00.000000+00:00",
+    "2024-03-01T10:00:00+00:00:00", "2024-03-01T09:59:59.999999Z", "2024-03-01T10:00:01Z", "not a time", True,
+    None, "2024-03-01T10:00:00-00:00", "2024-03-01T10:00:00,5", "2024-03-01T10:00", "0001-01-01T00:00:00Z",
+]
+"""Time values written many ways (and some that are not times): Python's ``fromisoformat`` is the judge."""
+BOUNDS = [
+    "2024-03-01T10:00:00Z", "2024-03-01T10:00:00.5+00:00", "2024-03-01", "2024-03-01T11:00:00+01:00",
+    "2024-03-01T10:00:00.25", datetime(2024, 3, 1, 10, tzinfo=timezone.utc), "20240301T100000", "someday",
+]
 
 
 def _records(rng: np.random.Generator) -> tuple[list, np.ndarray]:
@@ -49,6 +73,7 @@ def _records(rng: np.random.Generator) -> tuple[list, np.ndarray]:
             metadata={
                 "app": ["web", "ios", "cli"][i % 3], "n": i, "at": (T0 + timedelta(days=i)).isoformat(),
                 "score": [0.5, 1.0, 2.25, True, "1"][i % 5], "none": None if i % 2 else "set",
+                "word": WORDS[i % len(WORDS)], "when": TIMES[i % len(TIMES)],
                 **({ODD_KEYS[i % len(ODD_KEYS)]: ["x", 1, None][i % 3]} if i % 3 else {}),
             },
         )
@@ -91,6 +116,12 @@ FILTERS = [
     RecordFilter(metadata={"NOT": [{ODD_KEYS[1]: None}], ODD_KEYS[2]: {"gte": 1}}),
     RecordFilter(since=T0 + timedelta(days=50), metadata={"app": "cli"}),
     RecordFilter(until=T0 + timedelta(days=200), as_of=T0 + timedelta(days=150)),
+    RecordFilter(metadata={"word": {"contains": "ß"}}, include_superseded=True),
+    RecordFilter(metadata={"word": {"icontains": "İ"}}),
+    RecordFilter(metadata={"word": {"icontains": "ss"}, "app": {"ne": "ios"}}),
+    RecordFilter(metadata={"NOT": [{"word": {"contains": "o"}}], "when": {"gte": "2024-03-01T10:00:00Z"}}),
+    RecordFilter(metadata={"when": {"gt": "2024-03-01T09:00:00+00:00", "lt": "2024-03-01T10:00:00.5Z"}}),
+    RecordFilter(metadata={"OR": [{"word": {"icontains": "σ"}}, {"when": {"lte": "2024-03-01"}}]}, include_superseded=True),
 ]
 
 
@@ -160,7 +191,7 @@ def _sql_kept(store: Store, scope: Scope, where: RecordFilter) -> set[str] | Non
     compiled = filter_sql(where, store.db.dialect)  # type: ignore[attr-defined]
     if compiled is None:
         return None
-    cond, params = compiled
+    cond, params = compiled.sql, compiled.params
     scope_cond, scope_params = scope_where(scope, store.db.dialect.param)  # type: ignore[attr-defined]
     kept: set[str] = set()
     with store.db.read("test") as conn:  # type: ignore[attr-defined]
@@ -187,15 +218,57 @@ def test_the_sql_narrows_and_never_drops_a_kept_record(filled, where: RecordFilt
 def test_selective_filters_are_said_exactly_in_sql(filled) -> None:
     store, recs, _ = filled
     for where in (
+        RecordFilter(metadata={"word": {"contains": "ß"}}, include_superseded=True),
+        RecordFilter(metadata={"NOT": [{"word": {"contains": "o"}}], "app": {"contains": ""}}, include_superseded=True),
         RecordFilter(metadata={"app": "web"}, roles=["user"]),
         RecordFilter(metadata={"app": {"nin": ["web", "ios"]}, "none": None}, include_superseded=True),
         RecordFilter(metadata={"NOT": [{"app": "cli"}], "a.b": {"exists": True}}, sources=["chat"]),
         RecordFilter(since=T0 + timedelta(days=100), until=T0 + timedelta(days=300)),
     ):
-        assert _sql_kept(store, S, where) == {r.id for r in recs if where.matches(r)}, where
+        kept = _sql_kept(store, S, where)
+        nul = _with_nul(recs)
+        assert kept is not None and kept - nul == {r.id for r in recs if where.matches(r)} - nul, where
 
 
-_values = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.5, -1.0, 2.0]) | st.sampled_from(["a", "b", "A b", "ß", 'q"', "1"])
+def _with_nul(recs: list) -> set[str]:
+    """Ids of records whose JSON holds ``\\u0000``: every compiled filter keeps them (the backends' JSON guard)."""
+    return {r.id for r in recs if "\\u0000" in r.model_dump_json()}
+
+
+def _kept_by(store: Store, recs: list, where: RecordFilter) -> tuple[set[str], set[str] | None]:
+    return {r.id for r in recs if where.matches(r)}, _sql_kept(store, S, where)
+
+
+def test_contains_and_icontains_over_odd_unicode_never_drop_a_kept_record(filled) -> None:
+    store, recs, _ = filled
+    compiled = 0
+    for needle in NEEDLES:
+        for op in ("contains", "icontains"):
+            where = RecordFilter(metadata={"word": {op: needle}}, include_superseded=True)
+            expected, kept = _kept_by(store, recs, where)
+            assert kept is None or expected <= kept, (op, needle)
+            compiled += kept is not None
+            if op == "contains" and kept is not None:
+                assert kept - _with_nul(recs) == expected - _with_nul(recs), needle  # exact but for the JSON guard
+            assert {r.id for r in scan_where(store, S, where)} == expected, (op, needle)
+    assert compiled >= 2 * len(NEEDLES) - 4  # all but the NUL needle, twice
+
+
+def test_iso_time_ranges_written_every_way_never_drop_a_kept_record(filled) -> None:
+    store, recs, _ = filled
+    assert any(RecordFilter(metadata={"when": {"gte": b}}).matches(r) for b in BOUNDS[:-1] for r in recs)
+    for bound in BOUNDS:
+        for op in ("gt", "gte", "lt", "lte"):
+            where = RecordFilter(metadata={"when": {op: bound}}, include_superseded=True)
+            expected, kept = _kept_by(store, recs, where)
+            assert (kept is None) == (bound == "someday")
+            assert kept is None or expected <= kept, (op, bound)
+            assert {r.id for r in scan_where(store, S, where)} == expected, (op, bound)
+
+
+_texts = st.sampled_from(["a", "b", "A b", "ß", 'q"', "1", "İ", "ıI", "STRASSE", "Σσς", "e\u0301", "\u212a", "😀a", ""])
+_times = st.sampled_from(["2024-01-01T00:00:00Z", "2024-01-01T00:00:00.5+00:00", "2024-01-01", "2024-01-01T01:00:00+01:00"])
+_values = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.5, -1.0, 2.0]) | _texts | _times
 _keys = st.sampled_from(["k", "m", "a.b", 'q"x', "[0]"])
 _ops = st.sampled_from(["eq", "ne", "in", "nin", "gt", "gte", "lt", "lte", "contains", "icontains", "exists"])
 
@@ -214,7 +287,7 @@ def _condition(draw: st.DrawFn) -> object:
         elif op == "exists":
             ops[op] = draw(st.booleans())
         elif op in ("contains", "icontains"):
-            ops[op] = draw(st.sampled_from(["a", "B", "q"]))
+            ops[op] = draw(st.sampled_from(["a", "B", "q", "i", "İ", "ss", "ß", "σ", "Σ", "k", "e\u0301", "😀", ""]))
         else:
             ops[op] = draw(_values)
     return ops

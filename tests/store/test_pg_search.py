@@ -15,12 +15,14 @@ import psycopg
 import pytest
 
 from memdesk.errors import ConfigError
+from memdesk.filters import RecordFilter
 from memdesk.records import MemoryType, Scope, SemanticRecord
 from memdesk.store import open_store
 from memdesk.store.pg_schema import PG_MIGRATIONS
 from memdesk.store.pg_search import index_name
 from memdesk.store.postgres import PostgresStore
 from memdesk.store.codec import scope_key
+from memdesk.store.filtered import search_where
 
 from .conftest import DIM, INFO
 
@@ -105,6 +107,35 @@ def test_a_speaker_filter_on_an_hnsw_scope_still_returns_k_exact_rows(store: Pos
     hits = store.search(q, BIG, MemoryType.SEMANTIC, 12, speaker="ann")
     want = [big[ann[j]].id for j in exact(vectors[ann], q, 12)]
     assert [h.record.id for h in hits] == want
+
+
+def test_a_record_filter_is_in_the_pgvector_query_and_an_hnsw_scope_still_returns_k_exact_rows(store: PostgresStore) -> None:
+    rng = np.random.default_rng(9)
+    words = ["Straße", "Ölweg", "road"]
+    big = [
+        SemanticRecord(scope=BIG, fact=f"b{i}", metadata={"team": "rare" if i % 50 == 7 else "common", "word": words[i % 3]})
+        for i in range(1500)
+    ]
+    vectors = unit(rng, len(big))
+    store.write(big, vectors)
+    q = unit(rng, 1)[0]
+    rare = RecordFilter(metadata={"team": "rare"})  # exact in SQL: one query of k rows
+    street = RecordFilter(metadata={"word": {"icontains": "STRAß"}})  # a superset (every non-ASCII word): asks more
+
+    def check() -> None:
+        for where in (rare, street):
+            kept = [i for i, r in enumerate(big) if where.matches(r)]
+            hits = search_where(store, q, BIG, MemoryType.SEMANTIC, 12, where)
+            assert [h.record.id for h in hits] == [big[kept[j]].id for j in exact(vectors[kept], q, 12)]
+
+    plan = store.explain_search(q, BIG, MemoryType.SEMANTIC, 12, where=rare)
+    assert "ix_semantic_memory_scope" in plan and "'team'" in plan  # the filter under the scope's b-tree
+    check()
+    store.index_large_scopes(min_rows=1000)
+    plan = store.explain_search(q, BIG, MemoryType.SEMANTIC, 12, where=rare)
+    if store.pgvector_version < (0, 8, 0):  # no iterative scans: the filtered rows first, ranked exactly
+        assert "CTE Scan on candidates" in plan and "'team'" in plan
+    check()
 
 
 def test_a_partial_scope_over_several_exact_scopes_is_ranked_exactly(store: PostgresStore) -> None:

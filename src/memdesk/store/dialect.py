@@ -18,7 +18,7 @@ from .base import EmbeddingInfo
 from .schema import CHUNK
 
 if TYPE_CHECKING:
-    from .sql_filter import JsonRef
+    from .sql_filter import JsonRef, TextFunctions
 
 
 class Dialect(Protocol):
@@ -101,6 +101,9 @@ class Dialect(Protocol):
 
     json_kinds: dict[str, tuple[str, ...]]
     """The backend's names of the JSON types ``string``, ``number``, ``bool``, ``null`` (see :mod:`.sql_filter`)."""
+
+    text_functions: "TextFunctions"
+    """The backend's SQL for substrings, byte and character lengths, ASCII lowering and bytewise comparison."""
 
     def json_field(self, field: str) -> str:
         """SQL of a top-level field of a row's ``record`` JSON as text (``field`` is memdesk's own name)."""

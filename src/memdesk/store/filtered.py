@@ -3,17 +3,18 @@
 Scans and pages push the filter into the store's SQL: :meth:`Store.page` with ``where=`` puts what
 SQL can say of it (roles, sources, superseded memories, event-time range and ``as_of``'s event-time
 half, metadata equality / one-of / ``ne`` / ``nin`` on strings, numbers and None, number ranges,
-``exists``, ``AND`` / ``OR`` / ``NOT``: :mod:`.sql_filter`) into the ``WHERE`` of its keyset query, on
-SQLite and PostgreSQL alike, then keeps the rows :meth:`RecordFilter.matches` keeps (the one meaning:
-the SQL only narrows, so what it cannot say, such as ``contains`` or ISO-time ranges, is still checked).
-:func:`page_where` reads pages on until ``limit`` records pass.
+ISO-time ranges, ``contains`` / ``icontains``, ``exists``, ``AND`` / ``OR`` / ``NOT``: :mod:`.sql_filter`)
+into the ``WHERE`` of its keyset query, on SQLite and PostgreSQL alike, then keeps the rows
+:meth:`RecordFilter.matches` keeps (the one meaning: the SQL only narrows, and some of it, such as
+``icontains`` on non-ASCII text, is a superset). :func:`page_where` reads pages on until ``limit`` records pass.
 
 :func:`search_where` is an exact top-k *after* filtering: :meth:`Store.search` with ``where=``. The
 in-memory index (SQLite, PostgreSQL's ``search="memory"``) takes the ids the filter's SQL keeps as a row
-mask and scores those rows (a filter that says no more than validity, or nothing SQL can say, goes the
-other way); PostgreSQL's default ``search="sql"`` and those filters use :func:`top_k_passing`: a few
-more candidates than ``k``, then 4x as many each round, until ``k`` pass or the store has no more, so a
-filter that keeps few records costs more reads there, never a wrong answer.
+mask and scores those rows; PostgreSQL's default ``search="sql"`` puts the same SQL into its pgvector
+query's ``WHERE`` (:mod:`.pg_search`). A filter that says no more than validity, or nothing SQL can say,
+and on PostgreSQL a filter whose SQL is a superset, use :func:`top_k_passing`: a few more candidates
+than ``k``, then 4x as many each round, until ``k`` pass or the store has no more, so a filter that
+keeps few records costs more reads there, never a wrong answer.
 """
 
 from __future__ import annotations
@@ -42,10 +43,13 @@ def search_where(
     return store.search(vector, scope, memory_type, k, speaker=where.speaker, where=where)
 
 
-def top_k_passing(search: Callable[[int], list[ScoredRecord]], where: RecordFilter, k: int) -> list[ScoredRecord]:
-    """The first ``k`` of ``search(n)``'s results (best first) that ``where`` keeps: asks for a few more
-    than ``k``, then 4x as many each round, until ``k`` pass or the search has no more."""
-    ask = k + max(8, k // 2)  # most filters (the default drops superseded memories) keep most candidates
+def top_k_passing(
+    search: Callable[[int], list[ScoredRecord]], where: RecordFilter, k: int, *, first: int | None = None
+) -> list[ScoredRecord]:
+    """The first ``k`` of ``search(n)``'s results (best first) that ``where`` keeps: asks for ``first``
+    (default a few more than ``k``), then 4x as many each round, until ``k`` pass or the search has no more.
+    A search whose SQL says ``where`` exactly asks for ``first=k`` and is done in one round."""
+    ask = max(1, first) if first is not None else k + max(8, k // 2)  # most filters keep most candidates
     while True:
         got = search(ask)
         kept = [s for s in got if where.matches(s.record)]

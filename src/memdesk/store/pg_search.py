@@ -10,10 +10,13 @@
   gets a partial HNSW index of its own (``WHERE scope_key = ...``), which a one-key query matches
   (the store's statements are planned with their values: ``prepare_threshold=None``): approximate
   search over ``hnsw.ef_search`` candidates;
-* a speaker filter on an HNSW-indexed scope uses pgvector's iterative index scans
-  (``hnsw.iterative_scan``, pgvector >= 0.8) where the server has them; on older pgvector a
-  post-filtered HNSW scan could return fewer than ``k`` rows, so such searches read their
-  candidates through the b-tree indexes first and rank them exactly.
+* a filtered search (a speaker; a :class:`~memdesk.filters.RecordFilter`, compiled by
+  :mod:`.sql_filter` into the same ``WHERE``) on an HNSW-indexed scope uses pgvector's iterative
+  index scans (``hnsw.iterative_scan = strict_order``, pgvector >= 0.8) where the server has them,
+  and is answered exactly when such a scan finds fewer than ``k`` rows; on older pgvector (the
+  ``pgserver`` wheel carries 0.6.2) a post-filtered HNSW scan could return fewer than ``k`` rows,
+  so such searches read their candidates through the b-tree indexes first and rank them exactly.
+  On a scope without an HNSW index the filter is one more condition under the scope's b-tree.
 
 Because every search reads the database, several ``memdesk serve`` processes on one database see
 each other's writes on their next request, and a process's memory does not grow with the data.
@@ -48,6 +51,7 @@ from .revisions import ScopeRevisions
 from .schema import TABLES, scope_where
 from .filtered import top_k_passing
 from .search_cache import query_vector
+from .sql_filter import FilterSql, narrowing_sql
 
 log = logging.getLogger(__name__)
 
@@ -83,12 +87,14 @@ class PgRecordSearch:
         db.on_change(self.revisions.apply)
 
     def _where(
-        self, conn: Any, table: str, scope: Scope, speaker: str | None
+        self, conn: Any, table: str, scope: Scope, speaker: str | None, narrowed: FilterSql | None
     ) -> tuple[str, list[Any], bool, bool] | None:
-        """The search's condition, its parameters, whether it filters inside a scope and whether that
-        scope has its own HNSW index (None: no exact scope under ``scope``). A partial scope is first resolved to its exact scope keys (one
-        index range of ``scopes``), so a scope with one key, e.g. ``Scope(user_id="u")`` whose records
-        all carry that scope, is one ``scope_key`` equality, which that scope's partial HNSW index matches."""
+        """The search's condition, its parameters, whether it filters inside a scope (a speaker, a
+        compiled :class:`RecordFilter`, several exact scopes) and whether that scope has its own HNSW
+        index (None: no exact scope under ``scope``). A partial scope is first resolved to its exact
+        scope keys (one index range of ``scopes``), so a scope with one key, e.g. ``Scope(user_id="u")``
+        whose records all carry that scope, is one ``scope_key`` equality, which that scope's partial
+        HNSW index matches."""
         p = self.db.dialect.param
         if None in (scope.user_id, scope.agent_id, scope.run_id):
             cond, args = scope_where(scope, p)
@@ -105,22 +111,24 @@ class PgRecordSearch:
             where, params, filtered = f"scope_key = ANY({p})", [keys], True
         if speaker is not None:
             where, params, filtered = f"{where} AND speaker = {p}", [*params, speaker], True
+        if narrowed is not None:
+            where, params, filtered = f"{where} AND ({narrowed.sql})", [*params, *narrowed.params], True
         return where, params, filtered, bool(indexed)
 
     def _sql(
-        self, table: str, where: str, params: list[Any], q: Any, k: int, filtered: bool, indexed: bool
+        self, table: str, where: str, params: list[Any], q: Any, k: int, filtered: bool, approximate: bool
     ) -> tuple[str, list[Any]]:
-        """The search query and its parameters. A filtered search (a speaker, or several exact scopes)
-        on a server without iterative index scans reads its candidates through the b-tree indexes
-        first (a materialized CTE), so no post-filtered HNSW scan can drop rows: exact. An exact
-        search breaks ties by id; a search of an HNSW-indexed scope orders by distance alone (what
-        the index scan delivers: with a second sort key the planner could not use it)."""
+        """The search query and its parameters. A filtered search that must be exact on an HNSW-indexed
+        scope (no iterative index scans on this server, or an iterative scan that found fewer than k)
+        reads its candidates through the b-tree indexes first (a materialized CTE), so no post-filtered
+        HNSW scan can drop rows. An exact search breaks ties by id; an approximate one (through the
+        scope's HNSW index) orders by distance alone (what the index scan delivers: with a second sort
+        key the planner could not use it)."""
         d = self.db.dialect
-        approximate = indexed and (not filtered or self.iterative_scans)
         ties = "" if approximate else ", id"
         order = f"ORDER BY vector <#> {d.vector_mark}{ties} LIMIT {d.param}"
         score = f"(vector <#> {d.vector_mark}) * -1 AS score"
-        if filtered and not self.iterative_scans:
+        if filtered and not approximate:
             sql = (
                 f"WITH candidates AS MATERIALIZED (SELECT id, record, vector FROM {table} WHERE {where}) "
                 f"SELECT record, {score} FROM candidates {order}"
@@ -128,30 +136,41 @@ class PgRecordSearch:
             return sql, [*params, q, q, k]
         return f"SELECT record, {score} FROM {table} WHERE {where} {order}", [q, *params, q, k]
 
-    def _settings(self, conn: Any, filtered: bool) -> None:
-        conn.execute(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}")
-        if filtered and self.iterative_scans:
-            conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
-
     def _run(
-        self, vector: Any, scope: Scope, mt: MemoryType, k: int, speaker: str | None, explain: bool = False
-    ) -> list[Any]:
+        self, vector: Any, scope: Scope, mt: MemoryType, k: int, speaker: str | None,
+        narrowed: FilterSql | None = None, explain: bool = False,
+    ) -> list[Any]:  # fmt: skip
         with self.db.read("search") as conn:
             query, info = query_vector(self.db, conn, vector)
             if info is None or k == 0:
                 return []
             check_not_rewriting(self.db, conn, info)
-            plan = self._where(conn, TABLES[mt], scope, speaker)
+            plan = self._where(conn, TABLES[mt], scope, speaker, narrowed)
             if plan is None:
                 return []
             where, params, filtered, indexed = plan
+            approximate = indexed and (not filtered or self.iterative_scans)
             q = self.db.dialect.vector_param(query)
+            prefix = "EXPLAIN (ANALYZE, BUFFERS, VERBOSE, COSTS OFF) " if explain else ""
             with conn.transaction():
-                self._settings(conn, filtered)
-                sql, args = self._sql(TABLES[mt], where, params, q, k, filtered, indexed)
-                if explain:
-                    sql = "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + sql
-                return conn.execute(sql, args).fetchall()
+                if indexed:
+                    conn.execute(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}")
+                if indexed and filtered and approximate:  # pgvector >= 0.8: scan on until k rows pass
+                    conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+                sql, args = self._sql(TABLES[mt], where, params, q, k, filtered, approximate)
+                rows = conn.execute(prefix + sql, args).fetchall()
+                if filtered and approximate and not explain and len(rows) < k:
+                    # an iterative scan stops after hnsw.max_scan_tuples: a selective filter can leave
+                    # fewer than k rows there, so such a search is answered exactly instead
+                    sql, args = self._sql(TABLES[mt], where, params, q, k, filtered, False)
+                    rows = conn.execute(sql, args).fetchall()
+                return rows
+
+    def _records(
+        self, vector: np.ndarray, scope: Scope, mt: MemoryType, k: int, speaker: str | None, narrowed: FilterSql | None
+    ) -> list[ScoredRecord]:
+        rows = self._run(vector, scope, mt, k, speaker, narrowed)
+        return [ScoredRecord.model_construct(record=record_from_json(mt, payload), score=float(s)) for payload, s in rows]
 
     def search(
         self,
@@ -162,22 +181,34 @@ class PgRecordSearch:
         speaker: str | None = None,
         where: RecordFilter | None = None,
     ) -> list[ScoredRecord]:
-        """Cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first, ties by id;
-        with ``where``, among the records it keeps (not pushed into this SQL yet: :func:`.filtered.top_k_passing`)."""
-        if where is not None and not where.store_native:
-            return top_k_passing(lambda n: self.search(vector, scope, memory_type, n, speaker), where, check_k(k))
+        """Cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first, ties by id.
+
+        With ``where``, among the records it keeps: what SQL can say of it (:func:`.sql_filter.narrowing_sql`)
+        is in the query's ``WHERE`` (so the top k is taken among the rows it keeps, under the scope's
+        b-tree or, with iterative index scans, its HNSW index), and :meth:`RecordFilter.matches` is the
+        final check. Where that SQL is exact one query of ``k`` rows is the answer. The ask-more loop
+        (:func:`.filtered.top_k_passing`) stays where it is not: a superset (``icontains``, ISO-time
+        ranges, ``as_of``'s ``valid_to``, ...) can return rows ``matches`` drops, and a filter of
+        validity alone is not compiled (most rows pass it: a few more candidates are cheaper than
+        reading the record JSON of every row of the scope), so ``k`` rows of SQL may keep fewer than ``k``."""
         check_scope(scope)
         mt = check_memory_type(memory_type)
         k = check_k(k)
         check_speaker(speaker)
-        rows = self._run(vector, scope, mt, k, speaker)
-        return [ScoredRecord.model_construct(record=record_from_json(mt, payload), score=float(s)) for payload, s in rows]
+        if where is None or where.store_native:
+            return self._records(vector, scope, mt, k, speaker, None)
+        narrowed = narrowing_sql(where, self.db.dialect)
+        first = k if narrowed is not None and narrowed.exact else None
+        return top_k_passing(lambda n: self._records(vector, scope, mt, n, speaker, narrowed), where, k, first=first)
 
     def explain(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None
-    ) -> str:
-        """The plan of :meth:`search`'s query (EXPLAIN ANALYZE), for benchmarks and docs."""
-        rows = self._run(vector, check_scope(scope), check_memory_type(memory_type), check_k(k), speaker, explain=True)
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None,
+        where: RecordFilter | None = None,
+    ) -> str:  # fmt: skip
+        """The plan of :meth:`search`'s (first) query (EXPLAIN ANALYZE), for benchmarks and docs."""
+        narrowed = None if where is None or where.store_native else narrowing_sql(where, self.db.dialect)
+        mt, k = check_memory_type(memory_type), check_k(k)
+        rows = self._run(vector, check_scope(scope), mt, k, speaker, narrowed, explain=True)
         return "\n".join(r[0] for r in rows)
 
     def revision(self, scope: Scope | None = None) -> int:

@@ -40,6 +40,7 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.pq import Format
 
 from ..errors import ConfigError, InvalidInputError, StoreError, StoreLockedError
+from ..filters import RecordFilter
 from ..redaction import MASK, mask_connection_error
 from ..records import MemoryType, Scope
 from .base import EmbeddingInfo
@@ -50,7 +51,7 @@ from .database import Database
 from .schema import CHUNK
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
 from .pg_search import HNSW_MIN_ROWS, ITERATIVE_PGVECTOR, MIN_PGVECTOR, PgCollectionSearch, PgRecordSearch
-from .sql_filter import JsonRef
+from .sql_filter import JsonRef, TextFunctions
 from .sqlstore import SQLStore
 
 log = logging.getLogger(__name__)
@@ -177,18 +178,22 @@ class PostgresDialect:
     db_error = psycopg.Error
 
     json_kinds = {"string": ("string",), "number": ("number",), "bool": ("boolean",), "null": ("null",)}
+    text_functions = TextFunctions("strpos({0}, {1})", "octet_length(convert_to({0}, 'UTF8'))", "char_length({0})",
+                                   "translate({0}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')", '({0}) COLLATE "C"')  # fmt: skip
 
     def json_field(self, field: str) -> str:
-        return f"(record::jsonb ->> '{field}')"
+        return f"(j ->> '{field}')"  # j: the row's record as jsonb, parsed once (json_guard)
 
     def json_metadata(self, key: str) -> JsonRef:
-        value = "(record::jsonb -> 'metadata' -> %s::text)"
-        return JsonRef(f"jsonb_typeof{value}", "(record::jsonb -> 'metadata' ->> %s::text)", f"({value})::numeric",
-                       key, "%s", self.json_kinds)  # fmt: skip
+        value = "(j -> 'metadata' -> %s::text)"
+        return JsonRef(f"jsonb_typeof{value}", "(j -> 'metadata' ->> %s::text)", f"({value})::numeric",
+                       key, "%s", self.json_kinds, self.text_functions)  # fmt: skip
 
     def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
-        """Rows whose JSON holds ``\\u0000`` (which ``jsonb`` refuses) are not ruled out: the Python check decides."""
-        return f"CASE WHEN strpos(record, %s) > 0 THEN TRUE ELSE ({condition}) END", ["\\u0000", *params]
+        """Rows whose JSON holds ``\\u0000`` (which ``jsonb`` refuses) are not ruled out: the Python check decides.
+        Others are parsed once as ``j`` (``OFFSET 0`` keeps the planner from inlining one parse per use)."""
+        j = f"(SELECT {condition} FROM (SELECT record::jsonb AS j OFFSET 0) AS parsed)"
+        return f"CASE WHEN strpos(record, %s) > 0 THEN TRUE ELSE {j} END", ["\\u0000", *params]
 
     def store_error(self, e: Exception, what: str) -> Exception:
         return _store_error(e, what)
@@ -367,12 +372,13 @@ class PostgresStore(SQLStore):
         return self._pg_search.index_large_scopes(min_rows)
 
     def explain_search(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int = 20, speaker: str | None = None
-    ) -> str:
-        """EXPLAIN ANALYZE of one search's query (``search="sql"`` only)."""
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int = 20, speaker: str | None = None,
+        where: RecordFilter | None = None,
+    ) -> str:  # fmt: skip
+        """EXPLAIN ANALYZE of one search's (first) query, ``where`` compiled in (``search="sql"`` only)."""
         if self._pg_search is None:
             raise ConfigError("this store searches in memory: there is no SQL plan")
-        return self._pg_search.explain(vector, scope, memory_type, k, speaker)
+        return self._pg_search.explain(vector, scope, memory_type, k, speaker, where)
 
     @contextmanager
     def _locked_tx(self, what: str) -> Iterator[psycopg.Connection[Any]]:

@@ -107,7 +107,7 @@ class RecordReader:
             cond, params = f"{cond} AND speaker = {p}", [*params, speaker]
         narrowed = None if where is None else filter_sql(where, self.db.dialect)
         if narrowed is not None:
-            cond, params = f"{cond} AND ({narrowed[0]})", [*params, *narrowed[1]]
+            cond, params = f"{cond} AND ({narrowed.sql})", [*params, *narrowed.params]
         found: list[tuple[MemoryType, str, int]] = []
         with self.db.read("page") as conn:
             for mt in wanted[start:]:

@@ -42,7 +42,7 @@ from .revisions import ScopeRevisions, wildcards
 from .ann_scopes import LargeScopes
 from .index_cache import IndexCache
 from .vector_index import IndexBuilder, VectorIndex, merge_hits, search_indexes
-from .sql_filter import filter_sql
+from .sql_filter import FilterSql, narrowing_sql
 from .filtered import top_k_passing
 
 #: Record vectors kept in memory across scopes (least recently searched scopes are unloaded past it):
@@ -195,7 +195,7 @@ class RecordSearch:
         A scope of ``ann.min_rows`` rows or more is searched through its HNSW graph (:mod:`.ann_scopes`):
         approximate candidates, exact scores.
 
-        With a ``where`` that SQL narrows beyond validity (:func:`.sql_filter.filter_sql`), one SQL read
+        With a ``where`` that SQL narrows beyond validity (:func:`.sql_filter.narrowing_sql`), one SQL read
         gives the ids it keeps and they are the row mask: the cached rows among them are scored exactly,
         best first, and the first ``k`` that :meth:`RecordFilter.matches` keeps are the answer (an exact
         top-k after filtering, large scopes included). Other filters: :func:`.filtered.top_k_passing`.
@@ -204,7 +204,7 @@ class RecordSearch:
         mt = check_memory_type(memory_type)
         k = check_k(k)
         check_speaker(speaker)
-        narrowed = None if where is None or where.store_native else _mask_sql(where, self.db.dialect)
+        narrowed = None if where is None or where.store_native else narrowing_sql(where, self.db.dialect)
         if where is not None and not where.store_native and narrowed is None:
             return top_k_passing(lambda n: self.search(vector, scope, mt, n, speaker), where, k)
         with self.db.read("search") as conn:
@@ -232,14 +232,14 @@ class RecordSearch:
         return list(islice((s for s in found if where.matches(s.record)), k))
 
     def _kept_ids(
-        self, conn: Any, mt: MemoryType, scope: Scope, speaker: str | None, narrowed: tuple[str, list[Any]]
+        self, conn: Any, mt: MemoryType, scope: Scope, speaker: str | None, narrowed: FilterSql
     ) -> list[str]:
         p = self.db.dialect.param
         cond, params = scope_where(scope, p)
         if speaker is not None:
             cond, params = f"{cond} AND speaker = {p}", [*params, speaker]
-        sql = f"SELECT id FROM {TABLES[mt]} WHERE {cond} AND ({narrowed[0]})"
-        return [r[0] for r in conn.execute(sql, [*params, *narrowed[1]]).fetchall()]
+        sql = f"SELECT id FROM {TABLES[mt]} WHERE {cond} AND ({narrowed.sql})"
+        return [r[0] for r in conn.execute(sql, [*params, *narrowed.params]).fetchall()]
 
     def _recheck(self, conn: Any, namespace: str, written: Sequence[object]) -> None:
         """After writing graph files: a scope another connection changed meanwhile (a forget among
@@ -278,14 +278,3 @@ class RecordSearch:
             self.ann.erase(memory_type.value, scopes)
         self._patterns.clear()
         self.revisions.changed(scopes)
-
-
-def _mask_sql(where: RecordFilter, dialect: Any) -> tuple[str, list[Any]] | None:
-    """The SQL of ``where`` when it says more than validity (else the scan of every row costs more than
-    asking for a few more candidates), or None."""
-    if where.model_copy(update={"types": None, "speaker": None, "include_superseded": True}) == RecordFilter(
-        include_superseded=True
-    ):
-        return None
-    return filter_sql(where.model_copy(update={"types": None, "speaker": None}), dialect)
-

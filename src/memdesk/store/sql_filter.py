@@ -7,27 +7,60 @@ one-of lists of those, ``ne`` / ``nin`` of strings or None, number ranges, ``exi
 JSON path is a parameter built only from keys of a safe alphabet; other keys are not compiled). The
 dialect gives the JSON expressions (:meth:`~memdesk.store.dialect.Dialect.json_metadata`).
 
+Text operators: ``contains`` is said exactly (the text value holds the operand: ``instr`` / ``strpos``,
+which compare code points as Python's ``in`` does). ``icontains`` is a superset: an ASCII text value is
+lowered by SQL exactly as Python lowers it (``A``-``Z`` only), but SQL's ``lower`` does not agree with
+Python's on other text (``'İ'.lower()`` is two characters, ``'K'`` (Kelvin) lowers to ASCII ``k``, ...),
+so a value with any non-ASCII character is kept for the Python check. A range on ISO times is a superset
+too: a value of the shape ``YYYY-MM-DD?HH:MM:SS`` with a UTC tail (none, ``Z``, ``+00:00``, after an
+optional fraction) is compared on its whole seconds with the bound's (floor), which keeps every value
+Python's instant comparison keeps; any other string and any number (``str(20240101)`` parses as a date)
+is kept for the Python check; null, missing and booleans never satisfy it.
+
+Before any JSON is read, a top-level equality with (or ``contains`` of) a string of plain characters
+(letters, digits, `` _.:@+-``) is also looked for in the row's raw JSON text (``"value"``, or the
+needle): a necessary condition, and a substring search is far cheaper than parsing the record.
+
 The condition only *narrows*: every record the filter keeps satisfies it, and the reader still applies
-:meth:`RecordFilter.matches` (the one meaning) to the rows it returns. What it cannot say (``contains``,
-ranges on ISO times, booleans, lists or dicts as values, ``valid_to`` for ``as_of``, huge numbers) is
-left out of it, and inside ``NOT`` (or ``ne`` / ``nin``) only conditions it says *exactly* are compiled.
+:meth:`RecordFilter.matches` (the one meaning) to the rows it returns. What it cannot say (booleans,
+lists or dicts as values, ``valid_to`` for ``as_of``, huge numbers, strings with NUL) is left out of it,
+and inside ``NOT`` (or ``ne`` / ``nin``) only conditions it says *exactly* are compiled.
+:attr:`FilterSql.exact` says whether the whole condition is exact (the rows it keeps are those
+:meth:`RecordFilter.matches` keeps): a search can then ask for ``k`` rows and get ``k`` (see
+:mod:`.pg_search`).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from datetime import datetime, timezone
 from typing import Any, Mapping, NamedTuple
 
 from ..filters import RecordFilter
 from .codec import iso_utc
 
-__all__ = ["JsonRef", "filter_sql"]
+__all__ = ["FilterSql", "JsonRef", "TextFunctions", "filter_sql", "narrowing_sql"]
 
 _EXACT_LIMIT = 2**53
 """Numbers whose size is below this compare the same as float64 in every backend and in Python."""
 _EDGES = [iso_utc(datetime.min.replace(tzinfo=timezone.utc)), iso_utc(datetime.max.replace(tzinfo=timezone.utc))]
 """``event_time`` column values that may be clamped (see :func:`~memdesk.store.codec.iso_utc`): never ruled out."""
+
+
+class TextFunctions(NamedTuple):
+    """A dialect's SQL for text, as templates of SQL expressions ``{0}`` (and ``{1}``); constants, never values."""
+
+    find: str
+    """The 1-based position of ``{1}`` in ``{0}`` by characters, 0 when absent (``instr`` / ``strpos``)."""
+    octets: str
+    """The length of ``{0}`` in bytes of UTF-8 (whatever the database encoding)."""
+    chars: str
+    """The length of ``{0}`` in characters (equal to :attr:`octets` exactly for ASCII text)."""
+    ascii_lower: str
+    """``{0}`` with ``A``-``Z`` lowered (only used on ASCII text, where it is Python's ``str.lower``)."""
+    bytewise: str
+    """``{0}`` compared by its bytes, whatever the database's collation."""
 
 
 class JsonRef(NamedTuple):
@@ -44,19 +77,42 @@ class JsonRef(NamedTuple):
     """The dialect's parameter mark, for the value compared."""
     kinds: Mapping[str, tuple[str, ...]]
     """The dialect's names of the JSON types ``string``, ``number``, ``bool`` and ``null``."""
+    functions: TextFunctions
+
+
+class FilterSql(NamedTuple):
+    """A compiled filter: a condition on a record table and its parameters."""
+
+    sql: str
+    params: list[Any]
+    exact: bool
+    """True when the condition keeps exactly the rows :meth:`RecordFilter.matches` keeps (else a superset)."""
 
 
 class _Sql(NamedTuple):
     sql: str
     params: list[Any]
     exact: bool
+    hints: tuple[str, ...] = ()
+    """Texts the row's raw JSON holds whenever the condition holds (see :func:`_hint`)."""
 
 
-def filter_sql(where: RecordFilter, dialect: Any) -> tuple[str, list[Any]] | None:
-    """(condition, parameters) every record ``where`` keeps satisfies, on a record table; None when
-    nothing of ``where`` beyond types and speaker can be said in SQL."""
+def narrowing_sql(where: RecordFilter, dialect: Any) -> FilterSql | None:
+    """:func:`filter_sql` of ``where`` when it says more than validity, else None: a search then asks for a
+    few more candidates than ``k`` instead (most records are current, and reading the filter on every row
+    of a scope costs more than that)."""
+    if where.model_copy(update={"types": None, "speaker": None, "include_superseded": True}) == RecordFilter(
+        include_superseded=True
+    ):
+        return None
+    return filter_sql(where, dialect)
+
+
+def filter_sql(where: RecordFilter, dialect: Any) -> FilterSql | None:
+    """The condition every record ``where`` keeps satisfies, on a record table (types and speaker are the
+    store's own arguments, not part of it); None when nothing else of ``where`` can be said in SQL."""
     p = dialect.param
-    parts: list[_Sql] = []
+    parts: list[_Sql | None] = []
     for field, values in (("role", where.roles), ("source", where.sources)):
         if values is not None:
             column = dialect.json_field(field)
@@ -70,19 +126,23 @@ def filter_sql(where: RecordFilter, dialect: Any) -> tuple[str, list[Any]] | Non
     if where.until is not None:
         parts.append(_event_time("<", where.until, dialect))
     if where.metadata:
-        meta = _conditions(where.metadata, dialect)
-        if meta is not None:
-            parts.append(meta)
-    if not parts:
+        parts.append(_conditions(where.metadata, dialect))
+    said = _and(parts)
+    if said is None:
         return None
-    sql = " AND ".join(f"({s.sql})" for s in parts)
-    return dialect.json_guard(sql, [x for s in parts for x in s.params])
+    sql, params = dialect.json_guard(said.sql, said.params)
+    if said.hints:  # first: a substring search of the row's text is far cheaper than reading its JSON
+        found = [f"{dialect.text_functions.find.format('record', p)} > 0" for _ in said.hints]
+        sql, params = f"{' AND '.join(found)} AND ({sql})", [*said.hints, *params]
+    return FilterSql(sql, params, said.exact)
 
 
 def _event_time(op: str, when: datetime, dialect: Any, *, allow_null: bool = False) -> _Sql:
+    """``event_time op when``, and the clamped extreme values always kept (so not exact); for ``as_of``
+    (``allow_null``) this is only the event-time half (``valid_to`` is left to the Python check)."""
     t = dialect.time_mark
     null = "event_time IS NULL OR " if allow_null else ""
-    return _Sql(f"{null}event_time {op} {t} OR event_time IN ({t}, {t})", [iso_utc(when), *_EDGES], True)
+    return _Sql(f"{null}event_time {op} {t} OR event_time IN ({t}, {t})", [iso_utc(when), *_EDGES], False)
 
 
 def _and(parts: list[_Sql | None]) -> _Sql | None:
@@ -90,14 +150,16 @@ def _and(parts: list[_Sql | None]) -> _Sql | None:
     if not said:
         return None
     exact = len(said) == len(parts) and all(s.exact for s in said)
-    return _Sql(" AND ".join(f"({s.sql})" for s in said), [x for s in said for x in s.params], exact)
+    hints = tuple(dict.fromkeys(h for s in said for h in s.hints))
+    return _Sql(" AND ".join(f"({s.sql})" for s in said), [x for s in said for x in s.params], exact, hints)
 
 
 def _or(parts: list[_Sql | None]) -> _Sql | None:
     if not parts or any(s is None for s in parts):
         return None
     said = [s for s in parts if s is not None]
-    return _Sql(" OR ".join(f"({s.sql})" for s in said), [x for s in said for x in s.params], all(s.exact for s in said))
+    hints = said[0].hints if len(said) == 1 else ()
+    return _Sql(" OR ".join(f"({s.sql})" for s in said), [x for s in said for x in s.params], all(s.exact for s in said), hints)
 
 
 def _not(part: _Sql | None) -> _Sql | None:
@@ -139,8 +201,10 @@ def _condition(ref: JsonRef, cond: Any) -> _Sql | None:
         elif op == "exists":
             present = f"{ref.kind} IS NOT NULL"
             parts.append(_Sql(present if operand else f"NOT ({present})", [ref.arg], True))
-        else:  # contains, icontains: left to the Python check
-            parts.append(None)
+        elif op == "contains":
+            parts.append(_contains(ref, str(operand)))
+        else:
+            parts.append(_icontains(ref, str(operand).lower()))
     return _and(parts)
 
 
@@ -156,20 +220,109 @@ def _is_number(value: Any) -> bool:
     return ok and math.isfinite(value) and abs(value) < _EXACT_LIMIT
 
 
+def _bindable(text: str) -> bool:
+    """Whether ``text`` can be a text parameter on every backend (no NUL, no lone surrogate)."""
+    if "\x00" in text:
+        return False
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _equal(ref: JsonRef, value: Any) -> _Sql | None:
     """``value == metadata[key]`` (a missing key reads as None), or None where SQL is not asked."""
     if value is None:
         return _Sql(f"{ref.kind} IS NULL OR {ref.kind} IN ({_names(ref, 'null')})", [ref.arg, ref.arg], True)
-    if isinstance(value, str) and "\x00" not in value:
+    if isinstance(value, str) and _bindable(value):
         sql = f"COALESCE({ref.kind} IN ({_names(ref, 'string')}) AND {ref.text} = {ref.mark}, FALSE)"
-        return _Sql(sql, [ref.arg, ref.arg, value], True)
+        return _Sql(sql, [ref.arg, ref.arg, value], True, _hint(f'"{value}"', value))
     if _is_number(value):  # Python's 1 == 1.0 == True: booleans are left to the Python check
         return _number(ref, "=", value, keep_bool=True)
     return None
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9_ .:@+-]+")
+"""Characters every JSON writer writes as themselves (never escaped), in a string or a key."""
+
+
+def _hint(text: str, value: str) -> tuple[str, ...]:
+    """``(text,)`` when a string ``value`` made of :data:`_PLAIN` characters must appear as ``text`` in the
+    raw JSON of a record that holds it (a string equal to it is written ``"value"``; one that contains it
+    contains its characters), else ``()``: a cheap necessary condition checked before the JSON is read."""
+    return (text,) if _PLAIN.fullmatch(value) else ()
+
+
+def _is_string(ref: JsonRef) -> str:
+    return f"{ref.kind} IN ({_names(ref, 'string')})"
+
+
+def _contains(ref: JsonRef, part: str) -> _Sql | None:
+    """A string value holding ``part`` (Python's ``part in value``): exact."""
+    if not _bindable(part):
+        return None
+    if not part:  # "" is in every string
+        return _Sql(f"COALESCE({_is_string(ref)}, FALSE)", [ref.arg], True)
+    found = ref.functions.find.format(ref.text, ref.mark)
+    return _Sql(f"COALESCE({_is_string(ref)} AND {found} > 0, FALSE)", [ref.arg, ref.arg, part], True, _hint(part, part))
+
+
+def _icontains(ref: JsonRef, part: str) -> _Sql | None:
+    """A string value whose Python ``lower()`` holds ``part`` (already lowered): exact on ASCII values,
+    every value with a non-ASCII character kept (see the module docstring), so a superset."""
+    if not _bindable(part):
+        return None
+    if not part:
+        return _Sql(f"COALESCE({_is_string(ref)}, FALSE)", [ref.arg], True)
+    f = ref.functions
+    non_ascii = f"{f.octets.format(ref.text)} <> {f.chars.format(ref.text)}"
+    found = f.find.format(f.ascii_lower.format(ref.text), ref.mark)
+    sql = f"COALESCE({_is_string(ref)} AND ({non_ascii} OR {found} > 0), FALSE)"
+    return _Sql(sql, [ref.arg, ref.arg, ref.arg, ref.arg, part], False)
+
+
 def _range(ref: JsonRef, op: str, bound: Any) -> _Sql | None:
-    return _number(ref, op, bound, keep_bool=False) if _is_number(bound) else None
+    if _is_number(bound):
+        return _number(ref, op, bound, keep_bool=False)
+    if isinstance(bound, (int, float)) and not isinstance(bound, bool):  # huge or not finite: Python decides
+        return None
+    seconds = _iso_seconds(bound)
+    return None if seconds is None else _iso_range(ref, ">=" if op[0] == ">" else "<=", seconds)
+
+
+_ISO_SHAPE = "____-__-_____:__:__%"
+"""``LIKE`` pattern of a text starting ``YYYY-MM-DD?HH:MM:SS`` (any separator, as Python's ``fromisoformat``)."""
+_UTC_TAILS = ("", "Z", "+00:00")
+"""What may follow the seconds (after a fraction's digits) for the text to be a UTC time to Python."""
+
+
+def _iso_seconds(bound: Any) -> str | None:
+    """``bound`` as Python's range reads it (an aware instant, naive = UTC), in UTC, to the whole second
+    (``YYYY-MM-DDTHH:MM:SS``); None when Python cannot read it as a time (then nothing is in range)."""
+    try:
+        when = bound if isinstance(bound, datetime) else datetime.fromisoformat(str(bound))
+        when = (when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return when.isoformat()[:19]
+
+
+def _iso_range(ref: JsonRef, op: str, seconds: str) -> _Sql:
+    """A superset of Python's ISO-time range (see the module docstring). If value ``v`` and bound ``b``
+    floor to whole seconds ``V`` and ``B``, ``v > b`` or ``v >= b`` imply ``V >= B`` and ``v < b`` or
+    ``v <= b`` imply ``V <= B``; ``V`` is the value's first 19 characters with its separator read as
+    ``T``, compared bytewise with ``B``."""
+    f, t, m = ref.functions, ref.text, ref.mark
+    tails = ", ".join([m] * len(_UTC_TAILS))
+    utc = f"{t} LIKE {m} AND ltrim(substr({t}, 20), {m}) IN ({tails})"
+    floor = f.bytewise.format(f"substr({t}, 1, 10) || 'T' || substr({t}, 12, 8)")
+    sql = (
+        f"COALESCE(CASE WHEN {_is_string(ref)} THEN (CASE WHEN {utc} THEN {floor} {op} {m} ELSE TRUE END) "
+        f"WHEN {ref.kind} IN ({_names(ref, 'number')}) THEN TRUE ELSE FALSE END, FALSE)"
+    )
+    params = [ref.arg, ref.arg, _ISO_SHAPE, ref.arg, ".0123456789", *_UTC_TAILS, ref.arg, ref.arg, seconds, ref.arg]
+    return _Sql(sql, params, False)
 
 
 def _number(ref: JsonRef, op: str, bound: Any, *, keep_bool: bool) -> _Sql:

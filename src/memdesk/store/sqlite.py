@@ -42,7 +42,7 @@ from .ann import DEFAULT_EF_SEARCH
 from .ann_scopes import DEFAULT_ANN_MIN_ROWS, LargeScopes, check_ann_options
 from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordSearch
 from .sqlite_schema import SQLITE_MIGRATIONS, SQLiteMigrationTarget
-from .sql_filter import JsonRef
+from .sql_filter import JsonRef, TextFunctions
 from .sqlstore import SQLStore, check_cache_rows
 
 SAFE_JSON_KEY = re.compile(r"[A-Za-z0-9_ .:@/+-]+")
@@ -70,6 +70,7 @@ class SQLiteDialect:
     db_error = sqlite3.Error
 
     json_kinds = {"string": ("text",), "number": ("integer", "real"), "bool": ("true", "false"), "null": ("null",)}
+    text_functions = TextFunctions("instr({0}, {1})", "length(CAST({0} AS BLOB))", "length({0})", "lower({0})", "{0}")
 
     def json_field(self, field: str) -> str:
         return f"json_extract(record, '$.{field}')"
@@ -79,10 +80,11 @@ class SQLiteDialect:
         if not SAFE_JSON_KEY.fullmatch(key):
             return None
         return JsonRef("json_type(record, ?)", "json_extract(record, ?)", "json_extract(record, ?)",
-                       f'$.metadata."{key}"', "?", self.json_kinds)  # fmt: skip
+                       f'$.metadata."{key}"', "?", self.json_kinds, self.text_functions)  # fmt: skip
 
     def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
-        return condition, params
+        """Rows whose JSON holds ``\\u0000`` are not ruled out: ``json_extract`` cuts such a string at the NUL."""
+        return f"CASE WHEN instr(record, ?) > 0 THEN TRUE ELSE ({condition}) END", ["\\u0000", *params]
 
     def store_error(self, e: Exception, what: str) -> StoreError:
         if isinstance(e, sqlite3.Error) and _is_locked(e):
