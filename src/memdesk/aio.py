@@ -161,10 +161,21 @@ class Lock:
                 self._waiters.append(waiter)
             try:
                 await_(waiter[1])
-            finally:
+            except BaseException:  # cancelled: leave the queue, or pass on a wake-up already sent here
                 with self._mutex:
                     if waiter in self._waiters:
                         self._waiters.remove(waiter)
+                    elif self._owner is None:
+                        self._wake_next()
+                raise
+
+    def _wake_next(self) -> None:
+        """Wake the longest-waiting greenlet (under the mutex): it retries; the lock's next release wakes the next."""
+        while self._waiters:
+            loop, future = self._waiters.pop(0)
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(_wake, future)
+                return
 
     def release(self) -> None:
         with self._mutex:
@@ -174,11 +185,8 @@ class Lock:
             if self._depth:
                 return
             self._owner, self._owner_thread = None, 0
-            waiters, self._waiters = self._waiters, []
-            self._mutex.notify_all()
-        for loop, future in waiters:  # every waiter retries; one of them (or a thread) gets the lock
-            if not loop.is_closed():
-                loop.call_soon_threadsafe(_wake, future)
+            self._mutex.notify_all()  # waiting threads retry
+            self._wake_next()
 
     def __enter__(self) -> "Lock":
         self.acquire()
