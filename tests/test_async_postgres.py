@@ -9,6 +9,7 @@ than before and no call was sent to a worker thread: the waits are on the loop.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 
@@ -125,6 +126,7 @@ def connections_left(watcher) -> int:
 
 
 def test_concurrent_calls_wait_in_postgresql_at_once_from_one_thread(admin, monkeypatch):
+    """``get``: the store's work only, so no thread at all."""
     url, admin_conn, watcher = admin
     mem = memory(url, busy_timeout_ms=120_000, async_pool_size=N)
     ids = [mem.add(f"note {i} about bees", scope=ANA).records[0].id for i in range(N)]
@@ -157,6 +159,36 @@ def test_concurrent_calls_wait_in_postgresql_at_once_from_one_thread(admin, monk
     assert [r.id for r in records] == ids
     assert open_before_close == N + 1  # the pool's N and the store's own synchronous connection
     assert connections_left(watcher) == 0  # AsyncMemory.close() closed them all, on their loop
+
+
+def test_concurrent_searches_wait_in_postgresql_at_once_their_cpu_work_in_threads(admin, monkeypatch):
+    """``search``: the embedder and the retriever's ranking go to worker threads, its store reads stay on the loop."""
+    url, admin_conn, watcher = admin
+    mem = memory(url, busy_timeout_ms=120_000, async_pool_size=N)
+    for i in range(5):
+        mem.add(f"note {i} about bees", scope=ANA)
+    workers = min(32, (os.cpu_count() or 1) + 4)  # asyncio's default worker threads: fewer than N here
+    assert N > workers or pytest.skip("a machine with as many worker threads as calls cannot tell them apart")
+
+    async def main():
+        amem = AsyncMemory(mem)
+        assert amem._sync.retriever is mem.retriever  # loop-safe with a loop-safe store
+        with admin_conn.transaction():
+            for table in TABLES.values():
+                admin_conn.execute(f"LOCK TABLE memdesk.{table} IN ACCESS EXCLUSIVE MODE")
+            calls = [asyncio.ensure_future(amem.search(f"bees {i}", scope=ANA)) for i in range(N)]
+            for _ in range(2400):
+                if memdesk_connections(watcher, waiting=True) >= N:
+                    break
+                await asyncio.sleep(0.05)
+            waiting = memdesk_connections(watcher, waiting=True)
+        results = await asyncio.gather(*calls)
+        await amem.close()
+        return waiting, results
+
+    waiting, results = asyncio.run(main())
+    assert waiting == N  # more searches in PostgreSQL at once than there are worker threads
+    assert all("bees" in r[0].record.embed_text() for r in results)
 
 
 def test_a_call_cancelled_while_postgresql_holds_it_leaves_a_pool_that_works(admin):
