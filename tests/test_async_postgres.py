@@ -115,6 +115,22 @@ def memdesk_connections(admin_conn, waiting: bool = False) -> int:
     return admin_conn.execute(sql).fetchone()[0]
 
 
+def lock_record_tables(admin_conn) -> None:
+    """Inside the admin's transaction: every record table locked, so each read of one waits inside PostgreSQL."""
+    for table in TABLES.values():
+        admin_conn.execute(f"LOCK TABLE memdesk.{table} IN ACCESS EXCLUSIVE MODE")
+
+
+async def until_waiting(watcher, n: int) -> int:
+    """memdesk's connections waiting on a lock, once there are ``n`` (or after 120 s: a bound, not a timing assertion)."""
+    for _ in range(2400):
+        waiting = memdesk_connections(watcher, waiting=True)
+        if waiting >= n:
+            return waiting
+        await asyncio.sleep(0.05)
+    return memdesk_connections(watcher, waiting=True)
+
+
 def connections_left(watcher) -> int:
     """memdesk's connections to the database once the server ended the closed ones (it does so a moment later)."""
     for _ in range(200):
@@ -138,14 +154,9 @@ def test_concurrent_calls_wait_in_postgresql_at_once_from_one_thread(admin, monk
         amem = AsyncMemory(mem)
         threads = threading.active_count()
         with admin_conn.transaction():  # every record table locked: each get waits inside PostgreSQL
-            for table in TABLES.values():
-                admin_conn.execute(f"LOCK TABLE memdesk.{table} IN ACCESS EXCLUSIVE MODE")
+            lock_record_tables(admin_conn)
             calls = [asyncio.ensure_future(amem.get(rid, scope=ANA)) for rid in ids]
-            for _ in range(2400):  # until all N wait at once (a bound, not a timing assertion)
-                if memdesk_connections(watcher, waiting=True) >= N:
-                    break
-                await asyncio.sleep(0.05)
-            waiting = memdesk_connections(watcher, waiting=True)
+            waiting = await until_waiting(watcher, N)
             during = threading.active_count()
             assert not any(c.done() for c in calls)
         records = await asyncio.gather(*calls)
@@ -174,14 +185,9 @@ def test_concurrent_searches_wait_in_postgresql_at_once_their_cpu_work_in_thread
         amem = AsyncMemory(mem)
         assert amem._sync.retriever is mem.retriever  # loop-safe with a loop-safe store
         with admin_conn.transaction():
-            for table in TABLES.values():
-                admin_conn.execute(f"LOCK TABLE memdesk.{table} IN ACCESS EXCLUSIVE MODE")
+            lock_record_tables(admin_conn)
             calls = [asyncio.ensure_future(amem.search(f"bees {i}", scope=ANA)) for i in range(N)]
-            for _ in range(2400):
-                if memdesk_connections(watcher, waiting=True) >= N:
-                    break
-                await asyncio.sleep(0.05)
-            waiting = memdesk_connections(watcher, waiting=True)
+            waiting = await until_waiting(watcher, N)
         results = await asyncio.gather(*calls)
         await amem.close()
         return waiting, results
@@ -199,13 +205,9 @@ def test_a_call_cancelled_while_postgresql_holds_it_leaves_a_pool_that_works(adm
     async def main():
         amem = AsyncMemory(mem)
         with admin_conn.transaction():
-            for table in TABLES.values():
-                admin_conn.execute(f"LOCK TABLE memdesk.{table} IN ACCESS EXCLUSIVE MODE")
+            lock_record_tables(admin_conn)
             call = asyncio.ensure_future(amem.get(rid, scope=ANA))
-            for _ in range(2400):
-                if memdesk_connections(watcher, waiting=True):
-                    break
-                await asyncio.sleep(0.05)
+            await until_waiting(watcher, 1)
             call.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await call
