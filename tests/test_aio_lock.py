@@ -8,6 +8,7 @@ import threading
 import pytest
 
 from memdesk import aio
+from memdesk.errors import UsageError
 
 
 def test_one_greenlet_at_a_time_and_reentrant_for_its_holder():
@@ -111,7 +112,7 @@ def test_a_blocking_call_on_the_loop_while_a_greenlet_holds_the_lock_raises_inst
     async def main():
         task = asyncio.ensure_future(aio.run(hold))
         await entered.wait()
-        with pytest.raises(RuntimeError, match="await the AsyncMemory method"):
+        with pytest.raises(UsageError, match="await the AsyncMemory method"):
             lock.acquire()  # this code runs on the loop itself: waiting would block the greenlet holding it
         await task
 

@@ -33,6 +33,8 @@ from typing import Any, TypeVar
 
 from greenlet import getcurrent, greenlet
 
+from .errors import UsageError
+
 T = TypeVar("T")
 
 
@@ -129,7 +131,8 @@ class Lock:
     Greenlets on the event loop share its thread, so a ``threading.RLock`` would let two of them in at
     once; this lock tells them apart, and a greenlet that must wait awaits on the loop (the loop stays
     free). Threads wait as on any lock. A thread that would wait for a greenlet of its own loop (blocking
-    code called on the event loop while an async operation holds the lock) raises instead of hanging.
+    code called on the event loop while an async operation holds the lock) raises
+    :class:`~memdesk.errors.UsageError` instead of hanging.
     """
 
     def __init__(self) -> None:
@@ -150,7 +153,7 @@ class Lock:
                     return
                 if not on_loop:
                     if self._owner_thread == threading.get_ident():
-                        raise RuntimeError(
+                        raise UsageError(
                             "blocking memdesk call on the event loop while an async call holds the same store: "
                             "await the AsyncMemory method instead"
                         )
