@@ -13,6 +13,9 @@ asyncio extension uses): the code runs unchanged until it reaches an I/O seam, a
 Outside :func:`run` (plain synchronous use) :func:`io` calls the synchronous implementation and :func:`offload`
 calls the function directly: the same code path, with no event loop and no greenlet.
 
+Several operations on one loop share its thread, so a ``threading.RLock`` cannot keep them apart;
+:class:`Lock` can (the PostgreSQL store's lock: its queries go through psycopg's async API under :func:`run`).
+
 A part says it may run on the event loop (its blocking work goes through :func:`io` or :func:`offload`) with an
 ``async_ready`` attribute that is true; :func:`loop_safe` reads it. :class:`Offloaded` wraps any other part so that
 each of its method calls is offloaded.
@@ -29,6 +32,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar
 
 from greenlet import getcurrent, greenlet
+
+from .errors import UsageError
 
 T = TypeVar("T")
 
@@ -118,6 +123,85 @@ class PerLoop:
             items = list(self._items.values())
             self._items.clear()
             return items
+
+
+class Lock:
+    """A reentrant lock held by one thread or, under :func:`run`, by one greenlet (one operation on the loop).
+
+    Greenlets on the event loop share its thread, so a ``threading.RLock`` would let two of them in at
+    once; this lock tells them apart, and a greenlet that must wait awaits on the loop (the loop stays
+    free). Threads wait as on any lock. A thread that would wait for a greenlet of its own loop (blocking
+    code called on the event loop while an async operation holds the lock) raises
+    :class:`~memdesk.errors.UsageError` instead of hanging.
+    """
+
+    def __init__(self) -> None:
+        self._mutex = threading.Condition(threading.Lock())
+        self._owner: Any = None  # the greenlet holding the lock (every thread has its own main greenlet)
+        self._owner_thread = 0
+        self._depth = 0
+        self._waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+
+    def acquire(self) -> None:
+        me = getcurrent()
+        on_loop = isinstance(me, _LoopGreenlet)
+        while True:
+            with self._mutex:
+                if self._owner is None or self._owner is me:
+                    self._owner, self._owner_thread = me, threading.get_ident()
+                    self._depth += 1
+                    return
+                if not on_loop:
+                    if self._owner_thread == threading.get_ident():
+                        raise UsageError(
+                            "blocking memdesk call on the event loop while an async call holds the same store: "
+                            "await the AsyncMemory method instead"
+                        )
+                    self._mutex.wait()
+                    continue
+                loop = asyncio.get_running_loop()
+                waiter = (loop, loop.create_future())
+                self._waiters.append(waiter)
+            try:
+                await_(waiter[1])
+            except BaseException:  # cancelled: leave the queue, or pass on a wake-up already sent here
+                with self._mutex:
+                    if waiter in self._waiters:
+                        self._waiters.remove(waiter)
+                    elif self._owner is None:
+                        self._wake_next()
+                raise
+
+    def _wake_next(self) -> None:
+        """Wake the longest-waiting greenlet (under the mutex): it retries; the lock's next release wakes the next."""
+        while self._waiters:
+            loop, future = self._waiters.pop(0)
+            if not loop.is_closed():
+                loop.call_soon_threadsafe(_wake, future)
+                return
+
+    def release(self) -> None:
+        with self._mutex:
+            if self._owner is not getcurrent():
+                raise RuntimeError("memdesk.aio.Lock released by a thread or greenlet that does not hold it")
+            self._depth -= 1
+            if self._depth:
+                return
+            self._owner, self._owner_thread = None, 0
+            self._mutex.notify_all()  # waiting threads retry
+            self._wake_next()
+
+    def __enter__(self) -> "Lock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def loop_safe(part: Any) -> bool:

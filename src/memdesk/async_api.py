@@ -77,8 +77,10 @@ class AsyncMemory(_AsyncFacade):
 
     ``AsyncMemory(memory)`` wraps a Memory you built; ``AsyncMemory(store, embedder, processor, ...)`` takes
     Memory's own arguments; :meth:`open` builds one from settings. Parts that are not loop-safe (the rule
-    processor, the packaged ONNX embedder, SQLite) are called in worker threads; the chat model and the
-    OpenAI-compatible embedder await their HTTP calls on the loop.
+    processor, the packaged ONNX embedder, SQLite and the retriever over it) are called in worker threads; the
+    chat model and the OpenAI-compatible embedder await their HTTP calls on the loop, and the PostgreSQL store its
+    queries (psycopg's async API, a connection per concurrent call; the retriever over it offloads only its CPU
+    work). :meth:`close` closes those connections.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

@@ -30,6 +30,7 @@ from typing import Literal, Sequence
 
 import numpy as np
 
+from . import aio
 from .errors import InvalidInputError, UnknownScopeError
 from .filters import RecordFilter, as_filter
 from .lexical import rrf_fuse
@@ -132,6 +133,12 @@ class Retriever:
             token_budget=token_budget, serializer=serializer or Serializer(group_by_anchor=True), **options,
         )
 
+    @property
+    def async_ready(self) -> bool:
+        """Loop-safe when its store is (PostgreSQL): its ranking, BM25 and packing go through
+        :func:`memdesk.aio.offload` (worker threads under ``aio.run``), its store reads stay on the loop."""
+        return aio.loop_safe(self.store)
+
     def drop_cached_text(self) -> None:
         """Drop every cached per-scope index (they hold records and their text): called when a scope is forgotten."""
         self.indexes.clear()
@@ -220,29 +227,33 @@ class Retriever:
         """Score fusion + calibration + budget over the records ``where`` keeps (see the module docstring);
         a superseded record's fused score is demoted by ``superseded_weight`` when that is set."""
         index = self.indexes.get(scope, wanted, where, stem=self.stem)
-        ranked = index.rank(
-            vector,
-            query_text,
-            k=k,
-            lexical_k=self.lexical_k,
-            lexical_weight=self.lexical_weight,
-            typed=mode == "typed",
-            superseded_weight=superseded_weight,
-        )
-        ranks: dict[MemoryType, int] = {}
 
-        def hits():
-            for pos, score, why in ranked:
-                record = index.records[pos]
-                memory_type = MemoryType(record.type)
-                rank = ranks[memory_type] = ranks.get(memory_type, -1) + 1
-                yield SearchHit.model_construct(
-                    record=record, score=score, cosine=why.cosine, memory_type=memory_type, rank=rank, why=str(why)
-                )
+        def ranked_hits() -> list[SearchHit]:  # CPU (numpy, BM25, token counts): offloaded on the event loop
+            ranked = index.rank(
+                vector,
+                query_text,
+                k=k,
+                lexical_k=self.lexical_k,
+                lexical_weight=self.lexical_weight,
+                typed=mode == "typed",
+                superseded_weight=superseded_weight,
+            )
+            ranks: dict[MemoryType, int] = {}
 
-        if self.packer is not None:
-            return self.packer.pack(hits(), max_records=K)
-        return dedupe(list(hits()))[:K]
+            def hits():
+                for pos, score, why in ranked:
+                    record = index.records[pos]
+                    memory_type = MemoryType(record.type)
+                    rank = ranks[memory_type] = ranks.get(memory_type, -1) + 1
+                    yield SearchHit.model_construct(
+                        record=record, score=score, cosine=why.cosine, memory_type=memory_type, rank=rank, why=str(why)
+                    )
+
+            if self.packer is not None:
+                return self.packer.pack(hits(), max_records=K)
+            return dedupe(list(hits()))[:K]
+
+        return aio.offload(ranked_hits)
 
     def lexical_hits(
         self,
@@ -266,7 +277,7 @@ class Retriever:
                 rank=rank,
                 why=f"bm25 top-{rank + 1} ({score:.2f})",
             )
-            for rank, (i, score) in enumerate(index.bm25.top(query_text, self.lexical_k))
+            for rank, (i, score) in enumerate(aio.offload(index.bm25.top, query_text, self.lexical_k))
         ]
 
     def _fuse(self, dense: list[SearchHit], lexical: list[SearchHit]) -> list[SearchHit]:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
+from . import aio
 from .calibration import TypeMoments
 from .lexical import BM25Index
 from .filters import RecordFilter
@@ -183,7 +184,7 @@ class ScopeIndexCache:
                 blocks.append(self.store.get_vectors(t, [r.id for r in recs]))
         dim = blocks[0].shape[1] if blocks else 0
         vectors = np.vstack(blocks) if blocks else np.zeros((0, dim), dtype=np.float32)
-        index = ScopeIndex(records, vectors, self.tokenizer if stem else None)
+        index = aio.offload(ScopeIndex, records, vectors, self.tokenizer if stem else None)  # CPU: off the event loop
         with self._lock:
             self._cache[key] = (revision, index)
             self._cache.move_to_end(key)

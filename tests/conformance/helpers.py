@@ -123,9 +123,9 @@ class SQLiteNative:
 class _Recorder:
     """Wraps a psycopg connection and records the SQL run through it (white-box)."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, statements: list[str] | None = None) -> None:
         self._conn = conn
-        self.statements: list[str] = []
+        self.statements: list[str] = [] if statements is None else statements
 
     def execute(self, query: Any, *args: Any, **kwargs: Any) -> Any:
         self.statements.append(str(query))
@@ -208,10 +208,15 @@ class PostgresNative:
     def trace(self, store: Any) -> Iterator[list[str]]:
         recorder = _Recorder(store.db.conn)
         store.db.conn = recorder
+        pool = store.db.sessions.connections  # the connections lent on an event loop (psycopg's async API)
+        lend, give_back = pool.lend, pool.give_back
+        pool.lend = lambda: _Recorder(lend(), recorder.statements)  # white-box, like the line above
+        pool.give_back = lambda conn: give_back(conn._conn)
         try:
             yield recorder.statements
         finally:
             store.db.conn = recorder._conn
+            del pool.lend, pool.give_back
 
 
     def rows_text(self, store: Any) -> str:
@@ -231,6 +236,7 @@ class PostgresNative:
 
 def native_for(store: Store) -> Native:
     """The native access for ``store``'s backend; skips the test for a backend that has none here."""
+    store = getattr(store, "wrapped", store)  # a store called on an event loop (conftest.OnLoop): the same database
     if isinstance(store, SQLiteStore):
         return SQLiteNative()
     try:

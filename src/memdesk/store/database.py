@@ -14,6 +14,11 @@ changed scope keys and collections to every callback registered with :meth:`Data
 (None: drop everything). This store's own entries are skipped: its writers update the caches
 themselves. The log is pruned to its last :data:`LOG_KEEP` entries; a reader that fell further
 behind drops everything.
+
+On the event loop (a backend given ``loop_connections``, code under :func:`memdesk.aio.run`): each
+operation gets a connection of its own (:mod:`.loop_sessions`), so reads of concurrent operations
+overlap, each waiting on the loop; writers, and a :meth:`Database.sync` that must read the change log,
+still take :attr:`Database.lock` one at a time (a thread or one greenlet: :class:`memdesk.aio.Lock`).
 """
 
 from __future__ import annotations
@@ -25,9 +30,11 @@ from datetime import datetime
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
+from .. import aio
 from ..errors import ConfigError, EmbeddingMismatchError, InvalidInputError, StoreError
 from .base import EmbeddingInfo
 from .dialect import Dialect
+from .loop_sessions import LoopConnections, LoopSessions, SessionLock
 from .schema import TABLES, marks
 
 log = logging.getLogger(__name__)
@@ -60,12 +67,15 @@ def check_info(info: Any) -> EmbeddingInfo:
 class Database:
     """A driver connection, its lock, its transactions and the change counter last seen."""
 
-    def __init__(self, dialect: Dialect, busy_timeout_ms: int) -> None:
+    def __init__(self, dialect: Dialect, busy_timeout_ms: int, loop_connections: LoopConnections | None = None) -> None:
         if isinstance(busy_timeout_ms, bool) or not isinstance(busy_timeout_ms, int) or busy_timeout_ms < 0:
             raise ConfigError(f"busy_timeout_ms must be a non-negative integer, got {busy_timeout_ms!r}")
         self.dialect = dialect
         self.busy_timeout_ms = busy_timeout_ms
-        self.lock = threading.RLock()
+        self.sessions = None if loop_connections is None else LoopSessions(loop_connections, self._check_open)
+        self._mutex: Any = threading.RLock() if self.sessions is None else aio.Lock()
+        self.lock: Any = self._mutex if self.sessions is None else SessionLock(self.sessions, self._mutex)
+        self._generation = 0  # moves whenever every cache is dropped (see cached_info)
         self.conn: Any = None
         self.version = -1  # the change counter last seen (see sync)
         self.log_seen = 0  # the last change_log id taken into account
@@ -76,30 +86,57 @@ class Database:
         self._logging = False  # the change log exists (set once the migrations ran: start_log)
 
     # -- connection --------------------------------------------------------------------------
-    def connection(self) -> Any:
+    @property
+    def on_loop(self) -> bool:
+        """True when this call's connection is lent from the loop's pool (see the module)."""
+        return self.sessions is not None and self.sessions.active()
+
+    def _check_open(self) -> None:
         if self.conn is None:
             raise StoreError("the store is closed")
+
+    def connection(self) -> Any:
+        self._check_open()
+        if self.on_loop:
+            conn = self.sessions.current()  # type: ignore[union-attr]
+            if conn is None:
+                raise StoreError("a store connection was used outside read(), tx() or the lock on the event loop")
+            return conn
         return self.conn
 
     def close(self) -> None:
-        """Close the connection (idempotent); later calls raise StoreError."""
-        with self.lock:
-            if self.conn is not None:
-                try:
-                    self.conn.close()
-                finally:
-                    self.conn = None
-            self.invalidate()
+        """Close the connection and the loop connections (idempotent); later calls raise StoreError."""
+        with self._mutex:
+            try:
+                if self.sessions is not None:
+                    self.sessions.connections.close()
+            finally:
+                if self.conn is not None:
+                    try:
+                        self.conn.close()
+                    finally:
+                        self.conn = None
+                self.invalidate()
 
     @contextmanager
     def read(self, what: str) -> Iterator[Any]:
-        """The connection, under the lock, with driver errors raised as memdesk ones."""
-        with self.lock:
-            conn = self.connection()
+        """The connection, with driver errors raised as memdesk ones: under the lock, or on the event
+        loop this operation's own connection (reads of concurrent operations overlap)."""
+        if self.on_loop:
+            self.sessions.enter()  # type: ignore[union-attr]
             try:
-                yield conn
-            except self.dialect.db_error as e:
-                raise self.dialect.store_error(e, what) from e
+                yield from self._errors_as_ours(self.connection(), what)
+            finally:
+                self.sessions.exit()  # type: ignore[union-attr]
+            return
+        with self.lock:
+            yield from self._errors_as_ours(self.connection(), what)
+
+    def _errors_as_ours(self, conn: Any, what: str) -> Iterator[Any]:
+        try:
+            yield conn
+        except self.dialect.db_error as e:
+            raise self.dialect.store_error(e, what) from e
 
     @contextmanager
     def tx(self, what: str) -> Iterator[Any]:
@@ -157,6 +194,7 @@ class Database:
     def _notify(self, changes: Changes | None) -> None:
         if changes is None:
             self._info = self._rewriting = _UNSET
+            self._generation += 1
         for callback in self._listeners:
             callback(changes)
 
@@ -183,11 +221,18 @@ class Database:
 
     def sync(self, conn: Any) -> None:
         """Tell the caches what other connections changed since the last check: one read of the
-        change counter when nothing did."""
+        change counter when nothing did. The counter seen moves only once the caches were told (an
+        operation on the event loop that reads it meanwhile catches up too, under the lock)."""
         version = self.dialect.read_version(conn)
         if version == self.version:
             return
-        self.version = version
+        with self.lock:
+            if version == self.version:  # another operation caught up meanwhile
+                return
+            self._catch_up(conn)
+            self.version = version
+
+    def _catch_up(self, conn: Any) -> None:
         if not self._logging:
             self.invalidate()
             return
@@ -239,17 +284,24 @@ class Database:
 
     def cached_info(self, conn: Any) -> EmbeddingInfo | None:
         """The recorded embedding info, read once per change of the database."""
-        if self._info is _UNSET:
-            self._info = self.read_info(conn)
-        return self._info
+        info = self._info
+        if info is _UNSET:
+            generation = self._generation
+            info = self.read_info(conn)
+            if generation == self._generation:  # not dropped while it was read (another operation on the loop)
+                self._info = info
+        return info
 
     def rewriting(self, conn: Any) -> bool:
         """True while ``memdesk reembed`` has rewritten some vectors and not yet switched the model
         (read once per change of the database)."""
-        if self._rewriting is _UNSET:
-            row = conn.execute("SELECT 1 FROM meta WHERE key = 'reembed_model'").fetchone()
-            self._rewriting = row is not None
-        return self._rewriting
+        rewriting = self._rewriting
+        if rewriting is _UNSET:
+            generation = self._generation
+            rewriting = conn.execute("SELECT 1 FROM meta WHERE key = 'reembed_model'").fetchone() is not None
+            if generation == self._generation:
+                self._rewriting = rewriting
+        return rewriting
 
     @property
     def known_info(self) -> EmbeddingInfo | None:

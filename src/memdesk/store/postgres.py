@@ -5,7 +5,10 @@ Layout: the SQLite backend's tables (see :mod:`.pg_schema`), in a schema of thei
 are stored in pgvector ``vector`` columns through the binary protocol, so a vector read back is
 bit-identical to the float32 vector written (-0.0 and subnormals included).
 
-Concurrency: one connection per store guarded by a lock (safe to share between threads). Every
+Concurrency: one connection per store guarded by a lock (safe to share between threads); under
+:func:`memdesk.aio.run` (``AsyncMemory``) each operation on the event loop gets an async connection of
+its own from a small pool per loop (:mod:`.pg_loop`: psycopg's async API), so concurrent operations'
+queries overlap, none holding a thread (``search="sql"`` only: the store is then ``async_ready``). Every
 write is one transaction that first increments the single row of ``changes``; that row lock
 serializes writers across processes (what ``BEGIN IMMEDIATE`` does on SQLite), so id checks,
 versions and insertion order stay consistent and concurrent writers lose nothing. A writer that
@@ -24,9 +27,6 @@ embedding dimension is recorded (plain ``vector`` while ``memdesk reembed`` chan
 from __future__ import annotations
 
 import logging
-import struct
-import sys
-from array import array
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Iterator, Sequence
@@ -35,18 +35,17 @@ import numpy as np
 import psycopg
 from psycopg import errors as pg_errors
 from psycopg import sql
-from psycopg.adapt import Dumper, Loader
 from psycopg.conninfo import conninfo_to_dict
-from psycopg.pq import Format
 
 from ..errors import ConfigError, InvalidInputError, StoreError, StoreLockedError
 from ..filters import RecordFilter
 from ..redaction import MASK, mask_connection_error
 from ..records import MemoryType, Scope
 from .base import EmbeddingInfo
-from .codec import FLOAT32
 from .migrations import Migration, apply_migrations
+from .pg_loop import DEFAULT_POOL_SIZE, LoopConnections
 from .pg_schema import PG_MIGRATIONS, set_vector_dim
+from .pg_vectors import PgVector, register_vector, vector_oid
 from .database import Database
 from .schema import CHUNK
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
@@ -57,50 +56,6 @@ from .sqlstore import SQLStore
 log = logging.getLogger(__name__)
 
 _MIGRATION_LOCK = (0x6D656D64, 0x6D696772)  # "memd", "migr": the advisory lock that serializes migrations
-_VECTOR_HEADER = struct.Struct(">hh")  # pgvector binary format: dim, unused, then big-endian float4s
-_LITTLE_ENDIAN = sys.byteorder == "little" and array("f").itemsize == 4
-
-
-# --- vectors over the binary protocol ------------------------------------------------------------
-class PgVector:
-    """A float32 vector to send as a pgvector ``vector`` parameter (binary, bit-exact)."""
-
-    __slots__ = ("array",)
-
-    def __init__(self, array: np.ndarray) -> None:
-        self.array = array
-
-
-class _VectorDumper(Dumper):
-    format = Format.BINARY
-
-    def dump(self, obj: PgVector) -> bytes:
-        a = obj.array
-        return _VECTOR_HEADER.pack(a.shape[0], 0) + a.astype(">f4", copy=False).tobytes()
-
-
-class _VectorLoader(Loader):
-    """Loads a binary ``vector`` as the little-endian float32 bytes :mod:`.codec` uses."""
-
-    format = Format.BINARY
-
-    def load(self, data: Any) -> bytes:
-        dim, _ = _VECTOR_HEADER.unpack_from(data)
-        if _LITTLE_ENDIAN:  # array's byteswap is about twice as fast as numpy's astype on one row
-            floats = array("f")
-            floats.frombytes(data[4 : 4 + 4 * dim])
-            floats.byteswap()
-            return floats.tobytes()
-        return np.frombuffer(data, dtype=">f4", count=dim, offset=4).astype(FLOAT32).tobytes()
-
-
-def _register_vector(conn: psycopg.Connection[Any]) -> None:
-    row = conn.execute("SELECT to_regtype('vector')::oid").fetchone()
-    if row is None or row[0] is None:
-        raise StoreError("the pgvector type 'vector' is not visible on this connection's search_path")
-    dumper = type("VectorDumper", (_VectorDumper,), {"oid": int(row[0])})
-    conn.adapters.register_dumper(PgVector, dumper)
-    conn.adapters.register_loader(int(row[0]), _VectorLoader)
 
 
 # --- helpers -------------------------------------------------------------------------------------
@@ -280,10 +235,11 @@ class PostgresStore(SQLStore):
         cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
         search: str = "sql",
         hnsw_min_rows: int = HNSW_MIN_ROWS,
+        async_pool_size: int = DEFAULT_POOL_SIZE,
     ) -> None:
         if search not in ("sql", "memory"):
             raise ConfigError(f"search must be 'sql' (in PostgreSQL, pgvector) or 'memory' (a cache per process), got {search!r}")
-        db = Database(PostgresDialect(), busy_timeout_ms)
+        db = Database(PostgresDialect(), busy_timeout_ms, LoopConnections(self._connect_async, async_pool_size))
         self.search_mode = search
         if search == "sql":
             self._pg_search: PgRecordSearch | None = PgRecordSearch(db, iterative_scans=False, hnsw_min_rows=hnsw_min_rows)
@@ -313,8 +269,10 @@ class PostgresStore(SQLStore):
                 ext = self._extension_schema(conn)
                 if ext is None:
                     raise StoreError("the pgvector extension is not installed in this database")
-                self._set_search_path(conn, [schema, ext])
-                _register_vector(conn)
+                self._search_path = [schema, ext]
+                self._set_search_path(conn, self._search_path)
+                self._vector_oid = vector_oid(conn)
+                register_vector(conn.adapters, self._vector_oid)
                 self.pgvector_version = _pgvector_version(conn)
                 if self._pg_search is not None:
                     self._pg_search.iterative_scans = self.pgvector_version >= ITERATIVE_PGVECTOR
@@ -325,30 +283,62 @@ class PostgresStore(SQLStore):
             self.close()
             raise
 
+    @property
+    def async_ready(self) -> bool:
+        """Loop-safe (``AsyncMemory`` calls it on the event loop, its queries through psycopg's async API)
+        when it searches in SQL; ``search="memory"`` ranks cached numpy matrices (CPU): offloaded."""
+        return self.search_mode == "sql"
+
+    def _connect_options(self) -> dict[str, Any]:
+        return {
+            "autocommit": True, "connect_timeout": self.connect_timeout_s, "application_name": "memdesk",
+            "prepare_threshold": None,  # one-shot plans see the scope's value: a scope's partial HNSW index matches
+        }
+
+    def _session_settings(self) -> list[sql.Composable]:
+        # lock_timeout 0 would mean "wait forever": a zero busy timeout waits 1 ms instead
+        return [sql.SQL("SET TIME ZONE 'UTC'"), sql.SQL("SET lock_timeout = {}").format(sql.Literal(max(1, self.busy_timeout_ms)))]
+
     def _connect(self) -> psycopg.Connection[Any]:
         try:
-            conn = psycopg.connect(
-                self.dsn, autocommit=True, connect_timeout=self.connect_timeout_s, application_name="memdesk",
-                prepare_threshold=None,  # one-shot plans see the scope's value: a scope's partial HNSW index matches
-            )
+            conn = psycopg.connect(self.dsn, **self._connect_options())
         except psycopg.Error as e:  # not chained: a traceback would show the driver's unmasked message
             raise StoreError(f"cannot connect to {describe_dsn(self.dsn)}: {self._masked(e)}") from None
         try:
-            conn.execute("SET TIME ZONE 'UTC'")
-            # lock_timeout 0 would mean "wait forever": a zero busy timeout waits 1 ms instead
-            conn.execute(sql.SQL("SET lock_timeout = {}").format(sql.Literal(max(1, self.busy_timeout_ms))))
+            for statement in self._session_settings():
+                conn.execute(statement)
         except psycopg.Error as e:
             conn.close()
             raise StoreError(f"cannot configure the connection to {describe_dsn(self.dsn)}: {self._masked(e)}") from None
         return conn
 
+    async def _connect_async(self) -> psycopg.AsyncConnection[Any]:
+        """One connection of an event loop's pool (:mod:`.pg_loop`), set up as the store's own: the
+        session settings, the search path and the pgvector adapters found at open."""
+        try:
+            conn = await psycopg.AsyncConnection.connect(self.dsn, **self._connect_options())
+        except psycopg.Error as e:
+            raise StoreError(f"cannot connect to {describe_dsn(self.dsn)}: {self._masked(e)}") from None
+        try:
+            for statement in [*self._session_settings(), self._search_path_sql(self._search_path)]:
+                await conn.execute(statement)
+        except psycopg.Error as e:
+            await conn.close()
+            raise StoreError(f"cannot configure the connection to {describe_dsn(self.dsn)}: {self._masked(e)}") from None
+        register_vector(conn.adapters, self._vector_oid)
+        return conn
+
     def _masked(self, e: psycopg.Error) -> str:
         return mask_connection_error(str(e), self.dsn, conninfo_to_dict(self.dsn).get("password"))
 
+    @classmethod
+    def _set_search_path(cls, conn: psycopg.Connection[Any], schemas: Sequence[str]) -> None:
+        conn.execute(cls._search_path_sql(schemas))
+
     @staticmethod
-    def _set_search_path(conn: psycopg.Connection[Any], schemas: Sequence[str]) -> None:
+    def _search_path_sql(schemas: Sequence[str]) -> sql.Composable:
         unique = list(dict.fromkeys(schemas))
-        conn.execute(sql.SQL("SET search_path TO {}").format(sql.SQL(", ").join(map(sql.Identifier, unique))))
+        return sql.SQL("SET search_path TO {}").format(sql.SQL(", ").join(map(sql.Identifier, unique)))
 
     @staticmethod
     def _extension_schema(conn: psycopg.Connection[Any]) -> str | None:
