@@ -24,7 +24,7 @@ import httpx2
 from pydantic import TypeAdapter, ValidationError
 
 from . import aio, errors
-from .conversation.inputs import MessageInput, as_scope, as_types, normalize_messages
+from .conversation.inputs import MessageInput, as_flag, as_scope, as_types, normalize_messages
 from .filters import RecordFilter
 from .remote_banks import RemoteBanks
 from .records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
@@ -180,8 +180,7 @@ class RemoteMemory(RemoteBanks):
         wait: bool = True,
     ) -> AddResult:
         fields = _scope_fields(scope)  # the scope first, as Memory.add checks it
-        if not isinstance(wait, bool):
-            raise errors.InvalidInputError(f"wait must be true or false, got {wait!r}")
+        as_flag("wait", wait)
         batch = normalize_messages(messages, timestamp=timestamp, speaker=speaker)
         body = {**fields, "messages": [m.model_dump(mode="json", exclude_none=True) for m in batch]}
         if not wait:
@@ -258,8 +257,7 @@ class RemoteMemory(RemoteBanks):
 
     def forget(self, scope: Scope | Mapping[str, Any], *, wildcard: bool = False) -> Forgotten:
         """Erase the exact scope (every scope under it with ``wildcard``): see :meth:`Memory.forget`."""
-        if not isinstance(wildcard, bool):
-            raise errors.InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
+        as_flag("wildcard", wildcard)
         params = {**_scope_fields(scope), "wildcard": "true" if wildcard else "false"}
         body = self._call("DELETE", "/v1/memories", params=params)
         return Forgotten(

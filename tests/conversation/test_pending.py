@@ -17,7 +17,7 @@ from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.router import RuleRouter
 from memdesk.embed import HashingEmbedder
-from memdesk.errors import LLMError, MessageTooLargeError, StoreError
+from memdesk.errors import InvalidInputError, LLMError, MessageTooLargeError, StoreError
 from memdesk.records import Scope
 from memdesk.store import open_store
 from tests.conformance.conftest import BACKENDS, Backend
@@ -243,3 +243,13 @@ def test_a_failing_worker_keeps_them_pending_and_close_finishes_the_queue(open_m
     assert [m.status for m in other.messages(scope=ANA)] == ["processed"] * 3
     with pytest.raises(StoreError):  # closed: nothing is queued any more
         mem.add(TALK[:1], scope=Scope(user_id="zed"), wait=False)
+
+
+@pytest.mark.parametrize("flag", ["true", 1, None])
+def test_reprocess_refuses_a_wildcard_that_is_not_a_bool(open_memory, flag) -> None:
+    mem = open_memory(Flaky(fails=1))
+    with pytest.raises(LLMError):
+        mem.add(TALK, scope=ANA)
+    with pytest.raises(InvalidInputError, match="wildcard must be true or false"):
+        mem.reprocess(ANA, wildcard=flag)
+    assert {m.status for m in mem.messages(scope=ANA)} == {"pending"}  # nothing processed, nothing lost

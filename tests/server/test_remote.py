@@ -98,6 +98,10 @@ def test_get_all_pages_through_everything(remote, monkeypatch):
         (lambda m: m.add("x", scope={}), InvalidScopeError),
         (lambda m: m.update("nope", "x", scope=ANA), RecordNotFoundError),
         (lambda m: m.update(m.get_all(scope=ANA)[0].id, "x", scope={"user_id": "ben"}), RecordNotFoundError),
+        (lambda m: m.add("x", scope=ANA, wait="no"), InvalidInputError),
+        (lambda m: m.add("x", scope=ANA, wait=0), InvalidInputError),
+        (lambda m: m.forget(ANA, wildcard="true"), InvalidInputError),
+        (lambda m: m.delete_all(scope=ANA, wildcard=1), InvalidInputError),
     ],
 )
 def test_server_errors_come_back_as_the_same_exceptions(remote, local, call, error):

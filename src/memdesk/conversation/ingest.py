@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Sequence
 
 from pydantic import BaseModel, Field
 
-from ..errors import InvalidInputError, RecordNotFoundError, UsageError
+from ..errors import RecordNotFoundError, UsageError
 from ..records import AddResult, MemoryRecord, Message, RawMessage, Scope, split_caption
 from .base import Processed, Utterance
+from .inputs import as_flag
 from .decisions import ShowsKnown, with_known
 
 if TYPE_CHECKING:
@@ -139,8 +140,7 @@ def _keep_pending(memory: "Memory", scope: Scope, utterances: Sequence[Utterance
 def reprocess(memory: "Memory", scope: Scope, *, wildcard: bool = False) -> Reprocessed:
     """Process the pending messages under ``scope`` (exact, or every scope under it with ``wildcard``),
     scope by scope in log order, through :func:`ingest`."""
-    if not isinstance(wildcard, bool):
-        raise InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
+    as_flag("wildcard", wildcard)
     groups: dict[str, list[RawMessage]] = {}
     for raw in _pending(memory, scope, wildcard):
         groups.setdefault(raw.scope.key(), []).append(raw)

@@ -75,6 +75,13 @@ def as_scope(scope: Any) -> Scope:
     raise InvalidInputError(f"scope must be a Scope, not {type(scope).__name__}")
 
 
+def as_flag(name: str, value: Any) -> bool:
+    """``value`` if it is a bool; anything else (``1``, ``"false"``) is refused rather than read as true or false."""
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
 def as_types(types: Sequence[MemoryType | str] | None) -> list[MemoryType] | None:
     """``types`` (one or a list, by name or value) as :class:`MemoryType`\\ s; None stays None (every type)."""
     if types is None:

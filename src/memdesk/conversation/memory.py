@@ -37,7 +37,7 @@ from ..textcheck import check_strings, check_text
 from .admission import AdmissionPolicy
 from .base import Answerer, HoldsText, Processor, Utterance
 from .ingest import Reprocessed, Worker, context_message, defer, ingest, reprocess
-from .inputs import DEFAULT_MAX_MESSAGE_CHARS, MessageInput, as_scope, as_types, normalize_messages
+from .inputs import DEFAULT_MAX_MESSAGE_CHARS, MessageInput, as_flag, as_scope, as_types, normalize_messages
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +134,7 @@ class Memory:
         ``max_message_chars`` a :class:`MessageTooLargeError`.
         """
         scope = as_scope(scope)
-        if not isinstance(wait, bool):
-            raise InvalidInputError(f"wait must be true or false, got {wait!r}")
+        as_flag("wait", wait)
         batch = normalize_messages(messages, timestamp=timestamp, speaker=speaker)
         for i, m in enumerate(batch):
             if len(m.text()) > self.max_message_chars:
@@ -350,8 +349,7 @@ class Memory:
         The reasoning banks the scope owns (:mod:`memdesk.reasoning.ownership`) go in the same transaction."""
         from ..reasoning.ownership import bank_tables, owned_banks
 
-        if not isinstance(wildcard, bool):
-            raise InvalidInputError(f"wildcard must be true or false, got {wildcard!r}")
+        as_flag("wildcard", wildcard)
         scope = as_scope(scope)
         banks = [c for c, _ in owned_banks(self.store, scope, wildcard=wildcard)]
         tables = [t for c in banks for t in bank_tables(self.store, c)]
