@@ -20,7 +20,10 @@ Two phases, so that only the timing holds the quiet lock:
     flock /work/coord/quiet.lock python bench/bench_tenants.py measure --backend sqlite --scopes 100000 \\
         --per-scope 20 --db /tmp/store-tenants/a.db --out bench/results/tenants/sqlite-1e5x20.json
 
-``--backend postgres --db postgresql://...`` runs the same against PostgreSQL (the database must exist).
+``--backend postgres --db postgresql://... --floor-db postgresql://...`` runs the same against PostgreSQL
+(two databases that exist; the floor is a database of its own). Its result also holds the EXPLAIN ANALYZE
+plans of a warm tenant's search (``explain``: the query vector shortened to ``[q]``), so it shows which
+index PostgreSQL used.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # steadier numbers on a smal
 import argparse  # noqa: E402
 import json  # noqa: E402
 import multiprocessing  # noqa: E402
+import re  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -48,7 +52,7 @@ from memdesk.conversation.memory import Memory  # noqa: E402
 from memdesk.conversation.raw import RawTurnProcessor  # noqa: E402
 from memdesk.embed import MiniLMEmbedder  # noqa: E402
 from memdesk.eval.metrics import percentile  # noqa: E402
-from memdesk.records import Scope, SemanticRecord  # noqa: E402
+from memdesk.records import MemoryType, Scope, SemanticRecord  # noqa: E402
 from memdesk.store import EmbeddingInfo, open_store  # noqa: E402
 
 DIM = 384
@@ -161,6 +165,12 @@ def measure(url: str, floor_url: str, scopes: int, cache_rows: int, seed: int, b
         out["every_scope_ms_per_scope"] = round(1000 * elapsed / searched, 3)
         out["every_scope_total_s"] = round(elapsed, 1)
         out["rss_mb"] = round(psutil.Process().memory_info().rss / 2**20)
+        if hasattr(store, "explain_search"):  # PostgreSQL searching in SQL: show the plan of a tenant's search
+            i = int(warm_set[0])
+            out["explain"] = [
+                re.sub(r"'\[[^']*\]'", "'[q]'", line)
+                for line in store.explain_search(qvecs[0], scope_of(i), MemoryType.SEMANTIC, 20).splitlines()
+            ]
         cache = getattr(store._search, "cache", None)  # type: ignore[attr-defined]  # PostgreSQL's SQL search has none
         out["cache_rows_held"] = cache.cached_rows if cache is not None else 0
     finally:
@@ -183,7 +193,9 @@ def main() -> None:
     args = ap.parse_args()
     info = EmbeddingInfo(model_id=MiniLMEmbedder().model_id, dim=DIM)
     url = url_of(args.backend, args.db)
-    floor_url = url_of(args.backend, args.floor_db or (args.db + "-floor" if args.backend == "sqlite" else args.db))
+    if args.backend == "postgres" and not args.floor_db:
+        raise SystemExit("--backend postgres needs --floor-db (another database: the one-scope floor)")
+    floor_url = url_of(args.backend, args.floor_db or args.db + "-floor")
     if args.phase == "build":
         seconds = build(url, args.scopes, args.per_scope, info)
         build(floor_url, 1, args.per_scope, info)
