@@ -168,7 +168,7 @@ def measure(url: str, floor_url: str, scopes: int, cache_rows: int, seed: int, b
         if hasattr(store, "explain_search"):  # PostgreSQL searching in SQL: show the plan of a tenant's search
             i = int(warm_set[0])
             out["explain"] = [
-                re.sub(r"'\[[^']*\]'", "'[q]'", line)
+                re.sub(r"'\[[-0-9.e, ]{40,}\]'", "'[q]'", line)
                 for line in store.explain_search(qvecs[0], scope_of(i), MemoryType.SEMANTIC, 20).splitlines()
             ]
         cache = getattr(store._search, "cache", None)  # type: ignore[attr-defined]  # PostgreSQL's SQL search has none
