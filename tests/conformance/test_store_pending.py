@@ -69,3 +69,17 @@ def test_pending_scopes_lists_every_scope_with_pending_messages_oldest_first(sto
     assert store.pending_scopes() == [bob, run]
     store.forget(bob)
     assert store.pending_scopes() == [run]
+
+
+def test_a_claiming_write_never_logs_a_message_forgotten_since_it_was_read_pending(store: Store) -> None:
+    store.write(messages=[_raw("m1"), _raw("m2")])
+    done = [_raw(m).model_copy(update={"pending": False, "route_mask": 2}) for m in ("m1", "m2")]
+    store.forget(ANA)  # lands after a worker read m1 and m2 pending, before it writes their records
+    rng = np.random.default_rng(0)
+    got = store.write([_fact("r1", "m1"), _fact("r2", "m2")], unit(rng, 2), messages=done, owners=["m1", "m2"], claim=True)
+    assert got == ["m1", "m2"] and list(store.scan(ANA)) == [] and store.messages(ANA) == []
+    # while logged pending, a claiming write claims as any write does
+    store.write(messages=[_raw("m3")])
+    m3 = _raw("m3").model_copy(update={"pending": False, "route_mask": 2})
+    assert store.write([_fact("r3", "m3")], unit(rng, 1), messages=[m3], owners=["m3"], claim=True) == []
+    assert [r.id for r in store.scan(ANA)] == ["r3"] and store.pending_messages(ANA) == []

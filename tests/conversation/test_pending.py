@@ -253,3 +253,39 @@ def test_reprocess_refuses_a_wildcard_that_is_not_a_bool(open_memory, flag) -> N
     with pytest.raises(InvalidInputError, match="wildcard must be true or false"):
         mem.reprocess(ANA, wildcard=flag)
     assert {m.status for m in mem.messages(scope=ANA)} == {"pending"}  # nothing processed, nothing lost
+
+
+class ForgetsMidway(Flaky):
+    """The rule processor of a worker while the user is forgotten (by another Memory on the same database):
+    the forget lands after the worker read the pending messages and before it writes their records."""
+
+    def __init__(self, forget: Callable[[], Any]) -> None:
+        super().__init__()
+        self.forget = forget
+
+    def process(self, utterances: Sequence[Utterance]) -> list[Processed]:
+        self.forget()
+        return super().process(utterances)
+
+
+def test_a_forget_while_the_worker_processes_leaves_nothing_behind(open_memory) -> None:
+    mem = open_memory(Flaky(fails=1))
+    with pytest.raises(LLMError):
+        mem.add(TALK, scope=ANA)
+    other = open_memory()
+    worker = open_memory(ForgetsMidway(lambda: other.forget(ANA)))
+    done = worker.reprocess(ANA)
+    assert (done.messages, done.records, done.pending) == (0, 0, 0)  # forgotten: nothing to process any more
+    assert mem.messages(scope=ANA) == [] and mem.get_all(scope=ANA) == []  # no message, no record came back
+
+
+def test_a_forget_while_processing_fails_logs_nothing_again(open_memory) -> None:
+    mem = open_memory(Flaky(fails=1))
+    with pytest.raises(LLMError):
+        mem.add(TALK, scope=ANA)
+    other = open_memory()
+    failing = ForgetsMidway(lambda: other.forget(ANA))
+    failing.fails = 1  # the model fails after the forget: the messages are not logged again as pending
+    with pytest.raises(LLMError):
+        open_memory(failing).reprocess(ANA)
+    assert mem.messages(scope=ANA) == [] and mem.store.pending_scopes() == []

@@ -1,7 +1,8 @@
 """The paths into memdesk, each seen by one tenant: the same operations through every face.
 
 A :class:`Face` is one tenant's handle on one path (in process, HTTP with a tenant key, RemoteMemory,
-MCP over streamable HTTP with a tenant key, MCP bound to a tenant in process, the memory browser at ``/ui``). Every operation returns
+MCP over streamable HTTP with a tenant key, MCP bound to a tenant in process, the memory browser at ``/ui``); the bank
+operations and the deferred add come from mixins (``bank_faces.py``, ``pending_faces.py``). Every operation returns
 plain :class:`Item` values and raises the memdesk exception the path reports, so one state machine
 (``test_isolation.py``) can drive them all and hold them to one model.
 
@@ -36,6 +37,7 @@ from memdesk.server import create_mcp_server
 from memdesk.tenants import Caller, Tenant
 
 from .bank_faces import HttpBanks, InProcessBanks, McpBanks
+from .pending_faces import HttpLater, InProcessLater, McpLater
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def _versions(entries: Any) -> Found:
     return Found([_item(e.record) if e.record is not None else Item(e.record_id, e.scope.user_id, "") for e in entries])
 
 
-class MemoryFace(InProcessBanks):
+class MemoryFace(InProcessBanks, InProcessLater):
     """In process: ``Memory`` called with the tenant's own scope."""
 
     keyed = False
@@ -129,7 +131,6 @@ class MemoryFace(InProcessBanks):
     def forget(self, wildcard, name):
         self.memory.forget(self._scope(name), wildcard=wildcard)
 
-
     def close(self) -> None:
         pass
 
@@ -145,7 +146,7 @@ class RemoteFace(MemoryFace):
         self.memory.close()
 
 
-class HttpFace(HttpBanks):
+class HttpFace(HttpBanks, HttpLater):
     """The HTTP routes over a real socket with the tenant's key; scope ids in the body or the query string."""
 
     keyed = True
@@ -200,7 +201,6 @@ class HttpFace(HttpBanks):
 
     def forget(self, wildcard, name):
         self._call("DELETE", "/v1/memories", name=name, params={"wildcard": "true" if wildcard else "false"})
-
 
     def close(self) -> None:
         self.http.close()
@@ -299,7 +299,7 @@ def _json_item(record: dict) -> Item:
     return _item(TypeAdapter(MemoryRecord).validate_python(record))
 
 
-class McpFace(McpBanks):
+class McpFace(McpBanks, McpLater):
     """The MCP tools: over streamable HTTP with the tenant's key (``url``), or in process on a server bound to
     the tenant (``memory``). One session stays open on a background event loop; calls go through it in turn."""
 

@@ -220,3 +220,30 @@ def test_forget_leaves_no_byte_of_pending_messages(memory, tmp_path):
     after = database_bytes(path)
     assert residues(after, [secret]) == [] and {w for _, w, _ in residues(after, [kept])} == {kept}
     assert memory.store.pending_messages(ALICE) == [] and len(memory.store.pending_messages(BOB)) == 2
+
+
+def test_a_forget_while_the_worker_processes_messages_added_without_waiting_leaves_no_byte(memory, tmp_path):
+    """``add(wait=False)`` then forget while the Memory's thread is processing those very messages: the thread's
+    write finds them forgotten and stores nothing (no record, no message logged again), no byte is left."""
+    import threading
+
+    class Held:  # the rules processor, holding each call until the forget has landed
+        def __init__(self) -> None:
+            self.inner = RoutedExtraction(RuleRouter(), RuleExtractor())
+            self.entered, self.go = threading.Event(), threading.Event()
+
+        def process(self, utterances):
+            self.entered.set()
+            assert self.go.wait(60)
+            return self.inner.process(utterances)
+
+    path = tmp_path / "data" / "memdesk.db"
+    secret = "Wt6Nichtgewartet"
+    memory.processor = held = Held()
+    assert memory.add(f"My locker code is {secret}.", scope=ALICE, wait=False).pending
+    assert held.entered.wait(60)  # the thread has read the pending message and is processing it
+    assert memory.forget(ALICE).messages == 1
+    held.go.set()
+    memory.wait_pending()
+    assert memory.get_all(scope=ALICE) == [] and memory.messages(scope=ALICE) == []
+    assert residues(database_bytes(path), [secret]) == []

@@ -27,10 +27,19 @@ banks, naming its own scope, none, or another tenant's. Another tenant's bank re
 ``ForbiddenScopeError``, nothing a tenant gets back is another's, the store holds exactly the model's banks, and a
 forget erases the tenant's banks.
 
-**Adding a path**: write a :class:`~tests.trust.faces.Face` for it in ``faces.py`` (one method per
-operation, raising the memdesk exception the path reports; the bank operations come from a mixin of ``bank_faces.py``, and a path that reaches banks goes in :data:`BANK_PATHS`) and add it to :data:`FACES`; every rule then runs
-through it (a path that can only forget with a wildcard, like mem0's ``delete_all``, sets ``exact_forget = False``). **Adding an operation**: add a method to ``Face`` and to every face, and a ``@rule`` here that
-calls it through ``self.face(...)`` and checks what came back with :meth:`IsolationMachine.own`.
+The deferred add (``add(..., wait=False)``) and its worker are rules too (``pending_rules.py``): pending messages
+logged through every path that takes ``wait`` (:data:`~tests.trust.pending_rules.LATER_PATHS`) become exactly
+their tenant's records when the worker runs (the Memory's thread, ``memdesk worker``'s pass or a reprocess), once,
+and a forget erases those not processed yet. ``test_isolation_leaks.py`` shows the machine catches leaks.
+
+**Adding a path**: write a :class:`~tests.trust.faces.Face` for it in ``faces.py`` (one method per operation,
+raising the memdesk exception the path reports; the bank operations come from a mixin of ``bank_faces.py``, and a
+path that reaches banks goes in :data:`BANK_PATHS`; the deferred add and the raw log listing come from a mixin of
+``pending_faces.py``, and a path that takes ``wait`` goes in ``LATER_PATHS``, one that lists the log in
+``LOG_PATHS``) and add it to :data:`FACES`; every rule then runs through it (a path that can only forget with a
+wildcard, like mem0's ``delete_all``, sets ``exact_forget = False``). **Adding an operation**: add a method to
+``Face`` and to every face, and a ``@rule`` here that calls it through ``self.face(...)`` and checks what came back
+with :meth:`IsolationMachine.own`.
 """
 
 from __future__ import annotations
@@ -39,8 +48,7 @@ import itertools
 from collections.abc import Callable
 
 import httpx2
-import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
@@ -50,9 +58,11 @@ from memdesk.reasoning.ownership import bank_collection
 from memdesk.records import Scope
 from memdesk.tenants import Tenant
 
+from .checks import NAMING, WORDS, marker, refused
 from .conftest import Served
 from .faces import Face, Found, HttpFace, McpFace, MemoryFace, RemoteFace, UiFace
 from .mem0_face import Mem0Face
+from .pending_rules import PendingRules
 
 FACES: dict[str, Callable[[Served, str], Face]] = {
     "memory": lambda s, user: MemoryFace(s.memory, user),
@@ -66,36 +76,10 @@ FACES: dict[str, Callable[[Served, str], Face]] = {
 BANK_PATHS = ["http", "mcp-bound", "mcp-http", "memory", "remote"]
 BANKS = st.sampled_from(["b1", "b2"])  # every tenant uses the same bank names
 KEYED_PATHS = ("http", "remote", "mcp-http", "ui")  # the paths that carry the tenant's key
-WORDS = st.sampled_from(["bees", "cello", "Lisbon", "wedding", "train", "cat", "garden", "bank", "June", "number"])
-NAMING = st.sampled_from(["omit", "own", "other"])
 _EXAMPLES = itertools.count()
 
 
-class refused:
-    """``with refused(Error): ...`` asserts the block raises ``Error`` (an AssertionError otherwise, which hypothesis
-    reports and shrinks like any other failed property; pytest.raises' own failure is a BaseException)."""
-
-    def __init__(self, error: type[Exception]) -> None:
-        self.expected = error
-        self.error: Exception | None = None
-
-    def __enter__(self) -> "refused":
-        return self
-
-    def __exit__(self, kind, value, tb) -> bool:
-        assert kind is not None, f"did not raise {self.expected.__name__}"
-        if not issubclass(kind, self.expected):
-            return False  # another error: let it through as the failure
-        self.error = value
-        return True
-
-
-def marker(user: str) -> str:
-    """A word only ``user``'s texts contain."""
-    return f"mark{user}z"
-
-
-class IsolationMachine(RuleBasedStateMachine):
+class IsolationMachine(PendingRules, RuleBasedStateMachine):
     served: Served
     paths: list[str] = sorted(FACES)
 
@@ -112,11 +96,12 @@ class IsolationMachine(RuleBasedStateMachine):
         self.faces: dict[tuple[str, str], Face] = {}
         self.banks: dict[str, dict[str, dict[str, str]]] = {u: {} for u in self.users}  # user -> bank -> id -> problem
         self.example_owner: dict[str, str] = {}  # example id -> user
+        self.hold_pending()  # add(wait=False)'s messages wait for the work rule (pending_rules.py)
 
     # -- helpers ------------------------------------------------------------------------------
-    def face(self, user: str, data, *, banks: bool = False) -> Face:
-        """``user``'s handle on a path drawn from :attr:`paths` (``banks``: one that reaches reasoning banks)."""
-        paths = [p for p in self.paths if p in BANK_PATHS] if banks else self.paths
+    def face(self, user: str, data, *, among: list[str] | None = None) -> Face:
+        """``user``'s handle on a path drawn from :attr:`paths` (those ``among``, e.g. the ones reaching banks)."""
+        paths = [p for p in self.paths if among is None or p in among]
         path = data.draw(st.sampled_from(paths), label="path")
         if (user, path) not in self.faces:
             self.faces[(user, path)] = FACES[path](self.served, user)
@@ -130,11 +115,11 @@ class IsolationMachine(RuleBasedStateMachine):
             return None, False
         return data.draw(st.sampled_from([u for u in self.users if u != user])), True
 
-    def caller(self, data, naming: str, *, banks: bool = False) -> tuple[str, Face, str | None, bool]:
+    def caller(self, data, naming: str, *, among: list[str] | None = None) -> tuple[str, Face, str | None, bool]:
         """A tenant drawn from :attr:`users`, its handle on a path (:meth:`face`), the user_id its call
         names and whether that is another tenant's (:meth:`name`)."""
         user = data.draw(st.sampled_from(self.users), label="tenant")
-        face = self.face(user, data, banks=banks)
+        face = self.face(user, data, among=among)
         return (user, face, *self.name(user, face, naming, data))
 
     def own(self, user: str, found: Found, *, current: bool = True) -> None:
@@ -249,6 +234,7 @@ class IsolationMachine(RuleBasedStateMachine):
                 self.forgotten.add(rid)
                 self.alive[user].pop(rid, None)
         self.banks[user] = {}  # the tenant's banks belong to Scope(user_id=user): exact and wildcard forgets take them
+        self.forget_pending(user, wildcard)
         self.keys_went_away(user)
 
     def keys_went_away(self, user: str) -> None:
@@ -274,7 +260,7 @@ class IsolationMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), naming=NAMING, bank=BANKS, words=st.lists(WORDS, min_size=1, max_size=4))
     def bank_add(self, data, naming, bank, words):
-        user, face, name, other = self.caller(data, naming, banks=True)
+        user, face, name, other = self.caller(data, naming, among=BANK_PATHS)
         problem = self.text(user, words)
         if other:
             with refused(ForbiddenScopeError):
@@ -287,7 +273,7 @@ class IsolationMachine(RuleBasedStateMachine):
     @rule(data=st.data(), naming=NAMING, bank=BANKS, op=st.sampled_from(["list", "retrieve"]),
           words=st.lists(WORDS, min_size=1, max_size=3))
     def bank_read(self, data, naming, bank, op, words):
-        user, face, name, other = self.caller(data, naming, banks=True)
+        user, face, name, other = self.caller(data, naming, among=BANK_PATHS)
         if op == "list":
             if other:
                 with refused(UnknownScopeError):
@@ -305,7 +291,7 @@ class IsolationMachine(RuleBasedStateMachine):
 
     @rule(data=st.data(), naming=NAMING, bank=BANKS, op=st.sampled_from(["example", "bank"]))
     def bank_delete(self, data, naming, bank, op):
-        user, face, name, other = self.caller(data, naming, banks=True)
+        user, face, name, other = self.caller(data, naming, among=BANK_PATHS)
         example_id = data.draw(st.sampled_from([*self.example_owner, "no-such-id"]))
         call = (lambda: face.bank_delete_example(bank, example_id, name)) if op == "example" else (lambda: face.bank_delete(bank, name))
         if other:
@@ -349,6 +335,7 @@ class IsolationMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         for face in self.faces.values():
             face.close()
+        self.held.restore()
 
 
 def test_no_tenant_ever_sees_changes_or_deletes_anothers_data(served):
@@ -357,56 +344,3 @@ def test_no_tenant_ever_sees_changes_or_deletes_anothers_data(served):
         IsolationMachine,
         settings=settings(max_examples=20, stateful_step_count=20, deadline=None, suppress_health_check=list(HealthCheck)),
     )
-
-
-def assert_caught(machine: type[IsolationMachine], served) -> None:
-    """``machine`` (an IsolationMachine over a leaking path) fails: the property test would catch the leak."""
-    machine.served = served
-    with pytest.raises(AssertionError):
-        run_state_machine_as_test(
-            machine,
-            settings=settings(
-                max_examples=100, stateful_step_count=25, deadline=None, suppress_health_check=list(HealthCheck),
-                database=None, phases=[Phase.generate],  # finding it is the point: no time spent shrinking
-                derandomize=True,  # the same examples every run: whether it is caught does not depend on luck
-            ),
-        )
-
-
-def test_the_machine_catches_a_leak(served, monkeypatch):
-    """The property can fail: a by-id read that ignores the scope is caught (in process and over HTTP)."""
-    from memdesk.conversation.memory import Memory
-
-    def leaky_get(self, record_id, *, scope):
-        record = self.store.get(record_id)
-        if record is None:
-            raise RecordNotFoundError.under(record_id, scope)
-        return record
-
-    monkeypatch.setattr(Memory, "get", leaky_get)
-
-    class Leaky(IsolationMachine):
-        paths = ["memory", "http"]
-
-        # the memory rules only (the bank rules have their own leak test below): plain methods are no rules
-        def bank_add(self, *args, **kwargs): ...
-        def bank_read(self, *args, **kwargs): ...
-        def bank_delete(self, *args, **kwargs): ...
-
-    assert_caught(Leaky, served)
-
-
-def test_the_machine_catches_a_bank_leak(served, monkeypatch):
-    """The bank rules can fail too: a listing that ignores the owner is caught."""
-    from memdesk.reasoning import ownership, service
-
-    def every_bank(store, scope, wildcard=True):  # the owner ignored
-        found = [(c, MemoryBank(store, c).manifest()) for c in store.collections() if c.startswith(ownership.PREFIX)]
-        return [(c, m) for c, m in found if m is not None and "::" not in c]
-
-    monkeypatch.setattr(service, "owned_banks", every_bank)
-
-    class Leaky(IsolationMachine):
-        paths = ["memory", "http"]
-
-    assert_caught(Leaky, served)

@@ -70,12 +70,16 @@ def _raw(u: Utterance, *, route_mask: int | None) -> RawMessage:
     )  # fmt: skip
 
 
-def ingest(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, ids: Sequence[str]) -> AddResult:
+def ingest(
+    memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, ids: Sequence[str], claim: bool = False
+) -> AddResult:
     """Process ``utterances`` (all of ``scope``) and write their records and raw messages atomically.
 
     A message someone else processed first (another ingest of the same id, a concurrent reprocess) is
     skipped with its records. If the processor, the embedder or the supersession check raises, the
-    messages are logged pending and the exception is re-raised with a note saying so."""
+    messages are logged pending and the exception is re-raised with a note saying so. ``claim``: the
+    utterances are messages read pending (:func:`reprocess`); one a forget erased meanwhile is skipped
+    with its records and never logged again (the store's ``write(claim=True)``)."""
     try:
         if isinstance(memory.processor, ShowsKnown) and memory.processor.known_facts > 0:  # the facts it decides against
             utterances = with_known(
@@ -87,12 +91,12 @@ def ingest(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, i
         vectors = memory.embedder.embed([r.embed_text() for r in records])
         closed = memory.supersession.resolve(memory.store, records, vectors)  # memories these records supersede
     except Exception as e:
-        _keep_pending(memory, scope, utterances, e)
+        _keep_pending(memory, scope, utterances, e, logged=claim)
         raise
     raws = [_raw(u, route_mask=p.mask.bits) for u, p in zip(utterances, processed)]
     # a concurrent ingest may have logged (or claimed) some of these messages since they were read: the
     # store skips them (and their records) inside its write transaction
-    skipped = set(memory.store.write(records, vectors, messages=raws, owners=owners))
+    skipped = set(memory.store.write(records, vectors, messages=raws, owners=owners, claim=claim))
     owner_of = {r.id: owner for r, owner in zip(records, owners)}
     for old, vector in closed:
         if owner_of[old.superseded_by] not in skipped:  # type: ignore[index]
@@ -122,10 +126,14 @@ def _records(
     return records, owners
 
 
-def _keep_pending(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], error: Exception) -> None:
-    """Log the utterances' messages pending (those logged already stay as they are) and note it on ``error``."""
+def _keep_pending(
+    memory: "Memory", scope: Scope, utterances: Sequence[Utterance], error: Exception, *, logged: bool = False
+) -> None:
+    """Log the utterances' messages pending (those logged already stay as they are) and note it on ``error``.
+    ``logged``: they were read pending from the log, where they stay (one forgotten meanwhile is not logged again)."""
     try:
-        memory.store.write(messages=[_raw(u, route_mask=None) for u in utterances])
+        if not logged:
+            memory.store.write(messages=[_raw(u, route_mask=None) for u in utterances])
     except Exception as failed:  # the store is down too: say so on the original error
         error.add_note(f"memdesk: the {len(utterances)} message(s) could not be kept pending either: {failed}")
         raise error from failed
@@ -147,7 +155,7 @@ def reprocess(memory: "Memory", scope: Scope, *, wildcard: bool = False) -> Repr
     done: list[str] = []
     records = 0
     for raws in groups.values():
-        result = ingest(memory, raws[0].scope, _utterances(memory, raws), ids=[r.id for r in raws])
+        result = ingest(memory, raws[0].scope, _utterances(memory, raws), ids=[r.id for r in raws], claim=True)
         done += [r.id for r in raws if r.id in result.routes]
         records += len(result.records)
     return Reprocessed(messages=len(done), records=records, pending=len(_pending(memory, scope, wildcard)), message_ids=done)

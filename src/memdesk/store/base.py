@@ -108,14 +108,17 @@ class RecordStore(Protocol):
         *,
         messages: Sequence[RawMessage] = (),
         owners: Sequence[str] | None = None,
+        claim: bool = False,
     ) -> list[str]:
         """The one write path: insert new records (one row of ``vectors`` each) and log raw messages,
         in ONE transaction, all or nothing.
 
         Re-logging a message id already logged in its scope is a no-op. With ``owners`` (the id of
         the message each record came from), a message already logged when the transaction starts
-        (another writer got there first) is skipped together with its records; returns the ids of
-        the messages skipped that way."""
+        (another writer got there first) is skipped together with its records, unless it is pending and
+        this write processed it (it claims it). With ``claim`` (a reprocess) a message is never logged
+        anew: one not logged pending any more (claimed, or forgotten meanwhile) is skipped with its
+        records. Returns the ids of the messages skipped."""
         ...
 
     def replace(self, record: MemoryRecord, vector: np.ndarray) -> None:

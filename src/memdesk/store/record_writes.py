@@ -102,6 +102,7 @@ class RecordWriter:
         *,
         messages: Sequence[RawMessage] = (),
         owners: Sequence[str] | None = None,
+        claim: bool = False,
     ) -> list[str]:
         """Log messages and insert records in ONE transaction: all or nothing (resumable ingest).
 
@@ -114,13 +115,18 @@ class RecordWriter:
         is skipped together with its records, so two ingests of the same conversation never store
         anything twice; unless it is logged *pending* and this write carries it processed: then the
         write claims it (it becomes processed, with this route mask) and its records are stored; a
-        second writer finds it claimed and is skipped. Returns the ids of the messages skipped.
+        second writer finds it claimed and is skipped. With ``claim`` (a reprocess: the messages were read
+        pending) every message must be claimed: one no longer logged pending (another writer claimed it, or
+        a forget erased it meanwhile) is skipped with its records and never logged anew, so a forget that
+        lands while a worker processes leaves nothing behind. Returns the ids of the messages skipped.
         Everything is validated before writing.
         """
         rows = message_rows(check_messages(messages))
         batch = prepare_records(records, vectors)
         if owners is not None and len(owners) != (0 if batch is None else len(batch[0])):
             raise InvalidInputError("owners must name one message id per record")
+        if claim and owners is None:
+            raise InvalidInputError("claim=True needs owners (the message each record came from)")
         if not rows and batch is None:
             return []
         skipped: list[str] = []
@@ -130,8 +136,9 @@ class RecordWriter:
                     logged = set(self.messages.already_logged(conn, rows))
                     # a logged pending message is this write's to process if it claims it first
                     claimed = {r[4] for r in rows if r[4] in logged and not r[13] and self.messages.claim(conn, r)}
-                    skipped = [r[4] for r in rows if r[4] in logged and r[4] not in claimed]
-                    rows = [r for r in rows if r[4] not in logged]
+                    # claim: a message no longer logged was forgotten since it was read pending; it stays gone
+                    skipped = [r[4] for r in rows if r[4] not in claimed and (claim or r[4] in logged)]
+                    rows = [] if claim else [r for r in rows if r[4] not in logged]
                     if skipped:
                         gone = set(skipped)
                         if batch is not None:

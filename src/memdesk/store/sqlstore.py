@@ -100,7 +100,7 @@ class SQLStore(StoreConveniences):
 
     # -- RecordStore ---------------------------------------------------------------------------
     def write(self, records: Sequence[MemoryRecord] = (), vectors: np.ndarray | None = None, **batch: Any) -> list[str]:
-        """The one write path (``messages=``, ``owners=``): see :meth:`.record_writes.RecordWriter.write`."""
+        """The one write path (``messages=``, ``owners=``, ``claim=``): see :meth:`.record_writes.RecordWriter.write`."""
         return self._writer.write(records, vectors, **batch)
 
     def replace(self, record: MemoryRecord, vector: np.ndarray) -> None:
