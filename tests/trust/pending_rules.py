@@ -26,8 +26,8 @@ from memdesk.records import Scope
 
 from .checks import NAMING, WORDS, marker, refused
 
-LATER_PATHS = ["http", "mcp-bound", "mcp-http", "memory", "remote"]  # mem0 has no wait; /ui no add form
-LOG_PATHS = ["http", "memory", "remote"]  # the MCP tools list no raw log
+LATER_PATHS = ["async", "async-remote", "http", "mcp-bound", "mcp-http", "memory", "remote"]  # mem0 has no wait; /ui no add form
+LOG_PATHS = ["async", "async-remote", "http", "memory", "remote"]  # the MCP tools list no raw log
 
 
 class HeldWorker:

@@ -3,7 +3,8 @@
 A hypothesis state machine plays three tenants of one memory. Each step picks a tenant, a path into memdesk
 (:data:`FACES`: in process, the HTTP routes and RemoteMemory with the tenant's key over a real socket, the
 MCP tools over streamable HTTP with the tenant's key, MCP bound to the tenant in process, the memory
-browser at ``/ui`` logged in with the tenant's key, and the mem0 facade bound to the tenant) and an
+browser at ``/ui`` logged in with the tenant's key, the mem0 facade bound to the tenant, and the awaitable
+``AsyncMemory`` (in process) and ``AsyncRemoteMemory`` (the tenant's key) of ``async_faces.py``) and an
 operation (add, search, evidence, answer, get, get_all, update, delete, history, forget - the exact scope or
 with a wildcard), with record ids drawn from
 *every* tenant's records, dead or alive, and - on the keyed paths - the scope left out, named as the
@@ -58,6 +59,7 @@ from memdesk.reasoning.ownership import bank_collection
 from memdesk.records import Scope
 from memdesk.tenants import Tenant
 
+from .async_faces import AsyncMemoryFace, AsyncRemoteFace
 from .checks import NAMING, WORDS, marker, refused
 from .conftest import Served
 from .faces import Face, Found, HttpFace, McpFace, MemoryFace, RemoteFace, UiFace
@@ -72,10 +74,12 @@ FACES: dict[str, Callable[[Served, str], Face]] = {
     "mcp-bound": lambda s, user: McpFace(user, memory=s.memory),
     "ui": lambda s, user: UiFace(s.url, s.key_for(Tenant(user_id=user)), user),
     "mem0": lambda s, user: Mem0Face(s.memory, user),
+    "async": lambda s, user: AsyncMemoryFace(s.memory, user),
+    "async-remote": lambda s, user: AsyncRemoteFace(s.url, s.key_for(Tenant(user_id=user)), user),
 }
-BANK_PATHS = ["http", "mcp-bound", "mcp-http", "memory", "remote"]
+BANK_PATHS = ["async-remote", "http", "mcp-bound", "mcp-http", "memory", "remote"]
 BANKS = st.sampled_from(["b1", "b2"])  # every tenant uses the same bank names
-KEYED_PATHS = ("http", "remote", "mcp-http", "ui")  # the paths that carry the tenant's key
+KEYED_PATHS = ("http", "remote", "async-remote", "mcp-http", "ui")  # the paths that carry the tenant's key
 _EXAMPLES = itertools.count()
 
 
