@@ -205,3 +205,35 @@ def test_forgetting_a_scope_drops_its_hnsw_index(store: PostgresStore) -> None:
         logged = conn.execute("SELECT scope_key FROM memdesk.change_log WHERE scope_key IS NOT NULL").fetchall()
     assert scope_key(BIG) not in {r[0] for r in logged}
     assert len(store.search(unit(rng, 1)[0], SMALL, MemoryType.SEMANTIC, 20)) == 10
+
+
+def test_what_a_search_remembers_of_the_scopes_table_and_the_indexes_follows_other_processes(
+    postgres_url: str,
+) -> None:
+    """A search reads a partial scope's exact keys and the scope's HNSW indexes once per change counter value
+    (``SeenAt``), not once per memory type: another connection's new exact scope under ``Scope(user_id="u")``
+    is found by the next search, and its HNSW index (made by another connection) is used after its next commit."""
+    rng = np.random.default_rng(11)
+    u = Scope(user_id="u")
+    with PostgresStore(postgres_url) as mine, PostgresStore(postgres_url) as theirs:
+        mine.set_embedding_info(INFO)
+        first = [SemanticRecord(scope=u, fact=f"mine {j}") for j in range(1200)]
+        vectors = unit(rng, len(first))
+        mine.write(first, vectors)
+        q = unit(rng, 1)[0]
+        for _ in range(2):  # the keys and index facts are now remembered
+            assert len(mine.search(q, u, MemoryType.SEMANTIC, 5)) == 5
+        new = SemanticRecord(scope=Scope(user_id="u", run_id="r9"), fact="theirs, in a new run")
+        theirs.write([new], q[None, :])  # a new exact scope under Scope(user_id="u"), committed elsewhere
+        assert mine.search(q, u, MemoryType.SEMANTIC, 1)[0].record.id == new.id
+        # their index of the one-key scope Scope(user_id="v"): this store's plans use it after the next commit
+        v = Scope(user_id="v")
+        theirs.write([SemanticRecord(scope=v, fact=f"v {j}") for j in range(1200)], vectors)
+        assert "hnsw" not in mine.explain_search(q, v, MemoryType.SEMANTIC, 10)
+        created = index_name("semantic_memory", scope_key(v))
+        assert created in theirs.index_large_scopes(min_rows=1000)
+        theirs.write([SemanticRecord(scope=Scope(user_id="w"), fact="a commit")], q[None, :])
+        assert created in mine.explain_search(q, v, MemoryType.SEMANTIC, 10)
+        # and an index dropped by a forget elsewhere: the next search is exact again, with the same answer
+        theirs.forget(v)
+        assert mine.search(q, v, MemoryType.SEMANTIC, 5) == []

@@ -76,6 +76,32 @@ def index_name(table: str, key: str) -> str:
     return f"hnsw_{table}_{hashlib.sha1(key.encode()).hexdigest()[:16]}"
 
 
+class SeenAt:
+    """Answers read from the database, each kept with the change counter it was read at and served only
+    while the counter has not moved: every commit (of any process) moves it, and a search reads it first
+    (:meth:`Database.sync`), so an answer is never older than the last commit the search saw. An HNSW
+    index created without a commit (``index_large_scopes`` of another process) is noticed at the next one;
+    until then the scope is searched exactly, which is slower, not different."""
+
+    MAX = 50_000
+
+    def __init__(self) -> None:
+        self._facts: dict[tuple[Any, ...], tuple[int, Any]] = {}
+
+    def get(self, key: tuple[Any, ...], version: int, read: Any) -> Any:
+        hit = self._facts.get(key)
+        if hit is not None and hit[0] == version:
+            return hit[1]
+        if len(self._facts) >= self.MAX:
+            self._facts.clear()
+        value = read()
+        self._facts[key] = (version, value)
+        return value
+
+    def clear(self) -> None:
+        self._facts.clear()
+
+
 class PgRecordSearch:
     """Record search in SQL (see the module docstring)."""
 
@@ -84,6 +110,9 @@ class PgRecordSearch:
         self.iterative_scans = iterative_scans
         self.hnsw_min_rows = hnsw_min_rows
         self.revisions = ScopeRevisions()
+        #: a partial scope's exact keys and whether a scope has its HNSW index, read once per change
+        #: counter value (not once per memory type of a search)
+        self.seen = SeenAt()
         db.on_change(self.revisions.apply)
 
     def _where(
@@ -98,7 +127,11 @@ class PgRecordSearch:
         p = self.db.dialect.param
         if None in (scope.user_id, scope.agent_id, scope.run_id):
             cond, args = scope_where(scope, p)
-            keys = [r[0] for r in conn.execute(f"SELECT scope_key FROM scopes WHERE {cond}", args).fetchall()]
+            keys = self.seen.get(
+                ("keys", cond, *args),
+                self.db.version,
+                lambda: [r[0] for r in conn.execute(f"SELECT scope_key FROM scopes WHERE {cond}", args).fetchall()],
+            )
         else:
             keys = [scope_key(scope)]
         if not keys:
@@ -106,7 +139,7 @@ class PgRecordSearch:
         indexed = False
         if len(keys) == 1:
             where, params, filtered = f"scope_key = {p}", [keys[0]], False
-            indexed = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [index_name(table, keys[0])]).fetchone()[0]
+            indexed = self._indexed(conn, keys[0])[table]
         else:  # several exact scopes: their b-tree ranges, ranked exactly
             where, params, filtered = f"scope_key = ANY({p})", [keys], True
         if speaker is not None:
@@ -114,6 +147,17 @@ class PgRecordSearch:
         if narrowed is not None:
             where, params, filtered = f"{where} AND ({narrowed.sql})", [*params, *narrowed.params], True
         return where, params, filtered, bool(indexed)
+
+    def _indexed(self, conn: Any, key: str) -> dict[str, bool]:
+        """Which record tables have an HNSW index of the scope ``key``: one query for every memory type."""
+
+        def read() -> dict[str, bool]:
+            tables = list(TABLES.values())
+            marks = ", ".join(["to_regclass(%s) IS NOT NULL"] * len(tables))
+            row = conn.execute(f"SELECT {marks}", [index_name(t, key) for t in tables]).fetchone()
+            return dict(zip(tables, row))
+
+        return self.seen.get(("indexed", key), self.db.version, read)
 
     def _sql(
         self, table: str, where: str, params: list[Any], q: Any, k: int, filtered: bool, approximate: bool
@@ -152,12 +196,13 @@ class PgRecordSearch:
             approximate = indexed and (not filtered or self.iterative_scans)
             q = self.db.dialect.vector_param(query)
             prefix = "EXPLAIN (ANALYZE, BUFFERS, VERBOSE, COSTS OFF) " if explain else ""
+            sql, args = self._sql(TABLES[mt], where, params, q, k, filtered, approximate)
+            if not indexed:  # one statement (autocommit): no SET LOCAL, so no transaction to wrap it in
+                return conn.execute(prefix + sql, args).fetchall()
             with conn.transaction():
-                if indexed:
-                    conn.execute(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}")
-                if indexed and filtered and approximate:  # pgvector >= 0.8: scan on until k rows pass
+                conn.execute(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}")
+                if filtered and approximate:  # pgvector >= 0.8: scan on until k rows pass
                     conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
-                sql, args = self._sql(TABLES[mt], where, params, q, k, filtered, approximate)
                 rows = conn.execute(prefix + sql, args).fetchall()
                 if filtered and approximate and not explain and len(rows) < k:
                     # an iterative scan stops after hnsw.max_scan_tuples: a selective filter can leave
@@ -236,6 +281,7 @@ class PgRecordSearch:
                 name = index_name(table, scope_key(key))
                 if conn.execute("SELECT to_regclass(%s) IS NOT NULL", [name]).fetchone()[0]:
                     conn.execute(sql.SQL("DROP INDEX IF EXISTS {}").format(sql.Identifier(name)))
+        self.seen.clear()
 
     # -- HNSW indexes for large scopes ---------------------------------------------------------
     def index_large_scopes(self, min_rows: int | None = None) -> list[str]:
@@ -257,6 +303,8 @@ class PgRecordSearch:
                         fresh += 1
                 if fresh:  # the planner needs the scope's row count to prefer the index over a sort
                     conn.execute(f"ANALYZE {table}")
+        if created:
+            self.seen.clear()
         return created
 
 
