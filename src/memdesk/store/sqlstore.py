@@ -29,7 +29,8 @@ from ..errors import ConfigError
 from ..filters import RecordFilter
 from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
 from ..tenants import ApiKeyInfo, NewApiKey, Tenant
-from .base import DEFAULT_PAGE, EmbeddingInfo, Forgotten, Page, ScoredRecord, StoreConveniences, VectorTable
+from .base import DEFAULT_PAGE, EmbeddingInfo, Forgotten, Page, ScoredRecord, VectorTable
+from .conveniences import StoreConveniences
 from .collection_tables import CollectionCache, CollectionSearch, SQLDocumentSet, SQLVectorCollection, collection_names
 from .database import Database
 from .erasure import ScopeEraser
