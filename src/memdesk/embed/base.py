@@ -7,6 +7,7 @@ from typing import Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ..errors import EmptyInputError, InvalidInputError
+from ..textcheck import list_of
 from ..tracing import traced_embed
 
 
@@ -27,11 +28,7 @@ def checked_texts(texts: Sequence[str], method: str, *, hint: str = "") -> list[
     message) or holds anything but strings."""
     if isinstance(texts, str):
         raise InvalidInputError(f"{method} takes a sequence of strings, not one string{hint}")
-    items = list(texts)
-    for t in items:
-        if not isinstance(t, str):
-            raise InvalidInputError(f"{method} takes strings, got {type(t).__name__}")
-    return items
+    return list_of(texts, str, f"{method} takes strings, got {{}}")
 
 
 class BaseEmbedder:
