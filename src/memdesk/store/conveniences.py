@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterator, Self, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
 
+from ..closing import ClosesOnExit
 from ..records import MemoryRecord, MemoryType, RawMessage, Scope
 from .base import Page
 
@@ -27,14 +28,8 @@ def _pages(first: Page[T], read: Callable[[str], Page[T]]) -> Iterator[T]:
         page = read(page.next_cursor)
 
 
-class StoreConveniences:
+class StoreConveniences(ClosesOnExit):
     """What is built on the protocols, once for every backend."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()  # type: ignore[attr-defined]
 
     def scan(
         self: "Store", scope: Scope, memory_type: MemoryType | None = None, speaker: str | None = None
