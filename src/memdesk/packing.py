@@ -24,7 +24,7 @@ from .errors import InvalidInputError
 from .records import SearchHit
 
 if TYPE_CHECKING:
-    from .retrieve import Serializer
+    from .serialize import Serializer
 
 __all__ = ["BudgetPacker"]
 

@@ -24,6 +24,7 @@ import httpx2
 from pydantic import TypeAdapter, ValidationError
 
 from . import aio, errors
+from .closing import ClosesOnExit
 from .conversation.inputs import MessageInput, as_flag, as_scope, as_types, normalize_messages
 from .filters import RecordFilter
 from .remote_banks import RemoteBanks
@@ -89,7 +90,7 @@ def error_from_reply(status: int, body: Any) -> errors.MemdeskError:
     return err
 
 
-class RemoteMemory(RemoteBanks):
+class RemoteMemory(ClosesOnExit, RemoteBanks):
     """The HTTP API of a memdesk server, with :class:`~memdesk.Memory`'s methods and return types, and the
     reasoning banks' methods of :class:`~memdesk.reasoning.ReasoningBanks` (:mod:`memdesk.remote_banks`)."""
 
@@ -129,12 +130,6 @@ class RemoteMemory(RemoteBanks):
             self._http_client.close()
         for client in self._async_clients.pop_all():
             aio.io(lambda: None, client.aclose)  # awaited under AsyncRemoteMemory; a sync close leaves them to GC
-
-    def __enter__(self) -> "RemoteMemory":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- transport -------------------------------------------------------------------------------
     def _call(self, method: str, path: str, *, json: Any = None, params: Any = None) -> Any:

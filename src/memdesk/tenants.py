@@ -15,12 +15,13 @@ from __future__ import annotations
 import hashlib
 import secrets
 from datetime import datetime
-from typing import Literal, Protocol, runtime_checkable
+from typing import ClassVar, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
-from .errors import ForbiddenScopeError, InvalidScopeError, RecordNotFoundError, UnknownBankError, UnknownScopeError
+from .errors import ForbiddenScopeError, RecordNotFoundError, UnknownBankError, UnknownScopeError
 from .records import Scope
+from .scope import ScopeIds
 
 KEY_PREFIX = "mdk_"
 
@@ -29,19 +30,16 @@ Access = Literal["read", "write", "record"]
 under a scope, forget), ``record`` (a by-id call: get, update, delete, history)."""
 
 
-class Tenant(BaseModel):
+class Tenant(ScopeIds):
     """The scope an API key is bound to: one user, optionally one agent of that user."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    what: ClassVar[str] = "tenant"
 
     user_id: str
     agent_id: str | None = None
 
     def __init__(self, **data: object) -> None:
-        try:
-            super().__init__(**data)
-        except ValidationError as e:
-            raise InvalidScopeError(f"invalid tenant: {e.errors()[0]['msg']}") from None
+        super().__init__(**data)
         self.scope()  # the ids follow the scope rules (InvalidScopeError otherwise)
 
     def scope(self) -> Scope:

@@ -2,18 +2,29 @@
 
 A lone UTF-16 surrogate (``"\\ud800"``, which JSON can carry as an escape) cannot be encoded as UTF-8, and
 PostgreSQL text and JSON cannot hold ``\\x00``; either would fail deep inside a store or a response. These
-functions turn them into :class:`~memdesk.errors.InvalidInputError` at the edge, before anything is written.
+functions turn them into :class:`~memdesk.errors.InvalidInputError` at the edge, before anything is written;
+:func:`list_of` checks that a sequence argument holds one type of item.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .errors import InvalidInputError
 
 MAX_DEPTH = 32
 """How deeply lists and mappings may nest inside one value (metadata, update fields)."""
+
+
+def list_of(items: Iterable[Any], kind: type | tuple[type, ...], message: str) -> list[Any]:
+    """``items`` as a list, each an instance of ``kind``; else InvalidInputError with ``message``, whose
+    ``{}`` is the type name of the first item that is not."""
+    out = list(items)
+    for item in out:
+        if not isinstance(item, kind):
+            raise InvalidInputError(message.format(type(item).__name__))
+    return out
 
 
 def text_problem(value: str) -> str | None:

@@ -101,13 +101,13 @@ def test_lazy_thread_safe_load(monkeypatch: pytest.MonkeyPatch) -> None:
     e = MiniLMEmbedder()
     assert not e.loaded
     calls = []
-    real_build = e._build_runtime
+    real_build = e._build_model
 
     def counting_build():  # type: ignore[no-untyped-def]
         calls.append(1)
         return real_build()
 
-    monkeypatch.setattr(e, "_build_runtime", counting_build)
+    monkeypatch.setattr(e, "_build_model", counting_build)
     results: list[np.ndarray] = []
     threads = [threading.Thread(target=lambda: results.append(e.embed_one("hello there"))) for _ in range(4)]
     for t in threads:

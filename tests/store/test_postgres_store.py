@@ -84,24 +84,6 @@ def test_reopening_applies_nothing_and_only_new_migrations_run(postgres_url: str
         assert store.count() == 1
 
 
-def test_a_failing_migration_rolls_back_its_ddl_and_raises(postgres_url: str) -> None:
-    def half_done(conn: psycopg.Connection) -> None:
-        conn.execute("CREATE TABLE half (x integer)")
-        conn.execute("INSERT INTO half VALUES (1)")
-        raise RuntimeError("boom in the middle")
-
-    def broken_sql(conn: psycopg.Connection) -> None:
-        conn.execute("ALTER TABLE no_such_table ADD COLUMN y text")
-
-    PostgresStore(postgres_url).close()
-    for bad in (half_done, broken_sql):
-        with pytest.raises(MigrationError, match="0002_bad"):
-            PostgresStore(postgres_url, migrations=(*PG_MIGRATIONS, Migration("0002_bad", bad)))
-        assert rows(postgres_url, "SELECT to_regclass('memdesk.half')") == [(None,)]
-        with PostgresStore(postgres_url) as store:
-            assert [n for n, _ in store.migrations_applied()] == [m.name for m in PG_MIGRATIONS]
-
-
 def test_a_failing_first_migration_leaves_no_tables(postgres_url: str) -> None:
     def bad(conn: psycopg.Connection) -> None:
         conn.execute("CREATE TABLE first_try (x integer)")

@@ -68,26 +68,6 @@ def test_only_new_migrations_run_on_reopen(tmp_path: Path) -> None:
         pass
 
 
-def test_a_failing_migration_rolls_back_and_raises(tmp_path: Path) -> None:
-    db = tmp_path / "m.db"
-
-    def half_done(conn: sqlite3.Connection) -> None:
-        conn.execute("CREATE TABLE half (x INTEGER)")
-        conn.execute("INSERT INTO half VALUES (1)")
-        raise RuntimeError("boom in the middle")
-
-    def broken_sql(conn: sqlite3.Connection) -> None:
-        conn.execute("ALTER TABLE no_such_table ADD COLUMN y TEXT")
-
-    SQLiteStore(db).close()
-    for bad in (half_done, broken_sql):
-        with pytest.raises(MigrationError, match="0002_bad"):
-            SQLiteStore(db, migrations=(*SQLITE_MIGRATIONS, Migration("0002_bad", bad)))
-        assert "half" not in tables(db)
-        with SQLiteStore(db) as store:
-            assert [n for n, _ in store.migrations_applied()] == [m.name for m in SQLITE_MIGRATIONS]
-
-
 def test_a_failing_first_migration_leaves_an_empty_schema(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
 

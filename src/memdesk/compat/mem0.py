@@ -27,6 +27,7 @@ from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
 from .. import aio
+from ..closing import ClosesOnExit
 from ..async_api import AsyncMemory as _CoreAsyncMemory
 from ..async_api import _AsyncFacade, _with_awaitable_methods
 from ..conversation.base import Processed, Processor, Utterance
@@ -71,7 +72,7 @@ def _with_processor(memory: _CoreMemory, processor: Processor) -> _CoreMemory:
     return twin
 
 
-class Memory:
+class Memory(ClosesOnExit):
     """mem0's ``Memory`` over a memdesk :class:`~memdesk.Memory`.
 
     ``Memory()`` runs on memdesk's settings (``MEMDESK_*``, embedded SQLite, packaged MiniLM, rule processor);
@@ -107,12 +108,6 @@ class Memory:
     def close(self) -> None:
         if self._owned:
             self.memory.close()
-
-    def __enter__(self) -> "Memory":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # -- scopes ------------------------------------------------------------------------------
     def _scope(self, op: str, named: dict[str, str], outside: type[Exception] = ForbiddenScopeError) -> Scope:

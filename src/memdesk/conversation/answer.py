@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from ..llm.base import ChatModel
-from ..llm.templates import load_prompt
+from ..llm.templates import OnePrompt
 from ..records import Answer, Evidence, SearchHit
 
 #: What an answerer says when the evidence does not support an answer.
@@ -63,7 +63,7 @@ class ExtractiveAnswerer:
         return Answer(question=question, answer=text, extractive=True, evidence=evidence, model=None)
 
 
-class LLMAnswerer:
+class LLMAnswerer(OnePrompt):
     """Answers from the evidence block with a chat model, in a short phrase, or abstains.
 
     Args:
@@ -82,13 +82,7 @@ class LLMAnswerer:
         return aio.loop_safe(self.chat_model)
 
     def __init__(self, chat_model: ChatModel, *, max_tokens: int = 96) -> None:
-        self.chat_model = chat_model
-        self.max_tokens = max_tokens
-        self.template = load_prompt("answer")
-
-    @property
-    def prompt_version(self) -> str:
-        return self.template.version
+        super().__init__(chat_model, "answer", max_tokens)
 
     def answer(self, question: str, evidence: Evidence, *, question_time: str | None = None) -> Answer:
         if not evidence.hits or not evidence.text.strip():

@@ -13,6 +13,7 @@ from typing import Any, Mapping, Sequence
 from pydantic import ValidationError
 
 from .. import tracing
+from ..closing import ClosesOnExit
 from ..embed.base import Embedder, embed_queries, unsupported_script
 from ..errors import EmptyInputError, InvalidInputError, MessageTooLargeError, RecordNotFoundError
 from ..records import (
@@ -41,7 +42,7 @@ from .inputs import DEFAULT_MAX_MESSAGE_CHARS, MessageInput, as_flag, as_scope, 
 
 log = logging.getLogger(__name__)
 
-class Memory:
+class Memory(ClosesOnExit):
     """Typed conversational memory (ENGRAM) over a Store.
 
     >>> mem = Memory.open()                                     # doctest: +SKIP
@@ -92,12 +93,6 @@ class Memory:
         """Process what ``add(..., wait=False)`` left queued, then close the store."""
         self._worker.close()
         self.store.close()
-
-    def __enter__(self) -> "Memory":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def answerer(self) -> Answerer:

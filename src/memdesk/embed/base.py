@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+import threading
+from typing import Any, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
 from ..errors import EmptyInputError, InvalidInputError
+from ..textcheck import list_of
 from ..tracing import traced_embed
 
 
@@ -27,11 +29,7 @@ def checked_texts(texts: Sequence[str], method: str, *, hint: str = "") -> list[
     message) or holds anything but strings."""
     if isinstance(texts, str):
         raise InvalidInputError(f"{method} takes a sequence of strings, not one string{hint}")
-    items = list(texts)
-    for t in items:
-        if not isinstance(t, str):
-            raise InvalidInputError(f"{method} takes strings, got {type(t).__name__}")
-    return items
+    return list_of(texts, str, f"{method} takes strings, got {{}}")
 
 
 class BaseEmbedder:
@@ -70,6 +68,37 @@ class BaseEmbedder:
         if not isinstance(text, str) or not text.strip():
             raise EmptyInputError("cannot embed empty text")
         return self.embed([text])[0]
+
+
+class LoadsOnFirstUse:
+    """For an embedder whose model is read on first use: ``loaded``, ``load()`` and :meth:`_model`, which
+    builds it with the subclass's ``_build_model()`` once, whichever thread asks first. Its ``__init__``
+    calls ``super().__init__()``."""
+
+    def __init__(self) -> None:
+        self._built: Any = None
+        self._build_lock = threading.Lock()
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is loaded."""
+        return self._built is not None
+
+    def load(self) -> None:
+        """Load the model now (otherwise the first embedding call does)."""
+        self._model()
+
+    def _model(self) -> Any:
+        built = self._built
+        if built is None:
+            with self._build_lock:
+                if self._built is None:
+                    self._built = self._build_model()
+                built = self._built
+        return built
+
+    def _build_model(self) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
 
 
 def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:

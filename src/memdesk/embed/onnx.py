@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import threading
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ConfigError, EmbedderError
-from .base import BaseEmbedder
+from .base import BaseEmbedder, LoadsOnFirstUse
 
 logger = logging.getLogger(__name__)
 
@@ -59,7 +58,7 @@ class _Runtime:
     input_names: frozenset[str]
 
 
-class MiniLMEmbedder(BaseEmbedder):
+class MiniLMEmbedder(LoadsOnFirstUse, BaseEmbedder):
     """all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime's CPU provider: 384-d unit vectors, no network.
 
     **English only.** The model was trained on English text and its word pieces cover little else:
@@ -107,6 +106,7 @@ class MiniLMEmbedder(BaseEmbedder):
             raise ConfigError("max_tokens must be between 3 and 512 (the model's position limit)")
         if intra_op_threads is not None and intra_op_threads < 1:
             raise ConfigError("intra_op_threads must be >= 1")
+        super().__init__()
         default_id = MINILM_MODEL_ID if max_tokens == MINILM_MAX_TOKENS else f"{MINILM_MODEL_ID}-max{max_tokens}"
         self.model_id = model_id or default_id
         self._model_path = Path(model_path) if model_path is not None else None
@@ -116,29 +116,9 @@ class MiniLMEmbedder(BaseEmbedder):
         self.max_tokens = max_tokens
         self._verify_checksum = verify_checksum
         self._allow_spinning = allow_spinning
-        self._runtime: _Runtime | None = None
-        self._lock = threading.Lock()
 
-    # --- loading -------------------------------------------------------------------------------
-    @property
-    def loaded(self) -> bool:
-        """Whether the model and tokenizer are loaded."""
-        return self._runtime is not None
-
-    def load(self) -> None:
-        """Load the model and tokenizer now (otherwise the first :meth:`embed` does)."""
-        self._get_runtime()
-
-    def _get_runtime(self) -> _Runtime:
-        runtime = self._runtime
-        if runtime is not None:
-            return runtime
-        with self._lock:
-            if self._runtime is None:
-                self._runtime = self._build_runtime()
-            return self._runtime
-
-    def _build_runtime(self) -> _Runtime:
+    # --- loading (on first use: LoadsOnFirstUse) -----------------------------------------------
+    def _build_model(self) -> _Runtime:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -188,7 +168,7 @@ class MiniLMEmbedder(BaseEmbedder):
 
     # --- inference -----------------------------------------------------------------------------
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        runtime = self._get_runtime()
+        runtime: _Runtime = self._model()
         if len(texts) == 1:
             return self._run(runtime, texts)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))

@@ -45,7 +45,7 @@ from .datasets import EvalConversation, EvalDataset, EvalQuestion
 from .judging import Judge
 from .results_file import ResultsFile
 from .rows import QuestionResult
-from .sampling import DEFAULT_SEED, stratified_sample
+from .sampling import DEFAULT_SEED, round_robin, stratified_sample
 from .state import RunState
 from .systems import StoreKind, SystemSpec
 
@@ -364,22 +364,6 @@ class EvalRun:
 def _reader_key(spec: SystemSpec) -> tuple[str, str, bool]:
     """Systems with equal keys read through one Memory (the sweep shares a query-embedding cache)."""
     return ("default" if spec.kind == "default" else "named", spec.store or "", spec.sweep)
-
-
-def round_robin(questions: Sequence[EvalQuestion]) -> list[EvalQuestion]:
-    """Questions interleaved over categories (each category in file order), so that any prefix left
-    by an interrupted run covers every category."""
-    queues: dict[str, list[EvalQuestion]] = defaultdict(list)
-    for q in questions:
-        queues[q.category].append(q)
-    out: list[EvalQuestion] = []
-    depth = 0
-    while len(out) < len(questions):
-        for queue in queues.values():
-            if depth < len(queue):
-                out.append(queue[depth])
-        depth += 1
-    return out
 
 
 def _usage_snapshot(ledger: UsageLedger | None) -> dict[str, float]:

@@ -15,6 +15,9 @@ Ties between equal remainders and the draws inside a cell come from one ``random
 a seed names the sample exactly. The sample keeps the file order of the questions. Proportional
 allocation keeps the sample's category mix close to the file's, so its overall mean estimates the
 full set's; per-category numbers of small categories rest on few questions (the report gives n).
+
+:func:`round_robin` orders questions over their categories (``order="round_robin"``, LongMemEval's
+default), so that an interrupted run's prefix covers every category.
 """
 
 from __future__ import annotations
@@ -86,3 +89,19 @@ def stratified_sample(questions: Sequence[EvalQuestion], n: int, seed: int = DEF
         for cid, ix in convs.items():
             chosen.extend(rng.sample(ix, per_conv[cid]))
     return [questions[i] for i in sorted(chosen)]
+
+
+def round_robin(questions: Sequence[EvalQuestion]) -> list[EvalQuestion]:
+    """Questions interleaved over categories (each category in file order), so that any prefix left
+    by an interrupted run covers every category."""
+    queues: dict[str, list[EvalQuestion]] = defaultdict(list)
+    for q in questions:
+        queues[q.category].append(q)
+    out: list[EvalQuestion] = []
+    depth = 0
+    while len(out) < len(questions):
+        for queue in queues.values():
+            if depth < len(queue):
+                out.append(queue[depth])
+        depth += 1
+    return out

@@ -44,6 +44,7 @@ from langgraph.store.base import (
 )
 
 from .. import aio
+from ..closing import ClosesOnExit
 from ..conversation.memory import Memory
 from ..records import RawMessage, Scope, new_id, utcnow
 
@@ -254,7 +255,7 @@ class _Ops:
         return namespaces[op.offset : op.offset + op.limit]
 
 
-class MemdeskStore(BaseStore):
+class MemdeskStore(ClosesOnExit, BaseStore):
     """A LangGraph ``BaseStore`` whose items are memdesk memories (see the module docstring).
 
     Args:
@@ -289,9 +290,3 @@ class MemdeskStore(BaseStore):
         """Close the Memory if this store opened it."""
         if self._owns:
             self.memory.close()
-
-    def __enter__(self) -> "MemdeskStore":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()

@@ -25,7 +25,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import InvalidInputError
 from .base import ChatModel, Usage
-from .templates import PromptTemplate, load_prompt
+from .templates import OnePrompt, PromptTemplate, load_prompt
 
 _LABELS = {
     "CORRECT": "CORRECT", "YES": "CORRECT", "TRUE": "CORRECT",
@@ -113,17 +113,11 @@ def _judge(
     )
 
 
-class LoCoMoJudge:
+class LoCoMoJudge(OnePrompt):
     """LoCoMo's LLM-as-judge: is the generated answer the gold answer (generously)?"""
 
     def __init__(self, chat_model: ChatModel, *, max_tokens: int = 200) -> None:
-        self.chat_model = chat_model
-        self.max_tokens = max_tokens
-        self.template = load_prompt("judge_locomo")
-
-    @property
-    def prompt_version(self) -> str:
-        return self.template.version
+        super().__init__(chat_model, "judge_locomo", max_tokens)
 
     def judge(self, question: str, gold: str, answer: str, *, category: str | int | None = None) -> Verdict:
         """Judge ``answer`` against ``gold``; ``category`` (LoCoMo's) is recorded as question_type."""

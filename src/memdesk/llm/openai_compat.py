@@ -31,6 +31,7 @@ import httpx2
 import openai
 
 from .. import aio
+from ..closing import ClosesOnExit
 from ..tracing import traced_chat
 from ..errors import (
     ConfigError,
@@ -69,7 +70,7 @@ def is_local_url(base_url: str | None) -> bool:
     return host in _LOCAL_HOSTS or host.startswith("127.")
 
 
-class OpenAICompatChatModel(BaseChatModel):
+class OpenAICompatChatModel(ClosesOnExit, BaseChatModel):
     """A :class:`~memdesk.llm.base.ChatModel` for any OpenAI-compatible ``/v1/chat/completions``.
 
     Its requests go through :func:`memdesk.aio.io`: under ``AsyncMemory`` they are awaited on the event
@@ -200,12 +201,6 @@ class OpenAICompatChatModel(BaseChatModel):
     def close(self) -> None:
         """Close the underlying HTTP client."""
         self._client.close()
-
-    def __enter__(self) -> "OpenAICompatChatModel":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     # --- internals ---------------------------------------------------------------------------
     @property

@@ -21,9 +21,13 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 from string import Template
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, InvalidInputError
 from .base import ChatMessage
+
+if TYPE_CHECKING:
+    from .base import ChatModel
 
 _SECTION = re.compile(r"^### (system|user)\s*$", re.MULTILINE)
 _VERSION = re.compile(r"^#! version: *(\d+)\s*$", re.MULTILINE)
@@ -95,3 +99,17 @@ def available_prompts() -> list[str]:
     """Names of every packaged prompt template."""
     folder = resources.files("memdesk.llm").joinpath("prompts")
     return sorted(p.name[:-4] for p in folder.iterdir() if p.name.endswith(".txt"))
+
+
+class OnePrompt:
+    """A chat model asked through one prompt template: ``chat_model``, ``max_tokens`` (the reply's
+    budget), ``template`` (``prompts/<name>.txt``) and its ``prompt_version``."""
+
+    def __init__(self, chat_model: "ChatModel", prompt: str, max_tokens: int) -> None:
+        self.chat_model = chat_model
+        self.max_tokens = max_tokens
+        self.template = load_prompt(prompt)
+
+    @property
+    def prompt_version(self) -> str:
+        return self.template.version

@@ -21,15 +21,14 @@ from .datasets import (
     get_benchmark,
 )
 from .harness import (
-    EvalConfig,
     ItemResult,
     ReasoningHarness,
     RetrievalQuality,
     RunSummary,
-    sweep_configs,
 )
 from .latency import LatencyBreakdown
 from .methods import Method, PromptSpec, build_messages, serialize_memories
+from .sweeps import EvalConfig, sweep_configs
 from .solved_examples import (
     Complexity,
     EmbeddingKind,

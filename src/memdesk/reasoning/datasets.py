@@ -26,18 +26,15 @@ import hashlib
 import io
 import logging
 import re
-import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from ..errors import DataNotFoundError, InvalidInputError, MalformedFileError, UsageError
 from ..jsonfiles import iter_jsonl, read_json, read_text
+from .problems import AnswerKind, Problem, normalize_text, text_hash  # noqa: F401 - text_hash: importable from here too
 
 logger = logging.getLogger(__name__)
 
@@ -56,39 +53,6 @@ MMLU_SCIENCE_SUBJECTS: tuple[str, ...] = (
 
 #: Seed string of the fixed BBH bank/eval split (changing it changes the split).
 BBH_SPLIT_SEED = "memdesk-mac-bbh-v1"
-
-
-class AnswerKind(str, Enum):
-    """Which final-answer parser and comparison a benchmark uses."""
-
-    NUMBER = "number"  # GSM8K: a number, compared numerically
-    MATH = "math"  # MATH: LaTeX expressions, math equivalence
-    MULTIPLE_CHOICE = "mc"  # MMLU: a letter A-D
-    BBH = "bbh"  # BBH: the target string ('(B)', 'True', 'valid', '3', 'a b c', ') ]')
-    INTEGER = "integer"  # AIME: an integer 0-999
-
-
-class Problem(BaseModel):
-    """One benchmark item in plain form: the question as shown to a model and its gold answer."""
-
-    id: str = Field(description="Stable id '<benchmark>:<source id>'.")
-    benchmark: str
-    question: str = Field(description="Prompt-ready question (multiple-choice options included).")
-    answer: str = Field(description="Gold final answer.")
-    solution: str | None = Field(default=None, description="The dataset's worked solution, when it has one.")
-    group: str | None = Field(default=None, description="Task or subject.")
-    split: str
-    metadata: dict[str, Any] = Field(default_factory=dict)
-
-
-def normalize_text(text: str) -> str:
-    """Text normalized for overlap checks: NFKC, lower case, all whitespace removed."""
-    return re.sub(r"\s+", "", unicodedata.normalize("NFKC", text).lower())
-
-
-def text_hash(text: str) -> str:
-    """sha256 of :func:`normalize_text` (hex, first 32 characters)."""
-    return hashlib.sha256(normalize_text(text).encode("utf-8")).hexdigest()[:32]
 
 
 # --- file helpers ------------------------------------------------------------------------------

@@ -160,7 +160,8 @@ def _check_resumable(out: Path, search: dict[str, Any] | None, model: str | None
 
 def _run_reasoning(env: CommandEnv, kw: dict[str, Any]) -> None:
     from .overlap import check_disjoint
-    from .harness import ReasoningHarness, sweep_configs
+    from .harness import ReasoningHarness
+    from .sweeps import sweep_configs
     from .methods import DEFAULT_RATIO_TEMPLATE, Method
     from .solved_examples import MemoryFormat
     from .run_report import write_outputs

@@ -31,51 +31,12 @@ from ..llm.base import ChatModel
 from ..tokens import TokenCounter
 from .datasets import Benchmark, Problem
 from .latency import LatencyBreakdown, Stopwatch, split_model_time
-from .methods import (
-    DEFAULT_RATIO_TEMPLATE,
-    Method,
-    PromptSpec,
-    build_messages,
-    serialize_memories,
-)
-from .solved_examples import MemoryFormat
+from .methods import DEFAULT_RATIO_TEMPLATE, PromptSpec, build_messages, serialize_memories
+from .sweeps import EvalConfig, sweep_configs  # noqa: F401 - sweep_configs: importable from here too
 from .example_retrieval import ExampleRetriever, Retrieval
 from .scoring import score_answer
 
 logger = logging.getLogger(__name__)
-
-#: Default maximum output tokens per method (standard CoT gets a larger budget, as in the paper;
-#: a compressed method and its memory-augmented counterpart always share theirs).
-DEFAULT_MAX_TOKENS: dict[Method, int] = {
-    Method.COT: 1024,
-    Method.NOCOT: 128,
-    Method.COD: 512,
-    Method.TOKENSKIP: 512,
-    Method.EXTRACOT: 512,
-}
-
-
-class EvalConfig(BaseModel):
-    """One evaluation run."""
-
-    bench: str
-    method: Method
-    memory: bool
-    k: int = Field(default=5, ge=1)
-    format: MemoryFormat = MemoryFormat.LONG
-    gamma: float | None = None
-    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-    max_tokens: int = Field(default=512, ge=1)
-
-    @property
-    def run_id(self) -> str:
-        parts = [self.bench, self.method.value]
-        if self.gamma is not None:
-            parts.append(f"g{self.gamma:g}")
-        parts.append(f"mem-k{self.k}-{self.format.value}" if self.memory else "nomem")
-        parts.append(f"t{self.temperature:g}")
-        return "_".join(parts)
-
 
 class RetrievedRef(BaseModel):
     id: str
@@ -371,43 +332,6 @@ def summarize(config: EvalConfig, results: Sequence[ItemResult], model: str | No
         cost_usd=sum(r.cost_usd for r in results),
         same_group_at_k=same,
     )
-
-
-def sweep_configs(
-    bench: str,
-    methods: Sequence[Method],
-    *,
-    memory: Sequence[bool] = (False, True),
-    ks: Sequence[int] = (5,),
-    formats: Sequence[MemoryFormat] = (MemoryFormat.LONG,),
-    gammas: Sequence[float] = (0.5,),
-    temperatures: Sequence[float] = (0.0,),
-    max_tokens: int | dict[Method, int] | None = None,
-) -> list[EvalConfig]:
-    """Every combination; memory-off runs ignore k/format (one per method/gamma/temperature).
-
-    The max output length depends on the method only, never on memory, so each memory-on run has a
-    memory-off partner with the same budget.
-    """
-    out: list[EvalConfig] = []
-    seen: set[str] = set()
-    for method in methods:
-        method = Method(method)
-        budget = max_tokens if isinstance(max_tokens, int) else (max_tokens or DEFAULT_MAX_TOKENS)[method]
-        method_gammas: Sequence[float | None] = gammas if method in (Method.TOKENSKIP, Method.EXTRACOT) else (None,)
-        for gamma in method_gammas:
-            for temperature in temperatures:
-                for mem in memory:
-                    for k in ks if mem else (ks[0],):
-                        for fmt in formats if mem else (formats[0],):
-                            cfg = EvalConfig(
-                                bench=bench, method=method, memory=mem, k=k, format=fmt, gamma=gamma,
-                                temperature=temperature, max_tokens=budget,
-                            )  # fmt: skip
-                            if cfg.run_id not in seen:
-                                seen.add(cfg.run_id)
-                                out.append(cfg)
-    return out
 
 
 def write_json(path: Path, data: object) -> None:

@@ -15,8 +15,9 @@ backend) deals only with the part it needs:
 - :class:`KeyStore`: tenant API keys, hashed.
 
 :class:`Store` is all of them together, as every backend (SQLite, PostgreSQL) provides them; it
-passes the one conformance suite in ``tests/conformance``. :class:`StoreConveniences` holds what
-is built on the protocols (``scan``, ``messages``, ``scopes``, context-manager use) once for every backend.
+passes the one conformance suite in ``tests/conformance``. What is built on the protocols (``scan``,
+``messages``, ``scopes``, context-manager use) is :class:`~memdesk.store.conveniences.StoreConveniences`,
+once for every backend.
 
 Reads take a possibly-wildcard :class:`~memdesk.records.Scope` (unset fields match anything);
 writes take an exact one.
@@ -25,7 +26,7 @@ writes take an exact one.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Generic, Iterator, Literal, Protocol, Self, Sequence, TypeVar
+from typing import TYPE_CHECKING, Generic, Iterator, Literal, Protocol, Sequence, TypeVar
 
 import numpy as np
 from pydantic import BaseModel
@@ -327,56 +328,6 @@ class VectorMaintenance(Protocol):
     def switch_embedding(self, info: EmbeddingInfo) -> None:
         """Record ``info`` as the store's model; ReembedError naming the tables that still hold other vectors."""
         ...
-
-
-SCAN_PAGE = 500
-"""Records per page when :meth:`StoreConveniences.scan` reads."""
-
-
-def _pages(first: Page[T], read: Callable[[str], Page[T]]) -> Iterator[T]:
-    page = first
-    while True:
-        yield from page.items
-        if page.next_cursor is None:
-            return
-        page = read(page.next_cursor)
-
-
-class StoreConveniences:
-    """What is built on the protocols, once for every backend."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()  # type: ignore[attr-defined]
-
-    def scan(
-        self: "Store", scope: Scope, memory_type: MemoryType | None = None, speaker: str | None = None
-    ) -> Iterator[MemoryRecord]:
-        """Every current record under ``scope``, by type then insertion order, read page by page
-        (the arguments are checked now, the pages read as the iterator is consumed)."""
-        types = None if memory_type is None else [memory_type]
-        first = self.page(scope, types=types, speaker=speaker, limit=SCAN_PAGE)
-        return _pages(first, lambda cursor: self.page(scope, types=types, speaker=speaker, limit=SCAN_PAGE, cursor=cursor))
-
-    def scopes(self: "Store", within: Scope | None = None) -> list[Scope]:
-        """Every exact scope with records or raw messages (under ``within`` if given), in the order first written."""
-        first = self.scope_page(within, limit=1000)
-        return list(_pages(first, lambda cursor: self.scope_page(within, limit=1000, cursor=cursor)))
-
-    def messages(self: "Store", scope: Scope, last: int | None = None) -> list[RawMessage]:
-        """Raw messages under ``scope`` in log order (only the ``last`` N if given)."""
-        if last is not None:
-            return self.recent_messages(scope, last)
-        out: list[RawMessage] = []
-        cursor: str | None = None
-        while True:
-            page = self.message_page(scope, limit=1000, cursor=cursor)
-            out.extend(page.items)
-            if page.next_cursor is None:
-                return out
-            cursor = page.next_cursor
 
 
 class KeyStore(Protocol):

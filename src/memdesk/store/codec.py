@@ -17,6 +17,7 @@ import numpy as np
 from pydantic_core import PydanticSerializationError, to_json
 
 from ..errors import InvalidInputError, InvalidScopeError, StoreError
+from ..textcheck import list_of
 from ..records import (
     RECORD_CLASSES,
     EpisodicRecord,
@@ -155,15 +156,17 @@ def parse_time(value: str) -> datetime:
 
 
 # --- records ---------------------------------------------------------------------------------
+def sequence_of(items: Any, kind: type | tuple[type, ...], name: str, what: str, one: str) -> list[Any]:
+    """``items`` (``name``) as a list; InvalidInputError unless it is a sequence (not a string) of
+    ``kind`` (``what`` in the message; ``one``: how one item is named)."""
+    if isinstance(items, (str, bytes)) or not isinstance(items, Sequence):
+        raise InvalidInputError(f"{name} must be a sequence of {what}, got {type(items).__name__}")
+    return list_of(items, kind, f"not {one}: {{}}")
+
+
 def check_records(records: Sequence[Any]) -> list[MemoryRecord]:
     """The records as a list; InvalidInputError for anything that is not a memory record."""
-    if isinstance(records, (str, bytes)) or not isinstance(records, Sequence):
-        raise InvalidInputError(f"records must be a sequence of memory records, got {type(records).__name__}")
-    out = list(records)
-    for r in out:
-        if not isinstance(r, RECORD_TYPES):
-            raise InvalidInputError(f"not a memory record: {type(r).__name__}")
-    return out  # type: ignore[return-value]
+    return sequence_of(records, RECORD_TYPES, "records", "memory records", "a memory record")
 
 
 def record_json(record: MemoryRecord) -> str:
@@ -180,12 +183,8 @@ def provenance_json(record: MemoryRecord) -> str:
 
 # --- raw messages ----------------------------------------------------------------------------
 def check_messages(messages: Sequence[Any]) -> list[RawMessage]:
-    if isinstance(messages, (str, bytes)) or not isinstance(messages, Sequence):
-        raise InvalidInputError(f"messages must be a sequence of RawMessage, got {type(messages).__name__}")
-    out = list(messages)
+    out: list[RawMessage] = sequence_of(messages, RawMessage, "messages", "RawMessage", "a RawMessage")
     for m in out:
-        if not isinstance(m, RawMessage):
-            raise InvalidInputError(f"not a RawMessage: {type(m).__name__}")
         if not isinstance(m.id, str) or not m.id:
             raise InvalidInputError("a raw message needs a non-empty id")
     return out

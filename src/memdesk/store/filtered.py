@@ -25,7 +25,8 @@ import numpy as np
 
 from ..filters import RecordFilter
 from ..records import MemoryRecord, MemoryType, Scope
-from .base import SCAN_PAGE, Page, ScoredRecord, Store
+from .base import Page, ScoredRecord, Store
+from .conveniences import SCAN_PAGE
 from .codec import check_k
 
 __all__ = ["page_where", "scan_where", "search_where", "top_k_passing"]

@@ -41,7 +41,6 @@ from .codec import (
     check_k,
     check_memory_type,
     check_scope,
-    check_speaker,
     record_from_json,
     scope_key,
     scope_tuple,
@@ -50,7 +49,7 @@ from .database import Database
 from .revisions import ScopeRevisions
 from .schema import TABLES, scope_where
 from .filtered import top_k_passing
-from .search_cache import query_vector
+from .search_cache import CheckedSearch, query_vector
 from .sql_filter import FilterSql, narrowing_sql
 
 log = logging.getLogger(__name__)
@@ -102,7 +101,7 @@ class SeenAt:
         self._facts.clear()
 
 
-class PgRecordSearch:
+class PgRecordSearch(CheckedSearch):
     """Record search in SQL (see the module docstring)."""
 
     def __init__(self, db: Database, *, iterative_scans: bool, hnsw_min_rows: int = HNSW_MIN_ROWS) -> None:
@@ -217,14 +216,8 @@ class PgRecordSearch:
         rows = self._run(vector, scope, mt, k, speaker, narrowed)
         return [ScoredRecord.model_construct(record=record_from_json(mt, payload), score=float(s)) for payload, s in rows]
 
-    def search(
-        self,
-        vector: np.ndarray,
-        scope: Scope,
-        memory_type: MemoryType,
-        k: int,
-        speaker: str | None = None,
-        where: RecordFilter | None = None,
+    def _search(
+        self, vector: np.ndarray, scope: Scope, mt: MemoryType, k: int, speaker: str | None, where: RecordFilter | None
     ) -> list[ScoredRecord]:
         """Cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first, ties by id.
 
@@ -236,10 +229,6 @@ class PgRecordSearch:
         ranges, ``as_of``'s ``valid_to``, ...) can return rows ``matches`` drops, and a filter of
         validity alone is not compiled (most rows pass it: a few more candidates are cheaper than
         reading the record JSON of every row of the scope), so ``k`` rows of SQL may keep fewer than ``k``."""
-        check_scope(scope)
-        mt = check_memory_type(memory_type)
-        k = check_k(k)
-        check_speaker(speaker)
         if where is None or where.store_native:
             return self._records(vector, scope, mt, k, speaker, None)
         narrowed = narrowing_sql(where, self.db.dialect)

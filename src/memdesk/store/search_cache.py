@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import numpy as np
 
-from ..errors import EmbeddingMismatchError
+from ..errors import EmbeddingMismatchError, InvalidInputError
 from ..filters import RecordFilter
 from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope
 from .base import EmbeddingInfo, RecordSearcher, ScoredRecord
@@ -92,7 +92,33 @@ class RecordIndex(RecordSearcher, Protocol):
     def dropped(self, memory_type: MemoryType, scopes: set[ScopeTuple]) -> None: ...
 
 
-class RecordSearch:
+class CheckedSearch:
+    """:meth:`RecordSearcher.search`'s argument checks, once for both record indexes (:class:`RecordSearch`,
+    :class:`~memdesk.store.pg_search.PgRecordSearch`): each implements :meth:`_search` on checked arguments."""
+
+    def search(
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        memory_type: MemoryType,
+        k: int,
+        speaker: str | None = None,
+        where: RecordFilter | None = None,
+    ) -> list[ScoredRecord]:
+        """Exact cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first;
+        with ``where``, the top-k among the records it keeps (see each index's :meth:`_search`)."""
+        if where is not None and not isinstance(where, RecordFilter):
+            raise InvalidInputError(f"where must be a RecordFilter, not {type(where).__name__}")
+        scope, mt, k = check_scope(scope), check_memory_type(memory_type), check_k(k)
+        return self._search(vector, scope, mt, k, check_speaker(speaker), where)
+
+    def _search(
+        self, vector: np.ndarray, scope: Scope, mt: MemoryType, k: int, speaker: str | None, where: RecordFilter | None
+    ) -> list[ScoredRecord]:
+        raise NotImplementedError
+
+
+class RecordSearch(CheckedSearch):
     """Cached exact cosine search over one database's record tables."""
 
     def __init__(
@@ -180,14 +206,8 @@ class RecordSearch:
         return {by_key[sk]: b.build() for sk, b in builders.items() if sk in by_key}
 
     # -- searching -----------------------------------------------------------------------------
-    def search(
-        self,
-        vector: np.ndarray,
-        scope: Scope,
-        memory_type: MemoryType,
-        k: int,
-        speaker: str | None = None,
-        where: RecordFilter | None = None,
+    def _search(
+        self, vector: np.ndarray, scope: Scope, mt: MemoryType, k: int, speaker: str | None, where: RecordFilter | None
     ) -> list[ScoredRecord]:
         """Exact cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first.
 
@@ -200,13 +220,9 @@ class RecordSearch:
         best first, and the first ``k`` that :meth:`RecordFilter.matches` keeps are the answer (an exact
         top-k after filtering, large scopes included). Other filters: :func:`.filtered.top_k_passing`.
         """
-        check_scope(scope)
-        mt = check_memory_type(memory_type)
-        k = check_k(k)
-        check_speaker(speaker)
         narrowed = None if where is None or where.store_native else narrowing_sql(where, self.db.dialect)
         if where is not None and not where.store_native and narrowed is None:
-            return top_k_passing(lambda n: self.search(vector, scope, mt, n, speaker), where, k)
+            return top_k_passing(lambda n: self._search(vector, scope, mt, n, speaker, None), where, k)
         with self.db.read("search") as conn:
             query, info = query_vector(self.db, conn, vector)
             if info is None or k == 0:

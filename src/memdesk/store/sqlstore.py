@@ -25,11 +25,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..errors import ConfigError, InvalidInputError
+from ..errors import ConfigError
 from ..filters import RecordFilter
 from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
 from ..tenants import ApiKeyInfo, NewApiKey, Tenant
-from .base import DEFAULT_PAGE, EmbeddingInfo, Forgotten, Page, ScoredRecord, StoreConveniences, VectorTable
+from .base import DEFAULT_PAGE, EmbeddingInfo, Forgotten, Page, ScoredRecord, VectorTable
+from .conveniences import StoreConveniences
 from .collection_tables import CollectionCache, CollectionSearch, SQLDocumentSet, SQLVectorCollection, collection_names
 from .database import Database
 from .erasure import ScopeEraser
@@ -134,8 +135,6 @@ class SQLStore(StoreConveniences):
         speaker: str | None = None,
         where: RecordFilter | None = None,
     ) -> list[ScoredRecord]:
-        if where is not None and not isinstance(where, RecordFilter):
-            raise InvalidInputError(f"where must be a RecordFilter, not {type(where).__name__}")
         return self._search.search(vector, scope, memory_type, k, speaker, where)
 
     def page(self, scope: Scope, **options: Any) -> Page[MemoryRecord]:
