@@ -39,6 +39,7 @@ from .codec import (
 from .database import Changes, Database
 from .schema import TABLES, scope_where
 from .revisions import ScopeRevisions, wildcards
+from .ann_cold import GraphIndex, fetcher, is_current
 from .ann_scopes import LargeScopes
 from .index_cache import IndexCache
 from .vector_index import IndexBuilder, VectorIndex, merge_hits, search_indexes
@@ -153,14 +154,15 @@ class RecordSearch:
         dialect = self.db.dialect
         conn = self.db.connection()
         table = TABLES[MemoryType(namespace)]
-        by_key = {scope_key(k): k for k in keys}
+        cold = {key: gi for key in keys if (gi := self._cold(conn, namespace, key, info)) is not None}
+        by_key = {scope_key(k): k for k in keys if k not in cold}
         builders: dict[str, IndexBuilder] = {}
         for cond, params in dialect.id_chunks("scope_key", list(by_key)):
             sql = f"SELECT scope_key, COUNT(*) FROM {table} WHERE {cond} GROUP BY scope_key"
             for sk, n in conn.execute(sql, params).fetchall():
                 builders[sk] = IndexBuilder(info.dim, int(n))
         if not builders:
-            return {}
+            return dict(cold)
         cur = dialect.vector_cursor(conn)
         page = dialect.load_page
         columns = "scope_key, id, record, speaker, vector, embedding_model, seq"
@@ -177,7 +179,30 @@ class RecordSearch:
                 if builder is None:  # written between the count and the read
                     builder = builders[sk] = IndexBuilder(info.dim, 1)
                 builder.add(item_id, payload, speaker, blob)
-        return {by_key[sk]: b.build() for sk, b in builders.items() if sk in by_key}
+        return {**cold, **{by_key[sk]: b.build() for sk, b in builders.items() if sk in by_key}}
+
+    def _cold(self, conn: Any, namespace: str, key: ScopeTuple, info: EmbeddingInfo) -> GraphIndex | None:
+        """The scope as its graph file alone, if that file is current (:mod:`.ann_cold`)."""
+        if self.ann is None or not self.db.change_logged:
+            return None
+        table, sk, p = TABLES[MemoryType(namespace)], scope_key(key), self.db.dialect.param
+        return self.ann.open_cold(
+            namespace, key, info.model_id, info.dim,
+            current=partial(is_current, conn, p, table, sk),
+            fetch=fetcher(self.db.connection, p, table, sk),
+        )  # fmt: skip
+
+    def _with_rows(self, namespace: str, keys: Sequence[ScopeTuple], indexes: list[Any], dim: int) -> list[Any]:
+        """``indexes`` with every :class:`GraphIndex` replaced by the scope loaded from the database (its
+        graph handed over, reconciled with the rows by the next ``attach``): for what needs the rows."""
+        cold = [key for key, index in zip(keys, indexes) if isinstance(index, GraphIndex)]
+        if not cold or self.ann is None:
+            return indexes
+        for key, index in zip(keys, indexes):
+            if isinstance(index, GraphIndex):
+                self.ann.adopt(namespace, key, index.materialized)
+        self.cache.forget([namespace], cold)
+        return self.cache.indexes(namespace, keys, dim)
 
     # -- searching -----------------------------------------------------------------------------
     def search(
@@ -213,6 +238,8 @@ class RecordSearch:
                 return []
             keys = self.keys_for(conn, scope)
             indexes = self.cache.indexes(mt.value, keys, info.dim)
+            if speaker is not None or narrowed is not None or any(isinstance(x, GraphIndex) and x.needs_rebuild() for x in indexes):
+                indexes = self._with_rows(mt.value, keys, indexes, info.dim)
             if narrowed is not None:
                 ids = self._kept_ids(conn, mt, scope, speaker, narrowed)
                 hits = merge_hits((h for index in indexes for h in index.hits_for(ids, query)), len(ids))
@@ -222,6 +249,7 @@ class RecordSearch:
                         mt.value, keys, indexes, info.model_id,
                         sync=partial(self.db.sync, conn),
                         still_loaded=lambda key: self.cache.loaded(mt.value, key) is not None,  # type: ignore[arg-type]
+                        stamp=self.db.log_seen,
                     )  # fmt: skip
                     self.cache.recount(mt.value, keys)  # a graph attached now holds a second copy of the vectors
                 hits = search_indexes(indexes, query, k, speaker)
