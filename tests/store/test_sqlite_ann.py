@@ -205,6 +205,23 @@ def test_a_stale_file_after_another_connection_wrote_is_not_served_alone(filled,
             assert again._search.ann.cold == 1
 
 
+def test_a_file_of_another_database_is_not_served_alone(tmp_path: Path) -> None:
+    """Two databases written alike have the same change-log ids and row counts; the file records which
+    database it is of, so one copied over to the other is reconciled, not trusted."""
+    rng = np.random.default_rng(5)
+    v, q = unit(rng, 150), unit(rng, 2)
+    for name in ("a.db", "b.db"):
+        with SQLiteStore(tmp_path / name, **OPTIONS) as store:
+            store.set_embedding_info(INFO)
+            store.write(records(BIG, 150), v)
+            store.search(q[0], BIG, MT, 5)
+    (a,), (b,) = (list((tmp_path / f"{n}-ann").glob("*.hnsw")) for n in ("a.db", "b.db"))
+    b.write_bytes(a.read_bytes())  # a's ids, not b's (the records' ids are random)
+    with SQLiteStore(tmp_path / "b.db", **OPTIONS) as again, SQLiteStore(tmp_path / "b.db", ann_min_rows=None) as exact:
+        assert_same(again, exact, q)
+        assert again._search.ann.cold == 0  # (and rebuilt: none of its ids are b's)
+
+
 def test_forget_of_a_scope_served_from_its_file_leaves_no_file(filled, path: Path) -> None:
     store, _, rng = filled
     q = unit(rng, 1)[0]
@@ -254,7 +271,7 @@ def test_another_model_does_not_read_the_file(filled, path: Path) -> None:
     store.search(unit(rng, 1)[0], BIG, MT, 5)
     graph = graph_of(store)
     (file,) = Path(f"{path}-ann").glob("*.hnsw")
-    write_file(file, graph, "another-model", 0)
+    write_file(file, graph, "another-model", 0, "")
     store.close()
     with SQLiteStore(path, **OPTIONS) as again:
         assert_same(again, exact, unit(rng, 2))

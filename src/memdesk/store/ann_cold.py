@@ -2,7 +2,8 @@
 
 On restart, a scope whose graph file is *current* is attached as a :class:`GraphIndex` instead of a
 :class:`~memdesk.store.vector_index.VectorIndex` loaded from the database. A file is current when
-(:func:`is_current`) it records the change-log id it reflects (its *stamp*, written with it), the log
+(:func:`is_current`) it records the change-log id it reflects (its *stamp*, written with it, with which
+database's: :func:`database_id`), the log
 still holds every entry after that id (not pruned past it, and it reaches it: not an older or another
 database), none of those entries names the scope or "everything" (another connection's write,
 delete, forget, a model switch: :mod:`.database`), and the scope holds as many rows as the file. Any
@@ -113,7 +114,7 @@ class GraphIndex:
 
 def is_current(conn: Any, param: str, table: str, scope_key: str, header: GraphFile) -> bool:
     """Whether a graph file stamped ``header.stamp`` still shows the scope's rows (see the module docstring)."""
-    if header.stamp <= 0:
+    if header.stamp <= 0 or header.database != database_id(conn):
         return False
     floor = conn.execute("SELECT floor FROM change_floor").fetchone()
     top = conn.execute("SELECT MAX(id) FROM change_log").fetchone()
@@ -128,6 +129,13 @@ def is_current(conn: Any, param: str, table: str, scope_key: str, header: GraphF
         return False
     (rows,) = conn.execute(f"SELECT COUNT(*) FROM {table} WHERE scope_key = {param}", (scope_key,)).fetchone()
     return int(rows) == header.rows
+
+
+def database_id(conn: Any) -> str:
+    """Tells databases apart: when this one's first migration ran (a file copied over the database, or
+    a backup restored under it, is another database and its change-log ids mean nothing to the file)."""
+    row = conn.execute("SELECT applied_at FROM migrations ORDER BY rowid LIMIT 1").fetchone()
+    return "" if row is None else str(row[0])
 
 
 def fetcher(conn: Callable[[], Any], param: str, table: str, scope_key: str) -> Fetch:

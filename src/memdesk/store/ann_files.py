@@ -6,7 +6,7 @@ A graph of one (memory type, exact scope) is one file, ``<database>-ann/<stem>.h
   (``IO_FLAG_MMAP_IFC``; faiss ignores what follows): its vectors are read from the page cache as a
   search touches them, not copied in;
 * then a magic string, a JSON head (format, model, dimension, the change-log position the graph
-  reflects, its row and label counts) and flat arrays: the byte offsets of the ids, where each
+  reflects and which database's, its row and label counts) and flat arrays: the byte offsets of the ids, where each
   label's ids start, the 16-byte digest of each label's vector, the ids themselves (UTF-8). They are
   read with ``np.frombuffer``: no Python object per row, so a graph of 10^6 rows opens in well under
   a second;
@@ -46,6 +46,8 @@ class GraphFile:
     dim: int
     stamp: int
     """The change-log id up to which the graph reflects the scope's rows (0: unknown)."""
+    database: str
+    """Which database that id is of (:func:`.ann_cold.database_id`)."""
     rows: int
     id_offsets: np.ndarray
     label_start: np.ndarray
@@ -73,7 +75,7 @@ class GraphFile:
         return np.diff(self.label_start) > 0
 
 
-def write_file(path: Path, graph: HNSWGraph, model_id: str, stamp: int) -> None:
+def write_file(path: Path, graph: HNSWGraph, model_id: str, stamp: int, database: str = "") -> None:
     """Write ``graph`` to ``path`` (see the module docstring); OSError on failure (the temporary file
     is removed)."""
     faiss = _faiss()
@@ -84,7 +86,7 @@ def write_file(path: Path, graph: HNSWGraph, model_id: str, stamp: int) -> None:
     starts = np.zeros(graph.labels + 1, dtype="<i8")
     np.cumsum([len(m) for m in graph.members], out=starts[1:])
     head = json.dumps(
-        {"format": FORMAT2, "model_id": model_id, "dim": graph.dim, "stamp": int(stamp), "rows": len(encoded),
+        {"format": FORMAT2, "model_id": model_id, "dim": graph.dim, "stamp": int(stamp), "database": database, "rows": len(encoded),
          "labels": graph.labels, "id_bytes": int(offsets[-1])}  # fmt: skip
     ).encode()
     try:
@@ -135,7 +137,9 @@ def _header(f: Any) -> GraphFile | None:
         blob = data[at + DIGEST * labels :]
         ok = head["format"] == FORMAT2 and len(digests) == DIGEST * labels and len(blob) == id_bytes == offsets[-1]
         ok = ok and starts[-1] == rows and bool(np.all(np.diff(starts) >= 0)) and bool(np.all(np.diff(offsets) >= 0))
-        header = GraphFile(str(head["model_id"]), int(head["dim"]), int(head["stamp"]), rows, offsets, starts, digests, blob)
+        header = GraphFile(
+            str(head["model_id"]), int(head["dim"]), int(head["stamp"]), str(head["database"]), rows, offsets, starts, digests, blob
+        )
     except (ValueError, KeyError, TypeError) as e:
         raise StoreError(f"a damaged HNSW index header: {e}") from e
     if not ok:

@@ -114,11 +114,12 @@ class LargeScopes:
         return None if self.folder is None else self.folder / f"{file_stem(namespace, key)}.hnsw"
 
     def prepare(
-        self, namespace: str, keys: Sequence[Key], indexes: Sequence[Any], model_id: str, stamp: int = 0
+        self, namespace: str, keys: Sequence[Key], indexes: Sequence[Any], model_id: str, stamp: tuple[int, str] = (0, "")
     ) -> list[Key]:
         """Attach, (re)build or write the graphs of the large ``indexes`` (one per key); returns the
         keys whose file was written now. A scope whose graph is still being built stays exact.
-        ``stamp``: the change-log id the indexes reflect, written with each file (0: none)."""
+        ``stamp``: the change-log id the indexes reflect and the database's id, written with each file
+        (0: none)."""
         written = []
         for key, index in zip(keys, indexes):
             if isinstance(index, GraphIndex):  # attached from its file; written again once changed enough
@@ -186,7 +187,7 @@ class LargeScopes:
         *,
         sync: Callable[[], None],
         still_loaded: Callable[[Key], bool],
-        stamp: int = 0,
+        stamp: tuple[int, str] = (0, ""),
     ) -> None:
         """:meth:`prepare`, then, if files were written: ``sync`` (take in other connections' commits)
         and remove the file of every key whose index is no longer loaded (someone changed it
@@ -242,14 +243,14 @@ class LargeScopes:
             graph.reconcile(index)
         return graph
 
-    def _write(self, namespace: str, key: Key, graph: HNSWGraph, model_id: str, stamp: int = 0) -> bool:
+    def _write(self, namespace: str, key: Key, graph: HNSWGraph, model_id: str, stamp: tuple[int, str] = (0, "")) -> bool:
         path = self.path(namespace, key)
         if path is None:
             graph.unsaved = 0
             return False
         try:
             make_folder(path.parent)
-            write_file(path, graph, model_id, stamp)
+            write_file(path, graph, model_id, *stamp)
         except OSError as e:
             log.warning("could not write the HNSW index file %s (%s); the graph stays in memory", path.name, e)
             return False

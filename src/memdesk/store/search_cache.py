@@ -39,7 +39,7 @@ from .codec import (
 from .database import Changes, Database
 from .schema import TABLES, scope_where
 from .revisions import ScopeRevisions, wildcards
-from .ann_cold import GraphIndex, fetcher, is_current
+from .ann_cold import GraphIndex, database_id, fetcher, is_current
 from .ann_scopes import LargeScopes
 from .index_cache import IndexCache
 from .vector_index import IndexBuilder, VectorIndex, merge_hits, search_indexes
@@ -106,6 +106,7 @@ class RecordSearch:
         #: partial scope -> its exact scope keys (an ordered set), least recently searched first
         self._patterns: OrderedDict[ScopeTuple, dict[ScopeTuple, None]] = OrderedDict()
         self.revisions = ScopeRevisions()
+        self._database: str | None = None  # written with graph files (:func:`.ann_cold.database_id`)
         db.on_change(self._changed)
 
     # -- what others changed -------------------------------------------------------------------
@@ -192,6 +193,11 @@ class RecordSearch:
             fetch=fetcher(self.db.connection, p, table, sk),
         )  # fmt: skip
 
+    def _database_id(self, conn: Any) -> str:
+        if self._database is None:
+            self._database = database_id(conn)
+        return self._database
+
     def _with_rows(self, namespace: str, keys: Sequence[ScopeTuple], indexes: list[Any], dim: int) -> list[Any]:
         """``indexes`` with every :class:`GraphIndex` replaced by the scope loaded from the database (its
         graph handed over, reconciled with the rows by the next ``attach``): for what needs the rows."""
@@ -249,7 +255,7 @@ class RecordSearch:
                         mt.value, keys, indexes, info.model_id,
                         sync=partial(self.db.sync, conn),
                         still_loaded=lambda key: self.cache.loaded(mt.value, key) is not None,  # type: ignore[arg-type]
-                        stamp=self.db.log_seen,
+                        stamp=(self.db.log_seen, self._database_id(conn)),
                     )  # fmt: skip
                     self.cache.recount(mt.value, keys)  # a graph attached now holds a second copy of the vectors
                 hits = search_indexes(indexes, query, k, speaker)
