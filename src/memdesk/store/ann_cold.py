@@ -52,8 +52,9 @@ class GraphIndex:
         self._mapped = index
         self._fetch = fetch
         self._graph: HNSWGraph | None = None
-        self._bitmap = np.packbits(header.live(), bitorder="little")
-        self._all_live = bool(header.live().all())
+        live = header.live()
+        self._live = int(np.count_nonzero(live))
+        self._bitmap = None if self._live == header.labels else np.packbits(live, bitorder="little")
 
     def __len__(self) -> int:
         return self.header.rows if self._graph is None else len(self._graph)
@@ -100,8 +101,7 @@ class GraphIndex:
             index, bitmap = graph._index, graph.live_bitmap()
             members: Callable[[int], list[str]] = graph.members.__getitem__
         else:
-            live = int(np.count_nonzero(self.header.live()))
-            index, bitmap = self._mapped, None if self._all_live else self._bitmap
+            live, index, bitmap = self._live, self._mapped, self._bitmap
             members = self.header.ids_of
         if live == 0 or k <= 0:
             return []
@@ -145,8 +145,8 @@ def fetcher(conn: Callable[[], Any], param: str, table: str, scope_key: str) -> 
         if not ids:
             return {}
         marks = ", ".join([param] * len(ids))
-        sql = f"SELECT id, record FROM {table} WHERE scope_key = {param} AND id IN ({marks})"
-        return {r[0]: r[1] for r in conn().execute(sql, (scope_key, *ids)).fetchall()}
+        sql = f"SELECT id, record, scope_key FROM {table} WHERE id IN ({marks})"  # by primary key, not the scope's index
+        return {r[0]: r[1] for r in conn().execute(sql, ids).fetchall() if r[2] == scope_key}
 
     return fetch
 
