@@ -222,12 +222,13 @@ def cold_start(args: argparse.Namespace) -> dict[str, Any]:
 
     out["faiss_import_s"] = round(time.perf_counter() - t0, 2)
     t0 = time.perf_counter()
-    with SQLiteStore(work / "ann.db", ann_min_rows=args.ann_min_rows) as s:
+    with SQLiteStore(work / "ann.db", ann_min_rows=args.ann_min_rows or None) as s:  # 0: exact
         out["open_s"] = round(time.perf_counter() - t0, 3)
         out["first_search_s"] = first_search(s, queries[0], k)
         out["open_and_first_search_s"] = round(time.perf_counter() - t0, 2)
-        out["rebuilt"] = s._search.ann.builds != 0
-        out["graph_files_read"] = s._search.ann.reads
+        if s._search.ann is not None:
+            out["rebuilt"] = s._search.ann.builds != 0
+            out["graph_files_read"] = s._search.ann.reads
         index = s._search.cache.loaded(MT.value, ("bench", None, None))
         out["index"] = type(index).__name__
         times, ids = searches(s, queries, k)
@@ -244,7 +245,7 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--ef", type=int, nargs="+", default=[64, 128, 256])
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--ann-min-rows", type=int, default=DEFAULT_ANN_MIN_ROWS)
+    ap.add_argument("--ann-min-rows", type=int, default=DEFAULT_ANN_MIN_ROWS, help="0 with --cold-start: exact search")
     ap.add_argument("--vectors", nargs="+", default=[str(DEFAULT_CACHE)], help="evaluation embedding caches (MiniLM)")
     ap.add_argument("--exact-queries", type=int, default=None, help="queries run through the exact store (default: all)")
     ap.add_argument("--work", default=None, help="keep the database and graph file here (for --cold-start)")
