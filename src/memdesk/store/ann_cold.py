@@ -16,7 +16,8 @@ vectors the graph holds (the same float32 dot product as exact search: every ret
 exact cosine) and reads only the payloads of the top ``k`` rows from the database (``fetch``). The
 scope's matrix is never in memory. The first write to the scope (through the store's cache updates)
 makes the graph a full :class:`~memdesk.store.ann.HNSWGraph` in memory (:meth:`GraphIndex.graph`:
-the faiss index copied out of the mapping, the ids into dicts: seconds at 10^6 rows), which then
+the faiss index read again from the file mapped, the ids into dicts: about a minute at 10^6 rows on
+the loaded 2-core machine of bench/results/ann/), which then
 changes incrementally as before. What needs the rows themselves (a speaker bank, a filter said in
 SQL, a rebuild) is answered after the owner replaced the entry by a loaded, reconciled index
 (:meth:`.search_cache.RecordSearch.search`).
@@ -25,7 +26,7 @@ SQL, a rebuild) is answered after the owner replaced the entry by a loaded, reco
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import IO, Any, Callable, Sequence
 
 import numpy as np
 
@@ -44,12 +45,20 @@ class GraphIndex:
     ann = None  # not a VectorIndex with a graph beside it: the graph is all there is
 
     def __init__(
-        self, header: GraphFile, index: Any, fetch: Fetch, *, ef_search: int = DEFAULT_EF_SEARCH, min_rows: int = 1
+        self,
+        header: GraphFile,
+        index: Any,
+        source: IO[bytes],
+        fetch: Fetch,
+        *,
+        ef_search: int = DEFAULT_EF_SEARCH,
+        min_rows: int = 1,
     ) -> None:
         self.dim = header.dim
         self.header = header
         self.ef_search, self.min_rows = ef_search, min_rows
         self._mapped = index
+        self._source = source  # the file mapped (kept open: read again from it, even if replaced meanwhile)
         self._fetch = fetch
         self._graph: HNSWGraph | None = None
         live = header.live()
@@ -69,7 +78,7 @@ class GraphIndex:
         if self._graph is None:
             h = self.header
             self._graph = HNSWGraph.restore(
-                owned(self._mapped), h.members(), h.digest_list(), ef_search=self.ef_search, min_rows=self.min_rows
+                owned(self._source), h.members(), h.digest_list(), ef_search=self.ef_search, min_rows=self.min_rows
             )
             self._mapped = None
         return self._graph

@@ -26,7 +26,7 @@ import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -164,28 +164,36 @@ def _faiss_of(path: Path, header: GraphFile, flags: int) -> Any:
     return index
 
 
-def open_mapped(path: Path, model_id: str, dim: int) -> tuple[GraphFile, Any] | None:
-    """The format-2 head of ``path`` and its faiss index mapped into memory (the same file: its inode
-    is checked after mapping); None if the file is format 1 or was replaced meanwhile; StoreError if
-    it is damaged or for another model or dimension, FileNotFoundError if there is none."""
+def open_mapped(path: Path, model_id: str, dim: int) -> tuple[GraphFile, Any, IO[bytes]] | None:
+    """The format-2 head of ``path``, its faiss index mapped into memory and the open file (the same
+    file: its inode is checked after mapping; :func:`owned` reads the graph from it); None if the file
+    is format 1 or was replaced meanwhile; StoreError if it is damaged or for another model or
+    dimension, FileNotFoundError if there is none."""
     faiss = _faiss()
-    with open(path, "rb") as f:
+    f = open(path, "rb")
+    try:
         header = _header(f)
-        if header is None:
-            return None
-        check_header(header, model_id, dim)
-        index = _faiss_of(path, header, faiss.IO_FLAG_MMAP_IFC)
-        try:
-            same = os.stat(path).st_ino == os.fstat(f.fileno()).st_ino
-        except FileNotFoundError:
-            same = False
-    return (header, index) if same else None
+        if header is not None:
+            check_header(header, model_id, dim)
+            index = _faiss_of(path, header, faiss.IO_FLAG_MMAP_IFC)
+            if os.stat(path).st_ino == os.fstat(f.fileno()).st_ino:
+                return header, index, f
+    except BaseException:
+        f.close()
+        raise
+    f.close()
+    return None
 
 
-def owned(index: Any) -> Any:
-    """A copy of a mapped faiss index in memory (a mapped one cannot grow)."""
+def owned(source: IO[bytes]) -> Any:
+    """The faiss index of an open graph file read into memory (a mapped one cannot grow); the file is closed."""
     faiss = _faiss()
-    return faiss.deserialize_index(faiss.serialize_index(index))
+    with source:
+        source.seek(0)
+        try:
+            return faiss.read_index(faiss.PyCallbackIOReader(source.read))
+        except RuntimeError as e:
+            raise StoreError(f"a damaged HNSW index: {e}") from e
 
 
 def read_pair(path: Path, model_id: str, dim: int, **options: Any) -> tuple[HNSWGraph, int]:

@@ -165,11 +165,13 @@ class LargeScopes:
         except (OSError, StoreError):
             opened = None  # the full read says why (and rebuilds)
         if opened is None or opened[0].rows < self.min_rows or not current(opened[0]):
+            if opened is not None:
+                opened[2].close()
             self._restamp.add((namespace, key))
             return None
         self.cold += 1
         self.reads += 1
-        return GraphIndex(opened[0], opened[1], fetch, **self._options())
+        return GraphIndex(*opened, fetch, **self._options())
 
     def adopt(self, namespace: str, key: Key, graph: HNSWGraph | None) -> None:
         """The graph of an entry about to be reloaded with its rows: the next :meth:`prepare` of ``key``
