@@ -16,7 +16,7 @@ vectors the graph holds (the same float32 dot product as exact search: every ret
 exact cosine) and reads only the payloads of the top ``k`` rows from the database (``fetch``). The
 scope's matrix is never in memory. The first write to the scope (through the store's cache updates)
 makes the graph a full :class:`~memdesk.store.ann.HNSWGraph` in memory (:meth:`GraphIndex.graph`:
-the faiss index read again from the file mapped, the ids into dicts: about a minute at 10^6 rows on
+the faiss index read again from the file mapped, the ids into dicts: about 30 s at 10^6 rows on
 the loaded 2-core machine of bench/results/ann/), which then
 changes incrementally as before. What needs the rows themselves (a speaker bank, a filter said in
 SQL, a rebuild) is answered after the owner replaced the entry by a loaded, reconciled index
