@@ -222,6 +222,15 @@ def test_a_file_of_another_database_is_not_served_alone(tmp_path: Path) -> None:
         assert again._search.ann.cold == 0  # (and rebuilt: none of its ids are b's)
 
 
+def test_a_store_that_searches_exactly_still_erases_the_graph_files_on_forget(filled, path: Path) -> None:
+    store, exact, rng = filled
+    store.search(unit(rng, 1)[0], BIG, MT, 5)
+    assert list(Path(f"{path}-ann").glob("*.hnsw"))
+    store.close()
+    exact.forget(BIG)  # a store opened with ann_min_rows=None
+    assert list(Path(f"{path}-ann").iterdir()) == []
+
+
 def test_forget_of_a_scope_served_from_its_file_leaves_no_file(filled, path: Path) -> None:
     store, _, rng = filled
     q = unit(rng, 1)[0]

@@ -97,11 +97,18 @@ class RecordSearch:
     """Cached exact cosine search over one database's record tables."""
 
     def __init__(
-        self, db: Database, cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS, *, ann: LargeScopes | None = None
+        self,
+        db: Database,
+        cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
+        *,
+        ann: LargeScopes | None = None,
+        files: LargeScopes | None = None,
     ) -> None:
         self.db = db
         #: HNSW graphs for the large scopes (None: every search exact)
         self.ann = ann
+        #: whose graph files a forget erases (also when this store searches exactly: another may have written them)
+        self.files = files if files is not None else ann
         self.cache: IndexCache[ScopeTuple] = IndexCache(self._load, max_rows=cache_max_rows)
         #: partial scope -> its exact scope keys (an ordered set), least recently searched first
         self._patterns: OrderedDict[ScopeTuple, dict[ScopeTuple, None]] = OrderedDict()
@@ -308,7 +315,7 @@ class RecordSearch:
 
     def dropped(self, memory_type: MemoryType, scopes: set[ScopeTuple]) -> None:
         self.cache.forget([memory_type.value], scopes)
-        if self.ann is not None:
-            self.ann.erase(memory_type.value, scopes)
+        if self.files is not None:
+            self.files.erase(memory_type.value, scopes)
         self._patterns.clear()
         self.revisions.changed(scopes)
