@@ -140,15 +140,20 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     work = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="bench-ann-"))
     work.mkdir(parents=True, exist_ok=True)
     db = work / "ann.db"
-    # what a later --cold-start run needs: the queries and the exact top-k (numpy over the same vectors)
-    np.save(work / "queries.npy", queries)
-    truth_np = [[f"r{i}" for i in top_ids(vectors, q, k)] for q in queries]
-    (work / "truth.json").write_text(json.dumps(truth_np))
-    del real, rest
+    del real, rest  # (a later --cold-start run reads the queries and numpy's exact top-k from --work)
+    reuse = args.reuse and db.exists()  # the database (and numpy's top-k) an earlier run left in --work
+    if reuse:
+        truth_np = json.loads((work / "truth.json").read_text())
+        assert np.array_equal(np.load(work / "queries.npy"), queries), "not the queries of that run"
+    else:
+        np.save(work / "queries.npy", queries)
+        truth_np = [[f"r{i}" for i in top_ids(vectors, q, k)] for q in queries]
+        (work / "truth.json").write_text(json.dumps(truth_np))
     t0 = time.perf_counter()
     with SQLiteStore(db, ann_min_rows=None) as s:
-        s.set_embedding_info(info)
-        for start in range(0, args.n, 5000):
+        if not reuse:
+            s.set_embedding_info(info)
+        for start in range(0, 0 if reuse else args.n, 5000):
             chunk = vectors[start : start + 5000]
             s.write([SemanticRecord(id=f"r{start + i}", scope=SCOPE, fact=f"fact {start + i}") for i in range(len(chunk))], chunk)
     out["write_s"] = round(time.perf_counter() - t0, 1)
@@ -156,12 +161,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.exact_queries < args.queries:  # the full matrix is not kept past here
         del vectors
 
-    with SQLiteStore(db, ann_min_rows=None) as s:
-        out["exact_first_search_s"] = first_search(s, queries[0], k)
-        times, truth = searches(s, queries[: args.exact_queries], k)
-        out["exact_p50_ms"], out["exact_p95_ms"] = pct(times, 50), pct(times, 95)
-        out["exact_queries"] = len(times)
-        out["exact_store_equals_numpy_top_k"] = recall(truth, truth_np, k)
+    truth: list[list[str]] = []
+    if reuse:
+        out["write_s"] = "reused"
+    else:
+        with SQLiteStore(db, ann_min_rows=None) as s:
+            out["exact_first_search_s"] = first_search(s, queries[0], k)
+            times, truth = searches(s, queries[: args.exact_queries], k)
+            out["exact_p50_ms"], out["exact_p95_ms"] = pct(times, 50), pct(times, 95)
+            out["exact_queries"] = len(times)
+            out["exact_store_equals_numpy_top_k"] = recall(truth, truth_np, k)
     truth = truth + truth_np[len(truth) :]  # the queries not run through the exact store: numpy's top-k
     log_phase(out, "exact")
 
@@ -249,6 +258,7 @@ def main() -> None:
     ap.add_argument("--vectors", nargs="+", default=[str(DEFAULT_CACHE)], help="evaluation embedding caches (MiniLM)")
     ap.add_argument("--exact-queries", type=int, default=None, help="queries run through the exact store (default: all)")
     ap.add_argument("--work", default=None, help="keep the database and graph file here (for --cold-start)")
+    ap.add_argument("--reuse", action="store_true", help="with --work: the database an earlier run wrote there (no write, no exact phase)")
     ap.add_argument("--cold-start", default=None, metavar="NAME", help="only a new process's cold start on --work, added to --out as NAME")
     ap.add_argument("--out", default=str(REPO / "bench" / "results" / "ann" / "sqlite-1e5.json"))
     args = ap.parse_args()
