@@ -143,6 +143,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     del real, rest  # (a later --cold-start run reads the queries and numpy's exact top-k from --work)
     reuse = args.reuse and db.exists()  # the database (and numpy's top-k) an earlier run left in --work
     if reuse:
+        for f in (work / "ann.db-ann").glob("*"):  # this run builds the graph
+            f.unlink()
         truth_np = json.loads((work / "truth.json").read_text())
         assert np.array_equal(np.load(work / "queries.npy"), queries), "not the queries of that run"
     else:
