@@ -17,6 +17,8 @@ from memdesk.errors import ConfigError
 from memdesk.records import MemoryType, Scope, SemanticRecord
 from memdesk.store import EmbeddingInfo, SQLiteStore
 from memdesk.store.ann import HNSWGraph
+from memdesk.store.ann_cold import GraphIndex
+from memdesk.store.ann_files import write_file
 from memdesk.store.ann_scopes import LargeScopes
 from memdesk.store.vector_index import VectorIndex
 
@@ -134,7 +136,112 @@ def test_the_graph_is_read_back_after_a_restart_not_rebuilt(filled, path: Path) 
     store.close()
     with SQLiteStore(path, **OPTIONS) as again:
         assert_same(again, exact, unit(rng, 4))
-        assert again._search.ann.builds == 0 and again._search.ann.reads == 1
+        assert again._search.ann.builds == 0 and again._search.ann.cold == 1  # attached without the rows
+
+
+def cold_entry(store: SQLiteStore):
+    return store._search.cache.loaded(MT.value, ("big", None, None))
+
+
+def test_a_restart_serves_a_current_file_without_loading_the_rows(filled, path: Path) -> None:
+    """The file's stamp (the change-log id it reflects) is current: the first search maps the graph and
+    reads only the hits' records; a write makes the graph a full one in memory; a speaker search
+    loads the rows; a file left behind by unsaved writes is reconciled once and stamped again."""
+    store, exact, rng = filled
+    q = unit(rng, 4)
+    store.search(q[0], BIG, MT, 5)
+    store.close()
+    with SQLiteStore(path, **OPTIONS) as again:
+        for v in q:
+            got, want = again.search(v, BIG, MT, 10), exact.search(v, BIG, MT, 10)
+            assert [h.record for h in got] == [h.record for h in want]
+            assert [h.score for h in got] == pytest.approx([h.score for h in want], abs=1e-5)
+        entry = cold_entry(again)
+        assert isinstance(entry, GraphIndex) and entry.materialized is None and len(entry) == 400
+        assert again._search.ann.cold == 1 and again._search.ann.builds == 0
+        again.write(records(BIG, 1, 5000), q[:1])  # a new best hit for q[0]
+        assert isinstance(entry.materialized, HNSWGraph) and len(entry) == 401
+        assert again.search(q[0], BIG, MT, 1)[0].record.fact == "fact 5000"
+        gone = again.search(q[1], BIG, MT, 1)[0].record.id
+        again.delete(gone)
+        assert gone not in {h.record.id for h in again.search(q[1], BIG, MT, 10)}
+    with SQLiteStore(path, **OPTIONS) as third:  # the file predates those two writes: reconciled, stamped again
+        assert_same(third, exact, q[:2])
+        assert third._search.ann.cold == 0 and third._search.ann.builds == 0
+    with SQLiteStore(path, **OPTIONS) as fourth:
+        fourth.search(q[0], BIG, MT, 5)
+        assert isinstance(cold_entry(fourth), GraphIndex)
+        assert_same(fourth, exact, q)  # speakers and partial scopes: the rows are loaded, the graph handed over
+        assert not isinstance(cold_entry(fourth), GraphIndex)
+        assert fourth._search.ann.cold == 1 and fourth._search.ann.builds == 0
+
+
+def test_a_stale_file_after_another_connection_wrote_is_not_served_alone(filled, path: Path) -> None:
+    store, exact, rng = filled
+    q = unit(rng, 3)
+    store.search(q[0], BIG, MT, 5)
+    store.close()
+    recs = list(exact.scan(BIG, MT))
+    with SQLiteStore(path, ann_min_rows=None) as other:  # another process, no graphs of its own
+        other.write(records(SMALL, 1, 7000), q[:1])  # another scope: the file stays current
+    with SQLiteStore(path, **OPTIONS) as again:
+        assert_same(again, exact, q[:1])
+        assert again._search.ann.cold == 1
+    for change in (
+        lambda s: s.replace(recs[0].model_copy(update={"fact": "moved"}), q[1]),  # same count, other vector
+        lambda s: s.delete(recs[1].id),
+        lambda s: s.write(records(BIG, 1, 8000), q[2:]),
+        lambda s: s.forget(Scope(user_id="nobody")),  # logs "everything": nothing is trusted
+    ):
+        with SQLiteStore(path, ann_min_rows=None) as other:
+            change(other)
+        with SQLiteStore(path, **OPTIONS) as again:
+            for v in q:
+                got = again.search(v, BIG, MT, 10)
+                assert [h.record for h in got] == [h.record for h in exact.search(v, BIG, MT, 10)]
+            assert again._search.ann.cold == 0 and again._search.ann.builds == 0  # reconciled, stamped again
+        with SQLiteStore(path, **OPTIONS) as again:
+            assert_same(again, exact, q[:1])
+            assert again._search.ann.cold == 1
+
+
+def test_a_file_of_another_database_is_not_served_alone(tmp_path: Path) -> None:
+    """Two databases written alike have the same change-log ids and row counts; the file records which
+    database it is of, so one copied over to the other is reconciled, not trusted."""
+    rng = np.random.default_rng(5)
+    v, q = unit(rng, 150), unit(rng, 2)
+    for name in ("a.db", "b.db"):
+        with SQLiteStore(tmp_path / name, **OPTIONS) as store:
+            store.set_embedding_info(INFO)
+            store.write(records(BIG, 150), v)
+            store.search(q[0], BIG, MT, 5)
+    (a,), (b,) = (list((tmp_path / f"{n}-ann").glob("*.hnsw")) for n in ("a.db", "b.db"))
+    b.write_bytes(a.read_bytes())  # a's ids, not b's (the records' ids are random)
+    with SQLiteStore(tmp_path / "b.db", **OPTIONS) as again, SQLiteStore(tmp_path / "b.db", ann_min_rows=None) as exact:
+        assert_same(again, exact, q)
+        assert again._search.ann.cold == 0  # (and rebuilt: none of its ids are b's)
+
+
+def test_a_store_that_searches_exactly_still_erases_the_graph_files_on_forget(filled, path: Path) -> None:
+    store, exact, rng = filled
+    store.search(unit(rng, 1)[0], BIG, MT, 5)
+    assert list(Path(f"{path}-ann").glob("*.hnsw"))
+    store.close()
+    exact.forget(BIG)  # a store opened with ann_min_rows=None
+    assert list(Path(f"{path}-ann").iterdir()) == []
+
+
+def test_forget_of_a_scope_served_from_its_file_leaves_no_file(filled, path: Path) -> None:
+    store, _, rng = filled
+    q = unit(rng, 1)[0]
+    store.search(q, BIG, MT, 5)
+    store.close()
+    with SQLiteStore(path, **OPTIONS) as again:
+        again.search(q, BIG, MT, 5)
+        assert isinstance(cold_entry(again), GraphIndex)
+        again.forget(BIG)
+        assert list(Path(f"{path}-ann").iterdir()) == []
+        assert all(h.record.scope == SMALL for h in again.search(q, BIG, MT, 5))
 
 
 def test_another_connections_writes_reach_the_graph_and_the_stale_file(filled, path: Path) -> None:
@@ -173,8 +280,7 @@ def test_another_model_does_not_read_the_file(filled, path: Path) -> None:
     store.search(unit(rng, 1)[0], BIG, MT, 5)
     graph = graph_of(store)
     (file,) = Path(f"{path}-ann").glob("*.hnsw")
-    with open(file, "wb") as f:
-        graph.write(f, "another-model")
+    write_file(file, graph, "another-model", 0, "")
     store.close()
     with SQLiteStore(path, **OPTIONS) as again:
         assert_same(again, exact, unit(rng, 2))

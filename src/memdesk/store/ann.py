@@ -21,12 +21,12 @@ have several speakers is :data:`MIXED`: allowed, its rows checked one by one) an
 raised by the inverse of their share of the graph (at most :data:`MAX_EF`), so the filtered walk
 sees about as many allowed labels as an unfiltered one.
 
-:meth:`HNSWGraph.write` / :func:`read_graph` persist a graph as one file: a magic string, a JSON
-header (format version, model, dimension, each label's ids) and faiss's own serialization. A
-graph read back is checked against the rows it is to serve (:meth:`HNSWGraph.reconcile`): rows
-whose record is gone or whose vector bytes differ from the label's leave it, records the file lacks
-are added, so a file written before any later change (by this process or another) serves exactly the
-rows the database holds now. Nothing is trusted from the file but what that check confirms.
+The file a graph is persisted in is :mod:`.ann_files` (:func:`read_graph` still reads the older
+format 1); :meth:`HNSWGraph.restore` makes a graph of a file's parts. A graph read back is checked
+against the rows it is to serve (:meth:`HNSWGraph.reconcile`): rows whose record is gone or whose
+vector bytes differ from the label's leave it, records the file lacks are added, so a file written
+before any later change (by this process or another) serves exactly the rows the database holds
+now. Only a file the change log shows to be current is served without that check (:mod:`.ann_cold`).
 """
 
 from __future__ import annotations
@@ -204,19 +204,20 @@ class HNSWGraph:
 
     def _stored(self) -> np.ndarray:
         """The graph's own copy of the vectors, by label (a view, not a copy)."""
-        faiss = _faiss()
-        storage = faiss.downcast_index(self._index.storage)
-        n = self._index.ntotal
-        return faiss.rev_swig_ptr(storage.get_xb(), n * self.dim).reshape(n, self.dim)
+        return stored_vectors(self._index)
 
     # -- searching -------------------------------------------------------------------------------
     def _walk(self, query: np.ndarray, k: int, ef: int, bitmap: np.ndarray | None) -> list[str]:
         """The ids of the rows of the ``k`` labels the walk finds nearest (every row of a label)."""
-        faiss = _faiss()
-        selector = None if bitmap is None else faiss.IDSelectorBitmap(self.labels, faiss.swig_ptr(bitmap))
-        params = faiss.SearchParametersHNSW(efSearch=max(ef, k), sel=selector)
-        _, found = self._index.search(query.reshape(1, -1), k, params=params)
-        return [i for x in found[0].tolist() if x >= 0 for i in self.members[x]]
+        return [i for x in walk(self._index, query, k, ef, bitmap).tolist() for i in self.members[x]]
+
+    def live_bitmap(self) -> np.ndarray | None:
+        """The live labels, packed for faiss (None: every label lives)."""
+        if not self.dead:
+            return None
+        if self._bitmap is None:
+            self._bitmap = np.packbits(self._codes != DEAD, bitorder="little")
+        return self._bitmap
 
     def top_k(self, index: VectorIndex, query: np.ndarray, k: int, speaker: str | None = None) -> list[Hit]:
         """The approximate top ``k`` of ``index`` (the rows this graph covers), re-scored exactly there."""
@@ -225,9 +226,7 @@ class HNSWGraph:
             return []
         q = np.ascontiguousarray(query, dtype=np.float32)
         if speaker is None:
-            if self.dead and self._bitmap is None:
-                self._bitmap = np.packbits(self._codes != DEAD, bitorder="little")
-            return index.hits_for(self._walk(q, min(k, live), self.ef_search, self._bitmap if self.dead else None), q)
+            return index.hits_for(self._walk(q, min(k, live), self.ef_search, self.live_bitmap()), q)
         rows = index.speaker_rows(speaker)
         if rows.size == 0:
             return []
@@ -246,15 +245,34 @@ class HNSWGraph:
                 return hits
             want = min(2 * want, n_allowed)
 
-    # -- the file --------------------------------------------------------------------------------
-    def write(self, out: IO[bytes], model_id: str) -> None:
-        faiss = _faiss()
-        header = json.dumps({"format": FORMAT, "model_id": model_id, "dim": self.dim, "members": self.members}).encode()
-        out.write(MAGIC + struct.pack("<Q", len(header)) + header)
-        writer = faiss.PyCallbackIOWriter(out.write)
-        faiss.write_index(self._index, writer)
-        del writer  # flushes
-        self.unsaved = 0
+    @classmethod
+    def restore(cls, index: Any, members: list[list[str]], digests: list[bytes], **options: Any) -> "HNSWGraph":
+        """A graph from its parts as a file holds them (the faiss index, each label's ids and the
+        digest of its vector); speakers unknown (:data:`MIXED`) until :meth:`reconcile`."""
+        graph = cls(index.d, index=index, **options)
+        graph.members = members
+        graph.id_label = {i: n for n, m in enumerate(members) for i in m}
+        graph._digests = digests
+        graph._by_digest = {d: n for n, d in enumerate(digests) if members[n]}
+        graph._codes = np.where(np.array([bool(m) for m in members], dtype=bool), MIXED, DEAD).astype(np.int32)
+        graph.dead = sum(1 for m in members if not m)
+        return graph
+
+
+def walk(index: Any, query: np.ndarray, k: int, ef: int, bitmap: np.ndarray | None) -> np.ndarray:
+    """The labels of the ``k`` vectors a faiss HNSW walk finds nearest ``query`` (``bitmap``: the labels allowed)."""
+    faiss = _faiss()
+    selector = None if bitmap is None else faiss.IDSelectorBitmap(index.ntotal, faiss.swig_ptr(bitmap))
+    params = faiss.SearchParametersHNSW(efSearch=max(ef, k), sel=selector)
+    _, found = index.search(query.reshape(1, -1), k, params=params)
+    return found[0][found[0] >= 0]
+
+
+def stored_vectors(index: Any) -> np.ndarray:
+    """A faiss HNSWFlat index's own copy of its vectors, by label (a view, not a copy)."""
+    faiss = _faiss()
+    storage = faiss.downcast_index(index.storage)
+    return faiss.rev_swig_ptr(storage.get_xb(), index.ntotal * index.d).reshape(index.ntotal, index.d)
 
 
 def _digest(row: np.ndarray) -> bytes:
@@ -287,15 +305,8 @@ def read_graph(src: IO[bytes], model_id: str, dim: int, **options: Any) -> HNSWG
         raise StoreError(f"a damaged HNSW index: {e}") from e
     if not isinstance(members, list) or index.ntotal != len(members) or index.d != dim:
         raise StoreError("an HNSW index file whose labels do not match its graph")
-    graph = HNSWGraph(dim, index=index, **options)
-    stored = graph._stored()
-    graph.members = [list(m) for m in members]
-    graph.id_label = {i: n for n, m in enumerate(graph.members) for i in m}
-    graph._digests = [_digest(stored[n]) for n in range(len(members))]
-    graph._by_digest = {d: n for n, d in enumerate(graph._digests) if graph.members[n]}
-    graph._codes = np.where(np.array([bool(m) for m in members], dtype=bool), MIXED, DEAD).astype(np.int32)
-    graph.dead = sum(1 for m in members if not m)
-    return graph
+    stored = stored_vectors(index)
+    return HNSWGraph.restore(index, [list(m) for m in members], [_digest(stored[n]) for n in range(len(members))], **options)
 
 
-__all__ = ["DEFAULT_EF_SEARCH", "HNSWGraph", "read_graph"]
+__all__ = ["DEFAULT_EF_SEARCH", "HNSWGraph", "read_graph", "stored_vectors", "walk"]

@@ -12,9 +12,12 @@ graph that holds a scope's vectors a second time is not counted against ``cache_
 
 Files: one per (memory type, exact scope), ``<database>-ann/<sha256 of type and scope key>.hnsw``
 (0600, in a 0700 folder; the name holds no id in clear), written to a temporary file first and
-renamed, so a reader sees a whole file or none. An in-memory database keeps its graphs in memory
-only. Files may be older than the rows (another process wrote since, this one was stopped before
-writing its changes): the reconciliation on load makes that harmless.
+renamed, so a reader sees a whole file or none (the layout: :mod:`.ann_files`). An in-memory database
+keeps its graphs in memory only. Files may be older than the rows (another process wrote since, this
+one was stopped before writing its changes): each records the change-log id it reflects (the
+``stamp`` of :meth:`LargeScopes.prepare`); one the log shows current is served without loading the
+rows (:meth:`LargeScopes.open_cold`, :mod:`.ann_cold`), any other is reconciled on load and written
+again with a fresh stamp (:meth:`LargeScopes.adopt` hands a served graph over when the rows are loaded).
 
 :meth:`LargeScopes.erase` (forget, ``delete_scope``) overwrites a scope's files with zeros, then
 unlinks them. A writer that raced a forget in another process removes the file it just wrote if the
@@ -32,7 +35,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
 from ..errors import ConfigError, StoreError
-from .ann import DEFAULT_EF_SEARCH, HNSWGraph, read_graph
+from .ann import DEFAULT_EF_SEARCH, HNSWGraph
+from .ann_cold import Fetch, GraphIndex
+from .ann_files import GraphFile, open_mapped, read_pair, write_file
 from .codec import ScopeTuple, scope_key
 from .vector_index import VectorIndex
 
@@ -100,35 +105,80 @@ class LargeScopes:
         self.builds = 0
         """Graphs built (not read from a file) by this process: the persistence tests read it."""
         self.reads = 0
+        self.cold = 0
+        """Graphs attached from a current file without loading the scope's rows (:mod:`.ann_cold`)."""
+        self._adopted: dict[tuple[str, Key], HNSWGraph | None] = {}  # graphs of entries reloaded with their rows
+        self._restamp: set[tuple[str, Key]] = set()  # files found not current: written again once reconciled
 
     def path(self, namespace: str, key: Key) -> Path | None:
         return None if self.folder is None else self.folder / f"{file_stem(namespace, key)}.hnsw"
 
     def prepare(
-        self, namespace: str, keys: Sequence[Key], indexes: Sequence[VectorIndex], model_id: str
+        self, namespace: str, keys: Sequence[Key], indexes: Sequence[Any], model_id: str, stamp: tuple[int, str] = (0, "")
     ) -> list[Key]:
         """Attach, (re)build or write the graphs of the large ``indexes`` (one per key); returns the
-        keys whose file was written now. A scope whose graph is still being built stays exact."""
+        keys whose file was written now. A scope whose graph is still being built stays exact.
+        ``stamp``: the change-log id the indexes reflect and the database's id, written with each file
+        (0: none)."""
         written = []
         for key, index in zip(keys, indexes):
+            if isinstance(index, GraphIndex):  # attached from its file; written again once changed enough
+                graph = index.materialized
+                if graph is not None and self._stale(graph) and self._write(namespace, key, graph, model_id, stamp):
+                    written.append(key)
+                continue
             graph = index.ann
             if graph is None and len(index) < self.min_rows:
                 self._builds.pop((namespace, key), None)
                 continue
-            built = False
+            built = restamp = False
             if not isinstance(graph, HNSWGraph):
                 graph = self._read(namespace, key, index, model_id)
+                restamp = (namespace, key) in self._restamp and graph is not None
             if graph is None or graph.needs_rebuild():
                 fresh = self._built(namespace, key, index)
                 if fresh is not None:
                     graph, built = fresh, True
             if graph is None:
                 continue
+            self._restamp.discard((namespace, key))
             index.ann = graph
-            stale = graph.unsaved > max(_SAVE_MIN, SAVE_FRACTION * len(graph))
-            if (built or stale) and self._write(namespace, key, graph, model_id):
+            if (built or restamp or self._stale(graph)) and self._write(namespace, key, graph, model_id, stamp):
                 written.append(key)
         return written
+
+    @staticmethod
+    def _stale(graph: HNSWGraph) -> bool:
+        return graph.unsaved > max(_SAVE_MIN, SAVE_FRACTION * len(graph))
+
+    def open_cold(
+        self, namespace: str, key: Key, model_id: str, dim: int, current: Callable[[GraphFile], bool], fetch: Fetch
+    ) -> GraphIndex | None:
+        """The scope's graph file as a :class:`GraphIndex` if ``current`` says it still shows the
+        scope's rows (:func:`.ann_cold.is_current`); None otherwise (the owner loads the rows, and the
+        file is written again once reconciled)."""
+        path = self.path(namespace, key)
+        if path is None or (namespace, key) in self._adopted or not path.exists():
+            return None
+        try:
+            opened = open_mapped(path, model_id, dim)
+        except (OSError, StoreError):
+            opened = None  # the full read says why (and rebuilds)
+        if opened is None or opened[0].rows < self.min_rows or not current(opened[0]):
+            if opened is not None:
+                opened[2].close()
+            self._restamp.add((namespace, key))
+            return None
+        self.cold += 1
+        self.reads += 1
+        return GraphIndex(*opened, fetch, **self._options())
+
+    def adopt(self, namespace: str, key: Key, graph: HNSWGraph | None) -> None:
+        """The graph of an entry about to be reloaded with its rows: the next :meth:`prepare` of ``key``
+        reconciles it with them instead of reading the file."""
+        self._adopted[(namespace, key)] = graph  # None: the file is current, the next prepare reads it
+        if graph is not None and graph.unsaved:  # its file is behind
+            self._restamp.add((namespace, key))
 
     def attach(
         self,
@@ -139,11 +189,12 @@ class LargeScopes:
         *,
         sync: Callable[[], None],
         still_loaded: Callable[[Key], bool],
+        stamp: tuple[int, str] = (0, ""),
     ) -> None:
         """:meth:`prepare`, then, if files were written: ``sync`` (take in other connections' commits)
         and remove the file of every key whose index is no longer loaded (someone changed it
         meanwhile, perhaps forgot it), so no file outlives a forget that raced its writing."""
-        written = self.prepare(namespace, keys, indexes, model_id)
+        written = self.prepare(namespace, keys, indexes, model_id, stamp)
         if written:
             sync()
             stale = [key for key in written if not still_loaded(key)]
@@ -176,40 +227,34 @@ class LargeScopes:
     def clear(self) -> None:
         """Drop the builds under way (their results are not used): everything may have changed."""
         self._builds.clear()
+        self._adopted.clear()
 
     def _read(self, namespace: str, key: Key, index: VectorIndex, model_id: str) -> HNSWGraph | None:
+        graph = self._adopted.pop((namespace, key), None)
         path = self.path(namespace, key)
-        if path is None:
-            return None
-        try:
-            with open(path, "rb") as f:
-                graph = read_graph(f, model_id, index.dim, **self._options())
-        except FileNotFoundError:
-            return None
-        except (OSError, StoreError) as e:
-            log.warning("HNSW index file %s not used (%s): building the graph again", path.name, e)
-            return None
-        graph.reconcile(index)
-        self.reads += 1
+        if graph is None and path is not None:
+            try:
+                graph, _ = read_pair(path, model_id, index.dim, **self._options())
+            except FileNotFoundError:
+                return None
+            except (OSError, StoreError) as e:
+                log.warning("HNSW index file %s not used (%s): building the graph again", path.name, e)
+                return None
+            self.reads += 1
+        if graph is not None:
+            graph.reconcile(index)
         return graph
 
-    def _write(self, namespace: str, key: Key, graph: HNSWGraph, model_id: str) -> bool:
+    def _write(self, namespace: str, key: Key, graph: HNSWGraph, model_id: str, stamp: tuple[int, str] = (0, "")) -> bool:
         path = self.path(namespace, key)
         if path is None:
             graph.unsaved = 0
             return False
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
         try:
             make_folder(path.parent)
-            fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
-            with os.fdopen(fd, "wb") as f:
-                graph.write(f, model_id)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
+            write_file(path, graph, model_id, *stamp)
         except OSError as e:
             log.warning("could not write the HNSW index file %s (%s); the graph stays in memory", path.name, e)
-            _unlink(tmp)
             return False
         return True
 
@@ -219,6 +264,7 @@ class LargeScopes:
         keys = list(keys)
         for key in keys:
             self._builds.pop((namespace, key), None)
+            self._adopted.pop((namespace, key), None)
         if self.folder is None or not self.folder.exists():
             return
         for key in keys:

@@ -62,11 +62,12 @@ class CollectionSearch(Protocol):
 class CollectionCache:
     """The in-process vectors of every vector collection of one database (one index per name)."""
 
-    def __init__(self, db: Database, *, ann: LargeScopes | None = None) -> None:
+    def __init__(self, db: Database, *, ann: LargeScopes | None = None, files: LargeScopes | None = None) -> None:
         self.db = db
         self.cache: IndexCache[str] = IndexCache(self._load)
         #: HNSW graphs for large collections, shared with the record search (None: exact only)
         self.ann = ann
+        self.files = files if files is not None else ann  # whose graph files a delete erases
         db.on_change(self._changed)
 
     def _changed(self, changes: Changes | None) -> None:
@@ -109,8 +110,8 @@ class CollectionCache:
     def deleted(self, name: str, ids: Sequence[str] | None) -> None:
         if ids is None:
             self.cache.forget([name], [_KEY])
-            if self.ann is not None:
-                self.ann.erase(_graph_namespace(name), [_KEY])
+            if self.files is not None:
+                self.files.erase(_graph_namespace(name), [_KEY])
         else:
             for i in ids:
                 self.cache.remove(name, _KEY, i)

@@ -208,6 +208,11 @@ class Database:
         if self._logging:
             self.log_seen = self._log_max(conn)
 
+    @property
+    def change_logged(self) -> bool:
+        """Whether this database has the change log (every store's but tests of old layouts)."""
+        return self._logging
+
     def erase_changes(self, conn: Any, keys: Sequence[str], collections: Sequence[str] = ()) -> None:
         """Inside a write transaction: delete the change log's entries naming these scope keys and
         collections (a forgotten scope leaves no trace there) and log "everything" instead, so other

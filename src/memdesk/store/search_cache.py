@@ -39,6 +39,7 @@ from .codec import (
 from .database import Changes, Database
 from .schema import TABLES, scope_where
 from .revisions import ScopeRevisions, wildcards
+from .ann_cold import GraphIndex, database_id, fetcher, is_current
 from .ann_scopes import LargeScopes
 from .index_cache import IndexCache
 from .vector_index import IndexBuilder, VectorIndex, merge_hits, search_indexes
@@ -122,15 +123,23 @@ class RecordSearch(CheckedSearch):
     """Cached exact cosine search over one database's record tables."""
 
     def __init__(
-        self, db: Database, cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS, *, ann: LargeScopes | None = None
+        self,
+        db: Database,
+        cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
+        *,
+        ann: LargeScopes | None = None,
+        files: LargeScopes | None = None,
     ) -> None:
         self.db = db
         #: HNSW graphs for the large scopes (None: every search exact)
         self.ann = ann
+        #: whose graph files a forget erases (also when this store searches exactly: another may have written them)
+        self.files = files if files is not None else ann
         self.cache: IndexCache[ScopeTuple] = IndexCache(self._load, max_rows=cache_max_rows)
         #: partial scope -> its exact scope keys (an ordered set), least recently searched first
         self._patterns: OrderedDict[ScopeTuple, dict[ScopeTuple, None]] = OrderedDict()
         self.revisions = ScopeRevisions()
+        self._database: str | None = None  # written with graph files (:func:`.ann_cold.database_id`)
         db.on_change(self._changed)
 
     # -- what others changed -------------------------------------------------------------------
@@ -179,14 +188,15 @@ class RecordSearch(CheckedSearch):
         dialect = self.db.dialect
         conn = self.db.connection()
         table = TABLES[MemoryType(namespace)]
-        by_key = {scope_key(k): k for k in keys}
+        cold = {key: gi for key in keys if (gi := self._cold(conn, namespace, key, info)) is not None}
+        by_key = {scope_key(k): k for k in keys if k not in cold}
         builders: dict[str, IndexBuilder] = {}
         for cond, params in dialect.id_chunks("scope_key", list(by_key)):
             sql = f"SELECT scope_key, COUNT(*) FROM {table} WHERE {cond} GROUP BY scope_key"
             for sk, n in conn.execute(sql, params).fetchall():
                 builders[sk] = IndexBuilder(info.dim, int(n))
         if not builders:
-            return {}
+            return dict(cold)
         cur = dialect.vector_cursor(conn)
         page = dialect.load_page
         columns = "scope_key, id, record, speaker, vector, embedding_model, seq"
@@ -203,7 +213,35 @@ class RecordSearch(CheckedSearch):
                 if builder is None:  # written between the count and the read
                     builder = builders[sk] = IndexBuilder(info.dim, 1)
                 builder.add(item_id, payload, speaker, blob)
-        return {by_key[sk]: b.build() for sk, b in builders.items() if sk in by_key}
+        return {**cold, **{by_key[sk]: b.build() for sk, b in builders.items() if sk in by_key}}
+
+    def _cold(self, conn: Any, namespace: str, key: ScopeTuple, info: EmbeddingInfo) -> GraphIndex | None:
+        """The scope as its graph file alone, if that file is current (:mod:`.ann_cold`)."""
+        if self.ann is None or not self.db.change_logged:
+            return None
+        table, sk, p = TABLES[MemoryType(namespace)], scope_key(key), self.db.dialect.param
+        return self.ann.open_cold(
+            namespace, key, info.model_id, info.dim,
+            current=partial(is_current, conn, p, table, sk),
+            fetch=fetcher(self.db.connection, p, table, sk),
+        )  # fmt: skip
+
+    def _database_id(self, conn: Any) -> str:
+        if self._database is None:
+            self._database = database_id(conn)
+        return self._database
+
+    def _with_rows(self, namespace: str, keys: Sequence[ScopeTuple], indexes: list[Any], dim: int) -> list[Any]:
+        """``indexes`` with every :class:`GraphIndex` replaced by the scope loaded from the database (its
+        graph handed over, reconciled with the rows by the next ``attach``): for what needs the rows."""
+        cold = [key for key, index in zip(keys, indexes) if isinstance(index, GraphIndex)]
+        if not cold or self.ann is None:
+            return indexes
+        for key, index in zip(keys, indexes):
+            if isinstance(index, GraphIndex):
+                self.ann.adopt(namespace, key, index.materialized)
+        self.cache.forget([namespace], cold)
+        return self.cache.indexes(namespace, keys, dim)
 
     # -- searching -----------------------------------------------------------------------------
     def _search(
@@ -229,6 +267,8 @@ class RecordSearch(CheckedSearch):
                 return []
             keys = self.keys_for(conn, scope)
             indexes = self.cache.indexes(mt.value, keys, info.dim)
+            if speaker is not None or narrowed is not None or any(isinstance(x, GraphIndex) and x.needs_rebuild() for x in indexes):
+                indexes = self._with_rows(mt.value, keys, indexes, info.dim)
             if narrowed is not None:
                 ids = self._kept_ids(conn, mt, scope, speaker, narrowed)
                 hits = merge_hits((h for index in indexes for h in index.hits_for(ids, query)), len(ids))
@@ -238,6 +278,7 @@ class RecordSearch(CheckedSearch):
                         mt.value, keys, indexes, info.model_id,
                         sync=partial(self.db.sync, conn),
                         still_loaded=lambda key: self.cache.loaded(mt.value, key) is not None,  # type: ignore[arg-type]
+                        stamp=(self.db.log_seen, self._database_id(conn)),
                     )  # fmt: skip
                     self.cache.recount(mt.value, keys)  # a graph attached now holds a second copy of the vectors
                 hits = search_indexes(indexes, query, k, speaker)
@@ -290,7 +331,7 @@ class RecordSearch(CheckedSearch):
 
     def dropped(self, memory_type: MemoryType, scopes: set[ScopeTuple]) -> None:
         self.cache.forget([memory_type.value], scopes)
-        if self.ann is not None:
-            self.ann.erase(memory_type.value, scopes)
+        if self.files is not None:
+            self.files.erase(memory_type.value, scopes)
         self._patterns.clear()
         self.revisions.changed(scopes)

@@ -265,11 +265,12 @@ class SQLiteStore(SQLStore):
         ann = None
         if min_rows is not None:
             ann = LargeScopes(folder, min_rows=min_rows, ef_search=ef_search, background=bool(ann_background))
+        files = ann if ann is not None or folder is None else LargeScopes(folder, min_rows=1)  # erasure only
         super().__init__(
             db,
             cache_max_rows,
-            record_search=RecordSearch(db, check_cache_rows(cache_max_rows), ann=ann),
-            collection_search=CollectionCache(db, ann=ann),
+            record_search=RecordSearch(db, check_cache_rows(cache_max_rows), ann=ann, files=files),
+            collection_search=CollectionCache(db, ann=ann, files=files),
         )
         self.db.conn = connect(self.path, busy_timeout_ms, dialect)
         try:
