@@ -190,21 +190,57 @@ def test_llm_path_answers_scores_and_judges(locomo_file, tmp_path):
     r = lines[("flat-rag", "conv-x:0")]
     assert r["answer"] == "Biscuit" and r["f1"] == 1.0 and r["bleu1"] == 1.0 and r["judge"] is True
     assert r["judge_reason"] == "saw Biscuit" and r["abstained"] is False
-    assert r["total_ms"] >= r["search_ms"] and r["answer_ms"] is not None and r["judge_ms"] is not None
+    assert r["total_ms"] >= r["search_ms"] and r["answer_ms"] is not None and r["judge_shared"] == "memdesk-default"
     # adversarial: F1 is 1 only for an abstention; "Biscuit" is not one
     assert lines[("flat-rag", "conv-x:4")]["f1"] == 0.0 and "bleu1" not in lines[("flat-rag", "conv-x:4")]
     # full context is answered too (the whole conversation reaches the model)
     assert lines[("full-context", "conv-x:0")]["answer"] == "Biscuit"
     assert any("golden retriever" in c.prompt for c in chat.calls)
-    assert len(judge.seen) == 21  # 7 questions x (default, flat RAG, full context)
+    # every system answers "Biscuit": one judge call per question, the other rows reuse its verdict
+    assert sorted(judge.seen) == sorted({(q, "Biscuit") for _, q in lines})
+    for (system, q), row in lines.items():
+        first = lines[("memdesk-default", q)]
+        assert (row["judge"], row["judge_reason"]) == (first["judge"], first["judge_reason"])
+        assert ("judge_shared" in row) == (system != "memdesk-default") and ("judge_ms" in row) == (system == "memdesk-default")
     ov = summary.systems["flat-rag"].overall
     assert ov.n_answered == 6 and ov.judge == pytest.approx(1 / 6, abs=1e-4)
-    assert ov.abstentions == 0 and ov.answer_latency_ms.p50 is not None and ov.judge_latency_ms.p95 is not None
+    assert ov.abstentions == 0 and ov.answer_latency_ms.p50 is not None and ov.judge_latency_ms.p95 is None
+    assert summary.systems["memdesk-default"].overall.judge_latency_ms.p95 is not None
     assert summary.config["answer_model"] == "fake-answerer" and summary.config["judge_model"] == "fake-judge"
     # the chat model's usage ledger lands in the stage account
     assert summary.stages["llm"]["answer"]["calls"] == 21
     report = (out / "report.md").read_text()
     assert "F1 and judge side by side" in report and "How abstentions are scored" in report
+
+
+def test_a_resumed_run_reuses_the_verdicts_in_its_file(locomo_file, tmp_path):
+    """A verdict in results.jsonl serves a later run's identical answer; a different answer is judged."""
+    from memdesk.llm import ScriptedChatModel
+
+    answer = ["Biscuit"]
+    chat = ScriptedChatModel(lambda messages: answer[0], model_id="fake-answerer")
+    seen: list[tuple[str, str]] = []
+
+    def judge(question, prediction):
+        seen.append((question.id, prediction))
+        return JudgeVerdict(correct=prediction == "Biscuit", label="x", reason=f"saw {prediction}")
+
+    judge.model_id = "fake-judge"  # type: ignore[attr-defined]
+    out = tmp_path / "resumed"
+    kw = dict(settings=SETTINGS, sweep=False, chat_model=chat, judge=judge, embedder=HashingEmbedder(128),
+              progress=False, K=3, report=False)
+    run_eval("locomo", locomo_file, out, systems=["flat-rag"], **kw)
+    questions = {r["question_id"] for r in rows(out)}
+    assert len(seen) == len(questions) == 7
+    seen.clear()
+    run_eval("locomo", locomo_file, out, systems=["flat-rag", "full-context"], **kw)
+    assert seen == []  # every full-context answer was given before: judged from the file
+    answer[0] = "Rex"
+    run_eval("locomo", locomo_file, out, systems=["memdesk-typed"], **kw)
+    assert sorted(seen) == sorted((q, "Rex") for q in questions)
+    by = {(r["system"], r["question_id"]): r for r in rows(out)}
+    assert all(by[("full-context", q)]["judge_shared"] == "memdesk-default" for q in questions)
+    assert all("judge_shared" not in by[("memdesk-typed", q)] and by[("memdesk-typed", q)]["judge"] is False for q in questions)
 
 
 def test_abstentions_earn_no_f1_on_answerable_questions(locomo_file, tmp_path):

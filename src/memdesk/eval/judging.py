@@ -4,16 +4,24 @@ LoCoMo uses the CORRECT/WRONG judge; an adversarial (category 5) item has no gol
 ``adversarial_answer`` is the trap), so it is judged against :data:`ADVERSARIAL_GOLD`: the answer
 is right when it says the conversation does not tell. LongMemEval uses the per-type judges, with the
 abstention judge for ``_abs`` items. Every verdict keeps the judge's reason.
+
+:class:`SharedVerdicts` makes one judge call per distinct (question, answer) in a run: two systems
+that give the same answer to a question get the same verdict (the judge sees neither the system nor
+its evidence, and decodes at temperature 0), so the second row reuses the first's and says whose.
 """
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Protocol
 
 from pydantic import BaseModel
 
 from ..llm.base import ChatModel
 from .datasets import EvalQuestion
+
+if TYPE_CHECKING:
+    from .rows import QuestionResult
 
 ADVERSARIAL_GOLD = "Not mentioned in the conversation (no information available)."
 
@@ -57,3 +65,22 @@ class BenchmarkJudge:
                 question_id=question.id, abstention=question.abstention,
             )  # fmt: skip
         return JudgeVerdict(correct=v.correct, label=v.label, reason=v.reason)
+
+
+class SharedVerdicts:
+    """The valid verdicts of a run by (question id, answer), with the system whose row got each."""
+
+    def __init__(self, rows: Iterable[QuestionResult] = ()) -> None:
+        self._seen: dict[tuple[str, str], tuple[JudgeVerdict, str]] = {}
+        for row in rows:
+            self.add(row)
+
+    def add(self, row: QuestionResult) -> None:
+        """Remember a row's verdict (rows without an answer or a valid verdict are skipped)."""
+        if row.answer is not None and row.judge is not None and row.judge_shared is None:
+            verdict = JudgeVerdict(correct=row.judge, label=row.judge_label, reason=row.judge_reason)
+            self._seen.setdefault((row.question_id, row.answer), (verdict, row.system))
+
+    def get(self, question_id: str, answer: str) -> tuple[JudgeVerdict, str] | None:
+        """The verdict already given to this answer of this question and the system it came from."""
+        return self._seen.get((question_id, answer))

@@ -30,7 +30,9 @@ ABSTENTION_NOTE = (
     "How abstentions are scored (`memdesk/eval/metrics.py`): an answer that says the conversation does not tell "
     "(it contains `not mentioned` or `no information available`) scores F1 1 on an abstention item (LoCoMo "
     "adversarial, LongMemEval `_abs`) and F1 0, BLEU-1 0 on a question that has an answer, whatever words it "
-    "shares with the gold answer; `abst.` counts the abstaining answers (on answerable questions in brackets)."
+    "shares with the gold answer; `abst.` counts the abstaining answers (on answerable questions in brackets). "
+    "The judge is called once per distinct (question, answer): a system giving the same answer as another to a "
+    "question reuses that verdict (`judge_shared` in its row), and judge latency counts only the calls made."
 )
 
 

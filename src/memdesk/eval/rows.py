@@ -12,7 +12,9 @@ Field by field (see also ``bench/results/CONVERSATION_EVAL.md``):
 - with a chat model: ``answer``, ``abstained`` (the answer abstains, see
   :func:`memdesk.eval.metrics.is_abstention`), ``f1``, ``bleu1``, ``judge`` (the verdict; None when
   the judge never gave a valid one, then ``judge_error`` says why), ``judge_label``,
-  ``judge_reason``, ``answer_skipped`` (why a system was not answered);
+  ``judge_reason``, ``judge_shared`` (the system whose identical answer to this question was judged:
+  its verdict is reused and ``judge_ms`` is left out, see :class:`memdesk.eval.judging.SharedVerdicts`),
+  ``answer_skipped`` (why a system was not answered);
 - timings in milliseconds: ``search_ms`` (``Memory.evidence``), ``answer_ms``, ``judge_ms``,
   ``total_ms`` (search + answer).
 """
@@ -56,6 +58,7 @@ class QuestionResult(BaseModel):
     judge_label: str | None = None
     judge_reason: str | None = None
     judge_error: str | None = None
+    judge_shared: str | None = None
 
     search_ms: float | None = None
     answer_ms: float | None = None

@@ -42,7 +42,7 @@ from ..tokens import TokenCounter
 from . import metrics as M
 from .cache import CachingEmbedder
 from .datasets import EvalConversation, EvalDataset, EvalQuestion
-from .judging import Judge
+from .judging import Judge, SharedVerdicts
 from .results_file import ResultsFile
 from .rows import QuestionResult
 from .sampling import DEFAULT_SEED, round_robin, stratified_sample
@@ -104,6 +104,7 @@ class EvalRun:
         self.order = order
         self.answerer = answerer
         self.judge = judge
+        self.verdicts = SharedVerdicts()
         self.ledger = ledger
         self.tokens = token_counter or TokenCounter()
         self.cutoffs = tuple(sorted(set(cutoffs)))
@@ -289,6 +290,10 @@ class EvalRun:
         row.abstained, row.f1, row.bleu1 = scores.abstained, scores.f1, scores.bleu1
         if self.judge is None:
             return
+        if (shared := self.verdicts.get(q.id, answer)) is not None:
+            verdict, row.judge_shared = shared
+            row.judge, row.judge_label, row.judge_reason = verdict.correct, verdict.label, verdict.reason
+            return
         start = time.perf_counter()
         try:
             verdict = self.judge(q, answer)
@@ -304,6 +309,7 @@ class EvalRun:
         """Evaluate every pending (system, question) pair; returns all result rows of this run's questions."""
         rows = self.results.read()
         done = {r.key for r in rows}
+        self.verdicts = SharedVerdicts(rows)
         by_conv: dict[str, list[EvalQuestion]] = defaultdict(list)
         for q in self.questions:
             by_conv[q.conversation_id].append(q)
@@ -331,6 +337,7 @@ class EvalRun:
                     self.results.append(row)
                     rows.append(row)
                     done.add(row.key)
+                    self.verdicts.add(row)
                     self._account(row)
                     bar.update(1)
                 self.state.add("questions.seconds", time.perf_counter() - start)
