@@ -2,9 +2,9 @@
 ``tests/admission/test_crash_safety.py`` runs the same harness small).
 
 The writer adds a seeded two-person conversation through ``Memory.add`` (rule processor, hashing embedder, real
-SQLite, batches of 1-3 messages) and acknowledges each message on stdout once its add returned. It is killed at a
-uniformly random moment after it starts writing, restarted, and killed again, ``--kills`` times, then allowed to
-finish. After every kill: ``PRAGMA integrity_check``, every acknowledged message in the raw log, no record without
+SQLite, batches of 1-3 messages) and acknowledges each message on stdout once its add returned. It is killed after a
+seeded number of acknowledgments of that start plus a random delay of up to ``--max-delay`` seconds into the next
+add, restarted, and killed again, ``--kills`` times, then allowed to finish. After every kill: ``PRAGMA integrity_check``, every acknowledged message in the raw log, no record without
 its message; at the end the records must equal those of an uninterrupted run of the same conversation.
 
     python bench/bench_crash.py [--messages 1500] [--kills 120] [--max-delay 0.5] [--out bench/results/crash.json]

@@ -13,6 +13,7 @@ import pytest
 import dataclasses
 import hashlib
 
+from memdesk.cpus import usable_cpus
 from memdesk.errors import ConfigError, InvalidInputError, ModelFileError
 from memdesk.llm import local
 from memdesk.llm.local import (
@@ -107,7 +108,7 @@ def test_known_families_and_server_command() -> None:
     flags = dict(zip(cmd[3::2], cmd[4::2]))
     assert flags["--interrupt_requests"] == "False"
     assert flags["--n_threads"] == flags["--n_threads_batch"] == "3" and flags["--n_ctx"] == "4096"
-    assert server_command("/m/q.gguf")[cmd.index("--n_threads") + 1] == str(os.cpu_count() or 1)
+    assert server_command("/m/q.gguf")[cmd.index("--n_threads") + 1] == str(usable_cpus())
 
 
 def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

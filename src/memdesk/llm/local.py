@@ -34,6 +34,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, BinaryIO, Mapping
 
+from ..cpus import usable_cpus
 from ..errors import ConfigError, InvalidInputError, ModelFileError
 
 log = logging.getLogger(__name__)
@@ -215,7 +216,7 @@ def server_command(
     decoding speed on a small machine); ``--interrupt_requests False`` keeps the server from
     aborting a streamed reply when another request arrives.
     """
-    threads = str(n_threads or os.cpu_count() or 1)
+    threads = str(n_threads or usable_cpus())
     return [
         python or sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", alias,
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx),
@@ -229,7 +230,7 @@ def serve_params(
     """The ``xllamacpp.CommonParams`` of :func:`serve`: one slot (requests queue; memdesk does not
     stream), ``n_threads`` (default every core) for generation and ``n_threads_batch`` (default the
     same) for reading the prompt, loopback only."""
-    threads = n_threads or os.cpu_count() or 1
+    threads = n_threads or usable_cpus()
     p = xlc.CommonParams()
     p.model.path = str(gguf)
     p.model_alias = {alias}
