@@ -243,6 +243,26 @@ def test_a_resumed_run_reuses_the_verdicts_in_its_file(locomo_file, tmp_path):
     assert all("judge_shared" not in by[("memdesk-typed", q)] and by[("memdesk-typed", q)]["judge"] is False for q in questions)
 
 
+def test_the_summary_counts_exact_answers_the_judge_rejected(locomo_file, tmp_path):
+    """A judge that calls everything WRONG is caught by the answers that are exactly the gold."""
+    from memdesk.llm import ScriptedChatModel
+
+    chat = ScriptedChatModel(lambda messages: "Biscuit", model_id="fake-answerer")
+
+    def contrarian(question, prediction):
+        return JudgeVerdict(correct=False, label="WRONG", reason="no")
+
+    contrarian.model_id = "contrarian"  # type: ignore[attr-defined]
+    out = tmp_path / "contrarian"
+    summary = run_eval("locomo", locomo_file, out, settings=SETTINGS, systems=["flat-rag"], sweep=False, chat_model=chat,
+                       judge=contrarian, embedder=HashingEmbedder(128), progress=False, K=3)
+    flat = [r for r in rows(out) if r["system"] == "flat-rag" and r["category"] != "adversarial"]
+    exact = sum(1 for r in flat if r["f1"] == 1.0)
+    ov = summary.systems["flat-rag"].overall
+    assert exact >= 1 and ov.exact_answers == ov.exact_judged_wrong == exact and ov.judge == 0.0
+    assert f"| {exact} of {exact} |" in (out / "report.md").read_text()
+
+
 def test_abstentions_earn_no_f1_on_answerable_questions(locomo_file, tmp_path):
     """"not mentioned in the conversation" shares no word with "Biscuit", but would share "mentioned"
     with a gold answer that has it; an abstention scores 0 on every answerable question and 1 on

@@ -32,7 +32,10 @@ ABSTENTION_NOTE = (
     "adversarial, LongMemEval `_abs`) and F1 0, BLEU-1 0 on a question that has an answer, whatever words it "
     "shares with the gold answer; `abst.` counts the abstaining answers (on answerable questions in brackets). "
     "The judge is called once per distinct (question, answer): a system giving the same answer as another to a "
-    "question reuses that verdict (`judge_shared` in its row), and judge latency counts only the calls made."
+    "question reuses that verdict (`judge_shared` in its row), and judge latency counts only the calls made. "
+    "`exact -> WRONG` checks the judge: of the judged answers with F1 1 (the gold answer's words exactly, or an "
+    "abstention on an abstention item), how many it called WRONG; a judge that rejects those is not to be trusted "
+    "on the others."
 )
 
 
@@ -103,7 +106,7 @@ def markdown(summary: EvalSummary) -> str:
         head += ["sess@10 any", "sess@10 frac", "sess@10 all"]
     head += ["contain", "median tok", "mean tok", "search p50 ms", "search p95 ms"]
     if answered:
-        head += ["F1", "BLEU-1", "judge", "abst.", "answer p50/p95 ms", "judge p50/p95 ms"]
+        head += ["F1", "BLEU-1", "judge", "abst.", "exact -> WRONG", "answer p50/p95 ms", "judge p50/p95 ms"]
     rows = []
     for name in names:
         e = summary.systems[name]
@@ -118,7 +121,8 @@ def markdown(summary: EvalSummary) -> str:
             _fmt(o.search_latency_ms.p50, 1), _fmt(o.search_latency_ms.p95, 1),
         ]  # fmt: skip
         if answered:
-            row += [_fmt(o.f1), _fmt(o.bleu1), _fmt(o.judge), _abstentions(o), _lat(o.answer_latency_ms), _lat(o.judge_latency_ms)]
+            row += [_fmt(o.f1), _fmt(o.bleu1), _fmt(o.judge), _abstentions(o), _exact_wrong(o)]
+            row += [_lat(o.answer_latency_ms), _lat(o.judge_latency_ms)]
         rows.append(row)
     lines += _table(head, rows)
     if any(summary.systems[n].spec.kind == "full" for n in names):
@@ -175,6 +179,10 @@ def _lat(lat: Latency | None) -> str:
 
 def _abstentions(b: MetricBlock) -> str:
     return "–" if b.abstentions is None else f"{b.abstentions} ({b.abstentions_on_answerable})"
+
+
+def _exact_wrong(b: MetricBlock) -> str:
+    return "–" if b.exact_answers is None else f"{b.exact_judged_wrong} of {b.exact_answers}"
 
 
 def _cat(summary: EvalSummary, name: str, category: str) -> MetricBlock:

@@ -24,8 +24,10 @@
   ``total_latency_ms`` as ``{"p50", "p95", "mean"}``, and with an LLM ``n_answered``, ``f1``,
   ``bleu1``, ``judge`` (means; items whose judge never gave a valid verdict are left out and counted
   in ``judge_failures``), ``abstentions`` (answers that abstain), ``abstentions_on_answerable``
-  (of those, on questions that have an answer), ``answer_latency_ms`` and ``judge_latency_ms``
-  (``{"p50", "p95", "mean"}``); a metric with no data is null; full context has no cut-off recall
+  (of those, on questions that have an answer), ``exact_answers`` (judged answers with F1 1: the
+  gold answer's words exactly, or an abstention on an abstention item) and ``exact_judged_wrong``
+  (of those, the judge said WRONG: a check on the judge itself), ``answer_latency_ms`` and
+  ``judge_latency_ms`` (``{"p50", "p95", "mean"}``); a metric with no data is null; full context has no cut-off recall
   and no search latency. How abstentions are scored: :mod:`memdesk.eval.metrics`;
 - ``sweep``: one row per typed k/K configuration (``k``, ``K``, ``recall``, ``recall@N``,
   ``median_evidence_tokens``, ``mean_evidence_tokens``);
@@ -101,6 +103,8 @@ class MetricBlock(BaseModel):
     judge_failures: int | None = None
     abstentions: int | None = None
     abstentions_on_answerable: int | None = None
+    exact_answers: int | None = None
+    exact_judged_wrong: int | None = None
     answer_latency_ms: Latency | None = None
     judge_latency_ms: Latency | None = None
 
@@ -128,7 +132,8 @@ class MetricBlock(BaseModel):
                 ordered.update({f"session_recall@{c}": v for c, v in session_at.items()})
         if self.n_answered is None:  # an offline run has no answer metrics at all
             for key in ("n_answered", "f1", "bleu1", "judge", "judge_failures", "abstentions",
-                        "abstentions_on_answerable", "answer_latency_ms", "judge_latency_ms"):
+                        "abstentions_on_answerable", "exact_answers", "exact_judged_wrong", "answer_latency_ms",
+                        "judge_latency_ms"):
                 ordered.pop(key, None)
         return ordered
 
@@ -160,6 +165,8 @@ class MetricBlock(BaseModel):
             block.judge_failures = sum(1 for r in answered if r.judge_error)
             block.abstentions = sum(1 for r in answered if r.abstained)
             block.abstentions_on_answerable = sum(1 for r in answered if r.abstained and not r.abstention)
+            exact = [r for r in answered if r.f1 == 1.0 and r.judge is not None]
+            block.exact_answers, block.exact_judged_wrong = len(exact), sum(1 for r in exact if not r.judge)
             block.answer_latency_ms = Latency.of(r.answer_ms for r in answered)
             block.judge_latency_ms = Latency.of(r.judge_ms for r in answered)
         return block
