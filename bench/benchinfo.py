@@ -12,9 +12,13 @@ from typing import Any
 
 
 def machine_info(**versions: Any) -> dict[str, Any]:
-    """CPU count, platform, Python, given library versions and the load average when the run ended."""
+    """CPU count (the machine's, and those this process may run on), platform, Python, given library
+    versions and the load average when the run ended."""
+    from memdesk.cpus import usable_cpus
+
     return {
         "cpus": os.cpu_count(),
+        "usable_cpus": usable_cpus(),
         "platform": platform.platform(),
         "python": platform.python_version(),
         **versions,
