@@ -40,7 +40,7 @@ from .scope_index import ScopeIndexCache
 from .serialize import Serializer
 from .stemming import StemmingTokenizer
 from .store.base import Store
-from .store.filtered import search_where
+from .store.filtered import search_types_where
 
 Mode = Literal["typed", "untyped"]
 Merge = Literal["score", "round_robin"]
@@ -183,8 +183,9 @@ class Retriever:
             return self._fused(vector, scope, wanted, where, k, K, mode, query_text if hybrid_on else None, weight)
         per_type_k = k if mode == "typed" else K
         candidates: list[SearchHit] = []
-        for memory_type in wanted:
-            for rank, scored in enumerate(search_where(self.store, vector, scope, memory_type, per_type_k, where)):
+        found = search_types_where(self.store, vector, scope, wanted, per_type_k, where)  # one read for every type
+        for memory_type, scored_list in found.items():
+            for rank, scored in enumerate(scored_list):
                 candidates.append(
                     SearchHit.model_construct(  # trusted values from the store: skip re-validation
                         record=scored.record,

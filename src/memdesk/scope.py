@@ -3,12 +3,17 @@ model of scope ids shares: a tenant's too)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .errors import InvalidScopeError
 from .textcheck import text_problem
+
+_CONTROL = re.compile("[\x00-\x1f]")
+"""A control character (below U+0020): not allowed in a scope id. One regex search, not a loop over the
+characters: every record read back validates its scope (twice: ``ScopeIds.__init__`` runs inside it)."""
 
 
 class ScopeIds(BaseModel):
@@ -43,7 +48,7 @@ class Scope(ScopeIds):
             raise InvalidScopeError("a scope needs at least one of user_id, agent_id, run_id")
         for v in values:
             if v is not None and (
-                not v.strip() or len(v) > 256 or any(ord(c) < 32 for c in v) or text_problem(v) is not None
+                not v.strip() or len(v) > 256 or _CONTROL.search(v) is not None or text_problem(v) is not None
             ):
                 raise InvalidScopeError(
                     f"invalid scope id {v!r}: empty, longer than 256, with control characters or not encodable as UTF-8"

@@ -399,6 +399,38 @@ def test_wildcard_search_unions_the_matching_exact_scopes(store: Store, rng, que
         np.testing.assert_allclose([h.score for h in hits], scores, atol=1e-5)
 
 
+@pytest.mark.parametrize(
+    "query_scope", [U1A1, U1, Scope(agent_id="a1"), Scope(user_id="nobody")], ids=str
+)
+def test_search_types_is_one_search_per_type(store: Store, rng, query_scope: Scope) -> None:
+    """``search_types`` answers what ``search`` answers for each type: the same hits, order and scores,
+    with a speaker too; types it is not asked for are absent, each type asked for is present."""
+    for s in (U1A1, U1A2, U2A1):
+        recs = [
+            *[SemanticRecord(scope=s, fact=f"{s} fact {i}", speaker=["Ann", None][i % 2]) for i in range(12)],
+            *[EpisodicRecord(scope=s, title=f"e{i}", summary=f"{s} event {i}", speaker="Ann") for i in range(7)],
+            ProceduralRecord(scope=s, title="Deploy", content="1. build 2. ship"),
+        ]
+        store.write(recs, unit(rng, len(recs)))
+    q = unit(rng, 1)[0]
+    types = [MemoryType.PROCEDURAL, MemoryType.SEMANTIC, MemoryType.EPISODIC]
+    for speaker in (None, "Ann"):
+        for k in (1, 5, 30):
+            got = store.search_types(q, query_scope, types, k, speaker=speaker)
+            assert list(got) == types
+            for mt in types:
+                one = store.search(q, query_scope, mt, k, speaker=speaker)
+                assert ids_of(got[mt]) == ids_of(one)
+                np.testing.assert_allclose([h.score for h in got[mt]], [h.score for h in one], atol=1e-6)
+                assert [h.record for h in got[mt]] == [h.record for h in one]
+    assert list(store.search_types(q, U1A1, [MemoryType.SEMANTIC], 3)) == [MemoryType.SEMANTIC]
+    assert store.search_types(q, U1A1, [], 3) == {}
+    with pytest.raises(InvalidInputError):
+        store.search_types(q, U1A1, "semantic", 3)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError):
+        store.search_types(q, U1A1, types, -1)
+
+
 def test_speaker_bank_filter(store: Store, rng) -> None:
     recs = [SemanticRecord(scope=U1A1, fact=f"f{i}", speaker=["Ann", "Bob", None][i % 3]) for i in range(90)]
     v = unit(rng, 90)

@@ -237,3 +237,33 @@ def test_what_a_search_remembers_of_the_scopes_table_and_the_indexes_follows_oth
         # and an index dropped by a forget elsewhere: the next search is exact again, with the same answer
         theirs.forget(v)
         assert mine.search(q, v, MemoryType.SEMANTIC, 5) == []
+
+
+def test_a_warm_search_of_every_type_is_one_statement(postgres_url: str, monkeypatch) -> None:
+    """Memory's read path (``search_types``): the change counter and the three types' top k in one
+    statement; another connection's commit is noticed by that statement, caught up, and searched again."""
+    scope, rng = Scope(user_id="u"), np.random.default_rng(7)
+    with open_store(postgres_url) as store, open_store(postgres_url) as other:
+        store.set_embedding_info(INFO)
+        recs = [SemanticRecord(scope=scope, fact=f"f{i}") for i in range(30)]
+        v = unit(rng, 31)
+        store.write(recs, v[:30])
+        types = list(MemoryType)
+        store.search_types(v[0], scope, types, 5)  # reads the embedding info, the scope's indexes
+        statements: list[str] = []
+        execute = psycopg.Connection.execute
+
+        def traced(conn: Any, query: Any, *args: Any, **kwargs: Any) -> Any:
+            if conn is store.db.conn:
+                statements.append(str(query))
+            return execute(conn, query, *args, **kwargs)
+
+        monkeypatch.setattr(psycopg.Connection, "execute", traced)
+        for i in range(3):
+            assert [h.record.id for h in store.search_types(v[i], scope, types, 5)[MemoryType.SEMANTIC]][0] == recs[i].id
+        assert len(statements) == 3 and all("UNION ALL" in s and "changes" in s for s in statements)
+        fresh = SemanticRecord(scope=scope, fact="from the other store")
+        other.write([fresh], v[30:])
+        statements.clear()
+        assert store.search_types(v[30], scope, types, 1)[MemoryType.SEMANTIC][0].record.id == fresh.id
+        assert len(statements) > 2  # the stale answer was dropped: catch up (the change log), then search again

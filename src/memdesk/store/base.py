@@ -174,6 +174,19 @@ class RecordSearcher(Protocol):
         with ``where``, the top-k among the records it keeps."""
         ...
 
+    def search_types(
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        memory_types: Sequence[MemoryType],
+        k: int,
+        speaker: str | None = None,
+        where: RecordFilter | None = None,
+    ) -> dict[MemoryType, list[ScoredRecord]]:
+        """:meth:`search` of each of ``memory_types``, keyed in that order: the same hits, in as few
+        reads as the store can (PostgreSQL: one statement for every type)."""
+        ...
+
 
 class RecordQuery(RecordSearcher, Protocol):
     def page(

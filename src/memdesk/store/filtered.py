@@ -8,7 +8,8 @@ into the ``WHERE`` of its keyset query, on SQLite and PostgreSQL alike, then kee
 :meth:`RecordFilter.matches` keeps (the one meaning: the SQL only narrows, and some of it, such as
 ``icontains`` on non-ASCII text, is a superset). :func:`page_where` reads pages on until ``limit`` records pass.
 
-:func:`search_where` is an exact top-k *after* filtering: :meth:`Store.search` with ``where=``. The
+:func:`search_where` is an exact top-k *after* filtering: :meth:`Store.search` with ``where=``
+(:func:`search_types_where`: of several memory types at once, :meth:`Store.search_types`). The
 in-memory index (SQLite, PostgreSQL's ``search="memory"``) takes the ids the filter's SQL keeps as a row
 mask and scores those rows; PostgreSQL's default ``search="sql"`` puts the same SQL into its pgvector
 query's ``WHERE`` (:mod:`.pg_search`). A filter that says no more than validity, or nothing SQL can say,
@@ -19,7 +20,7 @@ keeps few records costs more reads there, never a wrong answer.
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -29,19 +30,31 @@ from .base import Page, ScoredRecord, Store
 from .conveniences import SCAN_PAGE
 from .codec import check_k
 
-__all__ = ["page_where", "scan_where", "search_where", "top_k_passing"]
+__all__ = ["page_where", "scan_where", "search_types_where", "search_where", "top_k_passing"]
 
 
 def search_where(
     store: Store, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, where: RecordFilter
 ) -> list[ScoredRecord]:
     """Exact cosine top-``k`` of one memory type under ``scope`` among the records ``where`` keeps, best first."""
+    return search_types_where(store, vector, scope, [memory_type], k, where)[memory_type]
+
+
+def search_types_where(
+    store: Store, vector: np.ndarray, scope: Scope, memory_types: Sequence[MemoryType], k: int, where: RecordFilter
+) -> dict[MemoryType, list[ScoredRecord]]:
+    """:func:`search_where` of each of ``memory_types`` (keyed in that order), through one
+    :meth:`Store.search_types` (on PostgreSQL one statement for every type)."""
     k = check_k(k)
-    if where.types is not None and memory_type not in where.types:
-        return []
+    found: dict[MemoryType, list[ScoredRecord]] = {mt: [] for mt in memory_types}
+    wanted = [mt for mt in memory_types if where.types is None or mt in where.types]
+    if not wanted:
+        return found
     if where.store_native or k == 0:
-        return store.search(vector, scope, memory_type, k, speaker=where.speaker)
-    return store.search(vector, scope, memory_type, k, speaker=where.speaker, where=where)
+        found.update(store.search_types(vector, scope, wanted, k, speaker=where.speaker))
+    else:
+        found.update(store.search_types(vector, scope, wanted, k, speaker=where.speaker, where=where))
+    return found
 
 
 def top_k_passing(

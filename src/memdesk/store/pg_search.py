@@ -1,7 +1,9 @@
 """Search inside PostgreSQL with pgvector: the server process keeps no copy of the vectors.
 
-:class:`PgRecordSearch` and :class:`PgCollectionSearch` answer searches with one SQL query each,
-``ORDER BY vector <#> q, id LIMIT k`` under the scope's condition. The planner picks the plan:
+:class:`PgRecordSearch` answers a search with one SQL statement: for each memory type searched,
+``ORDER BY vector <#> q, id LIMIT k`` under the scope's condition (the types' queries joined by ``UNION
+ALL``, with the change counter: see :meth:`PgRecordSearch._plan`); collections are searched alike
+(:mod:`.pg_collections`). The planner picks each type's plan:
 
 * a partial scope (``Scope(user_id="u")``) is first resolved to its exact scope keys (one index
   range of ``scopes``); a scope is then one ``scope_key`` equality (or ``= ANY`` of several);
@@ -28,11 +30,12 @@ from __future__ import annotations
 
 import hashlib
 import logging
+from dataclasses import dataclass, field
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 
-from ..errors import EmbeddingMismatchError
+from ..errors import EmbeddingMismatchError, StoreError
 from ..filters import RecordFilter
 from ..records import MemoryRecord, MemoryType, Scope
 from .base import EmbeddingInfo, ScoredRecord
@@ -41,6 +44,7 @@ from .codec import (
     check_k,
     check_memory_type,
     check_scope,
+    check_speaker,
     record_from_json,
     scope_key,
     scope_tuple,
@@ -101,6 +105,17 @@ class SeenAt:
         self._facts.clear()
 
 
+@dataclass
+class _Statement:
+    """A search's one statement (:meth:`PgRecordSearch._plan`): its rows are (counter, part, record, score)."""
+
+    sql: str = "SELECT counter, NULL, NULL, NULL FROM changes"  # no exact scope under the scope: the counter alone
+    args: list[Any] = field(default_factory=list)
+    indexed: bool = False  # some part scans an HNSW index: SET LOCAL hnsw.ef_search, in a transaction
+    iterative: bool = False  # a filtered part scans one: pgvector's iterative scans
+    exact: dict[int, tuple[str, list[Any]]] = field(default_factory=dict)  # such parts, answered exactly
+
+
 class PgRecordSearch(CheckedSearch):
     """Record search in SQL (see the module docstring)."""
 
@@ -159,90 +174,159 @@ class PgRecordSearch(CheckedSearch):
         return self.seen.get(("indexed", key), self.db.version, read)
 
     def _sql(
-        self, table: str, where: str, params: list[Any], q: Any, k: int, filtered: bool, approximate: bool
+        self, table: str, part: int, where: str, params: list[Any], q: Any, k: int, filtered: bool, approximate: bool
     ) -> tuple[str, list[Any]]:
-        """The search query and its parameters. A filtered search that must be exact on an HNSW-indexed
-        scope (no iterative index scans on this server, or an iterative scan that found fewer than k)
-        reads its candidates through the b-tree indexes first (a materialized CTE), so no post-filtered
-        HNSW scan can drop rows. An exact search breaks ties by id; an approximate one (through the
-        scope's HNSW index) orders by distance alone (what the index scan delivers: with a second sort
-        key the planner could not use it)."""
+        """One memory type's query (its rows marked ``part``) and its parameters. A filtered search that
+        must be exact on an HNSW-indexed scope (no iterative index scans on this server, or an iterative
+        scan that found fewer than k) reads its candidates through the b-tree indexes first (a
+        materialized CTE), so no post-filtered HNSW scan can drop rows. An exact search breaks ties by
+        id; an approximate one (through the scope's HNSW index) orders by distance alone (what the index
+        scan delivers: with a second sort key the planner could not use it)."""
         d = self.db.dialect
         ties = "" if approximate else ", id"
         order = f"ORDER BY vector <#> {d.vector_mark}{ties} LIMIT {d.param}"
-        score = f"(vector <#> {d.vector_mark}) * -1 AS score"
+        columns = f"{part} AS part, id, record, (vector <#> {d.vector_mark}) * -1 AS score"
         if filtered and not approximate:
             sql = (
                 f"WITH candidates AS MATERIALIZED (SELECT id, record, vector FROM {table} WHERE {where}) "
-                f"SELECT record, {score} FROM candidates {order}"
+                f"SELECT {columns} FROM candidates {order}"
             )
             return sql, [*params, q, q, k]
-        return f"SELECT record, {score} FROM {table} WHERE {where} {order}", [q, *params, q, k]
+        return f"SELECT {columns} FROM {table} WHERE {where} {order}", [q, *params, q, k]
+
+    def _plan(
+        self, conn: Any, vector: Any, scope: Scope, types: list[MemoryType], k: int, speaker: str | None,
+        narrowed: FilterSql | None,
+    ) -> _Statement:  # fmt: skip
+        """The one statement of a search of ``types``, planned with what was read at the change counter
+        last seen: the counter, then each type's top k (a ``UNION ALL`` of one query per type, each
+        planned on its own: the scope's b-tree or its HNSW index), best first. One statement is one
+        snapshot, so the rows are those of the counter it returns."""
+        query, info = query_vector(self.db, conn, vector, sync=False)
+        parts: list[tuple[str, list[Any]]] = []
+        st = _Statement()
+        if info is not None and k > 0:
+            check_not_rewriting(self.db, conn, info)
+            q = self.db.dialect.vector_param(query)
+            for pos, mt in enumerate(types):
+                plan = self._where(conn, TABLES[mt], scope, speaker, narrowed)
+                if plan is None:  # no exact scope under ``scope``
+                    break
+                where, params, filtered, indexed = plan
+                approximate = indexed and (not filtered or self.iterative_scans)
+                parts.append(self._sql(TABLES[mt], pos, where, params, q, k, filtered, approximate))
+                st.indexed = st.indexed or indexed
+                if filtered and approximate:  # pgvector >= 0.8: scan on until k rows pass
+                    st.iterative = True
+                    st.exact[pos] = self._sql(TABLES[mt], pos, where, params, q, k, filtered, False)
+        if parts:
+            union = " UNION ALL ".join(f"({sql})" for sql, _ in parts)
+            st.sql = (
+                f"SELECT c.counter, h.part, h.record, h.score FROM changes AS c LEFT JOIN LATERAL ({union}) AS h ON TRUE "
+                "ORDER BY h.part, h.score DESC, h.id"
+            )
+            st.args = [a for _, args in parts for a in args]
+        return st
+
+    def _execute(self, conn: Any, sql: str, args: list[Any], st: _Statement) -> list[Any]:
+        if not st.indexed:  # one statement (autocommit): no SET LOCAL, so no transaction to wrap it in
+            return conn.execute(sql, args).fetchall()
+        with conn.transaction():
+            conn.execute(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}")
+            if st.iterative:
+                conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
+            return conn.execute(sql, args).fetchall()
+
+    def _attempt(
+        self, conn: Any, vector: Any, scope: Scope, types: list[MemoryType], k: int, speaker: str | None,
+        narrowed: FilterSql | None,
+    ) -> tuple[dict[MemoryType, list[Any]], int]:  # fmt: skip
+        """Each type's (record JSON, score) rows, best first, and the change counter they were read at."""
+        st = self._plan(conn, vector, scope, types, k, speaker, narrowed)
+        rows = self._execute(conn, st.sql, st.args, st)
+        if not rows:
+            raise StoreError("the changes row is missing: the memdesk schema was altered by hand")
+        found: dict[MemoryType, list[Any]] = {mt: [] for mt in types}
+        for _, part, record, score in rows:
+            if part is not None:
+                found[types[part]].append((record, score))
+        for pos, (sql, args) in st.exact.items():
+            if len(found[types[pos]]) < k:
+                # an iterative scan stops after hnsw.max_scan_tuples: a selective filter can leave
+                # fewer than k rows there, so such a type is answered exactly instead
+                found[types[pos]] = [(r[2], r[3]) for r in conn.execute(sql, args).fetchall()]
+        return found, int(rows[0][0])
 
     def _run(
-        self, vector: Any, scope: Scope, mt: MemoryType, k: int, speaker: str | None,
-        narrowed: FilterSql | None = None, explain: bool = False,
-    ) -> list[Any]:  # fmt: skip
+        self, vector: Any, scope: Scope, types: list[MemoryType], k: int, speaker: str | None,
+        narrowed: FilterSql | None = None,
+    ) -> dict[MemoryType, list[Any]]:  # fmt: skip
+        """:meth:`_attempt`; when the counter it read is not the one last seen (another process
+        committed), the store first catches up (:meth:`Database.sync`), then the search runs again."""
         with self.db.read("search") as conn:
-            query, info = query_vector(self.db, conn, vector)
-            if info is None or k == 0:
-                return []
-            check_not_rewriting(self.db, conn, info)
-            plan = self._where(conn, TABLES[mt], scope, speaker, narrowed)
-            if plan is None:
-                return []
-            where, params, filtered, indexed = plan
-            approximate = indexed and (not filtered or self.iterative_scans)
-            q = self.db.dialect.vector_param(query)
-            prefix = "EXPLAIN (ANALYZE, BUFFERS, VERBOSE, COSTS OFF) " if explain else ""
-            sql, args = self._sql(TABLES[mt], where, params, q, k, filtered, approximate)
-            if not indexed:  # one statement (autocommit): no SET LOCAL, so no transaction to wrap it in
-                return conn.execute(prefix + sql, args).fetchall()
-            with conn.transaction():
-                conn.execute(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}")
-                if filtered and approximate:  # pgvector >= 0.8: scan on until k rows pass
-                    conn.execute("SET LOCAL hnsw.iterative_scan = strict_order")
-                rows = conn.execute(prefix + sql, args).fetchall()
-                if filtered and approximate and not explain and len(rows) < k:
-                    # an iterative scan stops after hnsw.max_scan_tuples: a selective filter can leave
-                    # fewer than k rows there, so such a search is answered exactly instead
-                    sql, args = self._sql(TABLES[mt], where, params, q, k, filtered, False)
-                    rows = conn.execute(sql, args).fetchall()
-                return rows
+            try:
+                found, counter = self._attempt(conn, vector, scope, types, k, speaker, narrowed)
+                if counter == self.db.version:
+                    return found
+            except EmbeddingMismatchError:  # judged by what the counter last seen said: look again
+                pass
+            self.db.sync(conn)
+            return self._attempt(conn, vector, scope, types, k, speaker, narrowed)[0]
 
     def _records(
-        self, vector: np.ndarray, scope: Scope, mt: MemoryType, k: int, speaker: str | None, narrowed: FilterSql | None
-    ) -> list[ScoredRecord]:
-        rows = self._run(vector, scope, mt, k, speaker, narrowed)
-        return [ScoredRecord.model_construct(record=record_from_json(mt, payload), score=float(s)) for payload, s in rows]
+        self, vector: np.ndarray, scope: Scope, types: list[MemoryType], k: int, speaker: str | None,
+        narrowed: FilterSql | None,
+    ) -> dict[MemoryType, list[ScoredRecord]]:  # fmt: skip
+        found = self._run(vector, scope, types, k, speaker, narrowed)
+        return {
+            mt: [ScoredRecord.model_construct(record=record_from_json(mt, payload), score=float(s)) for payload, s in rows]
+            for mt, rows in found.items()
+        }
 
     def _search(
         self, vector: np.ndarray, scope: Scope, mt: MemoryType, k: int, speaker: str | None, where: RecordFilter | None
     ) -> list[ScoredRecord]:
-        """Cosine top-k of one memory type under ``scope`` (and speaker bank if given), best first, ties by id.
+        return self._search_types(vector, scope, [mt], k, speaker, where)[mt]
 
-        With ``where``, among the records it keeps: what SQL can say of it (:func:`.sql_filter.narrowing_sql`)
-        is in the query's ``WHERE`` (so the top k is taken among the rows it keeps, under the scope's
-        b-tree or, with iterative index scans, its HNSW index), and :meth:`RecordFilter.matches` is the
-        final check. Where that SQL is exact one query of ``k`` rows is the answer. The ask-more loop
-        (:func:`.filtered.top_k_passing`) stays where it is not: a superset (``icontains``, ISO-time
-        ranges, ``as_of``'s ``valid_to``, ...) can return rows ``matches`` drops, and a filter of
-        validity alone is not compiled (most rows pass it: a few more candidates are cheaper than
-        reading the record JSON of every row of the scope), so ``k`` rows of SQL may keep fewer than ``k``."""
+    def _search_types(
+        self, vector: np.ndarray, scope: Scope, types: list[MemoryType], k: int, speaker: str | None,
+        where: RecordFilter | None,
+    ) -> dict[MemoryType, list[ScoredRecord]]:  # fmt: skip
+        """Cosine top-k of each memory type under ``scope`` (and speaker bank if given), best first, ties by id;
+        without ``where`` (or one the arguments say all of), one statement for every type.
+
+        With ``where``, among the records it keeps, one type at a time: what SQL can say of it
+        (:func:`.sql_filter.narrowing_sql`) is in the query's ``WHERE`` (so the top k is taken among the
+        rows it keeps, under the scope's b-tree or, with iterative index scans, its HNSW index), and
+        :meth:`RecordFilter.matches` is the final check. Where that SQL is exact one query of ``k`` rows
+        is the answer. The ask-more loop (:func:`.filtered.top_k_passing`) stays where it is not: a
+        superset (``icontains``, ISO-time ranges, ``as_of``'s ``valid_to``, ...) can return rows
+        ``matches`` drops, and a filter of validity alone is not compiled (most rows pass it: a few more
+        candidates are cheaper than reading the record JSON of every row of the scope), so ``k`` rows of
+        SQL may keep fewer than ``k``."""
         if where is None or where.store_native:
-            return self._records(vector, scope, mt, k, speaker, None)
+            return self._records(vector, scope, types, k, speaker, None)
         narrowed = narrowing_sql(where, self.db.dialect)
         first = k if narrowed is not None and narrowed.exact else None
-        return top_k_passing(lambda n: self._records(vector, scope, mt, n, speaker, narrowed), where, k, first=first)
+        return {
+            mt: top_k_passing(lambda n, mt=mt: self._records(vector, scope, [mt], n, speaker, narrowed)[mt], where, k, first=first)  # type: ignore[misc]
+            for mt in types
+        }
 
     def explain(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int, speaker: str | None = None,
-        where: RecordFilter | None = None,
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType | Sequence[MemoryType], k: int,
+        speaker: str | None = None, where: RecordFilter | None = None,
     ) -> str:  # fmt: skip
-        """The plan of :meth:`search`'s (first) query (EXPLAIN ANALYZE), for benchmarks and docs."""
+        """The plan (EXPLAIN ANALYZE) of :meth:`search`'s statement (its first, with ``where``): of one
+        memory type, or of several (``memory_type`` a list: :meth:`search_types`' one statement)."""
         narrowed = None if where is None or where.store_native else narrowing_sql(where, self.db.dialect)
-        mt, k = check_memory_type(memory_type), check_k(k)
-        rows = self._run(vector, check_scope(scope), mt, k, speaker, narrowed, explain=True)
+        several = not isinstance(memory_type, str)
+        types = list(dict.fromkeys(map(check_memory_type, memory_type if several else [memory_type])))  # type: ignore[arg-type]
+        k, scope = check_k(k), check_scope(scope)
+        with self.db.read("explain") as conn:
+            self.db.sync(conn)
+            st = self._plan(conn, vector, scope, types, k, check_speaker(speaker), narrowed)
+            rows = self._execute(conn, "EXPLAIN (ANALYZE, BUFFERS, VERBOSE, COSTS OFF) " + st.sql, st.args, st)
         return "\n".join(r[0] for r in rows)
 
     def revision(self, scope: Scope | None = None) -> int:
@@ -288,7 +372,7 @@ class PgRecordSearch(CheckedSearch):
                 for (key,) in conn.execute(sql, [threshold]).fetchall():
                     name = index_name(table, key)
                     if conn.execute("SELECT to_regclass(%s)", [name]).fetchone()[0] is None:
-                        created.append(_create_hnsw(conn, name, table, "scope_key", key))
+                        created.append(create_hnsw(conn, name, table, "scope_key", key))
                         fresh += 1
                 if fresh:  # the planner needs the scope's row count to prefer the index over a sort
                     conn.execute(f"ANALYZE {table}")
@@ -297,51 +381,7 @@ class PgRecordSearch(CheckedSearch):
         return created
 
 
-class PgCollectionSearch:
-    """Collection search in SQL; a collection of ``hnsw_min_rows`` items or more gets a partial HNSW index."""
-
-    def __init__(self, db: Database, hnsw_min_rows: int = HNSW_MIN_ROWS) -> None:
-        self.db = db
-        self.hnsw_min_rows = hnsw_min_rows
-
-    def search(self, conn: Any, name: str, query: np.ndarray, k: int) -> list[tuple[str, str, float]]:
-        info = self.db.known_info
-        if info is not None:
-            check_not_rewriting(self.db, conn, info)
-        d = self.db.dialect
-        q = d.vector_param(query)
-        indexed = conn.execute("SELECT to_regclass(%s) IS NOT NULL", [index_name("collection_items", name)]).fetchone()[0]
-        ties = "" if indexed else ", id"  # the HNSW scan orders by distance alone (see PgRecordSearch._sql)
-        with conn.transaction():
-            conn.execute(f"SET LOCAL hnsw.ef_search = {EF_SEARCH}")
-            rows = conn.execute(
-                f"SELECT id, payload, (vector <#> {d.vector_mark}) * -1 FROM collection_items WHERE collection = %s "
-                f"ORDER BY vector <#> {d.vector_mark}{ties} LIMIT %s",
-                [q, name, q, k],
-            ).fetchall()
-        return [(i, payload, float(s)) for i, payload, s in rows]
-
-    def rows(self, name: str) -> Iterator[tuple[str, str, bytes]]:
-        cur = self.db.dialect.vector_cursor(self.db.connection())
-        sql = "SELECT id, payload, vector, embedding_model FROM collection_items WHERE collection = %s ORDER BY pos"
-        for item_id, payload, blob, model in cur.execute(sql, (name,)):
-            self.db.check_row_model(model, blob)
-            yield item_id, payload, blob
-
-    def put(self, name: str, ids: Sequence[str], matrix: np.ndarray, payloads: Sequence[str]) -> None:
-        if len(ids) and self.hnsw_min_rows:
-            with self.db.read("collection index") as conn:
-                n = conn.execute("SELECT COUNT(*) FROM collection_items WHERE collection = %s", [name]).fetchone()[0]
-                index = index_name("collection_items", name)
-                if n >= self.hnsw_min_rows and conn.execute("SELECT to_regclass(%s)", [index]).fetchone()[0] is None:
-                    _create_hnsw(conn, index, "collection_items", "collection", name)
-                    conn.execute("ANALYZE collection_items")
-
-    def deleted(self, name: str, ids: Sequence[str] | None) -> None:
-        return None
-
-
-def _create_hnsw(conn: Any, name: str, table: str, column: str, key: str) -> str:
+def create_hnsw(conn: Any, name: str, table: str, column: str, key: str) -> str:
     from psycopg import sql
 
     log.info("building HNSW index %s on %s (%s = %r)", name, table, column, key)
@@ -353,4 +393,4 @@ def _create_hnsw(conn: Any, name: str, table: str, column: str, key: str) -> str
     return name
 
 
-__all__ = ["EF_SEARCH", "HNSW_MIN_ROWS", "MIN_PGVECTOR", "PgCollectionSearch", "PgRecordSearch", "index_name"]
+__all__ = ["EF_SEARCH", "HNSW_MIN_ROWS", "MIN_PGVECTOR", "PgRecordSearch", "create_hnsw", "index_name"]

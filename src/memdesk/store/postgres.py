@@ -49,7 +49,8 @@ from .pg_vectors import PgVector, register_vector, vector_oid
 from .database import Database
 from .schema import CHUNK
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
-from .pg_search import HNSW_MIN_ROWS, ITERATIVE_PGVECTOR, MIN_PGVECTOR, PgCollectionSearch, PgRecordSearch
+from .pg_collections import PgCollectionSearch
+from .pg_search import HNSW_MIN_ROWS, ITERATIVE_PGVECTOR, MIN_PGVECTOR, PgRecordSearch
 from .sql_filter import JsonRef, TextFunctions
 from .sqlstore import SQLStore
 
@@ -362,10 +363,11 @@ class PostgresStore(SQLStore):
         return self._pg_search.index_large_scopes(min_rows)
 
     def explain_search(
-        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType, k: int = 20, speaker: str | None = None,
-        where: RecordFilter | None = None,
+        self, vector: np.ndarray, scope: Scope, memory_type: MemoryType | Sequence[MemoryType], k: int = 20,
+        speaker: str | None = None, where: RecordFilter | None = None,
     ) -> str:  # fmt: skip
-        """EXPLAIN ANALYZE of one search's (first) query, ``where`` compiled in (``search="sql"`` only)."""
+        """EXPLAIN ANALYZE of one search's (first) statement, ``where`` compiled in (``search="sql"`` only);
+        ``memory_type`` a list: of :meth:`search_types`' one statement for those types."""
         if self._pg_search is None:
             raise ConfigError("this store searches in memory: there is no SQL plan")
         return self._pg_search.explain(vector, scope, memory_type, k, speaker, where)

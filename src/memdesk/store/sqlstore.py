@@ -137,6 +137,17 @@ class SQLStore(StoreConveniences):
     ) -> list[ScoredRecord]:
         return self._search.search(vector, scope, memory_type, k, speaker, where)
 
+    def search_types(
+        self,
+        vector: np.ndarray,
+        scope: Scope,
+        memory_types: Sequence[MemoryType],
+        k: int,
+        speaker: str | None = None,
+        where: RecordFilter | None = None,
+    ) -> dict[MemoryType, list[ScoredRecord]]:
+        return self._search.search_types(vector, scope, memory_types, k, speaker, where)
+
     def page(self, scope: Scope, **options: Any) -> Page[MemoryRecord]:
         """A keyset page (``types=``, ``speaker=``, ``limit=``, ``cursor=``): see :meth:`.record_reads.RecordReader.page`."""
         return self._reader.page(scope, **options)
