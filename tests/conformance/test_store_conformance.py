@@ -27,6 +27,7 @@ from memdesk.records import (
 )
 from memdesk.store import EmbeddingInfo, VectorTable
 from memdesk.store.base import Store
+from memdesk.store.conveniences import StoreConveniences
 
 from .conftest import DIM, INFO, Backend
 from .helpers import native_for
@@ -418,6 +419,9 @@ def test_search_types_is_one_search_per_type(store: Store, rng, query_scope: Sco
         for k in (1, 5, 30):
             got = store.search_types(q, query_scope, types, k, speaker=speaker)
             assert list(got) == types
+            # the base's default (what a store built on StoreConveniences gets) answers the same
+            plain = StoreConveniences.search_types(store, q, query_scope, [*types, types[0]], k, speaker=speaker)
+            assert {mt: ids_of(h) for mt, h in plain.items()} == {mt: ids_of(h) for mt, h in got.items()}
             for mt in types:
                 one = store.search(q, query_scope, mt, k, speaker=speaker)
                 assert ids_of(got[mt]) == ids_of(one)

@@ -1,16 +1,20 @@
 """What is built on the store protocols (:mod:`memdesk.store.base`), once for every backend: ``scan``,
-``scopes``, ``messages`` read page by page, and context-manager use."""
+``scopes``, ``messages`` read page by page, ``search_types`` as one ``search`` per type (a backend that
+reads several types at once overrides it), and context-manager use."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TypeVar
+
+import numpy as np
 
 from ..closing import ClosesOnExit
 from ..records import MemoryRecord, MemoryType, RawMessage, Scope
 from .base import Page
 
 if TYPE_CHECKING:
-    from .base import Store
+    from ..filters import RecordFilter
+    from .base import ScoredRecord, Store
 
 T = TypeVar("T")
 
@@ -39,6 +43,18 @@ class StoreConveniences(ClosesOnExit):
         types = None if memory_type is None else [memory_type]
         first = self.page(scope, types=types, speaker=speaker, limit=SCAN_PAGE)
         return _pages(first, lambda cursor: self.page(scope, types=types, speaker=speaker, limit=SCAN_PAGE, cursor=cursor))
+
+    def search_types(
+        self: "Store",
+        vector: np.ndarray,
+        scope: Scope,
+        memory_types: Sequence[MemoryType],
+        k: int,
+        speaker: str | None = None,
+        where: "RecordFilter | None" = None,
+    ) -> "dict[MemoryType, list[ScoredRecord]]":
+        """:meth:`search` of each of ``memory_types``, keyed in that order (each type once)."""
+        return {mt: self.search(vector, scope, mt, k, speaker=speaker, where=where) for mt in dict.fromkeys(memory_types)}
 
     def scopes(self: "Store", within: Scope | None = None) -> list[Scope]:
         """Every exact scope with records or raw messages (under ``within`` if given), in the order first written."""
