@@ -18,7 +18,7 @@ from memdesk.records import MemoryType, Scope, SemanticRecord
 from memdesk.store import EmbeddingInfo, SQLiteStore
 from memdesk.store.ann import HNSWGraph
 from memdesk.store.ann_cold import GraphIndex
-from memdesk.store.ann_files import write_file
+from memdesk.store.ann_files import read_pair, write_file
 from memdesk.store.ann_scopes import LargeScopes
 from memdesk.store.vector_index import VectorIndex
 
@@ -365,10 +365,47 @@ def test_a_file_written_while_another_connection_changed_the_scope_is_removed(tm
     assert synced == [1, 2] and list((tmp_path / "graphs").iterdir()) == []
 
 
-@pytest.mark.parametrize("options", [{"ann_min_rows": 0}, {"ann_min_rows": True}, {"ann_ef_search": 0}, {"ann_ef_search": "64"}])
+@pytest.mark.parametrize(
+    "options",
+    [{"ann_min_rows": 0}, {"ann_min_rows": True}, {"ann_ef_search": 0}, {"ann_ef_search": "64"}]
+    + [{"ann_ef_construction": v} for v in (0, -5, True, "200", 64.0)],
+)
 def test_bad_options_are_config_errors(tmp_path: Path, options) -> None:
     with pytest.raises(ConfigError):
         SQLiteStore(tmp_path / "x.db", **options)
+
+
+def test_the_graph_is_built_with_the_configured_ef_construction_and_the_file_records_it(filled, path: Path) -> None:
+    store, exact, rng = filled
+    store.close()
+    with SQLiteStore(path, ann_ef_construction=64, **OPTIONS) as built:
+        built.search(unit(rng, 1)[0], BIG, MT, 5)
+        assert graph_of(built)._index.hnsw.efConstruction == 64 and built._search.ann.builds == 1
+    (file,) = Path(f"{path}-ann").glob("*.hnsw")
+    graph, _ = read_pair(file, INFO.model_id, DIM)
+    assert graph._index.hnsw.efConstruction == 64  # faiss's serialization holds it
+
+
+def test_a_file_built_with_a_smaller_ef_construction_is_rebuilt_a_larger_one_kept(filled, path: Path) -> None:
+    """A file written before the default was raised (faiss's default 40): served as it is until the
+    rebuild is done (here in the search: ann_background=False), then written again; a store
+    configured with less than a file's efConstruction serves that file alone, as any current one."""
+    store, exact, rng = filled
+    store.close()
+    q = unit(rng, 3)
+    with SQLiteStore(path, ann_ef_construction=40, **OPTIONS) as old:
+        old.search(q[0], BIG, MT, 5)
+    with SQLiteStore(path, ann_ef_construction=80, **OPTIONS) as upgraded:
+        assert_same(upgraded, exact, q)
+        scopes = upgraded._search.ann
+        assert scopes.cold == 0 and scopes.builds == 1 and graph_of(upgraded)._index.hnsw.efConstruction == 80
+    with SQLiteStore(path, ann_ef_construction=80, **OPTIONS) as again:  # the rebuilt graph's file, stamped
+        again.search(q[0], BIG, MT, 5)
+        assert again._search.ann.cold == 1 and again._search.ann.builds == 0
+        assert_same(again, exact, q[:1])
+    with SQLiteStore(path, ann_ef_construction=40, **OPTIONS) as lower:
+        lower.search(q[0], BIG, MT, 5)
+        assert lower._search.ann.cold == 1 and lower._search.ann.builds == 0
 
 
 def test_the_graphs_copy_of_the_vectors_counts_against_cache_max_rows(path: Path) -> None:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
 from ..errors import ConfigError, StoreError
-from .ann import DEFAULT_EF_SEARCH, HNSWGraph
+from .ann import DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH, HNSWGraph, weaker_than
 from .ann_cold import Fetch, GraphIndex
 from .ann_files import GraphFile, open_mapped, read_pair, write_file
 from .codec import ScopeTuple, scope_key
@@ -53,12 +53,15 @@ SAVE_FRACTION = 0.1
 _SAVE_MIN = 1000
 
 
-def check_ann_options(min_rows: object, ef_search: object) -> tuple[int | None, int]:
+def check_ann_options(
+    min_rows: object, ef_search: object, ef_construction: object = DEFAULT_EF_CONSTRUCTION
+) -> tuple[int | None, int, int]:
     if min_rows is not None and (isinstance(min_rows, bool) or not isinstance(min_rows, int) or min_rows < 1):
         raise ConfigError(f"ann_min_rows must be a positive integer or None (no approximate search), got {min_rows!r}")
-    if isinstance(ef_search, bool) or not isinstance(ef_search, int) or ef_search < 1:
-        raise ConfigError(f"ann_ef_search must be a positive integer, got {ef_search!r}")
-    return min_rows, ef_search
+    for name, value in (("ann_ef_search", ef_search), ("ann_ef_construction", ef_construction)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+    return min_rows, ef_search, ef_construction  # type: ignore[return-value]
 
 
 def file_stem(namespace: str, key: Key) -> str:
@@ -96,10 +99,16 @@ class LargeScopes:
     """The HNSW graphs of the large scopes of one database (see the module docstring)."""
 
     def __init__(
-        self, folder: Path | None, *, min_rows: int, ef_search: int = DEFAULT_EF_SEARCH, background: bool = True
+        self,
+        folder: Path | None,
+        *,
+        min_rows: int,
+        ef_search: int = DEFAULT_EF_SEARCH,
+        ef_construction: int = DEFAULT_EF_CONSTRUCTION,
+        background: bool = True,
     ) -> None:
         self.folder = folder
-        self.min_rows, self.ef_search = check_ann_options(min_rows, ef_search)
+        self.min_rows, self.ef_search, self.ef_construction = check_ann_options(min_rows, ef_search, ef_construction)
         self.background = background
         self._builds: dict[tuple[str, Key], _Build] = {}
         self.builds = 0
@@ -164,7 +173,8 @@ class LargeScopes:
             opened = open_mapped(path, model_id, dim)
         except (OSError, StoreError):
             opened = None  # the full read says why (and rebuilds)
-        if opened is None or opened[0].rows < self.min_rows or not current(opened[0]):
+        weak = opened is not None and weaker_than(opened[1], self.ef_construction)  # rebuilt once the rows are loaded
+        if opened is None or weak or opened[0].rows < self.min_rows or not current(opened[0]):
             if opened is not None:
                 opened[2].close()
             self._restamp.add((namespace, key))
@@ -202,7 +212,7 @@ class LargeScopes:
                 self.erase(namespace, stale)
 
     def _options(self) -> dict[str, Any]:
-        return {"ef_search": self.ef_search, "min_rows": self.min_rows}
+        return {"ef_search": self.ef_search, "ef_construction": self.ef_construction, "min_rows": self.min_rows}
 
     def _built(self, namespace: str, key: Key, index: VectorIndex) -> HNSWGraph | None:
         """The graph of ``index`` once built (started now if not yet), reconciled with its rows; None
