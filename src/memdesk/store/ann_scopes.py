@@ -14,8 +14,9 @@ Files: one per (memory type, exact scope), ``<database>-ann/<sha256 of type and 
 (0600, in a 0700 folder; the name holds no id in clear), written to a temporary file first and
 renamed, so a reader sees a whole file or none (the layout: :mod:`.ann_files`). An in-memory database
 keeps its graphs in memory only. Files may be older than the rows (another process wrote since, this
-one was stopped before writing its changes): each records the change-log id it reflects (the
-``stamp`` of :meth:`LargeScopes.prepare`); one the log shows current is served without loading the
+one was stopped before writing its changes; a store's close writes them: :meth:`LargeScopes.save`):
+each records the change-log id it reflects (the ``stamp`` of :meth:`LargeScopes.prepare`); one the
+log shows current is served without loading the
 rows (:meth:`LargeScopes.open_cold`, :mod:`.ann_cold`), any other is reconciled on load and written
 again with a fresh stamp (:meth:`LargeScopes.adopt` hands a served graph over when the rows are loaded).
 
@@ -204,7 +205,28 @@ class LargeScopes:
         """:meth:`prepare`, then, if files were written: ``sync`` (take in other connections' commits)
         and remove the file of every key whose index is no longer loaded (someone changed it
         meanwhile, perhaps forgot it), so no file outlives a forget that raced its writing."""
-        written = self.prepare(namespace, keys, indexes, model_id, stamp)
+        self._checked(namespace, self.prepare(namespace, keys, indexes, model_id, stamp), sync, still_loaded)
+
+    def save(
+        self,
+        namespace: str,
+        graphs: Sequence[tuple[Key, HNSWGraph]],
+        model_id: str,
+        *,
+        sync: Callable[[], None],
+        still_loaded: Callable[[Key], bool],
+        stamp: tuple[int, str] = (0, ""),
+    ) -> None:
+        """Write the file of every graph with changes its file lacks (a store's close: the owner synced
+        first, so each graph shows the rows up to ``stamp``), then :meth:`attach`'s check."""
+        written = [key for key, graph in graphs if graph.unsaved and self._write(namespace, key, graph, model_id, stamp)]
+        self._checked(namespace, written, sync, still_loaded)
+
+    def _checked(
+        self, namespace: str, written: list[Key], sync: Callable[[], None], still_loaded: Callable[[Key], bool]
+    ) -> None:
+        """After writing ``written``'s files: take in other connections' commits and remove the file of
+        every key no longer loaded (changed meanwhile, perhaps forgotten): no file outlives a forget."""
         if written:
             sync()
             stale = [key for key in written if not still_loaded(key)]

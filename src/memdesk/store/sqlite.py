@@ -283,6 +283,16 @@ class SQLiteStore(SQLStore):
             self.close()
             raise
 
+    def close(self) -> None:
+        """Write the graph files of large scopes with unsaved changes (see
+        :meth:`.search_cache.RecordSearch.save_graphs`), then close (idempotent)."""
+        if self.db.conn is not None and isinstance(self._search, RecordSearch):
+            try:
+                self._search.save_graphs()
+            except (StoreError, OSError) as e:  # the next process reconciles the older file instead
+                log.warning("graph files not saved at close: %s", e)
+        super().close()
+
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r})"
 
