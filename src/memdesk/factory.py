@@ -108,6 +108,7 @@ def build_memory(
             cache_max_rows=settings.cache_max_rows,
             ann_min_rows=settings.ann_min_rows or None,
             ann_ef_search=settings.ann_ef_search,
+            ann_ef_construction=settings.ann_ef_construction,
         )
     try:
         return Memory(

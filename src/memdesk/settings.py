@@ -104,6 +104,12 @@ class Settings(BaseSettings):
     ann_ef_search: int = Field(
         default=128, ge=1, description="SQLite: candidates the HNSW walk keeps per query (recall and latency grow with it)."
     )
+    ann_ef_construction: int = Field(
+        default=200,
+        ge=1,
+        description="SQLite: candidates kept while a row is linked into the HNSW graph (graph quality and build time "
+        "grow with it); a graph file built with less is rebuilt.",
+    )
     hybrid: bool = Field(
         default=False,
         description="engram read path: fuse a BM25 ranking of the same records with the dense one (reciprocal "

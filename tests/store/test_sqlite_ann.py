@@ -18,7 +18,7 @@ from memdesk.records import MemoryType, Scope, SemanticRecord
 from memdesk.store import EmbeddingInfo, SQLiteStore
 from memdesk.store.ann import HNSWGraph
 from memdesk.store.ann_cold import GraphIndex
-from memdesk.store.ann_files import write_file
+from memdesk.store.ann_files import read_pair, write_file
 from memdesk.store.ann_scopes import LargeScopes
 from memdesk.store.vector_index import VectorIndex
 
@@ -146,7 +146,7 @@ def cold_entry(store: SQLiteStore):
 def test_a_restart_serves_a_current_file_without_loading_the_rows(filled, path: Path) -> None:
     """The file's stamp (the change-log id it reflects) is current: the first search maps the graph and
     reads only the hits' records; a write makes the graph a full one in memory; a speaker search
-    loads the rows; a file left behind by unsaved writes is reconciled once and stamped again."""
+    loads the rows; close writes the file again with the unsaved writes, so the next restart is cheap too."""
     store, exact, rng = filled
     q = unit(rng, 4)
     store.search(q[0], BIG, MT, 5)
@@ -165,9 +165,10 @@ def test_a_restart_serves_a_current_file_without_loading_the_rows(filled, path: 
         gone = again.search(q[1], BIG, MT, 1)[0].record.id
         again.delete(gone)
         assert gone not in {h.record.id for h in again.search(q[1], BIG, MT, 10)}
-    with SQLiteStore(path, **OPTIONS) as third:  # the file predates those two writes: reconciled, stamped again
+    with SQLiteStore(path, **OPTIONS) as third:  # close wrote the file with those two writes: served alone
+        third.search(q[0], BIG, MT, 5)
+        assert third._search.ann.cold == 1 and third._search.ann.builds == 0
         assert_same(third, exact, q[:2])
-        assert third._search.ann.cold == 0 and third._search.ann.builds == 0
     with SQLiteStore(path, **OPTIONS) as fourth:
         fourth.search(q[0], BIG, MT, 5)
         assert isinstance(cold_entry(fourth), GraphIndex)
@@ -242,6 +243,32 @@ def test_forget_of_a_scope_served_from_its_file_leaves_no_file(filled, path: Pat
         again.forget(BIG)
         assert list(Path(f"{path}-ann").iterdir()) == []
         assert all(h.record.scope == SMALL for h in again.search(q, BIG, MT, 5))
+
+
+def test_close_writes_unsaved_graphs_but_not_one_another_connection_forgot(filled, path: Path) -> None:
+    store, exact, rng = filled
+    q = unit(rng, 2)
+    store.search(q[0], BIG, MT, 5)
+    (file,) = Path(f"{path}-ann").glob("*.hnsw")
+    written = file.stat().st_mtime_ns
+    store.close()  # nothing unsaved: the file is not written again
+    assert file.stat().st_mtime_ns == written
+    with SQLiteStore(path, **OPTIONS) as again:
+        again.search(q[0], BIG, MT, 5)
+        again.write(records(BIG, 3, 6000), unit(rng, 3))
+        assert graph_of_entry(again).unsaved == 3
+    with SQLiteStore(path, **OPTIONS) as third:  # the file close wrote holds the 3 rows: served alone
+        assert len(third.search(q[1], BIG, MT, 500)) == 403 + 50  # (BIG covers SMALL too)
+        assert third._search.ann.cold == 1 and third._search.ann.builds == 0
+        third.write(records(BIG, 1, 7000), unit(rng, 1))  # unsaved, then another connection forgets the scope
+        exact.forget(BIG)
+        assert list(Path(f"{path}-ann").iterdir()) == []
+    assert list(Path(f"{path}-ann").iterdir()) == []  # close took the forget in first: nothing written
+
+
+def graph_of_entry(store: SQLiteStore):
+    index = cold_entry(store)
+    return index.materialized if isinstance(index, GraphIndex) else index.ann
 
 
 def test_another_connections_writes_reach_the_graph_and_the_stale_file(filled, path: Path) -> None:
@@ -365,10 +392,47 @@ def test_a_file_written_while_another_connection_changed_the_scope_is_removed(tm
     assert synced == [1, 2] and list((tmp_path / "graphs").iterdir()) == []
 
 
-@pytest.mark.parametrize("options", [{"ann_min_rows": 0}, {"ann_min_rows": True}, {"ann_ef_search": 0}, {"ann_ef_search": "64"}])
+@pytest.mark.parametrize(
+    "options",
+    [{"ann_min_rows": 0}, {"ann_min_rows": True}, {"ann_ef_search": 0}, {"ann_ef_search": "64"}]
+    + [{"ann_ef_construction": v} for v in (0, -5, True, "200", 64.0)],
+)
 def test_bad_options_are_config_errors(tmp_path: Path, options) -> None:
     with pytest.raises(ConfigError):
         SQLiteStore(tmp_path / "x.db", **options)
+
+
+def test_the_graph_is_built_with_the_configured_ef_construction_and_the_file_records_it(filled, path: Path) -> None:
+    store, exact, rng = filled
+    store.close()
+    with SQLiteStore(path, ann_ef_construction=64, **OPTIONS) as built:
+        built.search(unit(rng, 1)[0], BIG, MT, 5)
+        assert graph_of(built)._index.hnsw.efConstruction == 64 and built._search.ann.builds == 1
+    (file,) = Path(f"{path}-ann").glob("*.hnsw")
+    graph, _ = read_pair(file, INFO.model_id, DIM)
+    assert graph._index.hnsw.efConstruction == 64  # faiss's serialization holds it
+
+
+def test_a_file_built_with_a_smaller_ef_construction_is_rebuilt_a_larger_one_kept(filled, path: Path) -> None:
+    """A file written before the default was raised (faiss's default 40): served as it is until the
+    rebuild is done (here in the search: ann_background=False), then written again; a store
+    configured with less than a file's efConstruction serves that file alone, as any current one."""
+    store, exact, rng = filled
+    store.close()
+    q = unit(rng, 3)
+    with SQLiteStore(path, ann_ef_construction=40, **OPTIONS) as old:
+        old.search(q[0], BIG, MT, 5)
+    with SQLiteStore(path, ann_ef_construction=80, **OPTIONS) as upgraded:
+        assert_same(upgraded, exact, q)
+        scopes = upgraded._search.ann
+        assert scopes.cold == 0 and scopes.builds == 1 and graph_of(upgraded)._index.hnsw.efConstruction == 80
+    with SQLiteStore(path, ann_ef_construction=80, **OPTIONS) as again:  # the rebuilt graph's file, stamped
+        again.search(q[0], BIG, MT, 5)
+        assert again._search.ann.cold == 1 and again._search.ann.builds == 0
+        assert_same(again, exact, q[:1])
+    with SQLiteStore(path, ann_ef_construction=40, **OPTIONS) as lower:
+        lower.search(q[0], BIG, MT, 5)
+        assert lower._search.ann.cold == 1 and lower._search.ann.builds == 0
 
 
 def test_the_graphs_copy_of_the_vectors_counts_against_cache_max_rows(path: Path) -> None:
@@ -399,7 +463,8 @@ def test_the_graphs_copy_of_the_vectors_counts_against_cache_max_rows(path: Path
     capped = SQLiteStore(path, cache_max_rows=850, **OPTIONS)
     try:
         capped.search(unit(rng, 1)[0], other, MT, 5)
-        capped.search(unit(rng, 1)[0], BIG, MT, 5)  # 406 rows + the graph's 410 vectors + other's 51 > 850
+        capped.search(unit(rng, 1)[0], BIG, MT, 5, speaker="Ann")  # rows loaded (a speaker search), the graph read
+        # 406 rows + the graph's 410 vectors + other's 51 > 850
         assert graph_of(capped) is not None and capped._search.cache.loaded(MT.value, ("other", None, None)) is None
         assert capped._search.cache.cached_rows == 406 + graph_of(capped).vectors_held
     finally:

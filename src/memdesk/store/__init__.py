@@ -30,7 +30,7 @@ from .base import (
     VectorMaintenance,
     VectorTable,
 )
-from .ann import DEFAULT_EF_SEARCH
+from .ann import DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH
 from .ann_scopes import DEFAULT_ANN_MIN_ROWS
 from .ivf import IVFIndex
 from .migrations import Migration, apply_migrations
@@ -98,6 +98,7 @@ def open_store(
     search: str | None = None,
     ann_min_rows: int | None = DEFAULT_ANN_MIN_ROWS,
     ann_ef_search: int = DEFAULT_EF_SEARCH,
+    ann_ef_construction: int = DEFAULT_EF_CONSTRUCTION,
 ) -> Store:
     """Open (creating and migrating if needed) the store a database URL names.
 
@@ -105,9 +106,9 @@ def open_store(
     scopes are unloaded first and reloaded on their next search); None keeps every loaded scope.
     ``search`` (PostgreSQL only): ``"sql"`` (the default there: pgvector inside the database, no
     vectors kept in the process) or ``"memory"`` (the in-process cache SQLite always uses).
-    ``ann_min_rows`` / ``ann_ef_search`` (SQLite only): a scope with at least that many records of a
-    type is searched through a persisted faiss HNSW graph walked with that ``efSearch`` (None: every
-    search exact); PostgreSQL's large scopes get pgvector HNSW indexes through ``index_large_scopes()``.
+    ``ann_min_rows`` / ``ann_ef_search`` / ``ann_ef_construction`` (SQLite only): a scope with at least
+    that many records of a type is searched through a persisted faiss HNSW graph, built with that
+    ``efConstruction`` and walked with that ``efSearch`` (None: every search exact); PostgreSQL's large scopes get pgvector HNSW indexes through ``index_large_scopes()``.
 
     ConfigError for an unknown scheme, a malformed URL, or a PostgreSQL URL without psycopg
     installed; StoreError if the PostgreSQL server cannot be reached.
@@ -126,6 +127,7 @@ def open_store(
             cache_max_rows=cache_max_rows,
             ann_min_rows=ann_min_rows,
             ann_ef_search=ann_ef_search,
+            ann_ef_construction=ann_ef_construction,
         )
     if scheme in ("postgresql", "postgres") or scheme.startswith("postgresql+"):
         return _open_postgres("postgresql" + url[len(scheme) :], busy_timeout_ms, cache_max_rows, search or "sql")

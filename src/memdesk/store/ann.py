@@ -3,11 +3,12 @@
 :class:`HNSWGraph` proposes candidates; the scope's :class:`~memdesk.store.vector_index.VectorIndex`
 stays the source of truth: every candidate is re-scored there (the same float32 dot product exact
 search computes), so a returned score is always the true cosine and only *which* rows are found is
-approximate. The graph is ``faiss.IndexHNSWFlat`` (inner product, ``M`` = 32, efConstruction 40),
-whose labels are its own (0, 1, 2, ... in the order vectors were added). A label is one distinct
-vector and holds the ids of every row with exactly that vector: hundreds of equal vectors (a fact
-said again and again) would otherwise fill each other's neighbour lists and cut the rest of the
-graph off from them (distance ties defeat HNSW's neighbour heuristic).
+approximate. The graph is ``faiss.IndexHNSWFlat`` (inner product, ``M`` = 32, efConstruction
+:data:`DEFAULT_EF_CONSTRUCTION` unless configured), whose labels are its own (0, 1, 2, ... in the
+order vectors were added). A label is one distinct vector and holds the ids of every row with
+exactly that vector: hundreds of equal vectors (a fact said again and again) would otherwise fill
+each other's neighbour lists and cut the rest of the graph off from them (distance ties defeat
+HNSW's neighbour heuristic).
 
 Changes are incremental: a new row joins the label of its vector or adds one; a removed row leaves
 its label, and a label with no rows left is dead (HNSW cannot delete): dead labels are excluded from
@@ -46,7 +47,11 @@ MAGIC = b"MDHNSW01"
 FORMAT = 1
 HNSW_M = 32
 """Neighbours per node on HNSW's upper layers (twice that on the bottom one): faiss's HNSW32."""
-EF_CONSTRUCTION = 40
+DEFAULT_EF_CONSTRUCTION = 200
+"""Candidates kept while a row is linked in: the graph's quality (recall at a given efSearch) and its
+build time grow with it (bench/results/ann/: faiss's default 40 fills at most 40 of a bottom node's 64
+links and loses recall as a scope grows). It is recorded in the graph (faiss serializes it), so a graph
+built with less is known and rebuilt (:meth:`HNSWGraph.weaker_than`)."""
 DEFAULT_EF_SEARCH = 128
 """Candidates the walk keeps per query; recall and latency both grow with it (bench/bench_ann.py)."""
 MAX_EF = 4096
@@ -68,14 +73,24 @@ def _faiss() -> Any:
 class HNSWGraph:
     """The HNSW graph of one scope's rows (see the module docstring)."""
 
-    def __init__(self, dim: int, *, ef_search: int = DEFAULT_EF_SEARCH, min_rows: int = 1, index: Any = None) -> None:
+    def __init__(
+        self,
+        dim: int,
+        *,
+        ef_search: int = DEFAULT_EF_SEARCH,
+        ef_construction: int = DEFAULT_EF_CONSTRUCTION,
+        min_rows: int = 1,
+        index: Any = None,
+    ) -> None:
         faiss = _faiss()
         self.dim = dim
         self.ef_search = ef_search
+        self.ef_construction = ef_construction
+        """The efConstruction a rebuild uses (a graph read from a file keeps its own for later adds)."""
         self.min_rows = min_rows
         if index is None:
             index = faiss.IndexHNSWFlat(dim, HNSW_M, faiss.METRIC_INNER_PRODUCT)
-            index.hnsw.efConstruction = EF_CONSTRUCTION
+            index.hnsw.efConstruction = ef_construction
         self._index = index
         self.members: list[list[str]] = []
         """Per label: the ids of the rows holding exactly its vector ([]: a dead label)."""
@@ -168,7 +183,7 @@ class HNSWGraph:
             self.unsaved += 1
 
     def needs_rebuild(self) -> bool:
-        return self.dead > REBUILD_FRACTION * max(self.labels, 1)
+        return self.dead > REBUILD_FRACTION * max(self.labels, 1) or weaker_than(self._index, self.ef_construction)
 
     def reconcile(self, index: VectorIndex) -> int:
         """Make the graph serve exactly ``index``'s rows (a graph read from a file, or built from a
@@ -268,6 +283,14 @@ def walk(index: Any, query: np.ndarray, k: int, ef: int, bitmap: np.ndarray | No
     return found[0][found[0] >= 0]
 
 
+def weaker_than(index: Any, ef_construction: int) -> bool:
+    """Whether a faiss HNSW graph was built with a smaller efConstruction than ``ef_construction`` (or
+    another ``M``), as a file written before the default was raised may be: then it is rebuilt (a graph
+    built with more is kept)."""
+    hnsw = index.hnsw
+    return int(hnsw.efConstruction) < ef_construction or int(hnsw.nb_neighbors(1)) != HNSW_M
+
+
 def stored_vectors(index: Any) -> np.ndarray:
     """A faiss HNSWFlat index's own copy of its vectors, by label (a view, not a copy)."""
     faiss = _faiss()
@@ -309,4 +332,4 @@ def read_graph(src: IO[bytes], model_id: str, dim: int, **options: Any) -> HNSWG
     return HNSWGraph.restore(index, [list(m) for m in members], [_digest(stored[n]) for n in range(len(members))], **options)
 
 
-__all__ = ["DEFAULT_EF_SEARCH", "HNSWGraph", "read_graph", "stored_vectors", "walk"]
+__all__ = ["DEFAULT_EF_CONSTRUCTION", "DEFAULT_EF_SEARCH", "HNSWGraph", "read_graph", "stored_vectors", "walk", "weaker_than"]

@@ -31,7 +31,7 @@ from typing import IO, Any, Callable, Sequence
 import numpy as np
 
 from ..errors import StoreError
-from .ann import DEFAULT_EF_SEARCH, HNSWGraph, stored_vectors, walk
+from .ann import DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH, HNSWGraph, stored_vectors, walk
 from .ann_files import GraphFile, owned
 from .vector_index import Hit
 
@@ -52,11 +52,12 @@ class GraphIndex:
         fetch: Fetch,
         *,
         ef_search: int = DEFAULT_EF_SEARCH,
+        ef_construction: int = DEFAULT_EF_CONSTRUCTION,
         min_rows: int = 1,
     ) -> None:
         self.dim = header.dim
         self.header = header
-        self.ef_search, self.min_rows = ef_search, min_rows
+        self.ef_search, self.ef_construction, self.min_rows = ef_search, ef_construction, min_rows
         self._mapped = index
         self._source = source  # the file mapped (kept open: read again from it, even if replaced meanwhile)
         self._fetch = fetch
@@ -78,7 +79,12 @@ class GraphIndex:
         if self._graph is None:
             h = self.header
             self._graph = HNSWGraph.restore(
-                owned(self._source), h.members(), h.digest_list(), ef_search=self.ef_search, min_rows=self.min_rows
+                owned(self._source),
+                h.members(),
+                h.digest_list(),
+                ef_search=self.ef_search,
+                ef_construction=self.ef_construction,
+                min_rows=self.min_rows,
             )
             self._mapped = None
         return self._graph

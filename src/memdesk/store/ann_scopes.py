@@ -14,8 +14,9 @@ Files: one per (memory type, exact scope), ``<database>-ann/<sha256 of type and 
 (0600, in a 0700 folder; the name holds no id in clear), written to a temporary file first and
 renamed, so a reader sees a whole file or none (the layout: :mod:`.ann_files`). An in-memory database
 keeps its graphs in memory only. Files may be older than the rows (another process wrote since, this
-one was stopped before writing its changes): each records the change-log id it reflects (the
-``stamp`` of :meth:`LargeScopes.prepare`); one the log shows current is served without loading the
+one was stopped before writing its changes; a store's close writes them: :meth:`LargeScopes.save`):
+each records the change-log id it reflects (the ``stamp`` of :meth:`LargeScopes.prepare`); one the
+log shows current is served without loading the
 rows (:meth:`LargeScopes.open_cold`, :mod:`.ann_cold`), any other is reconciled on load and written
 again with a fresh stamp (:meth:`LargeScopes.adopt` hands a served graph over when the rows are loaded).
 
@@ -35,7 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
 from ..errors import ConfigError, StoreError
-from .ann import DEFAULT_EF_SEARCH, HNSWGraph
+from .ann import DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH, HNSWGraph, weaker_than
 from .ann_cold import Fetch, GraphIndex
 from .ann_files import GraphFile, open_mapped, read_pair, write_file
 from .codec import ScopeTuple, scope_key
@@ -53,12 +54,15 @@ SAVE_FRACTION = 0.1
 _SAVE_MIN = 1000
 
 
-def check_ann_options(min_rows: object, ef_search: object) -> tuple[int | None, int]:
+def check_ann_options(
+    min_rows: object, ef_search: object, ef_construction: object = DEFAULT_EF_CONSTRUCTION
+) -> tuple[int | None, int, int]:
     if min_rows is not None and (isinstance(min_rows, bool) or not isinstance(min_rows, int) or min_rows < 1):
         raise ConfigError(f"ann_min_rows must be a positive integer or None (no approximate search), got {min_rows!r}")
-    if isinstance(ef_search, bool) or not isinstance(ef_search, int) or ef_search < 1:
-        raise ConfigError(f"ann_ef_search must be a positive integer, got {ef_search!r}")
-    return min_rows, ef_search
+    for name, value in (("ann_ef_search", ef_search), ("ann_ef_construction", ef_construction)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"{name} must be a positive integer, got {value!r}")
+    return min_rows, ef_search, ef_construction  # type: ignore[return-value]
 
 
 def file_stem(namespace: str, key: Key) -> str:
@@ -96,10 +100,16 @@ class LargeScopes:
     """The HNSW graphs of the large scopes of one database (see the module docstring)."""
 
     def __init__(
-        self, folder: Path | None, *, min_rows: int, ef_search: int = DEFAULT_EF_SEARCH, background: bool = True
+        self,
+        folder: Path | None,
+        *,
+        min_rows: int,
+        ef_search: int = DEFAULT_EF_SEARCH,
+        ef_construction: int = DEFAULT_EF_CONSTRUCTION,
+        background: bool = True,
     ) -> None:
         self.folder = folder
-        self.min_rows, self.ef_search = check_ann_options(min_rows, ef_search)
+        self.min_rows, self.ef_search, self.ef_construction = check_ann_options(min_rows, ef_search, ef_construction)
         self.background = background
         self._builds: dict[tuple[str, Key], _Build] = {}
         self.builds = 0
@@ -164,7 +174,8 @@ class LargeScopes:
             opened = open_mapped(path, model_id, dim)
         except (OSError, StoreError):
             opened = None  # the full read says why (and rebuilds)
-        if opened is None or opened[0].rows < self.min_rows or not current(opened[0]):
+        weak = opened is not None and weaker_than(opened[1], self.ef_construction)  # rebuilt once the rows are loaded
+        if opened is None or weak or opened[0].rows < self.min_rows or not current(opened[0]):
             if opened is not None:
                 opened[2].close()
             self._restamp.add((namespace, key))
@@ -194,7 +205,28 @@ class LargeScopes:
         """:meth:`prepare`, then, if files were written: ``sync`` (take in other connections' commits)
         and remove the file of every key whose index is no longer loaded (someone changed it
         meanwhile, perhaps forgot it), so no file outlives a forget that raced its writing."""
-        written = self.prepare(namespace, keys, indexes, model_id, stamp)
+        self._checked(namespace, self.prepare(namespace, keys, indexes, model_id, stamp), sync, still_loaded)
+
+    def save(
+        self,
+        namespace: str,
+        graphs: Sequence[tuple[Key, HNSWGraph]],
+        model_id: str,
+        *,
+        sync: Callable[[], None],
+        still_loaded: Callable[[Key], bool],
+        stamp: tuple[int, str] = (0, ""),
+    ) -> None:
+        """Write the file of every graph with changes its file lacks (a store's close: the owner synced
+        first, so each graph shows the rows up to ``stamp``), then :meth:`attach`'s check."""
+        written = [key for key, graph in graphs if graph.unsaved and self._write(namespace, key, graph, model_id, stamp)]
+        self._checked(namespace, written, sync, still_loaded)
+
+    def _checked(
+        self, namespace: str, written: list[Key], sync: Callable[[], None], still_loaded: Callable[[Key], bool]
+    ) -> None:
+        """After writing ``written``'s files: take in other connections' commits and remove the file of
+        every key no longer loaded (changed meanwhile, perhaps forgotten): no file outlives a forget."""
         if written:
             sync()
             stale = [key for key in written if not still_loaded(key)]
@@ -202,7 +234,7 @@ class LargeScopes:
                 self.erase(namespace, stale)
 
     def _options(self) -> dict[str, Any]:
-        return {"ef_search": self.ef_search, "min_rows": self.min_rows}
+        return {"ef_search": self.ef_search, "ef_construction": self.ef_construction, "min_rows": self.min_rows}
 
     def _built(self, namespace: str, key: Key, index: VectorIndex) -> HNSWGraph | None:
         """The graph of ``index`` once built (started now if not yet), reconciled with its rows; None

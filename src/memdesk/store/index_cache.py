@@ -85,6 +85,10 @@ class IndexCache(Generic[K]):
     def loaded(self, namespace: str, key: K) -> VectorIndex | None:
         return self._entries.get((namespace, key))
 
+    def entries(self) -> list[tuple[str, K, VectorIndex]]:
+        """Every loaded (namespace, key, index), least recently searched first."""
+        return [(namespace, key, index) for (namespace, key), index in self._entries.items()]
+
     def clear(self) -> None:
         """Forget everything; the next search reloads lazily."""
         self.generation += 1

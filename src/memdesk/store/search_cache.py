@@ -39,7 +39,7 @@ from .codec import (
 from .database import Changes, Database
 from .schema import TABLES, scope_where
 from .revisions import ScopeRevisions, wildcards
-from .ann_cold import GraphIndex, database_id, fetcher, is_current
+from .ann_cold import GraphIndex, database_id, fetcher, graph_of, is_current
 from .ann_scopes import LargeScopes
 from .index_cache import IndexCache
 from .vector_index import IndexBuilder, VectorIndex, merge_hits, search_indexes
@@ -325,13 +325,28 @@ class RecordSearch(CheckedSearch):
         sql = f"SELECT id FROM {TABLES[mt]} WHERE {cond} AND ({narrowed.sql})"
         return [r[0] for r in conn.execute(sql, [*params, *narrowed.params]).fetchall()]
 
-    def _recheck(self, conn: Any, namespace: str, written: Sequence[object]) -> None:
-        """After writing graph files: a scope another connection changed meanwhile (a forget among
-        them) loses the file just written, so no file outlives a forget that raced its writing."""
-        self.db.sync(conn)
-        stale = [key for key in written if self.cache.loaded(namespace, key) is None]  # type: ignore[arg-type]
-        if stale and self.ann is not None:
-            self.ann.erase(namespace, stale)
+    def save_graphs(self) -> None:
+        """Write the graph file of every loaded large scope whose graph has changes its file lacks (the
+        store's close), so the next process serves it alone instead of reconciling it once. Other
+        connections' commits are taken in first (a scope they changed is dropped, not written), and
+        again after writing (:meth:`.ann_scopes.LargeScopes.save`: a forget that raced it removes the file)."""
+        info = self.db.known_info
+        if self.ann is None or self.ann.folder is None or info is None:
+            return
+        with self.db.read("save graphs") as conn:
+            self.db.sync(conn)
+            graphs: dict[str, list[tuple[ScopeTuple, Any]]] = {}
+            for namespace, key, index in self.cache.entries():
+                graph = graph_of(index)
+                if graph is not None and graph.unsaved:
+                    graphs.setdefault(namespace, []).append((key, graph))
+            for namespace, pairs in graphs.items():
+                self.ann.save(
+                    namespace, pairs, info.model_id,  # type: ignore[arg-type]
+                    sync=partial(self.db.sync, conn),
+                    still_loaded=lambda key, ns=namespace: self.cache.loaded(ns, key) is not None,  # type: ignore[misc]
+                    stamp=(self.db.log_seen, self._database_id(conn)),
+                )  # fmt: skip
 
     def revision(self, scope: Scope | None = None) -> int:
         """A number that changes whenever a memory record under ``scope`` (None: anywhere) changes:

@@ -38,7 +38,7 @@ from .codec import encode_vector, parse_time, utc_now_iso
 from .database import Database
 from .migrations import Migration, apply_migrations
 from .schema import CHUNK, TABLES
-from .ann import DEFAULT_EF_SEARCH
+from .ann import DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH
 from .ann_scopes import DEFAULT_ANN_MIN_ROWS, LargeScopes, check_ann_options
 from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordSearch
 from .sqlite_schema import SQLITE_MIGRATIONS, SQLiteMigrationTarget
@@ -255,16 +255,19 @@ class SQLiteStore(SQLStore):
         cache_max_rows: int | None = DEFAULT_CACHE_MAX_ROWS,
         ann_min_rows: int | None = DEFAULT_ANN_MIN_ROWS,
         ann_ef_search: int = DEFAULT_EF_SEARCH,
+        ann_ef_construction: int = DEFAULT_EF_CONSTRUCTION,
         ann_background: bool = True,
     ) -> None:
         dialect = SQLiteDialect()
         db = Database(dialect, busy_timeout_ms)
         self.path = str(path)
-        min_rows, ef_search = check_ann_options(ann_min_rows, ann_ef_search)
+        min_rows, ef_search, ef_construction = check_ann_options(ann_min_rows, ann_ef_search, ann_ef_construction)
         folder = None if self.path == ":memory:" else Path(self.path + "-ann").expanduser()
         ann = None
         if min_rows is not None:
-            ann = LargeScopes(folder, min_rows=min_rows, ef_search=ef_search, background=bool(ann_background))
+            ann = LargeScopes(
+                folder, min_rows=min_rows, ef_search=ef_search, ef_construction=ef_construction, background=bool(ann_background)
+            )
         files = ann if ann is not None or folder is None else LargeScopes(folder, min_rows=1)  # erasure only
         super().__init__(
             db,
@@ -279,6 +282,16 @@ class SQLiteStore(SQLStore):
         except BaseException:
             self.close()
             raise
+
+    def close(self) -> None:
+        """Write the graph files of large scopes with unsaved changes (see
+        :meth:`.search_cache.RecordSearch.save_graphs`), then close (idempotent)."""
+        if self.db.conn is not None and isinstance(self._search, RecordSearch):
+            try:
+                self._search.save_graphs()
+            except (StoreError, OSError) as e:  # the next process reconciles the older file instead
+                log.warning("graph files not saved at close: %s", e)
+        super().close()
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r})"
