@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from memdesk.embed import HashingEmbedder
+from memdesk.errors import InvalidInputError
 from memdesk.eval import JudgeVerdict, QuestionResult, ResultsFile, run_eval
 from memdesk.settings import Settings
 
@@ -360,3 +361,15 @@ def test_memdesk_default_is_what_the_settings_build(locomo_file, tmp_path):
         assert [h[2] for h in by[("memdesk-default", "conv-x:0")]["hits"]] == [list(h.record.provenance) for h in ev.hits]
     finally:
         store.close()
+
+
+def test_categories_limit_the_run_and_are_recorded(locomo_file, tmp_path):
+    out = tmp_path / "run"
+    summary = run_eval("locomo", locomo_file, out, settings=SETTINGS, systems=["flat-rag"], categories=["headline"],
+                       embedder=HashingEmbedder(128), progress=False, report=False)
+    got = rows(out)
+    assert got and all(r["category"] != "adversarial" for r in got)
+    assert summary.config["categories"] == sorted({r["category"] for r in got})
+    with pytest.raises(InvalidInputError):
+        run_eval("locomo", locomo_file, tmp_path / "bad", settings=SETTINGS, systems=["flat-rag"],
+                 categories=["sports"], embedder=HashingEmbedder(128), progress=False, report=False)

@@ -105,3 +105,21 @@ def test_a_limited_run_records_its_seed_and_question_ids(locomo_file, tmp_path) 
     assert summary.question_ids == expected and len(set(expected)) == 4
     assert sorted({json.loads(line)["question_id"] for line in (out / "results.jsonl").read_text().splitlines()}) == sorted(expected)
     assert "seed 11" in (out / "report.md").read_text()
+
+
+def test_select_categories_filters_before_the_sample() -> None:
+    from memdesk.eval.sampling import select_categories
+
+    qs = file_like()
+    known, headline = ["single-hop", "temporal", "multi-hop", "adversarial"], ["single-hop", "temporal", "multi-hop"]
+    assert select_categories(qs, None, known, headline) == qs
+    picked = select_categories(qs, ["headline"], known, headline)
+    assert len(picked) == 3 * (12 + 6 + 4)  # every question but the 9 adversarial ones, in file order
+    assert all(x.category != "adversarial" for x in picked) and picked == [x for x in qs if x in picked]
+    assert {x.category for x in select_categories(qs, ["temporal"], known, headline)} == {"temporal"}
+    sample = stratified_sample(picked, 11, seed=0)
+    assert Counter(x.category for x in sample) == {"single-hop": 6, "temporal": 3, "multi-hop": 2}
+    with pytest.raises(InvalidInputError, match="unknown category 'sports'"):
+        select_categories(qs, ["sports"], known, headline)
+    with pytest.raises(InvalidInputError):
+        select_categories(qs, [], known, headline)

@@ -42,6 +42,10 @@ def _common(f):
                      help="Run directory: results.jsonl, summary.json, report.md, plots; reused to resume."),
         click.option("--limit", default=None, type=click.IntRange(min=1),
                      help="A seeded sample of N questions, stratified over categories and conversations."),
+        click.option("--categories", default=None,
+                     help="Comma-separated categories (question types) to evaluate, or 'headline' for the "
+                          "benchmark's headline ones (LoCoMo: 1-4, no adversarial); default all. Applied before "
+                          "--limit draws its sample."),
         click.option("--seed", default=0, show_default=True, type=int, help="The seed of the --limit sample."),
         click.option("--systems", default=None,
                      help="Comma-separated systems (memdesk-typed, memdesk-untyped, memdesk-hybrid, memdesk-hybrid-K40, "
@@ -133,6 +137,7 @@ def _run(ctx: click.Context, benchmark: Benchmark, **kw: Any) -> None:
         sweep=not kw["no_sweep"],
         progress=not kw["quiet"],
         full_context_max_tokens=kw["full_context_max_tokens"],
+        categories=[c.strip() for c in kw["categories"].split(",") if c.strip()] if kw["categories"] else None,
     )
     click.echo(headline(summary))
 

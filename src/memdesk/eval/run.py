@@ -66,6 +66,7 @@ def run_eval(
     report: bool = True,
     token_counter: TokenCounter | None = None,
     order: Literal["file", "round_robin"] | None = None,
+    categories: Sequence[str] | None = None,
 ) -> EvalSummary:
     """Run (or resume) an evaluation and write ``results.jsonl``, ``summary.json``, ``report.md`` and plots.
 
@@ -90,6 +91,8 @@ def run_eval(
             ``processor_factory`` replaces it with any processor (tests).
         k, K: per-type top-k and the number of records kept of the named typed systems.
         full_context_max_tokens: skip answering with full context above this many tokens.
+        categories: evaluate only these categories (question types); ``"headline"`` names the
+            benchmark's headline categories; None: all. Applied before ``limit`` draws its sample.
         order: the order questions are evaluated in: ``"file"`` (LoCoMo's default: conversation by
             conversation) or ``"round_robin"`` over categories (LongMemEval's default: its file is
             sorted by question type and each question is its own haystack, so an interrupted run
@@ -143,6 +146,7 @@ def run_eval(
         full_context_max_tokens=full_context_max_tokens,
         token_counter=token_counter,
         order=order or ("round_robin" if benchmark == "longmemeval" else "file"),
+        categories=categories,
     )
     try:
         rows = run.run()
@@ -165,6 +169,7 @@ def run_eval(
             "limit": limit,
             "seed": seed if limit is not None else None,
             "sample": "stratified over categories and conversations" if limit is not None else "all questions",
+            "categories": sorted({q.category for q in run.questions}) if categories is not None else None,
             "order": run.order,
             "default": None if default_spec is None else {
                 "store": default_spec.store, "k": default_spec.k, "K": default_spec.K, "hybrid": default_spec.hybrid,

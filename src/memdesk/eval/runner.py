@@ -45,7 +45,7 @@ from .datasets import EvalConversation, EvalDataset, EvalQuestion
 from .judging import Judge, SharedVerdicts
 from .results_file import ResultsFile
 from .rows import QuestionResult
-from .sampling import DEFAULT_SEED, round_robin, stratified_sample
+from .sampling import DEFAULT_SEED, round_robin, select_categories, stratified_sample
 from .state import RunState
 from .systems import StoreKind, SystemSpec
 
@@ -84,6 +84,7 @@ class EvalRun:
         progress: bool = True,
         full_context_max_tokens: int | None = None,
         order: Literal["file", "round_robin"] = "file",
+        categories: Sequence[str] | None = None,
     ) -> None:
         self.dataset = dataset
         self.out_dir = Path(out_dir)
@@ -98,7 +99,8 @@ class EvalRun:
             raise UsageError("no systems to evaluate")
         if any(s.kind == "default" for s in systems) and default_memory is None:
             raise UsageError("the memdesk-default system needs a default_memory factory")
-        chosen = stratified_sample(dataset.questions, limit, seed) if limit is not None else list(dataset.questions)
+        pool = select_categories(dataset.questions, categories, dataset.categories, dataset.headline_categories)
+        chosen = stratified_sample(pool, limit, seed) if limit is not None else pool
         self.questions = round_robin(chosen) if order == "round_robin" else chosen
         self.seed = seed
         self.order = order

@@ -91,6 +91,28 @@ def stratified_sample(questions: Sequence[EvalQuestion], n: int, seed: int = DEF
     return [questions[i] for i in sorted(chosen)]
 
 
+def select_categories(questions: Sequence[EvalQuestion], wanted: Sequence[str] | None, known: Sequence[str],
+                      headline: Sequence[str]) -> list[EvalQuestion]:
+    """The questions of the ``wanted`` categories (all of them when None), before any sample is drawn.
+
+    ``wanted`` names categories of the benchmark (``known``); the word ``headline`` stands for the
+    categories of its headline score (``headline``). An unknown name is an ``InvalidInputError``.
+    """
+    if wanted is None:
+        return list(questions)
+    names: set[str] = set()
+    for name in wanted:
+        if name == "headline":
+            names.update(headline)
+        elif name in known:
+            names.add(name)
+        else:
+            raise InvalidInputError(f"unknown category {name!r}; known: headline, {', '.join(known)}")
+    if not names:
+        raise InvalidInputError("--categories names no category")
+    return [q for q in questions if q.category in names]
+
+
 def round_robin(questions: Sequence[EvalQuestion]) -> list[EvalQuestion]:
     """Questions interleaved over categories (each category in file order), so that any prefix left
     by an interrupted run covers every category."""
