@@ -4,20 +4,22 @@
 # categories and conversations. Resumable: run it again with the same OUT and it continues.
 #
 #   bash bench/run_locomo_llm.sh                       # defaults below
-#   LIMIT=131 SEED=0 THREADS=1 THREADS_BATCH=2 bash bench/run_locomo_llm.sh
+#   LIMIT=100 SEED=0 THREADS=1 THREADS_BATCH=2 bash bench/run_locomo_llm.sh
 #
 # Needs: the assembled model (python -m memdesk.llm.local assemble ...) at $GGUF and `pip install xllamacpp`.
 # It starts `python -m memdesk.llm.local serve` on $PORT, waits for it, runs `memdesk eval locomo --llm`
 # and stops the server again (also when interrupted). On 2 idle cores the 1.5B model needs about 40 s
 # per question and system (answer + judge); far longer when other jobs hold the cores.
-# LIMIT=131 with seed 0 gives 100 questions of categories 1-4 (the headline) plus 31 adversarial ones.
+# CATEGORIES=headline (the default) samples LoCoMo's categories 1-4 only: LIMIT=100 gives 100 headline
+# questions (CATEGORIES=all keeps the adversarial ones in the draw).
 # Results: $OUT/{results.jsonl,summary.json,report.md}; copy them to bench/results/$DEST when done.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODEL="${MODEL:-qwen2.5-coder-1.5b}"
 GGUF="${GGUF:-$HOME/models/$MODEL-q4_k_m.gguf}"
 PORT="${PORT:-8080}"
-LIMIT="${LIMIT:-131}"
+LIMIT="${LIMIT:-100}"
+CATEGORIES="${CATEGORIES:-headline}"
 SEED="${SEED:-0}"
 SYSTEMS="${SYSTEMS:-memdesk-default,flat-rag}"  # memdesk-default is always measured: what Memory.open() builds
 OUT="${OUT:-${TMPDIR:-/tmp}/memdesk-eval/locomo-llm-$LIMIT}"
@@ -37,8 +39,9 @@ done
 
 export MEMDESK_LLM_BASE_URL="http://127.0.0.1:$PORT/v1" MEMDESK_LLM_MODEL="$MODEL"
 export MEMDESK_LLM_TIMEOUT_S="${MEMDESK_LLM_TIMEOUT_S:-1800}" MEMDESK_LLM_CONCURRENCY=1
+cats=(); [ "$CATEGORIES" = all ] || cats=(--categories "$CATEGORIES")
 start=$(date +%s)
-python -m memdesk.eval locomo --out "$OUT" --limit "$LIMIT" --seed "$SEED" --systems "$SYSTEMS" --no-sweep --llm --quiet
+python -m memdesk.eval locomo --out "$OUT" --limit "$LIMIT" --seed "$SEED" "${cats[@]}" --systems "$SYSTEMS" --no-sweep --llm --quiet
 echo "took $(( $(date +%s) - start )) s" >&2
 if [ -n "$DEST" ]; then
   mkdir -p "bench/results/$DEST"

@@ -25,3 +25,19 @@ def test_cache_is_bounded():
         a(w)
     assert len(a._cache) <= 2
     assert a("running") == ["run"]
+
+
+def test_the_compiled_stemmer_gives_the_pure_python_stems():
+    """With PyStemmer installed, snowballstemmer hands out the C stemmer; its stems must be the ones
+    the pure-Python Porter2 gives, or BM25 terms (and every recall figure) would depend on the install."""
+    import pytest
+    import snowballstemmer
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    pytest.importorskip("Stemmer")
+    fast, pure = snowballstemmer.stemmer("english"), EnglishStemmer()
+    assert type(fast).__module__ != type(pure).__module__  # really the compiled one
+    words = ("generously", "hopping", "relational", "conditional", "skies", "dying", "news", "cafés",
+             "organizations", "knitted", "arguing", "happily", "volunteered", "ponies", "sensational", "x")
+    assert [fast.stemWord(w) for w in words] == [pure.stemWord(w) for w in words]
+    assert StemmingTokenizer()("the ponies were hopping happily") == ["poni", "hop", "happili"]

@@ -3,8 +3,10 @@
 Questions and memories rarely use the same inflection ("Where has she camped?" / "we went camping"),
 and an unstemmed BM25 ranking misses exactly the rare content words it is there to find.
 :class:`StemmingTokenizer` is :func:`memdesk.lexical.tokenize` (lower-cased words, stopwords removed)
-followed by the Snowball English (Porter2) stemmer of the ``snowballstemmer`` package. Stems are
-cached per tokenizer instance (a conversation's vocabulary is small; the stemmer is pure Python).
+followed by the Snowball English (Porter2) stemmer of the ``snowballstemmer`` package, which runs the
+same algorithm compiled from C when ``PyStemmer`` is installed (a dependency on CPython; the stems are
+identical, about ten times faster, which matters on the first search of a large scope, when every
+record's text is stemmed to build its BM25 index). Stems are cached per tokenizer instance.
 """
 
 from __future__ import annotations
