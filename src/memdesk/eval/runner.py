@@ -15,8 +15,7 @@ Layout of ``out_dir``::
 
 Resuming: a (system, question) pair already in ``results.jsonl`` is skipped, a scope recorded as
 ingested in ``state.json`` is not ingested again, and a scope interrupted mid-ingest continues
-where it stopped (``Memory.add`` skips message ids already logged). A truncated last line (a crash
-while writing) is dropped.
+where it stopped (``Memory.add`` skips message ids already logged). A truncated last line (a crash) is dropped.
 """
 
 from __future__ import annotations
@@ -99,8 +98,8 @@ class EvalRun:
             raise UsageError("no systems to evaluate")
         if any(s.kind == "default" for s in systems) and default_memory is None:
             raise UsageError("the memdesk-default system needs a default_memory factory")
-        pool = select_categories(dataset.questions, categories, dataset.categories, dataset.headline_categories)
-        chosen = stratified_sample(pool, limit, seed) if limit is not None else pool
+        chosen = select_categories(dataset.questions, categories, dataset.categories, dataset.headline_categories)
+        chosen = stratified_sample(chosen, limit, seed) if limit is not None else chosen
         self.questions = round_robin(chosen) if order == "round_robin" else chosen
         self.seed = seed
         self.order = order
