@@ -103,6 +103,11 @@ def _time(text: str) -> datetime:
         raise InvalidInputError(f"bad time {text!r}: use ISO 8601, e.g. 2024-05-01T10:00:00") from e
 
 
+def csv_list(value: str | None, cast: Callable[[str], Any] = str) -> list[Any]:
+    """A comma-separated option as a list (items stripped, empty ones dropped; [] for None or "")."""
+    return [cast(v.strip()) for v in value.split(",") if v.strip()] if value else []
+
+
 def emit_json(obj: Any) -> None:
     click.echo(json.dumps(obj, indent=2, default=str, ensure_ascii=False))
 

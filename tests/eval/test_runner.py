@@ -373,3 +373,4 @@ def test_categories_limit_the_run_and_are_recorded(locomo_file, tmp_path):
     with pytest.raises(InvalidInputError):
         run_eval("locomo", locomo_file, tmp_path / "bad", settings=SETTINGS, systems=["flat-rag"],
                  categories=["sports"], embedder=HashingEmbedder(128), progress=False, report=False)
+    assert not (tmp_path / "bad").exists()  # refused before the run directory is made

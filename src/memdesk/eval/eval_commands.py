@@ -15,6 +15,7 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
+from ..clicontext import Ctx, csv_list
 from ..clierrors import ErrorReportingGroup
 from ..embed.base import Embedder
 from ..errors import ConfigError, MalformedFileError
@@ -28,8 +29,6 @@ from .summary import EvalSummary
 def _settings(ctx: click.Context) -> Settings:
     """The main CLI's settings (its --config and overrides), or ``Settings.load()`` under
     ``python -m memdesk.eval``."""
-    from ..clicontext import Ctx
-
     obj = ctx.find_root().obj
     return obj.settings() if isinstance(obj, Ctx) else Settings.load()
 
@@ -137,7 +136,7 @@ def _run(ctx: click.Context, benchmark: Benchmark, **kw: Any) -> None:
         sweep=not kw["no_sweep"],
         progress=not kw["quiet"],
         full_context_max_tokens=kw["full_context_max_tokens"],
-        categories=[c.strip() for c in kw["categories"].split(",") if c.strip()] if kw["categories"] else None,
+        categories=csv_list(kw["categories"]) if kw["categories"] else None,
     )
     click.echo(headline(summary))
 

@@ -85,6 +85,9 @@ class EvalRun:
         order: Literal["file", "round_robin"] = "file",
         categories: Sequence[str] | None = None,
     ) -> None:
+        chosen = select_categories(dataset.questions, categories, dataset.categories, dataset.headline_categories)
+        chosen = stratified_sample(chosen, limit, seed) if limit is not None else chosen
+        self.questions = round_robin(chosen) if order == "round_robin" else chosen
         self.dataset = dataset
         self.out_dir = Path(out_dir)
         self.work = self.out_dir / "work"
@@ -98,9 +101,6 @@ class EvalRun:
             raise UsageError("no systems to evaluate")
         if any(s.kind == "default" for s in systems) and default_memory is None:
             raise UsageError("the memdesk-default system needs a default_memory factory")
-        chosen = select_categories(dataset.questions, categories, dataset.categories, dataset.headline_categories)
-        chosen = stratified_sample(chosen, limit, seed) if limit is not None else chosen
-        self.questions = round_robin(chosen) if order == "round_robin" else chosen
         self.seed = seed
         self.order = order
         self.answerer = answerer

@@ -15,10 +15,11 @@ from typing import Any
 
 import click
 
+from ..clicontext import csv_list
 from ..clierrors import ErrorReportingCommand
 from ..errors import UsageError
 from ..llm.base import ChatModel
-from .mac_commands import CommandEnv, check_extras, common_options, csv_list
+from .mac_commands import CommandEnv, check_extras, common_options
 
 logger = logging.getLogger(__name__)
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import click
 
+from ..clicontext import csv_list
 from ..clierrors import ErrorReportingGroup
 from ..errors import UsageError
 
@@ -46,10 +47,6 @@ def _settings(ctx: click.Context, **overrides: Any):
     if obj is not None and hasattr(obj, "settings"):
         return obj.settings().model_copy(update=values)
     return Settings.load(**values)
-
-
-def csv_list(value: str | None, cast: Callable[[str], Any] = str) -> list[Any]:
-    return [cast(v.strip()) for v in value.split(",") if v.strip()] if value else []
 
 
 def common_options(f: Callable) -> Callable:
