@@ -380,3 +380,22 @@ def test_without_a_timestamp_time_is_read_against_the_add_time() -> None:
     assert r.metadata["time_reference"] == "added_at" and r.metadata["added_at"] == added.isoformat()
     (s, *_) = routed(utt("I moved to Porto last month."))
     assert s.metadata["time_reference"] == "said_at"
+
+
+def test_markdown_is_read_as_a_person_would_read_it() -> None:
+    """A reply written in Markdown: no record is a bare heading or keeps the marks; a heading and a
+    lead-in travel with the line they introduce."""
+    text = (
+        "Here is what to bring:\n\n"
+        "### **Before the hike**\n"
+        "* Pack two litres of water per person.\n"
+        "* Check the **weather** for the afternoon.\n\n"
+        "**After the hike**\n"
+        "- Stretch your calves for five minutes."
+    )
+    recs = routed(utt(text, speaker="assistant", mid="A1:1"))
+    bodies = [body(r) for r in recs]
+    assert bodies and not any(m in b for b in bodies for m in ("**", "###", "* ", "- Stretch"))
+    assert any("Before the hike: Pack two litres of water" in b for b in bodies), bodies
+    assert any("After the hike: Stretch" in b for b in bodies), bodies
+    assert not any(b.rstrip(":").endswith(("Before the hike", "After the hike")) for b in bodies), bodies

@@ -204,7 +204,7 @@ def test_locomo_only_few_turns_are_dropped(locomo_path: Path) -> None:
         ("We toured the U.S. Virgin Islands.", ["We toured the U.S. Virgin Islands."]),
         ("My shift ends at 6 p.m. Call me after.", ["My shift ends at 6 p.m.", "Call me after."]),
         ("I love J. R. R. Tolkien.", ["I love J. R. R. Tolkien."]),
-        ("Steps:\n1. Heat the pan.\n2. Add oil.", ["Steps:", "1. Heat the pan.", "2. Add oil."]),
+        ("Steps:\n1. Heat the pan.\n2. Add oil.", ["Steps: 1. Heat the pan.", "2. Add oil."]),
         ("1. Heat the pan. 2. Add oil.", ["1. Heat the pan.", "2. Add oil."]),
     ],
 )

@@ -163,6 +163,12 @@ _OPENERS = frozenset(
 )
 _LIST_MARKER = re.compile(r"^(?:\d{1,2}|[a-z])[.)]$|^(?:step\s+\d{1,2}|\d{1,2}(?:st|nd|rd|th))[.:)]?$", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
+_MD_HEADING = re.compile(r"^#{1,6}\s+")
+_MD_BULLET = re.compile(r"^[*+\-•]\s+")
+_MD_BOLD_LINE = re.compile(r"(?:[*+\-•]\s+)?(\*\*|__)[^*_]+\1:?")
+_MD_EMPHASIS = re.compile(r"(\*\*|__)(.+?)\1")
+#: The most words a heading or a lead-in line has (a longer line ending in ":" is a sentence).
+HEADING_WORDS = 12
 _LEAD_WORDS = (
     r"(?:hey|hi|hello|wow|woah|whoa|oh|ooh|aww|yeah|yep|yup|ya|yea|ok|okay|sure|haha|hahaha|lol|"
     r"thanks|thank you|thx|well|so|totally|definitely|absolutely|exactly|true|omg|cool|nice|awesome|great|"
@@ -204,6 +210,18 @@ def _ends_sentence(before: str, after: str) -> bool:
     return True
 
 
+def plain_line(line: str) -> tuple[str, bool]:
+    """A line without its Markdown (heading marks, bullets, emphasis, code ticks), and whether it is a
+    heading: a ``#`` heading, a line that is all bold, or a short lead-in that ends with a colon."""
+    line = " ".join(line.split())
+    heading = bool(_MD_HEADING.match(line)) or bool(_MD_BOLD_LINE.fullmatch(line))
+    line = _MD_EMPHASIS.sub(r"\2", _MD_BULLET.sub("", _MD_HEADING.sub("", line))).replace("`", "")
+    line = line.strip()
+    if line.endswith(":") and len(line.split()) <= HEADING_WORDS:
+        heading = True
+    return line, heading and 0 < len(line.split()) <= HEADING_WORDS
+
+
 def split_sentences(text: str) -> list[str]:
     """Split a turn into sentences.
 
@@ -212,10 +230,19 @@ def split_sentences(text: str) -> list[str]:
     Lin", "St. Mary's", "e.g. Paris"; "U.S." and "a.m." end one only when a usual sentence opener
     follows). A list marker ("1.", "Step 2:") stays with its step, and an appended image caption is
     a sentence of its own. A dash-joined run-on ("I'm keen on X - I'd love to Y") stays one sentence.
+    Markdown is read as a person would (:func:`plain_line`): marks dropped, and a heading or a lead-in
+    ("Things to pack:") is joined to the sentence it introduces instead of standing alone.
     """
     out: list[str] = []
-    for line in text.splitlines():
-        line = " ".join(line.split())
+    heading = ""
+    for raw_line in text.splitlines():
+        line, is_heading = plain_line(raw_line)
+        if not line:
+            continue
+        if is_heading:
+            heading = f"{heading} {line}".strip() if heading else line
+            continue
+        first = len(out)
         start = 0
         pieces: list[str] = []
         for m in _SENT_END.finditer(line):
@@ -230,6 +257,11 @@ def split_sentences(text: str) -> list[str]:
                 out[-1] = f"{out[-1]} {piece}"
             else:
                 out.append(piece)
+        if heading and len(out) > first:
+            out[first] = f"{heading}{'' if heading.endswith(':') else ':'} {out[first]}"
+            heading = ""
+    if heading:
+        out.append(heading)
     return out
 
 
