@@ -63,3 +63,51 @@ def test_budget_bounds_the_block_and_the_index_follows_writes(store):
     assert index.lexical("kayak", 1)[1][0][0] == index.position[new.id]  # the index was rebuilt after the write
     hits = r.retrieve(unit([0.2, 0, 1]), S, query_text="kayak")
     assert hits[0].record.provenance == ["new"] and "bm25 top-1" not in hits[0].why  # dense found it too
+
+
+def two_voices(store):
+    """The same thing said by the user and by the assistant (equal vectors), and filler around them."""
+    for i in range(20):
+        put(store, SemanticRecord(scope=S, fact=f"filler note {i}", provenance=[f"f{i}"]), [0, 1, 0.05 * i])
+    put(store, SemanticRecord(scope=S, fact="basil grows on the balcony", provenance=["said-by-user"]), [1, 0.2, 0])
+    put(store, SemanticRecord(scope=S, fact="basil does well on a balcony", provenance=["said-by-assistant"], role="assistant"),
+        [1, 0.2, 0])  # fmt: skip
+
+
+def test_the_question_s_grammatical_person_puts_its_speaker_s_words_first(store):
+    two_voices(store)
+    r = Retriever.fused(store, K=5, person_weight=0.3)
+    q = unit([1, 0.2, 0])  # dense only (hybrid=False): equal scores but for the bonus
+    mine = r.retrieve(q, S, query_text="Where does my basil grow?", hybrid=False)
+    assert mine[0].record.provenance == ["said-by-user"] and "incl. +0.30: whose words" in mine[0].why
+    yours = r.retrieve(q, S, query_text="Where did you say basil grows?", hybrid=False)
+    assert yours[0].record.provenance == ["said-by-assistant"]
+    # the bonus is added to the standardized score: the gap is the weight itself
+    z = {h.record.provenance[0]: h.score for h in mine}
+    assert z["said-by-user"] - z["said-by-assistant"] == pytest.approx(0.3)
+    plain = r.retrieve(q, S, query_text="Where does basil grow?", hybrid=False)
+    assert {h.record.provenance[0] for h in plain[:2]} == {"said-by-user", "said-by-assistant"}
+    assert plain[0].score == pytest.approx(plain[1].score)  # third person: no side taken
+    assert plain[0].score == pytest.approx(z["said-by-assistant"])
+
+
+def test_a_bonus_every_candidate_shares_changes_no_order(store):
+    """Only the user's words in the scope: a first-person question ranks exactly as a third-person one."""
+    for i in range(12):
+        put(store, SemanticRecord(scope=S, fact=f"user fact {i}", provenance=[f"s{i}"]), [1, 0.1 * i, 0])
+        put(store, EpisodicRecord(scope=S, title="", summary=f"user event {i}", provenance=[f"e{i}"]), [0.5, 1, 0.1 * i])
+    r = Retriever.fused(store, K=8)
+    q = unit([1, 0.4, 0.1])
+    mine = r.retrieve(q, S, query_text="what did I note?", hybrid=False)
+    plain = r.retrieve(q, S, query_text="what did Ana note?", hybrid=False)
+    assert [h.record.id for h in mine] == [h.record.id for h in plain]
+    assert [h.score for h in mine] == pytest.approx([h.score + 3.0 for h in plain])
+
+
+def test_person_weight_zero_and_bad_values(store):
+    two_voices(store)
+    off = Retriever.fused(store, K=5, person_weight=0)
+    hits = off.retrieve(unit([1, 0.2, 0]), S, query_text="Where does my basil grow?", hybrid=False)
+    assert hits[0].score == pytest.approx(hits[1].score) and "whose words" not in hits[0].why
+    with pytest.raises(Exception, match="person_weight"):
+        Retriever.fused(store, person_weight=-1)

@@ -76,7 +76,7 @@ def build_retriever(settings: Settings, store: Store) -> Retriever:
     if settings.retrieval == "fused":
         return Retriever.fused(
             store, k=settings.top_k or 60, K=settings.max_records or 100, token_budget=settings.token_budget,
-            serializer=build_serializer(settings),
+            serializer=build_serializer(settings), person_weight=settings.person_weight,
         )
     return Retriever(store, k=settings.top_k or 20, K=settings.max_records or 25, hybrid=settings.hybrid)
 

@@ -35,6 +35,7 @@ from .errors import InvalidInputError, UnknownScopeError
 from .filters import RecordFilter, as_filter
 from .lexical import rrf_fuse
 from .packing import BudgetPacker
+from .question_person import PERSON_WEIGHT, role_boosts
 from .records import ALL_TYPES, MemoryType, Scope, SearchHit
 from .scope_index import ScopeIndexCache
 from .serialize import Serializer
@@ -77,6 +78,10 @@ class Retriever:
         token_budget: pack hits into this many tokens of ``serializer``'s block (K still caps the
             count); None cuts at K.
         serializer: prices the budget (default a plain :class:`Serializer`).
+        person_weight: in score fusion, added to the standardized score of the records whose role
+            the question's grammatical person names (:mod:`memdesk.question_person`: "I / my" the
+            user's, "you" the assistant's); 0 turns it off. A scope whose records all share one role
+            ranks the same with or without it.
     """
 
     def __init__(
@@ -96,6 +101,7 @@ class Retriever:
         stem: bool = True,
         token_budget: int | None = None,
         serializer: "Serializer | None" = None,
+        person_weight: float = 0.0,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -104,8 +110,8 @@ class Retriever:
         if superseded_weight is not None and not 0.0 <= superseded_weight <= 1.0:
             raise InvalidInputError("superseded_weight must be between 0 and 1, or None")
         self.superseded_weight = superseded_weight
-        if fusion not in ("rrf", "score") or lexical_weight < 0:
-            raise InvalidInputError("fusion must be 'rrf' or 'score' and lexical_weight >= 0")
+        if fusion not in ("rrf", "score") or lexical_weight < 0 or person_weight < 0:
+            raise InvalidInputError("fusion must be 'rrf' or 'score', and lexical_weight and person_weight >= 0")
         self.store = store
         self.k = k
         self.K = K
@@ -115,6 +121,7 @@ class Retriever:
         self.rrf_c = rrf_c
         self.fusion = fusion
         self.lexical_weight = lexical_weight
+        self.person_weight = person_weight
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
@@ -126,10 +133,12 @@ class Retriever:
         cls, store: Store, *, k: int = 60, K: int = 100, token_budget: int = 900, serializer: "Serializer | None" = None,
         **options,
     ) -> "Retriever":
-        """memdesk's default read path: dense + stemmed BM25 score fusion, per-type calibration, a
-        token budget (default 900 cl100k tokens) over an anchor-grouped block."""
+        """memdesk's default read path: dense + stemmed BM25 score fusion, the asker's own words
+        first (``person_weight``, 3 standard deviations), per-type calibration, a token budget (default 900 cl100k
+        tokens) over an anchor-grouped block."""
         return cls(
             store, k=k, K=K, hybrid=True, fusion="score", lexical_k=options.pop("lexical_k", k),
+            person_weight=options.pop("person_weight", PERSON_WEIGHT),
             token_budget=token_budget, serializer=serializer or Serializer(group_by_anchor=True), **options,
         )
 
@@ -180,7 +189,8 @@ class Retriever:
         hybrid_on = self.hybrid if hybrid is None else hybrid
         if self.fusion == "score":
             weight = self.superseded_weight if demote else None
-            return self._fused(vector, scope, wanted, where, k, K, mode, query_text if hybrid_on else None, weight)
+            lexical_text = query_text if hybrid_on else None
+            return self._fused(vector, scope, wanted, where, k, K, mode, lexical_text, weight, person_text=query_text)
         per_type_k = k if mode == "typed" else K
         candidates: list[SearchHit] = []
         found = search_types_where(self.store, vector, scope, wanted, per_type_k, where)  # one read for every type
@@ -224,9 +234,12 @@ class Retriever:
         mode: Mode,
         query_text: str | None,
         superseded_weight: float | None,
+        *,
+        person_text: str | None = None,
     ) -> list[SearchHit]:
         """Score fusion + calibration + budget over the records ``where`` keeps (see the module docstring);
-        a superseded record's fused score is demoted by ``superseded_weight`` when that is set."""
+        a superseded record's fused score is demoted by ``superseded_weight`` when that is set.
+        ``query_text`` feeds BM25 (None: dense only); ``person_text`` is read for whose words it asks about."""
         index = self.indexes.get(scope, wanted, where, stem=self.stem)
 
         def ranked_hits() -> list[SearchHit]:  # CPU (numpy, BM25, token counts): offloaded on the event loop
@@ -238,6 +251,7 @@ class Retriever:
                 lexical_weight=self.lexical_weight,
                 typed=mode == "typed",
                 superseded_weight=superseded_weight,
+                role_boost=role_boosts(person_text, self.person_weight),
             )
             ranks: dict[MemoryType, int] = {}
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -53,6 +53,7 @@ class ScopeIndex:
         self.bm25 = BM25Index([r.embed_text() for r in self.records], tokenizer=tokenizer)
         self.record_types = [MemoryType(r.type) for r in self.records]
         self.superseded = np.array([r.superseded_by is not None for r in self.records], dtype=bool)
+        self.roles = np.array([r.role for r in self.records], dtype=object)
         types = np.array([r.type for r in self.records])
         self.by_type = {t: np.flatnonzero(types == t.value) for t in MemoryType if bool((types == t.value).any())}
         own = {t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()}
@@ -74,13 +75,16 @@ class ScopeIndex:
         lexical_weight: float,
         typed: bool,
         superseded_weight: float | None = None,
+        role_boost: Mapping[str, float] | None = None,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, calibrated score, why), generated lazily.
 
         Candidates: each type's dense top ``k`` and the lexical top ``lexical_k``; score
         ``cosine + lexical_weight * bm25 / max bm25``, standardized by the cosine distribution of the
-        record's own type (``typed``) or of all records (pooled). With ``superseded_weight``, a
-        superseded record's fused score is demoted first: multiplied by the weight when positive,
+        record's own type (``typed``) or of all records (pooled), plus ``role_boost[role]`` (in those
+        standard deviations) for a record from a message of that role
+        (:func:`memdesk.question_person.role_boosts`). With ``superseded_weight``, a superseded
+        record's fused score is demoted before standardizing: multiplied by the weight when positive,
         moved as far below zero when negative (``x - (1 - w) * |x|``), so it always ranks lower.
         """
         if not self.records:
@@ -110,12 +114,17 @@ class ScopeIndex:
         else:
             mean_std = np.tile(self.pooled.cosine_stats(query), (len(positions), 1))
         z = (fused - mean_std[:, 0]) / mean_std[:, 1]
+        boosted = np.zeros(len(positions))
+        for role, bonus in (role_boost or {}).items():
+            boosted += bonus * (self.roles[positions] == role)
+        z += boosted  # after standardizing: a bonus every candidate shares changes no order
         order = np.argsort(-z, kind="stable")
         for j in order.tolist():
             i = int(positions[j])
             weight = superseded_weight if demoted is not None and demoted[j] else None
             yield i, float(z[j]), _Why(
-                origin[i], float(cosine[i]), float(lexical[i]) if lexical is not None else 0.0, float(z[j]), weight
+                origin[i], float(cosine[i]), float(lexical[i]) if lexical is not None else 0.0, float(z[j]), weight,
+                float(boosted[j]),
             )
 
 
@@ -129,20 +138,23 @@ def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
 class _Why:
     """Why a fused candidate ranks where it does, formatted only when a hit is made of it."""
 
-    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight")
+    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus")
 
     def __init__(
-        self, origin: tuple[str, int], cosine: float, bm25: float, z: float, superseded_weight: float | None = None
-    ) -> None:
+        self, origin: tuple[str, int], cosine: float, bm25: float, z: float, superseded_weight: float | None = None,
+        role_bonus: float = 0.0,
+    ) -> None:  # fmt: skip
         self.origin, self.cosine, self.bm25, self.z = origin, cosine, bm25, z
         self.superseded_weight = superseded_weight
+        self.role_bonus = role_bonus
 
     def __str__(self) -> str:
         where, rank = self.origin
         head = f"{where} top-{rank + 1}" + (f" by cosine {self.cosine:.3f}" if where != "bm25" else f" ({self.bm25:.2f}), cosine {self.cosine:.3f}")
         lexical = f" + bm25 {self.bm25:.2f}" if self.bm25 > 0 and where != "bm25" else ""
+        person = f" incl. +{self.role_bonus:.2f}: whose words the question asks about" if self.role_bonus else ""
         demoted = f"; superseded, x{self.superseded_weight}" if self.superseded_weight is not None else ""
-        return f"{head}{lexical}{demoted}; z {self.z:.2f}"
+        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}"
 
 
 class ScopeIndexCache:

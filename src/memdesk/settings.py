@@ -17,6 +17,7 @@ from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
+from .question_person import PERSON_WEIGHT
 from .redaction import MASK, mask_secrets
 
 
@@ -82,6 +83,11 @@ class Settings(BaseSettings):
     )
     token_budget: int = Field(
         default=900, ge=50, description="fused read path: the most cl100k tokens of an evidence block."
+    )
+    person_weight: float = Field(
+        default=PERSON_WEIGHT, ge=0,
+        description="fused read path: bonus, in standard deviations, for the records of whoever a question's "
+        "grammatical person names (I/my: the user's messages; you: the assistant's); 0 turns it off.",
     )
     top_k: int | None = Field(
         default=None, ge=1, description="k: records retrieved from each typed store (default: fused 60, engram 20)."

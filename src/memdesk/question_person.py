@@ -1,0 +1,51 @@
+"""Whose words a question asks about, read from its grammatical person (English).
+
+A memory scope holds one user's conversations with an assistant, and every record keeps the role of
+the message it came from (:attr:`~memdesk.records.MemoryRecord.role`). A question in the first
+person ("How many times did I ...?", "What is my ...?") asks what *the user* said or did: the
+user's own messages answer it, while the assistant's long replies on the same topic only share its
+words. A question put to "you" alone ("What did you suggest ...?") asks what the assistant said.
+:func:`role_boosts` turns that into a score bonus for the fused read path
+(:class:`memdesk.retrieve.Retriever`, ``person_weight``); a question in the third person, or in
+both ("Can you remind me ...?"), gets none.
+
+The cue is a handful of English pronouns; a question in another language gets no bonus.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+__all__ = ["FIRST_PERSON", "PERSON_WEIGHT", "SECOND_PERSON", "grammatical_person", "role_boosts"]
+
+PERSON_WEIGHT = 3.0
+"""The default read path's bonus, in standard deviations of a memory type's scores, for the records of
+the role a question's grammatical person names (measured in ``bench/results/RETRIEVAL_EXPERIMENTS.md``)."""
+
+FIRST_PERSON = frozenset("i me my mine myself i'm i've i'd i'll im ive".split())
+SECOND_PERSON = frozenset("you your yours yourself you're you've you'd you'll youre".split())
+_WORD = re.compile(r"[a-z]+(?:['’][a-z]+)?")
+
+Person = Literal["first", "second"]
+
+
+def grammatical_person(question: str) -> Person | None:
+    """``"first"`` when the question speaks of "I / me / my" and not of "you", ``"second"`` for the
+    reverse, None for neither or both."""
+    words = {w.replace("’", "'") for w in _WORD.findall(question.lower())}
+    first, second = bool(words & FIRST_PERSON), bool(words & SECOND_PERSON)
+    if first == second:
+        return None
+    return "first" if first else "second"
+
+
+def role_boosts(question: str | None, weight: float) -> dict[str, float]:
+    """The bonus per record role for ``question``: ``weight`` on the user's records for a
+    first-person question, on the assistant's for a second-person one; nothing otherwise."""
+    if not question or weight <= 0:
+        return {}
+    person = grammatical_person(question)
+    if person is None:
+        return {}
+    return {"user" if person == "first" else "assistant": weight}
