@@ -28,7 +28,7 @@ def test_grammatical_person(question, person):
 
 def test_role_boosts_name_the_role_and_weight():
     assert role_boosts("What did I plant in May?", 0.3) == {"user": 0.3}
-    assert role_boosts("What did you plant in May?", 0.3) == {"assistant": 0.3}
+    assert role_boosts("What did you plant in May?", 0.3) == {}  # "you" alone: no side taken (module doc)
     assert role_boosts("What did Ines plant in May?", 0.3) == {}
     assert role_boosts("What did I plant in May?", 0.0) == {}
     assert role_boosts(None, 0.3) == {}

@@ -4,10 +4,11 @@ A memory scope holds one user's conversations with an assistant, and every recor
 the message it came from (:attr:`~memdesk.records.MemoryRecord.role`). A question in the first
 person ("How many times did I ...?", "What is my ...?") asks what *the user* said or did: the
 user's own messages answer it, while the assistant's long replies on the same topic only share its
-words. A question put to "you" alone ("What did you suggest ...?") asks what the assistant said.
-:func:`role_boosts` turns that into a score bonus for the fused read path
-(:class:`memdesk.retrieve.Retriever`, ``person_weight``); a question in the third person, or in
-both ("Can you remind me ...?"), gets none.
+words. :func:`role_boosts` turns that into a score bonus for the user's records in the fused read
+path (:class:`memdesk.retrieve.Retriever`, ``person_weight``). A question in the third person, or
+one that also says "you" ("Can you remind me ...?"), gets none; nor does a question put to "you"
+alone: "What did you suggest?" asks for the assistant's words, but an agent's own query "What do you
+know about the user's diet?" does not, and no benchmark question measures the difference.
 
 The cue is a handful of English pronouns; a question in another language gets no bonus.
 """
@@ -42,10 +43,7 @@ def grammatical_person(question: str) -> Person | None:
 
 def role_boosts(question: str | None, weight: float) -> dict[str, float]:
     """The bonus per record role for ``question``: ``weight`` on the user's records for a
-    first-person question, on the assistant's for a second-person one; nothing otherwise."""
-    if not question or weight <= 0:
+    first-person question; nothing otherwise."""
+    if not question or weight <= 0 or grammatical_person(question) != "first":
         return {}
-    person = grammatical_person(question)
-    if person is None:
-        return {}
-    return {"user" if person == "first" else "assistant": weight}
+    return {"user": weight}

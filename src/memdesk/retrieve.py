@@ -78,10 +78,9 @@ class Retriever:
         token_budget: pack hits into this many tokens of ``serializer``'s block (K still caps the
             count); None cuts at K.
         serializer: prices the budget (default a plain :class:`Serializer`).
-        person_weight: in score fusion, added to the standardized score of the records whose role
-            the question's grammatical person names (:mod:`memdesk.question_person`: "I / my" the
-            user's, "you" the assistant's); 0 turns it off. A scope whose records all share one role
-            ranks the same with or without it.
+        person_weight: in score fusion, added to the standardized score of the user's records for a
+            question in the first person (:mod:`memdesk.question_person`); 0 turns it off. A scope
+            whose records all share one role ranks the same with or without it.
     """
 
     def __init__(

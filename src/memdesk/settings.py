@@ -86,8 +86,8 @@ class Settings(BaseSettings):
     )
     person_weight: float = Field(
         default=PERSON_WEIGHT, ge=0,
-        description="fused read path: bonus, in standard deviations, for the records of whoever a question's "
-        "grammatical person names (I/my: the user's messages; you: the assistant's); 0 turns it off.",
+        description="fused read path: bonus, in standard deviations, for the user's records when a question "
+        "is in the first person (I / my); 0 turns it off.",
     )
     top_k: int | None = Field(
         default=None, ge=1, description="k: records retrieved from each typed store (default: fused 60, engram 20)."
