@@ -10,6 +10,7 @@ session recall@10. Only conversations the run has fully ingested are used (``wor
 Configs: ``engram`` (paper path, k=20, K=25), ``engram-untyped``, ``engram-hybrid`` (RRF BM25),
 ``fused`` (the default read path), ``fused-untyped`` (one pooled score scale), ``fused-dense`` (no BM25), ``fused-dense-untyped``,
 ``fused-nostem`` (unstemmed BM25), ``fused-flat`` (budget priced for the flat one-anchor-per-line block).
+A config may change its retriever's constructor options: ``fused:lexical_weight=0.1+lexical_k=30``.
 """
 
 from __future__ import annotations
@@ -39,28 +40,44 @@ def _fused(store, **kw):
     return Retriever.fused(store, serializer=ser, **kw), ser
 
 
+def _engram(store, **kw):
+    return Retriever(store, **kw), Serializer()
+
+
 CONFIGS = {
-    "engram": (lambda st: (Retriever(st), Serializer()), {}),
-    "engram-untyped": (lambda st: (Retriever(st), Serializer()), {"mode": "untyped"}),
-    "engram-hybrid": (lambda st: (Retriever(st), Serializer()), {"hybrid": True}),
+    "engram": (_engram, {}),
+    "engram-untyped": (_engram, {"mode": "untyped"}),
+    "engram-hybrid": (_engram, {"hybrid": True}),
     "fused": (_fused, {}),
     "fused-untyped": (_fused, {"mode": "untyped"}),
     "fused-dense": (_fused, {"hybrid": False}),
     "fused-dense-untyped": (_fused, {"hybrid": False, "mode": "untyped"}),
-    "fused-nostem": (lambda st: _fused(st, stem=False), {}),
-    "fused-flat": (lambda st: _fused(st, grouped=False), {}),
+    "fused-nostem": (lambda st, **kw: _fused(st, stem=False, **kw), {}),
+    "fused-flat": (lambda st, **kw: _fused(st, grouped=False, **kw), {}),
 }
+
+
+def config_of(name: str):
+    """A named config, or ``<name>:<option>=<value>+...``: that config's retriever with constructor options
+    changed (``fused:lexical_weight=0.1+lexical_k=30``)."""
+    base, _, options = name.partition(":")
+    make, search_args = CONFIGS[base]
+    if not options:
+        return make, search_args
+    changes = {k: json.loads(v) for k, v in (o.split("=", 1) for o in options.split("+"))}
+    return (lambda st: make(st, **changes)), search_args
 
 
 def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
     ds = load_dataset(benchmark)  # type: ignore[arg-type]
     done = set(json.loads((run_dir / "work" / "state.json").read_text())["ingested"].get("typed", []))
     store = open_store(f"sqlite:///{run_dir / 'work' / 'typed.db'}")
-    make, search_args = CONFIGS[config]
+    make, search_args = config_of(config)
     retriever, serializer = make(store)
     memory = Memory(store, CachingEmbedder(MiniLMEmbedder(), cache), RawTurnProcessor(), retriever=retriever, serializer=serializer)
     recall: dict[str, list[float]] = defaultdict(list)
-    tokens, ms, sessions = [], [], []
+    tokens, ms = [], []
+    sessions: dict[str, list[float]] = defaultdict(list)
     try:
         for q in (q for q in ds.questions if q.conversation_id in done and q.retrieval_scored):
             conv = ds.conversations[q.conversation_id]
@@ -74,7 +91,7 @@ def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
             tokens.append(ev.tokens)
             s = M.session_recall(q.evidence_sessions, prov[:10], lambda i: conv.session_of.get(i, i))
             if s is not None:
-                sessions.append(s["fraction"])
+                sessions[q.category].append(s["fraction"])
     finally:
         store.close()
     head = [r for c in ds.headline_categories for r in recall.get(c, [])]
@@ -83,7 +100,8 @@ def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
         "by_category": {c: round(float(np.mean(recall[c])), 4) for c in ds.headline_categories if recall.get(c)},
         "median_tokens": statistics.median(tokens), "mean_tokens": round(statistics.fmean(tokens), 1),
         "search_p50_ms": round(statistics.median(ms), 2),
-        "session_recall@10": round(float(np.mean(sessions)), 4) if sessions and benchmark == "longmemeval" else None,
+        "session_recall@10": round(float(np.mean([f for v in sessions.values() for f in v])), 4) if sessions and benchmark == "longmemeval" else None,
+        "session_recall@10_by_category": {c: round(float(np.mean(v)), 4) for c, v in sessions.items()} if benchmark == "longmemeval" else None,
     }
 
 
