@@ -57,6 +57,12 @@ def test_reasons_are_specific() -> None:
 
 def test_think_blocks_are_skipped_and_objects_preferred() -> None:
     assert extract_json('<think>maybe {"a": 1}?</think>\n{"b": 2}') == {"b": 2}
+    assert extract_json('<think>a</think> <think>b</think> {"b": 2}') == {"b": 2}
+    # the tags inside a string are the answer's own text (found by the property test above)
+    assert extract_json('{"note": "<think></think>"}') == {"note": "<think></think>"}
+    assert extract_json('Here: {"note": "use <think>x</think> tags"} done') == {"note": "use <think>x</think> tags"}
+    with pytest.raises(JSONNotFound, match="empty"):
+        extract_json("<think>only thinking</think>")
     assert extract_json('Options [1, 2] then {"pick": 2}') == {"pick": 2}
 
 

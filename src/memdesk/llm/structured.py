@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 SendFn = Callable[[list[ChatMessage], "dict[str, Any] | None"], Completion]
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|json5)?[ \t]*\n?(.*?)```", re.DOTALL)
-_THINK = re.compile(r"<think>.*?</think>", re.DOTALL)
+_LEADING_THINK = re.compile(r"^(?:\s*<think>.*?</think>)+", re.DOTALL)
 _MAX_SCAN = 64
 
 
@@ -64,10 +64,16 @@ def with_schema_instructions(messages: list[ChatMessage], schema: type[BaseModel
 def extract_json(text: str) -> Any:
     """The first JSON object or array in ``text``: bare, inside a ```json fence, or in prose.
 
-    ``<think>...</think>`` blocks of reasoning models are skipped. Raises :class:`JSONNotFound` with
-    a reason (empty reply, no JSON, JSON cut off) when nothing parses.
+    The ``<think>...</think>`` blocks a reasoning model writes before its answer are skipped (only
+    there: the same tags inside a JSON string are the answer's own text). Raises
+    :class:`JSONNotFound` with a reason (empty reply, no JSON, JSON cut off) when nothing parses.
     """
-    s = _THINK.sub("", text).strip()
+    s = text.strip()
+    try:
+        return json.loads(s)
+    except json.JSONDecodeError:
+        pass
+    s = _LEADING_THINK.sub("", s).strip()
     if not s:
         raise JSONNotFound("the reply was empty")
     try:
