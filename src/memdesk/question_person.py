@@ -21,8 +21,8 @@ from typing import Literal
 __all__ = ["FIRST_PERSON", "PERSON_WEIGHT", "SECOND_PERSON", "grammatical_person", "role_boosts"]
 
 PERSON_WEIGHT = 3.0
-"""The default read path's bonus, in standard deviations of a memory type's scores, for the records of
-the role a question's grammatical person names (measured in ``bench/results/RETRIEVAL_EXPERIMENTS.md``)."""
+"""The default read path's bonus, in standard deviations of a memory type's scores, for the user's
+records when a question is in the first person (measured in ``bench/results/RETRIEVAL_EXPERIMENTS.md``)."""
 
 FIRST_PERSON = frozenset("i me my mine myself i'm i've i'd i'll im ive".split())
 SECOND_PERSON = frozenset("you your yours yourself you're you've you'd you'll youre".split())

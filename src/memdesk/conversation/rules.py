@@ -217,9 +217,7 @@ def plain_line(line: str) -> tuple[str, bool]:
     heading = bool(_MD_HEADING.match(line)) or bool(_MD_BOLD_LINE.fullmatch(line))
     line = _MD_EMPHASIS.sub(r"\2", _MD_BULLET.sub("", _MD_HEADING.sub("", line))).replace("`", "")
     line = line.strip()
-    if line.endswith(":") and len(line.split()) <= HEADING_WORDS:
-        heading = True
-    return line, heading and 0 < len(line.split()) <= HEADING_WORDS
+    return line, (heading or line.endswith(":")) and 0 < len(line.split()) <= HEADING_WORDS
 
 
 def split_sentences(text: str) -> list[str]:
@@ -240,7 +238,7 @@ def split_sentences(text: str) -> list[str]:
         if not line:
             continue
         if is_heading:
-            heading = f"{heading} {line}".strip() if heading else line
+            heading = f"{heading} {line}" if heading else line
             continue
         first = len(out)
         start = 0
