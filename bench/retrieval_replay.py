@@ -82,7 +82,7 @@ def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
         for q in (q for q in ds.questions if q.conversation_id in done and q.retrieval_scored):
             conv = ds.conversations[q.conversation_id]
             start = time.perf_counter()
-            ev = memory.evidence(q.question, scope=Scope(user_id=q.conversation_id), **search_args)
+            ev = memory.evidence(q.question, scope=Scope(user_id=q.conversation_id), asked_at=q.question_time, **search_args)
             ms.append((time.perf_counter() - start) * 1000)
             prov = [list(h.record.provenance) for h in ev.hits]
             r = M.evidence_recall(q.evidence_ids, prov)

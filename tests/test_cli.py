@@ -116,3 +116,15 @@ def test_add_warns_about_a_script_the_embedder_cannot_embed(run, monkeypatch):
     monkeypatch.setenv("MEMDESK_EMBEDDER", "minilm")
     r = run("add", "我昨天搬到了上海。", "--user", "zh")
     assert "warning:" in r.stderr and "Han" in r.stderr and "routed 010" in r.stdout
+
+
+def test_search_and_ask_read_two_weeks_ago_against_asked_at(run):
+    run("add", "I baked rye bread with honey.", "--user", "ana", "--speaker", "Ana", "--timestamp", "2024-03-25T10:00:00+00:00")
+    run("add", "I baked rye bread with seeds.", "--user", "ana", "--speaker", "Ana", "--timestamp", "2024-03-11T10:00:00+00:00")
+    q = "What bread did I bake two weeks ago?"
+    hits = json.loads(run("search", q, "--user", "ana", "--asked-at", "2024-03-26T09:00:00+00:00", "--json").output)
+    assert "seeds" in hits[0]["text"] and "dated in the question's week of 2024-03-11" in hits[0]["why"]
+    ans = json.loads(run("ask", q, "--user", "ana", "--asked-at", "2024-03-26T09:00:00", "--json").output)
+    assert "seeds" in ans["evidence"][0]["text"] and "dated in" in ans["evidence"][0]["why"]
+    r = run("search", q, "--user", "ana", "--asked-at", "last tuesday", ok=False)
+    assert r.exit_code == 2 and "bad time" in r.output

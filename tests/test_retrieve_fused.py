@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from memdesk.filters import RecordFilter
@@ -111,3 +113,36 @@ def test_person_weight_zero_and_bad_values(store):
     assert hits[0].score == pytest.approx(hits[1].score) and "whose words" not in hits[0].why
     with pytest.raises(Exception, match="person_weight"):
         Retriever.fused(store, person_weight=-1)
+
+
+def two_dates(store):
+    """The same thing on two days (equal vectors), one more told on the later day about the earlier one,
+    and filler around them."""
+    for i in range(20):
+        put(store, SemanticRecord(scope=S, fact=f"filler note {i}", provenance=[f"f{i}"]), [0, 1, 0.05 * i])
+    for day, name in ((3, "early"), (24, "late")):
+        rec = EpisodicRecord(scope=S, title="", summary=f"baked bread ({name})", provenance=[name],
+                             event_time=datetime(2024, 6, day, 9, tzinfo=timezone.utc))  # fmt: skip
+        put(store, rec, [1, 0.2, 0])
+    told = EpisodicRecord(scope=S, title="", summary="baked bread (told later)", provenance=["told"],
+                          event_time=datetime(2024, 5, 20, tzinfo=timezone.utc), metadata={"said_at": "2024-06-04T10:00:00"})  # fmt: skip
+    put(store, told, [1, 0.2, 0])
+
+
+def test_a_record_dated_when_the_question_points_ranks_first(store):
+    two_dates(store)
+    r = Retriever.fused(store, K=5, time_weight=0.4, person_weight=0)
+    q = unit([1, 0.2, 0])  # dense only: equal scores but for the bonus
+    asked = datetime(2024, 6, 17, 12)  # a Monday: "two weeks ago" is the week of 2024-06-03
+    hits = r.retrieve(q, S, query_text="When did I bake bread two weeks ago?", hybrid=False, asked_at=asked)
+    z = {h.record.provenance[0]: h.score for h in hits}
+    assert z["early"] - z["late"] == pytest.approx(0.4)  # its event time is in the window
+    assert z["told"] == pytest.approx(z["early"])  # said inside the window, about a day outside it
+    assert "incl. +0.40: dated in the question's week of 2024-06-03" in next(h.why for h in hits if h.record.provenance == ["early"])
+    plain = r.retrieve(q, S, query_text="When did I bake bread two weeks ago?", hybrid=False)  # not told when it is asked
+    assert len({round(h.score, 9) for h in plain[:3]}) == 1 and "dated" not in plain[0].why
+    off = Retriever.fused(store, K=5, time_weight=0, person_weight=0)
+    hits = off.retrieve(q, S, query_text="When did I bake bread two weeks ago?", hybrid=False, asked_at=asked)
+    assert len({round(h.score, 9) for h in hits[:3]}) == 1
+    with pytest.raises(Exception, match="time_weight"):
+        Retriever.fused(store, time_weight=-0.1)

@@ -12,7 +12,10 @@ from typing import Any
 
 import click
 
-from .clicontext import Ctx, answer_json, cli_scope, emit_json, emit_listing, filter_options, hit_json, json_option, note, read_filters, scope_options
+from .clicontext import (
+    Ctx, answer_json, asked_at_option, cli_scope, emit_json, emit_listing, filter_options, hit_json, json_option, note,
+    parse_time, read_filters, scope_options,
+)
 from .clierrors import ErrorReportingGroup
 from .cli_server import mcp_command, serve_command
 from .cli_trust import (
@@ -127,7 +130,7 @@ def ingest(obj: Ctx, file: str, user_id, agent_id, run_id, conversation_ids, bat
 @click.pass_obj
 def add(obj: Ctx, text: str, user_id, agent_id, run_id, speaker, timestamp, as_json: bool) -> None:
     """Add one message to memory."""
-    ts = _parse_time(timestamp) if timestamp else datetime.now().astimezone()
+    ts = parse_time(timestamp) if timestamp else datetime.now().astimezone()
     scope = cli_scope(user_id, agent_id, run_id)
     result = obj.memory().add({"content": text, "speaker": speaker, "timestamp": ts}, scope=scope)
     for warning in result.warnings:
@@ -141,13 +144,6 @@ def add(obj: Ctx, text: str, user_id, agent_id, run_id, speaker, timestamp, as_j
         click.echo(f"  + {r.type:10s} {r.id}  {r.text()}")
 
 
-def _parse_time(s: str) -> datetime:
-    try:
-        return datetime.fromisoformat(s)
-    except ValueError as e:
-        raise InvalidInputError(f"bad timestamp {s!r}: use ISO 8601, e.g. 2024-05-01T10:00:00") from e
-
-
 @main.command()
 @click.argument("query")
 @scope_options
@@ -156,13 +152,16 @@ def _parse_time(s: str) -> datetime:
 @click.option("--type", "types", type=TYPES, multiple=True, help="Only these memory types.")
 @click.option("--speaker", default=None, help="Search only this speaker's bank.")
 @filter_options
+@asked_at_option
 @json_option
 @click.pass_obj
-def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, filters, as_of, as_json) -> None:
+def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, filters, as_of, asked_at, as_json) -> None:
     """Search current memory: top-k per type, merged, de-duplicated, truncated to K."""
     scope = cli_scope(user_id, agent_id, run_id)
     reads = read_filters(filters, as_of)
-    hits = obj.memory().search(query, scope=scope, k=k, K=K, types=list(types) or None, speaker=speaker, **reads)
+    hits = obj.memory().search(
+        query, scope=scope, k=k, K=K, types=list(types) or None, speaker=speaker, asked_at=asked_at, **reads
+    )
     emit_listing(
         hits, scope, as_json, json_of=hit_json,
         line_of=lambda h: f"{h.score:.3f}  {h.memory_type.value:10s} [{h.record.temporal_anchor}] {h.record.text()}  ({', '.join(h.record.provenance)})",
@@ -174,12 +173,13 @@ def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, fil
 @scope_options
 @click.option("--speaker", default=None, help="Search only this speaker's bank.")
 @filter_options
+@asked_at_option
 @json_option
 @click.pass_obj
-def ask(obj: Ctx, question, user_id, agent_id, run_id, speaker, filters, as_of, as_json) -> None:
+def ask(obj: Ctx, question, user_id, agent_id, run_id, speaker, filters, as_of, asked_at, as_json) -> None:
     """Answer a question from memory, showing the evidence it stands on."""
     scope = cli_scope(user_id, agent_id, run_id)
-    ans = obj.memory().answer(question, scope=scope, speaker=speaker, **read_filters(filters, as_of))
+    ans = obj.memory().answer(question, scope=scope, speaker=speaker, asked_at=asked_at, **read_filters(filters, as_of))
     if usage := obj.usage_line():
         note(usage)
     if as_json:

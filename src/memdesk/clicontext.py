@@ -87,7 +87,7 @@ def filter_options(fn: Callable) -> Callable:
 
 def read_filters(filters: str | None, as_of: str | None) -> dict:
     """Memory's ``filters`` / ``as_of`` arguments from the command line."""
-    out: dict = {"as_of": _time(as_of) if as_of else None, "filters": None}
+    out: dict = {"as_of": parse_time(as_of) if as_of else None, "filters": None}
     if filters:
         try:
             out["filters"] = json.loads(filters)
@@ -96,7 +96,15 @@ def read_filters(filters: str | None, as_of: str | None) -> dict:
     return out
 
 
-def _time(text: str) -> datetime:
+def asked_at_option(fn: Callable) -> Callable:
+    """``--asked-at``: when the question is asked (default now), for its "yesterday" or "two weeks ago"."""
+    return click.option(
+        "--asked-at", "asked_at", default=None, callback=lambda _ctx, _param, v: parse_time(v) if v else None,
+        help="When the question is asked, ISO 8601 (default now): dates its 'two weeks ago'.",
+    )(fn)
+
+
+def parse_time(text: str) -> datetime:
     try:
         return datetime.fromisoformat(text)
     except ValueError as e:

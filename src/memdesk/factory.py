@@ -77,6 +77,7 @@ def build_retriever(settings: Settings, store: Store) -> Retriever:
         return Retriever.fused(
             store, k=settings.top_k or 60, K=settings.max_records or 100, token_budget=settings.token_budget,
             serializer=build_serializer(settings), person_weight=settings.person_weight,
+            time_weight=settings.time_weight,
         )
     return Retriever(store, k=settings.top_k or 20, K=settings.max_records or 25, hybrid=settings.hybrid)
 

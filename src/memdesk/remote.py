@@ -185,13 +185,15 @@ class RemoteMemory(ClosesOnExit, RemoteBanks):
     def _search_body(self, query: str, scope: Any, args: dict[str, Any]) -> dict[str, Any]:
         types = as_types(args.pop("types", None))
         args = {**args, **_filter_fields(args.get("filters"), args.get("as_of"))}
+        if isinstance(args.get("asked_at"), datetime):
+            args["asked_at"] = args["asked_at"].isoformat()
         body = {**_scope_fields(scope), "query": query, **{k: v for k, v in args.items() if v is not None}}
         if types is not None:
             body["types"] = [t.value for t in types]
         return body
 
     def search(self, query: str, *, scope: Scope | Mapping[str, Any], **search_args: Any) -> list[SearchHit]:
-        """``k``, ``K``, ``types``, ``speaker``, ``mode``, ``merge``, ``hybrid``, ``as_of``, ``filters`` as in :meth:`Memory.search`."""
+        """``k``, ``K``, ``types``, ``speaker``, ``mode``, ``merge``, ``hybrid``, ``as_of``, ``asked_at``, ``filters`` as in :meth:`Memory.search`."""
         return self._parse(_HITS, self._call("POST", "/v1/memories/search", json=self._search_body(query, scope, search_args)))
 
     def evidence(self, query: str, *, scope: Scope | Mapping[str, Any], **search_args: Any) -> Evidence:

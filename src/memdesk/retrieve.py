@@ -26,6 +26,7 @@ let one store crowd out the others); the ranked candidates are packed into a tok
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Literal, Sequence
 
 import numpy as np
@@ -36,6 +37,7 @@ from .filters import RecordFilter, as_filter
 from .lexical import rrf_fuse
 from .packing import BudgetPacker
 from .question_person import PERSON_WEIGHT, role_boosts
+from .question_time import TIME_WEIGHT, question_windows
 from .records import ALL_TYPES, MemoryType, Scope, SearchHit
 from .scope_index import ScopeIndexCache
 from .serialize import Serializer
@@ -81,6 +83,9 @@ class Retriever:
         person_weight: in score fusion, added to the standardized score of the user's records for a
             question in the first person (:mod:`memdesk.question_person`); 0 turns it off. A scope
             whose records all share one role ranks the same with or without it.
+        time_weight: in score fusion, added to the standardized score of a record dated inside a time
+            window the question names, read against the time it is asked (``asked_at`` of
+            :meth:`retrieve`, :mod:`memdesk.question_time`); 0 turns it off.
     """
 
     def __init__(
@@ -101,6 +106,7 @@ class Retriever:
         token_budget: int | None = None,
         serializer: "Serializer | None" = None,
         person_weight: float = 0.0,
+        time_weight: float = 0.0,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -109,8 +115,8 @@ class Retriever:
         if superseded_weight is not None and not 0.0 <= superseded_weight <= 1.0:
             raise InvalidInputError("superseded_weight must be between 0 and 1, or None")
         self.superseded_weight = superseded_weight
-        if fusion not in ("rrf", "score") or lexical_weight < 0 or person_weight < 0:
-            raise InvalidInputError("fusion must be 'rrf' or 'score', and lexical_weight and person_weight >= 0")
+        if fusion not in ("rrf", "score") or min(lexical_weight, person_weight, time_weight) < 0:
+            raise InvalidInputError("fusion must be 'rrf' or 'score', and lexical_weight, person_weight and time_weight >= 0")
         self.store = store
         self.k = k
         self.K = K
@@ -121,6 +127,7 @@ class Retriever:
         self.fusion = fusion
         self.lexical_weight = lexical_weight
         self.person_weight = person_weight
+        self.time_weight = time_weight
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
@@ -134,10 +141,11 @@ class Retriever:
     ) -> "Retriever":
         """memdesk's default read path: dense + stemmed BM25 score fusion, the asker's own words
         first (``person_weight``, 3 standard deviations), per-type calibration, a token budget (default 900 cl100k
-        tokens) over an anchor-grouped block."""
+        tokens) over an anchor-grouped block; records dated when the question asks about get ``time_weight``
+        (1.5 standard deviations)."""
         return cls(
             store, k=k, K=K, hybrid=True, fusion="score", lexical_k=options.pop("lexical_k", k),
-            person_weight=options.pop("person_weight", PERSON_WEIGHT),
+            person_weight=options.pop("person_weight", PERSON_WEIGHT), time_weight=options.pop("time_weight", TIME_WEIGHT),
             token_budget=token_budget, serializer=serializer or Serializer(group_by_anchor=True), **options,
         )
 
@@ -169,11 +177,13 @@ class Retriever:
         query_text: str | None = None,
         hybrid: bool | None = None,
         where: RecordFilter | None = None,
+        asked_at: datetime | None = None,
     ) -> list[SearchHit]:
         """Best-first hits. ``merge="score"`` orders the union of the per-type lists by cosine;
         ``"round_robin"`` takes rank 0 of every type, then rank 1, ... (each type represented).
         Hybrid retrieval (``hybrid``, default the retriever's) needs ``query_text``, the text that
-        ``vector`` embeds. ``where`` filters the records (default: current memories only)."""
+        ``vector`` embeds. ``where`` filters the records (default: current memories only). ``asked_at``,
+        when the question is asked, dates its relative time expressions (score fusion's ``time_weight``)."""
         where = as_filter(where, speaker=speaker)
         k = k or self.k
         K = K or self.K
@@ -189,7 +199,9 @@ class Retriever:
         if self.fusion == "score":
             weight = self.superseded_weight if demote else None
             lexical_text = query_text if hybrid_on else None
-            return self._fused(vector, scope, wanted, where, k, K, mode, lexical_text, weight, person_text=query_text)
+            return self._fused(
+                vector, scope, wanted, where, k, K, mode, lexical_text, weight, person_text=query_text, asked_at=asked_at
+            )
         per_type_k = k if mode == "typed" else K
         candidates: list[SearchHit] = []
         found = search_types_where(self.store, vector, scope, wanted, per_type_k, where)  # one read for every type
@@ -235,10 +247,12 @@ class Retriever:
         superseded_weight: float | None,
         *,
         person_text: str | None = None,
+        asked_at: datetime | None = None,
     ) -> list[SearchHit]:
         """Score fusion + calibration + budget over the records ``where`` keeps (see the module docstring);
         a superseded record's fused score is demoted by ``superseded_weight`` when that is set.
-        ``query_text`` feeds BM25 (None: dense only); ``person_text`` is read for whose words it asks about."""
+        ``query_text`` feeds BM25 (None: dense only); ``person_text`` is read for whose words it asks about
+        and, with ``asked_at``, for when."""
         index = self.indexes.get(scope, wanted, where, stem=self.stem)
 
         def ranked_hits() -> list[SearchHit]:  # CPU (numpy, BM25, token counts): offloaded on the event loop
@@ -251,6 +265,8 @@ class Retriever:
                 typed=mode == "typed",
                 superseded_weight=superseded_weight,
                 role_boost=role_boosts(person_text, self.person_weight),
+                time_windows=question_windows(person_text, asked_at) if self.time_weight > 0 else (),
+                time_weight=self.time_weight,
             )
             ranks: dict[MemoryType, int] = {}
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from . import aio
 from .calibration import TypeMoments
 from .lexical import BM25Index
 from .filters import RecordFilter
+from .question_time import TimeWindow, aware
 from .records import MemoryRecord, MemoryType, Scope
 from .store.base import Store
 from .store.filtered import scan_where
@@ -54,6 +56,8 @@ class ScopeIndex:
         self.record_types = [MemoryType(r.type) for r in self.records]
         self.superseded = np.array([r.superseded_by is not None for r in self.records], dtype=bool)
         self.roles = np.array([r.role for r in self.records], dtype=object)
+        self.event_times = np.array([_seconds(r.event_time) for r in self.records], dtype=np.float64)
+        self.said_times = np.array([_seconds(_said(r)) for r in self.records], dtype=np.float64)
         types = np.array([r.type for r in self.records])
         self.by_type = {t: np.flatnonzero(types == t.value) for t in MemoryType if bool((types == t.value).any())}
         own = {t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()}
@@ -76,6 +80,8 @@ class ScopeIndex:
         typed: bool,
         superseded_weight: float | None = None,
         role_boost: Mapping[str, float] | None = None,
+        time_windows: Sequence[TimeWindow] = (),
+        time_weight: float = 0.0,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, calibrated score, why), generated lazily.
 
@@ -83,7 +89,9 @@ class ScopeIndex:
         ``cosine + lexical_weight * bm25 / max bm25``, standardized by the cosine distribution of the
         record's own type (``typed``) or of all records (pooled), plus ``role_boost[role]`` (in those
         standard deviations) for a record from a message of that role
-        (:func:`memdesk.question_person.role_boosts`). With ``superseded_weight``, a superseded
+        (:func:`memdesk.question_person.role_boosts`), plus ``time_weight`` for a record whose event time
+        or said time lies in one of ``time_windows`` (:func:`memdesk.question_time.question_windows`).
+        With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
         moved as far below zero when negative (``x - (1 - w) * |x|``), so it always ranks lower.
         """
@@ -117,15 +125,47 @@ class ScopeIndex:
         boosted = np.zeros(len(positions))
         for role, bonus in (role_boost or {}).items():
             boosted += bonus * (self.roles[positions] == role)
+        window = self.window_of(positions, time_windows) if time_weight > 0 else None
+        dated = window >= 0 if window is not None else None
         z += boosted  # after standardizing: a bonus every candidate shares changes no order
+        if dated is not None:
+            z += time_weight * dated
         order = np.argsort(-z, kind="stable")
         for j in order.tolist():
             i = int(positions[j])
             weight = superseded_weight if demoted is not None and demoted[j] else None
+            when = time_windows[int(window[j])] if dated is not None and dated[j] else None  # type: ignore[index]
             yield i, float(z[j]), _Why(
                 origin[i], float(cosine[i]), float(lexical[i]) if lexical is not None else 0.0, float(z[j]), weight,
-                float(boosted[j]),
+                float(boosted[j]), (time_weight, when.label) if when is not None else None,
             )
+
+    def window_of(self, positions: np.ndarray, windows: Sequence[TimeWindow]) -> np.ndarray:
+        """For each record at ``positions``, the index of the first window holding its event time or its
+        said time, -1 for none."""
+        found = np.full(len(positions), -1, dtype=np.intp)
+        event, said = self.event_times[positions], self.said_times[positions]
+        for n in reversed(range(len(windows))):  # the first window wins
+            w = windows[n]
+            inside = ((event >= w.start) & (event < w.end)) | ((said >= w.start) & (said < w.end))
+            found[inside] = n
+        return found
+
+
+def _seconds(when: datetime | None) -> float:
+    return aware(when).timestamp() if when is not None else float("nan")
+
+
+def _said(record: MemoryRecord) -> datetime | None:
+    """When the record's message was said (``said_at``), else added (``added_at``): None if neither parses."""
+    for key in ("said_at", "added_at"):
+        value = record.metadata.get(key)
+        if isinstance(value, str):
+            try:
+                return datetime.fromisoformat(value)
+            except ValueError:
+                continue
+    return None
 
 
 def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -138,23 +178,25 @@ def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
 class _Why:
     """Why a fused candidate ranks where it does, formatted only when a hit is made of it."""
 
-    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus")
+    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus")
 
     def __init__(
         self, origin: tuple[str, int], cosine: float, bm25: float, z: float, superseded_weight: float | None = None,
-        role_bonus: float = 0.0,
+        role_bonus: float = 0.0, time_bonus: tuple[float, str] | None = None,
     ) -> None:  # fmt: skip
         self.origin, self.cosine, self.bm25, self.z = origin, cosine, bm25, z
         self.superseded_weight = superseded_weight
         self.role_bonus = role_bonus
+        self.time_bonus = time_bonus
 
     def __str__(self) -> str:
         where, rank = self.origin
         head = f"{where} top-{rank + 1}" + (f" by cosine {self.cosine:.3f}" if where != "bm25" else f" ({self.bm25:.2f}), cosine {self.cosine:.3f}")
         lexical = f" + bm25 {self.bm25:.2f}" if self.bm25 > 0 and where != "bm25" else ""
         person = f" incl. +{self.role_bonus:.2f}: whose words the question asks about" if self.role_bonus else ""
+        when = f" incl. +{self.time_bonus[0]:.2f}: dated in the question's {self.time_bonus[1]}" if self.time_bonus else ""
         demoted = f"; superseded, x{self.superseded_weight}" if self.superseded_weight is not None else ""
-        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}"
+        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}"
 
 
 class ScopeIndexCache:

@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
 from .question_person import PERSON_WEIGHT
+from .question_time import TIME_WEIGHT
 from .redaction import MASK, mask_secrets
 
 
@@ -88,6 +89,11 @@ class Settings(BaseSettings):
         default=PERSON_WEIGHT, ge=0,
         description="fused read path: bonus, in standard deviations, for the user's records when a question "
         "is in the first person (I / my); 0 turns it off.",
+    )
+    time_weight: float = Field(
+        default=TIME_WEIGHT, ge=0,
+        description="fused read path: bonus, in standard deviations, for records dated when the question's time "
+        "expressions point (\"two weeks ago\", \"on 3 May\"), read against the time it is asked; 0 turns it off.",
     )
     top_k: int | None = Field(
         default=None, ge=1, description="k: records retrieved from each typed store (default: fused 60, engram 20)."

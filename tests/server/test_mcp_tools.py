@@ -36,6 +36,7 @@ def test_tools_are_listed_with_their_schemas(mem):
     }
     search = tools["search_memory"].input_schema
     assert search["required"] == ["query"] and search["properties"]["limit"]["maximum"] == 100
+    assert "asked" in search["properties"]["asked_at"]["description"]
     assert tools["add_memory"].description.startswith("Remember one message")
     add = tools["add_solved_example"].input_schema
     assert add["required"] == ["bank", "problem", "answer", "solution"]
@@ -53,7 +54,7 @@ def test_add_search_update_history_delete_through_tools(mem):
         call(
             server,
             ("search_memory", {"query": "grey cat", "user_id": "ana", "limit": 5}),
-            ("memory_evidence", {"query": "What is the cat called?", "user_id": "ana"}),
+            ("memory_evidence", {"query": "What is the cat called?", "user_id": "ana", "asked_at": "2024-03-01T10:00:00Z"}),
             ("update_memory", {"memory_id": memory_id, "text": "Ana's cat Miso is two years old.", "user_id": "ana"}),
             ("memory_history", {"memory_id": memory_id, "user_id": "ana"}),
             ("list_memories", {"user_id": "ana"}),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from memdesk.errors import (
@@ -131,6 +133,9 @@ def test_every_search_argument_of_memory_is_accepted(remote, local):
     for merge in ("score", "round_robin"):
         r_hits = remote.search("grey cat", scope=ANA, K=2, merge=merge)
         assert [h.record.fact for h in r_hits] == [h.record.fact for h in local.search("grey cat", scope=ANA, K=2, merge=merge)]
+    asked = datetime(2023, 5, 10, 9, tzinfo=timezone.utc)  # a datetime travels as ISO text and comes back the same
+    r_ev = remote.evidence("What did Ana do two days ago?", scope=ANA, asked_at=asked)
+    assert r_ev.text == local.evidence("What did Ana do two days ago?", scope=ANA, asked_at=asked).text
 
 
 @pytest.mark.parametrize("record_id", [".", ".."])

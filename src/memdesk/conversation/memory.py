@@ -29,6 +29,7 @@ from ..records import (
     new_id,
     utcnow,
 )
+from ..question_time import parse_asked_at
 from ..retrieve import Merge, Mode, Retriever, Serializer
 from ..filters import RecordFilter, as_filter
 from ..store.base import EmbeddingInfo, Forgotten, Page, Store
@@ -209,6 +210,7 @@ class Memory(ClosesOnExit):
         hybrid: bool | None = None,
         filters: RecordFilter | Mapping[str, Any] | None = None,
         as_of: datetime | None = None,
+        asked_at: datetime | None = None,
     ) -> list[SearchHit]:
         """Top-k per type under ``scope`` (and ``speaker``'s bank), merged, de-duplicated, truncated to K.
         ``hybrid`` fuses a BM25 ranking of the same records (default: the retriever's setting). A scope
@@ -217,8 +219,13 @@ class Memory(ClosesOnExit):
         Current memories rank first (a superseded one's score is weighted down by the retriever's
         ``superseded_weight``, or it is dropped when that is None) unless ``as_of`` asks for those
         that held at that time; ``filters`` (a :class:`~memdesk.filters.RecordFilter` or its fields as a
-        dict: ``metadata``, ``roles``, ``sources``, ``since``, ``until``, ``include_superseded``...) narrows further."""
+        dict: ``metadata``, ``roles``, ``sources``, ``since``, ``until``, ``include_superseded``...) narrows further.
+        ``asked_at`` (when the question is asked; default now) dates its time expressions: on the default
+        read path a record dated when "two weeks ago" or "on May 3" points ranks higher
+        (:mod:`memdesk.question_time`); pass it when replaying a question asked at another time."""
         scope = as_scope(scope)
+        if asked_at is not None and not isinstance(asked_at, datetime):
+            raise InvalidInputError(f"asked_at must be a datetime, not {type(asked_at).__name__}")
         if not isinstance(query, str) or not query.strip():
             raise EmptyInputError("empty query")
         check_text(query, "query")
@@ -226,7 +233,8 @@ class Memory(ClosesOnExit):
         where = as_filter(filters, types=as_types(types), speaker=speaker, as_of=as_of)
         vector = embed_queries(self.embedder, [query])[0]
         return self.retriever.retrieve(
-            vector, scope, k=k, K=K, mode=mode, merge=merge, query_text=query, hybrid=hybrid, where=where
+            vector, scope, k=k, K=K, mode=mode, merge=merge, query_text=query, hybrid=hybrid, where=where,
+            asked_at=asked_at or utcnow(),
         )
 
     @tracing.memory_span(
@@ -238,8 +246,12 @@ class Memory(ClosesOnExit):
 
     @tracing.memory_span("answer", before=tracing.query_attributes, after=tracing.answer_attributes)
     def answer(self, question: str, *, scope: Scope, question_time: str | None = None, **search_args: Any) -> Answer:
-        """Retrieve evidence and answer from it (extractive offline; generated with a chat model)."""
+        """Retrieve evidence and answer from it (extractive offline; generated with a chat model).
+        ``question_time`` is shown to the answering model; when it is a date or an ISO time and
+        ``asked_at`` is not given, it also dates the question's time expressions for retrieval."""
         check_text(question_time, "question_time")
+        if question_time and search_args.get("asked_at") is None:
+            search_args["asked_at"] = parse_asked_at(question_time)
         evidence = self.evidence(question, scope=scope, **search_args)
         return self.answerer.answer(question, evidence, question_time=question_time)
 

@@ -245,9 +245,11 @@ class EvalRun:
             scope = self.scope_of(conv.id)
             start = time.perf_counter()
             if spec.kind == "default":
-                evidence = memory.evidence(q.question, scope=scope)
+                evidence = memory.evidence(q.question, scope=scope, asked_at=q.question_time)
             else:
-                evidence = memory.evidence(q.question, scope=scope, k=spec.k, K=spec.K, mode=spec.mode, hybrid=spec.hybrid)
+                evidence = memory.evidence(
+                    q.question, scope=scope, k=spec.k, K=spec.K, mode=spec.mode, hybrid=spec.hybrid, asked_at=q.question_time
+                )
             row.search_ms = _ms(time.perf_counter() - start)
             provenance = [list(h.record.provenance) for h in evidence.hits]
             row.containment = _containment_tokens(q, M.normalize_answer(evidence.text).split())

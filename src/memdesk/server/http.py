@@ -116,7 +116,7 @@ def _json_filters(text: str | None) -> dict[str, Any] | None:
 def _search_args(req: RetrievalOptions) -> dict[str, Any]:
     return {
         "k": req.k, "K": req.K, "types": req.types, "speaker": req.speaker, "mode": req.mode, "merge": req.merge,
-        "hybrid": req.hybrid, "as_of": req.as_of, "filters": req.filters,
+        "hybrid": req.hybrid, "as_of": req.as_of, "filters": req.filters, "asked_at": req.asked_at,
     }
 
 

@@ -96,6 +96,7 @@ _FILTERS = (
     "Conditions on the memories: metadata (key -> value, list of values, or {gt, gte, lt, lte: bound}), roles, "
     "sources, since, until (event time), include_superseded."
 )
+_ASKED_AT = "When the question is asked (default now): dates its 'yesterday' or 'two weeks ago'."
 
 
 def _scope(
@@ -186,10 +187,13 @@ def create_mcp_server(
         speaker: str | None = None,
         as_of: datetime | None = Field(default=None, description="Read the memory as it stood at this time."),
         filters: dict[str, Any] | None = Field(default=None, description=_FILTERS),
+        asked_at: datetime | None = Field(default=None, description=_ASKED_AT),
     ) -> list[MemoryItem]:
         """Find the current memories most related to a query, best first."""
         scope = _scope(ctx, default, user_id, agent_id, run_id, "read")
-        hits = memory.search(query, scope=scope, K=limit, types=types, speaker=speaker, as_of=as_of, filters=filters)
+        hits = memory.search(
+            query, scope=scope, K=limit, types=types, speaker=speaker, as_of=as_of, filters=filters, asked_at=asked_at
+        )
         return [MemoryItem.hit(h) for h in hits]
 
     @server.tool()
@@ -203,10 +207,11 @@ def create_mcp_server(
         speaker: str | None = None,
         as_of: datetime | None = Field(default=None, description="Read the memory as it stood at this time."),
         filters: dict[str, Any] | None = Field(default=None, description=_FILTERS),
+        asked_at: datetime | None = Field(default=None, description=_ASKED_AT),
     ) -> EvidenceBlock:
         """The evidence block for a question (retrieved memories with their dates), to read before answering."""
         scope = _scope(ctx, default, user_id, agent_id, run_id, "read")
-        ev = memory.evidence(query, scope=scope, speaker=speaker, as_of=as_of, filters=filters)
+        ev = memory.evidence(query, scope=scope, speaker=speaker, as_of=as_of, filters=filters, asked_at=asked_at)
         return EvidenceBlock(text=ev.text, tokens=ev.tokens, memory_ids=[h.record.id for h in ev.hits])
 
     @server.tool()

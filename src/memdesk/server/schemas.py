@@ -66,6 +66,11 @@ class RetrievalOptions(ScopeFields):
     as_of: datetime | None = Field(
         default=None, description="Read the memory as it stood then: what had been said and not yet superseded."
     )
+    asked_at: datetime | None = Field(
+        default=None,
+        description="When the question is asked (default now): dates its time expressions, so records from "
+        "when 'two weeks ago' points rank higher.",
+    )
     filters: dict[str, Any] | None = Field(
         default=None,
         description="A RecordFilter's fields: metadata (key -> value, list of values, or {gt,gte,lt,lte: bound}), "
