@@ -131,6 +131,18 @@ class RecordBase(BaseModel):
         """Whether the memory held at ``when``: it had happened (or has no event time) and was not yet superseded."""
         return (self.event_time is None or self.event_time <= when) and (self.valid_to is None or self.valid_to > when)
 
+    def said_time(self) -> datetime | None:
+        """When the record's message was said (``metadata["said_at"]``), else added (``"added_at"``), as
+        an aware time; None when neither is there or parses."""
+        for key in ("said_at", "added_at"):
+            value = self.metadata.get(key)
+            if isinstance(value, str):
+                try:
+                    return _aware(datetime.fromisoformat(value))
+                except ValueError:
+                    continue
+        return None
+
     @property
     def memory_type(self) -> MemoryType:
         return MemoryType(self.type)  # type: ignore[attr-defined]

@@ -57,7 +57,7 @@ class ScopeIndex:
         self.superseded = np.array([r.superseded_by is not None for r in self.records], dtype=bool)
         self.roles = np.array([r.role for r in self.records], dtype=object)
         self.event_times = np.array([_seconds(r.event_time) for r in self.records], dtype=np.float64)
-        self.said_times = np.array([_seconds(_said(r)) for r in self.records], dtype=np.float64)
+        self.said_times = np.array([_seconds(r.said_time()) for r in self.records], dtype=np.float64)
         types = np.array([r.type for r in self.records])
         self.by_type = {t: np.flatnonzero(types == t.value) for t in MemoryType if bool((types == t.value).any())}
         own = {t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()}
@@ -154,18 +154,6 @@ class ScopeIndex:
 
 def _seconds(when: datetime | None) -> float:
     return aware(when).timestamp() if when is not None else float("nan")
-
-
-def _said(record: MemoryRecord) -> datetime | None:
-    """When the record's message was said (``said_at``), else added (``added_at``): None if neither parses."""
-    for key in ("said_at", "added_at"):
-        value = record.metadata.get(key)
-        if isinstance(value, str):
-            try:
-                return datetime.fromisoformat(value)
-            except ValueError:
-                continue
-    return None
 
 
 def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:

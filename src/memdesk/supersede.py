@@ -77,22 +77,11 @@ def replaces(new: Claim, old: Claim) -> bool:
     return not new.slot and new.value is not None and new.attribute == old.attribute and same_value(new.value, old.value)
 
 
-def _said(record: MemoryRecord) -> datetime:
-    for key in ("said_at", "added_at"):
-        value = record.metadata.get(key)
-        if isinstance(value, str):
-            try:
-                return datetime.fromisoformat(value)
-            except ValueError:
-                continue
-    return record.ingest_time
-
-
 def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
     """When ``new`` took over from ``old``: its event time if that is after the old one's, else when it was said."""
     if new.event_time is not None and (old.event_time is None or new.event_time > old.event_time):
         return new.event_time
-    return _said(new)
+    return new.said_time() or new.ingest_time
 
 
 @dataclass

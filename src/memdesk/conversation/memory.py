@@ -391,11 +391,7 @@ def _derived_fields(old: MemoryRecord, text: str) -> dict[str, Any]:
     """The fields of ``old`` that its new ``text`` decides (see :meth:`Memory.update`)."""
     from .extract import text_fields
 
-    said = old.metadata.get("said_at") or old.metadata.get("added_at")
-    try:
-        reference = datetime.fromisoformat(said) if isinstance(said, str) else old.ingest_time
-    except ValueError:
-        reference = old.ingest_time
+    reference = old.said_time() or old.ingest_time
     out = text_fields(MemoryType(old.type), text, reference)
     if "temporal_anchor" not in out:
         out["event_time"], out["temporal_anchor"] = reference, reference.date().isoformat()
