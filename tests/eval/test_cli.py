@@ -23,9 +23,12 @@ def test_eval_locomo_command_and_report(locomo_file, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary["systems"]) == {"memdesk-default", "flat-rag", "full-context"}
     assert summary["config"]["K"] == 3 and summary["config"]["embedder"].startswith("hashing")
+    assert summary["targets"]["memdesk-default"]["recall"]["target"] == 0.90
+    summary["targets"] = {"recall": {"target": 0.95}}  # a summary written before the targets were kept by system
+    (out / "summary.json").write_text(json.dumps(summary))
     (out / "report.md").unlink()
     result = runner.invoke(eval_group, ["report", str(out)], catch_exceptions=False)
-    assert result.exit_code == 0 and (out / "report.md").exists()
+    assert result.exit_code == 0 and "- memdesk-default: recall (categories 1-4) ≥ 0.9" in (out / "report.md").read_text()
 
 
 def test_unknown_system_is_a_usage_error(locomo_file, tmp_path):

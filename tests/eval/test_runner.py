@@ -57,7 +57,9 @@ def test_locomo_offline_run(locomo_file, tmp_path):
     assert len(summary.sweep) == 9 and {x.k for x in summary.sweep} == {5, 10, 20}
     assert summary.dataset["unresolved_evidence_ids"] == 2
     assert summary.stages["ingest"]["raw"]["messages"] == 5
-    assert "recall" in summary.targets
+    assert "recall" in summary.targets["memdesk-typed"] and summary.targets["memdesk-typed"]["recall"]["target"] == 0.95
+    default = summary.targets["memdesk-default"]["recall"]
+    assert default["target"] == 0.90 and default["measured"] == s["memdesk-default"].overall.recall
     report = (out / "report.md").read_text()
     assert "memdesk-typed" in report and "k/K sweep" in report
     written = json.loads((out / "summary.json").read_text())
@@ -161,7 +163,9 @@ def test_longmemeval_session_recall_and_abstention(lme_file, tmp_path):
     assert ov.n == 3 and ov.n_retrieval == 2
     assert summary.systems["flat-rag"].abstention.n == 1
     assert ov.session_recall_at[10] is not None
-    assert "session_recall@10" in summary.targets
+    assert set(summary.targets) == {"memdesk-default", "memdesk-typed"}
+    sr = summary.targets["memdesk-default"]["session_recall@10"]
+    assert sr["measured_fraction"] == summary.systems["memdesk-default"].overall.session_recall_at[10].fraction
     assert summary.systems["full-context"].overall.session_recall.all == 1.0
 
 

@@ -23,7 +23,7 @@ from ..llm.base import ChatModel
 from ..settings import Settings
 from .judging import BenchmarkJudge
 from .run import Benchmark
-from .summary import EvalSummary
+from .summary import EvalSummary, targets
 
 
 def _settings(ctx: click.Context) -> Settings:
@@ -193,5 +193,6 @@ def report_cmd(out_dir: str) -> None:
         summary = EvalSummary.model_validate_json(path.read_bytes())
     except (OSError, ValidationError) as e:
         raise MalformedFileError(str(path), f"not a run summary ({e})") from e
+    summary.targets = targets(summary)  # derived from the systems: a summary written before a target changed is read anew
     for p in write_report(summary, out_dir):
         click.echo(str(p))

@@ -31,7 +31,8 @@
   and no search latency. How abstentions are scored: :mod:`memdesk.eval.metrics`;
 - ``sweep``: one row per typed k/K configuration (``k``, ``K``, ``recall``, ``recall@N``,
   ``median_evidence_tokens``, ``mean_evidence_tokens``);
-- ``targets``: the project's targets for the typed system, the measured value and the gap;
+- ``targets``: by system (``memdesk-default``, ``memdesk-typed``), the project's targets for it, the measured
+  value and the gap;
 - ``stages``: the cumulative time and token account (ingest per store with embedding seconds and
   cache hits, search and answer seconds per system, evidence tokens, wall seconds, and with an LLM
   ``llm.<operation>`` calls, prompt/completion tokens, latency and cost from the chat model's ledger).
@@ -54,6 +55,10 @@ from .systems import SystemSpec
 LOCOMO_RECALL_TARGET = 0.95
 LOCOMO_TOKENS_TARGET = 900
 LME_SESSION_RECALL10_TARGET = 0.97
+TYPED_TARGETS = {"locomo_recall": LOCOMO_RECALL_TARGET, "locomo_tokens": LOCOMO_TOKENS_TARGET,
+                 "lme_session_recall10": LME_SESSION_RECALL10_TARGET}  # fmt: skip
+#: Targets of the default read path, what a user gets without flags (issue #13).
+DEFAULT_TARGETS = {"locomo_recall": 0.90, "locomo_tokens": 900, "lme_session_recall10": 0.97}
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:
@@ -298,30 +303,38 @@ def summarize(
 
 
 def targets(summary: EvalSummary) -> dict[str, Any]:
-    """The typed system's targets, measured values and gaps (positive gap = short of the target)."""
-    typed = summary.systems.get("memdesk-typed")
-    if typed is None:
-        return {}
-    ov = typed.overall
-    if summary.benchmark == "locomo":
+    """Each targeted system's targets, measured values and gaps (positive gap = short of the target), by system:
+    ``memdesk-default`` against :data:`DEFAULT_TARGETS`, ``memdesk-typed`` against :data:`TYPED_TARGETS`."""
+    out = {}
+    for name, goals in (("memdesk-default", DEFAULT_TARGETS), ("memdesk-typed", TYPED_TARGETS)):
+        system = summary.systems.get(name)
+        if system is not None:
+            out[name] = _system_targets(summary.benchmark, system.overall, goals)
+    return out
+
+
+def _system_targets(benchmark: str, ov: MetricBlock, goals: dict[str, float]) -> dict[str, Any]:
+    if benchmark == "locomo":
         recall, tokens = ov.recall, ov.median_evidence_tokens
+        target_recall, target_tokens = goals["locomo_recall"], goals["locomo_tokens"]
         return {
-            "recall": {"target": LOCOMO_RECALL_TARGET, "measured": recall,
-                       "gap": None if recall is None else _r(LOCOMO_RECALL_TARGET - recall)},
-            "median_evidence_tokens": {"target": LOCOMO_TOKENS_TARGET, "measured": tokens,
-                                       "gap": None if tokens is None else _r(tokens - LOCOMO_TOKENS_TARGET, 1)},
-            "met": recall is not None and tokens is not None and recall >= LOCOMO_RECALL_TARGET and tokens <= LOCOMO_TOKENS_TARGET,
+            "recall": {"target": target_recall, "measured": recall,
+                       "gap": None if recall is None else _r(target_recall - recall)},
+            "median_evidence_tokens": {"target": target_tokens, "measured": tokens,
+                                       "gap": None if tokens is None else _r(tokens - target_tokens, 1)},
+            "met": recall is not None and tokens is not None and recall >= target_recall and tokens <= target_tokens,
         }  # fmt: skip
     sr = ov.session_recall_at.get(10) or SessionRecall()
+    target = goals["lme_session_recall10"]
     return {
         "session_recall@10": {
-            "target": LME_SESSION_RECALL10_TARGET,
+            "target": target,
             "measured_fraction": sr.fraction,
             "measured_any": sr.any,
             "measured_all": sr.all,
-            "gap_fraction": None if sr.fraction is None else _r(LME_SESSION_RECALL10_TARGET - sr.fraction),
+            "gap_fraction": None if sr.fraction is None else _r(target - sr.fraction),
         },
-        "met": sr.fraction is not None and sr.fraction >= LME_SESSION_RECALL10_TARGET,
+        "met": sr.fraction is not None and sr.fraction >= target,
     }
 
 

@@ -1,0 +1,62 @@
+"""Where the gold evidence ranks on the default read path, with no budget: how far below the cut the misses are.
+
+Reopens an evaluation run's typed store (as ``bench/retrieval_replay.py`` does), ranks every record of each
+question's scope with the fused path (candidates and K unbounded, no token budget), and reports, for the gold turns
+of one category, the share whose first record lies within the first N hits.
+
+    python bench/evidence_ranks.py locomo /tmp/memdesk-eval/locomo --category multi-hop
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from memdesk.conversation.memory import Memory
+from memdesk.conversation.raw import RawTurnProcessor
+from memdesk.embed import MiniLMEmbedder
+from memdesk.eval.cache import CachingEmbedder
+from memdesk.eval.run import load_dataset
+from memdesk.records import Scope
+from memdesk.retrieve import Retriever, Serializer
+from memdesk.store import open_store
+
+CUTS = (10, 20, 30, 40, 60, 100, 200, 500)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("benchmark", choices=["locomo", "longmemeval"])
+    ap.add_argument("run_dir", type=Path)
+    ap.add_argument("--category", default="multi-hop")
+    args = ap.parse_args()
+    ds = load_dataset(args.benchmark)
+    done = set(json.loads((args.run_dir / "work" / "state.json").read_text())["ingested"].get("typed", []))
+    store = open_store(f"sqlite:///{args.run_dir / 'work' / 'typed.db'}")
+    retriever = Retriever.fused(store, k=100_000, K=100_000, token_budget=10**9)
+    cache = args.run_dir / "work" / "embeddings.sqlite"
+    memory = Memory(store, CachingEmbedder(MiniLMEmbedder(), cache), RawTurnProcessor(), retriever=retriever,
+                    serializer=Serializer(group_by_anchor=True))  # fmt: skip
+    ranks = []
+    try:
+        for q in ds.questions:
+            if q.category != args.category or not q.retrieval_scored or q.conversation_id not in done:
+                continue
+            first: dict[str, int] = {}
+            for i, hit in enumerate(memory.search(q.question, scope=Scope(user_id=q.conversation_id), asked_at=q.question_time)):
+                for turn in hit.record.provenance:
+                    first.setdefault(turn, i)
+            ranks.extend(first.get(g, 10**9) for g in q.evidence_ids)
+    finally:
+        store.close()
+    r = np.array(ranks)
+    print(json.dumps({"category": args.category, "gold_turns": len(ranks),
+                      "within": {str(c): round(float((r < c).mean()), 3) for c in CUTS},
+                      "never": round(float((r >= 10**9).mean()), 3)}))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
