@@ -3,7 +3,8 @@
 Measures, in one run and on the same utterances:
   * the embedder's own throughput (utterances/s, embedding each utterance's text in batches of 64),
   * ingest throughput through ``Memory.add`` (route + extract + embed + SQLite write), same batches,
-  * query-path latency (embed query + the read path: fused by default, see --read; serialize + token count)
+  * query-path latency (embed query + the read path: fused by default, see --read, its question-time windows read
+    against the conversation's last message; serialize + token count)
     over the conversation's questions, p50/p95, plus the part of it that is not embedding.
 Targets (issue #2): ingest >= 90% of the embedder's throughput; query-path p50 <= 12 ms.
 
@@ -65,6 +66,7 @@ def main() -> None:
     texts = [m.text() for m in messages]
     qas = [q for s in json.loads(path.read_text()) if s["sample_id"] == args.conversation for q in s["qa"]]
     questions = [q["question"] for q in qas]
+    asked_at = max(m.timestamp for m in messages if m.timestamp is not None)  # as the harness: after the last session
 
     embedder = MiniLMEmbedder()
     embedder.embed(["warm up"])  # load the model outside the timings
@@ -102,13 +104,13 @@ def main() -> None:
 
             # query path, on the last ingested store
             for q in questions[:10]:
-                mem.evidence(q, scope=scope)  # warm caches (the fused path builds its per-scope index here)
+                mem.evidence(q, scope=scope, asked_at=asked_at)  # warm caches (the fused path builds its per-scope index here)
             total_ms, embed_ms, rest_ms, tokens = [], [], [], []
             for q in questions:
                 t0 = time.perf_counter()
                 vec = embedder.embed([q])[0]
                 t1 = time.perf_counter()
-                hits = mem.retriever.retrieve(vec, scope, query_text=q)
+                hits = mem.retriever.retrieve(vec, scope, query_text=q, asked_at=asked_at)  # with the time bonus
                 ev = mem.serializer.serialize(hits)
                 t2 = time.perf_counter()
                 total_ms.append((t2 - t0) * 1000)
