@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
+from .records import _aware as aware_utc
 from .timeexpr import resolve
 
 __all__ = ["SLACK", "TIME_WEIGHT", "TimeWindow", "parse_asked_at", "question_windows"]
@@ -45,12 +46,8 @@ class TimeWindow:
     label: str
 
     def contains(self, when: datetime) -> bool:
-        return self.start <= aware(when).timestamp() < self.end
-
-
-def aware(when: datetime) -> datetime:
-    """``when`` with a timezone: a naive time is read as UTC (as records' times are)."""
-    return when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)
+        """Whether ``when`` (a naive time read as UTC, as records' times are) lies in the window."""
+        return self.start <= aware_utc(when).timestamp() < self.end
 
 
 def question_windows(question: str | None, asked_at: datetime | None, *, slack: timedelta = SLACK) -> list[TimeWindow]:
@@ -60,7 +57,7 @@ def question_windows(question: str | None, asked_at: datetime | None, *, slack: 
     if not question or not question.strip() or asked_at is None:
         return []
     out = []
-    for mention in resolve(question, aware(asked_at), prefer="auto"):
+    for mention in resolve(question, aware_utc(asked_at), prefer="auto"):
         end = mention.end or mention.start + timedelta(days=1)
         out.append(TimeWindow((mention.start - slack).timestamp(), (end + slack).timestamp(), mention.text, mention.label))
     return out
@@ -68,11 +65,12 @@ def question_windows(question: str | None, asked_at: datetime | None, *, slack: 
 
 def parse_asked_at(text: str) -> datetime | None:
     """The time a question is asked, from how a caller wrote it: an ISO time ("2023-05-30T15:31:00Z",
-    "2023-05-30", also with slashes and a day name: "2023/05/30 (Tue) 15:31") or a text whose first time expression is one exact day ("30 May 2023", "Tue, May 30,
-    2023 15:31"); None for anything else ("not given", "last week")."""
+    "2023-05-30", also with slashes and a day name: "2023/05/30 (Tue) 15:31") or a text whose first time
+    expression is one exact day ("30 May 2023", "Tue, May 30, 2023 15:31"); None for anything else
+    ("not given", "last week")."""
     text = text.strip()
     try:
-        return aware(datetime.fromisoformat(_DAY_NAME.sub("", _SLASHED.sub(r"\1-\2-\3", text, count=1))))
+        return aware_utc(datetime.fromisoformat(_DAY_NAME.sub("", _SLASHED.sub(r"\1-\2-\3", text, count=1))))
     except ValueError:
         pass
     mentions = resolve(text, datetime.now(timezone.utc))

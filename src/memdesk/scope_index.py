@@ -23,8 +23,8 @@ from . import aio
 from .calibration import TypeMoments
 from .lexical import BM25Index
 from .filters import RecordFilter
-from .question_time import TimeWindow, aware
-from .records import MemoryRecord, MemoryType, Scope
+from .question_time import TimeWindow
+from .records import MemoryRecord, MemoryType, Scope, _aware as aware_utc
 from .store.base import Store
 from .store.filtered import scan_where
 
@@ -125,16 +125,15 @@ class ScopeIndex:
         boosted = np.zeros(len(positions))
         for role, bonus in (role_boost or {}).items():
             boosted += bonus * (self.roles[positions] == role)
-        window = self.window_of(positions, time_windows) if time_weight > 0 else None
-        dated = window >= 0 if window is not None else None
+        window = self.window_of(positions, time_windows) if time_weight > 0 and time_windows else None
         z += boosted  # after standardizing: a bonus every candidate shares changes no order
-        if dated is not None:
-            z += time_weight * dated
+        if window is not None:
+            z += time_weight * (window >= 0)
         order = np.argsort(-z, kind="stable")
         for j in order.tolist():
             i = int(positions[j])
             weight = superseded_weight if demoted is not None and demoted[j] else None
-            when = time_windows[int(window[j])] if dated is not None and dated[j] else None  # type: ignore[index]
+            when = time_windows[int(window[j])] if window is not None and window[j] >= 0 else None
             yield i, float(z[j]), _Why(
                 origin[i], float(cosine[i]), float(lexical[i]) if lexical is not None else 0.0, float(z[j]), weight,
                 float(boosted[j]), (time_weight, when.label) if when is not None else None,
@@ -153,7 +152,7 @@ class ScopeIndex:
 
 
 def _seconds(when: datetime | None) -> float:
-    return aware(when).timestamp() if when is not None else float("nan")
+    return aware_utc(when).timestamp() if when is not None else float("nan")
 
 
 def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
