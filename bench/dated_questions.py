@@ -13,16 +13,11 @@ import argparse
 import json
 from pathlib import Path
 
-from memdesk.conversation.memory import Memory
-from memdesk.conversation.raw import RawTurnProcessor
-from memdesk.embed import MiniLMEmbedder
 from memdesk.eval import metrics as M
-from memdesk.eval.cache import CachingEmbedder
-from memdesk.eval.run import load_dataset
 from memdesk.question_time import TIME_WEIGHT, question_windows
 from memdesk.records import Scope
 from memdesk.retrieve import Retriever, Serializer
-from memdesk.store import open_store
+from retrieval_replay import open_run, reader
 
 
 def main() -> None:
@@ -30,14 +25,10 @@ def main() -> None:
     ap.add_argument("benchmark", choices=["locomo", "longmemeval"])
     ap.add_argument("run_dir", type=Path)
     args = ap.parse_args()
-    ds = load_dataset(args.benchmark)
-    done = set(json.loads((args.run_dir / "work" / "state.json").read_text())["ingested"].get("typed", []))
-    store = open_store(f"sqlite:///{args.run_dir / 'work' / 'typed.db'}")
-    embedder = CachingEmbedder(MiniLMEmbedder(), args.run_dir / "work" / "embeddings.sqlite")
+    ds, done, store, embedder = open_run(args.benchmark, args.run_dir)
     ser = Serializer(group_by_anchor=True)
     weights = (0.0, TIME_WEIGHT)
-    memories = {w: Memory(store, embedder, RawTurnProcessor(), retriever=Retriever.fused(store, time_weight=w, serializer=ser),
-                          serializer=ser) for w in weights}  # fmt: skip
+    memories = {w: reader(store, embedder, Retriever.fused(store, time_weight=w, serializer=ser), ser) for w in weights}
     rows = []
     try:
         for q in ds.questions:

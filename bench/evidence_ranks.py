@@ -15,14 +15,10 @@ from pathlib import Path
 
 import numpy as np
 
-from memdesk.conversation.memory import Memory
-from memdesk.conversation.raw import RawTurnProcessor
-from memdesk.embed import MiniLMEmbedder
-from memdesk.eval.cache import CachingEmbedder
-from memdesk.eval.run import load_dataset
 from memdesk.records import Scope
 from memdesk.retrieve import Retriever, Serializer
-from memdesk.store import open_store
+from retrieval_replay import open_run, reader
+
 
 CUTS = (10, 20, 30, 40, 60, 100, 200, 500)
 
@@ -33,13 +29,9 @@ def main() -> None:
     ap.add_argument("run_dir", type=Path)
     ap.add_argument("--category", default="multi-hop")
     args = ap.parse_args()
-    ds = load_dataset(args.benchmark)
-    done = set(json.loads((args.run_dir / "work" / "state.json").read_text())["ingested"].get("typed", []))
-    store = open_store(f"sqlite:///{args.run_dir / 'work' / 'typed.db'}")
+    ds, done, store, embedder = open_run(args.benchmark, args.run_dir)
     retriever = Retriever.fused(store, k=100_000, K=100_000, token_budget=10**9)
-    cache = args.run_dir / "work" / "embeddings.sqlite"
-    memory = Memory(store, CachingEmbedder(MiniLMEmbedder(), cache), RawTurnProcessor(), retriever=retriever,
-                    serializer=Serializer(group_by_anchor=True))  # fmt: skip
+    memory = reader(store, embedder, retriever, Serializer(group_by_anchor=True))
     ranks = []
     try:
         for q in ds.questions:

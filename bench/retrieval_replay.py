@@ -68,13 +68,24 @@ def config_of(name: str):
     return (lambda st: make(st, **changes)), search_args
 
 
-def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
+def open_run(benchmark: str, run_dir: Path, cache: Path | None = None):
+    """An evaluation run reopened for reading: (dataset, ids of the conversations it fully ingested, its typed
+    store, the packaged MiniLM behind the run's embedding cache). Close the store when done."""
     ds = load_dataset(benchmark)  # type: ignore[arg-type]
     done = set(json.loads((run_dir / "work" / "state.json").read_text())["ingested"].get("typed", []))
     store = open_store(f"sqlite:///{run_dir / 'work' / 'typed.db'}")
+    return ds, done, store, CachingEmbedder(MiniLMEmbedder(), cache or run_dir / "work" / "embeddings.sqlite")
+
+
+def reader(store, embedder, retriever: Retriever, serializer: Serializer) -> Memory:
+    """A Memory that only reads ``store`` through ``retriever`` (its processor is never used)."""
+    return Memory(store, embedder, RawTurnProcessor(), retriever=retriever, serializer=serializer)
+
+
+def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
+    ds, done, store, embedder = open_run(benchmark, run_dir, cache)
     make, search_args = config_of(config)
-    retriever, serializer = make(store)
-    memory = Memory(store, CachingEmbedder(MiniLMEmbedder(), cache), RawTurnProcessor(), retriever=retriever, serializer=serializer)
+    memory = reader(store, embedder, *make(store))
     recall: dict[str, list[float]] = defaultdict(list)
     tokens, ms = [], []
     sessions: dict[str, list[float]] = defaultdict(list)
