@@ -20,6 +20,7 @@ from memdesk.errors import (
 )
 from memdesk.records import HistoryEvent, Message, MemoryType, RouteMask, Scope
 from memdesk.store import open_store
+from tests.pg_server import postgres_server, postgres_url  # noqa: F401
 
 T0 = datetime(2023, 5, 8, 13, 56, tzinfo=timezone.utc)
 ANA = Scope(user_id="ana")
@@ -278,23 +279,32 @@ def test_a_message_id_logged_under_another_scope_does_not_skip_this_one(mem):
     assert again.records == []  # the same exact scope: skipped as before
 
 
-def test_the_time_a_question_is_asked_dates_its_time_expressions(tmp_path):
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_url(request, tmp_path):
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/t.db"
+    return request.getfixturevalue("postgres_url")
+
+
+def test_the_time_a_question_is_asked_dates_its_time_expressions(store_url):
+    """End to end on each real store with the packaged embedder: the default read path and asked_at."""
     from datetime import timedelta
 
+    from memdesk.embed import MiniLMEmbedder
     from memdesk.retrieve import Retriever
 
-    store = open_store(f"sqlite:///{tmp_path}/t.db")
-    m = Memory(store, HashingEmbedder(256), RawTurnProcessor(), retriever=Retriever.fused(store, person_weight=0))
+    store = open_store(store_url)
+    m = Memory(store, MiniLMEmbedder(), RawTurnProcessor(), retriever=Retriever.fused(store, person_weight=0))
     later = T0 + timedelta(days=14)
-    m.add([{"id": "late", "speaker": "Ana", "content": "I baked rye bread with honey.", "timestamp": later},
-           {"id": "early", "speaker": "Ana", "content": "I baked rye bread with seeds.", "timestamp": T0}], scope=ANA)  # fmt: skip
+    m.add([{"id": "late", "speaker": "Ana", "content": "I baked rye bread with seeds.", "timestamp": later},
+           {"id": "early", "speaker": "Ana", "content": "I baked rye bread with honey.", "timestamp": T0}], scope=ANA)  # fmt: skip
     question = "What bread did I bake two weeks ago?"
     asked = later + timedelta(hours=3)
     hits = m.search(question, scope=ANA, asked_at=asked)
     assert hits[0].record.provenance == ["early"] and "dated in the question's week of 2023-05-08" in hits[0].why
     # answer() reads the date it shows the answering model as the time the question is asked
     assert m.answer(question, scope=ANA, question_time="22 May 2023").evidence.hits[0].record.provenance == ["early"]
-    undated = m.search(question, scope=ANA)  # asked now, years later: the two tie, the first written ranks first
+    undated = m.search(question, scope=ANA)  # asked now, years later: no window holds either, cosine decides
     assert undated[0].record.provenance == ["late"] and not any("dated in" in h.why for h in undated)
     with pytest.raises(InvalidInputError, match="asked_at"):
         m.search(question, scope=ANA, asked_at="yesterday")
