@@ -10,7 +10,7 @@ import re
 import uuid
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, overload
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -66,7 +66,12 @@ class RouteMask(BaseModel):
         return format(self.bits, "03b")
 
 
+@overload
+def _aware(v: datetime) -> datetime: ...
+@overload
+def _aware(v: None) -> None: ...
 def _aware(v: datetime | None) -> datetime | None:
+    """``v`` with a naive time read as UTC (the house's one reading of a naive time)."""
     if v is not None and v.tzinfo is None:
         return v.replace(tzinfo=timezone.utc)
     return v

@@ -27,6 +27,7 @@ from ..records import (
     RawMessage,
     Scope,
     SemanticRecord,
+    _aware as aware_utc,
 )
 
 FLOAT32 = np.dtype("<f4")
@@ -138,8 +139,7 @@ def iso_utc(value: datetime | None) -> str | None:
     """A sortable UTC ISO-8601 string for query columns (naive times are taken as UTC)."""
     if value is None:
         return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
+    value = aware_utc(value)
     try:
         return value.astimezone(timezone.utc).isoformat()
     except OverflowError:  # within a day of year 1 or 9999: clamp the query column (the JSON keeps the value)
@@ -243,9 +243,7 @@ def time_json(value: datetime | None) -> str | None:
     """ISO-8601 keeping the original offset (round-trips exactly)."""
     if value is None:
         return None
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=timezone.utc)
-    return value.isoformat()
+    return aware_utc(value).isoformat()
 
 
 # --- vectors ---------------------------------------------------------------------------------
