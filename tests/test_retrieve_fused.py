@@ -146,3 +146,26 @@ def test_a_record_dated_when_the_question_points_ranks_first(store):
     assert len({round(h.score, 9) for h in hits[:3]}) == 1
     with pytest.raises(Exception, match="time_weight"):
         Retriever.fused(store, time_weight=-0.1)
+
+
+def test_a_bm25_query_other_than_the_question_is_not_read_for_person_or_time(store):
+    # the evidence shares no word with the question and ranks below three other records by cosine; a BM25
+    # query that adds "surfing" gives it the whole lexical weight (0.3 of the top BM25 score)
+    put(store, EpisodicRecord(scope=S, title="", summary="Spent the summer surfing", provenance=["surf"],
+                              event_time=datetime(2024, 6, 16, tzinfo=timezone.utc)), [0.2, 1, 0])  # fmt: skip
+    put(store, EpisodicRecord(scope=S, title="", summary="Bought new running shoes", provenance=["shoes"]), [0.3, 1, 0])
+    for i in range(6):
+        put(store, EpisodicRecord(scope=S, title="", summary=f"Met a friend for coffee {i}", provenance=[f"c{i}"]), [0.25, 1, 0.1 * i])
+    r = Retriever.fused(store, K=3, person_weight=0, time_weight=0)
+    q = unit([1, 0.2, 0])
+    plain = r.retrieve(q, S, query_text="Which sports does Dana do?")
+    assert "surf" not in [h.record.provenance[0] for h in plain]
+    wider = r.retrieve(q, S, query_text="Which sports does Dana do?", lexical_text="Which sports does Dana do? surfing tennis")
+    assert wider[0].record.provenance == ["surf"] and "bm25" in wider[0].why
+    # only the question is read for when it asks about: "yesterday" in the BM25 query dates nothing
+    asked = datetime(2024, 6, 17, 12, tzinfo=timezone.utc)
+    timed = Retriever.fused(store, K=8, person_weight=0, time_weight=1.0)
+    hits = timed.retrieve(q, S, query_text="Which sports?", lexical_text="sports surfing yesterday", asked_at=asked)
+    assert not any("dated" in h.why for h in hits)
+    hits = timed.retrieve(q, S, query_text="Which sports yesterday?", lexical_text="sports surfing", asked_at=asked)
+    assert [h.record.provenance[0] for h in hits if "dated" in h.why] == ["surf"]

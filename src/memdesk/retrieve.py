@@ -178,12 +178,16 @@ class Retriever:
         hybrid: bool | None = None,
         where: RecordFilter | None = None,
         asked_at: datetime | None = None,
+        lexical_text: str | None = None,
     ) -> list[SearchHit]:
         """Best-first hits. ``merge="score"`` orders the union of the per-type lists by cosine;
         ``"round_robin"`` takes rank 0 of every type, then rank 1, ... (each type represented).
         Hybrid retrieval (``hybrid``, default the retriever's) needs ``query_text``, the text that
         ``vector`` embeds. ``where`` filters the records (default: current memories only). ``asked_at``,
-        when the question is asked, dates its relative time expressions (score fusion's ``time_weight``)."""
+        when the question is asked, dates its relative time expressions (score fusion's ``time_weight``).
+        ``lexical_text`` is the BM25 query when it should differ from ``query_text`` (e.g. the question with
+        terms a chat model expects the evidence to hold: ``bench/query_expansion.py``); ``query_text`` alone
+        is read for its person and time."""
         where = as_filter(where, speaker=speaker)
         k = k or self.k
         K = K or self.K
@@ -196,11 +200,12 @@ class Retriever:
         if demote:  # current facts first; a superseded record stays findable for what else it says
             where = where.model_copy(update={"include_superseded": True})
         hybrid_on = self.hybrid if hybrid is None else hybrid
+        lexical_query = lexical_text if lexical_text and lexical_text.strip() else query_text
         if self.fusion == "score":
             weight = self.superseded_weight if demote else None
-            lexical_text = query_text if hybrid_on else None
+            bm25_text = lexical_query if hybrid_on else None
             return self._fused(
-                vector, scope, wanted, where, k, K, mode, lexical_text, weight, person_text=query_text, asked_at=asked_at
+                vector, scope, wanted, where, k, K, mode, bm25_text, weight, person_text=query_text, asked_at=asked_at
             )
         per_type_k = k if mode == "typed" else K
         candidates: list[SearchHit] = []
@@ -225,7 +230,7 @@ class Retriever:
         if hybrid_on:
             if not query_text or not query_text.strip():
                 raise InvalidInputError("hybrid retrieval needs the query text")
-            candidates = self._fuse(candidates, self.lexical_hits(query_text, scope, wanted, where=where))
+            candidates = self._fuse(candidates, self.lexical_hits(lexical_query or query_text, scope, wanted, where=where))
         if demote and any(h.record.superseded_by for h in candidates):
             for h in candidates:
                 if h.record.superseded_by:
