@@ -128,6 +128,18 @@ def test_phatic_ignores_names_but_not_content() -> None:
     assert not is_phatic("Hey Priya, that ferry trip was wild!", ["Priya"])
 
 
+@pytest.mark.parametrize("text", ["Nice to meet you, Maya.", "Great to meet you too!", "It's a pleasure to meet you."])
+def test_a_greeting_on_meeting_is_phatic(text: str) -> None:
+    assert is_phatic(text, ["Maya"])
+
+
+@pytest.mark.parametrize(
+    "text", ["Nice to meet your sister next week.", "It was so nice to meet you at the wedding in Porto.", "I will meet you at the station."]
+)
+def test_meeting_someone_somewhere_is_content(text: str) -> None:
+    assert not is_phatic(text, ["Maya"])
+
+
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=120))
 def test_router_never_fails(text: str) -> None:

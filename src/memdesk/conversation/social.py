@@ -3,7 +3,7 @@
 :func:`memdesk.conversation.rules.is_phatic` uses these next to its word list: a whole sentence
 that is a formula (:data:`PHATIC_SENTENCE`: "Sounds like a plan!", "That's adorable."), or that
 opens with one (:data:`PHATIC_IMPERATIVES`, :data:`SOCIAL_FORMULA`: "Take care", "Glad you ...",
-"Your support means ...", "Keep it up", "Can't wait to hear ...") and says nothing after it beyond
+"Your support means ...", "Keep it up", "Can't wait to hear ...", "Nice to meet you") and says nothing after it beyond
 the words of :data:`SOCIAL_REST_WORDS` ("Glad you found something that makes you happy!"). A
 formula followed by a fact ("So proud of you for finishing the marathon") is not phatic.
 """
@@ -46,6 +46,8 @@ SOCIAL_FORMULA = re.compile(
     r"keep (?:it up|going|pushing|at it|up the (?:good |great |amazing )?work|shining|rocking|doing what you(?:'re| are) doing|"
     r"on \w+ing)|don't (?:give up|stop)|never give up|you(?:'ve| have)? got this|you can do (?:it|this)|"
     r"(?:can't|cannot) wait(?: to (?:hear|see|check))?|let me know|keep me (?:posted|updated|in the loop)|"
+    r"(?:(?:it'?s|it was) )?(?:so |really |very )?(?:nice|great|good|lovely|pleased|a pleasure|an honou?r) to (?:finally )?"
+    r"meet you(?: too| as well)?|"
     r"(?:good|best of) luck|you(?:'re| are) (?:so |really |such an? |very |truly )*(?:amazing|awesome|great|talented|"
     r"inspiring|incredible|brave|strong|kind|sweet|the best)|"
     r"(?:that|it|this)(?:'s| is| was| sounds| looks| seems)(?: like)?(?: so| really| very| totally| absolutely| super| such| just)*"
