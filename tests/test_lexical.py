@@ -6,6 +6,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memdesk.errors import InvalidInputError
 from memdesk.lexical import BM25Index, rrf_fuse, tokenize
@@ -71,3 +73,17 @@ def test_the_tokenizer_is_the_callers() -> None:
     assert s[2] == pytest.approx(3 * 2.5 / (3 + 1.5) * idf2)  # "the" three times
     default = BM25Index(docs).scores("\\frac of the")  # default tokenizer: "of" and "the" are stopwords
     assert default[0] > 0 and default[1:].tolist() == [0.0, 0.0]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abcde ", max_size=30), max_size=12),
+    st.lists(st.text(alphabet="abcdef ", max_size=30), max_size=6),
+    st.text(alphabet="abcdef ", max_size=12),
+)
+def test_an_extended_index_scores_as_one_built_at_once(first, more, query) -> None:
+    base = BM25Index(first)
+    grown = base.extended(more)
+    np.testing.assert_allclose(grown.scores(query), BM25Index(first + more).scores(query), rtol=1e-12, atol=1e-12)
+    assert len(grown) == len(first) + len(more)
+    np.testing.assert_allclose(base.scores(query), BM25Index(first).scores(query))  # the old index is unchanged

@@ -35,6 +35,19 @@ class TypeMoments:
         self.mean = v.mean(axis=0) if self.n else np.zeros(dim)
         self.second = (v.T @ v) / self.n if self.n else np.zeros((dim, dim))
 
+    def extended(self, vectors: np.ndarray) -> "TypeMoments":
+        """The moments of these vectors and ``vectors`` together (``self`` is unchanged)."""
+        v = np.asarray(vectors, dtype=np.float64)
+        if not v.shape[0]:
+            return self
+        if not self.n:
+            return TypeMoments(v, self.min_std)
+        out = TypeMoments.__new__(TypeMoments)
+        out.min_std, out.n = self.min_std, self.n + int(v.shape[0])
+        out.mean = (self.mean * self.n + v.sum(axis=0)) / out.n
+        out.second = (self.second * self.n + v.T @ v) / out.n
+        return out
+
     @classmethod
     def pooled(cls, parts: list["TypeMoments"]) -> "TypeMoments":
         """The moments of the union of the parts' vectors (as if they were one store)."""

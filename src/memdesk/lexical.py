@@ -2,9 +2,10 @@
 
 Dense MiniLM retrieval misses questions whose decisive word is a rare name or noun ("Which
 ferry did Oskar take?"); BM25 over the same records finds them. :class:`BM25Index` is Okapi BM25 (k1, b)
-with the non-negative IDF ``log(1 + (N - df + 0.5) / (df + 0.5))``, built once over a fixed list of
-texts: each term's posting list keeps its documents and their length-normalized term weights, so a
-query costs one ``np.add.at`` per query term.
+with the non-negative IDF ``log(1 + (N - df + 0.5) / (df + 0.5))``: each term's posting list keeps its
+documents and term frequencies; a term's weights are computed on its first query (with the index's N and
+average length) and kept, so more documents can be added (:meth:`BM25Index.extended`, a new index) without
+rebuilding the rest.
 
 :func:`rrf_fuse` is reciprocal-rank fusion (Cormack et al. 2009): an item's fused score is the sum of
 ``weight / (c + rank)`` over the ranked lists that contain it.
@@ -41,7 +42,7 @@ def tokenize(text: str) -> list[str]:
 
 
 class BM25Index:
-    """Okapi BM25 over a fixed list of texts (positions 0..n-1): memdesk's one BM25, used by hybrid
+    """Okapi BM25 over a list of texts (positions 0..n-1): memdesk's one BM25, used by hybrid
     retrieval of memory records and by the reasoning bank's lexical retriever.
 
     Args:
@@ -49,6 +50,9 @@ class BM25Index:
         k1: term-frequency saturation (default 1.5).
         b: length normalization (default 0.75).
         tokenizer: text -> terms, for documents and queries alike (default :func:`tokenize`).
+
+    An index is never changed in place; :meth:`extended` returns a new one with more documents (a reader
+    of the old one is not disturbed).
     """
 
     def __init__(
@@ -63,21 +67,36 @@ class BM25Index:
             raise InvalidInputError(f"BM25 needs k1 >= 0 and 0 <= b <= 1, got k1={k1}, b={b}")
         self.k1, self.b = k1, b
         self.tokenizer = tokenizer or tokenize
-        docs = [Counter(self.tokenizer(t)) for t in texts]
-        self.n = len(docs)
-        lengths = np.array([sum(d.values()) for d in docs], dtype=np.float64)
-        avg = float(lengths.mean()) if self.n and lengths.sum() > 0 else 1.0
-        norm = k1 * (1.0 - b + b * lengths / avg)
-        postings: dict[str, tuple[list[int], list[float]]] = {}
-        for i, doc in enumerate(docs):
-            for term, tf in doc.items():
-                ids, weights = postings.setdefault(term, ([], []))
-                ids.append(i)
-                weights.append(tf * (k1 + 1.0) / (tf + norm[i]))
+        self.n = 0
+        self._lengths = np.zeros(0, dtype=np.float64)
         self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        for term, (ids, weights) in postings.items():
-            idf = math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
-            self._postings[term] = (np.asarray(ids, dtype=np.intp), np.asarray(weights, dtype=np.float64) * idf)
+        self._weights: dict[str, np.ndarray] = {}  # a term's posting weights, computed on its first query
+        self._add(texts)
+
+    def _add(self, texts: Sequence[str]) -> None:
+        docs = [Counter(self.tokenizer(t)) for t in texts]
+        postings: dict[str, tuple[list[int], list[float]]] = {}
+        for i, doc in enumerate(docs, start=self.n):
+            for term, tf in doc.items():
+                ids, tfs = postings.setdefault(term, ([], []))
+                ids.append(i)
+                tfs.append(tf)
+        for term, (ids, tfs) in postings.items():
+            new = (np.asarray(ids, dtype=np.intp), np.asarray(tfs, dtype=np.float64))
+            old = self._postings.get(term)
+            self._postings[term] = new if old is None else (np.concatenate([old[0], new[0]]), np.concatenate([old[1], new[1]]))
+        self._lengths = np.concatenate([self._lengths, np.array([sum(d.values()) for d in docs], dtype=np.float64)])
+        self.n += len(docs)
+
+    def extended(self, texts: Sequence[str]) -> "BM25Index":
+        """A new index of these documents followed by ``texts`` (positions n..n+len-1); ``self`` is unchanged.
+        Scores equal those of an index built over all the texts at once."""
+        out = BM25Index.__new__(BM25Index)
+        out.k1, out.b, out.tokenizer, out.n = self.k1, self.b, self.tokenizer, self.n
+        out._lengths, out._postings = self._lengths, dict(self._postings)  # _add replaces, never mutates, arrays
+        out._weights = {}  # N and the average length moved: every weight changes
+        out._add(texts)
+        return out
 
     def __len__(self) -> int:
         return self.n
@@ -85,11 +104,25 @@ class BM25Index:
     def scores(self, query: str) -> np.ndarray:
         """The BM25 score of every document for ``query`` (0 where no query term occurs)."""
         out = np.zeros(self.n, dtype=np.float64)
+        if not self.n:
+            return out
         for term in set(self.tokenizer(query)):
             posting = self._postings.get(term)
-            if posting is not None:
-                np.add.at(out, posting[0], posting[1])
+            if posting is None:
+                continue
+            weights = self._weights.get(term)
+            if weights is None:
+                weights = self._weights[term] = self._weigh(*posting)
+            out[posting[0]] += weights  # a document occurs once in a term's posting list
         return out
+
+    def _weigh(self, ids: np.ndarray, tf: np.ndarray) -> np.ndarray:
+        """The BM25 weight of each posting of a term, with this index's N and average length."""
+        total = float(self._lengths.sum())
+        avg = total / self.n if total > 0 else 1.0
+        k1, b = self.k1, self.b
+        idf = math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
+        return idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * self._lengths[ids] / avg))
 
     def top(self, query: str, k: int) -> list[tuple[int, float]]:
         """(position, score) of the ``k`` best documents with a positive score, best first (ties: lower position)."""

@@ -3,8 +3,12 @@
 Built from the records a :class:`~memdesk.filters.RecordFilter` keeps under a scope
 (:func:`~memdesk.store.filtered.scan_where`, so a speaker's bank, metadata, validity and event-time
 conditions hold on the lexical side as on the dense one) and :meth:`Store.get_vectors`, on the first
-fused query of a (scope, types, filter); kept in a small LRU cache and rebuilt when the store's
-revision *for that scope* (:meth:`Store.revision`) moves, so a write to another tenant keeps it warm.
+fused query of a (scope, types, filter); kept in a small LRU cache and checked against the store's
+revision *for that scope* (:meth:`Store.revision`), so a write to another tenant keeps it warm. When the
+revision moved because new records were written under the scope, and nothing else changed there
+(:meth:`Store.additions_since`), the index takes those records in (:meth:`ScopeIndex.extended`: their
+tokens and moments only) instead of being rebuilt; any other change (a replace, a delete, a superseded
+fact, another process's write) rebuilds it.
 The lexical side ranks the records with BM25 over their embedded text (stemmed by default, see
 :mod:`memdesk.stemming`); the vectors give a lexical-only candidate its cosine; the per-type moments
 (:mod:`memdesk.calibration`) standardize scores within each memory type.
@@ -26,6 +30,7 @@ from .filters import RecordFilter
 from .question_time import TimeWindow
 from .records import MemoryRecord, MemoryType, Scope, _aware as aware_utc
 from .store.base import Store
+from .store.codec import scope_matches, scope_tuple
 from .store.filtered import scan_where
 
 __all__ = ["ScopeIndex", "ScopeIndexCache"]
@@ -35,6 +40,9 @@ TYPE_PRIOR = 20.0
 :meth:`~memdesk.calibration.TypeMoments.shrunk`): a type of 3 records is calibrated mostly by the scope."""
 
 _Key = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str, bool]
+
+EXTEND_MAX = 256
+"""Records a cached index takes in place of a rebuild (or a quarter of its size, if that is more)."""
 
 
 class ScopeIndex:
@@ -54,15 +62,41 @@ class ScopeIndex:
         self.position = {r.id: i for i, r in enumerate(self.records)}
         self.bm25 = BM25Index([r.embed_text() for r in self.records], tokenizer=tokenizer)
         self.record_types = [MemoryType(r.type) for r in self.records]
-        self.superseded = np.array([r.superseded_by is not None for r in self.records], dtype=bool)
-        self.roles = np.array([r.role for r in self.records], dtype=object)
-        self.event_times = np.array([_seconds(r.event_time) for r in self.records], dtype=np.float64)
-        self.said_times = np.array([_seconds(r.said_time()) for r in self.records], dtype=np.float64)
+        self.superseded, self.roles, self.event_times, self.said_times = _columns(self.records)
         types = np.array([r.type for r in self.records])
         self.by_type = {t: np.flatnonzero(types == t.value) for t in MemoryType if bool((types == t.value).any())}
-        own = {t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()}
+        self._calibrate({t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()})
+
+    def _calibrate(self, own: dict[MemoryType, TypeMoments]) -> None:
+        self.own = own
         self.pooled = TypeMoments.pooled(list(own.values()))
         self.moments = {t: m.shrunk(self.pooled, TYPE_PRIOR) for t, m in own.items()}
+
+    def extended(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> "ScopeIndex":
+        """A new index of these records followed by ``records`` (``vectors`` their unit vectors), ranking
+        exactly as one built over all of them (``self`` is unchanged, so a search using it is not disturbed).
+        Costs the new records' tokens and moments, not a rebuild."""
+        new = list(records)
+        out = ScopeIndex.__new__(ScopeIndex)
+        start = len(self.records)
+        out.records = self.records + new
+        added = np.asarray(vectors, dtype=np.float32).reshape(len(new), -1)
+        out.vectors = np.vstack([self.vectors.reshape(start, added.shape[1]), added])  # an empty index has no width yet
+        out.position = {**self.position, **{r.id: i for i, r in enumerate(new, start=start)}}
+        out.bm25 = self.bm25.extended([r.embed_text() for r in new])
+        out.record_types = self.record_types + [MemoryType(r.type) for r in new]
+        columns = _columns(new)
+        out.superseded, out.roles, out.event_times, out.said_times = (
+            np.concatenate([old, added]) for old, added in zip((self.superseded, self.roles, self.event_times, self.said_times), columns)
+        )  # fmt: skip
+        out.by_type, own = dict(self.by_type), dict(self.own)
+        for t in MemoryType:
+            pos = np.array([i for i, r in enumerate(new, start=start) if r.type == t.value], dtype=np.intp)
+            if pos.size:
+                out.by_type[t] = np.concatenate([self.by_type.get(t, np.zeros(0, dtype=np.intp)), pos])
+                own[t] = own[t].extended(out.vectors[pos]) if t in own else TypeMoments(out.vectors[pos])
+        out._calibrate(own)
+        return out
 
     def lexical(self, query: str, k: int) -> tuple[np.ndarray, list[tuple[int, float]]]:
         """(BM25 score of every record, the top ``k`` positions with a positive score)."""
@@ -151,6 +185,16 @@ class ScopeIndex:
         return found
 
 
+def _columns(records: Sequence[MemoryRecord]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per record: superseded or not, role, event time and said time (POSIX seconds, NaN when unknown)."""
+    return (
+        np.array([r.superseded_by is not None for r in records], dtype=bool),
+        np.array([r.role for r in records], dtype=object),
+        np.array([_seconds(r.event_time) for r in records], dtype=np.float64),
+        np.array([_seconds(r.said_time()) for r in records], dtype=np.float64),
+    )
+
+
 def _seconds(when: datetime | None) -> float:
     return aware_utc(when).timestamp() if when is not None else float("nan")
 
@@ -216,6 +260,9 @@ class ScopeIndexCache:
             if cached is not None and cached[0] == revision:
                 self._cache.move_to_end(key)
                 return cached[1]
+        grown = self._extended(cached, scope, types, where) if cached is not None else None
+        if grown is not None:
+            return self._keep(key, revision, grown)
         records: list[MemoryRecord] = []
         blocks: list[np.ndarray] = []
         for t in types:
@@ -226,9 +273,37 @@ class ScopeIndexCache:
         dim = blocks[0].shape[1] if blocks else 0
         vectors = np.vstack(blocks) if blocks else np.zeros((0, dim), dtype=np.float32)
         index = aio.offload(ScopeIndex, records, vectors, self.tokenizer if stem else None)  # CPU: off the event loop
+        return self._keep(key, revision, index)
+
+    def _keep(self, key: _Key, revision: int, index: ScopeIndex) -> ScopeIndex:
         with self._lock:
             self._cache[key] = (revision, index)
             self._cache.move_to_end(key)
             while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
         return index
+
+    def _extended(
+        self, cached: tuple[int, ScopeIndex], scope: Scope, types: Sequence[MemoryType], where: RecordFilter
+    ) -> ScopeIndex | None:
+        """The cached index with the records written since it was built, when the store can say that
+        writes of new records are all that happened under the scope (:meth:`Store.additions_since`) and
+        they are few next to the index (at most :data:`EXTEND_MAX` or a quarter of it); None: rebuild."""
+        revision, index = cached
+        added = self.store.additions_since(scope, revision)
+        if added is None or len(added) > max(EXTEND_MAX, len(index.records) // 4):
+            return None
+        if any(record_id in index.position for record_id in added):
+            return None  # built after those records were committed and before the store counted them
+        records = [self.store.get(record_id) for record_id in added]
+        if any(r is None or not scope_matches(scope, scope_tuple(r.scope)) for r in records):
+            return None  # deleted since, or not under this scope after all: rebuild from the store
+        kept = [r for r in records if r is not None and MemoryType(r.type) in types and where.matches(r)]
+        if not kept:
+            return index
+        by_type: dict[str, list[MemoryRecord]] = {}
+        for r in kept:
+            by_type.setdefault(r.type, []).append(r)
+        ordered = [r for group in by_type.values() for r in group]
+        vectors = np.vstack([self.store.get_vectors(MemoryType(t), [r.id for r in group]) for t, group in by_type.items()])
+        return aio.offload(index.extended, ordered, vectors)

@@ -73,3 +73,39 @@ def test_another_connections_commit_moves_only_the_scopes_it_wrote(two_stores: t
 def test_revision_rejects_a_bad_scope(store: Store) -> None:
     with pytest.raises(InvalidScopeError):
         store.revision("ann")  # type: ignore[arg-type]
+
+
+def test_additions_since_lists_new_records_until_anything_else_changes_under_the_scope(store: Store, rng) -> None:
+    v = unit(rng, 8)
+    ann, bob = store.revision(ANN), store.revision(BOB)
+    assert store.additions_since(ANN, ann) == []
+    first = [SemanticRecord(scope=ANN_A1, fact=f"a{i}") for i in range(2)]
+    store.write(first, v[:2])
+    store.write([SemanticRecord(scope=BOB, fact="b0")], v[2:3])  # another scope: not listed under ANN
+    later = SemanticRecord(scope=ANN_A2, fact="a2")
+    store.write([later], v[3:4])
+    assert store.additions_since(ANN, ann) == [first[0].id, first[1].id, later.id]  # in the order written
+    assert store.additions_since(ANN_A2, store.revision(ANN_A2)) == []
+    mid = store.revision(ANN)
+    assert store.additions_since(BOB, bob) is not None and len(store.additions_since(BOB, bob)) == 1  # type: ignore[arg-type]
+    store.replace(first[0].model_copy(update={"fact": "changed"}), v[4])  # not an addition: nothing to extend
+    assert store.additions_since(ANN, ann) is None and store.additions_since(ANN, mid) is None
+    after = store.revision(ANN)
+    store.write([SemanticRecord(scope=ANN, fact="a3")], v[5:6])
+    assert len(store.additions_since(ANN, after) or []) == 1
+    store.delete(later.id)
+    assert store.additions_since(ANN, after) is None
+    assert store.additions_since(BOB, bob) is not None  # nothing but additions under BOB all along
+    with pytest.raises(InvalidScopeError):
+        store.additions_since("ann", 0)  # type: ignore[arg-type]
+
+
+def test_another_connections_write_is_not_an_addition_it_can_list(two_stores: tuple[Store, Store], rng) -> None:
+    a, b = two_stores
+    v = unit(rng, 2)
+    before = a.revision(ANN)
+    b.write([SemanticRecord(scope=ANN_A1, fact="from b")], v[:1])
+    assert a.revision(ANN) != before and a.additions_since(ANN, before) is None
+    now = a.revision(BOB)
+    b.write([SemanticRecord(scope=ANN_A2, fact="from b again")], v[1:2])
+    assert a.additions_since(BOB, now) == []  # b wrote elsewhere: nothing changed under BOB

@@ -225,6 +225,12 @@ class RecordQuery(RecordSearcher, Protocol):
         under the scope changed (rarely: a scope not asked about for long, or an unknown change)."""
         ...
 
+    def additions_since(self, scope: Scope, revision: int) -> list[str] | None:
+        """Ids of the records written under ``scope`` since it had ``revision``, when nothing else changed
+        under it since (no replace, delete or other process's write, as far back as this store keeps
+        its feed of changes); None when it cannot say so: rebuild what was derived from ``revision``."""
+        ...
+
     def get_vectors(self, memory_type: MemoryType, ids: Sequence[str]) -> np.ndarray:
         """The stored float32 vectors of ``ids`` in that order, bit-exact."""
         ...

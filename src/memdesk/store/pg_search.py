@@ -335,9 +335,17 @@ class PgRecordSearch(CheckedSearch):
             self.db.sync(conn)
             return self.revisions.of(scope)
 
+    def additions_since(self, scope: Scope, revision: int) -> list[str] | None:
+        """The records written under ``scope`` since ``revision``, if that is all that changed (see :mod:`.revisions`)."""
+        with self.db.read("revision") as conn:
+            self.db.sync(conn)
+            return self.revisions.additions_since(scope, revision)
+
     # -- the writers' reports: no vectors are cached here, only the revisions move --------------
     def added(self, records: Sequence[MemoryRecord], matrix: np.ndarray, payloads: Sequence[str]) -> None:
-        self.revisions.changed({scope_tuple(r.scope): None for r in records})
+        if records:
+            written = [(scope_tuple(r.scope), r.id) for r in records]
+            self.revisions.changed(dict.fromkeys(key for key, _ in written), added=written)
 
     def removed(self, memory_type: MemoryType | str, scope: ScopeTuple, record_id: str) -> None:
         self.revisions.changed([scope])

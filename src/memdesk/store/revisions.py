@@ -13,13 +13,19 @@ value: nothing under it can have changed after that value was taken, and the val
 any it was given before, so a forgotten scope may look changed (a spurious rebuild for the caller)
 but a changed one never looks unchanged. When a store cannot tell what changed (the embedding info
 moved, the log was pruned past what it saw), every scope moves.
+
+The last :data:`CHANGES_KEPT` changes are also kept as a short feed: which exact scopes each touched and, for a
+write of new records reported by this store's own writers, their ids. :meth:`ScopeRevisions.additions_since`
+answers "what was added under this scope since that revision" when every change under it since was such a write,
+so a caller can extend what it derived instead of rebuilding it; anything else (a replace, a delete, another
+connection's commit, a feed that no longer reaches back) answers None.
 """
 
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
-from typing import Iterable
+from collections import OrderedDict, deque
+from typing import Iterable, Sequence
 
 from ..records import Scope
 from .codec import ScopeTuple, check_scope, scope_tuple
@@ -27,6 +33,11 @@ from .database import Changes
 
 REVISIONS_KEPT = 100_000
 """Scopes whose revision is remembered (about 200 bytes each)."""
+
+CHANGES_KEPT = 4096
+"""Changes kept in the feed that :meth:`ScopeRevisions.additions_since` reads."""
+
+_Change = tuple[int, tuple[ScopeTuple, ...] | None, tuple[tuple[ScopeTuple, str], ...] | None]
 
 
 def wildcards(key: ScopeTuple) -> list[ScopeTuple]:
@@ -47,10 +58,14 @@ class ScopeRevisions:
         self.counter = 0
         """Moves on every change anywhere: the store-wide revision."""
         self._stamps: OrderedDict[ScopeTuple, int] = OrderedDict()
+        self._feed: deque[_Change] = deque(maxlen=CHANGES_KEPT)
 
-    def changed(self, keys: Iterable[ScopeTuple]) -> None:
-        """Records under these exact scope keys changed."""
+    def changed(self, keys: Iterable[ScopeTuple], added: Sequence[tuple[ScopeTuple, str]] | None = None) -> None:
+        """Records under these exact scope keys changed; ``added``: the change was only new records, these
+        (exact scope key, record id) pairs."""
+        keys = tuple(keys)
         self.counter += 1
+        self._feed.append((self.counter, keys, tuple(added) if added is not None else None))
         stamps = self._stamps
         if not stamps:
             return
@@ -61,6 +76,7 @@ class ScopeRevisions:
 
     def everything_changed(self) -> None:
         self.counter += 1
+        self._feed.append((self.counter, None, None))
         self._stamps.clear()
 
     def apply(self, changes: Changes | None) -> list[ScopeTuple] | None:
@@ -89,3 +105,26 @@ class ScopeRevisions:
         else:
             self._stamps.move_to_end(pattern)
         return stamp
+
+    def additions_since(self, scope: Scope, revision: int) -> list[str] | None:
+        """Ids of the records added under ``scope`` after ``revision`` (a value :meth:`of` gave for it), in
+        the order they were written, when every change under it since was a write of new records; None
+        when anything else changed under it, or the feed no longer reaches back to ``revision``."""
+        pattern = scope_tuple(check_scope(scope))
+        feed = list(self._feed)  # a copy: writers append while this reads
+        if revision >= self.counter:
+            return []
+        if not feed or feed[0][0] > revision + 1:
+            return None
+        ids: list[str] = []
+        for counter, keys, added in feed:
+            if counter <= revision:
+                continue
+            if keys is None:
+                return None
+            if not any(pattern in wildcards(key) for key in keys):
+                continue
+            if added is None:
+                return None
+            ids.extend(record_id for key, record_id in added if pattern in wildcards(key))
+        return ids

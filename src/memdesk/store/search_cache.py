@@ -88,6 +88,8 @@ class RecordIndex(RecordSearcher, Protocol):
 
     def revision(self, scope: Scope | None = None) -> int: ...
 
+    def additions_since(self, scope: Scope, revision: int) -> list[str] | None: ...
+
     def added(self, records: Sequence[MemoryRecord], matrix: np.ndarray, payloads: Sequence[str]) -> None: ...
 
     def removed(self, memory_type: MemoryType | str, scope: ScopeTuple, record_id: str) -> None: ...
@@ -355,17 +357,25 @@ class RecordSearch(CheckedSearch):
             self.db.sync(conn)
             return self.revisions.of(scope)
 
+    def additions_since(self, scope: Scope, revision: int) -> list[str] | None:
+        """The records written under ``scope`` since ``revision``, if that is all that changed (see :mod:`.revisions`)."""
+        with self.db.read("revision") as conn:
+            self.db.sync(conn)
+            return self.revisions.additions_since(scope, revision)
+
     # -- what this store's writers report (after their commit) ---------------------------------
     def added(self, records: Sequence[MemoryRecord], matrix: np.ndarray, payloads: Sequence[str]) -> None:
         seen: dict[ScopeTuple, None] = {}
+        written: list[tuple[ScopeTuple, str]] = []
         for i, (r, payload) in enumerate(zip(records, payloads)):
             key = scope_tuple(r.scope)
             self.cache.upsert(r.type, key, r.id, matrix[i], payload, r.speaker)
+            written.append((key, r.id))
             if key not in seen:
                 seen[key] = None
                 self._note_scope(key)
         if seen:
-            self.revisions.changed(seen)
+            self.revisions.changed(seen, added=written)
 
     def removed(self, memory_type: MemoryType | str, scope: ScopeTuple, record_id: str) -> None:
         self.cache.remove(MemoryType(memory_type).value, scope, record_id)

@@ -166,6 +166,9 @@ class SQLStore(StoreConveniences):
     def revision(self, scope: Scope | None = None) -> int:
         return self._search.revision(scope)
 
+    def additions_since(self, scope: Scope, revision: int) -> list[str] | None:
+        return self._search.additions_since(scope, revision)
+
     def get_vectors(self, memory_type: MemoryType, ids: Sequence[str]) -> np.ndarray:
         return self._reader.get_vectors(memory_type, ids)
 
