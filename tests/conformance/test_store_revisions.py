@@ -109,3 +109,17 @@ def test_another_connections_write_is_not_an_addition_it_can_list(two_stores: tu
     now = a.revision(BOB)
     b.write([SemanticRecord(scope=ANN_A2, fact="from b again")], v[1:2])
     assert a.additions_since(BOB, now) == []  # b wrote elsewhere: nothing changed under BOB
+
+
+def test_the_feed_forgets_its_oldest_changes_and_then_cannot_vouch_for_them(monkeypatch) -> None:
+    from memdesk.store import revisions
+
+    monkeypatch.setattr(revisions, "IDS_KEPT", 5)
+    feed = revisions.ScopeRevisions()
+    start = feed.of(ANN)
+    key = ("ann", None, None)
+    feed.changed([key], added=[(key, "r1"), (key, "r2"), (key, "r3")])
+    mid = feed.of(ANN)
+    feed.changed([key], added=[(key, "r4"), (key, "r5"), (key, "r6")])  # 6 ids > 5: the first write is forgotten
+    assert feed.additions_since(ANN, start) is None
+    assert feed.additions_since(ANN, mid) == ["r4", "r5", "r6"]

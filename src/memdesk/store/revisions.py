@@ -14,7 +14,7 @@ any it was given before, so a forgotten scope may look changed (a spurious rebui
 but a changed one never looks unchanged. When a store cannot tell what changed (the embedding info
 moved, the log was pruned past what it saw), every scope moves.
 
-The last :data:`CHANGES_KEPT` changes are also kept as a short feed: which exact scopes each touched and, for a
+The last :data:`CHANGES_KEPT` changes (at most :data:`IDS_KEPT` record ids in all) are also kept as a short feed: which exact scopes each touched and, for a
 write of new records reported by this store's own writers, their ids. :meth:`ScopeRevisions.additions_since`
 answers "what was added under this scope since that revision" when every change under it since was such a write,
 so a caller can extend what it derived instead of rebuilding it; anything else (a replace, a delete, another
@@ -24,6 +24,7 @@ connection's commit, a feed that no longer reaches back) answers None.
 from __future__ import annotations
 
 import json
+import threading
 from collections import OrderedDict, deque
 from typing import Iterable, Sequence
 
@@ -36,6 +37,9 @@ REVISIONS_KEPT = 100_000
 
 CHANGES_KEPT = 4096
 """Changes kept in the feed that :meth:`ScopeRevisions.additions_since` reads."""
+
+IDS_KEPT = 65_536
+"""Record ids the feed holds at most (about 10 MB), however large the writes: the oldest changes go first."""
 
 _Change = tuple[int, tuple[ScopeTuple, ...] | None, tuple[tuple[ScopeTuple, str], ...] | None]
 
@@ -58,14 +62,16 @@ class ScopeRevisions:
         self.counter = 0
         """Moves on every change anywhere: the store-wide revision."""
         self._stamps: OrderedDict[ScopeTuple, int] = OrderedDict()
-        self._feed: deque[_Change] = deque(maxlen=CHANGES_KEPT)
+        self._feed: deque[_Change] = deque()
+        self._feed_ids = 0
+        self._feed_lock = threading.Lock()
 
     def changed(self, keys: Iterable[ScopeTuple], added: Sequence[tuple[ScopeTuple, str]] | None = None) -> None:
         """Records under these exact scope keys changed; ``added``: the change was only new records, these
         (exact scope key, record id) pairs."""
         keys = tuple(keys)
         self.counter += 1
-        self._feed.append((self.counter, keys, tuple(added) if added is not None else None))
+        self._remember((self.counter, keys, tuple(added) if added is not None else None))
         stamps = self._stamps
         if not stamps:
             return
@@ -76,8 +82,15 @@ class ScopeRevisions:
 
     def everything_changed(self) -> None:
         self.counter += 1
-        self._feed.append((self.counter, None, None))
+        self._remember((self.counter, None, None))
         self._stamps.clear()
+
+    def _remember(self, change: _Change) -> None:
+        with self._feed_lock:
+            self._feed.append(change)
+            self._feed_ids += len(change[2] or ())
+            while len(self._feed) > CHANGES_KEPT or self._feed_ids > IDS_KEPT:
+                self._feed_ids -= len(self._feed.popleft()[2] or ())
 
     def apply(self, changes: Changes | None) -> list[ScopeTuple] | None:
         """Take in what another connection changed (a :meth:`Database.on_change` callback's argument);
@@ -111,7 +124,8 @@ class ScopeRevisions:
         the order they were written, when every change under it since was a write of new records; None
         when anything else changed under it, or the feed no longer reaches back to ``revision``."""
         pattern = scope_tuple(check_scope(scope))
-        feed = list(self._feed)  # a copy: writers append while this reads
+        with self._feed_lock:
+            feed = list(self._feed)
         if revision >= self.counter:
             return []
         if not feed or feed[0][0] > revision + 1:
