@@ -50,7 +50,7 @@ from .codec import (
     scope_tuple,
 )
 from .database import Database
-from .revisions import ScopeRevisions
+from .revisions import RevisionReads, ScopeRevisions
 from .schema import TABLES, scope_where
 from .filtered import top_k_passing
 from .search_cache import CheckedSearch, query_vector
@@ -116,7 +116,7 @@ class _Statement:
     exact: dict[int, tuple[str, list[Any]]] = field(default_factory=dict)  # such parts, answered exactly
 
 
-class PgRecordSearch(CheckedSearch):
+class PgRecordSearch(RevisionReads, CheckedSearch):
     """Record search in SQL (see the module docstring)."""
 
     def __init__(self, db: Database, *, iterative_scans: bool, hnsw_min_rows: int = HNSW_MIN_ROWS) -> None:
@@ -328,18 +328,6 @@ class PgRecordSearch(CheckedSearch):
             st = self._plan(conn, vector, scope, types, k, check_speaker(speaker), narrowed)
             rows = self._execute(conn, "EXPLAIN (ANALYZE, BUFFERS, VERBOSE, COSTS OFF) " + st.sql, st.args, st)
         return "\n".join(r[0] for r in rows)
-
-    def revision(self, scope: Scope | None = None) -> int:
-        """Moves whenever a record under ``scope`` (None: anywhere) changes, by anyone (see :mod:`.revisions`)."""
-        with self.db.read("revision") as conn:
-            self.db.sync(conn)
-            return self.revisions.of(scope)
-
-    def additions_since(self, scope: Scope, revision: int) -> list[str] | None:
-        """The records written under ``scope`` since ``revision``, if that is all that changed (see :mod:`.revisions`)."""
-        with self.db.read("revision") as conn:
-            self.db.sync(conn)
-            return self.revisions.additions_since(scope, revision)
 
     # -- the writers' reports: no vectors are cached here, only the revisions move --------------
     def added(self, records: Sequence[MemoryRecord], matrix: np.ndarray, payloads: Sequence[str]) -> None:

@@ -30,7 +30,7 @@ from typing import Iterable, Sequence
 
 from ..records import Scope
 from .codec import ScopeTuple, check_scope, scope_tuple
-from .database import Changes
+from .database import Changes, Database
 
 REVISIONS_KEPT = 100_000
 """Scopes whose revision is remembered (about 200 bytes each)."""
@@ -142,3 +142,24 @@ class ScopeRevisions:
                 return None
             ids.extend(record_id for key, record_id in added if pattern in wildcards(key))
         return ids
+
+
+class RevisionReads:
+    """:meth:`Store.revision` and :meth:`Store.additions_since` for a record index that keeps its
+    :class:`ScopeRevisions` (``revisions``) over a :class:`~.database.Database` (``db``): each reads the
+    other connections' commits first."""
+
+    db: Database
+    revisions: ScopeRevisions
+
+    def revision(self, scope: Scope | None = None) -> int:
+        """Moves whenever a record under ``scope`` (None: anywhere) changes, by anyone."""
+        with self.db.read("revision") as conn:
+            self.db.sync(conn)
+            return self.revisions.of(scope)
+
+    def additions_since(self, scope: Scope, revision: int) -> list[str] | None:
+        """The records written under ``scope`` since ``revision``, if that is all that changed there."""
+        with self.db.read("revision") as conn:
+            self.db.sync(conn)
+            return self.revisions.additions_since(scope, revision)

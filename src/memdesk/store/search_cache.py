@@ -38,7 +38,7 @@ from .codec import (
 )
 from .database import Changes, Database
 from .schema import TABLES, scope_where
-from .revisions import ScopeRevisions, wildcards
+from .revisions import RevisionReads, ScopeRevisions, wildcards
 from .ann_cold import GraphIndex, database_id, fetcher, graph_of, is_current
 from .ann_scopes import LargeScopes
 from .index_cache import IndexCache
@@ -148,7 +148,7 @@ class CheckedSearch:
         return {mt: self._search(vector, scope, mt, k, speaker, where) for mt in types}
 
 
-class RecordSearch(CheckedSearch):
+class RecordSearch(RevisionReads, CheckedSearch):
     """Cached exact cosine search over one database's record tables."""
 
     def __init__(
@@ -349,19 +349,6 @@ class RecordSearch(CheckedSearch):
                     still_loaded=lambda key, ns=namespace: self.cache.loaded(ns, key) is not None,  # type: ignore[misc]
                     stamp=(self.db.log_seen, self._database_id(conn)),
                 )  # fmt: skip
-
-    def revision(self, scope: Scope | None = None) -> int:
-        """A number that changes whenever a memory record under ``scope`` (None: anywhere) changes:
-        written through this store, or committed by another connection (see :mod:`.revisions`)."""
-        with self.db.read("revision") as conn:
-            self.db.sync(conn)
-            return self.revisions.of(scope)
-
-    def additions_since(self, scope: Scope, revision: int) -> list[str] | None:
-        """The records written under ``scope`` since ``revision``, if that is all that changed (see :mod:`.revisions`)."""
-        with self.db.read("revision") as conn:
-            self.db.sync(conn)
-            return self.revisions.additions_since(scope, revision)
 
     # -- what this store's writers report (after their commit) ---------------------------------
     def added(self, records: Sequence[MemoryRecord], matrix: np.ndarray, payloads: Sequence[str]) -> None:
