@@ -87,6 +87,8 @@ class BM25Index:
             self._postings[term] = new if old is None else (np.concatenate([old[0], new[0]]), np.concatenate([old[1], new[1]]))
         self._lengths = np.concatenate([self._lengths, np.array([sum(d.values()) for d in docs], dtype=np.float64)])
         self.n += len(docs)
+        total = float(self._lengths.sum())
+        self._avg = total / self.n if total > 0 else 1.0
 
     def extended(self, texts: Sequence[str]) -> "BM25Index":
         """A new index of these documents followed by ``texts`` (positions n..n+len-1); ``self`` is unchanged.
@@ -118,11 +120,9 @@ class BM25Index:
 
     def _weigh(self, ids: np.ndarray, tf: np.ndarray) -> np.ndarray:
         """The BM25 weight of each posting of a term, with this index's N and average length."""
-        total = float(self._lengths.sum())
-        avg = total / self.n if total > 0 else 1.0
         k1, b = self.k1, self.b
         idf = math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
-        return idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * self._lengths[ids] / avg))
+        return idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * self._lengths[ids] / self._avg))
 
     def top(self, query: str, k: int) -> list[tuple[int, float]]:
         """(position, score) of the ``k`` best documents with a positive score, best first (ties: lower position)."""

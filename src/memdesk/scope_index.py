@@ -73,9 +73,9 @@ class ScopeIndex:
         self.moments = {t: m.shrunk(self.pooled, TYPE_PRIOR) for t, m in own.items()}
 
     def extended(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> "ScopeIndex":
-        """A new index of these records followed by ``records`` (``vectors`` their unit vectors), ranking
-        exactly as one built over all of them (``self`` is unchanged, so a search using it is not disturbed).
-        Costs the new records' tokens and moments, not a rebuild."""
+        """A new index of these records followed by ``records`` (``vectors`` their unit vectors), scoring every
+        record as one built over all of them would (up to float32 rounding of the cosines; ``self`` is unchanged,
+        so a search using it is not disturbed). Costs the new records' tokens and moments, not a rebuild."""
         new = list(records)
         out = ScopeIndex.__new__(ScopeIndex)
         start = len(self.records)
@@ -90,8 +90,9 @@ class ScopeIndex:
             np.concatenate([old, added]) for old, added in zip((self.superseded, self.roles, self.event_times, self.said_times), columns)
         )  # fmt: skip
         out.by_type, own = dict(self.by_type), dict(self.own)
+        types = np.array([r.type for r in new])
         for t in MemoryType:
-            pos = np.array([i for i, r in enumerate(new, start=start) if r.type == t.value], dtype=np.intp)
+            pos = start + np.flatnonzero(types == t.value)
             if pos.size:
                 out.by_type[t] = np.concatenate([self.by_type.get(t, np.zeros(0, dtype=np.intp)), pos])
                 own[t] = own[t].extended(out.vectors[pos]) if t in own else TypeMoments(out.vectors[pos])

@@ -29,7 +29,7 @@ from collections import OrderedDict, deque
 from typing import Iterable, Sequence
 
 from ..records import Scope
-from .codec import ScopeTuple, check_scope, scope_tuple
+from .codec import ScopeTuple, check_scope, scope_matches, scope_tuple
 from .database import Changes, Database
 
 REVISIONS_KEPT = 100_000
@@ -123,7 +123,7 @@ class ScopeRevisions:
         """Ids of the records added under ``scope`` after ``revision`` (a value :meth:`of` gave for it), in
         the order they were written, when every change under it since was a write of new records; None
         when anything else changed under it, or the feed no longer reaches back to ``revision``."""
-        pattern = scope_tuple(check_scope(scope))
+        check_scope(scope)
         with self._feed_lock:
             feed = list(self._feed)
         if revision >= self.counter:
@@ -136,11 +136,11 @@ class ScopeRevisions:
                 continue
             if keys is None:
                 return None
-            if not any(pattern in wildcards(key) for key in keys):
+            if not any(scope_matches(scope, key) for key in keys):
                 continue
             if added is None:
                 return None
-            ids.extend(record_id for key, record_id in added if pattern in wildcards(key))
+            ids.extend(record_id for key, record_id in added if scope_matches(scope, key))
         return ids
 
 
