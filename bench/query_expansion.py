@@ -30,7 +30,6 @@ import logging
 import re
 import statistics
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Annotated
 
@@ -40,7 +39,6 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from memdesk import scope_index
 from memdesk.embed.base import embed_queries
 from memdesk.errors import LLMError
-from memdesk.eval import metrics as M
 from memdesk.lexical import STOPWORDS
 from memdesk.llm import make_chat_model
 from memdesk.llm.base import ChatModel
@@ -48,7 +46,7 @@ from memdesk.llm.templates import PromptTemplate
 from memdesk.records import Scope
 from memdesk.retrieve import Retriever, Serializer
 from memdesk.settings import Settings
-from retrieval_replay import open_run
+from retrieval_replay import Tally, open_run
 
 log = logging.getLogger("query_expansion")
 
@@ -175,13 +173,10 @@ def replay(args) -> None:
     retriever = Retriever.fused(store, serializer=serializer)
     try:
         for config in args.configs.split(","):
-            recall: dict[str, list[float]] = defaultdict(list)
-            sessions: list[float] = []
-            tokens = []
+            tally = Tally()
             for q in ds.questions:
                 if q.conversation_id not in done or not q.retrieval_scored or q.id not in terms:
                     continue
-                conv = ds.conversations[q.conversation_id]
                 extra = terms[q.id] if config != "none" else ()
                 vector = query_vector(embedder, q.question, extra, config)
                 lexical = None
@@ -189,21 +184,13 @@ def replay(args) -> None:
                     lexical = q.question + (f" {SEP} " if args.alpha is not None else " ") + " ".join(extra)
                 hits = retriever.retrieve(vector, Scope(user_id=q.conversation_id), query_text=q.question,
                                           lexical_text=lexical, asked_at=q.question_time)
-                ev = serializer.serialize(hits)
-                prov = [list(h.record.provenance) for h in ev.hits]
-                r = M.evidence_recall(q.evidence_ids, prov)
-                if r is not None:
-                    recall[q.category].append(r)
-                tokens.append(ev.tokens)
-                s = M.session_recall(q.evidence_sessions, prov[:10], lambda i: conv.session_of.get(i, i))
-                if s is not None:
-                    sessions.append(s["fraction"])
-            head = [r for c in ds.headline_categories for r in recall.get(c, [])]
+                tally.add(q, ds.conversations[q.conversation_id], serializer.serialize(hits))
+            head, sessions = tally.headline(ds), tally.session_fractions()
             print(json.dumps({
                 "config": config, "alpha": args.alpha, "n": len(head), "recall": round(float(np.mean(head)), 4),
-                "median_tokens": statistics.median(tokens),
+                "median_tokens": statistics.median(tally.tokens),
                 "session_recall@10": round(float(np.mean(sessions)), 4) if sessions else None,
-                "by_category": {c: round(float(np.mean(v)), 4) for c, v in sorted(recall.items())},
+                "by_category": {c: round(float(np.mean(v)), 4) for c, v in sorted(tally.recall.items())},
             }), flush=True)
     finally:
         store.close()

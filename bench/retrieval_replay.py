@@ -82,36 +82,55 @@ def reader(store, embedder, retriever: Retriever, serializer: Serializer) -> Mem
     return Memory(store, embedder, RawTurnProcessor(), retriever=retriever, serializer=serializer)
 
 
+class Tally:
+    """What a replay counts over its questions' evidence blocks: gold-turn recall and session recall@10 (the
+    first ten hits) per category, and each block's tokens."""
+
+    def __init__(self) -> None:
+        self.recall: dict[str, list[float]] = defaultdict(list)
+        self.sessions: dict[str, list[float]] = defaultdict(list)
+        self.tokens: list[int] = []
+
+    def add(self, q, conv, ev) -> None:
+        """Count question ``q`` of conversation ``conv`` answered by evidence block ``ev``."""
+        prov = [list(h.record.provenance) for h in ev.hits]
+        r = M.evidence_recall(q.evidence_ids, prov)
+        if r is not None:
+            self.recall[q.category].append(r)
+        self.tokens.append(ev.tokens)
+        s = M.session_recall(q.evidence_sessions, prov[:10], lambda i: conv.session_of.get(i, i))
+        if s is not None:
+            self.sessions[q.category].append(s["fraction"])
+
+    def headline(self, ds) -> list[float]:
+        """Recall of the questions in the data set's headline categories."""
+        return [r for c in ds.headline_categories for r in self.recall.get(c, [])]
+
+    def session_fractions(self) -> list[float]:
+        return [f for v in self.sessions.values() for f in v]
+
+
 def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
     ds, done, store, embedder = open_run(benchmark, run_dir, cache)
     make, search_args = config_of(config)
     memory = reader(store, embedder, *make(store))
-    recall: dict[str, list[float]] = defaultdict(list)
-    tokens, ms = [], []
-    sessions: dict[str, list[float]] = defaultdict(list)
+    tally, ms = Tally(), []
     try:
         for q in (q for q in ds.questions if q.conversation_id in done and q.retrieval_scored):
-            conv = ds.conversations[q.conversation_id]
             start = time.perf_counter()
             ev = memory.evidence(q.question, scope=Scope(user_id=q.conversation_id), asked_at=q.question_time, **search_args)
             ms.append((time.perf_counter() - start) * 1000)
-            prov = [list(h.record.provenance) for h in ev.hits]
-            r = M.evidence_recall(q.evidence_ids, prov)
-            if r is not None:
-                recall[q.category].append(r)
-            tokens.append(ev.tokens)
-            s = M.session_recall(q.evidence_sessions, prov[:10], lambda i: conv.session_of.get(i, i))
-            if s is not None:
-                sessions[q.category].append(s["fraction"])
+            tally.add(q, ds.conversations[q.conversation_id], ev)
     finally:
         store.close()
-    head = [r for c in ds.headline_categories for r in recall.get(c, [])]
+    recall, tokens, sessions = tally.recall, tally.tokens, tally.sessions
+    head = tally.headline(ds)
     return {
         "config": config, "conversations": sorted(done), "n": len(head), "recall": round(float(np.mean(head)), 4),
         "by_category": {c: round(float(np.mean(recall[c])), 4) for c in ds.headline_categories if recall.get(c)},
         "median_tokens": statistics.median(tokens), "mean_tokens": round(statistics.fmean(tokens), 1),
         "search_p50_ms": round(statistics.median(ms), 2),
-        "session_recall@10": round(float(np.mean([f for v in sessions.values() for f in v])), 4) if sessions and benchmark == "longmemeval" else None,
+        "session_recall@10": round(float(np.mean(tally.session_fractions())), 4) if sessions and benchmark == "longmemeval" else None,
         "session_recall@10_by_category": {c: round(float(np.mean(v)), 4) for c, v in sessions.items()} if benchmark == "longmemeval" else None,
     }
 
