@@ -123,3 +123,55 @@ def test_the_feed_forgets_its_oldest_changes_and_then_cannot_vouch_for_them(monk
     feed.changed([key], added=[(key, "r4"), (key, "r5"), (key, "r6")])  # 6 ids > 5: the first write is forgotten
     assert feed.additions_since(ANN, start) is None
     assert feed.additions_since(ANN, mid) == ["r4", "r5", "r6"]
+
+
+def _held(store: Store) -> str:
+    """What the store's revisions hold in memory (the stamps' scope patterns, the feed's changes), as text."""
+    revisions = store._search.revisions  # type: ignore[attr-defined]
+    return repr(dict(revisions._stamps)) + repr(list(revisions._feed))
+
+
+def test_a_forget_leaves_no_scope_key_or_record_id_of_it_in_the_revisions(store: Store, rng) -> None:
+    """The revisions keep scope keys and record ids (no text) of recent changes; after a forget none of the
+    forgotten scope's is left, its scopes still look changed, and another tenant's additions stay listed."""
+    v = unit(rng, 4)
+    ann = [SemanticRecord(scope=ANN_A1, fact="a0"), SemanticRecord(scope=ANN, fact="a1")]
+    bob = SemanticRecord(scope=BOB, fact="b0")
+    before = {s: store.revision(s) for s in (ANN, ANN_A1, A1, BOB)}
+    store.write(ann, v[:2])
+    store.write([bob], v[2:3])
+    assert "'ann'" in _held(store) and ann[0].id in _held(store)
+    mid = {s: store.revision(s) for s in (ANN, ANN_A1, BOB)}
+    store.forget(ANN, wildcard=True)
+    held = _held(store)
+    assert "'ann'" not in held and not any(r.id in held for r in ann)
+    assert store.revision(ANN) != mid[ANN] and store.revision(ANN_A1) != mid[ANN_A1]
+    assert store.additions_since(ANN, before[ANN]) is None and store.additions_since(ANN, mid[ANN]) is None
+    assert store.revision(BOB) == mid[BOB]  # nothing of bob's changed
+    # the forget stays in the feed as a change of unnamed place: an index of bob's built before it is
+    # still current (its revision did not move), and after bob's next write it is rebuilt once, not extended
+    assert store.additions_since(BOB, mid[BOB]) is None
+    store.write([SemanticRecord(scope=BOB, fact="b1")], v[3:4])
+    assert store.additions_since(BOB, mid[BOB]) is None
+    rebuilt = store.revision(BOB)
+    bob3 = SemanticRecord(scope=BOB, fact="b2")
+    store.write([bob3], v[3:4])
+    assert store.additions_since(BOB, rebuilt) == [bob3.id]
+
+
+def test_everything_changed_empties_the_feed_it_could_not_vouch_across() -> None:
+    """Another connection's forget reaches this store as "everything changed": the feed's earlier changes,
+    which name scopes and record ids, go (no later question could be answered from them anyway)."""
+    from memdesk.store.revisions import ScopeRevisions
+
+    feed = ScopeRevisions()
+    key = ("ann", None, None)
+    start = feed.of(ANN)
+    feed.changed([key], added=[(key, "r1")])
+    assert feed.additions_since(ANN, start) == ["r1"]
+    feed.everything_changed()
+    assert "ann" not in repr(list(feed._feed)) and "r1" not in repr(list(feed._feed))
+    assert feed.additions_since(ANN, start) is None
+    now = feed.of(ANN)
+    feed.changed([key], added=[(key, "r2")])
+    assert feed.additions_since(ANN, now) == ["r2"]

@@ -341,7 +341,7 @@ class PgRecordSearch(RevisionReads, CheckedSearch):
     def dropped(self, memory_type: MemoryType, scopes: set[ScopeTuple]) -> None:
         """Scopes emptied (``delete_scope``) or forgotten: their HNSW indexes go too (an index's
         definition names its scope)."""
-        self.revisions.changed(scopes)
+        self.revisions.erased(scopes)
         from psycopg import sql
 
         table = TABLES[MemoryType(memory_type)]

@@ -81,9 +81,37 @@ class ScopeRevisions:
                     stamps[pattern] = self.counter
 
     def everything_changed(self) -> None:
+        """Anything may have changed anywhere: every scope moves. The feed's earlier changes are dropped
+        (an addition listed across this change could never be vouched for), so a forget another
+        connection logged as "everything" leaves none of its scope keys or record ids here."""
         self.counter += 1
+        with self._feed_lock:
+            self._feed.clear()
+            self._feed_ids = 0
         self._remember((self.counter, None, None))
         self._stamps.clear()
+
+    def erased(self, keys: Iterable[ScopeTuple]) -> None:
+        """The records under these exact scope keys were erased (a forget, an emptied scope): their
+        scopes move as for :meth:`changed`, and nothing here names them afterwards. The stamps of the
+        patterns they fall under are dropped (asked again, they take the counter's value, so they still
+        look changed), and every change in the feed that touched them is kept only as a change of
+        unknown place (no scope keys, no record ids), which :meth:`additions_since` answers with None
+        for any scope it reaches back to."""
+        keys = set(keys)
+        self.changed(keys)
+        for key in keys:
+            for pattern in wildcards(key):
+                self._stamps.pop(pattern, None)
+        with self._feed_lock:
+            scrubbed: deque[_Change] = deque()
+            for change in self._feed:
+                counter, touched, added = change
+                if touched is not None and keys.intersection(touched):
+                    self._feed_ids -= len(added or ())
+                    change = (counter, None, None)
+                scrubbed.append(change)
+            self._feed = scrubbed
 
     def _remember(self, change: _Change) -> None:
         with self._feed_lock:

@@ -373,4 +373,4 @@ class RecordSearch(RevisionReads, CheckedSearch):
         if self.files is not None:
             self.files.erase(memory_type.value, scopes)
         self._patterns.clear()
-        self.revisions.changed(scopes)
+        self.revisions.erased(scopes)
