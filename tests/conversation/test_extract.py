@@ -99,6 +99,23 @@ def test_advice_becomes_procedural_and_keeps_you() -> None:
     assert p.content.startswith(p.title)
 
 
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("Been a hectic month at the bakery.", "It has been a hectic month at the bakery."),
+        ("Been a while since the regatta!", "It has been a while since the regatta!"),
+        ("Been a crazy few weeks.", "It has been a crazy few weeks."),
+        ("Been a lifeguard for six summers.", "Priya has been a lifeguard for six summers."),
+        ("Been a fan of that band since school.", "Priya has been a fan of that band since school."),
+    ],
+)
+def test_a_sentence_without_its_subject_gets_the_right_one(text: str, expected: str) -> None:
+    """"Been a hectic month" is said of the time ("it has been"), "been a lifeguard" of the speaker."""
+    from memdesk.conversation.render import _restore_subject
+
+    assert _restore_subject(text, "Priya") == expected
+
+
 def test_image_caption_is_used() -> None:
     recs = routed(utt("Take a look at this.", speaker="Tom", caption="a photo of a watercolour of boats in a harbour"))
     assert recs

@@ -86,6 +86,8 @@ _OBJECT_FOLLOWERS = frozenset(
     """.split()
 )
 _PLURAL_YOU = frozenset("guys two both all lot folks people".split())
+#: Informal contractions of a verb and "to" that a third-person subject spells out ("I wanna" -> "Priya wants to").
+_INFORMAL = {"wanna": "wants to", "gotta": "has to"}
 _TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z]+")
 _BOUNDARY = re.compile(r"[,.;:!?()\"\u2013\u2014]|\s-\s")
 
@@ -195,6 +197,8 @@ class _Rewriter:
         raw = self.tokens[self.words[j]]
         if verb in _AUX_AGREE:
             self.set(j, _AUX_AGREE[verb])
+        elif verb in _INFORMAL:
+            self.set(j, _INFORMAL[verb])
         elif verb in MODALS or _is_past(verb) or verb in ("is", "has", "does", "doesn't", "isn't", "hasn't"):
             return
         elif verb in _NOT_VERBS or verb.endswith("ing") or not raw.islower() or "'" in verb or self._hyphenated(j):
@@ -260,6 +264,8 @@ class _Rewriter:
             return
         at_subject = self.boundary_before(k) or self.word(k - 1) in _SUBORDINATORS
         aux_before = k > 0 and not self.boundary_before(k) and (self.word(k - 1) in _AUX_AGREE or self.word(k - 1) in MODALS)
+        if aux_before and k > 1 and not self.boundary_before(k - 1) and (self.word(k - 2) == "to" or self.word(k - 2) in MODALS):
+            aux_before = False  # "lucky to have you", "I'll have you over": a verb and its object, not "have you ...?"
         if at_subject or aux_before:
             self.subject(k, ad)
         elif self.boundary_after(k) or nxt in _OBJECT_FOLLOWERS or _is_adverb(nxt):

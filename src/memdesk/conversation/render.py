@@ -25,7 +25,11 @@ __all__ = ["render", "attribute", "fit", "truncate", "chunks"]
 _IMAGE = re.compile(r"^\[shares an image: (.*)\]$")
 _ELLIPSIS_LEADS = {"been": "has been", "gonna": "is gonna", "going": "is going"}
 #: "Been a while since ..." says "It has been", not "Ravi has been".
-_IMPERSONAL_BEEN = re.compile(r"^been (?:a (?:long )?while|ages|forever|so long|too long|a long time|years)\b", re.IGNORECASE)
+_IMPERSONAL_BEEN = re.compile(
+    r"^been (?:ages|forever|so long|too long|years|(?:such |quite )?an? (?:(?!for\b|at\b|in\b|with\b|since\b|as\b)[a-z-]+ ){0,2}?"
+    r"(?:while|time|day|days|week|weeks|weekend|month|months|year|ride|summer|winter|spring|autumn|fall|morning|evening|night)\b)",
+    re.IGNORECASE,
+)
 _ANY_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？!?])")
 
 
@@ -73,7 +77,7 @@ def _is_past(w: str) -> bool:
 
 def _restore_subject(text: str, speaker: str | None) -> str:
     """"Sold my bike yesterday" -> "Ravi sold my bike yesterday" (the pronouns are rewritten next);
-    "Been a while since ..." -> "It has been a while since ..."."""
+    "Been a while since ..." or "Been a hectic month" -> "It has been ..."."""
     if not speaker or text.rstrip().endswith("?"):
         return text
     ws = words(text)
