@@ -40,6 +40,7 @@ from memdesk.conversation.person import conjugate, third_person, to_third_person
         ("Thank you for the tea!", "Thank you for the tea!"),
         ("I wanna learn the cello.", "Priya wants to learn the cello."),
         ("I gotta leave early.", "Priya has to leave early."),
+        ("So you gonna enter the race?", "So Leo is gonna enter the race?"),
         ("The club is lucky to have you!", "The club is lucky to have Leo!"),
         ("We'd love to have you over.", "We'd love to have Leo over."),
         ("How long have you been rowing?", "How long has Leo been rowing?"),

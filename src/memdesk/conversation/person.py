@@ -87,7 +87,7 @@ _OBJECT_FOLLOWERS = frozenset(
 )
 _PLURAL_YOU = frozenset("guys two both all lot folks people".split())
 #: Informal contractions of a verb and "to" that a third-person subject spells out ("I wanna" -> "Priya wants to").
-_INFORMAL = {"wanna": "wants to", "gotta": "has to"}
+_INFORMAL = {"wanna": "wants to", "gotta": "has to", "gonna": "is gonna"}
 _TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z]+")
 _BOUNDARY = re.compile(r"[,.;:!?()\"\u2013\u2014]|\s-\s")
 
