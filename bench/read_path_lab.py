@@ -16,7 +16,8 @@ terms of idf * (k1 + 1), instead of the top score / by max(top, f * bound)), ``u
 user records for a first-person question, before standardizing), ``zboost<f>`` (the same, +f after
 standardizing: what ``person_weight`` ships), ``sboost<f>`` (+f to the
 records of a scope speaker the question names), ``gamma<f>`` (rank by z - f * ln(line tokens): cost-
-aware packing), ``strip`` (the dense query without the scope's speaker names), ``ens=<npz>@<w>`` (the
+aware packing), ``mmr<f>`` (maximal marginal relevance: z - f * the highest cosine to a record already
+ranked, over the first 150), ``strip`` (the dense query without the scope's speaker names), ``ens=<npz>@<w>`` (the
 dense side is ``cosine + w * cosine'`` with another embedder's record vectors, one array per
 conversation, and question vectors under ``__q`` in the dataset's question order), written by
 
@@ -58,7 +59,7 @@ class Spec:
         self.nolex = "nolex" in options
         self.strip = "strip" in options
         self.ub: float | None = None
-        self.uboost = self.zboost = self.sboost = self.gamma = 0.0
+        self.uboost = self.zboost = self.sboost = self.gamma = self.mmr = 0.0
         self.ensemble: tuple[str, float] | None = None
         for o in options:
             if o.startswith("uboost"):
@@ -67,6 +68,8 @@ class Spec:
                 self.zboost = float(o[6:])
             elif o.startswith("sboost"):
                 self.sboost = float(o[6:])
+            elif o.startswith("mmr"):
+                self.mmr = float(o[3:])
             elif o.startswith("gamma"):
                 self.gamma = float(o[5:])
             elif o.startswith("ub"):
@@ -166,7 +169,27 @@ class Lab:
             cost = np.array([packer.tokens(packer._layout(self.hit(idx, i, 0.0))[3]) for i in P])
             z = z - spec.gamma * np.log(cost)
         order = np.argsort(-z, kind="stable")
+        if spec.mmr:
+            order = self.diversified(order, z, idx.vectors[P], spec.mmr)
         return [(int(P[j]), float(z[j])) for j in order]
+
+    @staticmethod
+    def diversified(order: np.ndarray, z: np.ndarray, vectors: np.ndarray, weight: float, head: int = 150) -> np.ndarray:
+        """Maximal marginal relevance over the first ``head`` candidates: each next pick maximizes
+        z - weight * (its highest cosine to a record already picked); the rest keep their order."""
+        top = order[:head]
+        sims = vectors[top] @ vectors[top].T
+        picked: list[int] = []
+        closest = np.full(len(top), -np.inf)
+        left = np.ones(len(top), dtype=bool)
+        for _ in range(len(top)):
+            gain = z[top] - weight * np.where(np.isfinite(closest), closest, 0.0)
+            gain[~left] = -np.inf
+            j = int(np.argmax(gain))
+            picked.append(j)
+            left[j] = False
+            closest = np.maximum(closest, sims[j])
+        return np.concatenate([top[picked], order[head:]])
 
     @staticmethod
     def hit(idx, i: int, score: float) -> SearchHit:
