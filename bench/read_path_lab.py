@@ -17,7 +17,8 @@ user records for a first-person question, before standardizing), ``zboost<f>`` (
 standardizing: what ``person_weight`` ships), ``sboost<f>`` (+f to the
 records of a scope speaker the question names), ``gamma<f>`` (rank by z - f * ln(line tokens): cost-
 aware packing), ``mmr<f>`` (maximal marginal relevance: z - f * the highest cosine to a record already
-ranked, over the first 150), ``strip`` (the dense query without the scope's speaker names), ``ens=<npz>@<w>`` (the
+ranked, over the first 150; ``mmrcue<f>``: only for a question that asks for a list or a count, not a
+duration), ``strip`` (the dense query without the scope's speaker names), ``ens=<npz>@<w>`` (the
 dense side is ``cosine + w * cosine'`` with another embedder's record vectors, one array per
 conversation, and question vectors under ``__q`` in the dataset's question order), written by
 
@@ -49,6 +50,11 @@ from memdesk.scope_index import TYPE_PRIOR, _lexical_top
 from memdesk.store import open_store
 
 K_DENSE = 60
+#: ``mmrcue``: a question that asks for a list or a count (the pattern of ``budget_ceiling.py``), not for a duration.
+LIST_OR_COUNT = re.compile(
+    r"\b(what (are|were|kinds?|types?|activities|things)|which|how many|how often|both|all|ever|list|some|ways)\b", re.I
+)
+DURATION = re.compile(r"\bhow (many|much) (minutes|hours|days|weeks|months|years|time)\b|\bhow long\b", re.I)
 
 
 class Spec:
@@ -60,6 +66,7 @@ class Spec:
         self.strip = "strip" in options
         self.ub: float | None = None
         self.uboost = self.zboost = self.sboost = self.gamma = self.mmr = 0.0
+        self.mmr_cue = False
         self.ensemble: tuple[str, float] | None = None
         for o in options:
             if o.startswith("uboost"):
@@ -68,6 +75,8 @@ class Spec:
                 self.zboost = float(o[6:])
             elif o.startswith("sboost"):
                 self.sboost = float(o[6:])
+            elif o.startswith("mmrcue"):
+                self.mmr, self.mmr_cue = float(o[6:]), True
             elif o.startswith("mmr"):
                 self.mmr = float(o[3:])
             elif o.startswith("gamma"):
@@ -169,7 +178,7 @@ class Lab:
             cost = np.array([packer.tokens(packer._layout(self.hit(idx, i, 0.0))[3]) for i in P])
             z = z - spec.gamma * np.log(cost)
         order = np.argsort(-z, kind="stable")
-        if spec.mmr:
+        if spec.mmr and (not spec.mmr_cue or (LIST_OR_COUNT.search(q.question) and not DURATION.search(q.question))):
             order = self.diversified(order, z, idx.vectors[P], spec.mmr)
         return [(int(P[j]), float(z[j])) for j in order]
 
