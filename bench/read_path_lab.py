@@ -18,7 +18,8 @@ standardizing: what ``person_weight`` ships), ``sboost<f>`` (+f to the
 records of a scope speaker the question names), ``gamma<f>`` (rank by z - f * ln(line tokens): cost-
 aware packing), ``mmr<f>`` (maximal marginal relevance: z - f * the highest cosine to a record already
 ranked, over the first 150; ``mmrcue<f>``: only for a question that asks for a list or a count, not a
-duration), ``strip`` (the dense query without the scope's speaker names), ``ens=<npz>@<w>`` (the
+duration), ``decl`` (the dense query without its leading
+question words: "When did Ana move to Porto?" -> "Ana move to Porto"), ``strip`` (the dense query without the scope's speaker names), ``ens=<npz>@<w>`` (the
 dense side is ``cosine + w * cosine'`` with another embedder's record vectors, one array per
 conversation, and question vectors under ``__q`` in the dataset's question order), written by
 
@@ -54,6 +55,10 @@ K_DENSE = 60
 LIST_OR_COUNT = re.compile(
     r"\b(what (are|were|kinds?|types?|activities|things)|which|how many|how often|both|all|ever|list|some|ways)\b", re.I
 )
+WH_LEAD = re.compile(
+    r"^\s*(?:what|when|where|who|why|how)\s+(?:is|are|was|were|did|does|do|has|have|had|can|could|would|will)\b\s*",
+    re.I,
+)
 DURATION = re.compile(r"\bhow (many|much) (minutes|hours|days|weeks|months|years|time)\b|\bhow long\b", re.I)
 
 
@@ -64,6 +69,7 @@ class Spec:
         self.lexical_weight = float(weight)
         self.nolex = "nolex" in options
         self.strip = "strip" in options
+        self.decl = "decl" in options
         self.ub: float | None = None
         self.uboost = self.zboost = self.sboost = self.gamma = self.mmr = 0.0
         self.mmr_cue = False
@@ -132,6 +138,8 @@ class Lab:
             for name in speakers:
                 dense_text = re.sub(rf"\b{re.escape(name)}(?:'s)?\b", "", dense_text)
             dense_text = " ".join(dense_text.split())
+        if spec.decl:
+            dense_text = WH_LEAD.sub("", dense_text).rstrip("?").strip() or dense_text
         query = self.embedder.embed([dense_text])[0]
         vectors = idx.vectors
         ens_key = spec.grouping
