@@ -18,7 +18,8 @@ standardizing: what ``person_weight`` ships), ``sboost<f>`` (+f to the
 records of a scope speaker the question names), ``gamma<f>`` (rank by z - f * ln(line tokens): cost-
 aware packing), ``mmr<f>`` (maximal marginal relevance: z - f * the highest cosine to a record already
 ranked, over the first 150; ``mmrcue<f>``: only for a question that asks for a list or a count, not a
-duration), ``decl`` (the dense query without its leading
+duration), ``bm25=<k1>,<b>`` (BM25 with other parameters than
+the shipped 1.5, 0.75), ``decl`` (the dense query without its leading
 question words: "When did Ana move to Porto?" -> "Ana move to Porto"), ``strip`` (the dense query without the scope's speaker names), ``ens=<npz>@<w>`` (the
 dense side is ``cosine + w * cosine'`` with another embedder's record vectors, one array per
 conversation, and question vectors under ``__q`` in the dataset's question order), written by
@@ -44,6 +45,7 @@ from memdesk.eval import metrics as M
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.eval.run import load_dataset
 from memdesk.filters import as_filter
+from memdesk.lexical import BM25Index
 from memdesk.question_person import grammatical_person
 from memdesk.records import ALL_TYPES, MemoryType, Scope, SearchHit
 from memdesk.retrieve import Retriever, Serializer
@@ -73,6 +75,7 @@ class Spec:
         self.ub: float | None = None
         self.uboost = self.zboost = self.sboost = self.gamma = self.mmr = 0.0
         self.mmr_cue = False
+        self.bm25: tuple[float, float] | None = None
         self.ensemble: tuple[str, float] | None = None
         for o in options:
             if o.startswith("uboost"):
@@ -81,6 +84,9 @@ class Spec:
                 self.zboost = float(o[6:])
             elif o.startswith("sboost"):
                 self.sboost = float(o[6:])
+            elif o.startswith("bm25="):
+                k1, b = o[5:].split(",")
+                self.bm25 = (float(k1), float(b))
             elif o.startswith("mmrcue"):
                 self.mmr, self.mmr_cue = float(o[6:]), True
             elif o.startswith("mmr"):
@@ -105,6 +111,7 @@ class Lab:
         self.where = as_filter(None).model_copy(update={"include_superseded": True})
         self._moments: dict[tuple[str, str], tuple[np.ndarray, dict[int, TypeMoments]]] = {}
         self._ensembles: dict[str, dict[str, np.ndarray]] = {}
+        self._bm25: dict = {}
 
     def index(self, conv_id: str):
         return self.retriever.indexes.get(Scope(user_id=conv_id), tuple(ALL_TYPES), self.where)
@@ -124,6 +131,15 @@ class Lab:
             pooled = TypeMoments.pooled(list(own.values()))
             self._moments[key] = (lab, {g: m.shrunk(pooled, TYPE_PRIOR) for g, m in own.items()})
         return self._moments[key]
+
+    def lexical_index(self, conv_id: str, idx, params: tuple[float, float] | None):
+        """The index's BM25, or one over the same records and stemmer with other ``(k1, b)``."""
+        if params is None:
+            return idx.bm25
+        key = (conv_id, params)
+        if key not in self._bm25:
+            self._bm25[key] = BM25Index([r.embed_text() for r in idx.records], k1=params[0], b=params[1], tokenizer=idx.bm25.tokenizer)
+        return self._bm25[key]
 
     def ensemble(self, path: str) -> dict[str, np.ndarray]:
         if path not in self._ensembles:
@@ -154,7 +170,7 @@ class Lab:
         for pos in idx.by_type.values():
             top = pos if pos.size <= K_DENSE else pos[np.argpartition(-cosine[pos], K_DENSE - 1)[:K_DENSE]]
             candidates.update(top.tolist())
-        lexical = idx.bm25.scores(q.question)
+        lexical = self.lexical_index(q.conversation_id, idx, spec.bm25).scores(q.question)
         if not spec.nolex:
             candidates.update(i for i, _ in _lexical_top(lexical, K_DENSE))
         P = np.array(sorted(candidates))
