@@ -39,6 +39,8 @@ from pathlib import Path
 
 import numpy as np
 
+from budget_ceiling import LIST_OR_COUNT  # the list-or-count pattern, written once for the budget ceiling
+
 from memdesk.calibration import TypeMoments
 from memdesk.embed import MiniLMEmbedder
 from memdesk.eval import metrics as M
@@ -53,14 +55,11 @@ from memdesk.scope_index import TYPE_PRIOR, _lexical_top
 from memdesk.store import open_store
 
 K_DENSE = 60
-#: ``mmrcue``: a question that asks for a list or a count (the pattern of ``budget_ceiling.py``), not for a duration.
-LIST_OR_COUNT = re.compile(
-    r"\b(what (are|were|kinds?|types?|activities|things)|which|how many|how often|both|all|ever|list|some|ways)\b", re.I
-)
 WH_LEAD = re.compile(
     r"^\s*(?:what|when|where|who|why|how)\s+(?:is|are|was|were|did|does|do|has|have|had|can|could|would|will)\b\s*",
     re.I,
 )
+#: ``mmrcue``: a duration question ("how many days ...") is not a list or count question (``LIST_OR_COUNT``).
 DURATION = re.compile(r"\bhow (many|much) (minutes|hours|days|weeks|months|years|time)\b|\bhow long\b", re.I)
 
 

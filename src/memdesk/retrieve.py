@@ -230,7 +230,7 @@ class Retriever:
         if hybrid_on:
             if not query_text or not query_text.strip():
                 raise InvalidInputError("hybrid retrieval needs the query text")
-            candidates = self._fuse(candidates, self.lexical_hits(lexical_query or query_text, scope, wanted, where=where))
+            candidates = self._fuse(candidates, self.lexical_hits(lexical_query, scope, wanted, where=where))
         if demote and any(h.record.superseded_by for h in candidates):
             for h in candidates:
                 if h.record.superseded_by:

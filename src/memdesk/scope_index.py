@@ -63,8 +63,7 @@ class ScopeIndex:
         self.bm25 = BM25Index([r.embed_text() for r in self.records], tokenizer=tokenizer)
         self.record_types = [MemoryType(r.type) for r in self.records]
         self.superseded, self.roles, self.event_times, self.said_times = _columns(self.records)
-        types = np.array([r.type for r in self.records])
-        self.by_type = {t: np.flatnonzero(types == t.value) for t in MemoryType if bool((types == t.value).any())}
+        self.by_type = _by_type(self.records)
         self._calibrate({t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()})
 
     def _calibrate(self, own: dict[MemoryType, TypeMoments]) -> None:
@@ -90,12 +89,9 @@ class ScopeIndex:
             np.concatenate([old, added]) for old, added in zip((self.superseded, self.roles, self.event_times, self.said_times), columns)
         )  # fmt: skip
         out.by_type, own = dict(self.by_type), dict(self.own)
-        types = np.array([r.type for r in new])
-        for t in MemoryType:
-            pos = start + np.flatnonzero(types == t.value)
-            if pos.size:
-                out.by_type[t] = np.concatenate([self.by_type.get(t, np.zeros(0, dtype=np.intp)), pos])
-                own[t] = own[t].extended(out.vectors[pos]) if t in own else TypeMoments(out.vectors[pos])
+        for t, pos in _by_type(new, start).items():
+            out.by_type[t] = np.concatenate([self.by_type.get(t, np.zeros(0, dtype=np.intp)), pos])
+            own[t] = own[t].extended(out.vectors[pos]) if t in own else TypeMoments(out.vectors[pos])
         out._calibrate(own)
         return out
 
@@ -184,6 +180,12 @@ class ScopeIndex:
             inside = ((event >= w.start) & (event < w.end)) | ((said >= w.start) & (said < w.end))
             found[inside] = n
         return found
+
+
+def _by_type(records: Sequence[MemoryRecord], start: int = 0) -> dict[MemoryType, np.ndarray]:
+    """The positions of each memory type's records (those present), counted from ``start``."""
+    types = np.array([r.type for r in records])
+    return {t: start + pos for t in MemoryType if (pos := np.flatnonzero(types == t.value)).size}
 
 
 def _columns(records: Sequence[MemoryRecord]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -99,7 +99,7 @@ class ScopeRevisions:
         unknown place (no scope keys, no record ids), which :meth:`additions_since` answers with None
         for any scope it reaches back to."""
         keys = set(keys)
-        self.changed(keys)
+        self.counter += 1
         for key in keys:
             for pattern in wildcards(key):
                 self._stamps.pop(pattern, None)
@@ -112,6 +112,7 @@ class ScopeRevisions:
                     change = (counter, None, None)
                 scrubbed.append(change)
             self._feed = scrubbed
+        self._remember((self.counter, None, None))  # the erasure itself, named nowhere either
 
     def _remember(self, change: _Change) -> None:
         with self._feed_lock:
