@@ -322,6 +322,11 @@ class AddResult(BaseModel):
         default_factory=list,
         description="Ids of the messages logged pending, to be processed in the background (add with wait=False).",
     )
+    superseded: list[MemoryRecord] = Field(
+        default_factory=list,
+        description="The earlier memories these records closed, as closed (valid_to, superseded_by: the new "
+        "record's id); they stay in history and in as_of reads.",
+    )
 
     @property
     def counts(self) -> dict[str, int]:
