@@ -17,6 +17,7 @@ from .clicontext import (
     note, parse_time, read_filters, scope_options,
 )
 from .clierrors import ErrorReportingGroup
+from .cli_messages import messages_command
 from .cli_server import mcp_command, serve_command
 from .cli_trust import (
     forget_command,
@@ -351,6 +352,7 @@ def _register_groups() -> None:
     main.add_command(vacuum_command, "vacuum")
     main.add_command(serve_command, "serve")
     main.add_command(mcp_command, "mcp")
+    main.add_command(messages_command, "messages")
 
 
 _register_groups()
