@@ -62,7 +62,8 @@ def pending_page(messages: list[RawMessage], limit: int, cursor: str | None) -> 
 
 
 def message_json(m: RawMessage) -> dict[str, Any]:
-    return {**m.model_dump(mode="json"), "status": m.status}
+    """A message as ``--json`` prints it: as ``GET /v1/messages`` gives it (with its ``status``)."""
+    return m.model_dump(mode="json")
 
 
 def message_line(m: RawMessage) -> str:

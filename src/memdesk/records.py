@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, overload
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from .errors import InvalidInputError
 from .scope import Scope
@@ -281,8 +281,9 @@ class RawMessage(BaseModel):
 
     _aware_times = field_validator("timestamp", "ingest_time")(_aware)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
-    def status(self) -> str:
+    def status(self) -> Literal["pending", "processed", "logged"]:
         """``pending``, ``processed`` (its ``route_mask`` says where it went) or ``logged`` (raw log only)."""
         return "pending" if self.pending else "processed" if self.route_mask is not None else "logged"
 

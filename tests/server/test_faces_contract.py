@@ -183,3 +183,12 @@ def test_the_openapi_schema_shows_the_one_model(faces: Faces) -> None:
     assert set(schemas["SearchHit"]["properties"]) == set(HIT_KEYS)
     assert set(schemas["MemoryItem"]["properties"]) == set(ITEM_KEYS)
     assert set(schemas["MemoryItem"]["required"]) == set(ITEM_KEYS)
+
+
+def test_the_raw_log_reads_the_same_on_every_face(faces: Faces) -> None:
+    faces.mem.add(TURNS, scope=Scope(user_id="ana"))
+    python = [m.model_dump(mode="json") for m in faces.mem.messages(scope=Scope(user_id="ana"))]
+    assert [m["id"] for m in python] == [t["id"] for t in TURNS] and {m["status"] for m in python} == {"processed"}
+    assert faces.http.get("/v1/messages", params={"user_id": "ana"}, headers=AUTH).json() == python
+    assert [m.model_dump(mode="json") for m in faces.remote.messages(scope=Scope(user_id="ana"))] == python
+    assert faces.cli("messages", "--user", "ana")["messages"] == python
