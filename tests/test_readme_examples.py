@@ -35,7 +35,7 @@ def blocks(lang: str) -> list[str]:
 def settings_env(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMDESK_DATABASE_URL", f"sqlite:///{tmp_path}/readme.db")
     monkeypatch.setenv("MEMDESK_EMBEDDER", "hashing")
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMDESK_CONFIG", "")
     return tmp_path
 
 
@@ -123,7 +123,7 @@ def test_the_mcp_config_launches_a_working_server(tmp_path):
     command = shutil.which(server["command"], path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     assert command, f"{server['command']} is not on PATH"
     env = {**os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/mcp.db", "MEMDESK_EMBEDDER": "hashing",
-           "MEMDESK_CONFIG": str(tmp_path / "none.toml")}
+           "MEMDESK_CONFIG": ""}
     params = StdioServerParameters(command=command, args=server["args"], env=env)
     assert "peanuts" in mcp_stdio_round_trip(params, "I am allergic to peanuts.", "peanuts allergy")
 
