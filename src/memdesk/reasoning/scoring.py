@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from .datasets import AnswerKind
+from .problems import AnswerKind
 from .math_answers import match_braces, math_equal
 
 logger = logging.getLogger(__name__)
