@@ -1,0 +1,186 @@
+"""What ``memdesk eval chats`` checks in the stored records of one chat, from the chat's labels.
+
+Pure functions over records (read through the public ``Memory.get_all``) and a chat's labels:
+
+- :func:`small_talk_records`: records whose provenance holds a message labelled small talk;
+- :func:`wrong_date_records`: records from a message with labelled dates that carry a date (in the
+  temporal anchor, the text, or the extractor's resolved time expressions) that overlaps none of the
+  message's labelled dates. A date equal to the day the record's message was said is the anchor a
+  record gets when it says no date, and is not counted (no resolution is not a wrong resolution);
+- :func:`supersession_checks`: for each ``closes`` / ``keeps`` item, whether every record of message
+  ``from`` whose text contains ``contains`` is closed (not current) / current (and one exists).
+  A ``closes`` item whose records were never stored holds vacuously; the summary counts those apart.
+
+Only a record's public fields are read (``provenance``, ``text()``, ``temporal_anchor``,
+``event_time``, ``said_time()``, ``metadata``), so the checks survive changes to how records are made.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from datetime import date, timedelta
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from ..records import MemoryRecord
+from .datasets.chats import Chat, ChatMessage, DateLabel, RecordRef
+
+Span = tuple[date, date]
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december"]  # fmt: skip
+_WEEK = re.compile(r"\bweek of (\d{4})-(\d{2})-(\d{2})\b", re.I)
+_DAY = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d])")
+_MONTH = re.compile(r"(?<![\d-])(\d{4})-(\d{2})(?![\d-])")
+_NAMED_MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{4})\b", re.I)
+_YEAR = re.compile(r"^\s*(\d{4})\s*$")
+
+
+def _month_span(year: int, month: int) -> Span:
+    first = date(year, month, 1)
+    nxt = date(year + (month == 12), month % 12 + 1, 1)
+    return first, nxt - timedelta(days=1)
+
+
+def date_spans(text: str, *, bare_year: bool = False) -> list[Span]:
+    """The dates written in ``text`` as day spans: ``2025-04-15``, ``week of 2025-03-10`` (seven days),
+    ``2025-04`` and ``April 2025`` (the month); with ``bare_year`` a text that is only a year (an anchor)."""
+    spans: list[Span] = []
+    taken: list[tuple[int, int]] = []
+    for m in _WEEK.finditer(text):
+        start = _safe_date(m.group(1), m.group(2), m.group(3))
+        if start:
+            spans.append((start, start + timedelta(days=6)))
+            taken.append(m.span())
+    for m in _DAY.finditer(text):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        day = _safe_date(m.group(1), m.group(2), m.group(3))
+        if day:
+            spans.append((day, day))
+    for m in _MONTH.finditer(text):
+        year, month = int(m.group(1)), int(m.group(2))
+        if 1 <= month <= 12:
+            spans.append(_month_span(year, month))
+    for m in _NAMED_MONTH.finditer(text):
+        spans.append(_month_span(int(m.group(2)), _MONTHS.index(m.group(1).lower()) + 1))
+    if bare_year and (m := _YEAR.match(text)):
+        year = int(m.group(1))
+        spans.append((date(year, 1, 1), date(year, 12, 31)))
+    return spans
+
+
+def _safe_date(y: str, m: str, d: str) -> date | None:
+    try:
+        return date(int(y), int(m), int(d))
+    except ValueError:
+        return None
+
+
+def _strings(value: Any) -> Iterable[str]:
+    """Every string inside a metadata value (dicts and lists walked)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+
+
+def record_dates(record: MemoryRecord) -> list[tuple[str, Span]]:
+    """Each date the record carries, with where it was found: ``anchor``, ``text`` or ``metadata``
+    (the extractor's resolved time expressions; the message's own ``said_at`` / ``added_at`` times are not dates it states)."""
+    found: list[tuple[str, Span]] = []
+    if record.temporal_anchor:
+        found += [("anchor", s) for s in date_spans(record.temporal_anchor, bare_year=True)]
+    found += [("text", s) for s in date_spans(record.text())]
+    meta = {k: v for k, v in record.metadata.items() if k not in ("said_at", "added_at")}
+    for text in _strings(meta.get("time_expressions", [])):
+        found += [("metadata", s) for s in date_spans(text)]
+    return found
+
+
+def _overlaps(a: Span, b: Span) -> bool:
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+class DateProblem(BaseModel):
+    """A record whose date overlaps none of its message's labelled dates."""
+
+    message_id: str
+    record_id: str
+    text: str
+    found: str
+    where: str
+    expected: list[str]
+
+
+def wrong_date_records(records: Sequence[MemoryRecord], chat: Chat) -> tuple[int, list[DateProblem]]:
+    """(records checked, the wrong ones): a record is checked for each labelled message in its provenance."""
+    labels: dict[str, list[DateLabel]] = {}
+    for d in chat.labels.dates:
+        labels.setdefault(d.message_id, []).append(d)
+    said: dict[str, date] = {m.id: m.time.date() for m in chat.messages}
+    checked, problems = 0, []
+    for record in records:
+        for mid in [p for p in record.provenance if p in labels]:
+            checked += 1
+            allowed = [d.span() for d in labels[mid]]
+            fallback = {said[mid]} | ({t.date()} if (t := record.said_time()) else set())
+            for where, span in record_dates(record):
+                if span[0] == span[1] and span[0] in fallback:
+                    continue
+                if not any(_overlaps(span, a) for a in allowed):
+                    found = span[0].isoformat() if span[0] == span[1] else f"{span[0]}/{span[1]}"
+                    problems.append(DateProblem(message_id=mid, record_id=record.id, text=record.text(), found=found,
+                                                where=where, expected=[d.date for d in labels[mid]]))  # fmt: skip
+                    break
+    return checked, problems
+
+
+def small_talk_records(records: Sequence[MemoryRecord], chat: Chat) -> list[MemoryRecord]:
+    """Records whose provenance holds a message labelled small talk."""
+    small = set(chat.labels.small_talk)
+    return [r for r in records if small.intersection(r.provenance)]
+
+
+class SupersessionCheck(BaseModel):
+    """One ``closes`` or ``keeps`` item, checked right after its message was added."""
+
+    message_id: str
+    expect: Literal["closed", "current"]
+    from_message: str
+    contains: str
+    matching: int
+    current: int
+    ok: bool
+
+
+def check_ref(
+    ref: RecordRef, expect: Literal["closed", "current"], message_id: str, records: Sequence[MemoryRecord], current_ids: set[str]
+) -> SupersessionCheck:
+    """Whether the records of ``ref`` (message ``from``, text containing ``contains``) are all closed / all current
+    (a ``current`` item also needs one such record; a ``closed`` item with none holds vacuously, and its
+    ``matching`` of 0 shows it)."""
+    needle = ref.contains.lower()
+    matching = [r for r in records if ref.from_ in r.provenance and needle in r.text().lower()]
+    current = sum(1 for r in matching if r.id in current_ids)
+    ok = current == 0 if expect == "closed" else bool(matching) and current == len(matching)
+    return SupersessionCheck(message_id=message_id, expect=expect, from_message=ref.from_, contains=ref.contains,
+                             matching=len(matching), current=current, ok=ok)  # fmt: skip
+
+
+def supersession_checks(
+    chat: Chat, message: ChatMessage, records: Sequence[MemoryRecord], current_ids: set[str]
+) -> list[SupersessionCheck]:
+    """The checks of the supersession labels of ``message`` (none when it has none)."""
+    out: list[SupersessionCheck] = []
+    for label in chat.labels.supersession:
+        if label.message_id != message.id:
+            continue
+        out += [check_ref(ref, "closed", label.message_id, records, current_ids) for ref in label.closes]
+        out += [check_ref(ref, "current", label.message_id, records, current_ids) for ref in label.keeps]
+    return out
