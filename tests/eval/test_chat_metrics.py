@@ -70,11 +70,14 @@ def test_wrong_dates_are_records_whose_date_no_label_allows():
     wrong_meta = EpisodicRecord(scope=SCOPE, title="moved", summary="Wren moved the hives yesterday.", provenance=["k1-m5"],
                                 temporal_anchor="2025-03-17",
                                 metadata={**_said("2025-03-18"), "time_expressions": [{"text": "yesterday", "label": "2025-03-16"}]})
+    wrong_event = EpisodicRecord(scope=SCOPE, title="exam", summary="Wren's exam is on 14 May.", provenance=["k1-m3"],
+                                 event_time=datetime(2024, 5, 14, tzinfo=timezone.utc), metadata=_said("2025-03-18"))
     unlabelled = SemanticRecord(scope=SCOPE, fact="Wren keeps bees (2020-01-01).", provenance=["k1-m2"])
-    checked, problems = wrong_date_records([right, wrong_year, fallback, wrong_meta, unlabelled], chat)
-    assert checked == 4  # the record of an unlabelled message is not checked
+    checked, problems = wrong_date_records([right, wrong_year, fallback, wrong_meta, wrong_event, unlabelled], chat)
+    assert checked == 5  # the record of an unlabelled message is not checked
     assert [(p.record_id, p.found, p.where) for p in problems] == [
-        (wrong_year.id, "2024-05-14", "text"), (wrong_meta.id, "2025-03-16", "metadata")]
+        (wrong_year.id, "2024-05-14", "text"), (wrong_meta.id, "2025-03-16", "metadata"),
+        (wrong_event.id, "2024-05-14", "event_time")]
     assert problems[0].expected == ["2025-05-14"]
 
 

@@ -8,7 +8,8 @@ Pure functions over records (read through the public ``Memory.get_all``) and a c
   message's labelled dates. A date equal to the day the record's message was said is the anchor a
   record gets when it says no date, and is not counted (no resolution is not a wrong resolution);
 - :func:`supersession_checks`: for each ``closes`` / ``keeps`` item, whether every record of message
-  ``from`` whose text contains ``contains`` is closed (not current) / current (and one exists).
+  ``from`` whose text contains ``contains`` is closed / current (and one exists). A record is current when
+  ``Memory.get_all`` still lists it and it has no end (``valid_to``).
   A ``closes`` item whose records were never stored holds vacuously; the summary counts those apart.
 
 Only a record's public fields are read (``provenance``, ``text()``, ``temporal_anchor``,
@@ -90,16 +91,23 @@ def _strings(value: Any) -> Iterable[str]:
             yield from _strings(v)
 
 
+#: Metadata keys that say when the record's message was said or added, not a date the message states.
+_SAYING_TIMES = ("said_at", "added_at")
+
+
 def record_dates(record: MemoryRecord) -> list[tuple[str, Span]]:
-    """Each date the record carries, with where it was found: ``anchor``, ``text`` or ``metadata``
-    (the extractor's resolved time expressions; the message's own ``said_at`` / ``added_at`` times are not dates it states)."""
+    """Each date the record carries, with where it was found: ``event_time``, ``anchor``, ``text`` or ``metadata``
+    (any date written in its metadata, e.g. the extractor's resolved time expressions, except the times its message
+    was said or added)."""
     found: list[tuple[str, Span]] = []
+    if record.event_time is not None:
+        found.append(("event_time", (record.event_time.date(), record.event_time.date())))
     if record.temporal_anchor:
         found += [("anchor", s) for s in date_spans(record.temporal_anchor, bare_year=True)]
     found += [("text", s) for s in date_spans(record.text())]
-    meta = {k: v for k, v in record.metadata.items() if k not in ("said_at", "added_at")}
-    for text in _strings(meta.get("time_expressions", [])):
-        found += [("metadata", s) for s in date_spans(text)]
+    for key, value in record.metadata.items():
+        if key not in _SAYING_TIMES:
+            found += [("metadata", s) for text in _strings(value) for s in date_spans(text)]
     return found
 
 

@@ -4,7 +4,8 @@ For each chat (scope ``user_id`` = the chat id) of a :class:`~memdesk.eval.datas
 
 1. every message is added on its own with its time (``Memory.add``); right after a message that a
    supersession label names, the ``closes`` / ``keeps`` items are checked against ``Memory.get_all``
-   (current records) and ``Memory.get_all(filters={"include_superseded": True})`` (every record);
+   (current records: listed and without a ``valid_to`` end) and
+   ``Memory.get_all(filters={"include_superseded": True})`` (every record);
 2. the stored records are checked for small talk and wrong dates (:mod:`memdesk.eval.chat_checks`);
 3. each question is asked at its ``asked_at`` through ``Memory.search`` (rank of the first gold hit),
    ``Memory.evidence`` (is a gold record inside the packed block) and ``Memory.answer`` (does the
@@ -100,6 +101,11 @@ def _every_record(memory: Memory, scope: Scope) -> list[MemoryRecord]:
     return memory.get_all(scope=scope, filters={"include_superseded": True})
 
 
+def _current_ids(memory: Memory, scope: Scope) -> set[str]:
+    """The records that still hold: listed by ``get_all`` (not superseded) and given no end (``valid_to``)."""
+    return {r.id for r in memory.get_all(scope=scope) if r.valid_to is None}
+
+
 class ChatEval:
     """Runs chats through one Memory (see the module docstring)."""
 
@@ -128,11 +134,11 @@ class ChatEval:
         for message in chat.messages:
             self.memory.add(message.message(), scope=scope)
             if any(label.message_id == message.id for label in chat.labels.supersession):
-                current = {r.id for r in self.memory.get_all(scope=scope)}
+                current = _current_ids(self.memory, scope)
                 checks += supersession_checks(chat, message, _every_record(self.memory, scope), current)
         ingest_ms = round((time.perf_counter() - start) * 1000, 1)
         records = _every_record(self.memory, scope)
-        n_current = len(self.memory.get_all(scope=scope))
+        n_current = len(_current_ids(self.memory, scope))
         checked, wrong = wrong_date_records(records, chat)
         result = ChatScopeResult(
             chat_id=chat.id, messages=len(chat.messages), records=len(records), current_records=n_current,
