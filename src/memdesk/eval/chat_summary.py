@@ -145,11 +145,11 @@ def chat_targets(summary: ChatSummary) -> dict[str, Any]:
     return rows
 
 
-def _fmt(x: Any) -> str:
+def _fmt(x: Any, nd: int = 3) -> str:
     if x is None:
         return "–"
     if isinstance(x, float):
-        return f"{x:.3f}"
+        return f"{x:.{nd}f}"
     return str(x)
 
 
@@ -162,7 +162,7 @@ def _block_rows(blocks: dict[str, ChatBlock]) -> list[str]:
         lines.append("| " + " | ".join([
             f"**{name}**", str(b.chats), str(b.questions), str(b.records), _fmt(b.precision_at_1), _fmt(b.mrr_at_10),
             _fmt(b.recall_in_budget), _fmt(b.answer_accuracy), _fmt(b.records_per_message), str(b.small_talk_records),
-            f"{b.wrong_dates}/{b.dates_checked}", sup, _fmt(b.median_evidence_tokens),
+            f"{b.wrong_dates}/{b.dates_checked}", sup, _fmt(b.median_evidence_tokens, 0),
         ]) + " |")  # fmt: skip
     return [*lines, ""]
 
@@ -172,7 +172,7 @@ def _kind_rows(blocks: dict[str, ChatBlock]) -> list[str]:
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for name, b in blocks.items():
         lines.append("| " + " | ".join([name, str(b.questions), _fmt(b.precision_at_1), _fmt(b.mrr_at_10),
-                                        _fmt(b.recall_in_budget), _fmt(b.answer_accuracy), _fmt(b.median_evidence_tokens)]) + " |")
+                                        _fmt(b.recall_in_budget), _fmt(b.answer_accuracy), _fmt(b.median_evidence_tokens, 0)]) + " |")
     return [*lines, ""]
 
 
