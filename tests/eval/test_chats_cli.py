@@ -53,17 +53,21 @@ def test_eval_chats_end_to_end(tmp_path, monkeypatch):
     assert k1["dates_checked"] >= 1 and ov["supersession"]["items"] == 2
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "## By scope size (records stored)" in report and "| **1-15** |" in report
+    assert "| k2 | 5 | " in report  # the by-chat table
 
 
 def test_eval_chats_into_a_given_database_refuses_a_used_scope(tmp_path):
-    data = write_chats(tmp_path / "mine.jsonl", [one_fact_chat()])
+    data = write_chats(tmp_path / "mine.jsonl", [tiny_chat(), one_fact_chat()])
     db = f"sqlite:///{tmp_path / 'mine.db'}"
     runner = CliRunner()
-    first = runner.invoke(eval_group, ["chats", "--data", str(data), "--db", db, "--quiet"], catch_exceptions=False)
+    args = ["chats", "--data", str(data), "--db", db, "--chats", "k2", "--quiet"]
+    first = runner.invoke(eval_group, args, catch_exceptions=False)
     assert first.exit_code == 0, first.output
-    assert "P@1" in first.stdout and (tmp_path / "mine.db").exists()
-    again = runner.invoke(eval_group, ["chats", "--data", str(data), "--db", db, "--quiet"])
+    assert "chats: 1 chats, 1 questions" in first.stdout and (tmp_path / "mine.db").exists()
+    again = runner.invoke(eval_group, args)
     assert again.exit_code == 2 and "already holds messages" in again.output
+    unknown = runner.invoke(eval_group, ["chats", "--data", str(data), "--chats", "k2,k9", "--quiet"])
+    assert unknown.exit_code == 2 and "has no chat 'k9'" in unknown.output
 
 
 def test_eval_chats_bad_file_is_a_usage_error(tmp_path):

@@ -191,6 +191,15 @@ def render_report(summary: ChatSummary, result: ChatRunResult) -> str:
              "## Targets (issue #28, for the held-out half)", ""]  # fmt: skip
     for name, t in summary.targets.items():
         lines.append(f"- {name}: target {t['target']}, measured {t['measured']}: {'met' if t['met'] else 'not met'}")
+    lines += ["", "## By chat", "", "| chat | messages | records | current | P@1 | answers | small-talk records | wrong dates | supersession |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for s in result.scopes:
+        qs = [q for q in result.questions if q.chat_id == s.chat_id]
+        p1 = M.mean(q.precision_at_1 for q in qs)
+        acc = M.mean(float(q.correct) for q in qs)
+        sup = f"{sum(c.ok for c in s.supersession)}/{len(s.supersession)}" if s.supersession else "–"
+        lines.append(f"| {s.chat_id} | {s.messages} | {s.records} | {s.current_records} | {_fmt(p1)} | {_fmt(acc)} | "
+                     f"{len(s.small_talk_records)} | {len(s.wrong_dates)}/{s.dates_checked} | {sup} |")  # fmt: skip
     lines += ["", "## Questions whose first hit is not from a gold message", ""]
     for q in result.questions:
         if q.precision_at_1 < 1:

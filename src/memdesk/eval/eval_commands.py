@@ -207,10 +207,14 @@ def report_cmd(out_dir: str) -> None:
 @click.option("--db", "db_url", default=None,
               help="Database URL to ingest into (each chat in scope user_id=<chat id>; the scopes must be empty); "
                    "default a temporary SQLite database, deleted afterwards.")
+@click.option("--chats", "chat_ids", default=None, help="Comma-separated chat ids: evaluate only these chats of the file.")
 @click.option("--json", "as_json", is_flag=True, help="Print summary.json on stdout instead of the headline.")
 @click.option("--quiet", is_flag=True, help="No progress bar.")
 @click.pass_context
-def chats_cmd(ctx: click.Context, data_path: str, out_dir: str | None, db_url: str | None, as_json: bool, quiet: bool) -> None:
+def chats_cmd(
+    ctx: click.Context, data_path: str, out_dir: str | None, db_url: str | None, chat_ids: str | None, as_json: bool,
+    quiet: bool,
+) -> None:
     """Evaluate the configured Memory on your own chats: precision@1, MRR@10, recall in the evidence budget,
     extractive answers, records per message, small-talk records, wrong dates, supersession; by scope size."""
     import tempfile
@@ -220,7 +224,7 @@ def chats_cmd(ctx: click.Context, data_path: str, out_dir: str | None, db_url: s
     from .chat_summary import chat_headline, summarize_chats, write_chat_run
     from .datasets.chats import load_chats
 
-    chats = load_chats(data_path)  # a bad file fails before any model loads
+    chats = load_chats(data_path).only(csv_list(chat_ids)) if chat_ids else load_chats(data_path)  # before any model loads
     settings = _settings(ctx)
     root = ctx.find_root().obj
     db_url = db_url or (root.db if isinstance(root, Ctx) else None)

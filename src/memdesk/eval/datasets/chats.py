@@ -17,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from ...errors import DataNotFoundError, MalformedFileError
+from ...errors import DataNotFoundError, InvalidInputError, MalformedFileError
 from ...records import Message
 
 QuestionKind = Literal[
@@ -172,6 +172,13 @@ class ChatSet(BaseModel):
     @property
     def n_questions(self) -> int:
         return sum(len(c.questions) for c in self.chats)
+
+    def only(self, ids: list[str]) -> ChatSet:
+        """The chats named by ``ids``, in file order; an id the file lacks is an :class:`InvalidInputError`."""
+        missing = sorted(set(ids) - {c.id for c in self.chats})
+        if missing:
+            raise InvalidInputError(f"{self.path} has no chat {', '.join(map(repr, missing))}")
+        return ChatSet(path=self.path, chats=[c for c in self.chats if c.id in set(ids)])
 
 
 def _first_error(e: ValidationError) -> str:
