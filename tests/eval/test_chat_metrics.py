@@ -8,6 +8,7 @@ import pytest
 
 from memdesk.eval import metrics as M
 from memdesk.eval.chat_checks import (
+    _metadata_spans,
     check_ref,
     date_spans,
     small_talk_records,
@@ -53,6 +54,8 @@ def test_date_spans_reads_days_weeks_months():
     assert date_spans("2019", bare_year=True) == [(date(2019, 1, 1), date(2019, 12, 31))]
     assert date_spans("2019") == [] and date_spans("call 0141 496 0732") == []
     assert date_spans("2025-02-30") == []  # not a day
+    one = {"text": "last week", "label": "week of 2025-03-10", "start": "2025-03-10", "end": "2025-03-17"}
+    assert _metadata_spans([one, "2024-01-02"]) == [(date(2025, 3, 10), date(2025, 3, 17)), (date(2024, 1, 2), date(2024, 1, 2))]
 
 
 def _said(day: str) -> dict:
@@ -72,9 +75,14 @@ def test_wrong_dates_are_records_whose_date_no_label_allows():
                                 metadata={**_said("2025-03-18"), "time_expressions": [{"text": "yesterday", "label": "2025-03-16"}]})
     wrong_event = EpisodicRecord(scope=SCOPE, title="exam", summary="Wren's exam is on 14 May.", provenance=["k1-m3"],
                                  event_time=datetime(2024, 5, 14, tzinfo=timezone.utc), metadata=_said("2025-03-18"))
+    interval = SemanticRecord(scope=SCOPE, fact="Wren's exam is on 14 May.", provenance=["k1-m3"], metadata={
+        **_said("2025-03-18"), "embed_context": "Desk: good luck on 2024-01-01!",
+        "time_expressions": [{"text": "on 14 May", "label": "2025-05-14", "start": "2025-05-14", "end": "2025-05-15"}]})
     unlabelled = SemanticRecord(scope=SCOPE, fact="Wren keeps bees (2020-01-01).", provenance=["k1-m2"])
-    checked, problems = wrong_date_records([right, wrong_year, fallback, wrong_meta, wrong_event, unlabelled], chat)
-    assert checked == 5  # the record of an unlabelled message is not checked
+    records = [right, wrong_year, fallback, wrong_meta, wrong_event, interval, unlabelled]
+    checked, problems = wrong_date_records(records, chat)
+    assert checked == 6  # the record of an unlabelled message is not checked
+    # a half-open [start, end) interval holding the day is right; the context it was embedded with is not its date
     assert [(p.record_id, p.found, p.where) for p in problems] == [
         (wrong_year.id, "2024-05-14", "text"), (wrong_meta.id, "2025-03-16", "metadata"),
         (wrong_event.id, "2024-05-14", "event_time")]

@@ -19,7 +19,7 @@ Only a record's public fields are read (``provenance``, ``text()``, ``temporal_a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from datetime import date, timedelta
 from typing import Any, Literal
 
@@ -79,26 +79,31 @@ def _safe_date(y: str, m: str, d: str) -> date | None:
         return None
 
 
-def _strings(value: Any) -> Iterable[str]:
-    """Every string inside a metadata value (dicts and lists walked)."""
+def _metadata_spans(value: Any) -> list[Span]:
+    """The dates written anywhere in a metadata value. The dates of one dict (one resolved time expression:
+    its label, ``start`` and ``end``) are one span from the first to the last, so a half-open
+    ``[start, end)`` interval counts as the dates it covers."""
     if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
+        return date_spans(value)
+    if isinstance(value, (list, tuple)):
+        return [s for v in value for s in _metadata_spans(v)]
+    if isinstance(value, dict):
+        own = [s for v in value.values() if isinstance(v, str) for s in date_spans(v)]
+        nested = [s for v in value.values() if not isinstance(v, str) for s in _metadata_spans(v)]
+        merged = [(min(a for a, _ in own), max(b for _, b in own))] if own else []
+        return merged + nested
+    return []
 
 
-#: Metadata keys that say when the record's message was said or added, not a date the message states.
-_SAYING_TIMES = ("said_at", "added_at")
+#: Metadata keys that hold no date the record states: when its message was said or added, and the text of
+#: the turn it answers (context for embedding).
+_NOT_STATED = ("said_at", "added_at", "embed_context")
 
 
 def record_dates(record: MemoryRecord) -> list[tuple[str, Span]]:
     """Each date the record carries, with where it was found: ``event_time``, ``anchor``, ``text`` or ``metadata``
     (any date written in its metadata, e.g. the extractor's resolved time expressions, except the times its message
-    was said or added)."""
+    was said or added and the context it was embedded with)."""
     found: list[tuple[str, Span]] = []
     if record.event_time is not None:
         found.append(("event_time", (record.event_time.date(), record.event_time.date())))
@@ -106,8 +111,8 @@ def record_dates(record: MemoryRecord) -> list[tuple[str, Span]]:
         found += [("anchor", s) for s in date_spans(record.temporal_anchor, bare_year=True)]
     found += [("text", s) for s in date_spans(record.text())]
     for key, value in record.metadata.items():
-        if key not in _SAYING_TIMES:
-            found += [("metadata", s) for text in _strings(value) for s in date_spans(text)]
+        if key not in _NOT_STATED:
+            found += [("metadata", s) for s in _metadata_spans(value)]
     return found
 
 
