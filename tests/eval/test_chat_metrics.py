@@ -79,9 +79,13 @@ def test_wrong_dates_are_records_whose_date_no_label_allows():
         **_said("2025-03-18"), "embed_context": "Desk: good luck on 2024-01-01!",
         "time_expressions": [{"text": "on 14 May", "label": "2025-05-14", "start": "2025-05-14", "end": "2025-05-15"}]})
     unlabelled = SemanticRecord(scope=SCOPE, fact="Wren keeps bees (2020-01-01).", provenance=["k1-m2"])
-    records = [right, wrong_year, fallback, wrong_meta, wrong_event, interval, unlabelled]
+    # a reply stored with the labelled turn it answers as context: its date may be its own, so it is not judged
+    reply = SemanticRecord(scope=SCOPE, fact="Desk will remind Wren on 2025-04-01.", provenance=["k1-m4", "k1-m3"])
+    both = SemanticRecord(scope=SCOPE, fact="Wren moved the hives; the exam is on 14 May.", provenance=["k1-m5", "k1-m3"],
+                          temporal_anchor="2025-05-14", metadata=_said("2025-03-18"))
+    records = [right, wrong_year, fallback, wrong_meta, wrong_event, interval, unlabelled, reply, both]
     checked, problems = wrong_date_records(records, chat)
-    assert checked == 6  # the record of an unlabelled message is not checked
+    assert checked == 7  # the records of an unlabelled message, or with one in their provenance, are not judged
     # a half-open [start, end) interval holding the day is right; the context it was embedded with is not its date
     assert [(p.record_id, p.found, p.where) for p in problems] == [
         (wrong_year.id, "2024-05-14", "text"), (wrong_meta.id, "2025-03-16", "metadata"),

@@ -3,10 +3,11 @@
 Pure functions over records (read through the public ``Memory.get_all``) and a chat's labels:
 
 - :func:`small_talk_records`: records whose provenance holds a message labelled small talk;
-- :func:`wrong_date_records`: records from a message with labelled dates that carry a date (in the
-  temporal anchor, the text, or the extractor's resolved time expressions) that overlaps none of the
-  message's labelled dates. A date equal to the day the record's message was said is the anchor a
-  record gets when it says no date, and is not counted (no resolution is not a wrong resolution);
+- :func:`wrong_date_records`: records from messages with labelled dates that carry a date (event time,
+  temporal anchor, text, or metadata such as the extractor's resolved time expressions) that overlaps none
+  of those messages' labelled dates; a record is judged only when every message of its provenance is
+  labelled. A date equal to the day the record's message was said is the anchor a record gets when it
+  says no date, and is not counted (no resolution is not a wrong resolution);
 - :func:`supersession_checks`: for each ``closes`` / ``keeps`` item, whether every record of message
   ``from`` whose text contains ``contains`` is closed / current (and one exists). A record is current when
   ``Memory.get_all`` still lists it and it has no end (``valid_to``).
@@ -132,25 +133,29 @@ class DateProblem(BaseModel):
 
 
 def wrong_date_records(records: Sequence[MemoryRecord], chat: Chat) -> tuple[int, list[DateProblem]]:
-    """(records checked, the wrong ones): a record is checked for each labelled message in its provenance."""
+    """(records checked, the wrong ones). A record is checked when every message of its provenance has labelled
+    dates: a date could come from any of them, so one from a message without labels cannot be judged (a reply
+    stored with the turn it answers as context is judged by its own message's labels, or not at all)."""
     labels: dict[str, list[DateLabel]] = {}
     for d in chat.labels.dates:
         labels.setdefault(d.message_id, []).append(d)
     said: dict[str, date] = {m.id: m.time.date() for m in chat.messages}
     checked, problems = 0, []
     for record in records:
-        for mid in [p for p in record.provenance if p in labels]:
-            checked += 1
-            allowed = [d.span() for d in labels[mid]]
-            fallback = {said[mid]} | ({t.date()} if (t := record.said_time()) else set())
-            for where, span in record_dates(record):
-                if span[0] == span[1] and span[0] in fallback:
-                    continue
-                if not any(_overlaps(span, a) for a in allowed):
-                    found = span[0].isoformat() if span[0] == span[1] else f"{span[0]}/{span[1]}"
-                    problems.append(DateProblem(message_id=mid, record_id=record.id, text=record.text(), found=found,
-                                                where=where, expected=[d.date for d in labels[mid]]))  # fmt: skip
-                    break
+        sources = list(dict.fromkeys(record.provenance))
+        if not sources or any(p not in labels for p in sources):
+            continue
+        checked += 1
+        expected = [d for p in sources for d in labels[p]]
+        fallback = {said[p] for p in sources if p in said} | ({t.date()} if (t := record.said_time()) else set())
+        for where, span in record_dates(record):
+            if span[0] == span[1] and span[0] in fallback:
+                continue
+            if not any(_overlaps(span, d.span()) for d in expected):
+                found = span[0].isoformat() if span[0] == span[1] else f"{span[0]}/{span[1]}"
+                problems.append(DateProblem(message_id=",".join(sources), record_id=record.id, text=record.text(),
+                                            found=found, where=where, expected=[d.date for d in expected]))  # fmt: skip
+                break
     return checked, problems
 
 
