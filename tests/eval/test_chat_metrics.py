@@ -98,7 +98,7 @@ def test_small_talk_records_and_supersession_items():
     greeting = SemanticRecord(scope=SCOPE, fact="Desk asked how it can help.", provenance=["k1-m1"], role="assistant")
     glued = SemanticRecord(scope=SCOPE, fact="Wren keeps bees in Dunblane. Desk: Thanks, noted!", provenance=["k1-m4", "k1-m2"])
     address = SemanticRecord(scope=SCOPE, fact="Wren keeps bees in an orchard in Dunblane.", provenance=["k1-m2"])
-    goat = SemanticRecord(scope=SCOPE, fact="Wren has a goat, Parsnip.", provenance=["k1-m2"])
+    goat = SemanticRecord(scope=SCOPE, fact="Wren has a goat, Parsnip.", provenance=["k1-m2", "k1-m1"])  # greeting as context
     records = [greeting, glued, address, goat]
     assert [r.id for r in small_talk_records(records, chat)] == [greeting.id, glued.id]
 

@@ -2,7 +2,8 @@
 
 Pure functions over records (read through the public ``Memory.get_all``) and a chat's labels:
 
-- :func:`small_talk_records`: records whose provenance holds a message labelled small talk;
+- :func:`small_talk_records`: records made from a message labelled small talk (the first id of their
+  provenance: the ids after it are the context they were read in);
 - :func:`wrong_date_records`: records from messages with labelled dates that carry a date (event time,
   temporal anchor, text, or metadata such as the extractor's resolved time expressions) that overlaps none
   of those messages' labelled dates; a record is judged only when every message of its provenance is
@@ -160,9 +161,10 @@ def wrong_date_records(records: Sequence[MemoryRecord], chat: Chat) -> tuple[int
 
 
 def small_talk_records(records: Sequence[MemoryRecord], chat: Chat) -> list[MemoryRecord]:
-    """Records whose provenance holds a message labelled small talk."""
+    """Records whose source, the message they were made from (the first id of their provenance; any further ids
+    are context), is labelled small talk."""
     small = set(chat.labels.small_talk)
-    return [r for r in records if small.intersection(r.provenance)]
+    return [r for r in records if r.provenance and r.provenance[0] in small]
 
 
 class SupersessionCheck(BaseModel):
