@@ -90,6 +90,7 @@ class Tally:
         self.recall: dict[str, list[float]] = defaultdict(list)
         self.sessions: dict[str, list[float]] = defaultdict(list)
         self.tokens: list[int] = []
+        self.first_gold: list[tuple[str, int | None]] = []  # (category, rank of the first hit from a gold turn or None)
 
     def add(self, q, conv, ev) -> None:
         """Count question ``q`` of conversation ``conv`` answered by evidence block ``ev``."""
@@ -98,6 +99,9 @@ class Tally:
         if r is not None:
             self.recall[q.category].append(r)
         self.tokens.append(ev.tokens)
+        if r is not None:
+            gold = set(q.evidence_ids)
+            self.first_gold.append((q.category, next((i for i, p in enumerate(prov) if gold & set(p)), None)))
         s = M.session_recall(q.evidence_sessions, prov[:10], lambda i: conv.session_of.get(i, i))
         if s is not None:
             self.sessions[q.category].append(s["fraction"])
@@ -105,6 +109,16 @@ class Tally:
     def headline(self, ds) -> list[float]:
         """Recall of the questions in the data set's headline categories."""
         return [r for c in ds.headline_categories for r in self.recall.get(c, [])]
+
+    def precision_mrr(self, ds) -> tuple[float | None, float | None]:
+        """Precision@1 (the first hit comes from a gold turn) and MRR@10 of the first gold hit, over the questions
+        of the headline categories whose recall is scored."""
+        ranks = [r for c, r in self.first_gold if c in ds.headline_categories]
+        if not ranks:
+            return None, None
+        p1 = sum(r == 0 for r in ranks) / len(ranks)
+        mrr = sum(1.0 / (r + 1) for r in ranks if r is not None and r < 10) / len(ranks)
+        return round(p1, 4), round(mrr, 4)
 
     def session_fractions(self) -> list[float]:
         return [f for v in self.sessions.values() for f in v]
@@ -128,6 +142,7 @@ def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
     return {
         "config": config, "conversations": sorted(done), "n": len(head), "recall": round(float(np.mean(head)), 4),
         "by_category": {c: round(float(np.mean(recall[c])), 4) for c in ds.headline_categories if recall.get(c)},
+        "p@1": tally.precision_mrr(ds)[0], "mrr@10": tally.precision_mrr(ds)[1],
         "median_tokens": statistics.median(tokens), "mean_tokens": round(statistics.fmean(tokens), 1),
         "search_p50_ms": round(statistics.median(ms), 2),
         "session_recall@10": round(float(np.mean(tally.session_fractions())), 4) if sessions and benchmark == "longmemeval" else None,

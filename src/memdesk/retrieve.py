@@ -38,8 +38,9 @@ from .lexical import rrf_fuse
 from .packing import BudgetPacker
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
+from .relevance import COSINE, FUSED, RRF, calibrate
 from .records import ALL_TYPES, MemoryType, Scope, SearchHit
-from .scope_index import ScopeIndexCache
+from .scope_index import TYPE_PRIOR, ScopeIndexCache
 from .serialize import Serializer
 from .stemming import StemmingTokenizer
 from .store.base import Store
@@ -86,6 +87,9 @@ class Retriever:
         time_weight: in score fusion, added to the standardized score of a record dated inside a time
             window the question names, read against the time it is asked (``asked_at`` of
             :meth:`retrieve`, :mod:`memdesk.question_time`); 0 turns it off.
+        calibrated: hits carry a calibrated relevance in [0, 1], non-increasing down the list, as ``score``
+            (:mod:`memdesk.relevance`; the raw ranking value stays in ``why``); False gives the raw values
+            (the relevance fit reads those: ``bench/fit_relevance.py``).
     """
 
     def __init__(
@@ -107,6 +111,9 @@ class Retriever:
         serializer: "Serializer | None" = None,
         person_weight: float = 0.0,
         time_weight: float = 0.0,
+        calibrated: bool = True,
+        bonus_gate: float = 0.0,
+        type_prior: float = TYPE_PRIOR,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -128,11 +135,13 @@ class Retriever:
         self.lexical_weight = lexical_weight
         self.person_weight = person_weight
         self.time_weight = time_weight
+        self.calibrated = calibrated
+        self.bonus_gate = bonus_gate
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
         self.packer = BudgetPacker(self.serializer, token_budget, max_records=K) if token_budget else None
-        self.indexes = ScopeIndexCache(store, size=lexical_cache, tokenizer=StemmingTokenizer())
+        self.indexes = ScopeIndexCache(store, size=lexical_cache, tokenizer=StemmingTokenizer(), type_prior=type_prior)
 
     @classmethod
     def fused(
@@ -206,7 +215,7 @@ class Retriever:
             bm25_text = lexical_query if hybrid_on else None
             return self._fused(
                 vector, scope, wanted, where, k, K, mode, bm25_text, weight, person_text=query_text, asked_at=asked_at
-            )
+            )  # calibrated there: the scope's size is known there
         per_type_k = k if mode == "typed" else K
         candidates: list[SearchHit] = []
         found = search_types_where(self.store, vector, scope, wanted, per_type_k, where)  # one read for every type
@@ -237,7 +246,7 @@ class Retriever:
                     h.score *= self.superseded_weight  # type: ignore[operator]
                     h.why = f"{h.why}; superseded, x{self.superseded_weight}"
             candidates.sort(key=lambda h: (h.rank, -h.score) if merge == "round_robin" and mode == "typed" and not hybrid_on else -h.score)
-        return dedupe(candidates)[:K]
+        return calibrate(dedupe(candidates)[:K], (RRF if hybrid_on else COSINE) if self.calibrated else None, 1)
 
     def _fused(
         self,
@@ -272,6 +281,7 @@ class Retriever:
                 role_boost=role_boosts(person_text, self.person_weight),
                 time_windows=question_windows(person_text, asked_at) if self.time_weight > 0 else (),
                 time_weight=self.time_weight,
+                bonus_gate=self.bonus_gate,
             )
             ranks: dict[MemoryType, int] = {}
 
@@ -284,9 +294,8 @@ class Retriever:
                         record=record, score=score, cosine=why.cosine, memory_type=memory_type, rank=rank, why=str(why)
                     )
 
-            if self.packer is not None:
-                return self.packer.pack(hits(), max_records=K)
-            return dedupe(list(hits()))[:K]
+            packed = self.packer.pack(hits(), max_records=K) if self.packer is not None else dedupe(list(hits()))[:K]
+            return calibrate(packed, FUSED if self.calibrated else None, len(index.records))
 
         return aio.offload(ranked_hits)
 

@@ -55,8 +55,10 @@ class ScopeIndex:
     """
 
     def __init__(
-        self, records: Sequence[MemoryRecord], vectors: np.ndarray, tokenizer: Callable[[str], list[str]] | None = None
+        self, records: Sequence[MemoryRecord], vectors: np.ndarray, tokenizer: Callable[[str], list[str]] | None = None,
+        type_prior: float = TYPE_PRIOR,
     ) -> None:
+        self.type_prior = type_prior
         self.records = list(records)
         self.vectors = np.asarray(vectors, dtype=np.float32)
         self.position = {r.id: i for i, r in enumerate(self.records)}
@@ -69,7 +71,7 @@ class ScopeIndex:
     def _calibrate(self, own: dict[MemoryType, TypeMoments]) -> None:
         self.own = own
         self.pooled = TypeMoments.pooled(list(own.values()))
-        self.moments = {t: m.shrunk(self.pooled, TYPE_PRIOR) for t, m in own.items()}
+        self.moments = {t: m.shrunk(self.pooled, self.type_prior) for t, m in own.items()}
 
     def extended(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> "ScopeIndex":
         """A new index of these records followed by ``records`` (``vectors`` their unit vectors), scoring every
@@ -77,6 +79,7 @@ class ScopeIndex:
         so a search using it is not disturbed). Costs the new records' tokens and moments, not a rebuild."""
         new = list(records)
         out = ScopeIndex.__new__(ScopeIndex)
+        out.type_prior = self.type_prior
         start = len(self.records)
         out.records = self.records + new
         added = np.asarray(vectors, dtype=np.float32).reshape(len(new), -1)
@@ -113,6 +116,7 @@ class ScopeIndex:
         role_boost: Mapping[str, float] | None = None,
         time_windows: Sequence[TimeWindow] = (),
         time_weight: float = 0.0,
+        bonus_gate: float = 0.0,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, calibrated score, why), generated lazily.
 
@@ -157,9 +161,11 @@ class ScopeIndex:
         for role, bonus in (role_boost or {}).items():
             boosted += bonus * (self.roles[positions] == role)
         window = self.window_of(positions, time_windows) if time_weight > 0 and time_windows else None
-        z += boosted  # after standardizing: a bonus every candidate shares changes no order
-        if window is not None:
-            z += time_weight * (window >= 0)
+        bonus = boosted + (time_weight * (window >= 0) if window is not None else 0.0)
+        if bonus_gate > 0 and len(z):  # a bonus lifts a record in proportion to how related it is already
+            bonus = bonus * np.clip(z / (bonus_gate * max(float(z.max()), 1e-9)), 0.0, 1.0)
+            boosted = boosted * np.clip(z / (bonus_gate * max(float(z.max()), 1e-9)), 0.0, 1.0)
+        z = z + bonus  # after standardizing: a bonus every candidate shares changes no order
         order = np.argsort(-z, kind="stable")
         for j in order.tolist():
             i = int(positions[j])
@@ -237,7 +243,10 @@ class ScopeIndexCache:
     """LRU cache of :class:`ScopeIndex` per (scope, types, filter, stemming), checked against the
     store's revision for that scope on every use."""
 
-    def __init__(self, store: Store, size: int = 16, tokenizer: Callable[[str], list[str]] | None = None) -> None:
+    def __init__(
+        self, store: Store, size: int = 16, tokenizer: Callable[[str], list[str]] | None = None, type_prior: float = TYPE_PRIOR
+    ) -> None:
+        self.type_prior = type_prior
         self.store = store
         self.size = size
         self.tokenizer = tokenizer
@@ -274,7 +283,7 @@ class ScopeIndexCache:
                 blocks.append(self.store.get_vectors(t, [r.id for r in recs]))
         dim = blocks[0].shape[1] if blocks else 0
         vectors = np.vstack(blocks) if blocks else np.zeros((0, dim), dtype=np.float32)
-        index = aio.offload(ScopeIndex, records, vectors, self.tokenizer if stem else None)  # CPU: off the event loop
+        index = aio.offload(ScopeIndex, records, vectors, self.tokenizer if stem else None, self.type_prior)  # CPU: off the event loop
         return self._keep(key, revision, index)
 
     def _keep(self, key: _Key, revision: int, index: ScopeIndex) -> ScopeIndex:

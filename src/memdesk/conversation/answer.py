@@ -1,7 +1,10 @@
 """Answerers: evidence block + question -> :class:`~memdesk.records.Answer`.
 
-* :class:`ExtractiveAnswerer` (offline, no model): the answer is the best evidence record's text
-  with its temporal anchor, labelled ``extractive: best evidence`` and flagged ``extractive=True``.
+* :class:`ExtractiveAnswerer` (offline, no model): the answer is the text of the evidence record that
+  answers the question (:mod:`memdesk.conversation.answer_choice`: of the best few current hits, the one
+  holding most of the question's content words) with its temporal anchor, labelled ``extractive: best
+  evidence`` and flagged ``extractive=True``; when no current record holds any of them, it says so and
+  names the closest record (and a since-replaced one that holds them) instead of presenting one as the answer.
 * :class:`LLMAnswerer`: a chat model answers in a short phrase from the evidence block (which carries
   each record's temporal anchor), or abstains with :data:`ABSTAIN` when the evidence does not
   support an answer. With no evidence at all it abstains without calling the model.
@@ -14,20 +17,16 @@ import re
 from ..llm.base import ChatModel
 from ..llm.templates import OnePrompt
 from ..records import Answer, Evidence, SearchHit
+from .answer_choice import choose
 
 #: What an answerer says when the evidence does not support an answer.
 ABSTAIN = "not mentioned in the conversation"
 EXTRACTIVE_LABEL = "extractive: best evidence"
+#: What the extractive answerer says before the closest record when no record holds the question's words.
+NOT_DIRECT = "Nothing in memory says this directly."
 
 _PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*", re.IGNORECASE)
 _ABSTAIN_NORM = re.compile(r"[^a-z ]+")
-
-
-def best_hit(evidence: Evidence) -> SearchHit | None:
-    """The hit with the highest score (the first one among equals), or None without hits."""
-    if not evidence.hits:
-        return None
-    return max(enumerate(evidence.hits), key=lambda p: (p[1].score, -p[0]))[1]
 
 
 def is_abstention(text: str, *, slack: int = 24) -> bool:
@@ -38,29 +37,40 @@ def is_abstention(text: str, *, slack: int = 24) -> bool:
 
 
 class ExtractiveAnswerer:
-    """The offline answerer: the best evidence record, as said, with its anchor.
+    """The offline answerer: the evidence record that answers, as said, with its anchor.
 
-    The answer reads ``"[extractive: best evidence] <record text> (<anchor>)"``; ``label=""`` drops
-    the prefix (``Answer.extractive`` still says what it is).
+    The answer reads ``"[extractive: best evidence] <record text> (<anchor>)"``; when no current record in
+    the evidence holds the question's content words, ``"[extractive: best evidence] Nothing in memory says
+    this directly. Closest: <first hit> (<anchor>)"``, plus ``"; earlier (since replaced): <record>"`` when a
+    superseded record holds them. ``label=""`` drops the prefix (``Answer.extractive`` still says what it is).
     """
 
     def __init__(self, *, label: str = EXTRACTIVE_LABEL) -> None:
         self.label = label
 
     def answer(self, question: str, evidence: Evidence, *, question_time: str | None = None) -> Answer:
-        hit = best_hit(evidence)
-        if hit is None:
+        choice = choose(question, evidence.hits)
+        if choice.closest is None:
             return Answer(question=question, answer=ABSTAIN, extractive=True, evidence=evidence, model=None)
-        r = hit.record
-        anchor = r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else None)
-        text = r.body().strip()
-        if r.provenance_label():  # never present a tool's or an assistant's words as the user's
-            text = f"({r.provenance_label()}) {text}"
-        if anchor:
-            text = f"{text} ({anchor})"
+        if choice.answer is not None:
+            text = _said(choice.answer)
+        else:
+            text = f"{NOT_DIRECT} Closest: {_said(choice.closest)}"
+            if choice.earlier is not None:
+                text = f"{text}; earlier (since replaced): {_said(choice.earlier)}"
         if self.label:
             text = f"[{self.label}] {text}"
         return Answer(question=question, answer=text, extractive=True, evidence=evidence, model=None)
+
+
+def _said(hit: SearchHit) -> str:
+    """A record's words with its anchor, and who said them when that is not the user."""
+    r = hit.record
+    anchor = r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else None)
+    text = r.body().strip()
+    if r.provenance_label():  # never present a tool's or an assistant's words as the user's
+        text = f"({r.provenance_label()}) {text}"
+    return f"{text} ({anchor})" if anchor else text
 
 
 class LLMAnswerer(OnePrompt):

@@ -1,0 +1,87 @@
+"""Which evidence record answers a question, for the offline (extractive) answerer.
+
+The read path ranks by meaning and words together; its first hit is the record most *related* to the
+question, not always the one that *answers* it ("How does Maya make the curry?" ranks "Ines loved the
+curry" next to the recipe). :func:`choose` reads the question's content words (stemmed, stopwords out; the
+words most of the evidence shares, such as the person's name, say nothing about which record answers) and
+weighs each by how rare it is in the evidence. The first current hit answers when it holds at least
+:data:`KEEP_SHARE` of the largest share of that weight any of the first :data:`WINDOW` current hits
+holds (the ranking knows more than word overlap); otherwise the hit holding the largest share does, the
+earlier one among equals.
+
+When no current record in the evidence holds any of the question's content words, nothing in memory
+says the answer directly: :class:`Choice` then carries the closest record (the first hit) and, if a
+memory that was since replaced holds them, that one too, and the answerer says so rather than presenting
+the first hit as the answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..records import SearchHit
+from ..stemming import StemmingTokenizer
+
+__all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
+
+WINDOW = 5
+"""Hits read for the answer: the best few, where a relevant record still sits when it is not first."""
+
+KEEP_SHARE = 0.5
+"""The first current hit answers when it holds at least this fraction of the best share of the question's words."""
+
+_TOKENIZER = StemmingTokenizer(max_cached=20_000)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The record that answers (``answer``), or, when none does, the closest one and an earlier one.
+
+    ``answer``: the hit whose words answer the question, None when no current hit holds any of its
+    content words; ``closest``: the first hit (always set when there is evidence); ``earlier``: a
+    superseded hit that holds the words no current one does (None otherwise); ``terms``: the question's
+    content words that were looked for."""
+
+    answer: SearchHit | None
+    closest: SearchHit | None
+    earlier: SearchHit | None
+    terms: tuple[str, ...]
+
+
+def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW) -> Choice:
+    """The hit of ``hits`` (best first) that answers ``question``; see the module docstring."""
+    if not hits:
+        return Choice(None, None, None, ())
+    words = [set(_TOKENIZER(h.record.embed_text())) for h in hits]
+    weights = _weights(_TOKENIZER(question), words)
+    if not weights:  # a question of function words and names only: the ranking is all there is
+        return Choice(hits[0], hits[0], None, ())
+    total = sum(weights.values())
+
+    def share(i: int) -> float:
+        return sum(w for t, w in weights.items() if t in words[i]) / total
+
+    current = [i for i, h in enumerate(hits) if h.record.superseded_by is None][:window]
+    best = max(current, key=lambda i: (share(i), -i), default=None)
+    if best is not None and share(best) > 0:
+        if share(current[0]) >= KEEP_SHARE * share(best):
+            best = current[0]
+        return Choice(hits[best], hits[0], None, tuple(weights))
+    old = [i for i, h in enumerate(hits) if h.record.superseded_by is not None and share(i) > 0]
+    earlier = hits[max(old, key=lambda i: (share(i), -i))] if old else None
+    return Choice(None, hits[0], earlier, tuple(weights))
+
+
+def _weights(terms: list[str], words: list[set[str]]) -> dict[str, float]:
+    """Each distinct question term's weight: its inverse frequency over the evidence records; a term that
+    more than half of the records (of four or more) hold weighs nothing."""
+    n = len(words)
+    out: dict[str, float] = {}
+    for t in dict.fromkeys(terms):
+        df = sum(t in w for w in words)
+        if n >= 4 and df > n / 2:
+            continue
+        out[t] = math.log((n + 1) / (df + 0.5))
+    return out
