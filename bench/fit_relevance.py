@@ -2,8 +2,8 @@
 
 For each question of the calibration data, each read path's first ``--top`` hits are taken with their raw
 ranking values (``Retriever(calibrated=False)``); a hit is relevant when its record's provenance holds one of
-the question's gold message ids. A logistic regression (Newton's method, a tiny ridge) of relevant on
-``[raw, log10(records ranked over)]`` (the fused path) or ``[raw]`` (ENGRAM's cosine, the RRF sum) gives the
+the question's gold message ids. A logistic regression, each source weighing the same in all, (Newton's method, a tiny ridge) of relevant on
+``[raw, log10(records ranked over), raw * log10(records)]`` (the fused path) or ``[raw]`` (ENGRAM's cosine, the RRF sum) gives the
 constants written into ``memdesk/relevance.py``; the reliability table (predicted vs observed by score band)
 is printed per source so the fit can be checked on data it was not fitted on.
 
@@ -63,14 +63,14 @@ def collect(memory_of, questions, top: int) -> dict[str, list[tuple[float, float
     return rows
 
 
-def fit(x: np.ndarray, y: np.ndarray, ridge: float = 1e-3) -> np.ndarray:
-    """Logistic regression weights (last one the intercept) by Newton's method."""
+def fit(x: np.ndarray, y: np.ndarray, weight: np.ndarray, ridge: float = 1e-3) -> np.ndarray:
+    """Weighted logistic regression weights (last one the intercept) by Newton's method."""
     X = np.hstack([x, np.ones((len(x), 1))])
     w = np.zeros(X.shape[1])
     for _ in range(100):
         p = 1 / (1 + np.exp(-X @ w))
-        grad = X.T @ (p - y) + ridge * w
-        hess = (X * (p * (1 - p))[:, None]).T @ X + ridge * np.eye(len(w))
+        grad = X.T @ (weight * (p - y)) + ridge * w
+        hess = (X * (weight * p * (1 - p))[:, None]).T @ X + ridge * np.eye(len(w))
         step = np.linalg.solve(hess, grad)
         w -= step
         if np.abs(step).max() < 1e-9:
@@ -126,14 +126,17 @@ def main() -> None:
     report: dict = {"top": args.top, "sources": {s: {p: len(v) for p, v in rows.items()} for s, rows in sources.items()}}
     for path in PATHS:
         data = np.array([r for rows in sources.values() for r in rows[path]])
-        x = data[:, :2] if path == "fused" else data[:, :1]
-        w = fit(x, data[:, 2])
-        slope, size_slope, intercept = (w[0], w[1], w[2]) if path == "fused" else (w[0], 0.0, w[1])
+        # every source weighs the same in all (a benchmark's thousands of hits do not drown the small chats)
+        weight = np.concatenate([np.full(len(rows[path]), len(data) / (len(sources) * len(rows[path]))) for rows in sources.values()])
+        x = np.column_stack([data[:, 0], data[:, 1], data[:, 0] * data[:, 1]]) if path == "fused" else data[:, :1]
+        w = fit(x, data[:, 2], weight)
+        slope, size_slope, per_decade, intercept = (w[0], w[1], w[2], w[3]) if path == "fused" else (w[0], 0.0, 0.0, w[1])
         report[path] = {"slope": round(float(slope), 4), "size_slope": round(float(size_slope), 4),
-                        "intercept": round(float(intercept), 4), "reliability": {}}
+                        "slope_per_decade": round(float(per_decade), 4), "intercept": round(float(intercept), 4),
+                        "reliability": {}}
         for s, rows in sources.items():
             d = np.array(rows[path])
-            pred = 1 / (1 + np.exp(-(slope * d[:, 0] + size_slope * d[:, 1] + intercept)))
+            pred = 1 / (1 + np.exp(-((slope + per_decade * d[:, 1]) * d[:, 0] + size_slope * d[:, 1] + intercept)))
             report[path]["reliability"][s] = reliability(pred, d[:, 2])
     print(json.dumps(report, indent=1))
     if args.out:

@@ -17,7 +17,7 @@ S = Scope(user_id="u")
 def crowded(store):
     """Sixty facts all about as close to the query (cosine ~0.89), forty events far from it and one event
     that stands out among the events (cosine ~0.71); stores large enough that each type's own spread
-    outweighs the scope-wide prior mixed into it."""
+    outweighs the scope-wide prior mixed into it (at ``type_prior=20``; the default 200 wants bigger stores)."""
     for i in range(60):
         put(store, SemanticRecord(scope=S, fact=f"Ana fact {i}", provenance=[f"s{i}"]), [2, 1, 0.01 * i])
     for i in range(40):
@@ -27,7 +27,7 @@ def crowded(store):
 
 def test_typed_calibration_lifts_what_stands_out_in_its_own_store(store):
     crowded(store)
-    r = Retriever.fused(store, k=100, K=3)
+    r = Retriever.fused(store, k=100, K=3, type_prior=20)
     q = unit([1, 0, 0])
     typed = r.retrieve(q, S, query_text="unrelated words", mode="typed")
     assert typed[0].record.provenance == ["hit"]  # z ~ 1.8 among events beats z ~ 0.3 among facts
@@ -77,8 +77,9 @@ def two_voices(store):
 
 
 def test_a_first_person_question_puts_the_user_s_own_words_first(store):
+    # calibrated=False: the raw standardized scores, to which the bonus is added in standard deviations
     two_voices(store)
-    r = Retriever.fused(store, K=5, person_weight=0.3)
+    r = Retriever.fused(store, K=5, person_weight=0.3, calibrated=False)
     q = unit([1, 0.2, 0])  # dense only (hybrid=False): equal scores but for the bonus
     mine = r.retrieve(q, S, query_text="Where does my basil grow?", hybrid=False)
     assert mine[0].record.provenance == ["said-by-user"] and "incl. +0.30: whose words" in mine[0].why
@@ -98,7 +99,7 @@ def test_a_bonus_every_candidate_shares_changes_no_order(store):
     for i in range(12):
         put(store, SemanticRecord(scope=S, fact=f"user fact {i}", provenance=[f"s{i}"]), [1, 0.1 * i, 0])
         put(store, EpisodicRecord(scope=S, title="", summary=f"user event {i}", provenance=[f"e{i}"]), [0.5, 1, 0.1 * i])
-    r = Retriever.fused(store, K=8)
+    r = Retriever.fused(store, K=8, calibrated=False, bonus_gate=0)  # ungated: every candidate gets the whole bonus
     q = unit([1, 0.4, 0.1])
     mine = r.retrieve(q, S, query_text="what did I note?", hybrid=False)
     plain = r.retrieve(q, S, query_text="what did Ana note?", hybrid=False)
@@ -108,7 +109,7 @@ def test_a_bonus_every_candidate_shares_changes_no_order(store):
 
 def test_person_weight_zero_and_bad_values(store):
     two_voices(store)
-    off = Retriever.fused(store, K=5, person_weight=0)
+    off = Retriever.fused(store, K=5, person_weight=0, calibrated=False)
     hits = off.retrieve(unit([1, 0.2, 0]), S, query_text="Where does my basil grow?", hybrid=False)
     assert hits[0].score == pytest.approx(hits[1].score) and "whose words" not in hits[0].why
     with pytest.raises(Exception, match="person_weight"):
@@ -131,7 +132,7 @@ def two_dates(store):
 
 def test_a_record_dated_when_the_question_points_ranks_first(store):
     two_dates(store)
-    r = Retriever.fused(store, K=5, time_weight=0.4, person_weight=0)
+    r = Retriever.fused(store, K=5, time_weight=0.4, person_weight=0, calibrated=False)
     q = unit([1, 0.2, 0])  # dense only: equal scores but for the bonus
     asked = datetime(2024, 6, 17, 12)  # a Monday: "two weeks ago" is the week of 2024-06-03
     hits = r.retrieve(q, S, query_text="When did I bake bread two weeks ago?", hybrid=False, asked_at=asked)
@@ -141,7 +142,7 @@ def test_a_record_dated_when_the_question_points_ranks_first(store):
     assert "incl. +0.40: dated in the question's week of 2024-06-03" in next(h.why for h in hits if h.record.provenance == ["early"])
     plain = r.retrieve(q, S, query_text="When did I bake bread two weeks ago?", hybrid=False)  # not told when it is asked
     assert len({round(h.score, 9) for h in plain[:3]}) == 1 and "dated" not in plain[0].why
-    off = Retriever.fused(store, K=5, time_weight=0, person_weight=0)
+    off = Retriever.fused(store, K=5, time_weight=0, person_weight=0, calibrated=False)
     hits = off.retrieve(q, S, query_text="When did I bake bread two weeks ago?", hybrid=False, asked_at=asked)
     assert len({round(h.score, 9) for h in hits[:3]}) == 1
     with pytest.raises(Exception, match="time_weight"):
@@ -169,3 +170,29 @@ def test_a_bm25_query_other_than_the_question_is_not_read_for_person_or_time(sto
     assert not any("dated" in h.why for h in hits)
     hits = timed.retrieve(q, S, query_text="Which sports yesterday?", lexical_text="sports surfing", asked_at=asked)
     assert [h.record.provenance[0] for h in hits if "dated" in h.why] == ["surf"]
+
+
+def test_a_gated_bonus_cannot_lift_an_unrelated_record_over_a_relevant_one(store):
+    """The user's words far from the question (below their type's mean) get no first-person bonus; the
+    assistant's relevant replies stay first. Ungated, the 3-standard-deviation bonus lifts them over."""
+    for i in range(10):
+        put(store, SemanticRecord(scope=S, fact=f"assistant answer {i}", provenance=[f"a{i}"], role="assistant"), [1, 0.3, 0.01 * i])
+        put(store, SemanticRecord(scope=S, fact=f"user remark {i}", provenance=[f"u{i}"]), [0.5, 1, 0.01 * i])
+    q = unit([1, 0, 0])
+    gated = Retriever.fused(store, K=20, calibrated=False).retrieve(q, S, query_text="what did I say?", hybrid=False)
+    assert [h.record.role for h in gated[:10]] == ["assistant"] * 10
+    assert all("whose words" not in h.why for h in gated)  # every user record sits below the mean: no bonus
+    ungated = Retriever.fused(store, K=20, bonus_gate=0).retrieve(q, S, query_text="what did I say?", hybrid=False)
+    assert ungated[0].record.role == "user"  # what the gate prevents
+
+
+def test_in_a_scope_of_few_records_a_lone_shared_word_does_not_outrank_meaning(store):
+    """BM25's weight shrinks as n / (n + lexical_prior): three records cannot say whether "wedding" is rare."""
+    put(store, SemanticRecord(scope=S, fact="a green dress was bought", provenance=["dress"]), [1, 0.35, 0])
+    put(store, SemanticRecord(scope=S, fact="the wedding is postponed", provenance=["postponed"]), [1, 0.6, 0])
+    put(store, SemanticRecord(scope=S, fact="Ana walks the dog", provenance=["dog"]), [0, 1, 1])
+    q = unit([1, 0, 0])  # cosine: dress 0.94, postponed 0.86
+    hits = Retriever.fused(store, K=3).retrieve(q, S, query_text="What did Ana buy for the wedding?")
+    assert hits[0].record.provenance == ["dress"] and "bm25" in hits[1].why
+    flat = Retriever.fused(store, K=3, lexical_prior=0).retrieve(q, S, query_text="What did Ana buy for the wedding?")
+    assert flat[0].record.provenance == ["postponed"]  # the whole weight, 0.3, for one shared word

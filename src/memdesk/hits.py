@@ -121,12 +121,17 @@ class MemoryItem(BaseModel):
 class SearchHit(MemoryItem):
     """One retrieved memory: the :class:`MemoryItem` fields, its score and why it matched.
 
-    ``score`` orders the hits of one search, best first (what it measures is the read path's: see
-    :mod:`memdesk.retrieve`). ``cosine`` is the query-record cosine similarity wherever the read path computed
-    it (None for a candidate only BM25 found in RRF fusion). ``memory_type`` is kept as the older name of ``type``.
+    ``score`` is a calibrated relevance in [0, 1] that never rises down the list, on every read path
+    (:mod:`memdesk.relevance`, ``docs/scores.md``: a logistic map of the path's raw ranking value, fitted on
+    labelled questions; 0.5 is an even chance that the record answers); the raw value (the fused default's
+    standardized cosine + BM25 with its bonuses, ENGRAM's cosine, the RRF sum) is written in ``why``. ``cosine``
+    is the query-record cosine similarity wherever the read path computed it (None for a candidate only BM25
+    found in RRF fusion). ``memory_type`` is kept as the older name of ``type``.
     """
 
-    score: float = Field(description="The read path's relevance; hits come best first.")
+    score: float = Field(
+        description="Calibrated relevance in [0, 1], never rising down the list; 0.5 is an even chance (docs/scores.md)."
+    )
     cosine: float | None = Field(default=None, description="Cosine similarity of the query and the record.")
     rank: int = Field(description="Rank within its own type's top-k (0-based).")
     why: str = Field(description="Why it matched, e.g. 'semantic top-3 by cosine 0.612'.")

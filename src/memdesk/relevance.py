@@ -5,7 +5,7 @@ and BM25 plus its bonuses (a z-like number, 4 to 9 on a big scope, negative for 
 path by cosine, the RRF extension by a reciprocal-rank sum. None of them means anything to a caller who
 thresholds ``score > 0.7``. :class:`RelevanceMap` turns the raw value into
 
-    score = 1 / (1 + exp(-(slope * raw + intercept + size_slope * log10(records))))
+    score = 1 / (1 + exp(-((slope + slope_per_decade * L) * raw + intercept + size_slope * L))),  L = log10(records)
 
 a logistic fitted on labelled questions (``bench/fit_relevance.py``: a hit is relevant when its record comes
 from a message that answers the question), so a score reads as the share of hits with that score that were
@@ -25,7 +25,11 @@ from dataclasses import dataclass
 
 from .records import SearchHit
 
-__all__ = ["COSINE", "FUSED", "RRF", "RelevanceMap", "calibrate"]
+__all__ = ["COSINE", "FUSED", "MAX_DECADES", "RRF", "RelevanceMap", "calibrate"]
+
+MAX_DECADES = 3.5
+"""Scope sizes are read up to 10^3.5 (about 3,200) records: the calibration data's scopes held 5 to 2,165
+records, so a larger scope is scored as one of that size (its relevance is extrapolated, not measured)."""
 
 
 @dataclass(frozen=True)
@@ -36,32 +40,36 @@ class RelevanceMap:
         slope: per unit of the raw value (> 0: the map rises with the raw value).
         intercept: the log-odds at raw 0 in a scope of one record.
         size_slope: per decade of records ranked over (usually < 0: a big scope has more near misses).
+        slope_per_decade: how the slope changes per decade of records (a raw value spreads differently in a
+            big scope); the slope must stay positive up to :data:`MAX_DECADES`.
         name: what the raw value is, as written in ``why`` (e.g. ``"z"``).
     """
 
     slope: float
     intercept: float
     size_slope: float = 0.0
+    slope_per_decade: float = 0.0
     name: str = "raw"
 
     def __post_init__(self) -> None:
-        if not self.slope > 0:
-            raise ValueError("a relevance map must rise with the raw value (slope > 0)")
+        if not min(self.slope, self.slope + self.slope_per_decade * MAX_DECADES) > 0:
+            raise ValueError("a relevance map must rise with the raw value (a positive slope at every scope size)")
 
     def __call__(self, raw: float, records: int = 1) -> float:
-        logit = self.slope * raw + self.intercept + self.size_slope * math.log10(max(records, 1))
+        decades = min(math.log10(max(records, 1)), MAX_DECADES)
+        logit = (self.slope + self.slope_per_decade * decades) * raw + self.intercept + self.size_slope * decades
         if logit >= 0:
             return 1.0 / (1.0 + math.exp(-logit))
         e = math.exp(logit)
         return e / (1.0 + e)
 
 
-# Fitted by ``python bench/fit_relevance.py`` (see docs/scores.md for the data, the command and the fit).
-FUSED = RelevanceMap(slope=1.0, intercept=-3.0, size_slope=0.0, name="z")
+# Fitted by ``python bench/fit_relevance.py`` (bench/results/scores/fit.json; docs/scores.md has the data and the fit).
+FUSED = RelevanceMap(slope=2.1718, intercept=-3.6395, size_slope=-0.8176, slope_per_decade=-0.3455, name="z")
 """The fused default: raw = the standardized fused score with its bonuses (``z`` in ``why``)."""
-COSINE = RelevanceMap(slope=12.0, intercept=-8.0, size_slope=0.0, name="cosine")
-"""ENGRAM's path: raw = the cosine (after a superseded record's demotion)."""
-RRF = RelevanceMap(slope=120.0, intercept=-3.0, size_slope=0.0, name="rrf")
+COSINE = RelevanceMap(slope=8.9298, intercept=-7.9008, name="cosine")
+"""ENGRAM's path: raw = the cosine (after a superseded record's demotion); no scope size (that path does not count)."""
+RRF = RelevanceMap(slope=150.0523, intercept=-6.2075, name="rrf")
 """The RRF hybrid extension: raw = the reciprocal-rank sum (``fused`` in ``why``)."""
 
 

@@ -41,6 +41,11 @@ from .question_time import TIME_WEIGHT, question_windows
 from .relevance import COSINE, FUSED, RRF, calibrate
 from .records import ALL_TYPES, MemoryType, Scope, SearchHit
 from .scope_index import TYPE_PRIOR, ScopeIndexCache
+
+BONUS_GATE = 1.0
+"""The default read path's bonus gate, in standard deviations (see :class:`Retriever`'s ``bonus_gate``)."""
+LEXICAL_PRIOR = 20.0
+"""The default read path's lexical prior, in records (see :class:`Retriever`'s ``lexical_prior``)."""
 from .serialize import Serializer
 from .stemming import StemmingTokenizer
 from .store.base import Store
@@ -87,6 +92,15 @@ class Retriever:
         time_weight: in score fusion, added to the standardized score of a record dated inside a time
             window the question names, read against the time it is asked (``asked_at`` of
             :meth:`retrieve`, :mod:`memdesk.question_time`); 0 turns it off.
+        bonus_gate: in score fusion, a record's bonuses (``person_weight``, ``time_weight``) are scaled by its
+            standardized score over this many standard deviations, clipped to [0, 1]: a record no more related
+            than its type's average gets none, so a bonus cannot lift an unrelated record over a relevant one;
+            0 gives every record the whole bonus.
+        lexical_prior: in score fusion, the BM25 weight is ``lexical_weight * n / (n + lexical_prior)`` in a
+            scope of n records: a handful of records cannot tell a rare topical word from a common one, and
+            the top BM25 match of a small scope gets the whole weight however weak it is.
+        type_prior: records of the whole scope mixed into each memory type's moments before standardizing
+            (:data:`memdesk.scope_index.TYPE_PRIOR`): a type of a few records is standardized by the scope.
         calibrated: hits carry a calibrated relevance in [0, 1], non-increasing down the list, as ``score``
             (:mod:`memdesk.relevance`; the raw ranking value stays in ``why``); False gives the raw values
             (the relevance fit reads those: ``bench/fit_relevance.py``).
@@ -114,6 +128,7 @@ class Retriever:
         calibrated: bool = True,
         bonus_gate: float = 0.0,
         type_prior: float = TYPE_PRIOR,
+        lexical_prior: float = 0.0,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -137,6 +152,7 @@ class Retriever:
         self.time_weight = time_weight
         self.calibrated = calibrated
         self.bonus_gate = bonus_gate
+        self.lexical_prior = lexical_prior
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
@@ -151,10 +167,12 @@ class Retriever:
         """memdesk's default read path: dense + stemmed BM25 score fusion, the asker's own words
         first (``person_weight``, 3 standard deviations), per-type calibration, a token budget (default 900 cl100k
         tokens) over an anchor-grouped block; records dated when the question asks about get ``time_weight``
-        (1.5 standard deviations)."""
+        (1.5 standard deviations). Both bonuses are gated (``bonus_gate``, 1 standard deviation) and BM25's
+        weight shrinks in a scope of few records (``lexical_prior``, 20 records)."""
         return cls(
             store, k=k, K=K, hybrid=True, fusion="score", lexical_k=options.pop("lexical_k", k),
             person_weight=options.pop("person_weight", PERSON_WEIGHT), time_weight=options.pop("time_weight", TIME_WEIGHT),
+            bonus_gate=options.pop("bonus_gate", BONUS_GATE), lexical_prior=options.pop("lexical_prior", LEXICAL_PRIOR),
             token_budget=token_budget, serializer=serializer or Serializer(group_by_anchor=True), **options,
         )
 
@@ -282,6 +300,7 @@ class Retriever:
                 time_windows=question_windows(person_text, asked_at) if self.time_weight > 0 else (),
                 time_weight=self.time_weight,
                 bonus_gate=self.bonus_gate,
+                lexical_prior=self.lexical_prior,
             )
             ranks: dict[MemoryType, int] = {}
 

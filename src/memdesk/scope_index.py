@@ -35,9 +35,11 @@ from .store.filtered import scan_where
 
 __all__ = ["ScopeIndex", "ScopeIndexCache"]
 
-TYPE_PRIOR = 20.0
+TYPE_PRIOR = 200.0
 """Pseudo-records of the whole scope's distribution mixed into each type's moments (see
-:meth:`~memdesk.calibration.TypeMoments.shrunk`): a type of 3 records is calibrated mostly by the scope."""
+:meth:`~memdesk.calibration.TypeMoments.shrunk`): a type of a few dozen records is calibrated mostly by the
+scope, one of thousands by itself (200 rather than 20: on the small chats a type of 1-15 records standardized
+by itself ranked a recipe under a remark that shares its words; LoCoMo recall unchanged, see docs/scores.md)."""
 
 _Key = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str, bool]
 
@@ -117,8 +119,9 @@ class ScopeIndex:
         time_windows: Sequence[TimeWindow] = (),
         time_weight: float = 0.0,
         bonus_gate: float = 0.0,
+        lexical_prior: float = 0.0,
     ) -> Iterator[tuple[int, float, "_Why"]]:
-        """Fused candidates best first, as (position, calibrated score, why), generated lazily.
+        """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
 
         Candidates: each type's dense top ``k`` and the lexical top ``lexical_k``; score
         ``cosine + lexical_weight * bm25 / max bm25``, standardized by the cosine distribution of the
@@ -126,7 +129,9 @@ class ScopeIndex:
         standard deviations) for a record from a message of that role
         (:func:`memdesk.question_person.role_boosts`), plus ``time_weight`` for a record whose event time
         or said time lies in one of ``time_windows`` (:func:`memdesk.question_time.question_windows`).
-        With ``superseded_weight``, a superseded
+        ``lexical_prior`` scales the lexical weight by ``n / (n + lexical_prior)`` for an index of n records;
+        ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
+        deviations, clipped to [0, 1] (no bonus at or below its type's mean). With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
         moved as far below zero when negative (``x - (1 - w) * |x|``), so it always ranks lower.
         """
@@ -147,7 +152,8 @@ class ScopeIndex:
         fused = cosine[positions].astype(np.float64)
         top_lexical = float(lexical.max()) if lexical is not None and lexical.size else 0.0
         if top_lexical > 0:
-            fused += lexical_weight * lexical[positions] / top_lexical
+            n = len(self.records)  # a few records tell a rare topical word from a common one badly: less weight
+            fused += lexical_weight * n / (n + lexical_prior) * lexical[positions] / top_lexical
         demoted = self.superseded[positions] if superseded_weight is not None else None
         if demoted is not None and demoted.any():
             fused[demoted] -= (1.0 - superseded_weight) * np.abs(fused[demoted])  # type: ignore[operator]
@@ -162,9 +168,9 @@ class ScopeIndex:
             boosted += bonus * (self.roles[positions] == role)
         window = self.window_of(positions, time_windows) if time_weight > 0 and time_windows else None
         bonus = boosted + (time_weight * (window >= 0) if window is not None else 0.0)
-        if bonus_gate > 0 and len(z):  # a bonus lifts a record in proportion to how related it is already
-            bonus = bonus * np.clip(z / (bonus_gate * max(float(z.max()), 1e-9)), 0.0, 1.0)
-            boosted = boosted * np.clip(z / (bonus_gate * max(float(z.max()), 1e-9)), 0.0, 1.0)
+        if bonus_gate > 0:  # no bonus below the type's mean, the whole bonus from bonus_gate standard deviations up
+            gate = np.clip(z / bonus_gate, 0.0, 1.0)
+            bonus, boosted = bonus * gate, boosted * gate
         z = z + bonus  # after standardizing: a bonus every candidate shares changes no order
         order = np.argsort(-z, kind="stable")
         for j in order.tolist():

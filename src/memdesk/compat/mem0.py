@@ -245,13 +245,14 @@ class Memory(ClosesOnExit):
             return {"results": []}
         hits = self.memory.search(query, scope=scope, k=top_k, K=top_k, filters=where)  # filtered before ranking
         results = []
-        for hit in hits:
-            similarity = hit.cosine if hit.cosine is not None else hit.score  # mem0's score is the similarity
-            if threshold is not None and similarity < threshold:
-                continue
-            item = memory_item(hit.record, score=similarity)
+        for hit in hits:  # score: memdesk's calibrated relevance in [0, 1], best first (docs/scores.md)
+            if threshold is not None and hit.score < threshold:
+                break  # the scores never rise down the list
+            item = memory_item(hit.record, score=hit.score)
             if explain:
-                item["score_details"] = {"why": hit.why, "rank_in_type": hit.rank, "memory_type": hit.memory_type.value}
+                item["score_details"] = {
+                    "why": hit.why, "rank_in_type": hit.rank, "memory_type": hit.memory_type.value, "cosine": hit.cosine,
+                }
             results.append(item)
             if len(results) == top_k:
                 break

@@ -41,8 +41,9 @@ class ExtractiveAnswerer:
 
     The answer reads ``"[extractive: best evidence] <record text> (<anchor>)"``; when no current record in
     the evidence holds the question's content words, ``"[extractive: best evidence] Nothing in memory says
-    this directly. Closest: <first hit> (<anchor>)"``, plus ``"; earlier (since replaced): <record>"`` when a
-    superseded record holds them. ``label=""`` drops the prefix (``Answer.extractive`` still says what it is).
+    this directly. Closest: <first hit> (<anchor>)"``, plus ``" Earlier (since replaced): <record>"`` when a
+    superseded record holds them; when the record that replaced that one is in the evidence, it is the
+    answer, followed by ``" Before (since replaced): <record>"``. ``label=""`` drops the prefix (``Answer.extractive`` still says what it is).
     """
 
     def __init__(self, *, label: str = EXTRACTIVE_LABEL) -> None:
@@ -54,10 +55,12 @@ class ExtractiveAnswerer:
             return Answer(question=question, answer=ABSTAIN, extractive=True, evidence=evidence, model=None)
         if choice.answer is not None:
             text = _said(choice.answer)
+            if choice.earlier is not None:  # the memory holding the question's words, and what replaced it
+                text = f"{text} Before (since replaced): {_said(choice.earlier)}"
         else:
             text = f"{NOT_DIRECT} Closest: {_said(choice.closest)}"
             if choice.earlier is not None:
-                text = f"{text}; earlier (since replaced): {_said(choice.earlier)}"
+                text = f"{text} Earlier (since replaced): {_said(choice.earlier)}"
         if self.label:
             text = f"[{self.label}] {text}"
         return Answer(question=question, answer=text, extractive=True, evidence=evidence, model=None)

@@ -9,10 +9,12 @@ weighs each by how rare it is in the evidence. The first current hit answers whe
 holds (the ranking knows more than word overlap); otherwise the hit holding the largest share does, the
 earlier one among equals.
 
-When no current record in the evidence holds any of the question's content words, nothing in memory
-says the answer directly: :class:`Choice` then carries the closest record (the first hit) and, if a
-memory that was since replaced holds them, that one too, and the answerer says so rather than presenting
-the first hit as the answer.
+When no current record in the evidence holds any of the question's content words but a memory that was
+since replaced does, the record that replaced it answers when it is in the evidence ("Where does Maya
+live now?": "lives in Headingley" was replaced by "moved to York, into a terraced house"), with the old
+one beside it. Otherwise nothing in memory says the answer directly: :class:`Choice` then carries the
+closest record (the first hit) and the replaced one, if any, and the answerer says so rather than
+presenting the first hit as the answer.
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ _TOKENIZER = StemmingTokenizer(max_cached=20_000)
 class Choice:
     """The record that answers (``answer``), or, when none does, the closest one and an earlier one.
 
-    ``answer``: the hit whose words answer the question, None when no current hit holds any of its
-    content words; ``closest``: the first hit (always set when there is evidence); ``earlier``: a
-    superseded hit that holds the words no current one does (None otherwise); ``terms``: the question's
+    ``answer``: the hit whose words answer the question, or the one that replaced ``earlier``; None when
+    neither is in the evidence; ``closest``: the first hit (always set when there is evidence); ``earlier``:
+    a superseded hit that holds the words no current one does (None otherwise); ``terms``: the question's
     content words that were looked for."""
 
     answer: SearchHit | None
@@ -71,17 +73,18 @@ def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW) ->
         return Choice(hits[best], hits[0], None, tuple(weights))
     old = [i for i, h in enumerate(hits) if h.record.superseded_by is not None and share(i) > 0]
     earlier = hits[max(old, key=lambda i: (share(i), -i))] if old else None
-    return Choice(None, hits[0], earlier, tuple(weights))
+    newer = next((h for h in hits if earlier is not None and h.record.id == earlier.record.superseded_by), None)
+    return Choice(newer, hits[0], earlier, tuple(weights))
 
 
 def _weights(terms: list[str], words: list[set[str]]) -> dict[str, float]:
     """Each distinct question term's weight: its inverse frequency over the evidence records; a term that
-    more than half of the records (of four or more) hold weighs nothing."""
+    more than half of the records (of two or more) hold weighs nothing."""
     n = len(words)
     out: dict[str, float] = {}
     for t in dict.fromkeys(terms):
         df = sum(t in w for w in words)
-        if n >= 4 and df > n / 2:
+        if n >= 2 and df > n / 2:
             continue
         out[t] = math.log((n + 1) / (df + 0.5))
     return out

@@ -1,0 +1,83 @@
+"""Which evidence record the extractive answerer presents (memdesk.conversation.answer_choice)."""
+
+from __future__ import annotations
+
+from memdesk.conversation.answer import NOT_DIRECT, ExtractiveAnswerer
+from memdesk.conversation.answer_choice import choose
+from memdesk.records import Evidence, MemoryType, Scope, SearchHit, SemanticRecord
+
+SCOPE = Scope(user_id="u")
+
+
+def fact(text: str, superseded: bool = False) -> SemanticRecord:
+    return SemanticRecord(scope=SCOPE, speaker="Noor", fact=text, superseded_by="newer" if superseded else None)
+
+
+def hits(*records: SemanticRecord) -> list[SearchHit]:
+    n = len(records)
+    return [
+        SearchHit(record=r, score=1 - i / n, memory_type=MemoryType.SEMANTIC, rank=i, why="test")
+        for i, r in enumerate(records)
+    ]
+
+
+def evidence(*records: SemanticRecord) -> Evidence:
+    return Evidence(hits=hits(*records), text="x", tokens=1)
+
+
+def test_the_first_hit_answers_when_it_holds_the_question_s_words():
+    ev = hits(fact("Noor lives in Utrecht."), fact("Noor's sister lives in Ghent near the station."), fact("Noor likes tea."))
+    assert choose("Where does Noor live?", ev).answer is ev[0]
+
+
+def test_a_lower_hit_answers_when_the_first_holds_none_of_the_question_s_words():
+    ev = hits(
+        fact("Noor started a new job at the library."),  # related by meaning, says nothing of the dog
+        fact("Noor adopted a rescue greyhound called Biscuit."),
+        fact("Noor cycles to work."),
+        fact("Noor's brother visits in May."),
+    )
+    c = choose("What is the name of Noor's greyhound?", ev)
+    assert c.answer is ev[1] and "greyhound" in c.terms
+    assert "noor" not in c.terms  # held by most of the evidence: says nothing about which record answers
+
+
+def test_the_first_hit_is_kept_over_one_sharing_a_few_more_words():
+    ev = hits(
+        fact("Noor finished the city half marathon in two hours."),
+        fact("Noor is training for a half marathon and runs twice a week."),
+        fact("Noor's cousin moved to Delft."),
+        fact("Noor bought a new bicycle."),
+        fact("Noor prefers window seats."),
+    )
+    assert choose("How long did Noor take to run the half marathon?", ev).answer is ev[0]
+
+
+def test_when_no_current_record_holds_the_words_it_says_so_and_names_what_it_found():
+    ev = evidence(
+        fact("Noor booked swimming lessons."),
+        fact("Noor lives in a flat in Leiden with her parrot, Kiwi.", superseded=True),
+        fact("Noor drinks green tea."),
+    )
+    text = ExtractiveAnswerer().answer("What is Noor's parrot called?", ev).answer
+    assert text.startswith(f"[extractive: best evidence] {NOT_DIRECT} Closest: Noor booked swimming lessons.")
+    assert text.endswith("Earlier (since replaced): Noor lives in a flat in Leiden with her parrot, Kiwi.")
+    plain = ExtractiveAnswerer().answer("Which bank does Noor use?", evidence(fact("Noor drinks green tea."), fact("Noor walks to work.")))
+    assert NOT_DIRECT in plain.answer and "Earlier" not in plain.answer
+
+
+def test_a_question_of_names_and_function_words_only_takes_the_first_hit():
+    ev = hits(*(fact(f"Noor said thing {i}.") for i in range(5)))
+    assert choose("Who is Noor?", ev).answer is ev[0]
+    assert choose("anything", []).closest is None
+
+
+def test_the_record_that_replaced_the_one_holding_the_words_answers_with_the_old_one_beside_it():
+    new = fact("Noor moved to Rotterdam last week, into a houseboat.")
+    old = fact("Noor lives in a flat in Leiden.", superseded=True).model_copy(update={"superseded_by": new.id})
+    ev = evidence(fact("Noor started a new job."), new, fact("Noor drinks green tea."), old)
+    text = ExtractiveAnswerer().answer("Where does Noor live now?", ev).answer
+    assert text == (
+        "[extractive: best evidence] Noor moved to Rotterdam last week, into a houseboat. "
+        "Before (since replaced): Noor lives in a flat in Leiden."
+    )
