@@ -31,9 +31,6 @@ STOPWORDS = frozenset(
     its just me my no not of on or our ours she so some than that the their them then there these they
     this those to too us very was we were what when where which while who whom why will with would you
     your yours""".split()
-    # and the rest of the usual English list (NLTK's), less its words of place and direction (up, out, over...)
-    + "again against both during each few further itself more most nor now once only other own same should such through until".split()
-    + "s t d ll m re ve".split()  # what is left of "Maya's", "don't", "I'll" once split at the apostrophe
 )
 
 T = TypeVar("T", bound=Hashable)

@@ -35,6 +35,11 @@ KEEP_SHARE = 0.5
 """The first current hit answers when it holds at least this fraction of the best share of the question's words."""
 
 _TOKENIZER = StemmingTokenizer(max_cached=20_000)
+#: Function words of a question that BM25's stopwords keep (the rest of NLTK's English list, stemmed as the
+#: tokenizer stems them): "Where does Maya live *now*?" asks where she lives, not what was said "now".
+_FUNCTION = frozenset(
+    _TOKENIZER("again against both during each few further itself more most nor now once only other own same should such through until")
+)
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,8 @@ def _weights(terms: list[str], words: list[set[str]]) -> dict[str, float]:
     n = len(words)
     out: dict[str, float] = {}
     for t in dict.fromkeys(terms):
+        if len(t) < 2 or t in _FUNCTION:  # "s": what is left of "Maya's" once split at the apostrophe
+            continue
         df = sum(t in w for w in words)
         if n >= 2 and df > n / 2:
             continue
