@@ -187,12 +187,13 @@ def test_a_gated_bonus_cannot_lift_an_unrelated_record_over_a_relevant_one(store
 
 
 def test_in_a_scope_of_few_records_a_lone_shared_word_does_not_outrank_meaning(store):
-    """BM25's weight shrinks as n / (n + lexical_prior): three records cannot say whether "wedding" is rare."""
+    """With ``lexical_prior`` (off by default) BM25's weight shrinks as n / (n + lexical_prior): three records cannot
+    say whether "wedding" is rare."""
     put(store, SemanticRecord(scope=S, fact="a green dress was bought", provenance=["dress"]), [1, 0.35, 0])
     put(store, SemanticRecord(scope=S, fact="the wedding is postponed", provenance=["postponed"]), [1, 0.6, 0])
     put(store, SemanticRecord(scope=S, fact="Ana walks the dog", provenance=["dog"]), [0, 1, 1])
     q = unit([1, 0, 0])  # cosine: dress 0.94, postponed 0.86
-    hits = Retriever.fused(store, K=3).retrieve(q, S, query_text="What did Ana buy for the wedding?")
+    hits = Retriever.fused(store, K=3, lexical_prior=20).retrieve(q, S, query_text="What did Ana buy for the wedding?")
     assert hits[0].record.provenance == ["dress"] and "bm25" in hits[1].why
     flat = Retriever.fused(store, K=3, lexical_prior=0).retrieve(q, S, query_text="What did Ana buy for the wedding?")
     assert flat[0].record.provenance == ["postponed"]  # the whole weight, 0.3, for one shared word

@@ -44,8 +44,10 @@ from .scope_index import TYPE_PRIOR, ScopeIndexCache
 
 BONUS_GATE = 1.0
 """The default read path's bonus gate, in standard deviations (see :class:`Retriever`'s ``bonus_gate``)."""
-LEXICAL_PRIOR = 20.0
-"""The default read path's lexical prior, in records (see :class:`Retriever`'s ``lexical_prior``)."""
+LEXICAL_PRIOR = 0.0
+"""The default read path's lexical prior, in records (see :class:`Retriever`'s ``lexical_prior``): off. Measured
+at 10 and 20 (``bench/results/scores/README.md``): it kept a lone shared word from outranking meaning in some small
+chats and cost others their one rare matching noun; on the tune chats it lost (p@1 0.725 at 20, 0.728 off)."""
 from .serialize import Serializer
 from .stemming import StemmingTokenizer
 from .store.base import Store
@@ -167,8 +169,7 @@ class Retriever:
         """memdesk's default read path: dense + stemmed BM25 score fusion, the asker's own words
         first (``person_weight``, 3 standard deviations), per-type calibration, a token budget (default 900 cl100k
         tokens) over an anchor-grouped block; records dated when the question asks about get ``time_weight``
-        (1.5 standard deviations). Both bonuses are gated (``bonus_gate``, 1 standard deviation) and BM25's
-        weight shrinks in a scope of few records (``lexical_prior``, 20 records)."""
+        (1.5 standard deviations). Both bonuses are gated (``bonus_gate``, 1 standard deviation)."""
         return cls(
             store, k=k, K=K, hybrid=True, fusion="score", lexical_k=options.pop("lexical_k", k),
             person_weight=options.pop("person_weight", PERSON_WEIGHT), time_weight=options.pop("time_weight", TIME_WEIGHT),
