@@ -65,11 +65,11 @@ class RelevanceMap:
 
 
 # Fitted by ``python bench/fit_relevance.py`` (bench/results/scores/fit.json; docs/scores.md has the data and the fit).
-FUSED = RelevanceMap(slope=2.1718, intercept=-3.6395, size_slope=-0.8176, slope_per_decade=-0.3455, name="z")
+FUSED = RelevanceMap(slope=1.9321, intercept=-4.78, size_slope=-0.3492, slope_per_decade=-0.2983, name="z")
 """The fused default: raw = the standardized fused score with its bonuses (``z`` in ``why``)."""
 COSINE = RelevanceMap(slope=8.9298, intercept=-7.9008, name="cosine")
 """ENGRAM's path: raw = the cosine (after a superseded record's demotion); no scope size (that path does not count)."""
-RRF = RelevanceMap(slope=150.0523, intercept=-6.2075, name="rrf")
+RRF = RelevanceMap(slope=151.02, intercept=-6.2285, name="rrf")
 """The RRF hybrid extension: raw = the reciprocal-rank sum (``fused`` in ``why``)."""
 
 
