@@ -81,3 +81,20 @@ def test_the_record_that_replaced_the_one_holding_the_words_answers_with_the_old
         "[extractive: best evidence] Noor moved to Rotterdam last week, into a houseboat. "
         "Before (since replaced): Noor lives in a flat in Leiden."
     )
+
+
+def test_a_record_a_later_one_says_no_longer_holds_is_passed_over():
+    def said(text: str, day: int) -> SemanticRecord:
+        return fact(text).model_copy(update={"metadata": {"said_at": f"2025-03-{day:02d}T10:00:00+00:00"}})
+
+    old = said("Noor works as a nurse at the Riverside clinic.", 1)
+    ev = hits(
+        old,
+        said("Noor started at the city hospital and works nights now.", 20),
+        said("Noor no longer works at the Riverside clinic.", 20),
+        said("Noor drinks green tea.", 2),
+    )
+    assert choose("Where does Noor work?", ev).answer is ev[1]
+    # the negation must be later and share two distinctive words: an unrelated "no longer" changes nothing
+    ev2 = hits(old, said("Noor no longer drinks coffee.", 20), said("Noor cycles to the clinic.", 3), said("Noor likes tea.", 2))
+    assert choose("Where does Noor work?", ev2).answer is ev2[0]

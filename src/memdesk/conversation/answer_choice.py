@@ -9,6 +9,11 @@ weighs each by how rare it is in the evidence. The first current hit answers whe
 holds (the ranking knows more than word overlap); otherwise the hit holding the largest share does, the
 earlier one among equals.
 
+A current record that a later record in the evidence says no longer holds ("Maya works at the Riverside clinic",
+then "Maya no longer works at the Riverside clinic": a negation cue, :data:`NEGATION`, and two or more of the
+earlier record's distinctive words) is passed over as an answer, as a replaced one is: a store written before its
+extractor closed such records still answers with what holds now.
+
 When no current record in the evidence holds any of the question's content words but a memory that was
 since replaced does, the record that replaced it answers when it is in the evidence ("Where does Maya
 live now?": "lives in Headingley" was replaced by "moved to York, into a terraced house"), with the old
@@ -20,10 +25,11 @@ presenting the first hit as the answer.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..records import SearchHit
+from ..records import MemoryRecord, SearchHit
 from ..stemming import StemmingTokenizer
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
@@ -33,6 +39,9 @@ WINDOW = 5
 
 KEEP_SHARE = 0.5
 """The first current hit answers when it holds at least this fraction of the best share of the question's words."""
+
+NEGATION = re.compile(r"\b(?:no longer|not\b.{0,40}\bany ?more|stopped|quit)\b", re.IGNORECASE)
+"""What marks a record as saying an earlier one no longer holds."""
 
 _TOKENIZER = StemmingTokenizer(max_cached=20_000)
 #: Function words of a question that BM25's stopwords keep (the rest of NLTK's English list, stemmed as the
@@ -62,15 +71,18 @@ def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW) ->
     if not hits:
         return Choice(None, None, None, ())
     words = [set(_TOKENIZER(h.record.embed_text())) for h in hits]
+    common = _common(words)
+    current = [
+        i for i, h in enumerate(hits) if h.record.superseded_by is None and not _negated(i, hits, words, common)
+    ][:window]
     weights = _weights(_TOKENIZER(question), words)
     if not weights:  # a question of function words and names only: the ranking is all there is
-        return Choice(hits[0], hits[0], None, ())
+        return Choice(hits[current[0] if current else 0], hits[0], None, ())
     total = sum(weights.values())
 
     def share(i: int) -> float:
         return sum(w for t, w in weights.items() if t in words[i]) / total
 
-    current = [i for i, h in enumerate(hits) if h.record.superseded_by is None][:window]
     best = max(current, key=lambda i: (share(i), -i), default=None)
     if best is not None and share(best) > 0:
         if share(current[0]) >= KEEP_SHARE * share(best):
@@ -80,6 +92,37 @@ def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW) ->
     earlier = hits[max(old, key=lambda i: (share(i), -i))] if old else None
     newer = next((h for h in hits if earlier is not None and h.record.id == earlier.record.superseded_by), None)
     return Choice(newer, hits[0], earlier, tuple(weights))
+
+
+def _common(words: list[set[str]]) -> set[str]:
+    """Terms more than half of the records (of two or more) hold: the person's name, the topic of them all."""
+    n = len(words)
+    counts: dict[str, int] = {}
+    for w in words:
+        for t in w:
+            counts[t] = counts.get(t, 0) + 1
+    return {t for t, c in counts.items() if n >= 2 and c > n / 2}
+
+
+def _negated(i: int, hits: Sequence[SearchHit], words: list[set[str]], common: set[str]) -> bool:
+    """True when another current record, said after record ``i``, says it no longer holds: a negation cue and two
+    or more of ``i``'s distinctive words (not ``common``)."""
+    when = _said(hits[i].record)
+    if when is None:
+        return False
+    for j, h in enumerate(hits):
+        if j == i or h.record.superseded_by is not None:
+            continue
+        later = _said(h.record)
+        if later is None or later <= when or not NEGATION.search(h.record.embed_text()):
+            continue
+        if len((words[i] & words[j]) - common) >= 2:
+            return True
+    return False
+
+
+def _said(record: MemoryRecord):
+    return record.said_time() or record.event_time
 
 
 def _weights(terms: list[str], words: list[set[str]]) -> dict[str, float]:
