@@ -23,7 +23,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .records import SearchHit
+from .hits import SearchHit
 
 __all__ = ["COSINE", "FUSED", "MAX_DECADES", "RRF", "RelevanceMap", "calibrate"]
 

@@ -29,7 +29,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..records import MemoryRecord, SearchHit
+from ..hits import SearchHit
+from ..records import MemoryRecord
 from ..stemming import StemmingTokenizer
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
