@@ -178,7 +178,7 @@ def report_lines(report: DemoReport, *, evidence_lines: int = 3) -> list[str]:
             "",
             f"Q{i}: {a.question.question}",
             f"  expected: {a.question.answer}",
-            f"  answer{'' if ans.extractive else f' ({ans.model})'}: {_clip(ans.answer, 200)}",
+            f"  answer{'' if ans.extractive else f' ({ans.model})'}: {_clip(ans.answer, 400)}",
             f"  evidence: {len(ans.evidence.hits)} records, {ans.evidence.tokens} tokens, {a.latency_ms:.0f} ms; "
             f"gold message(s) {', '.join(a.question.evidence_ids)} retrieved: {found}; best hits:",
         ]
