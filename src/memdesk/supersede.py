@@ -11,6 +11,8 @@ to the new record, per memory type) and closes those it replaces:
   no named kind (``I'm going to visit Ana``) is one more plan, closing none;
 * ``end`` (``I don't live in Leeds anymore``, ``I sold my car``, ``Miso passed away``): memories
   setting that attribute (that value, when the claim names one for an attribute without slots);
+* a generic ``negation`` end (``I no longer play the violin``, ``We don't keep bees anymore``): memories
+  whose text holds every content word of what is negated and that negate nothing themselves (:func:`negates`);
 * ``revise`` (``I changed my mind``, ``Actually, the party is on Sunday``): the most similar earlier
   memory that made a claim (cosine at least ``revise_min_score``).
 
@@ -28,6 +30,7 @@ close each other (they are views of the same words).
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
@@ -54,6 +57,25 @@ def named_in(record: MemoryRecord) -> list[str]:
     """The ids of the records a record says it replaces (an LLM processor's UPDATE decisions)."""
     raw = record.metadata.get("replaces") or []
     return [r for r in raw if isinstance(r, str)] if isinstance(raw, list) else []
+
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_NEGATIVE = re.compile(r"\b(?:no longer|not|never|n't|anymore|any more)\b", re.IGNORECASE)
+_FUNCTION = frozenset("the a an my our to of in at for on with and or some any".split())
+
+
+def negates(claim: Claim, record: MemoryRecord) -> bool:
+    """Whether a generic ``negation`` end ("I no longer play the violin") negates what ``record`` says
+    ("Maya plays the violin in an orchestra"): every content word of the negated words is in its text
+    (by its first five letters, so "play" finds "plays"), and the record does not itself negate."""
+    if claim.attribute != "negation" or claim.op != "end" or not claim.value:
+        return False
+    text = record.text().replace("\u2019", "'")
+    if _NEGATIVE.search(text):
+        return False
+    said = {w[:5] for w in _WORDS.findall(text.lower())}
+    wanted = [w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
+    return bool(wanted) and all(w in said for w in wanted)
 
 
 def _same(a: MemoryRecord, b: MemoryRecord) -> bool:
@@ -142,9 +164,11 @@ class Supersession:
         def same(r: MemoryRecord) -> bool:
             return _same(r, new)
 
+        # a generic negation may close a memory no attribute rule read ("Maya plays the violin")
+        generic = any(c.attribute == "negation" for c in claims_in(new))
         out = []
         for j, r in enumerate(records[:i]):
-            if same(r) and r.provenance[:1] != owner and r.superseded_by is None and (claims := claims_in(r)):
+            if same(r) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
                 out.append(_Candidate(r, float(vectors[j] @ vectors[i]), claims, j))
         batch = {r.id for r in records}
         for memory_type in MemoryType:
@@ -152,7 +176,7 @@ class Supersession:
                 r = hit.record
                 if r.id in batch or r.id in closed or r.superseded_by is not None or not same(r):
                     continue
-                if claims := claims_in(r):
+                if (claims := claims_in(r)) or generic:
                     out.append(_Candidate(r, hit.score, claims, None))
         return out
 
@@ -174,7 +198,10 @@ class Supersession:
         return out
 
     def _victims(self, candidates: list[_Candidate], claims: list[Claim]) -> list[_Candidate]:
-        victims = [c for c in candidates if any(replaces(n, o) for n in claims for o in c.claims)]
+        victims = [
+            c for c in candidates
+            if any(replaces(n, o) for n in claims for o in c.claims) or any(negates(n, c.record) for n in claims)
+        ]
         if victims or not any(n.op == "revise" for n in claims) or not candidates:
             return victims
         best = max(candidates, key=lambda c: c.score)

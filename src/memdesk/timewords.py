@@ -87,3 +87,25 @@ def sentence_tense(text: str) -> Literal["past", "future"] | None:
     if any(m[0].lower() not in _ED_ADJECTIVES for m in _PAST_CUE.finditer(text)):
         return "past"
     return None
+
+
+#: A clause that looks forward from where it is said, whatever the tense of the rest of its sentence:
+#: "I accepted a position, starting on 15 April" starts on the coming 15 April.
+_FORWARD_CUE = re.compile(
+    r"\b(?:start(?:s|ing)?|begin(?:s|ning)?|due|until|till|scheduled|booked for|open(?:s|ing)|kick(?:s|ing)? off|"
+    r"from now|(?:is|are|will be) (?:on|in|at)|deadline)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
+
+
+def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future"] | None:
+    """The tense of the clause of ``text`` around ``span`` (a time expression): "future" if it looks
+    forward ("starting on 15 April", "I'll"), "past" if it narrates, else the tense of the whole
+    sentence (:func:`sentence_tense`). A day-month said with no cue either way is read by the caller."""
+    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, span[0])), default=0)
+    after = _CLAUSE_BREAK.search(text, span[1])
+    clause = text[start : after.start() if after else len(text)]
+    if _FORWARD_CUE.search(clause) and not _PAST_CUE.search(clause.replace(text[span[0] : span[1]], " ")):
+        return "future"
+    return sentence_tense(clause) or sentence_tense(text)

@@ -43,13 +43,15 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import datetime
+from dataclasses import replace
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from ..lang import dominant_script, is_english
 from ..records import EpisodicRecord, MemoryRecord, MemoryType, ProceduralRecord, RouteMask, SemanticRecord
 from ..timeexpr import TimeMention, main_anchor, resolve
 from .base import Utterance
+from .atoms import atoms
 from .facts import claims_of
 from .render import attribute, chunks, fit, render, truncate
 from .router import addressee_of, analyze_utterance, names_of, reference_of
@@ -60,6 +62,9 @@ logger = logging.getLogger(__name__)
 __all__ = ["RuleExtractor", "first_clause", "text_fields"]
 
 ContextViews = Literal["none", "questions", "all"]
+
+#: The longest gap after which a message is still read as a reply to the turn before it.
+REPLY_WINDOW = timedelta(hours=6)
 
 _ANAPHOR = re.compile(r"^(?:it|it's|that|that's|this|they|they're|these|those|she|he|which|so)\b", re.IGNORECASE)
 
@@ -159,8 +164,8 @@ class RuleExtractor:
 
         if not content:
             questions = [s for s in sentences if s.kind == "question" and content_words(s.text, names)]
-            if not questions:
-                return []
+            if not questions or utterance.message.role != "user":
+                return []  # an assistant's question holds nothing anyone said about themselves
             parts, rewritten = render(questions, speaker, addressee)
             head = f"{speaker} asked {addressee}: " if speaker and addressee else (f"{speaker} asked: " if speaker else "")
             text = fit(parts, self.max_summary_chars, head=head)
@@ -168,6 +173,8 @@ class RuleExtractor:
 
         out: list[MemoryRecord] = []
         before = self._previous_turn(utterance) if self.context_views != "none" else None
+        if any(claims_of(s.text) for s in content):
+            return self._statements(content, utterance, mask, before)
         groups = self._groups(content)
         whole = before is not None or (self.turn_views and len(groups) > 1)
         for group in groups:
@@ -190,16 +197,50 @@ class RuleExtractor:
 
         if before is not None:
             who, prev_id, prev_sents, asked = before
-            # the quote is attributed by its head, so first person left in it reads right
+            # the turn replied to shapes how the reply is found (its embedding), never its text: the
+            # record holds the reply's own words only ("Yes, twice!" is found by "Did Priya ...?")
             quoted, _ = render(prev_sents, who, speaker)
             said = f"{who} {'asked' if asked else 'said'}: "
             quote = fit(quoted, len(said) + self.max_context_chars, head=said)
             parts, rewritten = render(content, speaker, addressee)
-            head = f"{quote} {speaker or 'Reply'}: "
-            text = fit(parts, len(head) + self.max_summary_chars, head=head)
+            text = attribute(fit(parts, self.max_summary_chars), speaker, rewritten=rewritten)
             kind = MemoryType.EPISODIC if mask.episodic and any(s.episodic for s in content) else self._kind(content, mask)
             prov = pid + ([prev_id] if prev_id and prev_id not in pid else [])
-            out.append(self._record(kind, text, utterance, content, prov, "context", len(head)))
+            record = self._record(kind, text, utterance, content, prov, "context")
+            record.metadata["embed_context"] = quote
+            out.append(record)
+        return out
+
+    def _statements(
+        self, content: list[Sentence], utterance: Utterance, mask: RouteMask, before: tuple[str, str, list[Sentence], bool] | None
+    ) -> list[MemoryRecord]:
+        """A turn that changes a fact (:mod:`.facts`): one record per statement (:mod:`.atoms`), and no
+        record that joins two of them, so a later change closes only the statement it replaces ("We
+        moved" closes "Maya lives in a flat in Leith", not "Maya lives with Maya's cat, Biscuit"). The
+        turn replied to shapes each statement's embedding, as a context view would."""
+        speaker, addressee = utterance.message.speaker, addressee_of(utterance)
+        ts, _ = reference_of(utterance)
+        quote, prov = None, [utterance.message_id]
+        if before is not None:
+            who, prev_id, prev_sents, asked = before
+            quoted, _ = render(prev_sents, who, speaker)
+            said = f"{who} {'asked' if asked else 'said'}: "
+            quote = fit(quoted, len(said) + self.max_context_chars, head=said)
+            prov += [prev_id] if prev_id and prev_id != utterance.message_id else []
+        out: list[MemoryRecord] = []
+        for sentence in content:
+            for piece in atoms(sentence.text):
+                atom = sentence if piece == sentence.text else replace(
+                    sentence, text=piece, times=resolve(piece, ts, prefer="auto") if ts is not None else []
+                )
+                kind = self._kind([atom], mask)
+                parts, rewritten = render([atom], speaker, addressee, keep_you=_instructs(kind, [atom]))
+                limit = self.max_fact_chars if kind is MemoryType.SEMANTIC else self.max_summary_chars
+                text = attribute(fit(parts, limit - len(speaker or "") - 2), speaker, rewritten=rewritten)
+                record = self._record(kind, text, utterance, [atom], list(prov), "statement")
+                if quote:
+                    record.metadata["embed_context"] = quote
+                out.append(record)
         return out
 
     def _verbatim(self, utterance: Utterance, mask: RouteMask) -> list[MemoryRecord]:
@@ -242,11 +283,14 @@ class RuleExtractor:
     def _previous_turn(self, utterance: Utterance) -> tuple[str, str, list[Sentence], bool] | None:
         """(speaker, id, the sentences replied to, whether they ask) of the previous turn, when it
         was someone else's: its questions, else (``context_views="all"``) its last statement."""
-        if not utterance.context:
-            return None
+        if not utterance.context or not utterance.message.speaker:
+            return None  # a message of no named speaker (a lone string) answers nothing we know of
         prev = utterance.context[-1]
         if not prev.speaker or prev.speaker == utterance.message.speaker:
             return None
+        said = utterance.message.timestamp
+        if said is not None and prev.timestamp is not None and abs(said - prev.timestamp) > REPLY_WINDOW:
+            return None  # said hours apart: not a reply to it
         names = names_of(utterance)
         ts = prev.timestamp or reference_of(utterance)[0]
         sents = analyze(prev.text(), times_of=(lambda t: resolve(t, ts, prefer="auto")) if ts else None, names=names)

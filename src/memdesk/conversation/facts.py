@@ -189,6 +189,38 @@ def same_value(a: str | None, b: str | None) -> bool:
     return x == y or (len(x) > 2 and re.search(rf"\b{re.escape(x)}\b", y) is not None) or (len(y) > 2 and re.search(rf"\b{re.escape(y)}\b", x) is not None)
 
 
+_JOB_AT = re.compile(r"^(?P<job>.+?)\s+(?:at|for|with)\s+(?P<org>.+)$", re.IGNORECASE)
+#: "I no longer play the violin", "We don't keep bees anymore": the speaker ends what the rest says.
+_NEGATED = re.compile(
+    r"\b(?:i|we)\s+(?:no\s+longer|(?:don't|do\s+not|am\s+not|'m\s+not|are\s+not|'re\s+not|won't|will\s+not)\b"
+    r"(?=[^.!?;]*\b(?:anymore|any\s+more|these\s+days|now)\b))\s+(?P<value>[a-z][\w'-]*(?:\s+[\w'&.-]+){0,5}?)"
+    r"(?=\s*(?:$|[,.;:!?]|\s(?:anymore|any more|these days|now|since|because|but|and|so)\b))",
+    re.IGNORECASE,
+)
+
+
+def _split_jobs(claims: list[Claim]) -> list[Claim]:
+    """The employer a job claim names ("nurse at the Riverside clinic"), as a claim of its own, so that
+    "I no longer work at the Riverside clinic" ends it."""
+    out = []
+    for c in claims:
+        if c.attribute != "job" or c.op != "set" or not c.value or any(x.attribute == "employer" for x in claims):
+            continue
+        m = _JOB_AT.match(c.value)
+        if m and (org := _clean(m.group("org"))):
+            out.append(Claim(attribute="employer", value=org))
+    return out
+
+
+def _negation(text: str) -> Claim | None:
+    """A generic end ("I no longer play the violin"): attribute ``negation``, the negated words as value."""
+    m = _NEGATED.search(text)
+    if m is None:
+        return None
+    value = _clean(m.group("value"))
+    return Claim(attribute="negation", value=value, op="end") if value else None
+
+
 def claims_of(sentence: str) -> list[Claim]:
     """The attribute claims ``sentence`` (English, first person) makes, in rule order."""
     text = sentence.replace("\u2019", "'")
@@ -212,6 +244,11 @@ def claims_of(sentence: str) -> list[Claim]:
         claim = Claim(attribute=attribute, slot=s, value=value, op=op)
         if all((c.key, c.op) != (claim.key, claim.op) for c in out):
             out.append(claim)
+    for claim in _split_jobs(out):
+        out.append(claim)
+    negated = _negation(text)
+    if negated is not None and not any(c.op == "end" and c.value == negated.value for c in out):
+        out.append(negated)
     for pattern in _PLANS:
         m = pattern.search(text)
         if m and _clean(m.group("value")):

@@ -82,7 +82,9 @@ def analyze_utterance(utterance: Utterance) -> list[Sentence]:
     against :func:`reference_of`, each in the direction of its sentence's tense."""
     ts, _ = reference_of(utterance)
     times_of = (lambda s: resolve(s, ts, prefer="auto")) if ts is not None else None
-    return analyze(utterance.message.text(), times_of=times_of, names=names_of(utterance))
+    prev = utterance.context[-1] if utterance.context else None
+    previous = prev.text() if prev is not None and prev.speaker != utterance.message.speaker else ""
+    return analyze(utterance.message.text(), times_of=times_of, names=names_of(utterance), previous=previous)
 
 
 #: A written date in any language: a year, or a numeric day and month.

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Literal
 
 from ..timeexpr import TimeMention
 from .sentences import split_sentences
-from .social import PHATIC_IMPERATIVES, PHATIC_SENTENCE, SOCIAL_FORMULA, SOCIAL_REST_WORDS
+from .social import PHATIC_IMPERATIVES, echoes, PHATIC_SENTENCE, SOCIAL_FORMULA, SOCIAL_REST_WORDS, VERDICT, WISHES
 
 SentenceKind = Literal["phatic", "question", "content"]
 
@@ -151,7 +151,8 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _LEAD_WORDS = (
     r"(?:hey|hi|hello|wow|woah|whoa|oh|ooh|aww|yeah|yep|yup|ya|yea|ok|okay|sure|haha|hahaha|lol|"
     r"thanks|thank you|thx|well|so|totally|definitely|absolutely|exactly|true|omg|cool|nice|awesome|great|"
-    r"agreed|right|btw|by the way|anyway|oh and|also)"
+    r"agreed|right|btw|by the way|anyway|oh and|also|of course|sure thing|certainly|noted|understood|got it|"
+    r"(?:big|good|great|some|exciting|happy|sad) news|guess what|fun fact|update)"
 )
 #: one leading filler: a filler word followed by punctuation, or by a capitalised vocative and punctuation
 _LEAD_FILLER = re.compile(rf"^{_LEAD_WORDS}(?:\s+[A-Z][a-z]{{1,12}})?\s*[,!.:;\u2013\u2014-]+\s*", re.IGNORECASE)
@@ -203,7 +204,11 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     core = _vocative_stripped(strip_lead_filler(s, names)).replace("\u2019", "'")
     lowered = core.lower()
     # a verdict on what was said ("That's adorable!"), unless it names someone or something ("That's Pepper!")
-    if PHATIC_SENTENCE.match(lowered) and not re.search(r"\b[A-Z]", core[1:]) and not re.search(r"\d", core):
+    if (PHATIC_SENTENCE.match(lowered) or VERDICT.match(lowered)) and not re.search(r"\b[A-Z]", core[1:]) and not re.search(r"\d", core):
+        return True
+    # congratulations, wishes, offers of help ("Congratulations on the pottery course!"), unless a clause of
+    # the speaker's own follows ("Good luck, and I'll see you at the race")
+    if WISHES.match(lowered) and not _OWN_CLAUSE.search(lowered):
         return True
     for formula in (PHATIC_IMPERATIVES, SOCIAL_FORMULA):
         m = formula.match(lowered)
@@ -211,6 +216,9 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
         if m and not [w for w in content_words(lowered[m.end() :], names) if w not in SOCIAL_REST_WORDS]:
             return True
     return not content_words(_vocative_stripped(s), names)
+
+
+_OWN_CLAUSE = re.compile(r"(?:,|;|\s-|\s\u2013)\s*(?:and |but |also |btw |by the way )?(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b|\b(?:and|but) (?:i|we)\b")
 
 
 def strip_lead_filler(sentence: str, names: Iterable[str] = ()) -> str:
@@ -289,16 +297,22 @@ _VERDICT_ON_PREVIOUS = re.compile(r"^(?:it|that|this)(?:'s|\u2019s| was| is| fel
 
 
 def analyze(
-    text: str, times_of: Callable[[str], list[TimeMention]] | None = None, names: Iterable[str] = ()
+    text: str,
+    times_of: Callable[[str], list[TimeMention]] | None = None,
+    names: Iterable[str] = (),
+    previous: str = "",
 ) -> list[Sentence]:
-    """Split a turn into sentences and mark each: phatic / question / content, and type cues."""
+    """Split a turn into sentences and mark each: phatic / question / content, and type cues.
+
+    ``previous`` is the turn replied to, when another speaker said it: an acknowledgement that only
+    repeats it ("Noted: runs first.") is phatic."""
     names = list(names)
     out: list[Sentence] = []
     for raw in split_sentences(text):
         image = raw.startswith("[shares an image")
         # "It was really rewarding." right after an event says how it went: it stays with that sentence
         follows_content = bool(out) and out[-1].kind == "content" and _VERDICT_ON_PREVIOUS.match(raw) is not None
-        if not image and not follows_content and is_phatic(raw, names):
+        if not image and not follows_content and (is_phatic(raw, names) or echoes(raw, previous)):
             out.append(Sentence(text=raw, kind="phatic"))
             continue
         s = raw if image else strip_lead_filler(raw, names)

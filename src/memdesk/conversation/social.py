@@ -1,5 +1,11 @@
 """Social formulas: sentences that keep a conversation going but hold nothing to remember.
 
+Small talk from any role is covered: greetings, thanks, congratulations and wishes ("Congratulations on
+the pottery course!", "Good luck with the race!"), an assistant's offers and acknowledgements ("How can I
+help today?", "Of course, happy to help!"), and generic verdicts on what was said ("They can be quite
+engaging.", :data:`VERDICT`). An acknowledgement that only repeats the turn before it ("Noted: runs first,
+ten lines at most.") is small talk too (:func:`echoes`).
+
 :func:`memdesk.conversation.rules.is_phatic` uses these next to its word list: a whole sentence
 that is a formula (:data:`PHATIC_SENTENCE`: "Sounds like a plan!", "That's adorable."), or that
 opens with one (:data:`PHATIC_IMPERATIVES`, :data:`SOCIAL_FORMULA`: "Take care", "Glad you ...",
@@ -54,8 +60,57 @@ SOCIAL_FORMULA = re.compile(
     r"(?: an?)? (?:amazing|awesome|great|cool|nice|lovely|beautiful|wonderful|incredible|impressive|inspiring|fantastic|"
     r"fun|exciting|adorable|cute|gorgeous|stunning|brilliant|neat|sweet|special|awesome|rewarding|tough|hard|crazy|wild)|"
     r"(?:sounds|looks|seems)(?: like)?(?: so| really| super| such)*(?: an?)? (?:amazing|awesome|great|cool|nice|lovely|"
-    r"fun|wonderful|incredible|interesting|exciting|relaxing|peaceful))\b"
+    r"fun|wonderful|incredible|interesting|exciting|relaxing|peaceful)|"
+    # an assistant's acknowledgements ("Of course, happy to help!")
+    r"(?:of course|sure thing|certainly|absolutely|no problem|with pleasure|gladly|sure|okay|ok|alright|understood|noted|got it|will do)|"
+    r"happy to (?:help|hear|assist)|(?:you(?:'re| are) )?(?:very |most )?welcome|great question|good question|"
+    r"that makes (?:a lot of |total |perfect )?sense)\b"
 )
+
+#: Small talk whatever follows it: congratulations, wishes and an assistant's offers of help. What a
+#: congratulation is about was said by the person it answers ("Congratulations on the pottery course!").
+WISHES = re.compile(
+    r"^(?:(?:many |huge |big |belated )?(?:congratulations|congrats|well done|good job|great job|nice work|nice one|way to go|"
+    r"bravo|kudos|hats off)\b|(?:good luck|best of luck|all the best|best wishes|fingers crossed)\b|"
+    r"(?:i'?m |i am |so |really )*(?:glad|sorry|happy) to hear\b|(?:i )?hope (?:that|this|it) helps\b|(?:i )?hope you (?:have|had|enjoy|enjoyed|feel|like|liked|get|find|both)\b|"
+    r"(?:have|enjoy) (?:a |an )?(?:great|good|nice|lovely|wonderful|fun|fantastic|safe|restful|relaxing|brilliant) |enjoy (?:it|the|your)\b|"
+    r"(?:how|what) (?:else )?(?:can|could|may|shall) i (?:help|assist|do for you)\b|(?:can|may|shall|could) i (?:help|assist)\b|"
+    r"(?:is there )?anything else (?:i can|you(?:'d| would) like|on your mind)\b|feel free to\b|"
+    r"i(?:'m| am) (?:always )?here (?:to help|if you|for you|whenever)\b|(?:just )?let me know if (?:you|there)(?:'s| is| need| want| have| would)\b)",
+    re.IGNORECASE,
+)
+
+#: A generic verdict on what was just said: a pronoun or a demonstrative phrase, a modal or a degree word,
+#: and one evaluative word ("They can be quite engaging.", "Those rehearsals can be demanding.", "It's
+#: really worth it."). "She is vegetarian." (no modal, no degree word) is a fact and stays.
+VERDICT = re.compile(
+    r"^(?:they|it|that|this|he|she|(?:those|these|that|this|such)(?: \w+){1,2})"
+    r"(?:(?:'s|'re| is| are| was| were)(?: (?:always|often|usually|sometimes))? (?:so|quite|really|very|pretty|super|incredibly|"
+    r"truly|such|rather|a bit|a little|kind of|sort of|definitely|absolutely|totally)|"
+    r"(?: can| could| must| might| may| will| would| do| does| often| usually| really| sometimes| always)+ (?:be|get|feel|seem|sound|look)"
+    r"(?: (?:so|quite|really|very|pretty|super|incredibly|a bit|a little|rather|such|so much))?)"
+    r"(?: an?)? [a-z-]+(?: (?:fun|work|experience|thing|things))?[\s!.\u2026]*$"
+)
+
+_ACK = re.compile(
+    r"^(?:noted|understood|got it|will do|sure thing|sure|of course|certainly|absolutely|okay|ok|alright|done|perfect|great)\b[\s:,!.\u2013\u2014-]*",
+    re.IGNORECASE,
+)
+_STEM = re.compile(r"[a-z0-9]+")
+
+
+def echoes(sentence: str, previous: str) -> bool:
+    """An acknowledgement that only repeats the turn before it: "Noted: runs first, ten lines at most."
+    after "... always list my runs first and keep the whole plan under ten lines"."""
+    m = _ACK.match(sentence.strip())
+    if m is None or not previous:
+        return False
+    said = {w[:4] for w in _STEM.findall(previous.lower())}
+    rest = [w for w in _STEM.findall(sentence[m.end() :].lower()) if len(w) > 2]
+    return all(w[:4] in said or w in _ECHO_FREE for w in rest)
+
+
+_ECHO_FREE = frozenset("the and for with most least all any you your will can just that this then".split())
 
 #: Words that add nothing after a social formula.
 SOCIAL_REST_WORDS = frozenset(
@@ -68,5 +123,6 @@ SOCIAL_REST_WORDS = frozenset(
     lovely cool fantastic impressive special huge big important rewarding tough hard crazy wild fun nice happy glad
     headed pal buddy friend life world everything something anything lot means meant mean matter matters always keep
     positive strong brave kind sweet best success successful future dreams dream goals goal progress proud
+    plan plans idea ideas time
     """.split()
 )
