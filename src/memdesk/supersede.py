@@ -73,9 +73,9 @@ def negates(claim: Claim, record: MemoryRecord) -> bool:
     text = record.text().replace("\u2019", "'")
     if _NEGATIVE.search(text):
         return False
-    said = {w[:5] for w in _WORDS.findall(text.lower())}
+    said = _WORDS.findall(text.lower())
     wanted = [w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
-    return bool(wanted) and all(w in said for w in wanted)
+    return bool(wanted) and all(any(s.startswith(w) for s in said) for w in wanted)
 
 
 def _same(a: MemoryRecord, b: MemoryRecord) -> bool:

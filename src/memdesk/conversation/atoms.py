@@ -20,14 +20,24 @@ import re
 
 __all__ = ["atoms"]
 
-_OWN = r"(?:i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our)\b"
-_BREAK = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={_OWN})|\s+(?:and|but)\s+(?={_OWN})", re.IGNORECASE)
-_WITH = re.compile(
-    r"^(?P<head>(?:i|we)(?:'ve|\s+have|'m|\s+am|'re|\s+are)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
-    r"(?P<verb>live|lived|living|stay|stayed|staying|moved|share|shared|sharing)\b)"
-    r"(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our)\s+.+?)(?P<end>[.!?]*)$",
-    re.IGNORECASE,
-)
+_PRONOUNS = r"i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our"
+_OWN = rf"(?:{_PRONOUNS})\b"
+_VERBS = r"(?:live|lives|lived|living|stay|stays|stayed|staying|moved|share|shares|shared|sharing)"
+
+
+def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The clause break and the "with my ..." split, for the first person and, if given, a named subject."""
+    who = r"(?:i|we)" if not subject else rf"(?:i|we|(?-i:{re.escape(subject)}))"
+    own = _OWN if not subject else rf"(?:{_PRONOUNS}|(?-i:{re.escape(subject)})(?:'s)?)\b"
+    brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
+    with_ = re.compile(
+        rf"^(?P<head>{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
+        rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their)\s+.+?)(?P<end>[.!?]*)$",
+        re.IGNORECASE,
+    )
+    return brk, with_
+
+
 _MIN_WORDS = 3
 
 
@@ -36,11 +46,15 @@ def _end(text: str, punct: str) -> str:
     return text if text[-1:] in ".!?" else text + (punct or ".")
 
 
-def atoms(sentence: str) -> list[str]:
-    """The statements ``sentence`` makes, each a sentence of its own; ``[sentence]`` when it makes one."""
+def atoms(sentence: str, subject: str | None = None) -> list[str]:
+    """The statements ``sentence`` makes, each a sentence of its own; ``[sentence]`` when it makes one.
+
+    ``subject``: a name the sentence may use instead of "I" (a model's third-person fact: "Maya lives
+    in Leith with her cat, Biscuit")."""
     s = sentence.strip()
     if not s:
         return []
+    _BREAK, _WITH = _patterns(subject)
     punct = s[-1] if s[-1] in ".!?" else "."
     parts: list[str] = []
     start = 0

@@ -347,9 +347,13 @@ class RuleExtractor:
             meta[reference] = ts.isoformat()
             meta["time_reference"] = reference
         if mentions:
+            # each expression as said, with the interval it resolves to ([start, end), dates): the date a
+            # person infers is a field beside the words, not a splice in them
             meta["time_expressions"] = [
-                {"text": t.text, "label": t.label, "granularity": t.granularity} for t in mentions
-            ]
+                {"text": t.text, "label": t.label, "granularity": t.granularity,
+                 "start": t.start.date().isoformat(), "end": t.end.date().isoformat() if t.end else None}
+                for t in mentions
+            ]  # fmt: skip
         return dict(
             scope=utterance.scope,
             speaker=utterance.message.speaker,

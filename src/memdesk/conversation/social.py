@@ -123,6 +123,6 @@ SOCIAL_REST_WORDS = frozenset(
     lovely cool fantastic impressive special huge big important rewarding tough hard crazy wild fun nice happy glad
     headed pal buddy friend life world everything something anything lot means meant mean matter matters always keep
     positive strong brave kind sweet best success successful future dreams dream goals goal progress proud
-    plan plans idea ideas time
+    plan plans idea ideas time sense
     """.split()
 )
