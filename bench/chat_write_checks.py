@@ -122,7 +122,9 @@ def check_chat(mem: Memory, chat: dict, show: bool) -> dict:
                 total += 1
                 right += ok
                 if show and not ok:
-                    state = [(r.text(), "closed" if r.superseded_by else "current") for r in hits]
+                    by_id = {r.id: r for r in records}
+                    state = [(r.text(), f"closed by {by_id[r.superseded_by].text()!r}" if r.superseded_by in by_id
+                              else "closed" if r.superseded_by else "current") for r in hits]  # fmt: skip
                     print(f"  SUPERSESSION {chat['id']} after {item['message_id']} {kind} {c['contains']!r}: {state or 'no record'}")
     out.update(supersession_items=total, supersession_right=right)
     return out

@@ -52,7 +52,7 @@ def test_a_record_copied_from_the_earlier_turns_is_dropped() -> None:
 def test_a_compound_fact_becomes_one_record_per_statement() -> None:
     model = ScriptedChatModel([facts("Maya lives in a flat in Leith with her cat, Biscuit.")])
     [p] = LLMProcessor(model).process([utt("I live in a flat in Leith with my cat, Biscuit.")])
-    assert [r.text() for r in p.records] == ["Maya lives in a flat in Leith.", "Maya lives with her cat, Biscuit."]
+    assert [r.text() for r in p.records] == ["Maya lives in a flat in Leith.", "Maya's cat is called Biscuit."]
     assert len({r.id for r in p.records}) == 2
     residence = p.records[0].metadata["claims"]
     assert residence == [{"attribute": "residence", "slot": "", "value": "Leith", "op": "set"}]
@@ -90,5 +90,5 @@ def test_changes_close_what_they_replace_even_when_the_model_adds(tmp_path) -> N
     current = [r.text() for r in mem.get_all(scope=S)]
     assert "Maya works as a nurse at the Riverside clinic." not in current
     assert "Maya lives in a flat in Leith." not in current
-    assert "Maya lives with her cat, Biscuit." in current and "Maya works at St Mary's." in current
+    assert "Maya's cat is called Biscuit." in current and "Maya works at St Mary's." in current
     mem.close()

@@ -92,10 +92,12 @@ def test_a_lone_string_is_not_read_as_a_reply(mem: Memory) -> None:
 
 
 def test_atoms_split_a_compound_statement() -> None:
-    assert atoms("I live in a flat in Leith with my cat, Biscuit.") == ["I live in a flat in Leith.", "I live with my cat, Biscuit."]
+    assert atoms("I live in a flat in Leith with my cat, Biscuit.") == ["I live in a flat in Leith.", "My cat is called Biscuit."]
+    assert atoms("I live in Hackney with my partner Jess and our tortoise, Sheldon.") == [
+        "I live in Hackney.", "My partner is Jess.", "Our tortoise is called Sheldon."]
     assert atoms("I no longer work at the clinic; I'm at St Mary's now.") == ["I no longer work at the clinic.", "I'm at St Mary's now."]
     assert atoms("Tom and I went to the fair.") == ["Tom and I went to the fair."]
-    assert atoms("Nadia lives in Leith with her cat, Biscuit.", "Nadia") == ["Nadia lives in Leith.", "Nadia lives with her cat, Biscuit."]
+    assert atoms("Nadia lives in Leith with her cat, Biscuit.", "Nadia") == ["Nadia lives in Leith.", "Nadia's cat is called Biscuit."]
 
 
 def test_a_move_closes_the_address_not_the_cat(mem: Memory) -> None:

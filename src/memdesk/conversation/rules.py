@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Literal
 
 from ..timeexpr import TimeMention
 from .sentences import split_sentences
-from .social import PHATIC_IMPERATIVES, echoes, PHATIC_SENTENCE, SOCIAL_FORMULA, SOCIAL_REST_WORDS, VERDICT, WISHES
+from .social import PHATIC_IMPERATIVES, PHATIC_SENTENCE, SOCIAL_FORMULA, SOCIAL_REST_WORDS, REMARKS, VERDICT, VERDICT_OF, WISHES, echoes
 
 SentenceKind = Literal["phatic", "question", "content"]
 
@@ -24,7 +24,7 @@ SentenceKind = Literal["phatic", "question", "content"]
 #: function words. A sentence made only of these (and names) is phatic.
 PHATIC_WORDS = frozenset(
     """
-    hi hey heya hiya hello yo howdy greetings morning evening afternoon night goodnight gm
+    hi hey heya hiya hello yo howdy greetings morning evening afternoon night goodnight gm gracias merci danke grazie obrigado
     thanks thank thx ty tysm appreciate appreciated appreciation cheers welcome
     wow woah whoa omg oh ooh ah aww aw haha hahaha hah heh hehe lol lmao yay woohoo hooray yikes oops
     yeah yes yep yup ya yea no nope nah ok okay k sure alright right true exactly totally absolutely
@@ -37,6 +37,7 @@ PHATIC_WORDS = frozenset(
     bye goodbye later soon care catch chat chatting touch luck well fine alive
     bet ouch ha yum yummy perfect classic adorable brave rough brutal cute hilarious epic noted gotcha happened
     you your yours yourself i me my mine myself we us our ours it its it's that that's this these those
+    they them their theirs
     there here what's what how how's how're who why when where which whatever
     a an the and or but so too also very really just such much many lot lots quite pretty super
     of to for with about at in on up out from by as all any anything everything something nothing
@@ -152,7 +153,8 @@ _LEAD_WORDS = (
     r"(?:hey|hi|hello|wow|woah|whoa|oh|ooh|aww|yeah|yep|yup|ya|yea|ok|okay|sure|haha|hahaha|lol|"
     r"thanks|thank you|thx|well|so|totally|definitely|absolutely|exactly|true|omg|cool|nice|awesome|great|"
     r"agreed|right|btw|by the way|anyway|oh and|also|of course|sure thing|certainly|noted|understood|got it|"
-    r"(?:big|good|great|some|exciting|happy|sad) news|guess what|fun fact|update)"
+    r"(?:big|good|great|some|exciting|happy|sad) news|guess what|fun fact|update|lovely|perfect|brilliant|wonderful|excellent|"
+    r"fantastic|ha|ah|aw|gracias|merci|danke|ooh|hmm)"
 )
 #: one leading filler: a filler word followed by punctuation, or by a capitalised vocative and punctuation
 _LEAD_FILLER = re.compile(rf"^{_LEAD_WORDS}(?:\s+[A-Z][a-z]{{1,12}})?\s*[,!.:;\u2013\u2014-]+\s*", re.IGNORECASE)
@@ -191,7 +193,8 @@ def content_words(text: str, names: Iterable[str] = ()) -> list[str]:
 
 def _vocative_stripped(text: str) -> str:
     """Drop capitalised vocatives that may be nicknames: "Hey Tom!", "Thanks, Jo.", "See ya, Ravi!"."""
-    text = re.sub(r"^((?:hey|hi|hello|bye|thanks|thank you|see ya|see you|yo|congrats)\s*,?\s+)[A-Z][a-z]{1,12}\b", r"\1", text, flags=re.IGNORECASE)
+    text = re.sub(r"^((?:hey|hi|hello|bye|thanks|thank you|see ya|see you|yo|congrats|(?:good )?(?:morning|afternoon|evening|night)|"
+                  r"welcome back)\s*,?\s+)[A-Z][a-z]{1,12}\b", r"\1", text, flags=re.IGNORECASE)
     return re.sub(r",\s*[A-Z][a-z]{1,12}(?=\s*[!.?]*\s*$)", "", text)
 
 
@@ -204,11 +207,26 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     core = _vocative_stripped(strip_lead_filler(s, names)).replace("\u2019", "'")
     lowered = core.lower()
     # a verdict on what was said ("That's adorable!"), unless it names someone or something ("That's Pepper!")
-    if (PHATIC_SENTENCE.match(lowered) or VERDICT.match(lowered)) and not re.search(r"\b[A-Z]", core[1:]) and not re.search(r"\d", core):
+    plain = not re.search(r"\b[A-Z]", core[1:]) and not re.search(r"\d", core)
+    if (PHATIC_SENTENCE.match(lowered) or VERDICT.match(lowered) or VERDICT_OF.match(lowered)) and plain:
+        return True
+    # the formulas below are read without any leading interjection ("Lovely, thanks for telling me.")
+    while (lead := _LEAD_FILLER.match(lowered)) is not None and lead.end() < len(lowered):
+        lowered = lowered[lead.end() :]
+    if REMARKS.match(lowered) and plain and not _OWN_CLAUSE.search(lowered):
         return True
     # congratulations, wishes, offers of help ("Congratulations on the pottery course!"), unless a clause of
-    # the speaker's own follows ("Good luck, and I'll see you at the race")
-    if WISHES.match(lowered) and not _OWN_CLAUSE.search(lowered):
+    # the speaker's own with something to remember follows ("Good luck, and I'll see you at the race on Sunday")
+    wish = WISHES.match(lowered)
+    if wish and not (_OWN_CLAUSE.search(lowered) and len(_rest_content(lowered[wish.end() :], names)) >= 2):
+        return True
+    # thanks and a short remark ("Thanks, it was a tough search.", "Thanks, a proud moment.")
+    said = _vocative_stripped(s).replace("\u2019", "'")
+    thanks = _THANKS.match(said.lower())
+    if (
+        thanks and not re.search(r"\d|\b[A-Z]", said[thanks.end() :]) and not _OWN_CLAUSE.search(said.lower())
+        and len(_rest_content(said[thanks.end() :], names)) <= 2
+    ):  # fmt: skip
         return True
     for formula in (PHATIC_IMPERATIVES, SOCIAL_FORMULA):
         m = formula.match(lowered)
@@ -219,6 +237,13 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
 
 
 _OWN_CLAUSE = re.compile(r"(?:,|;|\s-|\s\u2013)\s*(?:and |but |also |btw |by the way )?(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b|\b(?:and|but) (?:i|we)\b")
+
+
+_THANKS = re.compile(r"^(?:thanks|thank you|thx|cheers|ta)(?: so much| a lot| a ton)?\b[\s,!.:;-]*", re.IGNORECASE)
+
+
+def _rest_content(text: str, names: Iterable[str]) -> list[str]:
+    return [w for w in content_words(text, names) if w not in SOCIAL_REST_WORDS]
 
 
 def strip_lead_filler(sentence: str, names: Iterable[str] = ()) -> str:
@@ -294,6 +319,22 @@ def is_imperative(sentence: str) -> bool:
 
 
 _VERDICT_ON_PREVIOUS = re.compile(r"^(?:it|that|this)(?:'s|\u2019s| was| is| felt| made)\b", re.IGNORECASE)
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
+#: The most words of a whole turn read as a short remark ("Long, but good.", "Busy!", "Lovely colour.").
+SHORT_REMARK_WORDS = 4
+
+
+def short_remark(text: str, names: Iterable[str] = (), *, answers_question: bool = False) -> bool:
+    """A whole turn that only reacts: at most four words, no number, no name but the speakers', nothing
+    in the first person, no fact cue, and not the answer to a question ("Pepperoni." answers one)."""
+    ws = words(text)
+    if answers_question or not ws or len(ws) > SHORT_REMARK_WORDS or re.search(r"\d", text) or text.rstrip().endswith("?"):
+        return False
+    known = {p.lower() for n in names if n for p in n.split()}
+    capitals = [w for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'-]*", text.strip()) if w.lower() not in known]
+    return not capitals and not _FIRST_PERSON.search(text) and not SEMANTIC_CUES.search(text) and not has_past_event(text)
 
 
 def analyze(

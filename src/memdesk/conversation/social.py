@@ -76,8 +76,35 @@ WISHES = re.compile(
     r"(?:have|enjoy) (?:a |an )?(?:great|good|nice|lovely|wonderful|fun|fantastic|safe|restful|relaxing|brilliant) |enjoy (?:it|the|your)\b|"
     r"(?:how|what) (?:else )?(?:can|could|may|shall) i (?:help|assist|do for you)\b|(?:can|may|shall|could) i (?:help|assist)\b|"
     r"(?:is there )?anything else (?:i can|you(?:'d| would) like|on your mind)\b|feel free to\b|"
-    r"i(?:'m| am) (?:always )?here (?:to help|if you|for you|whenever)\b|(?:just )?let me know if (?:you|there)(?:'s| is| need| want| have| would)\b)",
+    r"i(?:'m| am) (?:always )?here (?:to help|if you|for you|whenever)\b|(?:just )?let me know if (?:you|there)(?:'s| is| need| want| have| would)\b|"
+    r"(?:i'?m |i am |so |really )*sorry (?:about|for)\b|wish me luck\b|(?:i )?hope\b(?=.{0,40}\b(?:better|recover\w*|soon|clears?|goes well|"
+    r"works? out|likes? it|enjoys? it|loves? it)\b)|feel better|get well|rest up|break a leg|welcome (?:back|to|home)\b|any ?time\b|"
+    r"(?:good|nice|great|smart|wise|sensible|fair) (?:idea|tip|point|choice|call|plan|move|purchase|pick|question|thinking)\b|"
+    r"sounds (?:delicious|sensible|good|great|lovely|fun|nice|handy|perfect)\b|"
+    r"(?:that|it)(?:'s| is| was) (?:a |such a )?(?:shame|pity|relief|good sign|great start|good start)\b|"
+    r"(?:i'?ll|i will|we'?ll|we will) (?:keep|bear) (?:\w+ )?in mind\b|(?:i'?d|i would) like you to (?:remember|know|note)\b|"
+    r"(?:just )?(?:a few|some|quick) (?:things|updates|notes)\b|quick one\b|(?:anyway,? )?that'?s (?:enough|all|the news|it)\b|"
+    r"(?:i'?ll|i will|we'?ll|we will) (?:respect|remember|note|bear|do) (?:that|this|it|those|them|you)\b|(?:i'?ll|i will) keep it (?:brief|short)\b|"
+    r"not at all\b|poor \w+[!.]*$)",
     re.IGNORECASE,
+)
+
+#: Remarks on what was just said, small talk when they name nothing (no name, no number): "That sounds like a
+#: nice way to start the day.", "They can be quite lovely at this time of year."
+REMARKS = re.compile(
+    r"^(?:(?:that|this|it|they|those|these) (?:sounds?|looks?|seems?)\b|sounds like\b|what an? \w+|"
+    r"(?:they|it|that|this|those|these) (?:can|could|must|might|may|will|would|do|does|often|usually)(?: \w+)? (?:be|get|make|help)\b)",
+    re.IGNORECASE,
+)
+
+#: Words that make a verdict on what was just said ("Those are great goals.", "That's really helpful.").
+_EVALUATIVE = (
+    r"(?:great|good|nice|lovely|sensible|smart|solid|helpful|handy|delicious|exciting|wise|brilliant|wonderful|fantastic|"
+    r"amazing|awesome|perfect|cool|beautiful|impressive|useful|clever|thoughtful|sweet|fun|tough|hard|sad|annoying|frustrating)"
+)
+VERDICT_OF = re.compile(
+    rf"^(?:that|those|these|this|it|they)(?:'s|'re| is| are| was| were| sounds?| looks?| seems?)(?: like)?"
+    rf"(?: such| so| really| very| quite| pretty| super| truly)*(?: an?)? {_EVALUATIVE}(?: [a-z-]+)?[\s!.\u2026]*$"
 )
 
 #: A generic verdict on what was just said: a pronoun or a demonstrative phrase, a modal or a degree word,
@@ -123,6 +150,7 @@ SOCIAL_REST_WORDS = frozenset(
     lovely cool fantastic impressive special huge big important rewarding tough hard crazy wild fun nice happy glad
     headed pal buddy friend life world everything something anything lot means meant mean matter matters always keep
     positive strong brave kind sweet best success successful future dreams dream goals goal progress proud
-    plan plans idea ideas time sense
+    plan plans idea ideas time sense telling tell told letting let sharing keeping track catching passing noting
+    remembering reminding details info information mind note noted brief short
     """.split()
 )
