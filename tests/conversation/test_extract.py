@@ -86,8 +86,8 @@ def test_preference_becomes_a_semantic_fact_in_third_person() -> None:
 
 def test_second_person_becomes_the_addressee() -> None:
     ctx = (msg("I'm thinking of teaching.", "Priya", "D1:11"),)
-    recs = routed(utt("You'd be a great teacher!", speaker="Tom", mid="D1:12", context=ctx))
-    assert any(body(r).startswith("Tom: Priya would be a great teacher!") for r in recs)
+    recs = routed(utt("You'd need a teaching degree first.", speaker="Tom", mid="D1:12", context=ctx))
+    assert any(body(r).startswith("Tom: Priya would need a teaching degree first.") for r in recs)
 
 
 def test_advice_becomes_procedural_and_keeps_you() -> None:
@@ -136,11 +136,11 @@ def test_short_answer_carries_the_question() -> None:
 
 def test_context_views_can_be_limited() -> None:
     prev = msg("I sketched the harbour last week.", "Tom", "D1:13")
-    u = utt("The shading looks really soft.", mid="D1:14", context=(prev,))
+    u = utt("The shading on the boats is in charcoal.", mid="D1:14", context=(prev,))
     assert any(r.metadata["view"] == "context" for r in routed(u))
     assert not any(r.metadata["view"] == "context" for r in routed(u, context_views="questions"))
     q = msg("Did you like it?", "Tom", "D1:13")
-    u2 = utt("The shading looks really soft.", mid="D1:14", context=(q,))
+    u2 = utt("The shading on the boats is in charcoal.", mid="D1:14", context=(q,))
     assert not any(r.metadata["view"] == "context" for r in routed(u2, context_views="none"))
 
 
@@ -189,7 +189,8 @@ def test_bad_settings_are_refused() -> None:
 
 def test_dropped_subject_gets_the_speaker() -> None:
     recs = routed(utt("Sold my bike yesterday, so I'm gonna buy a faster one.", speaker="Ravi"))
-    assert body(recs[0]).startswith("Ravi sold Ravi's bike yesterday (2023-05-07), so Ravi is gonna buy")
+    # a sale ends a possession: the statement is stored apart from the plan (each can be closed alone)
+    assert [body(r) for r in recs] == ["Ravi sold Ravi's bike yesterday (2023-05-07).", "Ravi is gonna buy a faster one."]
 
 
 _WORDS = st.sampled_from(

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Literal
 
 from ..timeexpr import TimeMention
 from .sentences import split_sentences
-from .social import PHATIC_IMPERATIVES, PHATIC_SENTENCE, SOCIAL_FORMULA, SOCIAL_REST_WORDS, REMARKS, VERDICT, VERDICT_OF, WISHES, echoes
+from .social import PHATIC_IMPERATIVES, PHATIC_SENTENCE, SOCIAL_FORMULA, SOCIAL_REST_WORDS, EVALUATIVE_WORDS, REMARKS, VERDICT, VERDICT_OF, WISHES, echoes
 
 SentenceKind = Literal["phatic", "question", "content"]
 
@@ -321,6 +321,29 @@ def is_imperative(sentence: str) -> bool:
 _VERDICT_ON_PREVIOUS = re.compile(r"^(?:it|that|this)(?:'s|\u2019s| was| is| felt| made)\b", re.IGNORECASE)
 
 
+_SINGULAR_SELF = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
+_PAST_COPULA = re.compile(r"\b(?:was|were|had|did|used to|ago|last)\b", re.IGNORECASE)
+
+
+def generic_remark(sentence: str, names: Iterable[str] = ()) -> bool:
+    """A sentiment or a truism with nothing of anyone's to remember: nothing in the first person singular,
+    no name but the speakers', no number, nothing narrated, no instruction, and a word of evaluation
+    ("Staying positive is key.", "You've got so much talent!", "Those little things can spark our
+    enthusiasm."). "She is vegetarian." (no evaluation) and "My job is great." (first person) stay."""
+    s = sentence.strip().replace("\u2019", "'")
+    if not s or s.endswith("?") or re.search(r"\d", s) or _SINGULAR_SELF.search(s) or _PAST_COPULA.search(s):
+        return False
+    known = {p.lower() for n in names if n for p in n.split()}
+    if any(w.lower() not in known for w in re.findall(r"(?<!^)\b[A-Z][\w'-]*", s)):
+        return False
+    if has_past_event(s) or PROCEDURAL_CUES.search(s) or is_imperative(s):
+        return False
+    ws = words(s)
+    if ws and (ws[0] in ("been", "gonna", "going", "just", "finally", "still") or (ws[0].endswith("ing") and ws[1:2] in (["to"], ["on"], ["out"], ["up"]))):
+        return False  # a dropped "I": "Been real busy tackling a project", "Trying to get a petition going"
+    return any(w in EVALUATIVE_WORDS or w.split("'")[0] in EVALUATIVE_WORDS for w in words(s))
+
+
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
 #: The most words of a whole turn read as a short remark ("Long, but good.", "Busy!", "Lovely colour.").
 SHORT_REMARK_WORDS = 4
@@ -334,7 +357,10 @@ def short_remark(text: str, names: Iterable[str] = (), *, answers_question: bool
         return False
     known = {p.lower() for n in names if n for p in n.split()}
     capitals = [w for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'-]*", text.strip()) if w.lower() not in known]
-    return not capitals and not _FIRST_PERSON.search(text) and not SEMANTIC_CUES.search(text) and not has_past_event(text)
+    # "Figo is asleep.": a subject and a verb say something of someone
+    subject_verb = len(ws) > 1 and ws[1] in ("is", "was", "has", "had", "does", "did", "can", "will", "loves", "likes")
+    named = subject_verb and ws[0] not in PHATIC_WORDS and ws[0] not in known
+    return not capitals and not named and not _FIRST_PERSON.search(text) and not SEMANTIC_CUES.search(text) and not has_past_event(text)
 
 
 def analyze(
@@ -359,6 +385,9 @@ def analyze(
         s = raw if image else strip_lead_filler(raw, names)
         kind: SentenceKind = "question" if s.rstrip().endswith("?") and not image else "content"
         times = times_of(s) if times_of else []
+        if kind == "content" and not image and not times and not follows_content and generic_remark(s, names):
+            out.append(Sentence(text=raw, kind="phatic"))  # a sentiment or truism: nothing to remember
+            continue
         sent = Sentence(text=s, kind=kind, image=image, times=times)
         if kind == "content":
             sent.procedural = bool(PROCEDURAL_CUES.search(s)) or is_imperative(s)

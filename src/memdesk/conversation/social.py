@@ -154,3 +154,18 @@ SOCIAL_REST_WORDS = frozenset(
     remembering reminding details info information mind note noted brief short
     """.split()
 )
+
+
+#: Words that make a sentence a verdict or a sentiment rather than a fact ("Staying positive is key.",
+#: "Words have a magical way of healing.", "You've got so much talent!").
+EVALUATIVE_WORDS = frozenset(
+    """
+    amazing awesome great good nice lovely beautiful wonderful incredible inspiring inspired inspiration special
+    important key powerful magical fun cool exciting excited rewarding peaceful calming refreshing tough hard okay
+    perfect brilliant fantastic proud glad happy thankful grateful blessed joy happiness bliss meaningful heartwarming
+    sweet cute adorable talent talented impressive strength passion hope hopeful motivated motivating motivation
+    supportive encouraging encouragement rocks rock blast difference best awesome super so really truly
+    motivate motivates enthusiasm spark sparks joyful beauty wisdom
+    definitely totally absolutely such always healing comfort comforting bond bonding unconditional worth
+    """.split()
+)
