@@ -223,10 +223,10 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     # thanks and a short remark ("Thanks, it was a tough search.", "Thanks, a proud moment.")
     said = _vocative_stripped(s).replace("\u2019", "'")
     thanks = _THANKS.match(said.lower())
-    if (
-        thanks and not re.search(r"\d|\b[A-Z]", said[thanks.end() :]) and not _OWN_CLAUSE.search(said.lower())
-        and len(_rest_content(said[thanks.end() :], names)) <= 2
-    ):  # fmt: skip
+    rest = _rest_content(said[thanks.end() :], names) if thanks else []
+    if thanks and not re.search(r"\d|\b[A-Z]", said[thanks.end() :]) and (
+        not rest or (not _OWN_CLAUSE.search(said.lower()) and len(rest) <= 2)
+    ):  # "Thanks for the compliment, I really appreciate it!", "Thanks, the team did great."
         return True
     for formula in (PHATIC_IMPERATIVES, SOCIAL_FORMULA):
         m = formula.match(lowered)
@@ -331,12 +331,14 @@ def generic_remark(sentence: str, names: Iterable[str] = ()) -> bool:
     ("Staying positive is key.", "You've got so much talent!", "Those little things can spark our
     enthusiasm."). "She is vegetarian." (no evaluation) and "My job is great." (first person) stay."""
     s = sentence.strip().replace("\u2019", "'")
-    if not s or s.endswith("?") or re.search(r"\d", s) or _SINGULAR_SELF.search(s) or _PAST_COPULA.search(s):
+    # a verdict on the other person's news ("You all had a blast at dinner", "That's awesome news about the internship")
+    about_you = re.match(r"^(?:you|you're|you've|you all|your|that's|that is|what)\b", s, re.IGNORECASE) is not None
+    if not s or s.endswith("?") or re.search(r"\d", s) or _SINGULAR_SELF.search(s) or (_PAST_COPULA.search(s) and not about_you):
         return False
     known = {p.lower() for n in names if n for p in n.split()}
     if any(w.lower() not in known for w in re.findall(r"(?<!^)\b[A-Z][\w'-]*", s)):
         return False
-    if has_past_event(s) or PROCEDURAL_CUES.search(s) or is_imperative(s):
+    if (has_past_event(s) and not about_you) or PROCEDURAL_CUES.search(s) or is_imperative(s):
         return False
     ws = words(s)
     if ws and (ws[0] in ("been", "gonna", "going", "just", "finally", "still") or (ws[0].endswith("ing") and ws[1:2] in (["to"], ["on"], ["out"], ["up"]))):

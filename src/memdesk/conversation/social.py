@@ -85,7 +85,8 @@ WISHES = re.compile(
     r"(?:i'?ll|i will|we'?ll|we will) (?:keep|bear) (?:\w+ )?in mind\b|(?:i'?d|i would) like you to (?:remember|know|note)\b|"
     r"(?:just )?(?:a few|some|quick) (?:things|updates|notes)\b|quick one\b|(?:anyway,? )?that'?s (?:enough|all|the news|it)\b|"
     r"(?:i'?ll|i will|we'?ll|we will) (?:respect|remember|note|bear|do) (?:that|this|it|those|them|you)\b|(?:i'?ll|i will) keep it (?:brief|short)\b|"
-    r"not at all\b|poor \w+[!.]*$)",
+    r"not at all\b|poor \w+[!.]*$|let'?s keep\b|let'?s (?:do|make|work|stay|keep|go|rock)\b(?!.*\b(?:on|at|in)\s+(?:the\s+)?\d)|"
+    r"let me know how (?:it|that|they) (?:goes|go|went)\b|keep doing what you\b|must (?:have|'ve) (?:been|taken|felt)\b)",
     re.IGNORECASE,
 )
 
@@ -151,7 +152,8 @@ SOCIAL_REST_WORDS = frozenset(
     headed pal buddy friend life world everything something anything lot means meant mean matter matters always keep
     positive strong brave kind sweet best success successful future dreams dream goals goal progress proud
     plan plans idea ideas time sense telling tell told letting let sharing keeping track catching passing noting
-    remembering reminding details info information mind note noted brief short
+    remembering reminding details info information mind note noted brief short compliment compliments appreciate
+    appreciated appreciates kind
     """.split()
 )
 
