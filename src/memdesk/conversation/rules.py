@@ -207,7 +207,7 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     core = _vocative_stripped(strip_lead_filler(s, names)).replace("\u2019", "'")
     lowered = core.lower()
     # a verdict on what was said ("That's adorable!"), unless it names someone or something ("That's Pepper!")
-    plain = not re.search(r"\b[A-Z]", core[1:]) and not re.search(r"\d", core)
+    plain = not re.search(r"\b(?!I\b|I')[A-Z]", core[1:]) and not re.search(r"\d", core)
     if (PHATIC_SENTENCE.match(lowered) or VERDICT.match(lowered) or VERDICT_OF.match(lowered)) and plain:
         return True
     # the formulas below are read without any leading interjection ("Lovely, thanks for telling me.")

@@ -85,7 +85,11 @@ WISHES = re.compile(
     r"(?:i'?ll|i will|we'?ll|we will) (?:keep|bear) (?:\w+ )?in mind\b|(?:i'?d|i would) like you to (?:remember|know|note)\b|"
     r"(?:just )?(?:a few|some|quick) (?:things|updates|notes)\b|quick one\b|(?:anyway,? )?that'?s (?:enough|all|the news|it)\b|"
     r"(?:i'?ll|i will|we'?ll|we will) (?:respect|remember|note|bear|do) (?:that|this|it|those|them|you)\b|(?:i'?ll|i will) keep it (?:brief|short)\b|"
-    r"not at all\b|poor \w+[!.]*$|let'?s keep\b|let'?s (?:do|make|work|stay|keep|go|rock)\b(?!.*\b(?:on|at|in)\s+(?:the\s+)?\d)|"
+    r"not at all\b|no prob\b|(?:speak|talk) (?:to you )?soon\b|believe in (?:yourself|you)\b|"
+    r"keep (?:learning|growing|pushing|going|at it|smiling|shining|dreaming|plugging|moving|believing|up)\b|"
+    r"don'?t let (?:anything|anyone|it|that|them) (?:stop|get|hold)\b|never give up\b|"
+    r"stay (?:positive|strong|motivated|focused|optimistic|true|safe|tuned)\b|i'?m (?:always )?here to (?:listen|lend|support|help)\b|"
+    r"poor \w+[!.]*$|let'?s keep\b|let'?s (?:do|make|work|stay|keep|go|rock)\b(?!.*\b(?:on|at|in)\s+(?:the\s+)?\d)|"
     r"let me know how (?:it|that|they) (?:goes|go|went)\b|keep doing what you\b|must (?:have|'ve) (?:been|taken|felt)\b)",
     re.IGNORECASE,
 )
@@ -153,7 +157,7 @@ SOCIAL_REST_WORDS = frozenset(
     positive strong brave kind sweet best success successful future dreams dream goals goal progress proud
     plan plans idea ideas time sense telling tell told letting let sharing keeping track catching passing noting
     remembering reminding details info information mind note noted brief short compliment compliments appreciate
-    appreciated appreciates kind
+    appreciated appreciates kind each other there
     """.split()
 )
 
@@ -167,7 +171,8 @@ EVALUATIVE_WORDS = frozenset(
     perfect brilliant fantastic proud glad happy thankful grateful blessed joy happiness bliss meaningful heartwarming
     sweet cute adorable talent talented impressive strength passion hope hopeful motivated motivating motivation
     supportive encouraging encouragement rocks rock blast difference best awesome super so really truly
-    motivate motivates enthusiasm spark sparks joyful beauty wisdom
+    motivate motivates enthusiasm spark sparks joyful beauty wisdom impact crucial essential everything horrible
+    terrible awful scary badass stoked journey gift priceless lucky
     definitely totally absolutely such always healing comfort comforting bond bonding unconditional worth
     """.split()
 )
