@@ -10,7 +10,9 @@ Every record is **attributed** and **anchored**:
   person and is attributed ("Priya: I ...");
 * relative time is resolved against the message timestamp, else the time the message was added
   (``Utterance.reference_time``), and ``metadata["time_reference"]`` says which (``"said_at"`` or
-  ``"added_at"``). The absolute date is written next to the expression ("yesterday (2023-05-07)");
+  ``"added_at"``). Every resolved expression is kept in ``metadata["time_expressions"]`` (with its
+  ``start`` and ``end``); a relative one also gets its date in the text ("yesterday (2023-05-07)"), a
+  date said in calendar words ("15 April") is left as said;
   ``event_time`` and ``temporal_anchor`` come from the main time mention of the record's own
   sentences, else from that reference time. A date the rules did not parse is never anchored;
 * an image is stored through its caption ("Priya shared an image: a photo of ...").
@@ -24,12 +26,17 @@ A turn is stored as a few short **views**, each a record whose type follows the 
   its own when a context view carries it;
 * a ``turn`` view: the whole turn (event sentences first) when it has more than one sentence
   view, so a question about the turn as a whole finds it;
-* a ``context`` view: a reply together with the turn it answers: "Tom asked: Did Priya
-  enjoy the ferry? Priya: The views from the deck were lovely!". Short
-  answers ("Yes, twice!", "It was in Porto") only make sense this way. Its provenance is the
-  reply's id, then the previous turn's id, whose words it quotes;
-* a ``question`` view for a turn that only asks something (the router gives it the semantic
-  bit): "Tom asked Priya: ...";
+* a ``context`` view: a reply embedded together with the turn it answers: its text is the reply's
+  own words ("Priya: The views from the deck were lovely!"), and the turn it answers ("Tom asked:
+  Did Priya enjoy the ferry?") is ``metadata["embed_context"]``, read by the embedding and the
+  lexical index only. Short answers ("Yes, twice!", "It was in Porto") are found this way. Its
+  provenance is the reply's id, then the previous turn's id. A message with no speaker, or said
+  more than ``REPLY_WINDOW`` after the previous turn, is no reply;
+* ``statement`` views instead of all the others for a turn that makes an attribute claim
+  (:mod:`.facts`): one record per statement (:mod:`.atoms`), so a later change closes only what it
+  replaces;
+* a ``question`` view for a user's turn that only asks something (the router gives it the semantic
+  bit): "Tom asked Priya: ..."; an assistant's questions make no record;
 * a ``verbatim`` view for a message in a language the English rules do not read
   (:func:`memdesk.lang.is_english`): its sentences, unchanged and attributed, in chunks.
 
