@@ -149,3 +149,30 @@ def test_a_first_person_fact_answers_a_question_about_the_user(mem: Memory) -> N
     mem.add([user("I work as a nurse at the Riverside clinic.")], scope=S)
     (record,) = mem.get_all(scope=S)
     assert record.text() == "Nadia works as a nurse at the Riverside clinic."
+
+
+@pytest.mark.parametrize(
+    "text,remark",
+    [
+        ("Staying positive is key.", True),
+        ("You've got so much talent!", True),
+        ("We can make a difference!", True),
+        ("She is vegetarian.", False),  # no word of evaluation: a fact
+        ("My new job is great.", False),  # the first person
+        ("We love prepping the feast on Thanksgiving.", False),  # what "we" do
+        ("Been real busy tackling a project for veterans, it's rewarding.", False),  # a dropped "I"
+        ("The pride parade was awesome!", False),  # narrated
+    ],
+)
+def test_a_sentiment_is_told_from_a_fact(text: str, remark: bool) -> None:
+    from memdesk.conversation.rules import generic_remark
+
+    assert generic_remark(text) is remark
+
+
+def test_a_short_reaction_is_small_talk_unless_it_answers_or_names() -> None:
+    from memdesk.conversation.rules import short_remark
+
+    assert short_remark("Long, but good.") and short_remark("Busy!")
+    assert not short_remark("Pepperoni.", answers_question=True)
+    assert not short_remark("Figo is asleep.") and not short_remark("I'm vegan.") and not short_remark("Poor Moss!")

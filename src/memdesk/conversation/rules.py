@@ -14,7 +14,10 @@ from typing import Callable, Iterable, Literal
 
 from ..timeexpr import TimeMention
 from .sentences import split_sentences
-from .social import PHATIC_IMPERATIVES, PHATIC_SENTENCE, SOCIAL_FORMULA, SOCIAL_REST_WORDS, EVALUATIVE_WORDS, REMARKS, VERDICT, VERDICT_OF, WISHES, echoes
+from .social import (
+    EVALUATIVE_WORDS, PAST_COPULA, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA, SOCIAL_REST_WORDS,
+    VERDICT, VERDICT_OF, WE_DO, WISHES, echoes,
+)  # fmt: skip
 
 SentenceKind = Literal["phatic", "question", "content"]
 
@@ -321,10 +324,6 @@ def is_imperative(sentence: str) -> bool:
 _VERDICT_ON_PREVIOUS = re.compile(r"^(?:it|that|this)(?:'s|\u2019s| was| is| felt| made)\b", re.IGNORECASE)
 
 
-_SINGULAR_SELF = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
-_PAST_COPULA = re.compile(r"\b(?:was|were|had|did|used to|ago|last)\b", re.IGNORECASE)
-
-
 def generic_remark(sentence: str, names: Iterable[str] = ()) -> bool:
     """A sentiment or a truism with nothing of anyone's to remember: nothing in the first person singular,
     no name but the speakers', no number, nothing narrated, no instruction, and a word of evaluation
@@ -333,13 +332,15 @@ def generic_remark(sentence: str, names: Iterable[str] = ()) -> bool:
     s = sentence.strip().replace("\u2019", "'")
     # a verdict on the other person's news ("You all had a blast at dinner", "That's awesome news about the internship")
     about_you = re.match(r"^(?:you|you're|you've|you all|your|that's|that is|what)\b", s, re.IGNORECASE) is not None
-    if not s or s.endswith("?") or re.search(r"\d", s) or _SINGULAR_SELF.search(s) or (_PAST_COPULA.search(s) and not about_you):
+    if not s or s.endswith("?") or re.search(r"\d", s) or SINGULAR_SELF.search(s) or (PAST_COPULA.search(s) and not about_you):
         return False
     known = {p.lower() for n in names if n for p in n.split()}
     if any(w.lower() not in known for w in re.findall(r"(?<!^)\b[A-Z][\w'-]*", s)):
         return False
     if (has_past_event(s) and not about_you) or PROCEDURAL_CUES.search(s) or is_imperative(s):
         return False
+    if WE_DO.search(s):
+        return False  # "We love prepping the feast": what the speaker's household does
     ws = words(s)
     if ws and (ws[0] in ("been", "gonna", "going", "just", "finally", "still") or (ws[0].endswith("ing") and ws[1:2] in (["to"], ["on"], ["out"], ["up"]))):
         return False  # a dropped "I": "Been real busy tackling a project", "Trying to get a petition going"

@@ -176,3 +176,13 @@ EVALUATIVE_WORDS = frozenset(
     definitely totally absolutely such always healing comfort comforting bond bonding unconditional worth
     """.split()
 )
+
+#: What keeps a sentence with a word of evaluation from being a mere sentiment (:func:`.rules.generic_remark`):
+#: the first person singular, a narrated past, or what "we" do ("We love prepping the feast").
+SINGULAR_SELF = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
+WE_DO = re.compile(
+    r"\bwe\s+(?:really\s+|always\s+|usually\s+|often\s+|all\s+|both\s+|also\s+)*"
+    r"(?!can\b|could\b|should\b|must\b|will\b|would\b|might\b|may\b|need\b|have\s+to\b|got\s+to\b|gotta\b|are\b|were\b|get\b|rock\b)[a-z]{3,}",
+    re.IGNORECASE,
+)
+PAST_COPULA = re.compile(r"\b(?:was|were|had|did|used to|ago|last)\b", re.IGNORECASE)
