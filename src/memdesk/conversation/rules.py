@@ -219,7 +219,7 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     if REMARKS.match(lowered) and plain and not _OWN_CLAUSE.search(lowered):
         return True
     # congratulations, wishes, offers of help ("Congratulations on the pottery course!"), unless a clause of
-    # the speaker's own with something to remember follows ("Good luck, and I'll see you at the race on Sunday")
+    # the speaker's own with something to remember follows ("Good luck, and my sister drives us there on Sunday")
     wish = WISHES.match(lowered)
     if wish and not (_OWN_CLAUSE.search(lowered) and len(_rest_content(lowered[wish.end() :], names)) >= 2):
         return True
