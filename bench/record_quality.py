@@ -9,7 +9,10 @@ record (several joined by ``+``):
 * ``ok``: a record a person would write;
 * ``ungrammatical``: a person rewrite that broke the sentence ("Priya now live in Clifton");
 * ``split``: the record's text starts or ends inside a sentence (a split at "St.", a cut mid-phrase);
-* ``filler``: phatic filler with nothing to remember ("Andrew bets!", "That's adorable.").
+* ``filler``: phatic filler with nothing to remember ("Andrew bets!", "That's adorable.");
+* ``wrong_date``: a date the record carries (its anchor, or a resolved time expression) that a person
+  reading the message at the time it was said would not give it (the sample shows the anchor, the
+  message time and each expression's resolution beside the text).
 
 The label is about the record's own text (``record.body()``); that the serialized text repeated
 the title before it ("title: summary") is counted by the script over all records, not labelled.
@@ -41,7 +44,7 @@ from memdesk.conversation.files import read_conversations
 from memdesk.conversation.router import RuleRouter
 from memdesk.records import MemoryRecord, Scope
 
-LABELS = ("ok", "ungrammatical", "split", "filler")
+LABELS = ("ok", "ungrammatical", "split", "filler", "wrong_date")
 CONTEXT_TURNS = 4
 
 
@@ -82,10 +85,12 @@ def cmd_sample(args: argparse.Namespace) -> int:
     picked = sorted(rng.sample(range(len(recs)), min(args.n, len(recs))))
     with open(args.out, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f, delimiter="\t", lineterminator="\n")
-        w.writerow(["id", "label", "text"])
+        w.writerow(["id", "label", "text", "anchor", "said", "dates"])
         for i in picked:
             rid, r = recs[i]
-            w.writerow([rid, "", r.body()])
+            said = r.metadata.get("said_at") or r.metadata.get("added_at") or ""
+            dates = "; ".join(f"{t['text']} -> {t['label']}" for t in r.metadata.get("time_expressions", []))
+            w.writerow([rid, "", r.body(), r.temporal_anchor or "", said[:10], dates])
     stats = title_repeats([r for _, r in recs])
     print(json.dumps({"file": args.file, "sampled": len(picked), **stats}, indent=2))
     return 0

@@ -156,8 +156,10 @@ class RecordBase(BaseModel):
         return MemoryType(self.type)  # type: ignore[attr-defined]
 
     def embed_text(self) -> str:
-        """The text embedded and indexed for search: :meth:`text`."""
-        return self.text()
+        """The text embedded and indexed for search: :meth:`text`, after ``metadata["embed_context"]`` when
+        an extractor set one (the turn a reply answers: it shapes how the record is found, never its text)."""
+        context = self.metadata.get("embed_context")
+        return f"{context} {self.text()}" if isinstance(context, str) and context.strip() else self.text()
 
     def body(self) -> str:  # pragma: no cover - overridden
         """The record's main text (summary, fact or instructions)."""

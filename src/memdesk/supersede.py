@@ -11,6 +11,11 @@ to the new record, per memory type) and closes those it replaces:
   no named kind (``I'm going to visit Ana``) is one more plan, closing none;
 * ``end`` (``I don't live in Leeds anymore``, ``I sold my car``, ``Miso passed away``): memories
   setting that attribute (that value, when the claim names one for an attribute without slots);
+* a generic ``negation`` end (``I no longer play the violin``, ``We don't keep bees anymore``): memories
+  whose text holds every content word of what is negated and that negate nothing themselves (:func:`negates`);
+* a ``change`` end (``I've left Halden Insurance``, ``the wedding is postponed``): memories that share a
+  distinctive word with the clause that says it (:func:`changed_by`: a word in at most two of the
+  memories compared);
 * ``revise`` (``I changed my mind``, ``Actually, the party is on Sunday``): the most similar earlier
   memory that made a claim (cosine at least ``revise_min_score``).
 
@@ -28,6 +33,7 @@ close each other (they are views of the same words).
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Sequence
@@ -54,6 +60,66 @@ def named_in(record: MemoryRecord) -> list[str]:
     """The ids of the records a record says it replaces (an LLM processor's UPDATE decisions)."""
     raw = record.metadata.get("replaces") or []
     return [r for r in raw if isinstance(r, str)] if isinstance(raw, list) else []
+
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_NEGATIVE = re.compile(r"\b(?:no longer|not|never|n't|anymore|any more)\b", re.IGNORECASE)
+_FUNCTION = frozenset("the a an my our to of in at for on with and or some any".split())
+
+
+def negates(claim: Claim, record: MemoryRecord) -> bool:
+    """Whether a generic ``negation`` end ("I no longer play the violin") negates what ``record`` says
+    ("Maya plays the violin in an orchestra"): every content word of the negated words is in its text
+    (by its first five letters, so "play" finds "plays"), and the record does not itself negate."""
+    if claim.attribute != "negation" or claim.op != "end" or not claim.value:
+        return False
+    text = record.text().replace("\u2019", "'")
+    if _NEGATIVE.search(text):
+        return False
+    said = _WORDS.findall(text.lower())
+    wanted = [w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
+    return bool(wanted) and all(any(s.startswith(w) for s in said) for w in wanted)
+
+
+#: Words too common to say what changed: function words, time words, chat words.
+_COMMON = frozenset(
+    """
+    the a an my our your his her their its this that these those to of in at for on with and or but so from by as
+    about into over after before again also just now new old still too very really much more most some any all
+    is are was were be been being have has had do does did will would can could should may might must not no
+    i me we us you he him she they them it there here what when where which who how then than because
+    day days week weeks month months year years time today tomorrow yesterday morning evening night weekend
+    monday tuesday wednesday thursday friday saturday sunday one two three four five six seven eight nine ten
+    eleven twelve first second third last next january february march april may june july august september october november december
+    instead anymore longer stopped quit left changed moved moving switched going gone back down up cut sold
+    news good bad big sad great change plan plans decided decide got get getting make made take took
+    """.split()
+)
+_STEM = 5
+
+
+def _terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
+    return {w[:_STEM] for w in _WORDS.findall(text.lower()) if len(w) > 2 and w not in _COMMON and w not in skip}
+
+
+def _change_overlap(claim: Claim, record: MemoryRecord, df: dict[str, int]) -> int:
+    """How many distinctive words a ``change`` claim shares with ``record`` (0 when it does not end it)."""
+    if claim.attribute != "change" or not claim.value:
+        return 0
+    names = frozenset(p.lower() for p in (record.speaker or "").split())
+    shared = [t for t in _terms(claim.value, names) & _terms(record.text(), names) if df.get(t, 0) <= 2]
+    return len(shared) if len(shared) >= (2 if claim.slot == "weak" else 1) else 0
+
+
+def changed_by(claim: Claim, record: MemoryRecord, df: dict[str, int], speaker: str | None) -> bool:
+    """Whether a ``change`` claim ("I've left Halden Insurance") ends what ``record`` says: they share a
+    distinctive word (in at most two of the candidate records, ``df``; never the speaker's name), two for a
+    weak change ("I'll be in the Glasgow office on Mondays instead")."""
+    if claim.attribute != "change" or not claim.value:
+        return False
+    names = frozenset(p.lower() for p in (speaker or "").split())
+    shared = [t for t in _terms(claim.value, names) & _terms(record.text(), names) if df.get(t, 0) <= 2]
+    return len(shared) >= (2 if claim.slot == "weak" else 1)
 
 
 def _same(a: MemoryRecord, b: MemoryRecord) -> bool:
@@ -142,9 +208,11 @@ class Supersession:
         def same(r: MemoryRecord) -> bool:
             return _same(r, new)
 
+        # a generic negation may close a memory no attribute rule read ("Maya plays the violin")
+        generic = any(c.attribute in ("negation", "change") for c in claims_in(new))
         out = []
         for j, r in enumerate(records[:i]):
-            if same(r) and r.provenance[:1] != owner and r.superseded_by is None and (claims := claims_in(r)):
+            if same(r) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
                 out.append(_Candidate(r, float(vectors[j] @ vectors[i]), claims, j))
         batch = {r.id for r in records}
         for memory_type in MemoryType:
@@ -152,7 +220,7 @@ class Supersession:
                 r = hit.record
                 if r.id in batch or r.id in closed or r.superseded_by is not None or not same(r):
                     continue
-                if claims := claims_in(r):
+                if (claims := claims_in(r)) or generic:
                     out.append(_Candidate(r, hit.score, claims, None))
         return out
 
@@ -174,7 +242,18 @@ class Supersession:
         return out
 
     def _victims(self, candidates: list[_Candidate], claims: list[Claim]) -> list[_Candidate]:
-        victims = [c for c in candidates if any(replaces(n, o) for n in claims for o in c.claims)]
+        df: dict[str, int] = {}
+        if any(n.attribute == "change" for n in claims):
+            for c in candidates:
+                for t in _terms(c.record.text()):
+                    df[t] = df.get(t, 0) + 1
+        victims = [c for c in candidates if any(replaces(n, o) for n in claims for o in c.claims) or any(negates(n, c.record) for n in claims)]
+        for change in (n for n in claims if n.attribute == "change"):
+            # the memories that share the most distinctive words with what changed ("Igor switched from
+            # handball": the handball club, not where Igor lives)
+            overlap = {id(c): _change_overlap(change, c.record, df) for c in candidates}
+            best = max(overlap.values(), default=0)
+            victims += [c for c in candidates if best and overlap[id(c)] == best and c not in victims]
         if victims or not any(n.op == "revise" for n in claims) or not candidates:
             return victims
         best = max(candidates, key=lambda c: c.score)

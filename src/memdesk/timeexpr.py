@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict
 from . import timespans as spans
 from .timespans import Granularity
 from .timewords import DATED_WEEKDAY, DAY_RE, MONTH_RE, MONTHS, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .timewords import count_word, sentence_tense, weekday_index
+from .timewords import clause_tense, count_word, sentence_tense, weekday_index
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -156,8 +156,13 @@ def _h_over_weekend(m: re.Match[str], ref: date, ctx: _Ctx) -> spans.Span | None
     return spans.weekend(sat)
 
 
+_RECURRING = re.compile(r"\s+(?:mornings|afternoons|evenings|nights)\b", re.IGNORECASE)
+
+
 def _h_weekday(m: re.Match[str], ref: date, ctx: _Ctx) -> spans.Span | None:
     which = (m["which"] or "").lower()
+    if not which and _RECURRING.match(m.string, m.end()):
+        return None  # "on Saturday mornings": every Saturday, not a date
     wd = weekday_index(m["wd"])
     if which in ("last", "past", "this past"):
         back = (ref.weekday() - wd) % 7 or 7
@@ -299,6 +304,10 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
 )
 
 
+#: Handlers whose year (or direction) depends on the tense around the mention.
+_DIRECTED = frozenset({_h_mdy, _h_month_rel, _h_weekday})
+
+
 def _at(d: date, ref: datetime) -> datetime:
     return datetime.combine(d, time(0), tzinfo=ref.tzinfo)
 
@@ -322,6 +331,7 @@ def resolve(
         ctx = _Ctx(prefer=tense or "past", direction=tense or "nearest")
     else:
         ctx = _Ctx(prefer=prefer)
+    auto = prefer == "auto"
     taken: list[tuple[int, int]] = []
     found: list[TimeMention] = []
     for pattern, handler in _RULES:
@@ -329,8 +339,14 @@ def resolve(
             s, e = m.span()
             if any(s < te and ts < e for ts, te in taken):
                 continue
+            here = ctx
+            if auto and handler in _DIRECTED:
+                # the clause around a day-month or a month decides its year: "I accepted a position,
+                # starting on 15 April" (said in March) is the coming April, not the last one
+                tense = clause_tense(text, (s, e))
+                here = _Ctx(prefer=tense or "past", direction=tense or "nearest")
             try:
-                res = handler(m, ref_day, ctx)
+                res = handler(m, ref_day, here)
             except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999)
                 res = None
             if res is None:

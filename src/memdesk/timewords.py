@@ -87,3 +87,42 @@ def sentence_tense(text: str) -> Literal["past", "future"] | None:
     if any(m[0].lower() not in _ED_ADJECTIVES for m in _PAST_CUE.finditer(text)):
         return "past"
     return None
+
+
+#: A clause that looks forward from where it is said, whatever the tense of the rest of its sentence:
+#: "I accepted a position, starting on 15 April" starts on the coming 15 April; what is booked, ordered,
+#: signed up for or moved to a date happens then ("The fitters are booked for 2 March", "The fitting has
+#: moved to 9 September").
+_FORWARD_CUE = re.compile(
+    r"\b(?:start(?:s|ing)?|begin(?:s|ning)?|due|until|till|scheduled|rescheduled|booked(?: in)? for|is booked|are booked|"
+    r"open(?:s|ing)|kick(?:s|ing)? off|from now|(?:is|are|will be) (?:on|in|at)|deadline|to be \w+|won't be|will be|"
+    r"signed up|registered|entered|ordered|pre-?ordered|postponed|delayed|pushed back|brought forward|put back|"
+    r"moved (?:\w+ )?to(?= (?:the )?\d| (?:january|february|march|april|may|june|july|august|september|october|november|december)\b))\b",
+    re.IGNORECASE,
+)
+#: An instruction or request opening a clause: it is about what is still to happen.
+_REQUEST = re.compile(
+    r"^\s*(?:please |and |so |then )*(?:book|remember|remind|plan|schedule|make sure|don't forget|order|buy|call|email|send|"
+    r"add|note|put|keep|block|reserve|arrange|set)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
+
+
+def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future"] | None:
+    """The tense the clause of ``text`` around ``span`` (a time expression) gives it: "future" if the
+    clause looks forward ("starting on 15 April", "booked for 2 March", "I'll", an instruction), else the
+    clause's own tense ("past" if it narrates), else "future" if the sentence arranges something ("Our
+    week off is booked: a cabin from 13 October"), else the tense of the whole sentence
+    (:func:`sentence_tense`). ``None``: no cue either way."""
+    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, span[0])), default=0)
+    after = _CLAUSE_BREAK.search(text, span[1])
+    clause = text[start : after.start() if after else len(text)]
+    if _FORWARD_CUE.search(clause) or _REQUEST.match(clause):
+        return "future"
+    own = sentence_tense(clause)
+    if own is not None:
+        return own
+    if _FORWARD_CUE.search(text):
+        return "future"
+    return sentence_tense(text)

@@ -86,8 +86,8 @@ def test_preference_becomes_a_semantic_fact_in_third_person() -> None:
 
 def test_second_person_becomes_the_addressee() -> None:
     ctx = (msg("I'm thinking of teaching.", "Priya", "D1:11"),)
-    recs = routed(utt("You'd be a great teacher!", speaker="Tom", mid="D1:12", context=ctx))
-    assert any(body(r).startswith("Tom: Priya would be a great teacher!") for r in recs)
+    recs = routed(utt("You'd need a teaching degree first.", speaker="Tom", mid="D1:12", context=ctx))
+    assert any(body(r).startswith("Tom: Priya would need a teaching degree first.") for r in recs)
 
 
 def test_advice_becomes_procedural_and_keeps_you() -> None:
@@ -128,17 +128,19 @@ def test_short_answer_carries_the_question() -> None:
     recs = routed(utt("Yes, twice!", mid="D1:14", context=(q,)))
     ctx = [r for r in recs if r.metadata["view"] == "context"]
     assert len(ctx) == 1
-    assert body(ctx[0]) == "Tom asked: Has Priya ever been to Lisbon? Priya: Yes, twice!"
+    # the record holds Priya's words only; the question shapes how it is found (its embed text)
+    assert body(ctx[0]) == "Priya: Yes, twice!"
+    assert ctx[0].embed_text() == "Tom asked: Has Priya ever been to Lisbon? Priya: Yes, twice!"
     assert ctx[0].provenance == ["D1:14", "D1:13"]
 
 
 def test_context_views_can_be_limited() -> None:
     prev = msg("I sketched the harbour last week.", "Tom", "D1:13")
-    u = utt("The shading looks really soft.", mid="D1:14", context=(prev,))
+    u = utt("The shading on the boats is in charcoal.", mid="D1:14", context=(prev,))
     assert any(r.metadata["view"] == "context" for r in routed(u))
     assert not any(r.metadata["view"] == "context" for r in routed(u, context_views="questions"))
     q = msg("Did you like it?", "Tom", "D1:13")
-    u2 = utt("The shading looks really soft.", mid="D1:14", context=(q,))
+    u2 = utt("The shading on the boats is in charcoal.", mid="D1:14", context=(q,))
     assert not any(r.metadata["view"] == "context" for r in routed(u2, context_views="none"))
 
 
@@ -157,14 +159,14 @@ def test_mask_is_respected() -> None:
 
 
 def test_views_of_a_multi_sentence_turn() -> None:
-    u = utt("Last weekend I swam a charity mile for the hospice. It was really rewarding. I love swimming.", speaker="Tom")
+    u = utt("Last weekend I swam a charity mile for the hospice. It was really rewarding. Swimming clears my head.", speaker="Tom")
     recs = routed(u, context_views="none")
     views = [r.metadata["view"] for r in recs]
     assert views.count("sentence") == 2 and views.count("turn") == 1
     race = next(r for r in recs if "mile" in body(r) and r.metadata["view"] == "sentence")
     assert body(race) == "Last weekend (weekend of 2023-05-06) Tom swam a charity mile for the hospice. It was really rewarding."
     assert race.temporal_anchor == "weekend of 2023-05-06"
-    love = next(r for r in recs if "swimming" in body(r) and r.metadata["view"] == "sentence")
+    love = next(r for r in recs if "Swimming" in body(r) and r.metadata["view"] == "sentence")
     assert love.temporal_anchor == "2023-05-08"  # anchors come from a view's own sentences
 
 
@@ -187,7 +189,8 @@ def test_bad_settings_are_refused() -> None:
 
 def test_dropped_subject_gets_the_speaker() -> None:
     recs = routed(utt("Sold my bike yesterday, so I'm gonna buy a faster one.", speaker="Ravi"))
-    assert body(recs[0]).startswith("Ravi sold Ravi's bike yesterday (2023-05-07), so Ravi is gonna buy")
+    # a sale ends a possession: the statement is stored apart from the plan (each can be closed alone)
+    assert [body(r) for r in recs] == ["Ravi sold Ravi's bike yesterday (2023-05-07).", "Ravi is gonna buy a faster one."]
 
 
 _WORDS = st.sampled_from(
@@ -254,7 +257,9 @@ def test_locomo_session_one(locomo_path: Path) -> None:
     d14 = routed(us["D1:14"])
     assert any(r.temporal_anchor == str(said.year - 1) for r in d14)
     ctx = [r for r in d14 if r.metadata["view"] == "context"]
-    assert ctx and ctx[0].provenance == ["D1:14", "D1:13"] and ctx[0].body().startswith(f"{us['D1:13'].message.speaker} asked: ")
+    # the question it answers shapes its embedding, never its text (one speaker's words per record)
+    assert ctx and ctx[0].provenance == ["D1:14", "D1:13"] and ctx[0].embed_text().startswith(f"{us['D1:13'].message.speaker} asked: ")
+    assert not ctx[0].body().startswith(f"{us['D1:13'].message.speaker} asked: ")
 
 
 def test_locomo_processor_over_a_session(locomo_path: Path) -> None:

@@ -82,16 +82,16 @@ def test_records_carry_provenance_speaker_scope_and_resolved_time() -> None:
     for r in p.records:
         assert r.provenance == ["m3"] and r.speaker == "Tomas" and r.scope == SCOPE
         assert r.metadata["extractor"] == "llm" and r.metadata["model"] == "qwen-1.5b"
-        assert r.metadata["prompt"].startswith("extract_utterance/v4-")
+        assert r.metadata["prompt"].startswith("extract_utterance/v5-")
 
 
 def test_mask_is_reconciled_with_the_lists_and_nothing_is_dropped() -> None:
-    reply = {"mask": "001", "episodic": [{"title": "t", "summary": "Ravi opened a pottery studio.", "when": "2023-01"}],
+    reply = {"mask": "001", "episodic": [{"title": "t", "summary": "Ravi opened a pottery studio.", "when": "2024-01"}],
              "semantic": [], "procedural": []}
     [p] = LLMProcessor(ScriptedChatModel([reply])).process([utt("m1", "Ravi", "I opened my studio in January!")])
     assert p.mask == RouteMask(episodic=True, procedural=True)
     ep = next(r for r in p.records if isinstance(r, EpisodicRecord))
-    assert ep.event_time == datetime(2023, 1, 1, tzinfo=timezone.utc) and ep.temporal_anchor == "2023-01"
+    assert ep.event_time == datetime(2024, 1, 1, tzinfo=timezone.utc) and ep.temporal_anchor == "2024-01"
     proc = next(r for r in p.records if isinstance(r, ProceduralRecord))
     assert proc.content == "I opened my studio in January!" and proc.metadata["extraction"] == "verbatim"
 

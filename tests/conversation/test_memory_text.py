@@ -29,7 +29,7 @@ def mem(tmp_path):
 
 def _episode(mem: Memory) -> EpisodicRecord:
     res = mem.add({"content": "I'm moving to Bristol in April.", "speaker": "Priya", "timestamp": T0}, scope=PRIYA)
-    (ep,) = [r for r in res.records if isinstance(r, EpisodicRecord) and r.metadata["view"] == "sentence"]
+    (ep,) = [r for r in res.records if isinstance(r, EpisodicRecord) and r.metadata["view"] in ("sentence", "statement")]
     assert ep.temporal_anchor == "April 2024"
     return ep
 

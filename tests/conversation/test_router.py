@@ -78,7 +78,8 @@ def test_several_bits_can_be_set() -> None:
 
 def test_conservative_on_short_informative_turns() -> None:
     assert mask_of("I'm snowed under with the twins & the shop.") != "000"
-    assert mask_of("Wow, amazing view!") != "000"  # a reaction with a content word is kept
+    assert mask_of("Wow, amazing view!") == "000"  # a reaction makes no record (issue 28: small talk)
+    assert mask_of("Wow, the view from Ben Nevis!") != "000"  # one that names something is kept
     assert mask_of("What do you like about Glasgow?") == "010"  # a contentful question
 
 
@@ -201,7 +202,7 @@ def test_locomo_only_few_turns_are_dropped(locomo_path: Path) -> None:
     for sample in range(len(_locomo(str(locomo_path)))):
         us = locomo_utterances(locomo_path, sample)
         dropped = [u for u in us.values() if router.route(u).bits == 0]
-        assert len(dropped) <= 0.06 * len(us)
+        assert len(dropped) <= 0.25 * len(us)  # greetings, thanks, wishes, sentiments: small talk makes no record (issue 28)
         for u in dropped:  # a dropped turn names nothing: no digits (a "<3" heart aside), no long words beyond fillers
             assert not re.search(r"(?<!<)\d", u.message.text())
 

@@ -10,7 +10,9 @@ Every record is **attributed** and **anchored**:
   person and is attributed ("Priya: I ...");
 * relative time is resolved against the message timestamp, else the time the message was added
   (``Utterance.reference_time``), and ``metadata["time_reference"]`` says which (``"said_at"`` or
-  ``"added_at"``). The absolute date is written next to the expression ("yesterday (2023-05-07)");
+  ``"added_at"``). Every resolved expression is kept in ``metadata["time_expressions"]`` (with its
+  ``start`` and ``end``); a relative one also gets its date in the text ("yesterday (2023-05-07)"), a
+  date said in calendar words ("15 April") is left as said;
   ``event_time`` and ``temporal_anchor`` come from the main time mention of the record's own
   sentences, else from that reference time. A date the rules did not parse is never anchored;
 * an image is stored through its caption ("Priya shared an image: a photo of ...").
@@ -24,12 +26,17 @@ A turn is stored as a few short **views**, each a record whose type follows the 
   its own when a context view carries it;
 * a ``turn`` view: the whole turn (event sentences first) when it has more than one sentence
   view, so a question about the turn as a whole finds it;
-* a ``context`` view: a reply together with the turn it answers: "Tom asked: Did Priya
-  enjoy the ferry? Priya: The views from the deck were lovely!". Short
-  answers ("Yes, twice!", "It was in Porto") only make sense this way. Its provenance is the
-  reply's id, then the previous turn's id, whose words it quotes;
-* a ``question`` view for a turn that only asks something (the router gives it the semantic
-  bit): "Tom asked Priya: ...";
+* a ``context`` view: a reply embedded together with the turn it answers: its text is the reply's
+  own words ("Priya: The views from the deck were lovely!"), and the turn it answers ("Tom asked:
+  Did Priya enjoy the ferry?") is ``metadata["embed_context"]``, read by the embedding and the
+  lexical index only. Short answers ("Yes, twice!", "It was in Porto") are found this way. Its
+  provenance is the reply's id, then the previous turn's id. A message with no speaker, or said
+  more than ``REPLY_WINDOW`` after the previous turn, is no reply;
+* ``statement`` views instead of all the others for a turn that makes an attribute claim
+  (:mod:`.facts`): one record per statement (:mod:`.atoms`), so a later change closes only what it
+  replaces;
+* a ``question`` view for a user's turn that only asks something (the router gives it the semantic
+  bit): "Tom asked Priya: ..."; an assistant's questions make no record;
 * a ``verbatim`` view for a message in a language the English rules do not read
   (:func:`memdesk.lang.is_english`): its sentences, unchanged and attributed, in chunks.
 
@@ -43,13 +50,15 @@ from __future__ import annotations
 
 import logging
 import re
-from datetime import datetime
+from dataclasses import replace
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from ..lang import dominant_script, is_english
 from ..records import EpisodicRecord, MemoryRecord, MemoryType, ProceduralRecord, RouteMask, SemanticRecord
 from ..timeexpr import TimeMention, main_anchor, resolve
 from .base import Utterance
+from .atoms import atoms
 from .facts import claims_of
 from .render import attribute, chunks, fit, render, truncate
 from .router import addressee_of, analyze_utterance, names_of, reference_of
@@ -60,6 +69,9 @@ logger = logging.getLogger(__name__)
 __all__ = ["RuleExtractor", "first_clause", "text_fields"]
 
 ContextViews = Literal["none", "questions", "all"]
+
+#: The longest gap after which a message is still read as a reply to the turn before it.
+REPLY_WINDOW = timedelta(hours=6)
 
 _ANAPHOR = re.compile(r"^(?:it|it's|that|that's|this|they|they're|these|those|she|he|which|so)\b", re.IGNORECASE)
 
@@ -159,8 +171,8 @@ class RuleExtractor:
 
         if not content:
             questions = [s for s in sentences if s.kind == "question" and content_words(s.text, names)]
-            if not questions:
-                return []
+            if not questions or utterance.message.role != "user":
+                return []  # an assistant's question holds nothing anyone said about themselves
             parts, rewritten = render(questions, speaker, addressee)
             head = f"{speaker} asked {addressee}: " if speaker and addressee else (f"{speaker} asked: " if speaker else "")
             text = fit(parts, self.max_summary_chars, head=head)
@@ -168,6 +180,8 @@ class RuleExtractor:
 
         out: list[MemoryRecord] = []
         before = self._previous_turn(utterance) if self.context_views != "none" else None
+        if any(claims_of(s.text) for s in content):
+            return self._statements(content, utterance, mask, before)
         groups = self._groups(content)
         whole = before is not None or (self.turn_views and len(groups) > 1)
         for group in groups:
@@ -190,16 +204,50 @@ class RuleExtractor:
 
         if before is not None:
             who, prev_id, prev_sents, asked = before
-            # the quote is attributed by its head, so first person left in it reads right
+            # the turn replied to shapes how the reply is found (its embedding), never its text: the
+            # record holds the reply's own words only ("Yes, twice!" is found by "Did Priya ...?")
             quoted, _ = render(prev_sents, who, speaker)
             said = f"{who} {'asked' if asked else 'said'}: "
             quote = fit(quoted, len(said) + self.max_context_chars, head=said)
             parts, rewritten = render(content, speaker, addressee)
-            head = f"{quote} {speaker or 'Reply'}: "
-            text = fit(parts, len(head) + self.max_summary_chars, head=head)
+            text = attribute(fit(parts, self.max_summary_chars), speaker, rewritten=rewritten)
             kind = MemoryType.EPISODIC if mask.episodic and any(s.episodic for s in content) else self._kind(content, mask)
             prov = pid + ([prev_id] if prev_id and prev_id not in pid else [])
-            out.append(self._record(kind, text, utterance, content, prov, "context", len(head)))
+            record = self._record(kind, text, utterance, content, prov, "context")
+            record.metadata["embed_context"] = quote
+            out.append(record)
+        return out
+
+    def _statements(
+        self, content: list[Sentence], utterance: Utterance, mask: RouteMask, before: tuple[str, str, list[Sentence], bool] | None
+    ) -> list[MemoryRecord]:
+        """A turn that changes a fact (:mod:`.facts`): one record per statement (:mod:`.atoms`), and no
+        record that joins two of them, so a later change closes only the statement it replaces ("We
+        moved" closes "Maya lives in a flat in Leith", not "Maya lives with Maya's cat, Biscuit"). The
+        turn replied to shapes each statement's embedding, as a context view would."""
+        speaker, addressee = utterance.message.speaker, addressee_of(utterance)
+        ts, _ = reference_of(utterance)
+        quote, prov = None, [utterance.message_id]
+        if before is not None:
+            who, prev_id, prev_sents, asked = before
+            quoted, _ = render(prev_sents, who, speaker)
+            said = f"{who} {'asked' if asked else 'said'}: "
+            quote = fit(quoted, len(said) + self.max_context_chars, head=said)
+            prov += [prev_id] if prev_id and prev_id != utterance.message_id else []
+        out: list[MemoryRecord] = []
+        for sentence in content:
+            for piece in atoms(sentence.text):
+                atom = sentence if piece == sentence.text else replace(
+                    sentence, text=piece, times=resolve(piece, ts, prefer="auto") if ts is not None else []
+                )
+                kind = self._kind([atom], mask)
+                parts, rewritten = render([atom], speaker, addressee, keep_you=_instructs(kind, [atom]))
+                limit = self.max_fact_chars if kind is MemoryType.SEMANTIC else self.max_summary_chars
+                text = attribute(fit(parts, limit - len(speaker or "") - 2), speaker, rewritten=rewritten)
+                record = self._record(kind, text, utterance, [atom], list(prov), "statement")
+                if quote:
+                    record.metadata["embed_context"] = quote
+                out.append(record)
         return out
 
     def _verbatim(self, utterance: Utterance, mask: RouteMask) -> list[MemoryRecord]:
@@ -242,11 +290,14 @@ class RuleExtractor:
     def _previous_turn(self, utterance: Utterance) -> tuple[str, str, list[Sentence], bool] | None:
         """(speaker, id, the sentences replied to, whether they ask) of the previous turn, when it
         was someone else's: its questions, else (``context_views="all"``) its last statement."""
-        if not utterance.context:
-            return None
+        if not utterance.context or not utterance.message.speaker:
+            return None  # a message of no named speaker (a lone string) answers nothing we know of
         prev = utterance.context[-1]
         if not prev.speaker or prev.speaker == utterance.message.speaker:
             return None
+        said = utterance.message.timestamp
+        if said is not None and prev.timestamp is not None and abs(said - prev.timestamp) > REPLY_WINDOW:
+            return None  # said hours apart: not a reply to it
         names = names_of(utterance)
         ts = prev.timestamp or reference_of(utterance)[0]
         sents = analyze(prev.text(), times_of=(lambda t: resolve(t, ts, prefer="auto")) if ts else None, names=names)
@@ -303,9 +354,13 @@ class RuleExtractor:
             meta[reference] = ts.isoformat()
             meta["time_reference"] = reference
         if mentions:
+            # each expression as said, with the interval it resolves to ([start, end), dates): the date a
+            # person infers is a field beside the words, not a splice in them
             meta["time_expressions"] = [
-                {"text": t.text, "label": t.label, "granularity": t.granularity} for t in mentions
-            ]
+                {"text": t.text, "label": t.label, "granularity": t.granularity,
+                 "start": t.start.date().isoformat(), "end": t.end.date().isoformat() if t.end else None}
+                for t in mentions
+            ]  # fmt: skip
         return dict(
             scope=utterance.scope,
             speaker=utterance.message.speaker,

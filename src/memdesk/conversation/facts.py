@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Claim", "claims_of", "same_value"]
+__all__ = ["Claim", "changes_of", "claims_of", "same_value"]
 
 Op = Literal["set", "end", "revise"]
 
@@ -189,6 +189,88 @@ def same_value(a: str | None, b: str | None) -> bool:
     return x == y or (len(x) > 2 and re.search(rf"\b{re.escape(x)}\b", y) is not None) or (len(y) > 2 and re.search(rf"\b{re.escape(y)}\b", x) is not None)
 
 
+_JOB_AT = re.compile(r"^(?P<job>.+?)\s+(?:at|for|with)\s+(?P<org>.+)$", re.IGNORECASE)
+#: "I no longer play the violin", "We don't keep bees anymore": the speaker ends what the rest says.
+_NEGATED = re.compile(
+    r"\b(?:i|we)\s+(?:no\s+longer|(?:don't|do\s+not|am\s+not|'m\s+not|are\s+not|'re\s+not|won't|will\s+not)\b"
+    r"(?=[^.!?;]*\b(?:anymore|any\s+more|these\s+days|now)\b))\s+(?P<value>[a-z][\w'-]*(?:\s+[\w'&.-]+){0,5}?)"
+    r"(?=\s*(?:$|[,.;:!?]|\s(?:anymore|any more|these days|now|since|because|but|and|so)\b))",
+    re.IGNORECASE,
+)
+
+
+def _split_jobs(claims: list[Claim]) -> list[Claim]:
+    """The employer a job claim names ("nurse at the Riverside clinic"), as a claim of its own, so that
+    "I no longer work at the Riverside clinic" ends it."""
+    out = []
+    for c in claims:
+        if c.attribute != "job" or c.op != "set" or not c.value or any(x.attribute == "employer" for x in claims):
+            continue
+        m = _JOB_AT.match(c.value)
+        if m and (org := _clean(m.group("org"))):
+            out.append(Claim(attribute="employer", value=org))
+    return out
+
+
+def _negation(text: str) -> Claim | None:
+    """A generic end ("I no longer play the violin"): attribute ``negation``, the negated words as value."""
+    m = _NEGATED.search(text)
+    if m is None:
+        return None
+    value = _clean(m.group("value"))
+    return Claim(attribute="negation", value=value, op="end") if value else None
+
+
+#: Words that say something stopped holding or was replaced ("I've left Halden Insurance", "the wedding
+#: is postponed", "we're now open on Mondays", "I switched my insurance from Skyline to Harbour Mutual").
+_CHANGE = re.compile(
+    r"\b(?:no\s+longer|any\s?more|stopped|quit|quitting|given\s+up|give\s+up|gave\s+up|giving\s+up|(?:has|have|'ve)\s+left|"
+    r"retired|retiring|cancel(?:l?ed|ling)|postponed|called\s+off|dropped|dropping|switched|switching|swapped|swap|replaced|"
+    r"(?:i|we)(?:'ve|\s+have)?\s+changed\s+(?:my|our|the)|(?:my|our|the)\s+\w+(?:\s+\w+)?\s+(?:has|have|'s)\s+changed|"
+    r"moved\s+(?:\w+\s+){0,3}?from|moved\s+(?:\w+\s+){0,2}?to\s+(?:the\s+)?(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|next|later|earlier)|"
+    r"moving\s+(?:\w+\s+){0,2}?from|is\s+off|are\s+off|sold|"
+    r"(?:has|have)\s+gone(?!\s+(?:through|down|up|by|well|on|into|over|out))|"
+    r"(?:up|down)\s+to\s+\d|cut\s+(?:\w+\s+){0,3}?to|paused|in-house|delayed|rescheduled)\b",
+    re.IGNORECASE,
+)
+#: What keeps a clause from saying something changed: a negation or a wish before the word of change
+#: ("I'm not giving up", "I won't quit", "never give up"), or talk about the other person ("you").
+_NOT_A_CHANGE = re.compile(
+    r"\b(?:not|never|n't|won't|don't|can't|wouldn't|shouldn't|if|might|may|could|should|would)\b(?:\s+\w+){0,2}\s*$|\byou\b|\bfrom\s+now\s+on\b",
+    re.IGNORECASE,
+)
+#: Weaker words of change ("we're now open on Mondays", "I'll be in the office on Mondays instead"): the
+#: clause must share two distinctive words with what it replaces.
+_WEAK_CHANGE = re.compile(
+    r"\b(?:instead|is\s+now|are\s+now|'s\s+now|'re\s+now|now\s+(?:due|on|open|closed|use|take|milk)|(?:my|our)\s+new\s+\w+\s+is|"
+    r"back\s+to|gone\s+back|going\s+back|skipping)\b",
+    re.IGNORECASE,
+)
+_CLAUSES = re.compile(r"[;:]\s+|,\s+(?:(?:so|and|but|then)\s+)?|\s+(?:so|but)\s+(?=i\b|we\b|my\b|our\b)", re.IGNORECASE)
+
+
+_FROM_TO = re.compile(r"(\bfrom\s+.+?)\s+to\s+.*$", re.IGNORECASE)
+
+
+def changes_of(text: str) -> list[Claim]:
+    """A ``change`` end per clause that says something stopped or was replaced; its value is the clause,
+    whose distinctive words name what changed (:func:`memdesk.supersede.changed_by`). A clause with only a
+    weak word of change (``instead``, ``is now``) is a ``change`` of slot ``weak``."""
+    out = []
+    for clause in _CLAUSES.split(text):
+        if len(clause.split()) < 2:
+            continue
+        # "from Manchester to Glasgow": what changed is what it was, not what it becomes
+        was = _FROM_TO.sub(r"\1", clause).strip(" ,.;:!?")
+        strong, weak = _CHANGE.search(clause), _WEAK_CHANGE.search(clause)
+        cue = strong or weak
+        if cue is None or _NOT_A_CHANGE.search(clause[: cue.start()]) or re.search(r"\byou\b", clause, re.IGNORECASE):
+            continue
+        out.append(Claim(attribute="change", slot="" if strong else "weak", value=was, op="end"))
+    return out
+
+
 def claims_of(sentence: str) -> list[Claim]:
     """The attribute claims ``sentence`` (English, first person) makes, in rule order."""
     text = sentence.replace("\u2019", "'")
@@ -212,6 +294,12 @@ def claims_of(sentence: str) -> list[Claim]:
         claim = Claim(attribute=attribute, slot=s, value=value, op=op)
         if all((c.key, c.op) != (claim.key, claim.op) for c in out):
             out.append(claim)
+    for claim in _split_jobs(out):
+        out.append(claim)
+    negated = _negation(text)
+    if negated is not None and not any(c.op == "end" and c.value == negated.value for c in out):
+        out.append(negated)
+    out.extend(changes_of(text))
     for pattern in _PLANS:
         m = pattern.search(text)
         if m and _clean(m.group("value")):

@@ -14,7 +14,10 @@ Relative time is resolved by the model against the message timestamp (``when``);
 the schema so grammar-constrained small models cannot ramble. With ``batch_size > 1`` several
 utterances share one call (fewer calls and prompt tokens; quality depends on the model).
 
-Reconciliation (nothing the model said is dropped): the stored mask is the model's mask OR the types
+The records are then held to the rule extractor's write rules (:mod:`.llm_tidy`: small talk makes
+none, one speaker's words, one fact per record, dates as fields, claims for supersession).
+
+Reconciliation (nothing the model said is dropped beyond that): the stored mask is the model's mask OR the types
 it returned records for; a type whose bit is set but whose list is empty gets one record holding the
 utterance verbatim (``metadata["extraction"] == "verbatim"``).
 """
@@ -47,6 +50,7 @@ from ..timeexpr import main_anchor, resolve
 from .base import Processed, Processor, Utterance
 from .decisions import aliases, apply_decisions, decide, decision_request, known_block
 from .llm_schema import MAX_ITEMS_PER_TYPE, BatchExtraction, BatchItem, UtteranceExtraction
+from .llm_tidy import small_talk, tidy
 
 log = logging.getLogger(__name__)
 
@@ -358,6 +362,9 @@ class LLMProcessor:
             base = self._base(u, p.when, model, prompt)
             records.append(ProceduralRecord(title=p.title.strip(), content=p.content.strip(), **base))
         found = {r.type for r in records} | ({"semantic"} if ex.semantic else set())  # a no-op is an answer too
+        if small_talk(u):  # the rules' small talk makes no record, whatever the model answered
+            return Processed(mask=RouteMask(), records=[])
+        records = tidy(u, records)  # one speaker, one fact per record, dates, claims (llm_tidy)
         mask = RouteMask(
             episodic=declared.episodic or "episodic" in found,
             semantic=declared.semantic or "semantic" in found,

@@ -56,13 +56,25 @@ def fit(parts: Sequence[str], limit: int, *, head: str = "") -> str:
     return out
 
 
+#: A time expression that names its date in words ("15 April", "in September", "2019"): the words say
+#: when; the year a person infers is in the record's anchor and ``metadata["time_expressions"]``.
+_CALENDAR_WORDS = re.compile(
+    r"\b(?:\d{4}|january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b",
+    re.IGNORECASE,
+)
+
+
 def _inline_times(s: Sentence) -> str:
-    """The sentence with each relative time expression followed by its absolute label."""
+    """The sentence with each relative time expression ("yesterday", "last week") followed by its
+    absolute label; a date said in calendar words is left as said."""
     text = s.text
     for t in sorted(s.times, key=lambda t: -t.span[0]):
-        if t.label.lower() in t.text.lower() or t.text.strip().isdigit():
+        if t.label.lower() in t.text.lower() or t.text.strip().isdigit() or _CALENDAR_WORDS.search(t.text):
             continue
         b = t.span[1]
+        if re.match(r"['\u2019]s\b", text[b:]):
+            continue  # "Tomorrow's gonna be ...": a label would break the word; the anchor carries it
         text = f"{text[:b]} ({t.label}){text[b:]}"
     return text
 

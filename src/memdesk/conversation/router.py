@@ -44,7 +44,7 @@ from ..lang import is_english
 from ..records import RouteMask
 from ..timeexpr import resolve
 from .base import Utterance
-from .rules import Sentence, analyze, content_words
+from .rules import Sentence, analyze, content_words, short_remark
 
 logger = logging.getLogger(__name__)
 
@@ -82,7 +82,13 @@ def analyze_utterance(utterance: Utterance) -> list[Sentence]:
     against :func:`reference_of`, each in the direction of its sentence's tense."""
     ts, _ = reference_of(utterance)
     times_of = (lambda s: resolve(s, ts, prefer="auto")) if ts is not None else None
-    return analyze(utterance.message.text(), times_of=times_of, names=names_of(utterance))
+    prev = utterance.context[-1] if utterance.context else None
+    previous = prev.text() if prev is not None and prev.speaker != utterance.message.speaker else ""
+    text, names = utterance.message.text(), names_of(utterance)
+    sentences = analyze(text, times_of=times_of, names=names, previous=previous)
+    if short_remark(text, names, answers_question=previous.rstrip().endswith("?")):
+        return [Sentence(text=s.text, kind="phatic") for s in sentences]  # "Long, but good.": a reaction
+    return sentences
 
 
 #: A written date in any language: a year, or a numeric day and month.

@@ -14,7 +14,10 @@ from typing import Callable, Iterable, Literal
 
 from ..timeexpr import TimeMention
 from .sentences import split_sentences
-from .social import PHATIC_IMPERATIVES, PHATIC_SENTENCE, SOCIAL_FORMULA, SOCIAL_REST_WORDS
+from .social import (
+    EVALUATIVE_WORDS, PAST_COPULA, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA, SOCIAL_REST_WORDS,
+    VERDICT, VERDICT_OF, WE_DO, WISHES, echoes,
+)  # fmt: skip
 
 SentenceKind = Literal["phatic", "question", "content"]
 
@@ -24,7 +27,7 @@ SentenceKind = Literal["phatic", "question", "content"]
 #: function words. A sentence made only of these (and names) is phatic.
 PHATIC_WORDS = frozenset(
     """
-    hi hey heya hiya hello yo howdy greetings morning evening afternoon night goodnight gm
+    hi hey heya hiya hello yo howdy greetings morning evening afternoon night goodnight gm gracias merci danke grazie obrigado
     thanks thank thx ty tysm appreciate appreciated appreciation cheers welcome
     wow woah whoa omg oh ooh ah aww aw haha hahaha hah heh hehe lol lmao yay woohoo hooray yikes oops
     yeah yes yep yup ya yea no nope nah ok okay k sure alright right true exactly totally absolutely
@@ -37,6 +40,7 @@ PHATIC_WORDS = frozenset(
     bye goodbye later soon care catch chat chatting touch luck well fine alive
     bet ouch ha yum yummy perfect classic adorable brave rough brutal cute hilarious epic noted gotcha happened
     you your yours yourself i me my mine myself we us our ours it its it's that that's this these those
+    they them their theirs
     there here what's what how how's how're who why when where which whatever
     a an the and or but so too also very really just such much many lot lots quite pretty super
     of to for with about at in on up out from by as all any anything everything something nothing
@@ -151,7 +155,9 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'’]*")
 _LEAD_WORDS = (
     r"(?:hey|hi|hello|wow|woah|whoa|oh|ooh|aww|yeah|yep|yup|ya|yea|ok|okay|sure|haha|hahaha|lol|"
     r"thanks|thank you|thx|well|so|totally|definitely|absolutely|exactly|true|omg|cool|nice|awesome|great|"
-    r"agreed|right|btw|by the way|anyway|oh and|also)"
+    r"agreed|right|btw|by the way|anyway|oh and|also|of course|sure thing|certainly|noted|understood|got it|"
+    r"(?:big|good|great|some|exciting|happy|sad) news|guess what|fun fact|update|lovely|perfect|brilliant|wonderful|excellent|"
+    r"fantastic|ha|ah|aw|gracias|merci|danke|ooh|hmm)"
 )
 #: one leading filler: a filler word followed by punctuation, or by a capitalised vocative and punctuation
 _LEAD_FILLER = re.compile(rf"^{_LEAD_WORDS}(?:\s+[A-Z][a-z]{{1,12}})?\s*[,!.:;\u2013\u2014-]+\s*", re.IGNORECASE)
@@ -190,7 +196,8 @@ def content_words(text: str, names: Iterable[str] = ()) -> list[str]:
 
 def _vocative_stripped(text: str) -> str:
     """Drop capitalised vocatives that may be nicknames: "Hey Tom!", "Thanks, Jo.", "See ya, Ravi!"."""
-    text = re.sub(r"^((?:hey|hi|hello|bye|thanks|thank you|see ya|see you|yo|congrats)\s*,?\s+)[A-Z][a-z]{1,12}\b", r"\1", text, flags=re.IGNORECASE)
+    text = re.sub(r"^((?:hey|hi|hello|bye|thanks|thank you|see ya|see you|yo|congrats|(?:good )?(?:morning|afternoon|evening|night)|"
+                  r"welcome back)\s*,?\s+)[A-Z][a-z]{1,12}\b", r"\1", text, flags=re.IGNORECASE)
     return re.sub(r",\s*[A-Z][a-z]{1,12}(?=\s*[!.?]*\s*$)", "", text)
 
 
@@ -203,7 +210,26 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     core = _vocative_stripped(strip_lead_filler(s, names)).replace("\u2019", "'")
     lowered = core.lower()
     # a verdict on what was said ("That's adorable!"), unless it names someone or something ("That's Pepper!")
-    if PHATIC_SENTENCE.match(lowered) and not re.search(r"\b[A-Z]", core[1:]) and not re.search(r"\d", core):
+    plain = not re.search(r"\b(?!I\b|I')[A-Z]", core[1:]) and not re.search(r"\d", core)
+    if (PHATIC_SENTENCE.match(lowered) or VERDICT.match(lowered) or VERDICT_OF.match(lowered)) and plain:
+        return True
+    # the formulas below are read without any leading interjection ("Lovely, thanks for telling me.")
+    while (lead := _LEAD_FILLER.match(lowered)) is not None and lead.end() < len(lowered):
+        lowered = lowered[lead.end() :]
+    if REMARKS.match(lowered) and plain and not _OWN_CLAUSE.search(lowered):
+        return True
+    # congratulations, wishes, offers of help ("Congratulations on the pottery course!"), unless a clause of
+    # the speaker's own with something to remember follows ("Good luck, and my sister drives us there on Sunday")
+    wish = WISHES.match(lowered)
+    if wish and not (_OWN_CLAUSE.search(lowered) and len(_rest_content(lowered[wish.end() :], names)) >= 2):
+        return True
+    # thanks and a short remark ("Thanks, it was a tough search.", "Thanks, a proud moment.")
+    said = _vocative_stripped(s).replace("\u2019", "'")
+    thanks = _THANKS.match(said.lower())
+    rest = _rest_content(said[thanks.end() :], names) if thanks else []
+    if thanks and not re.search(r"\d|\b[A-Z]", said[thanks.end() :]) and (
+        not rest or (not _OWN_CLAUSE.search(said.lower()) and len(rest) <= 2)
+    ):  # "Thanks for the compliment, I really appreciate it!", "Thanks, the team did great."
         return True
     for formula in (PHATIC_IMPERATIVES, SOCIAL_FORMULA):
         m = formula.match(lowered)
@@ -211,6 +237,16 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
         if m and not [w for w in content_words(lowered[m.end() :], names) if w not in SOCIAL_REST_WORDS]:
             return True
     return not content_words(_vocative_stripped(s), names)
+
+
+_OWN_CLAUSE = re.compile(r"(?:,|;|\s-|\s\u2013)\s*(?:and |but |also |btw |by the way )?(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b|\b(?:and|but) (?:i|we)\b")
+
+
+_THANKS = re.compile(r"^(?:thanks|thank you|thx|cheers|ta)(?: so much| a lot| a ton)?\b[\s,!.:;-]*", re.IGNORECASE)
+
+
+def _rest_content(text: str, names: Iterable[str]) -> list[str]:
+    return [w for w in content_words(text, names) if w not in SOCIAL_REST_WORDS]
 
 
 def strip_lead_filler(sentence: str, names: Iterable[str] = ()) -> str:
@@ -288,22 +324,73 @@ def is_imperative(sentence: str) -> bool:
 _VERDICT_ON_PREVIOUS = re.compile(r"^(?:it|that|this)(?:'s|\u2019s| was| is| felt| made)\b", re.IGNORECASE)
 
 
+def generic_remark(sentence: str, names: Iterable[str] = ()) -> bool:
+    """A sentiment or a truism with nothing of anyone's to remember: nothing in the first person singular,
+    no name but the speakers', no number, nothing narrated, no instruction, and a word of evaluation
+    ("Staying positive is key.", "You've got so much talent!", "Those little things can spark our
+    enthusiasm."). "She is vegetarian." (no evaluation) and "My job is great." (first person) stay."""
+    s = sentence.strip().replace("\u2019", "'")
+    # a verdict on the other person's news ("You all had a blast at dinner", "That's awesome news about the internship")
+    about_you = re.match(r"^(?:you|you're|you've|you all|your|that's|that is|what)\b", s, re.IGNORECASE) is not None
+    if not s or s.endswith("?") or re.search(r"\d", s) or SINGULAR_SELF.search(s) or (PAST_COPULA.search(s) and not about_you):
+        return False
+    known = {p.lower() for n in names if n for p in n.split()}
+    if any(w.lower() not in known for w in re.findall(r"(?<!^)\b[A-Z][\w'-]*", s)):
+        return False
+    if (has_past_event(s) and not about_you) or PROCEDURAL_CUES.search(s) or is_imperative(s):
+        return False
+    if WE_DO.search(s):
+        return False  # "We love prepping the feast": what the speaker's household does
+    ws = words(s)
+    if ws and (ws[0] in ("been", "gonna", "going", "just", "finally", "still") or (ws[0].endswith("ing") and ws[1:2] in (["to"], ["on"], ["out"], ["up"]))):
+        return False  # a dropped "I": "Been real busy tackling a project", "Trying to get a petition going"
+    return any(w in EVALUATIVE_WORDS or w.split("'")[0] in EVALUATIVE_WORDS for w in words(s))
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
+#: The most words of a whole turn read as a short remark ("Long, but good.", "Busy!", "Lovely colour.").
+SHORT_REMARK_WORDS = 4
+
+
+def short_remark(text: str, names: Iterable[str] = (), *, answers_question: bool = False) -> bool:
+    """A whole turn that only reacts: at most four words, no number, no name but the speakers', nothing
+    in the first person, no fact cue, and not the answer to a question ("Pepperoni." answers one)."""
+    ws = words(text)
+    if answers_question or not ws or len(ws) > SHORT_REMARK_WORDS or re.search(r"\d", text) or text.rstrip().endswith("?"):
+        return False
+    known = {p.lower() for n in names if n for p in n.split()}
+    capitals = [w for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'-]*", text.strip()) if w.lower() not in known]
+    # "Figo is asleep.": a subject and a verb say something of someone
+    subject_verb = len(ws) > 1 and ws[1] in ("is", "was", "has", "had", "does", "did", "can", "will", "loves", "likes")
+    named = subject_verb and ws[0] not in PHATIC_WORDS and ws[0] not in known
+    return not capitals and not named and not _FIRST_PERSON.search(text) and not SEMANTIC_CUES.search(text) and not has_past_event(text)
+
+
 def analyze(
-    text: str, times_of: Callable[[str], list[TimeMention]] | None = None, names: Iterable[str] = ()
+    text: str,
+    times_of: Callable[[str], list[TimeMention]] | None = None,
+    names: Iterable[str] = (),
+    previous: str = "",
 ) -> list[Sentence]:
-    """Split a turn into sentences and mark each: phatic / question / content, and type cues."""
+    """Split a turn into sentences and mark each: phatic / question / content, and type cues.
+
+    ``previous`` is the turn replied to, when another speaker said it: an acknowledgement that only
+    repeats it ("Noted: runs first.") is phatic."""
     names = list(names)
     out: list[Sentence] = []
     for raw in split_sentences(text):
         image = raw.startswith("[shares an image")
         # "It was really rewarding." right after an event says how it went: it stays with that sentence
         follows_content = bool(out) and out[-1].kind == "content" and _VERDICT_ON_PREVIOUS.match(raw) is not None
-        if not image and not follows_content and is_phatic(raw, names):
+        if not image and not follows_content and (is_phatic(raw, names) or echoes(raw, previous)):
             out.append(Sentence(text=raw, kind="phatic"))
             continue
         s = raw if image else strip_lead_filler(raw, names)
         kind: SentenceKind = "question" if s.rstrip().endswith("?") and not image else "content"
         times = times_of(s) if times_of else []
+        if kind == "content" and not image and not times and not follows_content and generic_remark(s, names):
+            out.append(Sentence(text=raw, kind="phatic"))  # a sentiment or truism: nothing to remember
+            continue
         sent = Sentence(text=s, kind=kind, image=image, times=times)
         if kind == "content":
             sent.procedural = bool(PROCEDURAL_CUES.search(s)) or is_imperative(s)

@@ -1,5 +1,11 @@
 """Social formulas: sentences that keep a conversation going but hold nothing to remember.
 
+Small talk from any role is covered: greetings, thanks, congratulations and wishes ("Congratulations on
+the pottery course!", "Good luck with the race!"), an assistant's offers and acknowledgements ("How can I
+help today?", "Of course, happy to help!"), and generic verdicts on what was said ("They can be quite
+engaging.", :data:`VERDICT`). An acknowledgement that only repeats the turn before it ("Noted: runs first,
+ten lines at most.") is small talk too (:func:`echoes`).
+
 :func:`memdesk.conversation.rules.is_phatic` uses these next to its word list: a whole sentence
 that is a formula (:data:`PHATIC_SENTENCE`: "Sounds like a plan!", "That's adorable."), or that
 opens with one (:data:`PHATIC_IMPERATIVES`, :data:`SOCIAL_FORMULA`: "Take care", "Glad you ...",
@@ -54,8 +60,89 @@ SOCIAL_FORMULA = re.compile(
     r"(?: an?)? (?:amazing|awesome|great|cool|nice|lovely|beautiful|wonderful|incredible|impressive|inspiring|fantastic|"
     r"fun|exciting|adorable|cute|gorgeous|stunning|brilliant|neat|sweet|special|awesome|rewarding|tough|hard|crazy|wild)|"
     r"(?:sounds|looks|seems)(?: like)?(?: so| really| super| such)*(?: an?)? (?:amazing|awesome|great|cool|nice|lovely|"
-    r"fun|wonderful|incredible|interesting|exciting|relaxing|peaceful))\b"
+    r"fun|wonderful|incredible|interesting|exciting|relaxing|peaceful)|"
+    # an assistant's acknowledgements ("Of course, happy to help!")
+    r"(?:of course|sure thing|certainly|absolutely|no problem|with pleasure|gladly|sure|okay|ok|alright|understood|noted|got it|will do)|"
+    r"happy to (?:help|hear|assist)|(?:you(?:'re| are) )?(?:very |most )?welcome|great question|good question|"
+    r"that makes (?:a lot of |total |perfect )?sense)\b"
 )
+
+#: Small talk whatever follows it: congratulations, wishes and an assistant's offers of help. What a
+#: congratulation is about was said by the person it answers ("Congratulations on the pottery course!").
+WISHES = re.compile(
+    r"^(?:(?:many |huge |big |belated )?(?:congratulations|congrats|well done|good job|great job|nice work|nice one|way to go|"
+    r"bravo|kudos|hats off)\b|(?:good luck|best of luck|all the best|best wishes|fingers crossed)\b|"
+    r"(?:i'?m |i am |so |really )*(?:glad|sorry|happy) to hear\b|(?:i )?hope (?:that|this|it) helps\b|(?:i )?hope you (?:have|had|enjoy|enjoyed|feel|like|liked|get|find|both)\b|"
+    r"(?:have|enjoy) (?:a |an )?(?:great|good|nice|lovely|wonderful|fun|fantastic|safe|restful|relaxing|brilliant) |enjoy (?:it|the|your)\b|"
+    r"(?:how|what) (?:else )?(?:can|could|may|shall) i (?:help|assist|do for you)\b|(?:can|may|shall|could) i (?:help|assist)\b|"
+    r"(?:is there )?anything else (?:i can|you(?:'d| would) like|on your mind)\b|feel free to\b|"
+    r"i(?:'m| am) (?:always )?here (?:to help|if you|for you|whenever)\b|(?:just )?let me know if (?:you|there)(?:'s| is| need| want| have| would)\b|"
+    r"(?:i'?m |i am |so |really )*sorry (?:about|for)\b|wish me luck\b|(?:i )?hope\b(?=.{0,40}\b(?:better|recover\w*|soon|clears?|goes well|"
+    r"works? out|likes? it|enjoys? it|loves? it)\b)|feel better|get well|rest up|break a leg|welcome (?:back|to|home)\b|any ?time\b|"
+    r"(?:good|nice|great|smart|wise|sensible|fair) (?:idea|tip|point|choice|call|plan|move|purchase|pick|question|thinking)\b|"
+    r"sounds (?:delicious|sensible|good|great|lovely|fun|nice|handy|perfect)\b|"
+    r"(?:that|it)(?:'s| is| was) (?:a |such a )?(?:shame|pity|relief|good sign|great start|good start)\b|"
+    r"(?:i'?ll|i will|we'?ll|we will) (?:keep|bear) (?:\w+ )?in mind\b|(?:i'?d|i would) like you to (?:remember|know|note)\b|"
+    r"(?:just )?(?:a few|some|quick) (?:things|updates|notes)\b|quick one\b|(?:anyway,? )?that'?s (?:enough|all|the news|it)\b|"
+    r"(?:i'?ll|i will|we'?ll|we will) (?:respect|remember|note|bear|do) (?:that|this|it|those|them|you)\b|(?:i'?ll|i will) keep it (?:brief|short)\b|"
+    r"not at all\b|no prob\b|(?:speak|talk) (?:to you )?soon\b|believe in (?:yourself|you)\b|"
+    r"keep (?:learning|growing|pushing|going|at it|smiling|shining|dreaming|plugging|moving|believing|up)\b|"
+    r"don'?t let (?:anything|anyone|it|that|them) (?:stop|get|hold)\b|never give up\b|"
+    r"stay (?:positive|strong|motivated|focused|optimistic|true|safe|tuned)\b|i'?m (?:always )?here to (?:listen|lend|support|help)\b|"
+    r"poor \w+[!.]*$|let'?s keep\b|let'?s (?:do|make|work|stay|keep|go|rock)\b(?!.*\b(?:on|at|in)\s+(?:the\s+)?\d)|"
+    r"let me know how (?:it|that|they) (?:goes|go|went)\b|keep doing what you\b|must (?:have|'ve) (?:been|taken|felt)\b)",
+    re.IGNORECASE,
+)
+
+#: Remarks on what was just said, small talk when they name nothing (no name, no number): "That sounds like a
+#: nice way to start the day.", "They can be quite lovely at this time of year."
+REMARKS = re.compile(
+    r"^(?:(?:that|this|it|they|those|these) (?:sounds?|looks?|seems?)\b|sounds like\b|what an? \w+|"
+    r"(?:they|it|that|this|those|these) (?:can|could|must|might|may|will|would|do|does|often|usually)(?: \w+)? (?:be|get|make|help)\b)",
+    re.IGNORECASE,
+)
+
+#: Words that make a verdict on what was just said ("Those are great goals.", "That's really helpful.").
+_EVALUATIVE = (
+    r"(?:great|good|nice|lovely|sensible|smart|solid|helpful|handy|delicious|exciting|wise|brilliant|wonderful|fantastic|"
+    r"amazing|awesome|perfect|cool|beautiful|impressive|useful|clever|thoughtful|sweet|fun|tough|hard|sad|annoying|frustrating)"
+)
+VERDICT_OF = re.compile(
+    rf"^(?:that|those|these|this|it|they)(?:'s|'re| is| are| was| were| sounds?| looks?| seems?)(?: like)?"
+    rf"(?: such| so| really| very| quite| pretty| super| truly)*(?: an?)? {_EVALUATIVE}(?: [a-z-]+)?[\s!.\u2026]*$"
+)
+
+#: A generic verdict on what was just said: a pronoun or a demonstrative phrase, a modal or a degree word,
+#: and one evaluative word ("They can be quite engaging.", "Those rehearsals can be demanding.", "It's
+#: really worth it."). "She is vegetarian." (no modal, no degree word) is a fact and stays.
+VERDICT = re.compile(
+    r"^(?:they|it|that|this|he|she|(?:those|these|that|this|such)(?: \w+){1,2})"
+    r"(?:(?:'s|'re| is| are| was| were)(?: (?:always|often|usually|sometimes))? (?:so|quite|really|very|pretty|super|incredibly|"
+    r"truly|such|rather|a bit|a little|kind of|sort of|definitely|absolutely|totally)|"
+    r"(?: can| could| must| might| may| will| would| do| does| often| usually| really| sometimes| always)+ (?:be|get|feel|seem|sound|look)"
+    r"(?: (?:so|quite|really|very|pretty|super|incredibly|a bit|a little|rather|such|so much))?)"
+    r"(?: an?)? [a-z-]+(?: (?:fun|work|experience|thing|things))?[\s!.\u2026]*$"
+)
+
+_ACK = re.compile(
+    r"^(?:noted|understood|got it|will do|sure thing|sure|of course|certainly|absolutely|okay|ok|alright|done|perfect|great)\b[\s:,!.\u2013\u2014-]*",
+    re.IGNORECASE,
+)
+_STEM = re.compile(r"[a-z0-9]+")
+
+
+def echoes(sentence: str, previous: str) -> bool:
+    """An acknowledgement that only repeats the turn before it: "Noted: runs first, ten lines at most."
+    after "... always list my runs first and keep the whole plan under ten lines"."""
+    m = _ACK.match(sentence.strip())
+    if m is None or not previous:
+        return False
+    said = {w[:4] for w in _STEM.findall(previous.lower())}
+    rest = [w for w in _STEM.findall(sentence[m.end() :].lower()) if len(w) > 2]
+    return all(w[:4] in said or w in _ECHO_FREE for w in rest)
+
+
+_ECHO_FREE = frozenset("the and for with most least all any you your will can just that this then".split())
 
 #: Words that add nothing after a social formula.
 SOCIAL_REST_WORDS = frozenset(
@@ -68,5 +155,34 @@ SOCIAL_REST_WORDS = frozenset(
     lovely cool fantastic impressive special huge big important rewarding tough hard crazy wild fun nice happy glad
     headed pal buddy friend life world everything something anything lot means meant mean matter matters always keep
     positive strong brave kind sweet best success successful future dreams dream goals goal progress proud
+    plan plans idea ideas time sense telling tell told letting let sharing keeping track catching passing noting
+    remembering reminding details info information mind note noted brief short compliment compliments appreciate
+    appreciated appreciates kind each other there
     """.split()
 )
+
+
+#: Words that make a sentence a verdict or a sentiment rather than a fact ("Staying positive is key.",
+#: "Words have a magical way of healing.", "You've got so much talent!").
+EVALUATIVE_WORDS = frozenset(
+    """
+    amazing awesome great good nice lovely beautiful wonderful incredible inspiring inspired inspiration special
+    important key powerful magical fun cool exciting excited rewarding peaceful calming refreshing tough hard okay
+    perfect brilliant fantastic proud glad happy thankful grateful blessed joy happiness bliss meaningful heartwarming
+    sweet cute adorable talent talented impressive strength passion hope hopeful motivated motivating motivation
+    supportive encouraging encouragement rocks rock blast difference best awesome super so really truly
+    motivate motivates enthusiasm spark sparks joyful beauty wisdom impact crucial essential everything horrible
+    terrible awful scary badass stoked journey gift priceless lucky
+    definitely totally absolutely such always healing comfort comforting bond bonding unconditional worth
+    """.split()
+)
+
+#: What keeps a sentence with a word of evaluation from being a mere sentiment (:func:`.rules.generic_remark`):
+#: the first person singular, a narrated past, or what "we" do ("We love prepping the feast").
+SINGULAR_SELF = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself)\b", re.IGNORECASE)
+WE_DO = re.compile(
+    r"\bwe\s+(?:really\s+|always\s+|usually\s+|often\s+|all\s+|both\s+|also\s+)*"
+    r"(?!can\b|could\b|should\b|must\b|will\b|would\b|might\b|may\b|need\b|have\s+to\b|got\s+to\b|gotta\b|are\b|were\b|get\b|rock\b)[a-z]{3,}",
+    re.IGNORECASE,
+)
+PAST_COPULA = re.compile(r"\b(?:was|were|had|did|used to|ago|last)\b", re.IGNORECASE)

@@ -1,0 +1,115 @@
+"""Atomic statements: a compound sentence split into statements that can be closed separately.
+
+"I live in a flat in Leith with my cat, Biscuit" says where the speaker lives *and* that they have a
+cat; a later "We moved to Portobello" ends the first, not the second. :func:`atoms` splits a sentence
+in the speaker's own words (before any person rewrite) into such statements:
+
+* at a semicolon, and at ", and" / ", but" / ", so" / " and" / " but" before a clause of the
+  speaker's own ("..., and I work nights now", "... but we kept the car");
+* "<subject> <verb> ... with my <companion>" after a verb of living or staying: each named companion
+  becomes a statement of its own ("My cat is called Biscuit.", "My partner is Jess."), one with no name
+  a statement with the same verb ("I live with my two kids.").
+
+A part too short to stand alone (fewer than three words) stays with the part before it. The rule
+extractor writes one record per statement of a sentence that makes an attribute claim
+(:mod:`.facts`), so :mod:`memdesk.supersede` closes only the statement a new claim replaces.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["atoms"]
+
+_PRONOUNS = r"i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our"
+_OWN = rf"(?:{_PRONOUNS})\b"
+_VERBS = r"(?:live|lives|lived|living|stay|stays|stayed|staying|moved|share|shares|shared|sharing)"
+
+
+def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The clause break and the "with my ..." split, for the first person and, if given, a named subject."""
+    who = r"(?:i|we)" if not subject else rf"(?:i|we|(?-i:{re.escape(subject)}))"
+    own = _OWN if not subject else rf"(?:{_PRONOUNS}|(?-i:{re.escape(subject)})(?:'s)?)\b"
+    brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
+    with_ = re.compile(
+        rf"^(?P<head>{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
+        rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their)\s+.+?)(?P<end>[.!?]*)$",
+        re.IGNORECASE,
+    )
+    return brk, with_
+
+
+_MIN_WORDS = 3
+
+
+_PEOPLE = frozenset(
+    """
+    partner husband wife boyfriend girlfriend fiance fiancé fiancee fiancée son daughter sons daughters kids children
+    mum mom dad mother father parents brother sister brothers sisters flatmate flatmates roommate friend friends
+    grandma grandpa grandmother grandfather aunt uncle cousin nephew niece baby family
+    """.split()
+)
+_NAMED = re.compile(
+    r"^(?P<whose>my|our|his|her|their|a|an)\s+(?P<noun>[\w-]+(?:\s+(?!called\b|named\b)[\w-]+)?)\s*,?\s+(?:(?:called|named)\s+)?(?P<name>(?-i:[A-Z][\w'-]+))$",
+    re.IGNORECASE,
+)
+
+
+def _companions(head: str, with_: str, subject: str | None = None) -> list[str]:
+    """"with my partner Jess and our tortoise, Sheldon" -> "My partner is Jess.", "Our tortoise is called
+    Sheldon.": who someone lives with, each a statement a later change leaves alone; a companion with no
+    name stays "<head> with my two kids"."""
+    parts = re.split(r",?\s+and\s+(?=(?:my|our|his|her|their|a|an)\b)", with_[len("with ") :], flags=re.IGNORECASE)
+    first = head.split()[0].lower()
+    own = "Our" if first == "we" else "My" if first == "i" else f"{head.split()[0]}'s"
+    named = [_NAMED.match(p.strip()) for p in parts]
+    if not all(named):
+        return [f"{head} {with_}"]
+    out = []
+    for m in named:
+        assert m is not None
+        noun = m.group("noun")
+        verb = "is" if noun.split()[-1].lower() in _PEOPLE else "is called"
+        whose = m.group("whose").lower()
+        whose = own if whose in ("a", "an") or (whose in ("his", "her", "their") and first not in ("i", "we")) else whose.capitalize()
+        out.append(f"{whose} {noun} {verb} {m.group('name')}")
+    return out
+
+
+def _end(text: str, punct: str) -> str:
+    text = text.strip().rstrip(",;:")
+    return text if text[-1:] in ".!?" else text + (punct or ".")
+
+
+def atoms(sentence: str, subject: str | None = None) -> list[str]:
+    """The statements ``sentence`` makes, each a sentence of its own; ``[sentence]`` when it makes one.
+
+    ``subject``: a name the sentence may use instead of "I" (a model's third-person fact: "Maya lives
+    in Leith with her cat, Biscuit")."""
+    s = sentence.strip()
+    if not s:
+        return []
+    _BREAK, _WITH = _patterns(subject)
+    punct = s[-1] if s[-1] in ".!?" else "."
+    whole = _WITH.match(s.rstrip(".!?"))
+    if whole and ";" not in whole.group("mid") and len(whole.group("mid").split()) >= 2:
+        companions = _companions(whole.group("head"), whole.group("with"))
+        return [_end(whole.group("head") + whole.group("mid"), punct), *(_end(c, punct) for c in companions)]
+    parts: list[str] = []
+    start = 0
+    for m in _BREAK.finditer(s):
+        piece = s[start : m.start()]
+        if len(piece.split()) >= _MIN_WORDS and len(s[m.end() :].split()) >= _MIN_WORDS:
+            parts.append(piece)
+            start = m.end()
+    parts.append(s[start:])
+    out: list[str] = []
+    for part in parts:
+        part = part.strip()
+        m = _WITH.match(part.rstrip(".!?"))
+        if m and len(m.group("mid").split()) >= 2:
+            out.append(_end(m.group("head") + m.group("mid"), punct))
+            out.extend(_end(c, punct) for c in _companions(m.group("head"), m.group("with")))  # after a ";" split
+        else:
+            out.append(_end(part[0].upper() + part[1:] if part else part, punct))
+    return [o for o in out if o] if len(out) > 1 else [s]

@@ -1,0 +1,178 @@
+"""What the offline processor stores is what a person would note (issue 28): no small talk from any role,
+one speaker's words per record, compound statements closed separately, negations close what they
+negate, dates with the year a person infers, kept beside the words."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memdesk.conversation.atoms import atoms
+from memdesk.conversation.base import RoutedExtraction
+from memdesk.conversation.extract import RuleExtractor
+from memdesk.conversation.memory import Memory
+from memdesk.conversation.router import RuleRouter
+from memdesk.embed import HashingEmbedder
+from memdesk.records import Scope
+from memdesk.store import open_store
+
+S = Scope(user_id="nadia")
+MAR = datetime(2025, 3, 18, 9, 12, tzinfo=timezone.utc)
+JUN = datetime(2025, 6, 2, 18, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def mem(tmp_path):
+    m = Memory(open_store(f"sqlite:///{tmp_path}/w.db"), HashingEmbedder(256), RoutedExtraction(RuleRouter(), RuleExtractor()))
+    yield m
+    m.close()
+
+
+def user(text: str, when: datetime = MAR, mid: str | None = None) -> dict:
+    out = {"content": text, "speaker": "Nadia", "role": "user", "timestamp": when}
+    return out | ({"id": mid} if mid else {})
+
+
+def desk(text: str, when: datetime = MAR) -> dict:
+    return {"content": text, "speaker": "Desk", "role": "assistant", "timestamp": when}
+
+
+def texts(mem: Memory) -> list[str]:
+    return [r.text() for r in mem.get_all(scope=S)]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        desk("Good morning! How can I help today?"),
+        desk("Congratulations on the pottery course!"),
+        desk("Of course, happy to help!"),
+        desk("They can be quite engaging."),
+        desk("Nice to meet you, Nadia."),
+        desk("Is there anything else I can help you with?"),
+        desk("Good luck with the race on Sunday!"),
+        user("Thanks so much, that makes a lot of sense."),
+        user("Congrats to you too! Hope you have a lovely weekend."),
+        user("Glad to hear the curry went down well!"),
+    ],
+)
+def test_small_talk_from_any_role_makes_no_record(mem: Memory, message: dict) -> None:
+    result = mem.add([message], scope=S)
+    assert result.records == [] and texts(mem) == []
+    assert len(mem.messages(scope=S)) == 1  # the raw log keeps it
+
+
+def test_content_after_a_pleasantry_is_kept(mem: Memory) -> None:
+    mem.add([user("Thanks! By the way, I moved to Porto last month.")], scope=S)
+    assert any("Porto" in t for t in texts(mem))
+    assert not any(t.startswith("Thanks") for t in texts(mem))
+
+
+def test_an_acknowledgement_that_repeats_the_turn_before_makes_no_record(mem: Memory) -> None:
+    mem.add([user("Always list my runs first and keep the plan under ten lines."), desk("Noted: runs first, ten lines at most.")], scope=S)
+    assert [r.speaker for r in mem.get_all(scope=S)] == ["Nadia"]
+
+
+def test_a_reply_holds_its_own_speakers_words_only(mem: Memory) -> None:
+    mem.add([user("My sister is vegetarian, so I need a dinner idea without meat."),
+             desk("A red lentil curry would work well for a vegetarian guest.")], scope=S)  # fmt: skip
+    replies = [r for r in mem.get_all(scope=S) if r.speaker == "Desk"]
+    assert replies and all("Nadia" not in r.text() and "sister" not in r.text() for r in replies)
+    context = [r for r in replies if r.metadata.get("view") == "context"]
+    # the turn it answers shapes its embedding only
+    assert context and "sister" in context[0].embed_text() and context[0].text().startswith("Desk: A red lentil curry")
+
+
+def test_a_lone_string_is_not_read_as_a_reply(mem: Memory) -> None:
+    mem.add([desk("Your dentist appointment is at 3pm.")], scope=S)
+    mem.add("I prefer tea to coffee.", scope=S, speaker="Nadia")
+    mine = [r for r in mem.get_all(scope=S) if r.speaker == "Nadia"]
+    assert mine and all("Reply" not in r.text() and "dentist" not in r.embed_text() for r in mine)
+
+
+def test_atoms_split_a_compound_statement() -> None:
+    assert atoms("I live in a flat in Leith with my cat, Biscuit.") == ["I live in a flat in Leith.", "My cat is called Biscuit."]
+    assert atoms("I live in Hackney with my partner Jess and our tortoise, Sheldon.") == [
+        "I live in Hackney.", "My partner is Jess.", "Our tortoise is called Sheldon."]
+    assert atoms("I no longer work at the clinic; I'm at St Mary's now.") == ["I no longer work at the clinic.", "I'm at St Mary's now."]
+    assert atoms("Tom and I went to the fair.") == ["Tom and I went to the fair."]
+    assert atoms("Nadia lives in Leith with her cat, Biscuit.", "Nadia") == ["Nadia lives in Leith.", "Nadia's cat is called Biscuit."]
+
+
+def test_a_move_closes_the_address_not_the_cat(mem: Memory) -> None:
+    mem.add([user("I live in a flat in Leith with my cat, Biscuit.", MAR)], scope=S)
+    mem.add([user("We moved to Portobello.", JUN)], scope=S)
+    current = texts(mem)
+    assert not any("Leith" in t for t in current)
+    assert any("Biscuit" in t for t in current)
+
+
+def test_no_longer_working_somewhere_closes_the_job_there(mem: Memory) -> None:
+    mem.add([user("I work as a nurse at the Riverside clinic.", MAR)], scope=S)
+    mem.add([user("I no longer work at the Riverside clinic; I'm at St Mary's now.", JUN)], scope=S)
+    current = texts(mem)
+    assert not any("nurse at the Riverside" in t for t in current)
+    assert any("St Mary's" in t for t in current)
+
+
+def test_a_negation_closes_what_it_negates_and_nothing_else(mem: Memory) -> None:
+    mem.add([user("I play the violin in a community orchestra."), user("I grow tomatoes on my balcony.")], scope=S)
+    mem.add([user("I no longer play the violin.", JUN)], scope=S)
+    current = texts(mem)
+    assert not any("violin in a community orchestra" in t for t in current)
+    assert any("tomatoes" in t for t in current)
+
+
+def test_a_date_after_the_message_is_in_the_coming_year_and_is_not_spliced(mem: Memory) -> None:
+    mem.add([user("I accepted a place on a pottery course last week, starting on 15 April.")], scope=S)
+    records = mem.get_all(scope=S)
+    course = [r for r in records if "15 April" in r.text()]
+    # the date is a field beside the words: the acceptance is anchored last week, the start date is kept
+    assert course and all(r.temporal_anchor == "week of 2025-03-10" for r in course)
+    start = {"text": "15 April", "label": "2025-04-15", "granularity": "day", "start": "2025-04-15", "end": "2025-04-16"}
+    assert all(start in r.metadata["time_expressions"] for r in course)
+    assert not any("(2025-04-15)" in r.text() or "2024" in r.text() for r in records)
+    mem.add([user("The course starts on 15 April.", mid="m2")], scope=S)
+    (start,) = [r for r in mem.get_all(scope=S) if r.provenance == ["m2"]]
+    assert start.temporal_anchor == "2025-04-15" and start.text() == "Nadia: The course starts on 15 April."
+
+
+def test_a_date_narrated_as_past_stays_in_the_past(mem: Memory) -> None:
+    mem.add([user("I met my new neighbour on 15 April.", JUN)], scope=S)
+    assert [r.temporal_anchor for r in mem.get_all(scope=S)] == ["2025-04-15"]
+    mem.add([user("I met my cousin on 20 December.", MAR)], scope=S)
+    assert any(r.temporal_anchor == "2024-12-20" for r in mem.get_all(scope=S))
+
+
+def test_a_first_person_fact_answers_a_question_about_the_user(mem: Memory) -> None:
+    mem.add([user("I work as a nurse at the Riverside clinic.")], scope=S)
+    (record,) = mem.get_all(scope=S)
+    assert record.text() == "Nadia works as a nurse at the Riverside clinic."
+
+
+@pytest.mark.parametrize(
+    "text,remark",
+    [
+        ("Staying positive is key.", True),
+        ("You've got so much talent!", True),
+        ("We can make a difference!", True),
+        ("She is vegetarian.", False),  # no word of evaluation: a fact
+        ("My new job is great.", False),  # the first person
+        ("We love prepping the feast on Thanksgiving.", False),  # what "we" do
+        ("Been real busy tackling a project for veterans, it's rewarding.", False),  # a dropped "I"
+        ("The pride parade was awesome!", False),  # narrated
+    ],
+)
+def test_a_sentiment_is_told_from_a_fact(text: str, remark: bool) -> None:
+    from memdesk.conversation.rules import generic_remark
+
+    assert generic_remark(text) is remark
+
+
+def test_a_short_reaction_is_small_talk_unless_it_answers_or_names() -> None:
+    from memdesk.conversation.rules import short_remark
+
+    assert short_remark("Long, but good.") and short_remark("Busy!")
+    assert not short_remark("Pepperoni.", answers_question=True)
+    assert not short_remark("Figo is asleep.") and not short_remark("I'm vegan.") and not short_remark("Poor Moss!")
