@@ -66,6 +66,15 @@ class Worker:
         with self._cond:
             return sum(n for key, n in self._outstanding.items() if tenant_of(self._scopes[key]) == tenant)
 
+    def pending_by_tenant(self) -> dict[str, int]:
+        """Messages queued per tenant (for the server's metrics)."""
+        with self._cond:
+            counts: dict[str, int] = {}
+            for key, n in self._outstanding.items():
+                tenant = tenant_of(self._scopes[key])
+                counts[tenant] = counts.get(tenant, 0) + n
+            return counts
+
     def admit(self, scope: Scope, messages: int) -> None:
         """Reserve room for ``messages`` more of ``scope``'s tenant, or raise :class:`TooManyRequestsError`."""
         with self._cond:

@@ -40,6 +40,8 @@ _STATUSES: tuple[tuple[type[MemdeskError], int], ...] = (
 )
 
 
+ERROR_TYPE_HEADER = "X-Memdesk-Error"
+"""Also names the error's type in a header (read by the request gate for ``memdesk_errors_total``)."""
 MESSAGE_CHARS = 1_000
 """The most characters of an error message a reply carries (a message may echo a field name or value)."""
 
@@ -64,6 +66,7 @@ def error_response(status: int, type_: str, message: str, headers: dict[str, str
     message is made printable UTF-8 (a lone surrogate echoed from the input is escaped), cut to
     :data:`MESSAGE_CHARS` characters (it may echo the input) and has its secrets masked."""
     message = mask_shortened(message, MESSAGE_CHARS).encode("utf-8", "backslashreplace").decode("utf-8")
+    headers = {**(headers or {}), ERROR_TYPE_HEADER: type_}
     return JSONResponse({"error": {"type": type_, "message": message}}, status_code=status, headers=headers)
 
 

@@ -27,7 +27,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ..conversation.memory import Memory
-from ..errors import MemdeskError
+from ..errors import InvalidInputError, MemdeskError
 from ..records import ALL_TYPES, MemoryType, Scope
 from ..tenants import Access, Caller
 from .auth import ApiKeys
@@ -178,6 +178,8 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
     ) -> Response:
         scope = scope_of(request, {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}, "read")
         params = _scope_params(scope)
+        if type and type not in {t.value for t in MemoryType}:
+            raise InvalidInputError(f"unknown memory type {type[:40]!r}: one of {[t.value for t in MemoryType]}")
         types = [MemoryType(type)] if type else None
         search = (
             f'<form method=get action=/ui/scope>{"".join(_hidden(k, v) for k, v in params.items())}'
