@@ -76,6 +76,24 @@ class ApiKeys:
                     return Caller(tenant=info.tenant)
         return None
 
+    def handle(self, key: str) -> str | None:
+        """A stable name for a key that :meth:`recheck` accepts while the key is valid (``admin``, or a tenant key's
+        digest): what a UI session keeps instead of the key. None when the key is refused."""
+        key = key.strip()
+        caller = self.caller(f"Bearer {key}", None) if key else None
+        if caller is None:
+            return None
+        return "admin" if caller.tenant is None else f"tenant:{hash_key(key)}"
+
+    def recheck(self, handle: str) -> Caller | None:
+        """The caller a :meth:`handle` stands for now (None: the tenant key was revoked, or keys became required)."""
+        if handle == "admin":
+            return ADMIN if (self._keys or not self.required) else None
+        if handle.startswith("tenant:") and self._tenant_keys is not None:
+            info = self._tenant_keys.find_key(handle[len("tenant:"):])
+            return Caller(tenant=info.tenant) if info is not None else None
+        return None
+
 
 def _digest(key: str) -> bytes:
     return hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()

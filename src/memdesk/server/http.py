@@ -138,6 +138,7 @@ def create_app(
     banks: ReasoningBanks | None = None,
     limits: ServerLimits | None = None,
     metrics: MetricsAccess = "admin",
+    sessions: dict[str, Any] | None = None,
 ) -> FastAPI:
     """The HTTP API (and, with ``mcp=True`` and the MCP SDK installed, the MCP server at ``/mcp``, streamable HTTP).
 
@@ -149,7 +150,8 @@ def create_app(
 
     ``limits``: body size, per-request bounds, request rate and concurrency per key (:mod:`memdesk.server.limits`;
     default :class:`ServerLimits`). ``metrics``: who may read ``/metrics``: ``admin``, ``open`` or ``off``
-    (:mod:`memdesk.server.metrics`).
+    (:mod:`memdesk.server.metrics`). ``sessions``: the UI sessions' ``ttl_s`` and cookie ``secure`` (``auto``,
+    ``always``, ``never``; :mod:`memdesk.server.sessions`).
     """
     from .. import __version__
 
@@ -344,7 +346,9 @@ def create_app(
     if ui:  # the memory browser at /ui, behind the same keys (memdesk/server/ui.py)
         from .ui import ui_router
 
-        app.include_router(ui_router(memory, keys))
+        from .sessions import UiSessions
+
+        app.include_router(ui_router(memory, keys, sessions=UiSessions(keys, **(sessions or {}))))
 
     if mcp_endpoint is not None:
         app.router.routes.append(Route("/mcp", endpoint=_KeyGuard(mcp_endpoint, keys), include_in_schema=False))
