@@ -56,6 +56,7 @@ class Worker:
         self._scopes: dict[str, Scope] = {}  # queued (or running) scope key -> scope
         self._outstanding: dict[str, int] = {}  # scope key -> messages reserved or queued, not yet processed
         self._running: str | None = None
+        self._last: str | None = None  # the tenant served last
         self._again: set[str] = set()  # submitted while running: its turn comes again
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -143,7 +144,11 @@ class Worker:
             self._cond.wait_for(lambda: bool(self._tenants) or self._closed)
             if not self._tenants:
                 return None
-            tenant, queue = next(iter(self._tenants.items()))
+            tenant = next(iter(self._tenants))
+            if tenant == self._last and len(self._tenants) > 1:  # its work came back while it was served
+                self._tenants.move_to_end(tenant)
+                tenant = next(iter(self._tenants))
+            self._last, queue = tenant, self._tenants[tenant]
             key = queue.popleft()
             del self._tenants[tenant]
             if queue:

@@ -37,9 +37,9 @@ class ServerLimits(BaseModel):
     max_field_chars: int = Field(
         default=512, ge=16, description="Longest short string: scope ids, speaker, source, message id, question_time."
     )
-    rate_per_s: float = Field(default=50.0, ge=0, description="Requests per second one key may make on average.")
-    rate_burst: int = Field(default=200, ge=1, description="Requests one key may make at once before its rate applies.")
-    max_concurrent: int = Field(default=8, ge=0, description="Requests of one key the server processes at once.")
+    rate_per_s: float = Field(default=200.0, ge=0, description="Requests per second one key may make on average.")
+    rate_burst: int = Field(default=1000, ge=1, description="Requests one key may make at once before its rate applies.")
+    max_concurrent: int = Field(default=16, ge=0, description="Requests of one key the server processes at once.")
 
     @classmethod
     def from_settings(cls, settings: Any) -> "ServerLimits":
