@@ -128,7 +128,8 @@ def ui_router(memory: Memory, keys: ApiKeys, *, sessions: UiSessions | None = No
         return run
 
     def cookie(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
-        secure = sessions.cookie_secure(request.url.scheme)
+        # the pre-login nonce is no credential: Secure only over TLS, so `always` behind a TLS proxy still logs in
+        secure = sessions.cookie_secure(request.url.scheme) if name == SESSION_COOKIE else request.url.scheme == "https"
         response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="strict", path="/ui", secure=secure)
 
     @router.get("/login")
