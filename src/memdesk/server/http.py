@@ -364,7 +364,7 @@ class _KeyGuard:
         self.keys = keys
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http" and CALLER_STATE not in scope.get("state", {}):  # the request gate found none
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
             # a tenant key is looked up in the database: off the event loop
             caller = await anyio.to_thread.run_sync(self.keys.caller, headers.get("authorization"), headers.get("x-api-key"))
