@@ -16,6 +16,7 @@ from memdesk.redaction import LOG_CHARS, RedactingFilter, mask_secrets, mask_sho
 from memdesk.server import ApiKeys, create_app
 from memdesk.server.limits import ServerLimits
 from memdesk.server.ratelimit import Concurrency, RateLimiter
+from memdesk.tenants import Tenant
 
 from .conftest import AUTH, KEY, OTHER_KEY, sqlite_memory
 
@@ -193,13 +194,21 @@ def test_unknown_type_on_the_ui_scope_page_is_422(mem):
 
 
 # -- 4. rate, concurrency, the deferred queue -------------------------------------------------------------------------
-def test_a_key_over_its_rate_gets_429_with_retry_after_and_other_keys_do_not(mem):
-    with app_client(mem, limits=ServerLimits(rate_per_s=0.5, rate_burst=3)) as c:
+def test_a_key_over_its_rate_gets_429_with_retry_after_and_other_keys_do_not(tmp_path):
+    mem = sqlite_memory(tmp_path / "r.db")
+    ben = mem.store.create_key(Tenant(user_id="ben")).key
+    app = create_app(mem, api_keys=ApiKeys([KEY, OTHER_KEY], tenant_keys=mem.store), mcp=False,
+                     limits=ServerLimits(rate_per_s=0.5, rate_burst=3))  # fmt: skip
+    with TestClient(app) as c:
         codes = [c.get("/v1/messages", params=ANA, headers=AUTH).status_code for _ in range(4)]
         assert codes == [200, 200, 200, 429]
         r = c.get("/v1/messages", params=ANA, headers=AUTH)
         assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+        respelt = {"Authorization": f"bearer   {KEY}  ", "X-API-Key": "not-a-key-0123456789"}
+        assert c.get("/v1/messages", params=ANA, headers=respelt).status_code == 429  # no fresh bucket
+        assert c.get("/v1/messages", headers={"X-API-Key": ben}).status_code == 200
         assert c.get("/v1/messages", params=ANA, headers={"X-API-Key": OTHER_KEY}).status_code == 200
+    mem.close()
 
 
 def test_token_buckets_refill_and_concurrency_counts_in_and_out():

@@ -14,7 +14,6 @@ the routes' key dependency and the MCP tools read it.
 
 from __future__ import annotations
 
-import hashlib
 import time
 from collections import OrderedDict
 from typing import Any
@@ -76,12 +75,12 @@ class RequestGate:
         who: str | None = None
         if _keyed(path):
             authorization, x_api_key = headers.get("authorization"), headers.get("x-api-key")
-            caller = await anyio.to_thread.run_sync(self.keys.caller, authorization, x_api_key)
-            if caller is None:
+            found = await anyio.to_thread.run_sync(self.keys.identify, authorization, x_api_key)
+            if found is None:
                 await unauthorized()(scope, receive, send)
                 return
+            caller, who = found  # who: the matched key's digest, however the headers spelt it
             scope.setdefault("state", {})[CALLER_STATE] = caller
-            who = hashlib.sha256(f"{authorization}\n{x_api_key}".encode("utf-8", "surrogatepass")).hexdigest()
             wait = self.rate.take(who)
             if wait > 0:
                 message = f"this key is over its request rate ({self.limits.rate_per_s:g}/s): retry later"

@@ -1,6 +1,6 @@
 """Per-key request rate (token buckets) and concurrency, for :class:`~memdesk.server.gate.RequestGate`.
 
-A key is known by the SHA-256 of the credential offered (never the credential itself). The tables hold at most
+A key is known by the SHA-256 of the key it matched (however the headers spell it), never by the credential itself. The tables hold at most
 ``max_keys`` entries: the least recently seen key is dropped first (it starts again with a full bucket, which is
 what a key unseen for that long would have anyway).
 """
