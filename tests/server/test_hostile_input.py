@@ -239,7 +239,7 @@ def test_a_tenant_over_its_pending_room_gets_429_and_nothing_is_logged(tmp_path)
         with app_client(mem) as c:
             r = c.post("/v1/memories", json={**ANA, "messages": ["again"], "wait": False}, headers=AUTH)
             assert r.status_code == 429 and r.headers["retry-after"] and r.json()["error"]["type"] == "TooManyRequestsError"
-        mem._worker.release(Scope(user_id="ana"), 5)
+        mem._worker.give_back(Scope(user_id="ana"), 5)
         mem.wait_pending()
         assert [m.pending for m in mem.store.messages(Scope(user_id="ben"))] == [False]
     finally:

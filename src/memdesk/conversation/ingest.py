@@ -193,7 +193,7 @@ def defer(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, id
     try:
         memory.store.write(messages=[_raw(u, route_mask=None) for u in utterances])
     except BaseException:
-        memory._worker.release(scope, len(utterances))
+        memory._worker.give_back(scope, len(utterances))
         raise
     memory._worker.submit(scope)
     return AddResult(message_ids=list(ids), routes={}, records=[], pending=list(ids))

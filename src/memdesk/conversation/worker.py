@@ -93,7 +93,7 @@ class Worker:
             self._scopes.setdefault(key, scope)
             self._outstanding[key] = self._outstanding.get(key, 0) + messages
 
-    def release(self, scope: Scope, messages: int) -> None:
+    def give_back(self, scope: Scope, messages: int) -> None:
         """Give back a reservation whose messages were not logged after all."""
         with self._cond:
             key = scope.key()
