@@ -56,3 +56,25 @@ def test_the_server_limits_reach_the_app(served_with):
         r = c.post("/v1/memories", content=b"x" * 4096, headers={"content-type": "application/json", "x-api-key": key})
         assert r.status_code == 413 and c.get("/metrics").status_code == 404
     assert "memdesk on http://127.0.0.1:8000" in output
+
+
+def test_a_megabyte_url_is_refused_by_the_parser_while_another_client_is_served(mem):
+    """Over a real socket: the 1 MB request line never reaches the app (400 from h11's size limit), and a second
+    client opened meanwhile is answered."""
+    import socket
+
+    import httpx2
+
+    from memdesk.server import ApiKeys, create_app
+
+    from .conftest import KEY, LiveServer
+
+    with LiveServer(create_app(mem, api_keys=ApiKeys([KEY]), mcp=False)) as live:
+        with socket.create_connection(("127.0.0.1", live.port), timeout=60) as hostile, httpx2.Client(base_url=live.url, timeout=60) as other:
+            try:
+                hostile.sendall(b"GET /healthz?x=" + b"a" * 1_000_000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            except OSError:  # the server may hang up before it has all of it
+                pass
+            assert other.get("/healthz").status_code == 200
+            reply = hostile.recv(64)
+        assert reply.split(b" ")[1] == b"400", reply
