@@ -140,6 +140,16 @@ def test_a_body_over_the_limit_is_refused_by_its_length_unread_or_as_soon_as_it_
     assert login.read == 1  # a login form may be a few kB at most
 
 
+@pytest.mark.parametrize("path", ["/healthz", "/ui/memory/x/edit", "/docs", "/metrics"])
+def test_strangers_send_at_most_a_few_kb_anywhere(mem, path):
+    """Without a key or a browser session, no route reads more than max_login_bytes of a body."""
+    app = create_app(mem, api_keys=ApiKeys([KEY]), mcp=False)
+    declared = CountingBody(8)
+    assert asgi(app, path, {"content-length": str(8 << 20)}, declared) == 413 and declared.read == 0
+    streamed = CountingBody(8)
+    assert asgi(app, path, {"cookie": "memdesk_ui_session=forged"}, streamed) == 413 and streamed.read == 1
+
+
 # -- 3. bounds per request -------------------------------------------------------------------------------------------
 def test_per_request_bounds_are_typed_413_and_422_and_write_nothing(mem):
     limits = ServerLimits(max_request_chars=1_000, max_metadata_bytes=256, max_field_chars=64)

@@ -5,7 +5,9 @@ database lookup off the event loop): a request with no key or a wrong one gets i
 Then the key's request rate and concurrency (:mod:`memdesk.server.ratelimit`: 429 with ``Retry-After``). Then,
 for every route, the body: refused unread when its ``Content-Length`` is over the limit, else read chunk by chunk
 and refused (413) as soon as it passes the limit, or (408) when the client takes longer than the read timeout.
-The handler then gets the body from memory. ``/ui/login`` may send at most ``max_login_bytes``.
+The handler then gets the body from memory. Only a keyed request and a logged-in browser's form may send
+``max_body_bytes``; every other request (``/ui/login``, a form without a session, ``/healthz``...) at most
+``max_login_bytes``, so strangers hold at most a few kB of server memory each.
 
 An MCP session (``Mcp-Session-Id``) belongs to the key that opened it: another key naming it gets 404, as for a
 session that does not exist. The caller found here travels in the request's state (``memdesk_caller``), where
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Callable
+from http.cookies import CookieError, SimpleCookie
 from typing import Any
 
 import anyio
@@ -26,6 +30,7 @@ from .limits import ServerLimits
 from .mcp_tools import CALLER_STATE
 from .metrics import ServerMetrics
 from .ratelimit import Concurrency, RateLimiter, retry_seconds
+from .sessions import SESSION_COOKIE
 from .statuses import error_response, unauthorized
 
 MAX_MCP_SESSIONS = 100_000
@@ -42,8 +47,11 @@ class _TooLarge(Exception):
 class RequestGate:
     """See the module docstring. ``metrics``: where each request is counted (None: nowhere)."""
 
-    def __init__(self, app: Any, *, keys: ApiKeys, limits: ServerLimits, metrics: ServerMetrics | None = None) -> None:
-        self.app, self.keys, self.limits, self.metrics = app, keys, limits, metrics
+    def __init__(
+        self, app: Any, *, keys: ApiKeys, limits: ServerLimits, metrics: ServerMetrics | None = None,
+        ui_session: Callable[[str], bool] | None = None,
+    ) -> None:  # fmt: skip
+        self.app, self.keys, self.limits, self.metrics, self.ui_session = app, keys, limits, metrics, ui_session
         self.rate = RateLimiter(limits.rate_per_s, limits.rate_burst)
         self.running = Concurrency(limits.max_concurrent)
         self._mcp_sessions: OrderedDict[str, str] = OrderedDict()  # session id -> key id that opened it
@@ -89,7 +97,7 @@ class RequestGate:
             if path.startswith("/mcp") and not self._mcp_session_ok(headers.get("mcp-session-id"), who):
                 await error_response(404, "NotFound", "no such MCP session")(scope, receive, send)
                 return
-        limit = self.limits.max_login_bytes if path == "/ui/login" else self.limits.max_body_bytes
+        limit = await self._body_limit(path, who, headers)
         declared = headers.get("content-length")
         if declared is not None and (not declared.strip().isdigit() or int(declared) > limit):
             await self._too_large(scope, receive, send, limit)
@@ -117,6 +125,22 @@ class RequestGate:
         finally:
             if counted:
                 self.running.leave(who)  # type: ignore[arg-type]
+
+    async def _body_limit(self, path: str, who: str | None, headers: dict[str, str]) -> int:
+        """A keyed request (checked above) and a logged-in browser's form may send ``max_body_bytes``; anything
+        else (the login form, and routes that take no body from strangers) at most ``max_login_bytes``."""
+        if who is not None:
+            return self.limits.max_body_bytes
+        if path.startswith("/ui/") and path != "/ui/login" and self.ui_session is not None:
+            cookies = SimpleCookie()
+            try:
+                cookies.load(headers.get("cookie", ""))
+            except CookieError:
+                cookies = SimpleCookie()
+            session = cookies.get(SESSION_COOKIE)
+            if await anyio.to_thread.run_sync(self.ui_session, session.value if session is not None else ""):
+                return self.limits.max_body_bytes
+        return self.limits.max_login_bytes
 
     async def _read(self, receive: Any, limit: int) -> tuple[bytes, bool]:
         """The whole body (at most ``limit`` bytes), or raise :class:`_TooLarge` as soon as it passes it."""

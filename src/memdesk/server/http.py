@@ -195,7 +195,12 @@ def create_app(
     )
     limits = limits or ServerLimits()
     scraped = ServerMetrics(memory._worker.pending_by_tenant, per_tenant=metrics != "open") if metrics != "off" else None
-    app.add_middleware(RequestGate, keys=keys, limits=limits, metrics=scraped)
+    from .sessions import UiSessions
+
+    ui_sessions = UiSessions(keys, **(sessions or {}))
+    # a browser may send a full-size form once logged in (on a keyless loopback server, always)
+    logged_in = (lambda sid: not keys.required or (bool(sid) and ui_sessions.caller(sid) is not None)) if ui else None
+    app.add_middleware(RequestGate, keys=keys, limits=limits, metrics=scraped, ui_session=logged_in)
     app.add_middleware(HostGuard, allowed=allowed_hosts)  # outermost: the Host header before anything else
     app.include_router(docs_router(app.openapi_url or "/openapi.json", title))
 
@@ -346,9 +351,7 @@ def create_app(
     if ui:  # the memory browser at /ui, behind the same keys (memdesk/server/ui.py)
         from .ui import ui_router
 
-        from .sessions import UiSessions
-
-        app.include_router(ui_router(memory, keys, sessions=UiSessions(keys, **(sessions or {}))))
+        app.include_router(ui_router(memory, keys, sessions=ui_sessions))
 
     if mcp_endpoint is not None:
         app.router.routes.append(Route("/mcp", endpoint=_KeyGuard(mcp_endpoint, keys), include_in_schema=False))
