@@ -286,3 +286,15 @@ def test_the_worker_serves_tenants_round_robin_so_a_backlog_delays_another_tenan
         mem.close()
     assert order[:2] == ["attacker", "victim"]  # after at most the batch in progress
     assert len(order) == 21 and order.count("victim") == 1  # 200 attacker messages in batches of 10
+
+
+def test_a_client_that_stops_sending_its_body_gets_408(mem):
+    class Stalls(CountingBody):
+        async def __call__(self) -> dict:
+            if self.read == 1:
+                await asyncio.sleep(3600)  # a slow client: the rest never comes
+            return await super().__call__()
+
+    app = create_app(mem, api_keys=ApiKeys([KEY]), mcp=False, limits=ServerLimits(body_timeout_s=0.2))
+    body = Stalls(2)
+    assert asgi(app, "/v1/memories", AUTH, body) == 408 and body.read == 1
