@@ -235,3 +235,17 @@ def test_a_duration_after_a_past_verb_is_not_a_date() -> None:
     assert resolve("I finished it in two weeks.", SUN, prefer="auto") == []
     assert sentence_tense("I finished it.") == "past" and sentence_tense("I'll finish it.") == "future"
     assert sentence_tense("I'm so excited about it.") is None
+
+
+def test_resolution_reads_at_most_max_mentions_so_its_work_is_linear():
+    """100 kB of time expressions (19.6 s before the cap, as a question_time) resolves to MAX_MENTIONS mentions."""
+    from datetime import datetime, timezone
+
+    from memdesk.question_time import ASKED_AT_CHARS, parse_asked_at
+    from memdesk.timeexpr import MAX_MENTIONS, resolve
+
+    ref = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    found = resolve("yesterday " * 10_000, ref, prefer="auto")
+    assert len(found) == MAX_MENTIONS and found[0].span == (0, 9)
+    assert parse_asked_at("30 May 2023 " + "yesterday " * 10_000) == datetime(2023, 5, 30, tzinfo=timezone.utc)
+    assert parse_asked_at("x" * ASKED_AT_CHARS + " 30 May 2023") is None  # past what is read

@@ -47,10 +47,23 @@ def serve_command(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool,
     hosts = ["*"] if no_auth and host not in LOOPBACK_HOSTS else None
     from .factory import build_banks
 
-    app = create_app(memory, api_keys=keys, mcp=with_mcp, allowed_hosts=hosts, banks=build_banks(settings, memory))
+    from .redaction import mask_secrets
+    from .server.limits import ServerLimits
+
+    app = create_app(
+        memory, api_keys=keys, mcp=with_mcp, allowed_hosts=hosts, banks=build_banks(settings, memory),
+        limits=ServerLimits.from_settings(settings), metrics=settings.metrics,
+        sessions=dict(ttl_s=settings.session_ttl_s, secure=settings.cookie_secure),
+    )  # fmt: skip
     auth = "API keys required" if keys.required else "no authentication"
-    click.echo(f"memdesk on http://{host}:{port} ({auth}; docs at /docs{', MCP at /mcp' if with_mcp else ''})", err=True)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, log_config=_log_config())
+    shown = mask_secrets(f"http://{host}:{port}")
+    click.echo(f"memdesk on {shown} ({auth}; docs at /docs{', MCP at /mcp' if with_mcp else ''})", err=True)
+    # h11 (not httptools): its request-line-plus-headers limit is the one setting both honour the same way
+    uvicorn.run(
+        app, host=host, port=port, log_level=log_level, log_config=_log_config(), http="h11",
+        h11_max_incomplete_event_size=settings.max_header_bytes, timeout_keep_alive=settings.keep_alive_s,
+        limit_concurrency=settings.max_connections,
+    )  # fmt: skip
 
 
 def _log_config() -> dict[str, Any]:

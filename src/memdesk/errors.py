@@ -77,6 +77,14 @@ class MessageTooLargeError(InvalidInputError):
     """A message longer than the ``max_message_chars`` setting (HTTP 413)."""
 
 
+class TooManyRequestsError(UsageError):
+    """The caller is over a rate, concurrency or queue limit (HTTP 429); ``retry_after``: seconds to wait."""
+
+    def __init__(self, message: str, *, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class RemoteAuthError(UsageError):
     """A memdesk server refused the API key (HTTP 401)."""
 

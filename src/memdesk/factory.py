@@ -121,6 +121,7 @@ def build_memory(
             serializer=build_serializer(settings),
             retriever=build_retriever(settings, store),
             max_message_chars=settings.max_message_chars,
+            max_pending=settings.max_pending_messages,
         )
     except BaseException:
         if owned:

@@ -21,7 +21,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from .errors import InvalidInputError
-from .metadata_conditions import check_conditions, conditions_hold
+from .metadata_conditions import MAX_TERMS, check_conditions, conditions_hold
 from .records import MemoryType, RecordBase, Role, _aware as aware_utc
 
 __all__ = ["RecordFilter", "as_filter"]
@@ -68,6 +68,10 @@ class RecordFilter(BaseModel):
     def _not_empty(cls, v: tuple | None) -> tuple | None:
         if v is not None and not v:
             raise ValueError("an empty list matches nothing: leave the field unset to keep everything")
+        if v is not None and len(v) > MAX_TERMS:
+            raise ValueError(f"at most {MAX_TERMS} values")
+        for item in v or ():
+            _utf8(item)
         return tuple(dict.fromkeys(v)) if v is not None else None
 
     def __init__(self, **data: Any) -> None:
@@ -77,6 +81,11 @@ class RecordFilter(BaseModel):
             err = e.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
             raise InvalidInputError(f"invalid filter {where}: {err['msg']}") from None
+
+    @field_validator("speaker")
+    @classmethod
+    def _speaker_text(cls, v: str | None) -> str | None:
+        return _utf8(v) if v is not None else None
 
     @field_validator("since", "until", "as_of")
     @classmethod
@@ -130,6 +139,15 @@ class RecordFilter(BaseModel):
         if self.until is not None and (record.event_time is None or record.event_time >= self.until):
             return False
         return conditions_hold(record.metadata, self.metadata)
+
+
+def _utf8(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("text that is not valid UTF-8 (a lone surrogate)") from None
+    return value
 
 
 def as_filter(

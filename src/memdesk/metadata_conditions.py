@@ -23,7 +23,12 @@ from typing import Any, Callable, Mapping
 from .errors import InvalidInputError
 from .records import _aware as aware_utc
 
-__all__ = ["LOGIC", "OPERATORS", "check_conditions", "conditions_hold"]
+__all__ = ["LOGIC", "MAX_DEPTH", "MAX_TERMS", "OPERATORS", "check_conditions", "conditions_hold"]
+
+MAX_DEPTH = 16
+"""The deepest nesting of AND / OR / NOT a condition set may have."""
+MAX_TERMS = 256
+"""The most conditions (keys, operators and list values, counted together) one condition set may hold."""
 
 LOGIC = ("AND", "OR", "NOT")
 _RANGE: dict[str, Callable[[Any, Any], bool]] = {
@@ -38,7 +43,37 @@ _MISSING = object()
 
 
 def check_conditions(conditions: Any, where: str = "metadata") -> None:
-    """Raise :class:`InvalidInputError` unless ``conditions`` is a valid condition set (see the module docstring)."""
+    """Raise :class:`InvalidInputError` unless ``conditions`` is a valid condition set (see the module docstring):
+    well-formed, at most :data:`MAX_DEPTH` deep and :data:`MAX_TERMS` terms wide, its text valid UTF-8."""
+    _check_bounds(conditions, where)
+    _check_shape(conditions, where)
+
+
+def _check_bounds(conditions: Any, where: str) -> None:
+    """Depth, width and text of a condition set, walked without recursion (so no depth can overflow the stack)."""
+    terms = 0
+    stack: list[tuple[Any, int]] = [(conditions, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > 2 * MAX_DEPTH + 2:  # a logic level is a dict and a list
+            raise InvalidInputError(f"{where}: conditions nested more than {MAX_DEPTH} levels deep")
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InvalidInputError(f"{where}: text that is not valid UTF-8 (a lone surrogate)") from None
+        elif isinstance(value, Mapping):
+            terms += len(value)
+            stack.extend((k, depth + 1) for k in value)
+            stack.extend((v, depth + 1) for v in value.values())
+        elif isinstance(value, (list, tuple)):
+            terms += len(value)
+            stack.extend((v, depth + 1) for v in value)
+        if terms > MAX_TERMS:
+            raise InvalidInputError(f"{where}: more than {MAX_TERMS} conditions and values in one filter")
+
+
+def _check_shape(conditions: Any, where: str) -> None:
     if not isinstance(conditions, Mapping):
         raise InvalidInputError(f"{where}: conditions must be a dict of key -> condition")
     for key, cond in conditions.items():
@@ -49,7 +84,7 @@ def check_conditions(conditions: Any, where: str = "metadata") -> None:
             if not isinstance(cond, (list, tuple)) or not cond:
                 raise InvalidInputError(f"{here} takes a non-empty list of condition dicts")
             for i, part in enumerate(cond):
-                check_conditions(part, f"{here}[{i}]")
+                _check_shape(part, f"{here}[{i}]")
         elif isinstance(cond, (list, tuple)) and not cond:
             raise InvalidInputError(f"{here}: an empty list matches nothing")
         elif isinstance(cond, Mapping):

@@ -63,12 +63,16 @@ def question_windows(question: str | None, asked_at: datetime | None, *, slack: 
     return out
 
 
+ASKED_AT_CHARS = 200
+"""How much of a question_time :func:`parse_asked_at` reads (a date and a time fit many times over)."""
+
+
 def parse_asked_at(text: str) -> datetime | None:
     """The time a question is asked, from how a caller wrote it: an ISO time ("2023-05-30T15:31:00Z",
     "2023-05-30", also with slashes and a day name: "2023/05/30 (Tue) 15:31") or a text whose first time
     expression is one exact day ("30 May 2023", "Tue, May 30, 2023 15:31"); None for anything else
-    ("not given", "last week")."""
-    text = text.strip()
+    ("not given", "last week"). Only the first :data:`ASKED_AT_CHARS` characters are read."""
+    text = text.strip()[:ASKED_AT_CHARS]
     try:
         return aware_utc(datetime.fromisoformat(_DAY_NAME.sub("", _SLASHED.sub(r"\1-\2-\3", text, count=1))))
     except ValueError:

@@ -152,6 +152,26 @@ class Settings(BaseSettings):
         description="The longest message `add` accepts (content plus image caption); longer ones are refused "
         "with MessageTooLargeError (HTTP 413) before anything is written.",
     )
+    # -- the server's limits (docs/security.md) --
+    max_body_bytes: int = Field(default=8 * 1024 * 1024, ge=1024, description="`memdesk serve`: largest request body (413 past it, unread).")
+    max_request_chars: int = Field(default=1_000_000, ge=1, description="`memdesk serve`: most message characters in one add request (413).")
+    max_metadata_bytes: int = Field(default=16_384, ge=2, description="`memdesk serve`: largest metadata of one message, as JSON (413).")
+    max_field_chars: int = Field(default=512, ge=16, description="`memdesk serve`: longest id, speaker, source or question_time (422).")
+    rate_per_s: float = Field(default=200.0, ge=0, description="`memdesk serve`: requests per second per API key (429 past it; 0: no limit).")
+    rate_burst: int = Field(default=1000, ge=1, description="`memdesk serve`: requests one key may make at once before rate_per_s applies.")
+    max_concurrent: int = Field(default=16, ge=0, description="`memdesk serve`: requests of one key processed at once (429 past it; 0: no limit).")
+    max_pending_messages: int = Field(default=10_000, ge=1, description="Messages one tenant may have waiting after add(wait=False) (429 past it).")
+    max_header_bytes: int = Field(default=16_384, ge=1024, description="`memdesk serve`: largest request line plus headers (the HTTP parser refuses more).")
+    body_timeout_s: float = Field(default=30.0, gt=0, description="`memdesk serve`: longest time to send a request body (408).")
+    keep_alive_s: int = Field(default=5, ge=1, description="`memdesk serve`: idle keep-alive connections are closed after this.")
+    max_connections: int | None = Field(default=1000, ge=1, description="`memdesk serve`: open connections past which new requests get 503.")
+    session_ttl_s: int = Field(default=8 * 3600, ge=60, description="`memdesk serve`: a /ui login session ends after this.")
+    cookie_secure: Literal["auto", "always", "never"] = Field(
+        default="auto", description="`memdesk serve`: the /ui session cookie's Secure flag: auto (on behind TLS or an https proxy), always, never."
+    )
+    metrics: Literal["admin", "open", "off"] = Field(
+        default="admin", description="`memdesk serve`: who may read /metrics: admin keys, anyone (no per-tenant series), or nobody."
+    )
     busy_timeout_ms: int = Field(default=5000, ge=0, description="How long a write waits for a locked database.")
     data_dir: str | None = Field(default=None, description="Benchmark data folder (default ../shared/data).")
 

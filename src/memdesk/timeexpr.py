@@ -312,6 +312,10 @@ def _at(d: date, ref: datetime) -> datetime:
     return datetime.combine(d, time(0), tzinfo=ref.tzinfo)
 
 
+MAX_MENTIONS = 64
+"""The most time expressions :func:`resolve` reads from one text (bounded work on any input: linear in its length)."""
+
+
 def resolve(
     text: str, ref: datetime, *, prefer: Literal["past", "future", "auto"] = "past"
 ) -> list[TimeMention]:
@@ -323,7 +327,7 @@ def resolve(
     ``text`` (:func:`sentence_tense`; pass one sentence) and also applies it to a day-month
     without a year and to "in <Month>" (nearest occurrence that way), and reads "in two weeks"
     after a past verb as a duration, not a date. With no tense cue ``"auto"`` reads like
-    ``"past"``.
+    ``"past"``. At most :data:`MAX_MENTIONS` mentions are read (the first rules' first).
     """
     ref_day = ref.date()
     if prefer == "auto":
@@ -335,7 +339,11 @@ def resolve(
     taken: list[tuple[int, int]] = []
     found: list[TimeMention] = []
     for pattern, handler in _RULES:
+        if len(found) >= MAX_MENTIONS:  # taken stays short, so the overlap test below is O(1) per match
+            break
         for m in pattern.finditer(text):
+            if len(found) >= MAX_MENTIONS:
+                break
             s, e = m.span()
             if any(s < te and ts < e for ts, te in taken):
                 continue

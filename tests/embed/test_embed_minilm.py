@@ -142,3 +142,16 @@ def test_bad_config() -> None:
         MiniLMEmbedder(max_tokens=1000)
     with pytest.raises(ConfigError):
         MiniLMEmbedder(intra_op_threads=0)
+
+
+def test_model_files_are_checked_against_the_sha256_memdesk_pins(tmp_path, monkeypatch):
+    """A changed tokenizer (or model) file where memdesk loads its default is refused with a typed error."""
+    import memdesk.embed.onnx as onnx
+    from memdesk.errors import ModelFileError
+
+    tampered = tmp_path / "minilm_tokenizer.json"
+    tampered.write_bytes(onnx.default_tokenizer_path().read_bytes().replace(b'"[UNK]"', b'"[UNK ]"', 1))
+    monkeypatch.setattr(onnx, "default_tokenizer_path", lambda: tampered)
+    with pytest.raises(ModelFileError, match="memdesk pins"):
+        onnx.MiniLMEmbedder().embed(["hello"])
+    assert set(onnx.MINILM_SHA256) == {"model.onnx", "minilm_tokenizer.json"}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from memdesk.errors import ForbiddenScopeError, InvalidScopeError, RecordNotFoundError, UnknownScopeError
@@ -141,7 +143,8 @@ def test_the_memory_browser_shows_a_tenant_its_own_scopes_only(mem):
     theirs = mem.add("I play the cello.", scope=Scope(user_id="ben")).records[0]
     app = create_app(mem, api_keys=ApiKeys([KEY], tenant_keys=table), mcp=False)
     with TestClient(app, follow_redirects=False) as ui:
-        assert ui.post("/ui/login", content=f"key={ana_key}", headers=form).status_code == 303
+        token = re.search(r'name="csrf" value="([0-9a-f]+)"', ui.get("/ui/login").text).group(1)
+        assert ui.post("/ui/login", content=f"key={ana_key}&csrf={token}", headers=form).status_code == 303
         listing = ui.get("/ui").text
         assert "user=ana,run=r1" in listing and "user=ben" not in listing
         assert "bees" in ui.get("/ui/scope").text  # no scope named: the tenant's own

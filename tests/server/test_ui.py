@@ -25,7 +25,8 @@ def ui(mem):
 
 
 def login(c, key=KEY):
-    return c.post("/ui/login", content=f"key={key}", headers=FORM)
+    token = csrf(c.get("/ui/login").text)
+    return c.post("/ui/login", content=f"key={key}&csrf={token}", headers=FORM)
 
 
 def csrf(html: str) -> str:

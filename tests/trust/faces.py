@@ -214,7 +214,8 @@ class UiFace(HttpFace):
     def __init__(self, url: str, key: str, user: str) -> None:
         super().__init__(url, key, user)
         self.ui = httpx2.Client(base_url=url, timeout=60, follow_redirects=False)
-        r = self.ui.post("/ui/login", content=f"key={key}", headers=_FORM)
+        token = re.search(r'name="csrf" value="([0-9a-f]+)"', self.ui.get("/ui/login").text).group(1)  # type: ignore[union-attr]
+        r = self.ui.post("/ui/login", content=f"key={key}&csrf={token}", headers=_FORM)
         assert r.status_code == 303 and r.headers["location"] == "/ui", r.text
 
     def _page(self, path: str, params: dict[str, str]) -> str:

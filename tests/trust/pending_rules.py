@@ -38,6 +38,15 @@ class HeldWorker:
         self.memory, self.real, self.held = memory, memory._worker, []
         memory._worker = self  # type: ignore[assignment]
 
+    def admit(self, scope: Scope, messages: int) -> None:  # the real thread's queue bound still applies
+        self.real.admit(scope, messages)
+
+    def give_back(self, scope: Scope, messages: int) -> None:
+        self.real.give_back(scope, messages)
+
+    def pending_by_tenant(self) -> dict[str, int]:
+        return self.real.pending_by_tenant()
+
     def submit(self, scope: Scope) -> None:
         self.held.append(scope)
 

@@ -2,7 +2,8 @@
 
 Requests go to every route (the reasoning banks' too) with bodies and query strings built from well-formed values mixed with hostile
 ones: lone UTF-16 surrogates (as JSON escapes), NUL, control characters, oversized text, wrong types, deep
-nesting, NaN, unknown fields, malformed JSON and bytes that are not UTF-8. After each request the whole
+nesting, NaN, unknown fields, malformed JSON and bytes that are not UTF-8; the app runs with small limits
+(:class:`~memdesk.server.limits.ServerLimits`) so that bodies, fields and metadata past them are among the inputs. After each request the whole
 SQLite database (every table, dumped) is compared with its state before: any status >= 400 must leave it
 byte-for-byte equal.
 """
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from memdesk.llm import ScriptedChatModel
 from memdesk.reasoning import ReasoningBanks
 from memdesk.server import ApiKeys, create_app
+from memdesk.server.limits import ServerLimits
 
 from tests.server.conftest import sqlite_memory
 
@@ -28,7 +30,8 @@ from .conftest import ADMIN_KEY, KeyTable
 AUTH = {"Authorization": f"Bearer {ADMIN_KEY}", "Content-Type": "application/json"}
 
 HOSTILE = st.sampled_from(
-    ["\ud800", "a\udfff", "\x00", "ok\x00ok", "\x1b[31m", " ", "", "a" * 300, "ana", "é", "𝄞", "\u202e", "null"]
+    ["\ud800", "a\udfff", "\x00", "ok\x00ok", "\x1b[31m", " ", "", "a" * 300, "ana", "é", "𝄞", "\u202e", "null",
+     "b" * 5_000]  # past the fixture's limits: field length, request characters, body bytes
 )
 TEXT = st.one_of(st.text(max_size=20), HOSTILE, st.builds(lambda a, b: a + b, st.text(max_size=5), HOSTILE))  # 2/3 hostile
 JSON = st.recursive(
@@ -134,7 +137,9 @@ def fuzzed(tmp_path_factory):
     memory = sqlite_memory(path)
     chat = ScriptedChatModel(lambda messages: "3 + 4 = 7. \\boxed{7}")  # solving goes all the way (501 is by design)
     banks = ReasoningBanks(memory.store, memory.embedder, chat=chat)
-    app = create_app(memory, api_keys=ApiKeys([ADMIN_KEY], tenant_keys=KeyTable()), mcp=False, banks=banks)
+    # small limits, so fuzzed values reach them (413 / 422, never a 500, nothing written)
+    limits = ServerLimits(max_body_bytes=4096, max_request_chars=400, max_metadata_bytes=64, max_field_chars=32, rate_per_s=0)
+    app = create_app(memory, api_keys=ApiKeys([ADMIN_KEY], tenant_keys=KeyTable()), mcp=False, banks=banks, limits=limits)
     with TestClient(app, raise_server_exceptions=False) as client:
         yield client, path, Seeded(memory)
     memory.close()
@@ -227,12 +232,16 @@ def test_malformed_bodies_are_refused_cleanly(fuzzed, route, raw):
 
 @pytest.mark.parametrize(
     "messages",
-    [["a" * 50_001], [{"content": "ok", "image_caption": "b" * 50_000}], ["fine", "c" * 1_000_000]],
+    [["a" * 50_001], [{"content": "ok", "image_caption": "b" * 50_000}], ["fine", "c" * 100_000]],  # under max_request_chars
     ids=["long", "long-caption", "one-long-among-short"],
 )
 def test_an_oversized_message_is_413_and_nothing_is_stored(fuzzed, messages):
-    client, path, _ = fuzzed
+    from fastapi.testclient import TestClient
+
+    _, path, seeded = fuzzed
     before = dump(path)
-    r = client.post("/v1/memories", content=json.dumps({"user_id": "ana", "messages": messages}), headers=AUTH)
+    roomy = create_app(seeded.memory, api_keys=ApiKeys([ADMIN_KEY]), mcp=False)  # the default request limits
+    with TestClient(roomy, raise_server_exceptions=False) as client:
+        r = client.post("/v1/memories", content=json.dumps({"user_id": "ana", "messages": messages}), headers=AUTH)
     assert r.status_code == 413 and r.json()["error"]["type"] == "MessageTooLargeError"
     assert "max_message_chars" in r.json()["error"]["message"] and dump(path) == before

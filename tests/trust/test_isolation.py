@@ -247,11 +247,36 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
         old = self.served.revoked(Tenant(user_id=user))
         for path in KEYED_PATHS:
             face = self.faces.pop((user, path), None)
+            if isinstance(face, UiFace):  # the revocation ended the tenant's browser session too
+                assert face.ui.get("/ui").headers.get("location") == "/ui/login"
             if face is not None:
                 face.close()
         if old is not None:
             r = httpx2.get(f"{self.served.url}/v1/memories", headers={"Authorization": f"Bearer {old}"}, timeout=60)
             assert r.status_code == 401, r.text
+
+    @rule(data=st.data())
+    def ride_another_tenants_session(self, data):
+        """A session is its key's: another tenant's key naming the MCP session a tenant opened gets 404 and nothing
+        of it; the tenant's browser session cookie is a random id, never its key."""
+        victim = data.draw(st.sampled_from(self.users), label="victim")
+        thief = data.draw(st.sampled_from([u for u in self.users if u != victim]), label="thief")
+        accept = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "machine", "version": "1"}}}  # fmt: skip
+        own = {"Authorization": f"Bearer {self.served.key_for(Tenant(user_id=victim))}", **accept}
+        opened = httpx2.post(f"{self.served.url}/mcp", json=init, headers=own, timeout=60)
+        assert opened.status_code == 200, opened.text
+        session = opened.headers["mcp-session-id"]
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "search_memory", "arguments": {"query": marker(victim)}}}  # fmt: skip
+        stolen = {"Authorization": f"Bearer {self.served.key_for(Tenant(user_id=thief))}", **accept, "mcp-session-id": session}
+        r = httpx2.post(f"{self.served.url}/mcp", json=call, headers=stolen, timeout=60)
+        assert r.status_code == 404 and marker(victim) not in r.text, r.text
+        if "ui" in self.paths:  # (a machine may leave the browser out)
+            ui = self.face(victim, data, among=["ui"])
+            assert isinstance(ui, UiFace)
+            assert all(self.served.key_for(Tenant(user_id=victim)) not in v for v in ui.ui.cookies.values())
 
     # -- reasoning banks -----------------------------------------------------------------------------
     def own_examples(self, user: str, bank: str, found: Found) -> None:

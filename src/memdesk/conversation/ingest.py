@@ -14,17 +14,16 @@ pending (:func:`defer`) and leaves them to the Memory's :class:`Worker` thread, 
 from __future__ import annotations
 
 import logging
-import queue
-import threading
 from typing import TYPE_CHECKING, Sequence
 
 from pydantic import BaseModel, Field
 
-from ..errors import RecordNotFoundError, UsageError
+from ..errors import RecordNotFoundError
 from ..records import AddResult, MemoryRecord, Message, RawMessage, Scope, split_caption
 from .base import Processed, Utterance
 from .inputs import as_flag
 from .decisions import ShowsKnown, with_known
+from .worker import Worker
 
 if TYPE_CHECKING:
     from .memory import Memory
@@ -148,12 +147,13 @@ def _keep_pending(
     log.warning("%s: %s", note, error)
 
 
-def reprocess(memory: "Memory", scope: Scope, *, wildcard: bool = False) -> Reprocessed:
+def reprocess(memory: "Memory", scope: Scope, *, wildcard: bool = False, limit: int | None = None) -> Reprocessed:
     """Process the pending messages under ``scope`` (exact, or every scope under it with ``wildcard``),
-    scope by scope in log order, through :func:`ingest`."""
+    scope by scope in log order, through :func:`ingest`; only the first ``limit`` of them when given (the
+    worker's batch)."""
     as_flag("wildcard", wildcard)
     groups: dict[str, list[RawMessage]] = {}
-    for raw in _pending(memory, scope, wildcard):
+    for raw in _pending(memory, scope, wildcard)[:limit]:
         groups.setdefault(raw.scope.key(), []).append(raw)
     done: list[str] = []
     records = 0
@@ -190,8 +190,14 @@ def _utterances(memory: "Memory", raws: Sequence[RawMessage]) -> list[Utterance]
 
 
 def defer(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, ids: Sequence[str]) -> AddResult:
-    """Log ``utterances`` pending and hand their scope to the Memory's worker (``add(..., wait=False)``)."""
-    memory.store.write(messages=[_raw(u, route_mask=None) for u in utterances])
+    """Log ``utterances`` pending and hand their scope to the Memory's worker (``add(..., wait=False)``); past the
+    tenant's room in the worker's queue, :class:`~memdesk.errors.TooManyRequestsError` and nothing is logged."""
+    memory._worker.admit(scope, len(utterances))
+    try:
+        memory.store.write(messages=[_raw(u, route_mask=None) for u in utterances])
+    except BaseException:
+        memory._worker.give_back(scope, len(utterances))
+        raise
     memory._worker.submit(scope)
     return AddResult(message_ids=list(ids), routes={}, records=[], pending=list(ids))
 
@@ -213,55 +219,6 @@ def process_pending(memory: "Memory") -> PendingPass:
         messages += done.messages
         records += done.records
     return PendingPass(scopes=len(scopes), messages=messages, records=records, failed=failed)
-
-
-class Worker:
-    """One in-process thread of a Memory that reprocesses the scopes ``add(..., wait=False)`` logged pending,
-    in the order they came. Started on first use; :meth:`close` (``Memory.close``) processes what is queued,
-    then stops it. At least once, never twice: a scope whose processing fails keeps its messages pending (for
-    :meth:`Memory.reprocess` or a retried ``add``), and the store's claim keeps any message from being
-    processed twice."""
-
-    def __init__(self, memory: "Memory") -> None:
-        self._memory = memory
-        self._queue: queue.Queue[Scope | None] = queue.Queue()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._closed = False
-
-    def submit(self, scope: Scope) -> None:
-        with self._lock:
-            if self._closed:
-                raise UsageError("this Memory is closed: add(wait=False) needs an open one")
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="memdesk-reprocess", daemon=True)
-                self._thread.start()
-            self._queue.put(scope)
-
-    def join(self) -> None:
-        """Wait until every scope submitted so far has been processed (or failed, staying pending)."""
-        self._queue.join()
-
-    def close(self) -> None:
-        with self._lock:
-            self._closed, thread = True, self._thread
-            if thread is not None:
-                self._queue.put(None)
-        if thread is not None:
-            thread.join()
-
-    def _run(self) -> None:
-        while True:
-            scope = self._queue.get()
-            try:
-                if scope is None:
-                    return
-                reprocess(self._memory, scope)
-            except Exception:  # the messages stay pending: nothing is lost, the next reprocess takes them
-                log.exception("memdesk: processing the messages added with wait=False under %s failed; they stay "
-                              "pending (Memory.reprocess(scope) or `memdesk reprocess`)", scope)  # fmt: skip
-            finally:
-                self._queue.task_done()
 
 
 __all__ = [

@@ -39,6 +39,7 @@ from ..textcheck import check_strings, check_text
 from .admission import AdmissionPolicy
 from .base import Answerer, HoldsText, Processor, Utterance
 from .ingest import Reprocessed, Worker, context_message, defer, ingest, reprocess
+from .worker import DEFAULT_MAX_PENDING
 from .inputs import DEFAULT_MAX_MESSAGE_CHARS, MessageInput, as_flag, as_scope, as_types, normalize_messages
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ class Memory(ClosesOnExit):
         supersession: Supersession | None = None,
         context_turns: int = 4,
         max_message_chars: int = DEFAULT_MAX_MESSAGE_CHARS,
+        max_pending: int = DEFAULT_MAX_PENDING,
     ) -> None:
         if isinstance(max_message_chars, bool) or not isinstance(max_message_chars, int) or max_message_chars < 1:
             raise InvalidInputError(f"max_message_chars must be a positive integer, got {max_message_chars!r}")
@@ -78,7 +80,7 @@ class Memory(ClosesOnExit):
         self.supersession = supersession or Supersession()
         self.context_turns = context_turns
         self._script_warned: set[tuple[str, str]] = set()  # (scope key, script) already warned about
-        self._worker = Worker(self)  # add(wait=False)'s thread, started on first use
+        self._worker = Worker(self, max_pending=max_pending)  # add(wait=False)'s thread, fair between tenants
         self.store.set_embedding_info(EmbeddingInfo(model_id=embedder.model_id, dim=embedder.dim))
 
     # -- construction ----------------------------------------------------------------------

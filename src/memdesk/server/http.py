@@ -40,6 +40,10 @@ from ..records import AddResult, HistoryEntry, MemoryType, RawMessage
 from ..remote import NEXT_CURSOR
 from ..tenants import Caller
 from .auth import LOOPBACK_HOSTS, ApiKeys, HostGuard
+from .docs_pages import docs_router
+from .gate import RequestGate
+from .limits import ServerLimits, check_messages, check_retrieval, check_scope_fields
+from .metrics import MetricsAccess, ServerMetrics
 from .bank_routes import bank_router
 from .mcp_tools import CALLER_STATE
 from .schemas import (
@@ -79,6 +83,9 @@ def require_key(
     x_api_key: Annotated[str | None, Security(_header)] = None,
 ) -> Caller:
     """The caller the request's API key stands for (the app's :class:`ApiKeys` decide); 401 if none."""
+    found = getattr(request.state, CALLER_STATE, None)  # the request gate checked the key before the body
+    if found is not None:
+        return found
     keys: ApiKeys = request.app.state.memdesk_keys
     caller = keys.caller(f"Bearer {bearer.credentials}" if bearer else None, x_api_key)
     if caller is None:
@@ -130,6 +137,9 @@ def create_app(
     title: str = "memdesk",
     ui: bool = True,
     banks: ReasoningBanks | None = None,
+    limits: ServerLimits | None = None,
+    metrics: MetricsAccess = "admin",
+    sessions: dict[str, Any] | None = None,
 ) -> FastAPI:
     """The HTTP API (and, with ``mcp=True`` and the MCP SDK installed, the MCP server at ``/mcp``, streamable HTTP).
 
@@ -138,6 +148,11 @@ def create_app(
 
     ``allowed_hosts``: Host header names the server answers for (``"*"``: any). By default any host when API
     keys are required, else only the loopback names, which blocks DNS-rebinding attacks from web pages.
+
+    ``limits``: body size, per-request bounds, request rate and concurrency per key (:mod:`memdesk.server.limits`;
+    default :class:`ServerLimits`). ``metrics``: who may read ``/metrics``: ``admin``, ``open`` or ``off``
+    (:mod:`memdesk.server.metrics`). ``sessions``: the UI sessions' ``ttl_s`` and cookie ``secure`` (``auto``,
+    ``always``, ``never``; :mod:`memdesk.server.sessions`).
     """
     from .. import __version__
 
@@ -176,8 +191,19 @@ def create_app(
         description="Typed conversational memory (ENGRAM) for LLM agents: add, search, get, update, delete, "
         "history, scoped by user_id / agent_id / run_id; and reasoning banks of verified solved examples (MAC).",
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
-    app.add_middleware(HostGuard, allowed=allowed_hosts)
+    limits = limits or ServerLimits()
+    scraped = ServerMetrics(memory._worker.pending_by_tenant, per_tenant=metrics != "open") if metrics != "off" else None
+    from .sessions import UiSessions
+
+    ui_sessions = UiSessions(keys, **(sessions or {}))
+    # a browser may send a full-size form once logged in (on a keyless loopback server, always)
+    logged_in = (lambda sid: not keys.required or (bool(sid) and ui_sessions.caller(sid) is not None)) if ui else None
+    app.add_middleware(RequestGate, keys=keys, limits=limits, metrics=scraped, ui_session=logged_in)
+    app.add_middleware(HostGuard, allowed=allowed_hosts)  # outermost: the Host header before anything else
+    app.include_router(docs_router(app.openapi_url or "/openapi.json", title))
 
     @app.exception_handler(MemdeskError)
     async def memdesk_error(request: Request, exc: MemdeskError) -> JSONResponse:
@@ -205,6 +231,20 @@ def create_app(
         return Health(version=__version__, embedding_model=memory.embedder.model_id, store=type(memory.store).__name__)
 
     app.state.memdesk_keys = keys
+    if scraped is not None:
+
+        @app.get("/metrics", tags=["service"], responses={403: {"model": ErrorBody, "description": "Not an admin key."}})
+        def prometheus_metrics(request: Request) -> Response:
+            """Prometheus metrics (text format). Who may scrape: the ``metrics`` setting (default: admin keys)."""
+            if metrics == "admin":
+                who = keys.caller(request.headers.get("authorization"), request.headers.get("x-api-key"))
+                if who is None:
+                    raise NotAuthenticated()
+                if who.tenant is not None:
+                    return error_response(403, "ForbiddenScopeError", "/metrics names every tenant: an admin key reads it")
+            body, content_type = scraped.exposition()
+            return Response(body, media_type=content_type)
+
     v1 = APIRouter(prefix="/v1", dependencies=[Depends(require_key)], responses=_ERRORS)
 
     @v1.post(
@@ -214,6 +254,8 @@ def create_app(
     def add_memories(req: AddRequest, caller: Who, response: Response) -> AddResult:
         """Route, extract, embed and store messages (one transaction; known message ids are skipped).
         With ``wait: false`` the messages are logged pending and the reply (202) comes at once."""
+        check_scope_fields(req.scope_fields(), limits)
+        check_messages(req.messages, limits, speaker=req.speaker)
         scope = caller.scope(**req.scope_fields(), access="write")
         if not req.wait:
             response.status_code = status.HTTP_202_ACCEPTED
@@ -222,16 +264,19 @@ def create_app(
     @v1.post("/memories/search", tags=["memories"], responses=_UNKNOWN_SCOPE)
     def search_memories(req: SearchRequest, caller: Who) -> list[SearchHit]:
         """Top-k per memory type, merged, de-duplicated, truncated to K; best first."""
+        check_retrieval(req, limits)
         return memory.search(req.query, scope=caller.scope(**req.scope_fields(), access="read"), **_search_args(req))
 
     @v1.post("/memories/evidence", tags=["memories"], responses=_UNKNOWN_SCOPE)
     def evidence(req: SearchRequest, caller: Who) -> Evidence:
         """The serialized evidence block for a query (records with temporal anchors) and its token count."""
+        check_retrieval(req, limits)
         return memory.evidence(req.query, scope=caller.scope(**req.scope_fields(), access="read"), **_search_args(req))
 
     @v1.post("/memories/answer", tags=["memories"], responses=_UNKNOWN_SCOPE)
     def answer(req: AnswerRequest, caller: Who) -> Answer:
         """Answer from memory: generated by the configured chat model, else the best evidence (extractive)."""
+        check_retrieval(req, limits)
         scope = caller.scope(**req.scope_fields(), access="read")
         return memory.answer(req.question, scope=scope, question_time=req.question_time, **_search_args(req))
 
@@ -307,7 +352,7 @@ def create_app(
     if ui:  # the memory browser at /ui, behind the same keys (memdesk/server/ui.py)
         from .ui import ui_router
 
-        app.include_router(ui_router(memory, keys))
+        app.include_router(ui_router(memory, keys, sessions=ui_sessions))
 
     if mcp_endpoint is not None:
         app.router.routes.append(Route("/mcp", endpoint=_KeyGuard(mcp_endpoint, keys), include_in_schema=False))
@@ -323,7 +368,7 @@ class _KeyGuard:
         self.keys = keys
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
+        if scope["type"] == "http" and CALLER_STATE not in scope.get("state", {}):  # the request gate found none
             headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
             # a tenant key is looked up in the database: off the event loop
             caller = await anyio.to_thread.run_sync(self.keys.caller, headers.get("authorization"), headers.get("x-api-key"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from starlette.responses import JSONResponse
 
-from ..redaction import mask_secrets
+from ..redaction import mask_shortened
 
 from ..errors import (
     EmbeddingMismatchError,
@@ -17,6 +17,7 @@ from ..errors import (
     NoChatModelError,
     RecordNotFoundError,
     StoreLockedError,
+    TooManyRequestsError,
     UnknownBankError,
     UnknownScopeError,
     UsageError,
@@ -29,6 +30,7 @@ _STATUSES: tuple[tuple[type[MemdeskError], int], ...] = (
     (UnknownBankError, 404),
     (ForbiddenScopeError, 403),
     (MessageTooLargeError, 413),
+    (TooManyRequestsError, 429),
     (EmbeddingMismatchError, 409),
     (NoChatModelError, 501),
     (UsageError, 422),
@@ -36,6 +38,12 @@ _STATUSES: tuple[tuple[type[MemdeskError], int], ...] = (
     (LLMRateLimitError, 503),
     (LLMError, 502),
 )
+
+
+ERROR_TYPE_HEADER = "X-Memdesk-Error"
+"""Also names the error's type in a header (read by the request gate for ``memdesk_errors_total``)."""
+MESSAGE_CHARS = 1_000
+"""The most characters of an error message a reply carries (a message may echo a field name or value)."""
 
 
 def status_for(error: MemdeskError) -> int:
@@ -48,13 +56,17 @@ def status_for(error: MemdeskError) -> int:
 
 def retry_after(error: MemdeskError) -> str | None:
     """A Retry-After value (seconds) for failures that pass on their own."""
+    if isinstance(error, TooManyRequestsError):
+        return str(error.retry_after)
     return "1" if isinstance(error, (StoreLockedError, LLMRateLimitError)) else None
 
 
 def error_response(status: int, type_: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     """``{"error": {"type": ..., "message": ...}}`` with ``status``: the body of every failed request. The
-    message is made printable UTF-8 (a lone surrogate echoed from the input is escaped) with secrets masked."""
-    message = mask_secrets(message.encode("utf-8", "backslashreplace").decode("utf-8"))
+    message is made printable UTF-8 (a lone surrogate echoed from the input is escaped), cut to
+    :data:`MESSAGE_CHARS` characters (it may echo the input) and has its secrets masked."""
+    message = mask_shortened(message, MESSAGE_CHARS).encode("utf-8", "backslashreplace").decode("utf-8")
+    headers = {**(headers or {}), ERROR_TYPE_HEADER: type_}
     return JSONResponse({"error": {"type": type_, "message": message}}, status_code=status, headers=headers)
 
 

@@ -5,17 +5,17 @@ metadata; filter by speaker or type), a search box whose hits show their score a
 with its history, and forms to edit or delete it. No JavaScript and no build step: plain HTML forms and one inline
 style sheet.
 
-Access: when the server requires API keys, ``/ui/login`` takes a key and keeps it in an HttpOnly,
-``SameSite=Strict`` cookie scoped to ``/ui``; every page checks it as the API checks its header, and a tenant key
+Access: when the server requires API keys, ``/ui/login`` takes a key and opens a session (:mod:`memdesk.server.sessions`:
+a random id in an HttpOnly, ``SameSite=Strict`` cookie scoped to ``/ui``, never the key); every page checks the session
+and its key as the API checks its header, and a tenant key
 sees and changes only its own scopes (the same :meth:`~memdesk.tenants.Caller.scope` rule as the API). Every form that
-changes something carries a token derived from a per-server secret and the key, and its ``Origin`` (when sent)
+changes something carries a token derived from a per-server secret and the session, and its ``Origin`` (when sent)
 must be the server itself, so another site cannot submit it (also to a keyless loopback server).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import hmac
 import secrets
 from collections.abc import Callable
@@ -27,12 +27,12 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from ..conversation.memory import Memory
-from ..errors import MemdeskError
+from ..errors import InvalidInputError, MemdeskError
 from ..records import ALL_TYPES, MemoryType, Scope
 from ..tenants import Access, Caller
 from .auth import ApiKeys
+from .sessions import LOGIN_COOKIE, SESSION_COOKIE, UiSessions
 
-COOKIE = "memdesk_ui_key"
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:.6em 1.2em;display:flex;gap:1.5em;align-items:center}
@@ -55,18 +55,20 @@ def _link(path: str, **params: Any) -> str:
     return f"/ui{path}" + (f"?{query}" if query else "")
 
 
-def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> APIRouter:
+def ui_router(memory: Memory, keys: ApiKeys, *, sessions: UiSessions | None = None) -> APIRouter:
     """The browser's routes (mounted by :func:`~memdesk.server.http.create_app` unless ``ui=False``)."""
-    secret = secret or secrets.token_bytes(32)
+    sessions = sessions or UiSessions(keys)
     router = APIRouter(prefix="/ui", include_in_schema=False)
 
     def offered_key(request: Request) -> str | None:
-        return request.cookies.get(COOKIE)
+        """The session id the browser sent (the cookie holds a session, never the key)."""
+        return request.cookies.get(SESSION_COOKIE)
 
     def caller(request: Request) -> Caller | None:
-        """Who the cookie's key stands for (as the API decides for its header); None: not logged in."""
-        key = offered_key(request)
-        return keys.caller(f"Bearer {key}" if key else None, None)
+        """Who the session stands for (its key checked again: a revoked key ends it); None: not logged in. A
+        server that requires no key lets every loopback browser in, as its API does."""
+        session = offered_key(request)
+        return sessions.caller(session) if session else keys.caller(None, None)
 
     def allowed(request: Request) -> bool:
         return caller(request) is not None
@@ -78,7 +80,7 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
         return who.scope(**{k: ids.get(k) or None for k in ("user_id", "agent_id", "run_id")}, access=access, record_id=record_id)
 
     def token(request: Request) -> str:
-        return hmac.new(secret, (offered_key(request) or "").encode(), hashlib.sha256).hexdigest()[:32]
+        return sessions.token(offered_key(request) or "")
 
     def page(request: Request, title: str, body: str, status: int = 200) -> HTMLResponse:
         logout = (
@@ -125,31 +127,49 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
 
         return run
 
+    def cookie(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
+        # the pre-login nonce is no credential: Secure only over TLS, so `always` behind a TLS proxy still logs in
+        secure = sessions.cookie_secure(request.url.scheme) if name == SESSION_COOKIE else request.url.scheme == "https"
+        response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="strict", path="/ui", secure=secure)
+
     @router.get("/login")
     async def login_form(request: Request, failed: int = 0) -> Response:
         note = '<p class="error">That key was refused.</p>' if failed else ""
+        nonce = secrets.token_urlsafe(24)  # the login form's token is bound to this SameSite=Strict cookie
         body = (
-            f"{note}<form method=post action=/ui/login><p>API key (as for the HTTP API):</p>"
+            f'{note}<form method=post action=/ui/login><input type="hidden" name="csrf" value="{sessions.token(nonce)}">'
+            "<p>API key (as for the HTTP API):</p>"
             '<p><input type="password" name="key" autocomplete="current-password" autofocus> <button>open</button></p></form>'
         )
-        return page(request, "log in", body)
+        response = page(request, "log in", body)
+        cookie(response, request, LOGIN_COOKIE, nonce, 3600)
+        return response
 
     @router.post("/login")
     async def login(request: Request) -> Response:
+        origin = request.headers.get("origin")
+        if origin and urlsplit(origin).netloc != request.headers.get("host"):
+            return page(request, "refused", '<p class="error">this form was sent from another site</p>', 403)
         fields = {k: v[-1] for k, v in parse_qs((await request.body()).decode("utf-8", "replace")).items()}
-        key = fields.get("key", "").strip()
-        if keys.caller(f"Bearer {key}", None) is None:
+        nonce = request.cookies.get(LOGIN_COOKIE, "")
+        if not nonce or not hmac.compare_digest(fields.get("csrf", ""), sessions.token(nonce)):
+            body = '<p class="error">the login form\'s token is missing or stale: <a href="/ui/login">reload it</a></p>'
+            return page(request, "refused", body, 403)
+        session = sessions.open(fields.get("key", ""))
+        if session is None:
             return RedirectResponse("/ui/login?failed=1", status_code=303)
         response = RedirectResponse("/ui", status_code=303)
-        response.set_cookie(COOKIE, key, httponly=True, samesite="strict", path="/ui", secure=request.url.scheme == "https")
+        cookie(response, request, SESSION_COOKIE, session, sessions.ttl_s)
+        response.delete_cookie(LOGIN_COOKIE, path="/ui")
         return response
 
     @router.post("/logout")
     @guarded
     async def logout(request: Request) -> Response:
         await form(request)
+        sessions.close(offered_key(request))  # ended server-side: the cookie's id is worthless from now on
         response = RedirectResponse("/ui/login", status_code=303)
-        response.delete_cookie(COOKIE, path="/ui")
+        response.delete_cookie(SESSION_COOKIE, path="/ui")
         return response
 
     @router.get("")
@@ -178,6 +198,8 @@ def ui_router(memory: Memory, keys: ApiKeys, *, secret: bytes | None = None) -> 
     ) -> Response:
         scope = scope_of(request, {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}, "read")
         params = _scope_params(scope)
+        if type and type not in {t.value for t in MemoryType}:
+            raise InvalidInputError(f"unknown memory type {type[:40]!r}: one of {[t.value for t in MemoryType]}")
         types = [MemoryType(type)] if type else None
         search = (
             f'<form method=get action=/ui/scope>{"".join(_hidden(k, v) for k, v in params.items())}'

@@ -31,6 +31,7 @@ from typing import IO, Any
 import numpy as np
 
 from ..errors import StoreError
+from .private_files import create_exclusive
 from .ann import MAGIC, HNSWGraph, _faiss, read_graph
 
 MAGIC2 = b"MDHNSW02"
@@ -90,7 +91,8 @@ def write_file(path: Path, graph: HNSWGraph, model_id: str, stamp: int, database
          "labels": graph.labels, "id_bytes": int(offsets[-1])}  # fmt: skip
     ).encode()
     try:
-        with os.fdopen(os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600), "wb") as f:
+        tmp.unlink(missing_ok=True)  # a leftover of a crashed writer of this pid (or a planted link): not written through
+        with os.fdopen(create_exclusive(tmp), "wb") as f:
             writer = faiss.PyCallbackIOWriter(f.write)
             faiss.write_index(graph._index, writer)
             del writer  # flushes

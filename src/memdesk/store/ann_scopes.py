@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, Union
 
 from ..errors import ConfigError, StoreError
+from .private_files import tighten_folder
 from .ann import DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH, HNSWGraph, weaker_than
 from .ann_cold import Fetch, GraphIndex
 from .ann_files import GraphFile, open_mapped, read_pair, write_file
@@ -308,7 +309,7 @@ def make_folder(folder: Path) -> None:
     try:
         folder.mkdir(mode=0o700)
     except FileExistsError:
-        pass
+        tighten_folder(folder)  # one found with a looser mode (and its files) is made private
 
 
 def shred(path: Path) -> None:

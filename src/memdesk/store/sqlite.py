@@ -32,6 +32,7 @@ from typing import Any, Iterator, Sequence
 import numpy as np
 
 from ..errors import StoreError, StoreLockedError
+from .private_files import tighten_database, tighten_folder
 from .base import EmbeddingInfo
 from .collection_tables import CollectionCache
 from .codec import encode_vector, parse_time, utc_now_iso
@@ -178,7 +179,8 @@ class SQLiteDialect:
 
 def create_private(path: Path) -> None:
     """Create the missing folders of ``path`` (0700) and, if it does not exist, the empty database file
-    (0600: SQLite gives its ``-wal`` and ``-shm`` files the same mode). Existing ones are left as they are."""
+    (0600: SQLite gives its ``-wal`` and ``-shm`` files the same mode). An existing database file (and its
+    ``-wal`` / ``-shm``) is brought to 0600; existing folders are left as they are (they may be the user's own)."""
     missing: list[Path] = []
     parent = path.parent
     while not parent.exists():
@@ -192,6 +194,7 @@ def create_private(path: Path) -> None:
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)
     except FileExistsError:
+        tighten_database(path)  # an existing one with a looser mode is made private
         return
     os.close(fd)  # an empty file is an empty SQLite database
 
@@ -263,6 +266,8 @@ class SQLiteStore(SQLStore):
         self.path = str(path)
         min_rows, ef_search, ef_construction = check_ann_options(ann_min_rows, ann_ef_search, ann_ef_construction)
         folder = None if self.path == ":memory:" else Path(self.path + "-ann").expanduser()
+        if folder is not None:
+            tighten_folder(folder)  # an existing graph folder with a looser mode (and its files) is made private
         ann = None
         if min_rows is not None:
             ann = LargeScopes(
