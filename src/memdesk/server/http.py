@@ -306,7 +306,7 @@ def create_app(
     if ui:  # the memory browser at /ui, behind the same keys (memdesk/server/ui.py)
         from .ui import ui_router
 
-        app.include_router(ui_router(memory, keys))
+        app.include_router(ui_router(memory, keys, banks=banks))
 
     if mcp_endpoint is not None:
         app.router.routes.append(Route("/mcp", endpoint=_KeyGuard(mcp_endpoint, keys), include_in_schema=False))
