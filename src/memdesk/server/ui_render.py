@@ -168,6 +168,8 @@ def record_cell(
     meta = metadata_table(record.metadata)
     if meta and linked:
         meta = f"<details><summary class=muted>metadata ({len(record.metadata)})</summary>{meta}</details>"
+    elif meta:
+        meta = f"<div class=muted>metadata</div>{meta}"
     return (
         f"<div class='memory{' superseded' if old else ''}'><span class='type {escape(record.type)}'>{escape(record.type)}"
         f"</span>{badge} {text}{superseded_note(record, params, newer)}"
