@@ -30,11 +30,15 @@ class Ctx:
         self.db = db
         self.config = config
         self._memory = None
+        self._settings = None
 
     def settings(self):
-        from .settings import Settings
+        """The command's settings, loaded (and checked: see :meth:`Settings.load`) once."""
+        if self._settings is None:
+            from .settings import Settings
 
-        return Settings.load(self.config, database_url=self.db)
+            self._settings = Settings.load(self.config, warn=lambda w: note(f"warning: {w}"), database_url=self.db)
+        return self._settings
 
     def memory(self):
         if self._memory is None:
@@ -73,6 +77,18 @@ def scope_options(f: Callable) -> Callable:
 def cli_scope(user_id: str | None, agent_id: str | None = None, run_id: str | None = None) -> Scope:
     """The one default scope rule of the command line (see the module docstring)."""
     return Scope(user_id=user_id or DEFAULT_USER, agent_id=agent_id, run_id=run_id)
+
+
+def read_path_defaults() -> dict[str, int]:
+    """k and K of each read path as the retriever really defaults them (for help texts)."""
+    import inspect
+
+    from .retrieve import Retriever
+
+    fused = inspect.signature(Retriever.fused).parameters
+    engram = inspect.signature(Retriever.__init__).parameters
+    return {"fused_k": fused["k"].default, "fused_K": fused["K"].default,
+            "engram_k": engram["k"].default, "engram_K": engram["K"].default}
 
 
 def json_option(f: Callable) -> Callable:

@@ -314,7 +314,7 @@ def test_async_memory_has_the_same_calls(core):
 
 def test_memory_with_no_arguments_runs_on_memdesks_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMDESK_DATABASE_URL", f"sqlite:///{tmp_path}/default.db")
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMDESK_CONFIG", "")
     with Memory() as m:
         m.add(ALEX, user_id="alex")
         assert "basketball" in m.search("Which sports do I love?", filters={"user_id": "alex"})["results"][0]["memory"]
