@@ -274,3 +274,12 @@ def test_an_admin_sees_every_owned_bank_or_one_users(banked):
     assert "arith?user_id=ana" in every and "arith?user_id=bob" in every and "tagged?user_id=ana" in every
     bobs = c.get("/ui/banks", params={"user_id": "bob"}).text
     assert "arith?user_id=bob" in bobs and "user_id=ana" not in bobs
+
+
+def test_bad_query_values_get_an_error_page_not_a_crash(ui):
+    login(ui)
+    r = ui.get("/ui/scope", params={"user_id": "ana", "type": "emotional"})
+    assert r.status_code == 422 and "InvalidInputError" in r.text
+    assert ui.get("/ui/banks/bad/name", params={"user_id": "ana"}).status_code == 404
+    assert ui.get("/ui/banks/-bad", params={"user_id": "ana"}).status_code == 422
+    assert ui.get("/ui/scope", params={"user_id": "ana", "notice_id": "forged"}).status_code == 200

@@ -19,7 +19,8 @@ from fastapi.responses import RedirectResponse, Response
 
 from ..conversation.memory import Memory
 from ..errors import RecordNotFoundError
-from ..records import ALL_TYPES, MemoryType, Scope
+from ..conversation.inputs import as_types
+from ..records import ALL_TYPES, Scope
 from .ui_notices import Notices
 from .ui_render import (
     Pages, hidden, history_table, href, link, notice, record_cell, scope_params, source_messages, source_table,
@@ -78,7 +79,7 @@ def memory_pages(router: APIRouter, memory: Memory, kit: Pages, notices: Notices
     ) -> Response:
         scope = kit.scope_of(request, {"user_id": user_id, "agent_id": agent_id, "run_id": run_id}, "read")
         params = scope_params(scope)
-        types = [MemoryType(type)] if type else None
+        types = as_types(type) if type else None  # an unknown type: InvalidInputError, a 422 page
         search = (
             f'<form method=get action=/ui/scope>{"".join(hidden(k, v) for k, v in params.items())}'
             f'<input type="text" name="q" value="{_e(q or "")}" placeholder="search this scope"> <button>search</button></form>'
