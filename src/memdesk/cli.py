@@ -13,10 +13,11 @@ from typing import Any
 import click
 
 from .clicontext import (
-    Ctx, answer_json, asked_at_option, cli_scope, emit_json, emit_listing, filter_options, hit_json, json_option, note,
-    parse_time, read_filters, read_path_defaults, scope_options,
+    Ctx, answer_json, asked_at_option, cli_scope, emit_json, emit_listing, filter_options, hit_json, item_json, json_option,
+    note, parse_time, read_filters, read_path_defaults, scope_options,
 )
 from .clierrors import ErrorReportingGroup
+from .cli_messages import messages_command
 from .cli_server import mcp_command, serve_command
 from .cli_trust import (
     forget_command,
@@ -169,7 +170,7 @@ def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, fil
     )
     emit_listing(
         hits, scope, as_json, json_of=hit_json,
-        line_of=lambda h: f"{h.score:.3f}  {h.memory_type.value:10s} [{h.record.temporal_anchor}] {h.record.text()}  ({', '.join(h.record.provenance)})",
+        line_of=lambda h: f"{h.score:.3f}  {h.type.value:10s} [{h.temporal_anchor}] {h.text}  ({', '.join(h.provenance)})",
     )  # fmt: skip
 
 
@@ -220,7 +221,7 @@ def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, filters, a
     else:
         records = obj.memory().get_all(scope=scope, types=wanted, speaker=speaker, **reads)
     emit_listing(
-        records, scope, as_json, json_of=lambda r: r.model_dump(mode="json"),
+        records, scope, as_json, json_of=item_json,
         line_of=lambda r: f"{r.id}  {r.type:10s} [{r.temporal_anchor}] {r.text()}",
     )  # fmt: skip
 
@@ -356,6 +357,7 @@ def _register_groups() -> None:
     main.add_command(vacuum_command, "vacuum")
     main.add_command(serve_command, "serve")
     main.add_command(mcp_command, "mcp")
+    main.add_command(messages_command, "messages")
 
 
 _register_groups()

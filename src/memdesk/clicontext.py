@@ -156,17 +156,15 @@ def emit_listing(
 
 
 def hit_json(h) -> dict:
-    """A search hit as the command line prints it with ``--json``."""
-    return {
-        "id": h.record.id,
-        "type": h.memory_type.value,
-        "score": round(h.score, 6),
-        "why": h.why,
-        "text": h.record.text(),
-        "speaker": h.record.speaker,
-        "temporal_anchor": h.record.temporal_anchor,
-        "provenance": h.record.provenance,
-    }
+    """A search hit as the command line prints it with ``--json``: the JSON every face gives (:mod:`memdesk.hits`)."""
+    return h.model_dump(mode="json")
+
+
+def item_json(record) -> dict:
+    """A memory as ``list --json`` prints it: the item every face lists (:class:`~memdesk.hits.MemoryItem`)."""
+    from .hits import MemoryItem
+
+    return MemoryItem.of(record).model_dump(mode="json")
 
 
 def answer_json(ans) -> dict:
