@@ -155,8 +155,9 @@ def test_another_tenants_message_with_the_same_id_is_never_shown(tmp_path):
         mem.add([{"content": "bob-secret-words", "id": "m-1"}], scope=Scope(user_id="bob"))
         mem.add([{"content": "ana-other-run", "id": "m-1"}], scope=Scope(user_id="ana", run_id="r2"))
         ana_key = mem.store.create_key(Tenant(user_id="ana")).key
-        with TestClient(create_app(mem, api_keys=ApiKeys([KEY], tenant_keys=mem.store), mcp=False), follow_redirects=False) as c:
-            for key in (ana_key, KEY):
+        app = create_app(mem, api_keys=ApiKeys([KEY], tenant_keys=mem.store), mcp=False)
+        for key in (ana_key, KEY):  # ana's key and an admin's, each in a browser of its own
+            with TestClient(app, follow_redirects=False) as c:
                 login(c, key)
                 page = c.get(f"/ui/memory/{rec.id}", params={"user_id": "ana"}).text
                 listing = c.get("/ui/scope", params={"user_id": "ana"}).text
@@ -233,6 +234,13 @@ def banked(mem):
         yield c, keys
 
 
+def another_browser(c):
+    """A second browser (its own cookies) on the same server as the test client ``c``."""
+    from fastapi.testclient import TestClient
+
+    return TestClient(c.app, follow_redirects=False)
+
+
 def test_the_bank_pages_list_a_tenants_banks_and_a_banks_examples(banked):
     c, keys = banked
     login(c, keys["ana"])
@@ -262,9 +270,10 @@ def test_another_tenants_bank_reads_as_missing(banked):
     r = c.get("/ui/banks/arith", params={"user_id": "bob"})
     assert r.status_code == 404 and "UnknownBankError" in r.text and "bob-private-problem" not in r.text
     assert c.get("/ui/banks/nope").status_code == 404
-    login(c, keys["bob"])
-    page = c.get("/ui/banks/arith").text
-    assert "bob-private-problem" in page and "pens" not in page
+    with another_browser(c) as bob:
+        login(bob, keys["bob"])
+        page = bob.get("/ui/banks/arith").text
+        assert "bob-private-problem" in page and "pens" not in page
 
 
 def test_an_admin_sees_every_owned_bank_or_one_users(banked):
