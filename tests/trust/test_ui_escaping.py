@@ -74,7 +74,8 @@ def browser(tmp_path_factory):
     memory = sqlite_memory(tmp_path_factory.mktemp("escape") / "escape.db")
     banks = ReasoningBanks(memory.store, memory.embedder)
     with TestClient(create_app(memory, api_keys=ApiKeys([ADMIN_KEY]), mcp=False), follow_redirects=False) as c:
-        r = c.post("/ui/login", content=f"key={ADMIN_KEY}", headers=FORM)
+        form = re.search(r'name="csrf" value="([^"]+)"', c.get("/ui/login").text)  # a login form's token, if it has one
+        r = c.post("/ui/login", data={"key": ADMIN_KEY, **({"csrf": form.group(1)} if form else {})}, headers=FORM)
         assert r.status_code == 303
         yield c, memory, banks
     memory.close()
