@@ -108,3 +108,23 @@ def test_the_builder_checks_submitted_solutions_like_generated_traces(memory):
     assert bank.rejected_ids() == {"wrong"} and bank.manifest().answer_kind is AnswerKind.NUMBER
     with pytest.raises(InvalidInputError):
         BankBuilder(memory.store, memory.embedder, solutions="trusted")  # type: ignore[arg-type]
+
+
+def test_a_banks_examples_are_listed_a_page_at_a_time_for_their_owner_only(banks):
+    problems = [f"A box holds {n} pens. How many pens are in 2 boxes?" for n in range(1, 6)]
+    banks.add_examples("arith", [{"problem": p, "answer": str(2 * n), "solution": f"2 * {n} = {2 * n}. \\boxed{{{2 * n}}}"}
+                                 for n, p in enumerate(problems, 1)], scope=ANA)
+    banks.add_examples("arith", [PEN], scope=Scope(user_id="bob"))
+    first = banks.list_examples("arith", scope=ANA, limit=2)
+    assert first.total == 5 and first.offset == 0 and [e.problem for e in first.examples] == problems[:2]
+    assert first.bank.name == "arith" and first.bank.user_id == "ana" and first.bank.entries == 5
+    assert [e.problem for e in banks.list_examples("arith", scope=ANA, offset=4, limit=2).examples] == problems[4:]
+    assert banks.list_examples("arith", scope=ANA, offset=9).examples == []
+    for bad in ({"offset": -1}, {"limit": 0}, {"limit": 501}, {"offset": True}):
+        with pytest.raises(InvalidInputError):
+            banks.list_examples("arith", scope=ANA, **bad)
+    for owner in (TUTOR, Scope(user_id="carl")):  # exactly the owner's bank: not an agent's, not another user's
+        with pytest.raises(UnknownBankError):
+            banks.list_examples("arith", scope=owner)
+    assert [e.problem for e in banks.list_examples("arith", scope=Scope(user_id="bob")).examples] == [PEN["problem"]]
+    assert [(b.name, b.user_id) for b in banks.all_banks()] == [("arith", "ana"), ("arith", "bob")]

@@ -22,7 +22,7 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, quote, urlencode
 
 import httpx2
 from mcp.client import Client
@@ -208,8 +208,9 @@ class HttpFace(HttpBanks, HttpLater):
 
 class UiFace(HttpFace):
     """The memory browser at ``/ui`` with the tenant's key in its cookie: pages for lists, search, one memory
-    and its history, forms to edit and delete. It has no form to add or for evidence and answers: those go
-    through the HTTP API with the same key (inherited)."""
+    (with its source messages' words) and its history, forms to edit and delete (through the confirmation page),
+    the bank list and a bank's page (its examples, and those nearest a problem). It has no form to add, for
+    evidence and answers or to change a bank: those go through the HTTP API with the same key (inherited)."""
 
     def __init__(self, url: str, key: str, user: str) -> None:
         super().__init__(url, key, user)
@@ -233,7 +234,7 @@ class UiFace(HttpFace):
 
     def search(self, query, name):
         html = self._page("/ui/scope", self._params(name, q=query))
-        hits = html.split("hits for", 1)[1].split("</table>", 1)[0] if "hits for" in html else ""
+        hits = html.split("<section id=hits>", 1)[1].split("</section>", 1)[0] if "<section id=hits>" in html else ""
         return Found(self._ids(hits), html.replace(html_lib.escape(query), ""))  # the page echoes the query
 
     def get_all(self, name):
@@ -258,7 +259,12 @@ class UiFace(HttpFace):
         return Found([Item(record_id, None, _unescape(t)) for t in rows], html)
 
     def _form(self, record_id: str, action: str, name: str | None, **fields: str) -> None:
-        html = self._memory_page(record_id, name)
+        """Send a memory's form as a browser does: edit from the memory's page, delete from its confirmation page."""
+        if action == "delete":
+            html = self._page(f"/ui/memory/{record_id}/delete", self._params(name))
+            assert "Delete this memory?" in html
+        else:
+            html = self._memory_page(record_id, name)
         token = re.search(r'name="csrf" value="([0-9a-f]+)"', html).group(1)
         body = urlencode({**self._params(name), "csrf": token, **fields})
         r = self.ui.post(f"/ui/memory/{record_id}/{action}", content=body, headers=_FORM)
@@ -271,6 +277,19 @@ class UiFace(HttpFace):
 
     def delete(self, record_id, name):
         self._form(record_id, "delete", name)
+
+    def bank_list(self, name):
+        html = self._page("/ui/banks", self._params(name))
+        rows = re.findall(r'<tr><td><a href="/ui/banks/([^"?]+)\?([^"]*)">', html)
+        return [(bank, parse_qs(html_lib.unescape(query)).get("user_id", [None])[0]) for bank, query in rows]
+
+    def bank_retrieve(self, bank, problem, name):
+        """The bank's page with the examples nearest ``problem``: its whole listing (a page holds more examples than
+        the machine adds) as the items, the page (less the echoed problem) as the text."""
+        html = self._page(f"/ui/banks/{quote(bank, safe='')}", self._params(name, problem=problem, k="50"))
+        listing = html.split("<table class=examples>", 1)[1]
+        rows = re.findall(r"<div class=content><strong>(.*?)</strong></div>.*?<tr><th>id</th><td>(.*?)</td>", listing, re.S)
+        return Found([Item(_unescape(i), None, _unescape(p)) for p, i in rows], html.replace(html_lib.escape(problem), ""))
 
     def close(self) -> None:
         super().close()

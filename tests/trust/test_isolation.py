@@ -77,7 +77,7 @@ FACES: dict[str, Callable[[Served, str], Face]] = {
     "async": lambda s, user: AsyncMemoryFace(s.memory, user),
     "async-remote": lambda s, user: AsyncRemoteFace(s.url, s.key_for(Tenant(user_id=user)), user),
 }
-BANK_PATHS = ["async-remote", "http", "mcp-bound", "mcp-http", "memory", "remote"]
+BANK_PATHS = ["async-remote", "http", "mcp-bound", "mcp-http", "memory", "remote", "ui"]
 BANKS = st.sampled_from(["b1", "b2"])  # every tenant uses the same bank names
 KEYED_PATHS = ("http", "remote", "async-remote", "mcp-http", "ui")  # the paths that carry the tenant's key
 _EXAMPLES = itertools.count()

@@ -97,3 +97,40 @@ def test_the_machine_catches_a_worker_that_processes_into_the_wrong_scope(served
         def bank_delete(self, *args, **kwargs): ...
 
     assert_caught(Leaky, served)
+
+
+def test_the_machine_catches_a_bank_page_that_shows_anothers_examples(served, monkeypatch):
+    """The memory browser's bank page is held to the bank rules: a page that also lists the examples of the other
+    tenants' banks of the same name is caught."""
+    from memdesk.reasoning.ownership import bank_collection
+    from memdesk.reasoning.service import ReasoningBanks
+    from memdesk.records import Scope
+
+    tenants: list[str] = []
+    honest = ReasoningBanks.list_examples
+
+    def every_owners(self, bank, *, scope, offset=0, limit=50):
+        got = honest(self, bank, scope=scope, offset=offset, limit=limit)
+        others = [e for u in tenants if u != scope.user_id for e in MemoryBank(self.store, bank_collection(Scope(user_id=u), bank)).all()]
+        return got.model_copy(update={"examples": got.examples + others})
+
+    monkeypatch.setattr(ReasoningBanks, "list_examples", every_owners)
+
+    class Leaky(IsolationMachine):
+        paths = ["ui"]  # its bank writes go through the HTTP API (inherited), its reads through the pages
+
+        def __init__(self) -> None:
+            super().__init__()
+            tenants[:] = self.users
+
+        # the bank rules only, so that tenants' banks of one name meet often: plain methods are no rules
+        def add(self, *args, **kwargs): ...
+        def read(self, *args, **kwargs): ...
+        def get_all(self, *args, **kwargs): ...
+        def by_id(self, *args, **kwargs): ...
+        def forget(self, *args, **kwargs): ...
+        def work(self, *args, **kwargs): ...
+        def log(self, *args, **kwargs): ...
+        def add_later(self, *args, **kwargs): ...
+
+    assert_caught(Leaky, served)

@@ -56,9 +56,10 @@ def bank_tables(store: Store, collection: str) -> list[str]:
     return MemoryBank(store, collection).tables()
 
 
-def owned_banks(store: Store, scope: Scope, *, wildcard: bool = True) -> list[tuple[str, BankManifest]]:
+def owned_banks(store: Store, scope: Scope | None, *, wildcard: bool = True) -> list[tuple[str, BankManifest]]:
     """(collection, manifest) of the banks owned by ``scope`` (``wildcard``: by any scope under it, as reads treat
-    unset ids; else by exactly ``scope``), by name, then owner (a user's own bank before its agents')."""
+    unset ids; else by exactly ``scope``; None: every owned bank, an admin's view), by name, then owner (a user's
+    own bank before its agents')."""
     out = []
     for collection in store.collections():
         if not collection.startswith(PREFIX) or "::" in collection:
@@ -66,6 +67,6 @@ def owned_banks(store: Store, scope: Scope, *, wildcard: bool = True) -> list[tu
         manifest = MemoryBank(store, collection).manifest()
         if manifest is None or manifest.owner is None:
             continue
-        if (scope.matches(manifest.owner) if wildcard else manifest.owner == scope):
+        if scope is None or (scope.matches(manifest.owner) if wildcard else manifest.owner == scope):
             out.append((collection, manifest))
     return sorted(out, key=lambda cm: (bank_name(cm[0]), cm[1].owner.user_id or "", cm[1].owner.agent_id or ""))  # type: ignore[union-attr]

@@ -31,8 +31,10 @@ from .example_retrieval import Retrieval, VectorRetriever
 from .methods import Method, PromptSpec, build_messages, serialize_memories
 from .ownership import bank_collection, bank_name, check_bank_name, check_owner, owned_banks
 from .scoring import score_answer
-from .service_models import AddedExamples, BankInfo, ExampleRetrieval, NewExample, RetrievedExample, Solution
-from .solved_examples import EmbeddingKind, MemoryFormat, Tags
+from .service_models import (
+    AddedExamples, BankExamples, BankInfo, ExampleRetrieval, NewExample, RetrievedExample, Solution,
+)  # fmt: skip
+from .solved_examples import EmbeddingKind, MemoryFormat, SolvedExample, Tags
 from .tags import GivenTags, LLMTagger, ProblemRepresentation, Representation, TagRepresentation
 
 CUSTOM = "custom"
@@ -54,6 +56,23 @@ class ReasoningBanks:
     def list_banks(self, *, scope: Scope) -> list[BankInfo]:
         """The banks under ``scope`` (unset ids are wildcards: a user's own banks and its agents'), by name."""
         return [self._info(c, m) for c, m in owned_banks(self.store, _scope(scope))]
+
+    def all_banks(self) -> list[BankInfo]:
+        """Every bank that has an owner, by name then owner: an admin's view (in process, an admin key)."""
+        return [self._info(c, m) for c, m in owned_banks(self.store, None)]
+
+    def list_examples(self, bank: str, *, scope: Scope, offset: int = 0, limit: int = 50) -> BankExamples:
+        """The bank's examples in the order they were added, ``limit`` (1-500) from ``offset``, with the bank's info."""
+        if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+            raise InvalidInputError("offset must be a non-negative integer")
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 500:
+            raise InvalidInputError("limit must be an integer between 1 and 500")
+        store_bank, manifest = self._open(bank, scope)
+        rows = store_bank.items.get()
+        return BankExamples(
+            bank=self._info(store_bank.name, manifest), total=len(rows), offset=offset,
+            examples=[SolvedExample.model_validate_json(payload) for _, payload in rows[offset : offset + limit]],
+        )  # fmt: skip
 
     def retrieve_examples(
         self, bank: str, problem: str, *, scope: Scope, k: int = 5, format: MemoryFormat | str = MemoryFormat.LONG,

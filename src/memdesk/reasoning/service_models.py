@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ..llm.base import Usage
 from .datasets import AnswerKind
 from .methods import Method
-from .solved_examples import EmbeddingKind, MemoryFormat, RetrievedMemory, Tags, TraceSource
+from .solved_examples import EmbeddingKind, MemoryFormat, RetrievedMemory, SolvedExample, Tags, TraceSource
 
 
 class BankInfo(BaseModel):
@@ -27,6 +27,15 @@ class BankInfo(BaseModel):
     formats: list[MemoryFormat]
     created_at: datetime
     updated_at: datetime
+
+
+class BankExamples(BaseModel):
+    """One page of a bank's examples, in the order they were added."""
+
+    bank: BankInfo
+    total: int = Field(description="How many examples the bank holds.")
+    offset: int = Field(description="The position of the first example of this page (0-based).")
+    examples: list[SolvedExample]
 
 
 class NewExample(BaseModel):

@@ -352,7 +352,7 @@ def create_app(
     if ui:  # the memory browser at /ui, behind the same keys (memdesk/server/ui.py)
         from .ui import ui_router
 
-        app.include_router(ui_router(memory, keys, sessions=ui_sessions))
+        app.include_router(ui_router(memory, keys, sessions=ui_sessions, banks=banks))
 
     if mcp_endpoint is not None:
         app.router.routes.append(Route("/mcp", endpoint=_KeyGuard(mcp_endpoint, keys), include_in_schema=False))
