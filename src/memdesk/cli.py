@@ -17,6 +17,7 @@ from .clicontext import (
     parse_time, read_filters, scope_options,
 )
 from .clierrors import ErrorReportingGroup
+from .cli_models import models_group
 from .cli_server import mcp_command, serve_command
 from .cli_trust import (
     forget_command,
@@ -265,7 +266,8 @@ def history(obj: Ctx, record_id, user_id, agent_id, run_id, as_json) -> None:
 
 @main.command()
 @click.option(
-    "--embedder", type=click.Choice(["minilm", "multilingual", "hashing", "openai"]), required=True, help="The new embedder."
+    "--embedder", type=click.Choice(["minilm", "multilingual", "hashing", "openai", "nomic", "gguf"]), required=True,
+    help="The new embedder (nomic / gguf: MEMDESK_EMBEDDER_MODEL and friends apply).",
 )
 @click.option("--embedding-model", default=None, help="Model name for the openai embedder.")
 @json_option
@@ -351,6 +353,7 @@ def _register_groups() -> None:
     main.add_command(vacuum_command, "vacuum")
     main.add_command(serve_command, "serve")
     main.add_command(mcp_command, "mcp")
+    main.add_command(models_group, "models")
 
 
 _register_groups()

@@ -46,8 +46,8 @@ class Settings(BaseSettings):
         description="nomic / gguf embedders: the .gguf file to load (nomic: default the installed copy; a file "
         "given here is checked against nomic's pinned sha256).",
     )
-    embedder_query_prefix: str = Field(default="", description="gguf embedder: text put before every search query.")
-    embedder_document_prefix: str = Field(default="", description="gguf embedder: text put before every stored text.")
+    embedder_query_prefix: str = Field(default="", description="gguf / openai embedders: text put before every search query (nomic: 'search_query: ').")
+    embedder_document_prefix: str = Field(default="", description="gguf / openai embedders: text put before every stored text (nomic: 'search_document: ').")
     embedder_pooling: Literal["mean", "cls", "last"] = Field(
         default="mean", description="gguf embedder: how token vectors become one (as the model was trained)."
     )

@@ -65,6 +65,8 @@ def make_embedder(settings: "Settings") -> Embedder:
             api_key=secret.get_secret_value() if secret is not None else None,
             timeout=settings.llm_timeout_s,
             max_retries=settings.llm_max_retries,
+            query_prefix=settings.embedder_query_prefix,
+            document_prefix=settings.embedder_document_prefix,
         )
     if kind in ("nomic", "gguf"):
         from .gguf_factory import make_gguf_embedder
