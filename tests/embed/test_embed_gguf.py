@@ -4,6 +4,8 @@ another model refused, and the same model through an OpenAI-compatible server st
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -99,3 +101,19 @@ def test_the_same_model_behind_an_openai_compatible_server(nomic: GGUFEmbedder) 
     assert remote_docs.shape == (3, 768)
     assert np.min(np.sum(remote_docs * nomic.embed(DOCS), axis=1)) > 0.999
     assert float(remote_q[0] @ nomic.embed_query(["What boat did Priya fix?"])[0]) > 0.999
+
+
+def test_reembed_moves_a_small_store_to_nomic(run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`memdesk reembed --embedder nomic` on a store written with another embedder; then nomic reads it
+    and the old embedder is refused."""
+    nomic_file()
+    for text in DOCS:
+        run("add", text, "--user", "priya")
+    got = json.loads(run("reembed", "--embedder", "nomic", "--json").output)
+    assert got["reembedded"] >= len(DOCS) and got["embedder"] == "nomic"
+    monkeypatch.setenv("MEMDESK_EMBEDDER", "nomic")
+    top = run("search", "Which boat was repaired?", "--user", "priya").output.strip().splitlines()[0]
+    assert "sailboat" in top
+    monkeypatch.setenv("MEMDESK_EMBEDDER", "hashing")
+    refused = run("search", "boat", "--user", "priya", ok=False)
+    assert refused.exit_code != 0 and "reembed" in refused.output
