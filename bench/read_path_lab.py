@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import statistics
 import sys
@@ -42,7 +43,7 @@ import numpy as np
 from budget_ceiling import LIST_OR_COUNT  # the list-or-count pattern, written once for the budget ceiling
 
 from memdesk.calibration import TypeMoments
-from memdesk.embed import MiniLMEmbedder
+from memdesk.embed import MiniLMEmbedder, make_embedder
 from memdesk.eval import metrics as M
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.eval.run import load_dataset
@@ -52,6 +53,7 @@ from memdesk.question_person import grammatical_person
 from memdesk.records import ALL_TYPES, MemoryType, Scope, SearchHit
 from memdesk.retrieve import Retriever, Serializer
 from memdesk.scope_index import TYPE_PRIOR, _lexical_top
+from memdesk.settings import Settings
 from memdesk.store import open_store
 
 K_DENSE = 60
@@ -106,7 +108,9 @@ class Lab:
         self.store = open_store(f"sqlite:///{run / 'work' / 'typed.db'}")
         self.serializer = Serializer(group_by_anchor=True)
         self.retriever = Retriever.fused(self.store, serializer=self.serializer)
-        self.embedder = CachingEmbedder(MiniLMEmbedder(), run / "work" / "embeddings.sqlite")
+        # the run's embedder: MiniLM, or LAB_EMBEDDER=nomic for a run made with `--embedder nomic`
+        inner = make_embedder(Settings(embedder="nomic")) if os.environ.get("LAB_EMBEDDER") == "nomic" else MiniLMEmbedder()
+        self.embedder = CachingEmbedder(inner, run / "work" / "embeddings.sqlite")
         self.where = as_filter(None).model_copy(update={"include_superseded": True})
         self._moments: dict[tuple[str, str], tuple[np.ndarray, dict[int, TypeMoments]]] = {}
         self._ensembles: dict[str, dict[str, np.ndarray]] = {}
@@ -155,7 +159,7 @@ class Lab:
             dense_text = " ".join(dense_text.split())
         if spec.decl:
             dense_text = WH_LEAD.sub("", dense_text).rstrip("?").strip() or dense_text
-        query = self.embedder.embed([dense_text])[0]
+        query = self.embedder.embed_query([dense_text])[0]
         vectors = idx.vectors
         ens_key = spec.grouping
         if spec.ensemble:
