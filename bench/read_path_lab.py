@@ -18,7 +18,7 @@ standardizing: what ``person_weight`` ships), ``sboost<f>`` (+f to the
 records of a scope speaker the question names), ``gamma<f>`` (rank by z - f * ln(line tokens): cost-
 aware packing), ``mmr<f>`` (maximal marginal relevance: z - f * the highest cosine to a record already
 ranked, over the first 150; ``mmrcue<f>``: only for a question that asks for a list or a count, not a
-duration), ``bm25=<k1>,<b>`` (BM25 with other parameters than
+duration), ``mrl<d>`` (Matryoshka: the first d dimensions of every vector, renormalized), ``bm25=<k1>,<b>`` (BM25 with other parameters than
 the shipped 1.5, 0.75), ``decl`` (the dense query without its leading
 question words: "When did Ana move to Porto?" -> "Ana move to Porto"), ``strip`` (the dense query without the scope's speaker names), ``ens=<npz>@<w>`` (the
 dense side is ``cosine + w * cosine'`` with another embedder's record vectors, one array per
@@ -65,6 +65,10 @@ WH_LEAD = re.compile(
 DURATION = re.compile(r"\bhow (many|much) (minutes|hours|days|weeks|months|years|time)\b|\bhow long\b", re.I)
 
 
+def _unit(x: np.ndarray) -> np.ndarray:
+    return (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)).astype(np.float32)
+
+
 class Spec:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -78,6 +82,7 @@ class Spec:
         self.mmr_cue = False
         self.bm25: tuple[float, float] | None = None
         self.ensemble: tuple[str, float] | None = None
+        self.mrl = 0  # Matryoshka: keep the first mrl dimensions of every vector, renormalized (0: all)
         for o in options:
             if o.startswith("uboost"):
                 self.uboost = float(o[6:])
@@ -88,6 +93,8 @@ class Spec:
             elif o.startswith("bm25="):
                 k1, b = o[5:].split(",")
                 self.bm25 = (float(k1), float(b))
+            elif o.startswith("mrl"):
+                self.mrl = int(o[3:])
             elif o.startswith("mmrcue"):
                 self.mmr, self.mmr_cue = float(o[6:]), True
             elif o.startswith("mmr"):
@@ -162,6 +169,10 @@ class Lab:
         query = self.embedder.embed_query([dense_text])[0]
         vectors = idx.vectors
         ens_key = spec.grouping
+        if spec.mrl:
+            vectors = _unit(vectors[:, : spec.mrl])
+            query = _unit(query[None, : spec.mrl])[0]
+            ens_key = f"{spec.grouping}|mrl{spec.mrl}"
         if spec.ensemble:
             path, w = spec.ensemble
             arrays = self.ensemble(path)
