@@ -55,6 +55,11 @@ class Settings(BaseSettings):
     embedder_threads: int | None = Field(
         default=None, ge=1, description="nomic / gguf embedders: llama.cpp threads (default: usable CPUs, at most 8)."
     )
+    embedder_dim: int | None = Field(
+        default=None, ge=1,
+        description="nomic / gguf embedders: keep the first N dimensions (Matryoshka; nomic: 512, 256, 128 or 64); "
+        "default the model's full width.",
+    )
     models_dir: str | None = Field(
         default=None, description="Where `memdesk models install` caches model files (default <user data dir>/memdesk/models)."
     )

@@ -117,3 +117,14 @@ def test_reembed_moves_a_small_store_to_nomic(run, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("MEMDESK_EMBEDDER", "hashing")
     refused = run("search", "boat", "--user", "priya", ok=False)
     assert refused.exit_code != 0 and "reembed" in refused.output
+
+
+def test_matryoshka_truncation_keeps_the_leading_dimensions_renormalized(nomic: GGUFEmbedder) -> None:
+    short = make_embedder(Settings(embedder="nomic", embedder_dim=256, embedder_threads=2))
+    assert isinstance(short, GGUFEmbedder)
+    assert short.dim == 256 and short.model_id == nomic.model_id + "/d256"
+    full, cut = nomic.embed(DOCS), short.embed(DOCS)
+    assert cut.shape == (3, 256) and np.allclose(np.linalg.norm(cut, axis=1), 1.0, atol=1e-5)
+    expected = full[:, :256] / np.linalg.norm(full[:, :256], axis=1, keepdims=True)
+    assert np.allclose(cut, expected, atol=1e-4)
+    assert short.embed_query(["What boat did Priya fix?"]).shape == (1, 256)

@@ -73,3 +73,17 @@ def test_passive_omp_keeps_a_users_choice() -> None:
     assert set_passive_omp(env) and env["OMP_WAIT_POLICY"] == "PASSIVE"
     env = {"OMP_WAIT_POLICY": "ACTIVE"}
     assert not set_passive_omp(env) and env["OMP_WAIT_POLICY"] == "ACTIVE"
+
+
+def test_truncation_is_part_of_the_identity_and_cannot_exceed_the_model(tmp_path: Path) -> None:
+    path = _file(tmp_path)
+    emb = make_embedder(Settings(embedder="gguf", embedder_model=str(path), embedder_dim=128))
+    assert isinstance(emb, GGUFEmbedder) and emb.model_id.endswith("/d128")
+    nomic_dir = tmp_path / "models"
+    nomic_dir.mkdir()
+    with open(nomic_dir / known_model("nomic").file_name, "wb") as f:
+        f.truncate(known_model("nomic").size)  # the right size; only the size is checked for an installed copy
+    wide = make_embedder(Settings(embedder="nomic", models_dir=str(nomic_dir), embedder_dim=1024))
+    with pytest.raises(ConfigError, match="wider than"):
+        _ = wide.dim
+    assert make_embedder(Settings(embedder="nomic", models_dir=str(nomic_dir), embedder_dim=256)).dim == 256

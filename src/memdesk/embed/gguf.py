@@ -13,6 +13,9 @@ with the model's document prefix (:meth:`embed`), search queries with its query 
   xllamacpp is first imported, unless the variable is already set (a user's choice is kept).
 - **Batching.** Texts go to llama.cpp ``batch_size`` at a time; a text longer than the context
   (``n_ctx`` tokens) is shortened to fit, and a warning says so.
+- **Matryoshka truncation** (``truncate_dim``, opt-in): for a model trained for it (nomic: 512, 256,
+  128, 64), keep the first ``truncate_dim`` dimensions, renormalized: smaller vectors and faster
+  search for the same embedding cost. The identity gets ``/d<N>``, so a store keeps one width.
 
 xllamacpp's ``Server`` also binds a loopback HTTP port; the embedder never uses it and locks it with
 a random API key, so no other process can call the model through it.
@@ -80,6 +83,7 @@ class GGUFEmbedder(LoadsOnFirstUse, BaseEmbedder):
             ``"search_query: "`` / ``"search_document: "``; E5: ``"query: "`` / ``"passage: "``).
         pooling: ``mean``, ``cls`` or ``last``, as the model was trained.
         n_ctx: the longest text in tokens (longer ones are shortened).
+        truncate_dim: keep only the first N dimensions (Matryoshka-trained models only).
         threads: llama.cpp threads (default: usable CPUs, at most 8).
         batch_size: texts per llama.cpp call.
     """
@@ -99,12 +103,14 @@ class GGUFEmbedder(LoadsOnFirstUse, BaseEmbedder):
         n_ctx: int = 2048,
         threads: int | None = None,
         batch_size: int = 32,
+        truncate_dim: int | None = None,
     ) -> None:
         super().__init__()
         if pooling not in POOLINGS:
             raise InvalidInputError(f"pooling must be one of {', '.join(POOLINGS)}, not {pooling!r}")
-        if n_ctx < 8 or batch_size < 1 or (threads is not None and threads < 1):
-            raise InvalidInputError("n_ctx must be >= 8, batch_size and threads >= 1")
+        if n_ctx < 8 or batch_size < 1 or (threads is not None and threads < 1) or (truncate_dim is not None and truncate_dim < 1):
+            raise InvalidInputError("n_ctx must be >= 8, batch_size, threads and truncate_dim >= 1")
+        self.truncate_dim = truncate_dim
         self.path = Path(path)
         if not self.path.is_file():
             raise ConfigError(f"GGUF embedding model {self.path}: no such file")
@@ -127,13 +133,23 @@ class GGUFEmbedder(LoadsOnFirstUse, BaseEmbedder):
 
     @property  # type: ignore[override]
     def model_id(self) -> str:
-        return f"{self.name}@{self.sha256[:12]}"
+        return f"{self.name}@{self.sha256[:12]}" + (f"/d{self.truncate_dim}" if self.truncate_dim else "")
 
-    @property  # type: ignore[override]
-    def dim(self) -> int:
+    @property
+    def model_dim(self) -> int:
+        """The model's own embedding width."""
         if self._dim is None:
             self._dim = gguf_embedding_length(self.path)
         return self._dim
+
+    @property  # type: ignore[override]
+    def dim(self) -> int:
+        """The width of the vectors returned (``truncate_dim`` when set)."""
+        if self.truncate_dim is None:
+            return self.model_dim
+        if self.truncate_dim > self.model_dim:
+            raise ConfigError(f"truncate_dim {self.truncate_dim} is wider than {self.path.name}'s {self.model_dim} dimensions")
+        return self.truncate_dim
 
     def _build_model(self) -> Any:
         set_passive_omp()
@@ -181,9 +197,9 @@ class GGUFEmbedder(LoadsOnFirstUse, BaseEmbedder):
             raise EmbedderError(f"llama.cpp could not embed: {message}")
         rows = sorted(reply["data"], key=lambda d: d["index"])
         out = np.asarray([r["embedding"] for r in rows], dtype=np.float32)
-        if out.shape != (len(texts), self.dim):
-            raise EmbedderError(f"{self.path} returned vectors of shape {out.shape}, expected ({len(texts)}, {self.dim})")
-        return out
+        if out.shape != (len(texts), self.model_dim):
+            raise EmbedderError(f"{self.path} returned vectors of shape {out.shape}, expected ({len(texts)}, {self.model_dim})")
+        return out[:, : self.dim] if self.truncate_dim else out  # the callers renormalize
 
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
         return self._encode([self.document_prefix + t for t in texts])

@@ -33,6 +33,7 @@ def make_gguf_embedder(settings: "Settings") -> GGUFEmbedder:
             pooling=settings.embedder_pooling,
             n_ctx=settings.embedder_n_ctx,
             threads=settings.embedder_threads,
+            truncate_dim=settings.embedder_dim,
         )
     model = known_model(settings.embedder)
     path = resolve_model_file(model, path=settings.embedder_model, directory=models_dir(settings.models_dir))
@@ -56,4 +57,5 @@ def make_gguf_embedder(settings: "Settings") -> GGUFEmbedder:
         pooling=model.pooling,
         n_ctx=settings.embedder_n_ctx,
         threads=settings.embedder_threads,
+        truncate_dim=settings.embedder_dim,
     )
