@@ -26,7 +26,7 @@ DEFAULT_PROFILE = ReadProfile()
 #: model_id prefix -> profile (the part of a model_id before any ``@sha`` is matched)
 PROFILES: Mapping[str, ReadProfile] = MappingProxyType({
     "all-MiniLM-L6-v2": DEFAULT_PROFILE,
-    "nomic-embed-text-v1.5": ReadProfile(lexical_weight=0.3),
+    "nomic-embed-text-v1.5": ReadProfile(lexical_weight=0.1),
 })  # fmt: skip
 
 
