@@ -71,8 +71,9 @@ def list_command(obj: Ctx, as_json: bool) -> None:
 @models_group.command("verify")
 @click.argument("name")
 @click.argument("file", required=False, type=click.Path(exists=True, dir_okay=False))
+@json_option
 @click.pass_obj
-def verify_command(obj: Ctx, name: str, file: str | None) -> None:
+def verify_command(obj: Ctx, name: str, file: str | None, as_json: bool) -> None:
     """Check FILE (default: the installed copy) against model NAME's pinned sha256."""
     from pathlib import Path
 
@@ -81,4 +82,7 @@ def verify_command(obj: Ctx, name: str, file: str | None) -> None:
     model = known_model(name)
     path = resolve_model_file(model, path=file, directory=models_dir(obj.settings().models_dir))
     digest = check_known_file(Path(path), model)
-    click.echo(f"{path}: {model.model_id} (sha256 {digest})")
+    if as_json:
+        emit_json({"model": model.name, "path": str(path), "sha256": digest, "ok": True})
+    else:
+        click.echo(f"{path}: {model.model_id} (sha256 {digest})")
