@@ -61,6 +61,9 @@ def test_a_text_longer_than_the_context_is_shortened_not_refused(caplog: pytest.
     with caplog.at_level("WARNING"):
         v = short.embed([text, "short text"])
     assert v.shape == (2, 768) and "longer than the embedder's context" in caplog.text
+    short.close()
+    assert not short.loaded
+    assert np.allclose(short.embed(["short text"])[0], v[1], atol=1e-4)  # loads again
 
 
 def test_a_store_written_by_another_model_is_refused(tmp_path, nomic: GGUFEmbedder) -> None:

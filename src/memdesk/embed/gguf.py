@@ -175,6 +175,11 @@ class GGUFEmbedder(LoadsOnFirstUse, BaseEmbedder):
         log.info("loaded %s (%s pooling, %d threads)", self.path, self.pooling, self.threads)
         return server
 
+    def close(self) -> None:
+        """Free the model (and the loopback port its server object holds); the next call loads it again."""
+        with self._build_lock:
+            self._built = None
+
     def _call(self, texts: list[str]) -> dict[str, Any]:
         server = self._model()
         with self._lock:
