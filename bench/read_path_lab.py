@@ -18,7 +18,7 @@ standardizing: what ``person_weight`` ships), ``sboost<f>`` (+f to the
 records of a scope speaker the question names), ``gamma<f>`` (rank by z - f * ln(line tokens): cost-
 aware packing), ``mmr<f>`` (maximal marginal relevance: z - f * the highest cosine to a record already
 ranked, over the first 150; ``mmrcue<f>``: only for a question that asks for a list or a count, not a
-duration), ``bm25=<k1>,<b>`` (BM25 with other parameters than
+duration), ``mrl<d>`` (Matryoshka: the first d dimensions of every vector, renormalized), ``bm25=<k1>,<b>`` (BM25 with other parameters than
 the shipped 1.5, 0.75), ``decl`` (the dense query without its leading
 question words: "When did Ana move to Porto?" -> "Ana move to Porto"), ``strip`` (the dense query without the scope's speaker names), ``ens=<npz>@<w>`` (the
 dense side is ``cosine + w * cosine'`` with another embedder's record vectors, one array per
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import statistics
 import sys
@@ -42,7 +43,7 @@ import numpy as np
 from budget_ceiling import LIST_OR_COUNT  # the list-or-count pattern, written once for the budget ceiling
 
 from memdesk.calibration import TypeMoments
-from memdesk.embed import MiniLMEmbedder
+from memdesk.embed import MiniLMEmbedder, make_embedder
 from memdesk.eval import metrics as M
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.eval.run import load_dataset
@@ -52,6 +53,7 @@ from memdesk.question_person import grammatical_person
 from memdesk.records import ALL_TYPES, MemoryType, Scope, SearchHit
 from memdesk.retrieve import Retriever, Serializer
 from memdesk.scope_index import TYPE_PRIOR, _lexical_top
+from memdesk.settings import Settings
 from memdesk.store import open_store
 
 K_DENSE = 60
@@ -61,6 +63,10 @@ WH_LEAD = re.compile(
 )
 #: ``mmrcue``: a duration question ("how many days ...") is not a list or count question (``LIST_OR_COUNT``).
 DURATION = re.compile(r"\bhow (many|much) (minutes|hours|days|weeks|months|years|time)\b|\bhow long\b", re.I)
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)).astype(np.float32)
 
 
 class Spec:
@@ -76,6 +82,7 @@ class Spec:
         self.mmr_cue = False
         self.bm25: tuple[float, float] | None = None
         self.ensemble: tuple[str, float] | None = None
+        self.mrl = 0  # Matryoshka: keep the first mrl dimensions of every vector, renormalized (0: all)
         for o in options:
             if o.startswith("uboost"):
                 self.uboost = float(o[6:])
@@ -86,6 +93,8 @@ class Spec:
             elif o.startswith("bm25="):
                 k1, b = o[5:].split(",")
                 self.bm25 = (float(k1), float(b))
+            elif o.startswith("mrl"):
+                self.mrl = int(o[3:])
             elif o.startswith("mmrcue"):
                 self.mmr, self.mmr_cue = float(o[6:]), True
             elif o.startswith("mmr"):
@@ -106,7 +115,9 @@ class Lab:
         self.store = open_store(f"sqlite:///{run / 'work' / 'typed.db'}")
         self.serializer = Serializer(group_by_anchor=True)
         self.retriever = Retriever.fused(self.store, serializer=self.serializer)
-        self.embedder = CachingEmbedder(MiniLMEmbedder(), run / "work" / "embeddings.sqlite")
+        # the run's embedder: MiniLM, or LAB_EMBEDDER=nomic for a run made with `--embedder nomic`
+        inner = make_embedder(Settings(embedder="nomic")) if os.environ.get("LAB_EMBEDDER") == "nomic" else MiniLMEmbedder()
+        self.embedder = CachingEmbedder(inner, run / "work" / "embeddings.sqlite")
         self.where = as_filter(None).model_copy(update={"include_superseded": True})
         self._moments: dict[tuple[str, str], tuple[np.ndarray, dict[int, TypeMoments]]] = {}
         self._ensembles: dict[str, dict[str, np.ndarray]] = {}
@@ -155,9 +166,13 @@ class Lab:
             dense_text = " ".join(dense_text.split())
         if spec.decl:
             dense_text = WH_LEAD.sub("", dense_text).rstrip("?").strip() or dense_text
-        query = self.embedder.embed([dense_text])[0]
+        query = self.embedder.embed_query([dense_text])[0]
         vectors = idx.vectors
         ens_key = spec.grouping
+        if spec.mrl:
+            vectors = _unit(vectors[:, : spec.mrl])
+            query = _unit(query[None, : spec.mrl])[0]
+            ens_key = f"{spec.grouping}|mrl{spec.mrl}"
         if spec.ensemble:
             path, w = spec.ensemble
             arrays = self.ensemble(path)

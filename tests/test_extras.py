@@ -103,7 +103,7 @@ def test_the_core_imports_no_optional_extra():
     code = (
         "import sys, memdesk, memdesk.cli, memdesk.async_api\n"
         "bad = sorted({m.split('.')[0] for m in sys.modules} & {'langgraph', 'langchain_core', 'fastapi', 'mcp',"
-        " 'uvicorn', 'psycopg', 'matplotlib', 'sympy', 'opentelemetry_sdk'})\n"
+        " 'uvicorn', 'psycopg', 'matplotlib', 'sympy', 'opentelemetry_sdk', 'xllamacpp', 'gguf'})\n"
         "print(bad)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -18,6 +18,7 @@ from .clicontext import (
 )
 from .clierrors import ErrorReportingGroup
 from .cli_messages import messages_command
+from .cli_models import models_group
 from .cli_server import mcp_command, serve_command
 from .cli_trust import (
     forget_command,
@@ -271,7 +272,8 @@ def history(obj: Ctx, record_id, user_id, agent_id, run_id, as_json) -> None:
 
 @main.command()
 @click.option(
-    "--embedder", type=click.Choice(["minilm", "multilingual", "hashing", "openai"]), required=True, help="The new embedder."
+    "--embedder", type=click.Choice(["minilm", "multilingual", "hashing", "openai", "nomic", "gguf"]), required=True,
+    help="The new embedder (nomic / gguf: MEMDESK_EMBEDDER_MODEL and friends apply).",
 )
 @click.option("--embedding-model", default=None, help="Model name for the openai embedder.")
 @json_option
@@ -357,6 +359,7 @@ def _register_groups() -> None:
     main.add_command(vacuum_command, "vacuum")
     main.add_command(serve_command, "serve")
     main.add_command(mcp_command, "mcp")
+    main.add_command(models_group, "models")
     main.add_command(messages_command, "messages")
 
 

@@ -98,6 +98,11 @@ class NoChatModelError(ConfigError):
     HTTP 501)."""
 
 
+class ModelNotInstalledError(ConfigError):
+    """The embedding model a setting names is not installed (run ``memdesk models install <name>``) or the
+    file ``MEMDESK_EMBEDDER_MODEL`` names does not exist."""
+
+
 class EmbeddingMismatchError(UsageError):
     """The store was written by another embedding model or dimension; run ``memdesk reembed``."""
 
@@ -148,6 +153,10 @@ class MigrationError(StoreError):
 
 class ModelFileError(RuntimeFailure):
     """A model file assembled or found on disk is not the expected file (size or sha256 differ)."""
+
+
+class ModelDownloadError(RuntimeFailure):
+    """A model's registry packages could not be installed (no network, the index refused, pip failed)."""
 
 
 class EmbedderError(RuntimeFailure):

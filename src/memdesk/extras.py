@@ -13,6 +13,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "postgres": ("psycopg",),
     "eval": ("matplotlib", "sympy"),
     "langgraph": ("langgraph", "langchain_core"),
+    "quality": ("xllamacpp", "gguf"),
 }
 
 

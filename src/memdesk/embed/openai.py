@@ -17,7 +17,7 @@ import numpy as np
 from .. import aio
 from ..errors import ConfigError, EmbedderError
 from ..tracing import traced_embed
-from .base import BaseEmbedder, normalize
+from .base import BaseEmbedder, checked_texts, normalize
 
 if TYPE_CHECKING:  # pragma: no cover
     import httpx2
@@ -47,6 +47,9 @@ class OpenAIEmbedder(BaseEmbedder):
         batch_size: texts per request.
         timeout: seconds per request.
         max_retries: SDK retries on connection errors, 408/409/429 and 5xx.
+        query_prefix / document_prefix: put before search queries / stored texts, for a model trained
+            with them (nomic-embed-text behind llama.cpp or Ollama: ``"search_query: "`` /
+            ``"search_document: "``); the server adds none.
 
     Blank texts get a zero vector without a request (the API rejects empty input).
     """
@@ -67,6 +70,8 @@ class OpenAIEmbedder(BaseEmbedder):
         timeout: float = 60.0,
         max_retries: int = 2,
         async_http_client: "httpx2.AsyncClient | None" = None,
+        query_prefix: str = "",
+        document_prefix: str = "",
     ) -> None:
         if not model or not isinstance(model, str):
             raise ConfigError("OpenAIEmbedder needs a model name (MEMDESK_EMBEDDING_MODEL)")
@@ -90,6 +95,7 @@ class OpenAIEmbedder(BaseEmbedder):
         self.model_id = f"openai:{model}"
         self.base_url = base_url
         self.batch_size = batch_size
+        self.query_prefix, self.document_prefix = query_prefix, document_prefix
         self._dim = dim if dim is not None else KNOWN_DIMS.get(model)
         self._dim_lock = threading.Lock()
         self._openai = openai
@@ -131,9 +137,22 @@ class OpenAIEmbedder(BaseEmbedder):
         """Close the SDK client (and the HTTP client it owns)."""
         self._client.close()
 
+    def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed search queries: with ``query_prefix`` when the embedder has prefixes, else :meth:`embed`."""
+        if not (self.query_prefix or self.document_prefix):
+            return self.embed(texts)
+        items = checked_texts(texts, "embed_query()")
+        if not items:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = [self._vectors(items[i : i + self.batch_size], self.query_prefix) for i in range(0, len(items), self.batch_size)]
+        return normalize(np.vstack(parts))
+
     def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        return self._vectors(texts, self.document_prefix)
+
+    def _vectors(self, texts: list[str], prefix: str) -> np.ndarray:
         live = [i for i, t in enumerate(texts) if t.strip()]
-        vectors = self._request([texts[i] for i in live]) if live else None
+        vectors = self._request([prefix + texts[i] for i in live]) if live else None
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if vectors is not None:
             out[live] = vectors

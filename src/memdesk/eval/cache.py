@@ -3,7 +3,8 @@
 :class:`CachingEmbedder` wraps any :class:`~memdesk.embed.base.Embedder` and keeps its vectors in a
 small SQLite file (``sha256(model_id, text) -> float32 bytes``). It has the inner embedder's
 ``model_id`` and ``dim``, so a store written through it is indistinguishable from one written by
-the inner embedder. It counts hits, misses and the seconds spent in the inner model.
+the inner embedder. Query vectors (``embed_query``: a model's query prefix) are cached apart from
+stored texts'. It counts hits, misses and the seconds spent in the inner model.
 """
 
 from __future__ import annotations
@@ -12,12 +13,12 @@ import hashlib
 import sqlite3
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from ..embed.base import Embedder
+from ..embed.base import Embedder, embed_queries
 from ..errors import InvalidInputError
 
 _SCHEMA = "CREATE TABLE IF NOT EXISTS embedding_cache (key BLOB PRIMARY KEY, vector BLOB NOT NULL)"
@@ -48,22 +49,30 @@ class CachingEmbedder:
         self.misses = 0
         self.embed_seconds = 0.0
 
-    def _key(self, text: str) -> bytes:
+    def _key(self, text: str, kind: bytes = b"") -> bytes:
         h = hashlib.sha256()
         h.update(self.model_id.encode("utf-8"))
-        h.update(b"\x00")
+        h.update(kind + b"\x00")
         h.update(text.encode("utf-8"))
         return h.digest()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for ``texts`` in order: cached ones from the file, the rest from ``inner`` (then stored)."""
+        return self._cached(texts, self.inner.embed, b"", "embed()")
+
+    def embed_query(self, texts: Sequence[str]) -> np.ndarray:
+        """Query vectors (the inner embedder's ``embed_query``, e.g. with a query prefix), cached apart
+        from stored texts' vectors."""
+        return self._cached(texts, lambda t: embed_queries(self.inner, t), b"query", "embed_query()")
+
+    def _cached(self, texts: Sequence[str], compute: Callable[[list[str]], np.ndarray], kind: bytes, method: str) -> np.ndarray:
         if isinstance(texts, str):
-            raise InvalidInputError("embed() takes a sequence of strings, not one string")
+            raise InvalidInputError(f"{method} takes a sequence of strings, not one string")
         items = list(texts)
         out = np.zeros((len(items), self.dim), dtype=np.float32)
         if not items:
             return out
-        keys = [self._key(t) for t in items]
+        keys = [self._key(t, kind) for t in items]
         found = self._lookup(set(keys))
         missing: dict[bytes, list[int]] = {}
         for i, key in enumerate(keys):
@@ -76,7 +85,7 @@ class CachingEmbedder:
         if missing:
             order = list(missing)
             start = time.perf_counter()
-            vectors = np.asarray(self.inner.embed([items[missing[k][0]] for k in order]), dtype=np.float32)
+            vectors = np.asarray(compute([items[missing[k][0]] for k in order]), dtype=np.float32)
             self.embed_seconds += time.perf_counter() - start
             self.misses += len(order)
             for key, vec in zip(order, vectors):

@@ -53,8 +53,9 @@ def _common(f):
         click.option("--k", "k", default=20, show_default=True, help="Records per memory type (typed top-k)."),
         click.option("--K", "K", default=25, show_default=True, help="Records kept after merge (K)."),
         click.option("--no-sweep", is_flag=True, help="Skip the k/K sweep of the typed system."),
-        click.option("--embedder", type=click.Choice(["minilm", "hashing", "settings"]), default="minilm",
-                     show_default=True, help="'settings' uses MEMDESK_EMBEDDER."),
+        click.option("--embedder", type=click.Choice(["minilm", "nomic", "hashing", "settings"]), default="minilm",
+                     show_default=True, help="'settings' uses MEMDESK_EMBEDDER; 'nomic' is nomic-embed-text-v1.5 "
+                                             "(memdesk models install nomic)."),
         click.option("--processor", type=click.Choice(["rules", "llm"]), default=None,
                      help="Processor of the typed store (default: MEMDESK_PROCESSOR, i.e. what memdesk-default uses; "
                           "'llm' needs the LLM settings)."),
@@ -77,10 +78,10 @@ def _embedder(choice: str, settings: Settings) -> Embedder:
         from ..embed import HashingEmbedder
 
         return HashingEmbedder()
-    if choice == "settings":
+    if choice in ("settings", "nomic"):
         from ..embed import make_embedder
 
-        return make_embedder(settings)
+        return make_embedder(settings if choice == "settings" else settings.model_copy(update={"embedder": "nomic"}))
     from ..embed import MiniLMEmbedder
 
     return MiniLMEmbedder()

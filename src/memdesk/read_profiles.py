@@ -1,0 +1,40 @@
+"""Read-path parameters chosen by the embedder in use (not by the benchmark).
+
+The fused read path adds ``lexical_weight * bm25 / max bm25`` to each record's cosine before the
+scores are standardized per memory type. How much BM25 should count depends on the dense model: a
+stronger embedder already finds most of what the lexical side adds, and its cosines are spread
+differently. Each known embedder gets one :class:`ReadProfile`, measured on LoCoMo and LongMemEval
+(docs/embedders.md); any other embedder gets the default, which is MiniLM's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class ReadProfile:
+    """Fused read-path parameters for one embedder."""
+
+    lexical_weight: float = 0.3
+
+
+DEFAULT_PROFILE = ReadProfile()
+
+#: model_id prefix -> profile (the part of a model_id before any ``@sha`` is matched)
+PROFILES: Mapping[str, ReadProfile] = MappingProxyType({
+    "all-MiniLM-L6-v2": DEFAULT_PROFILE,
+    "nomic-embed-text-v1.5": ReadProfile(lexical_weight=0.1),
+})  # fmt: skip
+
+
+def read_profile(model_id: str | None) -> ReadProfile:
+    """The profile of the embedder named ``model_id`` (the default one for an unknown or missing id)."""
+    if model_id:
+        name = model_id.split("@", 1)[0]
+        for prefix, profile in PROFILES.items():
+            if name.startswith(prefix):
+                return profile
+    return DEFAULT_PROFILE
