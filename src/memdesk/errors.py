@@ -117,6 +117,16 @@ class DataOverlapError(UsageError):
         self.items = items
 
 
+class ImportConflictError(UsageError):
+    """An import would overwrite what the store holds (a record or history with the same id, a message
+    with the same scope and id, a bank of the same name); ``items`` names some. Nothing was written:
+    choose ``on_conflict="skip"`` or ``"replace"``."""
+
+    def __init__(self, message: str, items: list[str]) -> None:
+        super().__init__(message)
+        self.items = items
+
+
 # --- runtime failures ------------------------------------------------------------------------
 class RuntimeFailure(MemdeskError, RuntimeError):
     """Something outside the caller's control failed."""
