@@ -376,9 +376,12 @@ class KeyStore(Protocol):
 class Portability(Protocol):
     """What ``memdesk export``, ``import`` and ``copy`` need beyond the other protocols (:mod:`memdesk.portability`)."""
 
-    def history_page(self, scope: Scope, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[HistoryEntry]:
+    def history_page(
+        self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None
+    ) -> Page[HistoryEntry]:
         """Every history entry written under ``scope`` (wildcards allowed: ADD, UPDATE, and the DELETE
-        tombstones of records deleted from it), oldest first, up to ``limit`` after ``cursor``."""
+        tombstones of records deleted from it; None: the whole database, for operator tools such as
+        ``memdesk copy``, never a tenant's call), oldest first, up to ``limit`` after ``cursor``."""
         ...
 
     def restore(
@@ -393,9 +396,10 @@ class Portability(Protocol):
     ) -> "Restored":
         """Write records (one row of ``vectors`` each), history entries and raw messages as exported, in ONE
         transaction: ids, times, versions, ``pending`` and route masks kept; positions assigned in the order
-        given. A record id the store holds (current or in history) or a message's (scope, id) clashes:
+        given; a record's version is the highest of its entries in ``history`` (1 without). A record id the store holds (current or in history) or a message's (scope, id) clashes:
         ``on_conflict`` "fail" raises ImportConflictError before writing, "skip" leaves the stored one,
-        "replace" erases it (its history too) first. ``check_only``: report ``conflicts``, write nothing."""
+        "replace" erases it (its history too) first. ``check_only``: report ``conflicts`` (``vectors`` may be
+        None), write nothing."""
         ...
 
 

@@ -23,6 +23,7 @@ from ..records import HistoryEntry, HistoryEvent, MemoryRecord, MemoryType, RawM
 from .base import DEFAULT_PAGE, Page
 from .codec import (
     check_limit,
+    check_records,
     check_messages,
     check_scope,
     iso_utc,
@@ -63,8 +64,10 @@ def check_on_conflict(value: object) -> OnConflict:
     return value  # type: ignore[return-value]
 
 
-def _history_keys(conn: Any, scope: Scope) -> list[str]:
-    """The scope keys of history rows under ``scope`` (history keeps only the key: matched here)."""
+def _history_keys(conn: Any, scope: Scope | None) -> list[str] | None:
+    """The scope keys of history rows under ``scope`` (history keeps only the key: matched here); None: all."""
+    if scope is None:
+        return None
     if scope.user_id is not None and scope.agent_id is not None and scope.run_id is not None:
         return [scope_key(scope)]
     keys = [r[0] for r in conn.execute("SELECT DISTINCT scope_key FROM history").fetchall()]
@@ -86,8 +89,11 @@ class PortableTables:
         return iso_utc(aware) if isinstance(self.db.dialect.now(), str) else aware
 
     # -- reading -------------------------------------------------------------------------------
-    def history_page(self, scope: Scope, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[HistoryEntry]:
-        check_scope(scope)
+    def history_page(
+        self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None
+    ) -> Page[HistoryEntry]:
+        if scope is not None:
+            check_scope(scope)
         limit = check_limit(limit)
         after = position_cursor(cursor, "h")
         d = self.db.dialect
@@ -95,7 +101,8 @@ class PortableTables:
         with self.db.read("history_page") as conn:
             keys = _history_keys(conn, scope)
             rows: list[Any] = []
-            for cond, params in d.id_chunks("scope_key", keys):
+            chunks = [("1 = 1", [])] if keys is None else d.id_chunks("scope_key", keys)
+            for cond, params in chunks:
                 sql = (
                     "SELECT hid, record_id, version, event, memory_type, scope_key, record, changed_at FROM history "
                     f"WHERE {cond} AND hid > {p} ORDER BY hid LIMIT {p}"
@@ -140,7 +147,7 @@ class PortableTables:
         check_only: bool = False,
     ) -> Restored:
         on_conflict = check_on_conflict(on_conflict)
-        batch = prepare_records(records, vectors)
+        batch = None if check_only else prepare_records(records, vectors)
         entries = list(history)
         if any(not isinstance(e, HistoryEntry) for e in entries):
             raise InvalidInputError("history must hold HistoryEntry items")
@@ -148,7 +155,7 @@ class PortableTables:
         keys = [(r[0], r[4]) for r in rows]
         if len(set(keys)) != len(keys):
             raise InvalidInputError("messages repeat a (scope, id)")
-        recs = [] if batch is None else batch[0]
+        recs = check_records(records) if check_only else [] if batch is None else batch[0]
         record_ids = list(dict.fromkeys([r.id for r in recs] + [e.record_id for e in entries]))
         d = self.db.dialect
         out = Restored()

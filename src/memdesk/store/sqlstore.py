@@ -192,7 +192,7 @@ class SQLStore(StoreConveniences):
         return self._messages.pending_scopes()
 
     # -- Portability ---------------------------------------------------------------------------
-    def history_page(self, scope: Scope, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[HistoryEntry]:
+    def history_page(self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[HistoryEntry]:
         return self._portable.history_page(scope, limit=limit, cursor=cursor)
 
     def restore(
