@@ -351,6 +351,10 @@ def _register_groups() -> None:
     main.add_command(vacuum_command, "vacuum")
     main.add_command(serve_command, "serve")
     main.add_command(mcp_command, "mcp")
+    from .cli_portability import COMMANDS as PORTABILITY  # export, import, copy, backup
+
+    for name, command in PORTABILITY.items():
+        main.add_command(command, name)
 
 
 _register_groups()

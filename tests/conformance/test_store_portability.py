@@ -51,6 +51,7 @@ def test_history_page_reads_a_scopes_entries_in_write_order_with_tombstones(stor
     assert [e.record_id for e in store.history_page(BEN).items] == ["g1"]
     assert store.history_page(Scope(user_id="cy")).items == []
     assert {e.record_id for e in store.history_page(None).items} == {"f1", "f2", "f3", "g1"}
+    assert store.history_of(["f1", "f2", "nope"]) == {"f1": store.history("f1"), "f2": store.history("f2")}
     with pytest.raises(InvalidInputError):
         store.history_page(ANA, cursor="x1")
 

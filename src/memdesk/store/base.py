@@ -384,6 +384,11 @@ class Portability(Protocol):
         ``memdesk copy``, never a tenant's call), oldest first, up to ``limit`` after ``cursor``."""
         ...
 
+    def history_of(self, record_ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+        """:meth:`RecordStore.history` of many records in one read: {id: entries oldest first} (ids without
+        history left out)."""
+        ...
+
     def restore(
         self,
         records: Sequence[MemoryRecord] = (),

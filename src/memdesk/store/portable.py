@@ -22,6 +22,7 @@ from ..errors import ImportConflictError, InvalidInputError
 from ..records import HistoryEntry, HistoryEvent, MemoryRecord, MemoryType, RawMessage, Scope
 from .base import DEFAULT_PAGE, Page
 from .codec import (
+    check_ids,
     check_limit,
     check_records,
     check_messages,
@@ -111,7 +112,28 @@ class PortableTables:
         rows = sorted(rows, key=lambda r: int(r[0]))[: limit + 1]
         more = len(rows) > limit
         rows = rows[:limit]
-        items = [
+        items = self._entries(rows)
+        return Page(items=items, next_cursor=f"h{rows[-1][0]}" if more else None)
+
+    def history_of(self, record_ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+        wanted = check_ids(record_ids, "record ids")
+        d = self.db.dialect
+        rows: list[Any] = []
+        with self.db.read("history_of") as conn:
+            for cond, params in d.id_chunks("record_id", list(dict.fromkeys(wanted))):
+                sql = (
+                    "SELECT hid, record_id, version, event, memory_type, scope_key, record, changed_at FROM history "
+                    f"WHERE {cond}"
+                )
+                rows += conn.execute(sql, params).fetchall()
+        out: dict[str, list[HistoryEntry]] = {}
+        for e in self._entries(sorted(rows, key=lambda r: int(r[0]))):
+            out.setdefault(e.record_id, []).append(e)
+        return out
+
+    def _entries(self, rows: Sequence[Any]) -> list[HistoryEntry]:
+        d = self.db.dialect
+        return [
             HistoryEntry(
                 record_id=rid, version=int(version), event=HistoryEvent(event), memory_type=MemoryType(mt),
                 scope=scope_from_tuple(tuple(json.loads(key))),
@@ -120,7 +142,6 @@ class PortableTables:
             )
             for _, rid, version, event, mt, key, payload, at in rows
         ]  # fmt: skip
-        return Page(items=items, next_cursor=f"h{rows[-1][0]}" if more else None)
 
     # -- restoring -----------------------------------------------------------------------------
     def _conflicts(self, conn: Any, record_ids: Sequence[str], message_rows_: Sequence[tuple[Any, ...]]) -> tuple[set[str], set[tuple[str, str]]]:

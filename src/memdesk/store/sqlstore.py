@@ -195,6 +195,9 @@ class SQLStore(StoreConveniences):
     def history_page(self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[HistoryEntry]:
         return self._portable.history_page(scope, limit=limit, cursor=cursor)
 
+    def history_of(self, record_ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+        return self._portable.history_of(record_ids)
+
     def restore(
         self,
         records: Sequence[MemoryRecord] = (),
