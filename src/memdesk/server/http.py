@@ -40,6 +40,7 @@ from ..remote import NEXT_CURSOR
 from ..tenants import Caller
 from .auth import LOOPBACK_HOSTS, ApiKeys, HostGuard
 from .bank_routes import bank_router
+from .portability_routes import portability_router
 from .mcp_tools import CALLER_STATE
 from .schemas import (
     AddRequest, AnswerRequest, Deleted, ErrorBody, Health, RetrievalOptions, ScopeDeleted, SearchRequest, UpdateRequest,
@@ -303,6 +304,7 @@ def create_app(
 
     app.include_router(v1)
     app.include_router(bank_router(banks, require_key), dependencies=[Depends(require_key)], responses=_ERRORS)
+    app.include_router(portability_router(memory, require_key), dependencies=[Depends(require_key)], responses=_ERRORS)
     if ui:  # the memory browser at /ui, behind the same keys (memdesk/server/ui.py)
         from .ui import ui_router
 

@@ -10,6 +10,7 @@ from ..redaction import mask_secrets
 from ..errors import (
     EmbeddingMismatchError,
     ForbiddenScopeError,
+    ImportConflictError,
     LLMError,
     LLMRateLimitError,
     MemdeskError,
@@ -30,6 +31,7 @@ _STATUSES: tuple[tuple[type[MemdeskError], int], ...] = (
     (ForbiddenScopeError, 403),
     (MessageTooLargeError, 413),
     (EmbeddingMismatchError, 409),
+    (ImportConflictError, 409),
     (NoChatModelError, 501),
     (UsageError, 422),
     (StoreLockedError, 503),
