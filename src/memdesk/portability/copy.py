@@ -172,6 +172,8 @@ def copy_store(src: Store, dst: Store, *, progress: Progress | None = None, veri
         written["collection_items"] += _copy_collection(src, dst, name)
         for doc in (f"{name}::meta", f"{name}::rejected"):
             items = src.documents(doc).get()
+            have = {i for i, _ in dst.documents(doc).get([i for i, _ in items])} if items else set()
+            items = [(i, p) for i, p in items if i not in have]
             if items:
                 dst.documents(doc).put([i for i, _ in items], [p for _, p in items])
                 written["documents"] += len(items)
