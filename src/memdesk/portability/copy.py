@@ -157,8 +157,11 @@ def copy_store(src: Store, dst: Store, *, progress: Progress | None = None, veri
             skipped += len(done.skipped_records)
             note("records", len(records))
     for entries in _pages(lambda c: src.history_page(None, limit=BATCH, cursor=c)):
-        done = dst.restore(history=entries, on_conflict="skip")  # the current records' entries are there: skipped
-        written["history"] += done.history
+        # the current records' entries came with them; what is left is the tombstones of deleted records
+        tombstones = [e for e in entries if e.record is None]
+        if tombstones:
+            done = dst.restore(history=tombstones, on_conflict="skip")
+            written["history"] += done.history
         note("history", len(entries))
     for scope in all_scopes:
         for items in _pages(lambda c, s=scope: src.message_page(s, limit=BATCH, cursor=c)):
