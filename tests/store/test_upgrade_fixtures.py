@@ -2,16 +2,18 @@
 
 ``tests/data/upgrade/<state>.db`` was written by the memdesk that first had SQLite migration ``<state>`` (0001 ...
 0008; ``make_fixtures.py`` there regenerates them from git history), and ``<state>.json`` holds what that
-memdesk answered. Today's code opens a copy, applies the migrations since, and must give the same records, the
+memdesk answered; ``<state>.pg.sql`` is a ``pg_dump`` of a PostgreSQL database the same code wrote (restored with
+``psql`` into the session's test server), its answers in ``<state>.pg.json``. Today's code opens a copy, applies the migrations since, and must give the same records, the
 same top hit for each record's text, the same history events (a record deleted before migration 0007 keeps only
 its tombstone, without content), the same messages; an upgraded store exports and imports like any other.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
+import subprocess
+import warnings
 from pathlib import Path
 
 import pytest
@@ -21,10 +23,12 @@ from memdesk.conversation.raw import RawTurnProcessor
 from memdesk.embed import HashingEmbedder
 from memdesk.records import HistoryEvent, Scope
 from memdesk.store import open_store
+from memdesk.store.pg_schema import PG_MIGRATIONS
 from memdesk.store.sqlite_schema import SQLITE_MIGRATIONS
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "upgrade"
 STATES = sorted(p.stem for p in FIXTURES.glob("*.db"))
+PG_STATES = sorted(p.name.split(".")[0] for p in FIXTURES.glob("*.pg.sql"))
 
 
 def test_every_sqlite_migration_has_a_fixture_written_before_the_next():
@@ -32,16 +36,13 @@ def test_every_sqlite_migration_has_a_fixture_written_before_the_next():
     assert set(names) - {"0009", "0010", "0011", "0012"} <= set(STATES), "add a fixture for each migration state"
 
 
-@pytest.mark.parametrize("state", STATES)
-def test_an_old_database_migrates_and_answers_as_it_did(state, tmp_path):
-    expected = json.loads((FIXTURES / f"{state}.json").read_text())
-    db = tmp_path / "old.db"
-    shutil.copy(FIXTURES / f"{state}.db", db)
-    mem = Memory(open_store(f"sqlite:///{db}"), HashingEmbedder(256), RawTurnProcessor())
+def check_upgraded(url: str, expected: dict, migrations: list[str], tmp_path: Path) -> None:
+    """The store at ``url`` (written by old code) opens, migrates and answers as ``expected`` says."""
+    mem = Memory(open_store(url), HashingEmbedder(256), RawTurnProcessor())
     try:
         applied = [name for name, _ in mem.store.migrations_applied()]
         assert applied[: len(expected["migrations"])] == expected["migrations"]
-        assert applied == [m.name for m in SQLITE_MIGRATIONS]
+        assert applied == migrations
         for user, want in expected["users"].items():
             scope = Scope(user_id=user)
             assert {r.id: r.fact for r in mem.get_all(scope=scope)} == want["records"]
@@ -66,3 +67,29 @@ def test_an_old_database_migrates_and_answers_as_it_did(state, tmp_path):
         assert fresh.history(expected["deleted"], scope=ana)[0].event == HistoryEvent.DELETE
     finally:
         fresh.close()
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_an_old_sqlite_database_migrates_and_answers_as_it_did(state, tmp_path):
+    db = tmp_path / "old.db"
+    shutil.copy(FIXTURES / f"{state}.db", db)
+    expected = json.loads((FIXTURES / f"{state}.json").read_text())
+    check_upgraded(f"sqlite:///{db}", expected, [m.name for m in SQLITE_MIGRATIONS], tmp_path)
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("state", PG_STATES)
+def test_an_old_postgresql_dump_restores_migrates_and_answers_as_it_did(state, tmp_path, request):
+    from tests.pg_server import session_server
+
+    with warnings.catch_warnings():  # platformdirs warns that XDG_RUNTIME_DIR is unset
+        warnings.simplefilter("ignore")
+        import pgserver
+
+    url = session_server(request.config).fresh_database()
+    psql = Path(pgserver.__file__).parent / "pginstall" / "bin" / "psql"
+    restored = subprocess.run([str(psql), "-v", "ON_ERROR_STOP=1", "-q", "-d", url, "-f", str(FIXTURES / f"{state}.pg.sql")],
+                              capture_output=True, text=True)  # fmt: skip
+    assert restored.returncode == 0, restored.stderr[-2000:]
+    expected = json.loads((FIXTURES / f"{state}.pg.json").read_text())
+    check_upgraded(url, expected, [m.name for m in PG_MIGRATIONS], tmp_path)
