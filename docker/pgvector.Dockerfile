@@ -5,7 +5,9 @@
 ARG BASE=debian:bookworm-slim
 FROM ${BASE}
 # hadolint ignore=DL3008
-RUN apt-get update \
+RUN --mount=type=secret,id=ca,required=false \
+    if [ -s /run/secrets/ca ]; then export PIP_CERT=/run/secrets/ca; fi \
+ && apt-get update \
  && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && python3 -m venv /opt/pg \
