@@ -144,6 +144,15 @@ class StoreLockedError(StoreError):
     """The database stayed locked by another process past the busy timeout."""
 
 
+class CopyMismatchError(StoreError):
+    """After ``memdesk copy`` the destination does not hold what the source holds (counts or checksums differ);
+    ``source`` and ``destination`` are the two digests (:class:`memdesk.portability.copy.Digest`)."""
+
+    def __init__(self, message: str, source: object, destination: object) -> None:
+        super().__init__(message)
+        self.source, self.destination = source, destination
+
+
 class MigrationError(StoreError):
     """A schema migration failed; the database was left at its previous version."""
 

@@ -24,7 +24,7 @@ from datetime import timezone
 
 from pydantic import BaseModel, Field
 
-from ..errors import EmbeddingMismatchError, StoreError
+from ..errors import CopyMismatchError, EmbeddingMismatchError
 from ..records import HistoryEntry, MemoryType, Scope
 from ..store.base import Store
 from ..store.codec import scope_key
@@ -32,15 +32,6 @@ from ..store.codec import scope_key
 BATCH = 1000
 Progress = Callable[[str, int], None]
 """Called as ``progress(kind, n)`` after each batch of ``n`` items of ``kind`` is read from the source."""
-
-
-class CopyMismatchError(StoreError):
-    """The destination does not hold what the source holds after a copy; ``source`` and ``destination``
-    are the two digests."""
-
-    def __init__(self, message: str, source: "Digest", destination: "Digest") -> None:
-        super().__init__(message)
-        self.source, self.destination = source, destination
 
 
 class Digest(BaseModel):
