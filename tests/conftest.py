@@ -57,7 +57,7 @@ def run(tmp_path, monkeypatch):
 
     monkeypatch.setenv("MEMDESK_DATABASE_URL", f"sqlite:///{tmp_path}/cli.db")
     monkeypatch.setenv("MEMDESK_EMBEDDER", "hashing")
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMDESK_CONFIG", "")
     runner = CliRunner()
 
     def invoke(*args: str, ok: bool = True):
@@ -67,3 +67,15 @@ def run(tmp_path, monkeypatch):
         return result
 
     return invoke
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a test's fixtures are torn down, drop the PostgreSQL databases it made: the test server's folder
+    stays small, so the run ends promptly after its summary (no test keeps a database for a later one)."""
+    try:
+        return (yield)
+    finally:
+        from tests.pg_server import drop_test_databases
+
+        drop_test_databases(item.config)

@@ -51,6 +51,7 @@ class PgTestServer:
         self._created: list[str] = []
         self._admin: Any = None  # psycopg connection, opened on first use
         self._prefix = f"memdesk_test_{os.getpid()}_"
+        self._made = 0
 
     def execute(self, statement: str, dbname: str | None = None) -> list[tuple[Any, ...]]:
         """Run one statement as the admin (autocommit) and return its rows."""
@@ -67,11 +68,23 @@ class PgTestServer:
 
     def fresh_database(self) -> str:
         """Create an empty database; returns its postgresql:// URL."""
-        name = f"{self._prefix}{len(self._created)}"
+        self._made += 1
+        name = f"{self._prefix}{self._made}"
         self.execute(f'DROP DATABASE IF EXISTS "{name}"')
         self.execute(f'CREATE DATABASE "{name}"')
         self._created.append(name)
         return database_url(self.admin_url, name)
+
+    def drop_created(self) -> None:
+        """Drop the databases made so far (a test's, after its fixtures are torn down), so the server's
+        folder stays small and the session ends quickly (one database is about 1,000 files)."""
+        for name in list(self._created):
+            try:
+                self.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            except Exception:  # noqa: BLE001 - kept for stop() to try again
+                log.warning("could not drop test database %s", name, exc_info=True)
+                continue
+            self._created.remove(name)
 
     def stop(self) -> None:
         """Drop the test databases (on a user's server) or stop and delete our own server."""
@@ -157,6 +170,13 @@ def session_server(config: pytest.Config) -> PgTestServer:
     if os.environ.get(ENV_SKIP, "").strip() in ("1", "true", "yes"):
         pytest.skip(f"{failure} ({ENV_SKIP} is set)")
     pytest.fail(f"{failure}\nSet {ENV_URL} to use your own server, or {ENV_SKIP}=1 to skip these tests.", pytrace=False)
+
+
+def drop_test_databases(config: pytest.Config) -> None:
+    """Drop the databases the finished test made (called after each test's teardown by tests/conftest.py)."""
+    server = config.stash.get(_SERVER, None)
+    if server is not None:
+        server.drop_created()
 
 
 @pytest.fixture(scope="session")

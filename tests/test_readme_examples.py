@@ -1,5 +1,6 @@
-"""The README's examples run: every Python snippet, every HTTP request shown (against a live server over sockets)
-and the MCP config (launched as an agent host would); and the faces use the same names for the same things."""
+"""The docs' examples run: every Python block of the README and of docs/*.md (each in its own temporary
+database), every HTTP request shown (against a live server over sockets) and the MCP config (launched as an
+agent host would); and the faces use the same names for the same things."""
 
 from __future__ import annotations
 
@@ -24,18 +25,30 @@ from memdesk.server.schemas import AddRequest, AnswerRequest, SearchRequest  # n
 from tests.server.conftest import KEY, LiveServer, mcp_stdio_round_trip, sqlite_memory  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-README = (REPO / "README.md").read_text()
+DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+HTTP_DOC = (REPO / "docs" / "http.md").read_text()
+#: What a block must print, where the block's point is what it prints.
+PRINTS = {"README.md": "Lisbon", "python.md": "Lisbon", "banks.md": "Problem: A pen costs $2.",
+          "admission.md": "passport"}
 
 
-def blocks(lang: str) -> list[str]:
-    return re.findall(rf"```{lang}\n(.*?)```", README, flags=re.S)
+def blocks(lang: str, text: str = HTTP_DOC) -> list[str]:
+    return re.findall(rf"```{lang}\n(.*?)```", text, flags=re.S)
+
+
+def python_blocks() -> list:
+    out = []
+    for path in DOCS:
+        for i, code in enumerate(blocks("python", path.read_text())):
+            out.append(pytest.param(path.name, code, id=f"{path.name}-{i}"))
+    return out
 
 
 @pytest.fixture
 def settings_env(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMDESK_DATABASE_URL", f"sqlite:///{tmp_path}/readme.db")
     monkeypatch.setenv("MEMDESK_EMBEDDER", "hashing")
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMDESK_CONFIG", "")
     return tmp_path
 
 
@@ -49,17 +62,25 @@ def live(tmp_path):
         memory.close()
 
 
-def test_every_python_snippet_runs(settings_env, live, capsys):
-    snippets = blocks("python")
-    assert len(snippets) >= 3
-    for i, code in enumerate(snippets):
+def test_the_docs_have_python_examples():
+    assert len(python_blocks()) >= 8
+    assert blocks("python", (REPO / "README.md").read_text()), "the README shows ten lines of Python"
+
+
+@pytest.mark.parametrize("doc,code", python_blocks())
+def test_every_python_block_runs_in_its_own_database(doc, code, settings_env, request, capsys):
+    if "127.0.0.1:8000" in code:
+        live = request.getfixturevalue("live")
         code = code.replace("http://127.0.0.1:8000", live.url).replace('api_key="..."', f'api_key="{KEY}"')
-        namespace: dict = {"__name__": f"readme_snippet_{i}"}
-        exec(compile(code, f"README.md python block {i}", "exec"), namespace)
-        for value in namespace.values():  # close what the snippet opened
-            if isinstance(value, Memory) or type(value).__name__ == "RemoteMemory":
+    namespace: dict = {"__name__": f"doc_block_{doc}"}
+    try:
+        exec(compile(code, f"{doc} python block", "exec"), namespace)
+    finally:
+        for value in namespace.values():  # close what the block opened
+            if isinstance(value, Memory) or type(value).__name__ in ("RemoteMemory", "MemdeskStore"):
                 value.close()
-    assert "Lisbon" in capsys.readouterr().out  # the async snippet printed what it found
+    if doc in PRINTS and "print(" in code:
+        assert PRINTS[doc] in capsys.readouterr().out
 
 
 def parse_requests(block: str) -> list[tuple[str, str, dict | None]]:
@@ -69,14 +90,6 @@ def parse_requests(block: str) -> list[tuple[str, str, dict | None]]:
         method, path = lines[0].split(" ", 1)
         out.append((method, path, json.loads("\n".join(lines[1:])) if len(lines) > 1 else None))
     return out
-
-
-def test_the_banks_page_python_snippet_runs(settings_env, capsys):
-    (code,) = re.findall(r"```python\n(.*?)```", (REPO / "docs" / "banks.md").read_text(), flags=re.S)
-    namespace: dict = {"__name__": "banks_snippet"}
-    exec(compile(code, "docs/banks.md python block", "exec"), namespace)
-    namespace["mem"].close()
-    assert "Problem: A pen costs $2." in capsys.readouterr().out
 
 
 def test_every_http_request_shown_works_against_a_live_server(live):
@@ -123,7 +136,7 @@ def test_the_mcp_config_launches_a_working_server(tmp_path):
     command = shutil.which(server["command"], path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
     assert command, f"{server['command']} is not on PATH"
     env = {**os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/mcp.db", "MEMDESK_EMBEDDER": "hashing",
-           "MEMDESK_CONFIG": str(tmp_path / "none.toml")}
+           "MEMDESK_CONFIG": ""}
     params = StdioServerParameters(command=command, args=server["args"], env=env)
     assert "peanuts" in mcp_stdio_round_trip(params, "I am allergic to peanuts.", "peanuts allergy")
 
@@ -151,5 +164,5 @@ def test_http_mcp_and_python_use_the_same_names(tmp_path):
         names = set(inspect.signature(method).parameters) - {"self", "bank", "scope", "gold", "max_tokens"}
         assert names <= set(model.model_fields) and names - {"gold", "max_tokens"} <= params[tool] | {"problem"}, tool
     assert "examples" in AddExamplesRequest.model_fields and {"problem", "answer", "solution"} <= params["add_solved_example"]
-    # the one deliberate difference, documented in the README
-    assert "text" in params["add_memory"] and "`add_memory` takes a single message as\n`text`" in README
+    # the one deliberate difference, documented beside the MCP tools
+    assert "text" in params["add_memory"] and "`add_memory` takes a single message as\n`text`" in HTTP_DOC

@@ -32,7 +32,7 @@ def test_text_without_passwords_is_left_alone(text):
 
 
 def test_settings_show_no_password(monkeypatch, tmp_path):
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMDESK_CONFIG", "")
     s = Settings.load(database_url="postgresql://ana:s3cret@db/memdesk", llm_api_key="sk-123")
     shown = s.effective()
     assert shown["database_url"] == "postgresql://ana:***@db/memdesk" and shown["llm_api_key"] == "***"

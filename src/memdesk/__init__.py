@@ -12,11 +12,10 @@ from .embed.base import BaseEmbedder, Embedder
 from .errors import *  # noqa: F401,F403 - the exception tree is public
 from .errors import MemdeskError
 from .llm.base import ChatMessage, ChatModel, Completion, Usage
+from .hits import Answer, Evidence, MemoryItem, SearchHit
 from .records import (
     AddResult,
-    Answer,
     EpisodicRecord,
-    Evidence,
     HistoryEntry,
     HistoryEvent,
     MemoryType,
@@ -25,7 +24,6 @@ from .records import (
     RawMessage,
     RouteMask,
     Scope,
-    SearchHit,
     SemanticRecord,
 )
 from .remote import RemoteMemory
@@ -54,6 +52,7 @@ __all__ = [
     "HistoryEvent",
     "Memory",
     "MemdeskError",
+    "MemoryItem",
     "MemoryType",
     "Message",
     "ProceduralRecord",

@@ -13,10 +13,11 @@ from typing import Any
 import click
 
 from .clicontext import (
-    Ctx, answer_json, asked_at_option, cli_scope, emit_json, emit_listing, filter_options, hit_json, json_option, note,
-    parse_time, read_filters, scope_options,
+    Ctx, answer_json, asked_at_option, cli_scope, emit_json, emit_listing, filter_options, hit_json, item_json, json_option,
+    note, parse_time, read_filters, read_path_defaults, scope_options,
 )
 from .clierrors import ErrorReportingGroup
+from .cli_messages import messages_command
 from .cli_server import mcp_command, serve_command
 from .cli_trust import (
     forget_command,
@@ -72,7 +73,7 @@ def config(obj: Ctx, as_json: bool) -> None:
 @click.argument("file", type=click.Path(exists=True, dir_okay=False))
 @scope_options
 @click.option("--conversation", "conversation_ids", multiple=True, help="Only these conversation ids (repeatable).")
-@click.option("--batch", default=64, show_default=True, help="Messages per write transaction.")
+@click.option("--batch", default=64, show_default=True, type=click.IntRange(min=1), help="Messages per write transaction.")
 @json_option
 @click.pass_obj
 def ingest(obj: Ctx, file: str, user_id, agent_id, run_id, conversation_ids, batch: int, as_json: bool) -> None:
@@ -82,8 +83,6 @@ def ingest(obj: Ctx, file: str, user_id, agent_id, run_id, conversation_ids, bat
 
     from .conversation.files import read_conversations
 
-    if batch < 1:
-        raise InvalidInputError("--batch must be >= 1")
     convs = read_conversations(file)
     if conversation_ids:
         missing = set(conversation_ids) - {c.id for c in convs}
@@ -144,11 +143,18 @@ def add(obj: Ctx, text: str, user_id, agent_id, run_id, speaker, timestamp, as_j
         click.echo(f"  + {r.type:10s} {r.id}  {r.text()}")
 
 
+_DEFAULTS = read_path_defaults()
+
+
 @main.command()
 @click.argument("query")
 @scope_options
-@click.option("-k", "k", type=int, default=None, help="Top-k per memory type (default 20).")
-@click.option("-K", "K", type=int, default=None, help="Records kept after merging (default 25).")
+@click.option("-k", "k", type=click.IntRange(min=1), default=None,
+              help=f"Records retrieved per memory type (default: MEMDESK_TOP_K, else {_DEFAULTS['fused_k']} on the fused "
+                   f"read path, {_DEFAULTS['engram_k']} on engram).")
+@click.option("-K", "K", type=click.IntRange(min=1), default=None,
+              help=f"Records kept after merging (default: MEMDESK_MAX_RECORDS, else {_DEFAULTS['fused_K']} on the fused "
+                   f"read path, cut to the token budget; {_DEFAULTS['engram_K']} on engram).")
 @click.option("--type", "types", type=TYPES, multiple=True, help="Only these memory types.")
 @click.option("--speaker", default=None, help="Search only this speaker's bank.")
 @filter_options
@@ -164,7 +170,7 @@ def search(obj: Ctx, query, user_id, agent_id, run_id, k, K, types, speaker, fil
     )
     emit_listing(
         hits, scope, as_json, json_of=hit_json,
-        line_of=lambda h: f"{h.score:.3f}  {h.memory_type.value:10s} [{h.record.temporal_anchor}] {h.record.text()}  ({', '.join(h.record.provenance)})",
+        line_of=lambda h: f"{h.score:.3f}  {h.type.value:10s} [{h.temporal_anchor}] {h.text}  ({', '.join(h.provenance)})",
     )  # fmt: skip
 
 
@@ -203,7 +209,7 @@ def _print_answer(ans) -> None:
 @scope_options
 @click.option("--type", "types", type=TYPES, multiple=True)
 @click.option("--speaker", default=None)
-@click.option("--limit", type=int, default=None)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="At most this many (default: all).")
 @filter_options
 @json_option
 @click.pass_obj
@@ -215,7 +221,7 @@ def list_(obj: Ctx, user_id, agent_id, run_id, types, speaker, limit, filters, a
     else:
         records = obj.memory().get_all(scope=scope, types=wanted, speaker=speaker, **reads)
     emit_listing(
-        records, scope, as_json, json_of=lambda r: r.model_dump(mode="json"),
+        records, scope, as_json, json_of=item_json,
         line_of=lambda r: f"{r.id}  {r.type:10s} [{r.temporal_anchor}] {r.text()}",
     )  # fmt: skip
 
@@ -294,7 +300,7 @@ def reembed(obj: Ctx, embedder: str, embedding_model: str | None, as_json: bool)
 @click.option("--data", "data_path", default=None, type=click.Path(),
               help="A LoCoMo file, or a data folder holding locomo/locomo_dev5.json (default: the packaged sample).")
 @click.option("--conversation", default=None, help="LoCoMo conversation id (default: the file's first).")
-@click.option("--questions", default=7, show_default=True, help="How many questions to ask.")
+@click.option("--questions", default=7, show_default=True, type=click.IntRange(min=1), help="How many questions to ask.")
 @click.option("--user", "user_id", default="demo", show_default=True, help="user_id of the demo's scope.")
 @json_option
 @click.pass_obj
@@ -351,6 +357,7 @@ def _register_groups() -> None:
     main.add_command(vacuum_command, "vacuum")
     main.add_command(serve_command, "serve")
     main.add_command(mcp_command, "mcp")
+    main.add_command(messages_command, "messages")
     from .cli_portability import COMMANDS as PORTABILITY  # export, import, copy, backup
 
     for name, command in PORTABILITY.items():

@@ -30,11 +30,15 @@ class Ctx:
         self.db = db
         self.config = config
         self._memory = None
+        self._settings = None
 
     def settings(self):
-        from .settings import Settings
+        """The command's settings, loaded (and checked: see :meth:`Settings.load`) once."""
+        if self._settings is None:
+            from .settings import Settings
 
-        return Settings.load(self.config, database_url=self.db)
+            self._settings = Settings.load(self.config, warn=lambda w: note(f"warning: {w}"), database_url=self.db)
+        return self._settings
 
     def memory(self):
         if self._memory is None:
@@ -73,6 +77,18 @@ def scope_options(f: Callable) -> Callable:
 def cli_scope(user_id: str | None, agent_id: str | None = None, run_id: str | None = None) -> Scope:
     """The one default scope rule of the command line (see the module docstring)."""
     return Scope(user_id=user_id or DEFAULT_USER, agent_id=agent_id, run_id=run_id)
+
+
+def read_path_defaults() -> dict[str, int]:
+    """k and K of each read path as the retriever really defaults them (for help texts)."""
+    import inspect
+
+    from .retrieve import Retriever
+
+    fused = inspect.signature(Retriever.fused).parameters
+    engram = inspect.signature(Retriever.__init__).parameters
+    return {"fused_k": fused["k"].default, "fused_K": fused["K"].default,
+            "engram_k": engram["k"].default, "engram_K": engram["K"].default}
 
 
 def json_option(f: Callable) -> Callable:
@@ -140,17 +156,15 @@ def emit_listing(
 
 
 def hit_json(h) -> dict:
-    """A search hit as the command line prints it with ``--json``."""
-    return {
-        "id": h.record.id,
-        "type": h.memory_type.value,
-        "score": round(h.score, 6),
-        "why": h.why,
-        "text": h.record.text(),
-        "speaker": h.record.speaker,
-        "temporal_anchor": h.record.temporal_anchor,
-        "provenance": h.record.provenance,
-    }
+    """A search hit as the command line prints it with ``--json``: the JSON every face gives (:mod:`memdesk.hits`)."""
+    return h.model_dump(mode="json")
+
+
+def item_json(record) -> dict:
+    """A memory as ``list --json`` prints it: the item every face lists (:class:`~memdesk.hits.MemoryItem`)."""
+    from .hits import MemoryItem
+
+    return MemoryItem.of(record).model_dump(mode="json")
 
 
 def answer_json(ans) -> dict:

@@ -1,4 +1,4 @@
-"""Typed records at memdesk's edges: scopes, memory records, raw messages, search hits.
+"""Typed records at memdesk's edges: scopes, memory records, raw messages (search hits: :mod:`memdesk.hits`).
 
 Embedding vectors are not fields of the records: they travel beside them as float32 numpy arrays
 (``Store.put(records, vectors)``), which keeps the models light and the vectors exact.
@@ -10,12 +10,15 @@ import re
 import uuid
 from datetime import datetime, timezone
 from enum import Enum
-from typing import Annotated, Any, Literal, Union, overload
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, overload
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from .errors import InvalidInputError
 from .scope import Scope
+
+if TYPE_CHECKING:
+    from .hits import Answer, Evidence, MemoryItem, SearchHit
 
 
 def utcnow() -> datetime:
@@ -278,8 +281,9 @@ class RawMessage(BaseModel):
 
     _aware_times = field_validator("timestamp", "ingest_time")(_aware)
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
-    def status(self) -> str:
+    def status(self) -> Literal["pending", "processed", "logged"]:
         """``pending``, ``processed`` (its ``route_mask`` says where it went) or ``logged`` (raw log only)."""
         return "pending" if self.pending else "processed" if self.route_mask is not None else "logged"
 
@@ -306,27 +310,6 @@ class HistoryEntry(BaseModel):
     changed_at: datetime
 
 
-class SearchHit(BaseModel):
-    """One retrieved record with its score and why it matched.
-
-    ``score`` orders the hits of one search: the cosine on the ENGRAM path, a fused score on the
-    others (reciprocal rank with ``hybrid``; the fused default's cosine + BM25, standardized within the
-    record's memory type, so it can exceed 1 or be negative). ``cosine`` is the query-record cosine
-    similarity wherever the read path computed it (None for a candidate only BM25 found in RRF fusion).
-    """
-
-    record: MemoryRecord
-    score: float
-    cosine: float | None = Field(default=None, description="Cosine similarity of the query and the record.")
-    memory_type: MemoryType
-    rank: int = Field(description="Rank within its own type's top-k (0-based).")
-    why: str = Field(description="Why it matched, e.g. 'semantic top-3 by cosine 0.612'.")
-
-    @property
-    def id(self) -> str:
-        return self.record.id
-
-
 class AddResult(BaseModel):
     """What ``Memory.add`` did: messages logged, how each was routed, records written."""
 
@@ -340,6 +323,11 @@ class AddResult(BaseModel):
         default_factory=list,
         description="Ids of the messages logged pending, to be processed in the background (add with wait=False).",
     )
+    superseded: list[MemoryRecord] = Field(
+        default_factory=list,
+        description="The earlier memories these records closed, as closed (valid_to, superseded_by: the new "
+        "record's id); they stay in history and in as_of reads.",
+    )
 
     @property
     def counts(self) -> dict[str, int]:
@@ -349,19 +337,13 @@ class AddResult(BaseModel):
         return out
 
 
-class Evidence(BaseModel):
-    """The serialized evidence block handed to an answering model."""
-
-    hits: list[SearchHit]
-    text: str
-    tokens: int = Field(description="Token count of ``text`` (cl100k_base).")
+_MOVED = ("Answer", "Evidence", "MemoryItem", "SearchHit")
 
 
-class Answer(BaseModel):
-    """An answer with the evidence it stands on."""
+def __getattr__(name: str) -> Any:
+    """The result models, which live in :mod:`memdesk.hits`, under their older address (``memdesk.records``)."""
+    if name in _MOVED:
+        from . import hits
 
-    question: str
-    answer: str
-    extractive: bool = Field(description="True when the answer is the best evidence, not a generated answer.")
-    evidence: Evidence
-    model: str | None = None
+        return getattr(hits, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

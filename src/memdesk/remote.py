@@ -6,7 +6,8 @@ Agent code written against ``Memory`` runs against a shared server by swapping t
     mem.add("I moved to Lisbon last month.", scope=Scope(user_id="ana"))
     hits = mem.search("Where does Ana live?", scope=Scope(user_id="ana"))     # list[SearchHit]
 
-Replies are parsed into the same pydantic models. Errors the server reports come back as the same memdesk
+Replies are parsed into the same pydantic models (the server's memory items, :class:`~memdesk.hits.MemoryItem`,
+come back as their typed records, as ``Memory.get`` / ``get_all`` / ``update`` return them). Errors the server reports come back as the same memdesk
 exception classes (``RecordNotFoundError``, ``InvalidScopeError``, ...); a refused key raises
 :class:`~memdesk.errors.RemoteAuthError`, an unreachable server or a reply that is not memdesk's
 :class:`~memdesk.errors.RemoteServerError`. Messages are validated here first, with the errors ``Memory`` raises.
@@ -28,15 +29,16 @@ from .closing import ClosesOnExit
 from .conversation.inputs import MessageInput, as_flag, as_scope, as_types, normalize_messages
 from .filters import RecordFilter
 from .remote_banks import RemoteBanks
-from .records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope, SearchHit
+from .hits import Answer, Evidence, MemoryItem, SearchHit
+from .records import AddResult, HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
 from .store.base import Forgotten
 from .textcheck import check_strings, check_text
 
 _ADDED = TypeAdapter(AddResult)
 _EVIDENCE = TypeAdapter(Evidence)
 _ANSWER = TypeAdapter(Answer)
-_RECORD = TypeAdapter(MemoryRecord)
-_RECORDS = TypeAdapter(list[MemoryRecord])
+_ITEM = TypeAdapter(MemoryItem)
+_ITEMS = TypeAdapter(list[MemoryItem])
 _HITS = TypeAdapter(list[SearchHit])
 _HISTORY = TypeAdapter(list[HistoryEntry])
 _MESSAGES = TypeAdapter(list[RawMessage])
@@ -209,7 +211,7 @@ class RemoteMemory(ClosesOnExit, RemoteBanks):
     def get(self, record_id: str, *, scope: Scope | Mapping[str, Any]) -> MemoryRecord:
         """The record if it lies under ``scope`` (a tenant key: under its own), else RecordNotFoundError."""
         params = _scope_fields(scope)
-        return self._parse(_RECORD, self._call("GET", f"/v1/memories/{_id(record_id)}", params=params))
+        return self._parse(_ITEM, self._call("GET", f"/v1/memories/{_id(record_id)}", params=params)).record
 
     def get_all(
         self,
@@ -233,7 +235,7 @@ class RemoteMemory(ClosesOnExit, RemoteBanks):
         out: list[MemoryRecord] = []
         while True:
             body, reply = self._request("GET", "/v1/memories", params=params)
-            out.extend(self._parse(_RECORDS, body))
+            out.extend(item.record for item in self._parse(_ITEMS, body))
             cursor = reply.headers.get(NEXT_CURSOR)
             if cursor is None:
                 return out
@@ -247,7 +249,7 @@ class RemoteMemory(ClosesOnExit, RemoteBanks):
     ) -> MemoryRecord:
         params = _scope_fields(scope)
         body = {"text": text, "fields": TypeAdapter(dict[str, Any]).dump_python(fields, mode="json")}
-        return self._parse(_RECORD, self._call("PATCH", f"/v1/memories/{_id(record_id)}", json=body, params=params))
+        return self._parse(_ITEM, self._call("PATCH", f"/v1/memories/{_id(record_id)}", json=body, params=params)).record
 
     def delete(self, record_id: str, *, scope: Scope | Mapping[str, Any]) -> None:
         self._call("DELETE", f"/v1/memories/{_id(record_id)}", params=_scope_fields(scope))

@@ -17,11 +17,11 @@ The lexical side ranks the records with BM25 over their embedded text (stemmed b
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 
 import numpy as np
+from cachetools import LRUCache
 
 from . import aio
 from .calibration import TypeMoments
@@ -241,7 +241,7 @@ class ScopeIndexCache:
         self.store = store
         self.size = size
         self.tokenizer = tokenizer
-        self._cache: OrderedDict[_Key, tuple[int, ScopeIndex]] = OrderedDict()
+        self._cache: LRUCache[_Key, tuple[int, ScopeIndex]] = LRUCache(maxsize=size)
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -259,9 +259,8 @@ class ScopeIndexCache:
         key: _Key = (scope.user_id, scope.agent_id, scope.run_id, tuple(types), where.model_dump_json(), stem)
         revision = self.store.revision(scope)
         with self._lock:
-            cached = self._cache.get(key)
+            cached = self._cache.get(key)  # a hit is now the most recently used
             if cached is not None and cached[0] == revision:
-                self._cache.move_to_end(key)
                 return cached[1]
         grown = self._extended(cached, scope, types, where) if cached is not None else None
         if grown is not None:
@@ -280,10 +279,7 @@ class ScopeIndexCache:
 
     def _keep(self, key: _Key, revision: int, index: ScopeIndex) -> ScopeIndex:
         with self._lock:
-            self._cache[key] = (revision, index)
-            self._cache.move_to_end(key)
-            while len(self._cache) > self.size:
-                self._cache.popitem(last=False)
+            self._cache[key] = (revision, index)  # past ``size``, the least recently used goes
         return index
 
     def _extended(

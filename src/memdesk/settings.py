@@ -1,16 +1,20 @@
 """Settings from ``MEMDESK_*`` environment variables and an optional TOML config file.
 
 Precedence: explicit arguments > environment variables > config file > defaults. The config file is
-``MEMDESK_CONFIG`` if set, else ``<user config dir>/memdesk/config.toml`` when it exists. Nothing is
-read at import time: call :meth:`Settings.load`.
+``--config`` / ``MEMDESK_CONFIG`` if given (it must exist; ``MEMDESK_CONFIG=""`` reads none), else
+``<user config dir>/memdesk/config.toml`` when it exists. Unknown keys in it, out-of-range values and a SQLite
+database in a missing folder are refused; unknown ``MEMDESK_*`` variables are warned about. Nothing is read at
+import time: call :meth:`Settings.load`.
 """
 
 from __future__ import annotations
 
+import difflib
+import logging
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import platformdirs
 from pydantic import Field, SecretStr, ValidationError
@@ -20,6 +24,16 @@ from .errors import ConfigError
 from .question_person import PERSON_WEIGHT
 from .question_time import TIME_WEIGHT
 from .redaction import MASK, mask_secrets
+
+log = logging.getLogger(__name__)
+
+#: ``MEMDESK_*`` variables that are not settings: read by other parts (the config file's path, the model-request
+#: guard, the evaluation's work folder, the test suite and benchmarks), so never reported as unknown.
+NON_SETTING_VARIABLES = frozenset({
+    "MEMDESK_CONFIG", "MEMDESK_ALLOW_MODEL_REQUESTS", "MEMDESK_EVAL_WORK", "MEMDESK_LANGGRAPH_TESTS",
+    "MEMDESK_UI_SCREENSHOT",
+})
+NON_SETTING_PREFIXES = ("MEMDESK_TEST_", "MEMDESK_BENCH_", "MEMDESK_SKIP_")
 
 
 def default_database_url() -> str:
@@ -64,9 +78,9 @@ class Settings(BaseSettings):
     llm_base_url: str | None = Field(default=None, description="OpenAI-compatible endpoint, e.g. http://localhost:8080/v1")
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
-    llm_timeout_s: float = 60.0
-    llm_max_retries: int = 4
-    llm_concurrency: int = 4
+    llm_timeout_s: float = Field(default=60.0, gt=0, description="Seconds one chat-model request may take.")
+    llm_max_retries: int = Field(default=4, ge=0, description="Retries of a failed chat-model request.")
+    llm_concurrency: int = Field(default=4, ge=1, description="Chat-model requests in flight at once.")
     llm_batch_size: int = Field(
         default=1, ge=1, description="LLM processor: utterances per call (1: ENGRAM's one call per utterance)."
     )
@@ -142,24 +156,58 @@ class Settings(BaseSettings):
     data_dir: str | None = Field(default=None, description="Benchmark data folder (default ../shared/data).")
 
     @classmethod
-    def load(cls, config_file: str | Path | None = None, **overrides: Any) -> "Settings":
-        """Settings from overrides, environment, then the config file, then defaults."""
-        path = Path(config_file) if config_file else Path(os.environ.get("MEMDESK_CONFIG", default_config_path()))
+    def load(
+        cls, config_file: str | Path | None = None, *, warn: Callable[[str], None] | None = None, **overrides: Any
+    ) -> "Settings":
+        """Settings from overrides, environment, then the config file, then defaults.
+
+        Strict: a config file named explicitly (``config_file`` or ``MEMDESK_CONFIG``) must exist, its keys must
+        be settings, values must be in range, and a SQLite database outside the default location must be in
+        a folder that exists: each raises :class:`ConfigError` with one line naming the culprit. A
+        ``MEMDESK_*`` variable that is no setting is a warning naming the closest one (see
+        :func:`unknown_variables`), logged, or passed to ``warn`` (the command line prints it)."""
+        env_config = os.environ.get("MEMDESK_CONFIG")
+        explicit = config_file or env_config
+        path = Path(explicit) if explicit else default_config_path()
         file_values: dict[str, Any] = {}
-        if path.exists():
+        if explicit and not path.is_file():
+            raise ConfigError(f"config file {path} does not exist" if not path.exists() else f"config file {path} is not a file")
+        if path.is_file() and (explicit or env_config != ""):  # MEMDESK_CONFIG="" reads no config file
             try:
                 with open(path, "rb") as f:
                     data = tomllib.load(f)
             except (OSError, tomllib.TOMLDecodeError) as e:
                 raise ConfigError(f"cannot read config file {path}: {e}") from e
-            file_values = data.get("memdesk", data)
+            file_values = _file_settings(cls, data, path)
+        for warning in unknown_variables(os.environ):
+            (warn or log.warning)(warning)
         env_names = {n for n in cls.model_fields if f"MEMDESK_{n.upper()}" in os.environ}
         merged = {k: v for k, v in file_values.items() if k not in env_names}
         merged.update({k: v for k, v in overrides.items() if v is not None})
         try:
-            return cls(**merged)
+            settings = cls(**merged)
         except ValidationError as e:
-            raise ConfigError(mask_secrets(f"invalid settings: {e}")) from e
+            raise ConfigError(mask_secrets(_one_line(e, env_names, set(overrides), path))) from e
+        settings.check_database_folder()
+        return settings
+
+    def check_database_folder(self) -> None:
+        """ConfigError if the SQLite database lies in a folder that does not exist, unless it is the default
+        location (whose folders memdesk creates): a typo in ``--db`` must not make an empty database."""
+        from .store import sqlite_path
+
+        url = self.database_url.strip()
+        if not url.startswith("sqlite:") or url == default_database_url():
+            return
+        try:
+            path = sqlite_path(url)
+        except ConfigError:
+            return  # open_store reports a malformed URL
+        if path == ":memory:":
+            return
+        folder = Path(path).expanduser().parent
+        if not folder.is_dir():
+            raise ConfigError(f"the folder of database {mask_secrets(url)} does not exist: {folder} (create it first)")
 
     def effective(self) -> dict[str, Any]:
         """The settings as shown by ``memdesk config``: secrets masked, also passwords inside URLs."""
@@ -172,3 +220,48 @@ class Settings(BaseSettings):
                 value = mask_secrets(value)
             out[name] = value
         return out
+
+
+def unknown_variables(environ: Any) -> list[str]:
+    """A warning for each ``MEMDESK_*`` variable in ``environ`` that is no setting, naming the closest one."""
+    known = {f"MEMDESK_{n.upper()}" for n in Settings.model_fields}
+    out = []
+    for name in sorted(environ):
+        if not name.startswith("MEMDESK_") or name in known or name in NON_SETTING_VARIABLES:
+            continue
+        if name.startswith(NON_SETTING_PREFIXES):
+            continue
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        out.append(f"{name} is not a memdesk setting and is ignored{hint}")
+    return out
+
+
+def _file_settings(cls: type[Settings], data: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The settings of a config file: top-level keys, or the ``[memdesk]`` table; anything else is refused."""
+    values = data
+    if isinstance(data.get("memdesk"), dict):
+        extra = sorted(k for k in data if k != "memdesk")
+        if extra:
+            raise ConfigError(f"config file {path}: unknown key {extra[0]!r} outside the [memdesk] table")
+        values = data["memdesk"]
+    for key in values:
+        if key not in cls.model_fields:
+            close = difflib.get_close_matches(key, sorted(cls.model_fields), n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ConfigError(f"config file {path}: unknown setting {key!r}{hint}")
+    return dict(values)
+
+
+def _one_line(error: ValidationError, env_names: set[str], override_names: set[str], path: Path) -> str:
+    """A validation error as one line naming the setting, where its value came from, and what is wrong."""
+    parts = []
+    for err in error.errors():
+        name = ".".join(str(p) for p in err.get("loc", ())) or "settings"
+        field = name.split(".")[0]
+        origin = ("argument" if field in override_names else f"MEMDESK_{field.upper()}" if field in env_names
+                  else str(path) if path.is_file() else "default")
+        value = err.get("input")
+        shown = "" if isinstance(value, dict) or field.endswith(("key", "keys")) else f"={value!r}"
+        parts.append(f"{name}{shown} ({origin}): {err.get('msg', 'invalid')}")
+    return "invalid setting " + "; ".join(parts)

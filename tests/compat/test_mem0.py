@@ -186,15 +186,29 @@ def test_reads_and_writes_without_a_scope_are_refused(m):
         lambda: m.search("bees"),
         lambda: m.search("bees", filters={"category": "x"}),
         lambda: m.get_all(),
-        lambda: m.get(rid),
-        lambda: m.update(rid, "x"),
-        lambda: m.delete(rid),
-        lambda: m.history(rid),
+        lambda: m.delete_all(),
         lambda: m.search("bees", user_id="*"),
     ):
         with pytest.raises(InvalidScopeError):
             call()
     assert m.get(rid, user_id="alex")["memory"] == "I keep bees"
+
+
+def test_by_id_calls_take_the_id_alone_as_mem0_code_writes_them(m):
+    """The unbound facade is the application's own process: a by-id call reaches the memory wherever it lies."""
+    rid = _one(m, "I keep bees", user_id="alex", run_id="garden")
+    assert m.get(rid)["memory"] == "I keep bees" and m.get(rid)["run_id"] == "garden"
+    assert m.get(memory_id=rid) == m.get(rid, user_id="alex")
+    assert m.update(memory_id=rid, data="I keep two hives of bees") == {"message": "Memory updated successfully!"}
+    assert m.get(rid)["memory"] == "I keep two hives of bees"
+    assert [h["event"] for h in m.history(memory_id=rid)] == ["ADD", "UPDATE"]
+    assert m.delete(memory_id=rid) == {"message": "Memory deleted successfully!"}
+    assert m.get(rid) is None and [h["event"] for h in m.history(rid)] == ["DELETE"]
+    assert m.get("no-such-id") is None and m.history("no-such-id") == []
+    for call in (lambda: m.delete("no-such-id"), lambda: m.update("no-such-id", "x"), lambda: m.delete(rid)):
+        with pytest.raises(RecordNotFoundError) as e:  # a ValueError, as mem0's "Memory with id ... not found"
+            call()
+        assert isinstance(e.value, ValueError)
 
 
 def test_another_users_memory_reads_as_a_missing_one(m):
@@ -282,7 +296,7 @@ def test_search_arguments_are_checked_like_mem0s(m):
 
 
 def test_add_arguments_mem0_oss_has_but_memdesk_does_not_are_refused_before_writing(m, core):
-    for kwargs in ({"memory_type": "procedural_memory"}, {"prompt": "extract"}, {"expiration_date": "2030-01-01"},
+    for kwargs in ({"memory_type": "procedural_memory"}, {"prompt": "extract"}, {"expiration_date": "soon"},
                    {"infer": "yes"}, {"timestamp": "not a date"}, {"metadata": ["a"]}):
         with pytest.raises(InvalidInputError):
             m.add("I keep bees", user_id="alex", **kwargs)
@@ -314,7 +328,7 @@ def test_async_memory_has_the_same_calls(core):
 
 def test_memory_with_no_arguments_runs_on_memdesks_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMDESK_DATABASE_URL", f"sqlite:///{tmp_path}/default.db")
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMDESK_CONFIG", "")
     with Memory() as m:
         m.add(ALEX, user_id="alex")
         assert "basketball" in m.search("Which sports do I love?", filters={"user_id": "alex"})["results"][0]["memory"]

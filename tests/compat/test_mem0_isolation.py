@@ -7,7 +7,8 @@ memory ids drawn from *every* user's memories, and a bound facade is also made t
 says what each user owns; after every step what came back is the caller's own, a by-id call on another user's
 memory reads exactly as a missing id, naming another user from a bound facade is refused, and the store (read
 directly) holds exactly the model. The bound facade is also a path of the shared isolation machine
-(``tests/trust/test_isolation.py``); this one adds the unbound facade naming its user in each call.
+(``tests/trust/test_isolation.py``); this one adds the unbound facade naming its user in each call, and the
+unbound facade naming no one (the application's own process: a by-id call reaches the memory where it lies).
 """
 
 from __future__ import annotations
@@ -112,6 +113,27 @@ class FacadeIsolation(RuleBasedStateMachine):
         else:
             m.delete(rid, **ids)
             del self.alive[user][rid]
+
+    @rule(data=st.data(), op=st.sampled_from(["get", "update", "history"]))
+    def application_by_id(self, data, op):
+        """The unbound facade naming no user is the application itself: a by-id call reaches the memory where it
+        lies (mem0 code as written) and changes only that memory, its owner's."""
+        rid = self._record_id(data)
+        owner = self.owner.get(rid)
+        alive = owner is not None and rid in self.alive[owner]
+        if op == "get":
+            got = self.shared.get(rid)
+            assert (got is not None) == alive
+            if got is not None:
+                assert got["memory"] == self.alive[owner][rid] and got["user_id"] == owner  # type: ignore[index]
+        elif op == "history":
+            assert bool(self.shared.history(rid)) == (owner is not None and rid not in self.forgotten)
+        elif not alive:
+            with pytest.raises(RecordNotFoundError):
+                self.shared.update(rid, "changed")
+        else:
+            self.shared.update(rid, f"{marker(owner)} changed by the app")  # type: ignore[arg-type]
+            self.alive[owner][rid] = f"{marker(owner)} changed by the app"  # type: ignore[index]
 
     @rule(data=st.data())
     def bound_facade_names_another_user(self, data):

@@ -113,7 +113,7 @@ def test_items_are_memdesk_memories_for_the_other_faces(store):
 def test_no_arguments_runs_on_the_default_settings(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMDESK_DATABASE_URL", f"sqlite:///{tmp_path}/default.db")
     monkeypatch.setenv("MEMDESK_EMBEDDER", "hashing")
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMDESK_CONFIG", "")
     with MemdeskStore() as store:
         assert isinstance(store, BaseStore) and isinstance(store.memory, Memory)
         store.put(("n",), "k", {"text": "hello from the defaults"})

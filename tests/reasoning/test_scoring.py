@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from memdesk.reasoning.datasets import AnswerKind
 from memdesk.reasoning import math_answers
-from memdesk.reasoning.math_answers import math_equal, normalize_math, run_with_time_limit
+from memdesk.reasoning.math_answers import math_equal, run_with_time_limit
 from memdesk.reasoning.scoring import (
     bbh_equal,
     extract_choice,
@@ -52,7 +52,7 @@ MATH_CASES = [
     ("5 \\text{ inches}", "5", True),
     ("\\$18.90", "18.90", True),
     ("1,000", "1000", True),
-    ("1{,}000", "1000", False),  # a LaTeX thousands separator we do not claim to handle
+    ("1{,}000", "1000", True),  # a LaTeX thousands separator (math-verify reads it)
     ("50\\%", "50", True),
     ("x = 5", "5", True),
     ("\\sqrt2", "\\sqrt{2}", True),
@@ -70,7 +70,8 @@ MATH_CASES = [
     ("8+4i", "4i+8", True),
     ("x^2+2x+1", "(x+1)^2", True),
     ("\\frac{2}{4}", "\\frac{1}{2}", True),
-    ("0.3333", "\\frac{1}{3}", True),
+    ("0.3333", "\\frac{1}{3}", False),  # math-verify rounds to 6 places
+    ("0.333333", "\\frac{1}{3}", True),
     ("0.33", "\\frac{1}{3}", False),
     ("\\text{(C)}", "(C)", True),
     ("\\textbf{Evelyn}", "\\text{Evelyn}", True),
@@ -101,7 +102,7 @@ def _double(x: int) -> int:
 
 def test_the_time_limit_stops_a_comparison_that_never_ends(monkeypatch: pytest.MonkeyPatch) -> None:
     # whatever the machine's speed, a comparison that never returns is cut off and counts as unequal
-    monkeypatch.setattr(math_answers, "_symbolic_equal", _never_returns)
+    monkeypatch.setattr(math_answers, "_verify", _never_returns)
     assert math_equal("x^2+2x+1", "(x+1)^2", timeout_s=0.2) is False
     with pytest.raises(TimeoutError):
         run_with_time_limit(_never_returns, (), 0.2)
@@ -121,12 +122,6 @@ def test_off_the_main_thread_the_limit_runs_in_a_child_process() -> None:
     t.start()
     t.join(600)
     assert out == [42, "timed out"]
-
-
-def test_normalize_math_is_idempotent_on_examples() -> None:
-    for pred, gold, _ in MATH_CASES:
-        for s in (pred, gold):
-            assert normalize_math(normalize_math(s)) == normalize_math(s)
 
 
 @given(st.integers(min_value=-10**6, max_value=10**6), st.integers(min_value=1, max_value=999))

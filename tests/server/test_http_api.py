@@ -30,16 +30,16 @@ def test_add_search_get_update_history_delete_round_trip(client):
     assert cat["provenance"] == ["m1"] and cat["scope"]["user_id"] == "ana"
 
     hits = client.post("/v1/memories/search", json={**ANA, "query": "grey cat Miso"}, headers=AUTH).json()
-    assert hits[0]["record"]["id"] == cat["id"] and hits[0]["memory_type"] == "semantic"
+    assert hits[0]["id"] == hits[0]["record"]["id"] == cat["id"] and hits[0]["type"] == "semantic"
     assert hits[0]["score"] >= hits[-1]["score"]
 
     got = client.get(f"/v1/memories/{cat['id']}", params=ANA, headers=AUTH).json()
-    assert got["fact"] == cat["fact"]
+    assert got["text"] == got["record"]["fact"] == cat["fact"] and got["type"] == "semantic"
 
     new = client.patch(
         f"/v1/memories/{cat['id']}", json={"text": "Ana's cat Miso is grey and two years old."}, params=ANA, headers=AUTH
     )
-    assert new.status_code == 200 and new.json()["fact"].startswith("Ana's cat")
+    assert new.status_code == 200 and new.json()["text"].startswith("Ana's cat")
     hist = client.get(f"/v1/memories/{cat['id']}/history", params=ANA, headers=AUTH).json()
     assert [h["event"] for h in hist] == ["ADD", "UPDATE"]
     assert hist[0]["record"]["fact"] == cat["fact"]
@@ -174,7 +174,7 @@ def test_update_fields_that_clash_with_arguments_are_422_not_500(client, field):
     rec = add(client, "I keep bees.")["records"][0]
     r = client.patch(f"/v1/memories/{rec['id']}", json={"fields": {field: "x"}}, params=ANA, headers=AUTH)
     assert r.status_code == 422 and r.json()["error"]["type"] == "InvalidInputError"
-    assert client.get(f"/v1/memories/{rec['id']}", params=ANA, headers=AUTH).json()["fact"] == "I keep bees."
+    assert client.get(f"/v1/memories/{rec['id']}", params=ANA, headers=AUTH).json()["text"] == "I keep bees."
 
 
 def test_every_route_needs_a_key(client):

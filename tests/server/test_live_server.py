@@ -117,13 +117,13 @@ def test_mcp_over_streamable_http_needs_the_key(live):
 
 
 def test_memdesk_mcp_over_stdio(tmp_path):
-    env = {**os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/stdio.db", "MEMDESK_CONFIG": str(tmp_path / "none.toml")}
+    env = {**os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/stdio.db", "MEMDESK_CONFIG": ""}
     params = StdioServerParameters(command=sys.executable, args=["-m", "memdesk", "mcp"], env=env)
     assert "peanuts" in mcp_stdio_round_trip(params, "I am allergic to peanuts.", "food allergy")
 
 
 def test_serve_refuses_a_public_address_without_keys(tmp_path):
-    env = {**os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/x.db", "MEMDESK_CONFIG": str(tmp_path / "none.toml")}
+    env = {**os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/x.db", "MEMDESK_CONFIG": ""}
     env.pop("MEMDESK_API_KEYS", None)
     r = subprocess.run(
         [sys.executable, "-m", "memdesk", "serve", "--host", "0.0.0.0"], env=env, capture_output=True, text=True, timeout=120
@@ -133,7 +133,7 @@ def test_serve_refuses_a_public_address_without_keys(tmp_path):
 
 def test_memdesk_mcp_over_stdio_bound_to_a_tenant(tmp_path):
     env = {
-        **os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/stdio.db", "MEMDESK_CONFIG": str(tmp_path / "none.toml"),
+        **os.environ, "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/stdio.db", "MEMDESK_CONFIG": "",
         "MEMDESK_EMBEDDER": "hashing",
     }
     params = StdioServerParameters(command=sys.executable, args=["-m", "memdesk", "mcp", "--user", "ana"], env=env)

@@ -81,7 +81,7 @@ def test_cli_list_and_search_take_filters(tmp_path, monkeypatch) -> None:
         assert runner.invoke(main, ["add", text, "--user", "ana", "--timestamp", ts]).exit_code == 0
     out = runner.invoke(main, ["list", "--user", "ana", "--as-of", "2024-02-01T00:00:00+00:00", "--json"])
     assert out.exit_code == 0, out.output
-    texts = [r.get("summary") or r.get("fact") or r.get("content") for r in json.loads(out.output)]
+    texts = [r["text"] for r in json.loads(out.output)]
     assert texts and all("kayak" in t for t in texts)
     bad = runner.invoke(main, ["search", "kayak", "--user", "ana", "--filter", "{nope"])
     assert bad.exit_code != 0 and "--filter is not JSON" in bad.output

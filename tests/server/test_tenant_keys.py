@@ -35,7 +35,7 @@ def test_a_tenant_key_fills_its_user_in_and_sees_only_its_own(tenants):
     assert r.status_code == 201 and r.json()["records"][0]["scope"] == {"user_id": "ana", "agent_id": None, "run_id": None}
     client.post("/v1/memories", json={"user_id": "ben", "messages": ["I play the cello."]}, headers=ben)
     mine = client.get("/v1/memories", headers=ana).json()
-    assert [r["fact"] for r in mine] == ["I keep bees."]
+    assert [r["text"] for r in mine] == ["I keep bees."]
     hits = client.post("/v1/memories/search", json={"query": "cello"}, headers=ana).json()
     assert {h["record"]["scope"]["user_id"] for h in hits} == {"ana"}
     # the admin key still reaches every scope, and a partial scope is a wildcard for it

@@ -185,13 +185,13 @@ class HttpFace(HttpBanks, HttpLater, HttpExport):
         return Found([_json_item(h["record"]) for h in ans["evidence"]["hits"]], ans["answer"] + "\n" + ans["evidence"]["text"])
 
     def get(self, record_id, name):
-        return _json_item(self._call("GET", f"/v1/memories/{record_id}", name=name))
+        return _json_item(self._call("GET", f"/v1/memories/{record_id}", name=name)["record"])
 
     def get_all(self, name):
-        return Found([_json_item(r) for r in self._call("GET", "/v1/memories", name=name)])
+        return Found([_json_item(r["record"]) for r in self._call("GET", "/v1/memories", name=name)])
 
     def update(self, record_id, text, name):
-        return _json_item(self._call("PATCH", f"/v1/memories/{record_id}", body={"text": text}, name=name))
+        return _json_item(self._call("PATCH", f"/v1/memories/{record_id}", body={"text": text}, name=name)["record"])
 
     def delete(self, record_id, name):
         self._call("DELETE", f"/v1/memories/{record_id}", name=name)

@@ -13,7 +13,7 @@ from memdesk.records import Scope
 
 
 def test_memory_open_succeeds_while_another_connection_holds_the_write_lock(tmp_path, monkeypatch):
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMDESK_CONFIG", "")
     url = f"sqlite:///{tmp_path / 'm.db'}"
     with Memory.open(database_url=url, embedder="hashing") as first:
         first.add("I keep bees.", scope=Scope(user_id="ana"))

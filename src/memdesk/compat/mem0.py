@@ -7,14 +7,19 @@ mem0's OSS calls with mem0's result shapes, over memdesk's typed memory (docs/me
     m.search("What does Alex like?", filters={"user_id": "alex"})   # {"results": [{"id", "memory", "score", ...}]}
 
 Scopes. ``add``, ``search``, ``get_all`` and ``delete_all`` name theirs (``user_id=``/``agent_id=``/``run_id=``,
-or ``filters={"user_id": ...}`` for reads, as mem0 takes them today or before). A facade may be bound to
-a scope (``Memory(scope={"user_id": "alex"})``): every call then stays inside it, and naming another id is
-a :class:`~memdesk.errors.ForbiddenScopeError`. Calls that name a memory by id (``get``, ``update``,
-``delete``, ``history``) are checked against the bound scope or the ids the call names
-(``m.get(id, user_id="alex")``); a memory outside it reads as missing. A facade bound to nothing, asked by
-id with no ids named, raises :class:`~memdesk.errors.InvalidScopeError`: it has no tenant to check the id
-against and will not reach across users. ``delete_all()`` with no id raises too; ``reset()`` erases the
-bound scope (everything in the database when unbound), as mem0's ``reset`` does.
+or ``filters={"user_id": ...}`` for reads, as mem0 takes them today or before). Calls that name a memory by id
+(``get``, ``update``, ``delete``, ``history``) take the id alone, as mem0 code writes them.
+
+Who may reach what. The facade is a library object in the application's own process, which holds the
+database and may read every scope (as :class:`memdesk.Memory` in process does): an unbound facade
+(``Memory()``) is that application, and a by-id call reaches the memory wherever it lies, as mem0's does. A
+tenant is in play when the facade is bound to one (``Memory(scope={"user_id": "alex"})``, e.g. one per
+authenticated request): every call then stays inside the bound scope, naming another id is a
+:class:`~memdesk.errors.ForbiddenScopeError` (writes) or :class:`~memdesk.errors.UnknownScopeError` (reads),
+and a by-id call on another tenant's memory reads as a missing one. Ids named in a by-id call
+(``m.get(id, user_id="alex")``) narrow the check on either kind. ``delete_all()`` with no id raises
+:class:`~memdesk.errors.InvalidScopeError`; ``reset()`` erases the bound scope (everything in the database
+when unbound), as mem0's ``reset`` does.
 
 Errors are memdesk's (one tree); the caller mistakes are ``ValueError`` subclasses, as mem0's are.
 """
@@ -30,7 +35,7 @@ from .. import aio
 from ..closing import ClosesOnExit
 from ..async_api import AsyncMemory as _CoreAsyncMemory
 from ..async_api import _AsyncFacade, _with_awaitable_methods
-from ..conversation.base import Processed, Processor, Utterance
+from ..conversation.base import Processor
 from ..conversation.memory import Memory as _CoreMemory
 from ..conversation.raw import RawTurnProcessor
 from ..errors import (
@@ -42,28 +47,16 @@ from ..errors import (
     UnknownScopeError,
 )
 from ..records import Scope, utcnow
+from ..textcheck import check_text
+from .mem0_add import Mem0Processor, add_events, message_dict, message_list, timestamp_of
 from .mem0_config import MappedConfig, map_config
-from .mem0_results import ENTITY_KEYS, UPDATED_AT, history_rows, memory_item, mem0_where
+from .mem0_results import ENTITY_KEYS, EXPIRES, UPDATED_AT, expiration, history_rows, memory_item, mem0_where
 
 __all__ = ["AsyncMemory", "Memory"]
 
 log = logging.getLogger(__name__)
 _IDENTITY = set(ENTITY_KEYS) | {"actor_id"}
-
-
-class _WithMessageMetadata:
-    """A processor that gives every record the metadata of the message it came from (mem0's ``metadata=``)."""
-
-    def __init__(self, inner: Processor) -> None:
-        self.inner = inner
-
-    def process(self, utterances: Sequence[Utterance]) -> list[Processed]:
-        out = self.inner.process(utterances)
-        for u, p in zip(utterances, out):
-            if u.message.metadata:
-                for r in p.records:
-                    r.metadata = {**u.message.metadata, **r.metadata}  # memdesk's own keys win
-        return out
+_UNSET: Any = object()  # update(expiration_date=) not given (None clears it)
 
 
 def _with_processor(memory: _CoreMemory, processor: Processor) -> _CoreMemory:
@@ -97,8 +90,8 @@ class Memory(ClosesOnExit):
                 )
         self.memory = memory
         self.scope = scope if isinstance(scope, Scope) or scope is None else Scope(**scope)
-        self._typed = _with_processor(memory, _WithMessageMetadata(memory.processor))
-        self._verbatim = _with_processor(memory, _WithMessageMetadata(RawTurnProcessor()))
+        self._typed = _with_processor(memory, Mem0Processor(memory.processor))
+        self._verbatim = _with_processor(memory, Mem0Processor(RawTurnProcessor(), repeats=False))
 
     @classmethod
     def from_config(cls, config_dict: Mapping[str, Any], *, scope: Scope | Mapping[str, Any] | None = None) -> "Memory":
@@ -126,16 +119,28 @@ class Memory(ClosesOnExit):
         return Scope(**named)
 
     def _by_id_scope(self, op: str, memory_id: Any, user_id: Any, agent_id: Any, run_id: Any) -> Scope:
+        """The scope a by-id call checks the memory against: the bound scope (narrowed by the ids named), the ids
+        named, or, on an unbound facade named no ids, the memory's own (the application reaches every scope)."""
         named = _ids(user_id=user_id, agent_id=agent_id, run_id=run_id)
         if self.scope is None and not named:
-            raise InvalidScopeError(
-                f"{op}: this facade is bound to no scope, so a memory id cannot be checked against one; name the "
-                f"owner ({op}(memory_id, user_id=...)) or bind the facade (Memory(scope={{'user_id': ...}}))"
-            )
+            return self._owner(memory_id)
         try:
             return self._scope(op, named)
         except ForbiddenScopeError:  # another user's id reads as a missing one
             raise RecordNotFoundError.under(memory_id, Scope(**named)) from None
+
+    def _owner(self, memory_id: Any) -> Scope:
+        """The exact scope a memory (or a deleted memory's tombstone) lies in; RecordNotFoundError if none."""
+        if not isinstance(memory_id, str) or not memory_id:
+            raise InvalidInputError("memory_id must be a non-empty string")
+        check_text(memory_id, "memory id")
+        record = self.memory.store.get(memory_id)
+        if record is not None:
+            return record.scope
+        entries = self.memory.store.history(memory_id)
+        if entries:
+            return entries[0].scope
+        raise RecordNotFoundError(f"no memory with id {memory_id!r}")
 
     def _read_scope(self, op: str, filters: Mapping[str, Any] | None, **top_level: Any) -> tuple[Scope, dict[str, Any]]:
         if filters is not None and not isinstance(filters, Mapping):
@@ -158,33 +163,40 @@ class Memory(ClosesOnExit):
         when one is configured); ``infer=False`` keeps each message verbatim as one memory. ``metadata`` goes
         on every memory written (``user_id``/``agent_id``/``run_id``/``actor_id`` in it are ignored: the
         scope comes from the arguments only). ``timestamp`` (datetime, ISO string or Unix seconds) dates
-        messages that carry none. Returns ``{"results": [{"id", "memory", "event": "ADD", ...}]}``."""
+        messages that carry none. ``expiration_date`` (``YYYY-MM-DD``) hides the memories from ``search`` and
+        ``get_all`` after that day, unless ``show_expired``. Returns ``{"results": [{"id", "memory", "event", ...}]}``,
+        one event per memory (``mem0_add.add_events``)."""
         if memory_type is not None:
             raise InvalidInputError("memory_type: memdesk decides each memory's type (episodic, semantic, procedural); drop it")
         if prompt is not None:
             raise InvalidInputError("prompt: memdesk's processors take no free-text prompt; drop it")
-        if expiration_date is not None:
-            raise InvalidInputError("expiration_date: memdesk keeps memories until they are deleted; drop it")
         if not isinstance(infer, bool):
             raise InvalidInputError("infer must be true or false")
+        expires = expiration(expiration_date)
         scope = self._scope("add", _ids(user_id=user_id, agent_id=agent_id, run_id=run_id))
         extra = _strip_identity(metadata, {}, "add()")
-        batch = [_message(m, i, extra) for i, m in enumerate(_message_list(messages))]
+        if expires is not None:
+            extra[EXPIRES] = expires
+        batch = [message_dict(m, i, extra) for i, m in enumerate(message_list(messages))]
         target = self._typed if infer else self._verbatim
-        result = target.add(batch, scope=scope, timestamp=_timestamp(timestamp))
-        return {"results": [_event(r, "ADD") for r in result.records]}
+        result = target.add(batch, scope=scope, timestamp=timestamp_of(timestamp))
+        unchanged = target.processor.unchanged(result.message_ids)  # type: ignore[attr-defined]
+        return {"results": add_events(result, unchanged)}
 
-    def update(self, memory_id: str, text: str | None = None, metadata: Mapping[str, Any] | None = None, *,
-               data: str | None = None, user_id: Any = None, agent_id: Any = None, run_id: Any = None) -> dict[str, str]:
-        """Replace a memory's text and/or merge ``metadata`` into it (``data`` is mem0's older name for ``text``);
-        the old version stays in :meth:`history`. A memory outside the scope is a RecordNotFoundError."""
+    def update(self, memory_id: str, text: str | None = None, metadata: Mapping[str, Any] | None = None,
+               expiration_date: Any = _UNSET, data: str | None = None, *, user_id: Any = None, agent_id: Any = None,
+               run_id: Any = None) -> dict[str, str]:
+        """Replace a memory's text and/or merge ``metadata`` into it (``data`` is mem0's older name for ``text``)
+        and/or set its ``expiration_date`` (None clears it); the old version stays in :meth:`history`. A memory
+        outside the scope is a RecordNotFoundError."""
         if text is None:
             text = data
-        if text is None and metadata is None:
-            raise InvalidInputError("update: give text (or data) or metadata")
+        if text is None and metadata is None and expiration_date is _UNSET:
+            raise InvalidInputError("update: give text (or data), metadata or expiration_date")
+        expires = {} if expiration_date is _UNSET else {EXPIRES: expiration(expiration_date)}
         scope = self._by_id_scope("update", memory_id, user_id, agent_id, run_id)
         old = self.memory.get(memory_id, scope=scope)
-        merged = {**old.metadata, **_strip_identity(metadata, {}, "update()"), UPDATED_AT: utcnow().isoformat()}
+        merged = {**old.metadata, **_strip_identity(metadata, {}, "update()"), **expires, UPDATED_AT: utcnow().isoformat()}
         self.memory.update(memory_id, text, scope=scope, metadata=merged)
         return {"message": "Memory updated successfully!"}
 
@@ -228,7 +240,7 @@ class Memory(ClosesOnExit):
         if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1):
             raise InvalidInputError(f"threshold must be a number between 0 and 1, got {threshold!r}")
         scope, conditions = self._read_scope("search", filters, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        where = mem0_where(conditions)
+        where = mem0_where(conditions, expired_before=None if show_expired else utcnow().date())
         if top_k == 0:
             return {"results": []}
         hits = self.memory.search(query, scope=scope, k=top_k, K=top_k, filters=where)  # filtered before ranking
@@ -247,7 +259,7 @@ class Memory(ClosesOnExit):
 
     def get(self, memory_id: str, *, user_id: Any = None, agent_id: Any = None, run_id: Any = None) -> dict[str, Any] | None:
         """One memory, or ``None`` when there is none with that id under the scope (as for a missing id)."""
-        try:  # a facade bound to nothing, asked with no ids, raises InvalidScopeError (not caught here)
+        try:
             scope = self._by_id_scope("get", memory_id, user_id, agent_id, run_id)
             return memory_item(self.memory.get(memory_id, scope=scope), with_score=True)
         except RecordNotFoundError:
@@ -258,7 +270,7 @@ class Memory(ClosesOnExit):
         """Up to ``top_k`` memories under the scope (``limit`` is the older name) that match the metadata filters."""
         top_k = _count("top_k", top_k if limit is None else limit)
         scope, conditions = self._read_scope("get_all", filters, user_id=user_id, agent_id=agent_id, run_id=run_id)
-        where = mem0_where(conditions)
+        where = mem0_where(conditions, expired_before=None if show_expired else utcnow().date())
         if top_k == 0:
             return {"results": []}
         page = self.memory.page(scope=scope, filters=where, limit=top_k)  # the store's filtered keyset page
@@ -267,7 +279,7 @@ class Memory(ClosesOnExit):
     def history(self, memory_id: str, *, user_id: Any = None, agent_id: Any = None, run_id: Any = None) -> list[dict[str, Any]]:
         """mem0's history rows of one memory (ADD, UPDATE, DELETE), oldest first; ``[]`` when there is none
         under the scope (a missing id and another user's read the same)."""
-        try:  # a facade bound to nothing, asked with no ids, raises InvalidScopeError (not caught here)
+        try:
             scope = self._by_id_scope("history", memory_id, user_id, agent_id, run_id)
             return history_rows(self.memory.history(memory_id, scope=scope))
         except RecordNotFoundError:
@@ -322,49 +334,7 @@ def _strip_identity(metadata: Mapping[str, Any] | None, existing: Mapping[str, A
     return clean
 
 
-def _message_list(messages: Any) -> list[Any]:
-    if isinstance(messages, (str, Mapping)):
-        return [messages]
-    if isinstance(messages, list):
-        return messages
-    raise InvalidInputError(f"messages must be str, dict, or list[dict], not {type(messages).__name__}")
-
-
-def _message(m: Any, i: int, metadata: dict[str, Any]) -> dict[str, Any]:
-    if isinstance(m, str):
-        m = {"role": "user", "content": m}
-    if not isinstance(m, Mapping):
-        raise InvalidInputError(f"message {i}: expected a dict with role and content, got {type(m).__name__}")
-    content = m.get("content")
-    if not isinstance(content, str):
-        raise InvalidInputError(f"message {i}: content must be text (memdesk's mem0 facade takes no image parts)")
-    out: dict[str, Any] = {"role": m.get("role", "user"), "content": content, "metadata": dict(metadata)}
-    if m.get("name") is not None:
-        out["speaker"] = m["name"]
-    return out
-
-
-def _timestamp(value: Any) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return datetime.fromtimestamp(value, tz=timezone.utc)
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value)
-        except ValueError:
-            pass
-    raise InvalidInputError(f"timestamp must be a datetime, an ISO date string or Unix seconds, got {value!r}")
-
-
 def _count(name: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise InvalidInputError(f"{name} must be a non-negative integer, got {value!r}")
     return value
-
-
-def _event(record: Any, event: str) -> dict[str, Any]:
-    item = {"id": record.id, "memory": record.body(), "event": event, "role": record.role, "memory_type": record.type}
-    if record.speaker is not None:
-        item["actor_id"] = record.speaker
-    return item

@@ -11,6 +11,7 @@ applied by the store's filtered reads before ranking, as on every other face.
 from __future__ import annotations
 
 import hashlib
+from datetime import date, datetime
 from typing import Any, Mapping, Sequence
 
 from ..errors import InvalidInputError
@@ -18,17 +19,35 @@ from ..filters import RecordFilter
 from ..metadata_conditions import LOGIC
 from ..records import HistoryEntry, MemoryRecord
 
-__all__ = ["ENTITY_KEYS", "UPDATED_AT", "history_rows", "memory_item", "mem0_where"]
+__all__ = ["ENTITY_KEYS", "EXPIRES", "UPDATED_AT", "expiration", "history_rows", "memory_item", "mem0_where"]
 
 ENTITY_KEYS = ("user_id", "agent_id", "run_id")
 #: the metadata key the facade stamps on an updated record (shown as ``updated_at``, not in ``metadata``)
 UPDATED_AT = "mem0_updated_at"
+#: the metadata key of mem0's ``expiration_date`` (``YYYY-MM-DD``; shown at the top level of a memory, as mem0 does)
+EXPIRES = "expiration_date"
+
+
+def expiration(value: Any) -> str | None:
+    """mem0's ``expiration_date`` (a date, a datetime or a ``YYYY-MM-DD`` string) as ``YYYY-MM-DD``."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+    raise InvalidInputError(f"expiration_date must be a date in YYYY-MM-DD format, got {value!r}")
 
 
 def memory_item(record: MemoryRecord, *, score: float | None = None, with_score: bool = False) -> dict[str, Any]:
     """One memory as mem0 returns it from ``get`` (``with_score`` with ``score=None``), ``get_all`` or ``search``."""
-    text = record.body()
-    metadata = {k: v for k, v in record.metadata.items() if k != UPDATED_AT}
+    text = record.text()  # what the memory says, as on every face (memdesk.hits)
+    metadata = {k: v for k, v in record.metadata.items() if k not in (UPDATED_AT, EXPIRES)}
     created = record.ingest_time.isoformat()
     item: dict[str, Any] = {
         "id": record.id,
@@ -47,6 +66,8 @@ def memory_item(record: MemoryRecord, *, score: float | None = None, with_score:
     if record.speaker is not None:
         item["actor_id"] = record.speaker
     item["role"] = record.role
+    if record.metadata.get(EXPIRES) is not None:
+        item[EXPIRES] = record.metadata[EXPIRES]
     item["memory_type"] = record.type
     if record.temporal_anchor is not None:
         item["temporal_anchor"] = record.temporal_anchor
@@ -60,7 +81,7 @@ def history_rows(entries: Sequence[HistoryEntry]) -> list[dict[str, Any]]:
     previous: str | None = None
     created = next((e.record.ingest_time.isoformat() for e in entries if e.record is not None), None)
     for e in entries:
-        text = e.record.body() if e.record is not None else None
+        text = e.record.text() if e.record is not None else None
         deleted = e.event.value == "DELETE"
         rows.append(
             {
@@ -83,12 +104,13 @@ def history_rows(entries: Sequence[HistoryEntry]) -> list[dict[str, Any]]:
 _PROMOTED = {"role": "roles", "memory_type": "types", "source": "sources"}
 
 
-def mem0_where(conditions: Mapping[str, Any]) -> RecordFilter:
+def mem0_where(conditions: Mapping[str, Any], *, expired_before: date | None = None) -> RecordFilter:
     """mem0 filter conditions (entity ids already taken out) as a :class:`~memdesk.filters.RecordFilter`:
     ``role``, ``memory_type``, ``source`` and ``actor_id`` (the speaker) become the filter's own fields (an equality, or a list / ``{"in": [...]}`` for the first three), mem0's ``"*"`` becomes
     ``{"exists": true}``, the rest is metadata conditions in the one language both share
     (:mod:`memdesk.metadata_conditions`). Bad operators are an :class:`InvalidInputError` now (the filter
-    validates its conditions once, when it is made)."""
+    validates its conditions once, when it is made). ``expired_before``: leave out the memories whose
+    ``expiration_date`` is earlier (mem0's reads without ``show_expired``)."""
     fields: dict[str, Any] = {}
     rest: dict[str, Any] = {}
     for key, value in conditions.items():
@@ -96,8 +118,12 @@ def mem0_where(conditions: Mapping[str, Any]) -> RecordFilter:
             fields.update(_promoted(key, value))
         else:
             rest[key] = value
-    if rest:
-        fields["metadata"] = _metadata(rest)
+    metadata = _metadata(rest) if rest else {}
+    if expired_before is not None:
+        current = {"OR": [{EXPIRES: None}, {EXPIRES: {"gte": expired_before.isoformat()}}]}  # None: unset or cleared
+        metadata = {"AND": [metadata, current]} if metadata else current
+    if metadata:
+        fields["metadata"] = metadata
     return RecordFilter(**fields)
 
 

@@ -98,17 +98,20 @@ def ingest(
     # store skips them (and their records) inside its write transaction
     skipped = set(memory.store.write(records, vectors, messages=raws, owners=owners, claim=claim))
     owner_of = {r.id: owner for r, owner in zip(records, owners)}
+    superseded = []
     for old, vector in closed:
         if owner_of[old.superseded_by] not in skipped:  # type: ignore[index]
             try:
                 memory.store.replace(old, vector)  # the open version stays in history
             except RecordNotFoundError:
-                pass  # deleted meanwhile: nothing left to close
+                continue  # deleted meanwhile: nothing left to close
+            superseded.append(old)
     return AddResult(
         message_ids=list(ids),
         routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed) if u.message_id not in skipped},
         records=[r for r, owner in zip(records, owners) if owner not in skipped],
         warnings=memory._script_warnings(scope, [u.message.text() for u in utterances]),
+        superseded=superseded,
     )
 
 

@@ -25,9 +25,10 @@ import hashlib
 import logging
 import re
 import threading
-from collections import OrderedDict
 from datetime import datetime, timezone
 from typing import Any, Sequence
+
+from cachetools import LRUCache
 
 from .. import aio
 from ..errors import ConfigError, LLMContextLengthError, LLMError, LLMOutputError
@@ -143,8 +144,7 @@ class LLMProcessor:
         self.single_prompt = load_prompt("extract_utterance")
         self.batch_prompt = load_prompt("extract_batch")
         self.decide_prompt = load_prompt("decide_batch")
-        self._cache: OrderedDict[tuple[str, str], Processed] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache: LRUCache[tuple[str, str], Processed] = LRUCache(maxsize=cache_size)
         self._lock = threading.Lock()
 
     @property
@@ -202,10 +202,7 @@ class LLMProcessor:
 
     def _remember(self, u: Utterance, p: Processed) -> None:
         with self._lock:
-            self._cache[self._key(u)] = p
-            self._cache.move_to_end(self._key(u))
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+            self._cache[self._key(u)] = p  # past cache_size, the least recently used goes
 
     def _processed(self, u: Utterance) -> Processed:
         with self._lock:

@@ -1,4 +1,4 @@
-"""The conversational evaluation harness (LoCoMo, LongMemEval): ``memdesk eval locomo|longmemeval``.
+"""The conversational evaluation harness (LoCoMo, LongMemEval, your own chats): ``memdesk eval locomo|longmemeval|chats``.
 
 Public surface:
 
@@ -13,14 +13,20 @@ Public surface:
 - :func:`stratified_sample` (``memdesk.eval.sampling``): what ``--limit`` evaluates;
 - :class:`Judge`, :class:`JudgeVerdict`, :class:`BenchmarkJudge` (``memdesk.eval.judging``);
 - :func:`score_prediction`, :class:`AnswerScores` (``memdesk.eval.metrics``): the one answer scorer;
-- the loaders in :mod:`memdesk.eval.datasets`.
+- the loaders in :mod:`memdesk.eval.datasets`;
+- your own chats (``memdesk eval chats``, docs/eval-chats.md): :func:`load_chats` (``memdesk.eval.datasets.chats``),
+  :func:`run_chats` (``memdesk.eval.chat_run``) over any Memory, :func:`summarize_chats` and :class:`ChatSummary`
+  (``memdesk.eval.chat_summary``).
 
 ``import memdesk.eval`` loads no model and touches no file.
 """
 
 from __future__ import annotations
 
+from .chat_run import run_chats
+from .chat_summary import ChatSummary, summarize_chats
 from .datasets import EvalConversation, EvalDataset, EvalQuestion, load_locomo, load_longmemeval
+from .datasets.chats import Chat, ChatSet, load_chats
 from .judging import BenchmarkJudge, Judge, JudgeVerdict
 from .metrics import AnswerScores, score_prediction
 from .results_file import ResultsFile
@@ -34,6 +40,9 @@ from .systems import SystemSpec, default_systems
 __all__ = [
     "AnswerScores",
     "BenchmarkJudge",
+    "Chat",
+    "ChatSet",
+    "ChatSummary",
     "EvalConversation",
     "EvalDataset",
     "EvalQuestion",
@@ -46,10 +55,13 @@ __all__ = [
     "ResultsFile",
     "SystemSpec",
     "default_systems",
+    "load_chats",
     "load_dataset",
     "load_locomo",
     "load_longmemeval",
+    "run_chats",
     "run_eval",
     "score_prediction",
     "stratified_sample",
+    "summarize_chats",
 ]

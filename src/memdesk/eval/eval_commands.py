@@ -1,4 +1,4 @@
-"""``memdesk eval locomo|longmemeval``: the conversational benchmarks from the command line.
+"""``memdesk eval locomo|longmemeval|chats``: the conversational benchmarks, and your own chats, from the command line.
 
 The offline run (no ``--llm``) reports retrieval metrics, tokens and latency; ``--llm`` answers
 with the configured OpenAI-compatible chat model (``MEMDESK_LLM_BASE_URL``, ``MEMDESK_LLM_MODEL``)
@@ -148,7 +148,7 @@ def headline(summary: EvalSummary) -> str:
         if e.spec.sweep:
             continue
         o = e.overall
-        parts = [f"recall {o.recall}", f"median tokens {o.median_evidence_tokens}"]
+        parts = [f"recall {o.recall}", f"P@1 {o.precision_at_1}", f"MRR@10 {o.mrr_at_10}", f"median tokens {o.median_evidence_tokens}"]
         sr = o.session_recall_at.get(10)
         if summary.benchmark == "longmemeval" and sr:
             parts.append(f"session recall@10 {sr.fraction} (any {sr.any})")
@@ -163,7 +163,8 @@ def headline(summary: EvalSummary) -> str:
 
 @click.group("eval", cls=ErrorReportingGroup)
 def eval_group() -> None:
-    """Conversational benchmarks (LoCoMo, LongMemEval): recall, tokens, latency; answers with --llm."""
+    """Conversational benchmarks (LoCoMo, LongMemEval): recall, tokens, latency; answers with --llm. Your own
+    chats: ``eval chats``."""
 
 
 @eval_group.command("locomo")
@@ -196,3 +197,50 @@ def report_cmd(out_dir: str) -> None:
     summary.targets = targets(summary)  # derived from the systems: a summary written before a target changed is read anew
     for p in write_report(summary, out_dir):
         click.echo(str(p))
+
+
+@eval_group.command("chats")
+@click.option("--data", "data_path", required=True, type=click.Path(dir_okay=False),
+              help="A chats JSONL file (format: docs/eval-chats.md).")
+@click.option("--out", "out_dir", default=None, type=click.Path(file_okay=False),
+              help="Write summary.json, report.md, results.jsonl and scopes.jsonl here.")
+@click.option("--db", "db_url", default=None,
+              help="Database URL to ingest into (each chat in scope user_id=<chat id>; the scopes must be empty); "
+                   "default a temporary SQLite database, deleted afterwards.")
+@click.option("--chats", "chat_ids", default=None, help="Comma-separated chat ids: evaluate only these chats of the file.")
+@click.option("--json", "as_json", is_flag=True, help="Print summary.json on stdout instead of the headline.")
+@click.option("--quiet", is_flag=True, help="No progress bar.")
+@click.pass_context
+def chats_cmd(
+    ctx: click.Context, data_path: str, out_dir: str | None, db_url: str | None, chat_ids: str | None, as_json: bool,
+    quiet: bool,
+) -> None:
+    """Evaluate the configured Memory on your own chats: precision@1, MRR@10, recall in the evidence budget,
+    extractive answers, records per message, small-talk records, wrong dates, supersession; by scope size."""
+    import tempfile
+
+    from ..factory import build_memory
+    from .chat_run import run_chats
+    from .chat_summary import chat_headline, summarize_chats, write_chat_run
+    from .datasets.chats import load_chats
+
+    chats = load_chats(data_path).only(csv_list(chat_ids)) if chat_ids else load_chats(data_path)  # before any model loads
+    settings = _settings(ctx)
+    root = ctx.find_root().obj
+    db_url = db_url or (root.db if isinstance(root, Ctx) else None)
+    with tempfile.TemporaryDirectory(prefix="memdesk-chats-") as tmp:
+        url = db_url or f"sqlite:///{Path(tmp) / 'chats.db'}"
+        memory = build_memory(settings.model_copy(update={"database_url": url}))
+        try:
+            result = run_chats(memory, chats, progress=not quiet)
+            config = {
+                "database": db_url or "temporary sqlite", "embedder": memory.embedder.model_id,
+                "processor": settings.processor, "retrieval": settings.retrieval, "token_budget": settings.token_budget,
+            }  # fmt: skip
+        finally:
+            memory.close()
+    summary = summarize_chats(result, data=str(data_path), config=config)
+    if out_dir:
+        for p in write_chat_run(summary, result, out_dir):
+            click.echo(str(p), err=True)
+    click.echo(summary.model_dump_json(indent=2) if as_json else chat_headline(summary))

@@ -93,7 +93,9 @@ def markdown(summary: EvalSummary) -> str:
         f"- headline categories: {', '.join(summary.headline_categories)}",
         "",
         "Recall is the mean fraction of gold evidence turns covered by the provenance of the retrieved records "
-        "(at the system's K; @N = first N hits). Tokens are cl100k_base tokens of the serialized evidence block."
+        "(at the system's K; @N = first N hits). P@1: the first hit's provenance holds a gold turn; MRR@10: mean "
+        "reciprocal rank of the first hit holding a gold turn (0 beyond 10). Tokens are cl100k_base tokens of the "
+        "serialized evidence block."
         + (" Session recall (any / all / fraction of answer sessions hit) leaves the abstention items out." if lme else ""),
         "",
         "## Overall",
@@ -101,7 +103,7 @@ def markdown(summary: EvalSummary) -> str:
     ]
     names = _main_systems(summary)
     answered = any(summary.systems[n].overall.n_answered for n in names)
-    head = ["system", "k", "K", "recall"] + [f"R@{c}" for c in cut]
+    head = ["system", "k", "K", "recall"] + [f"R@{c}" for c in cut] + ["P@1", "MRR@10"]
     if lme:
         head += ["sess@10 any", "sess@10 frac", "sess@10 all"]
     head += ["contain", "median tok", "mean tok", "search p50 ms", "search p95 ms"]
@@ -113,7 +115,7 @@ def markdown(summary: EvalSummary) -> str:
         o, sp = e.overall, e.spec
         full = sp.kind == "full"
         row = [f"**{name}**", _fmt(None if full else sp.k), _fmt(None if full else sp.K), _fmt(o.recall)]
-        row += [_fmt(o.recall_cut(c)) for c in cut]
+        row += [_fmt(o.recall_cut(c)) for c in cut] + [_fmt(o.precision_at_1), _fmt(o.mrr_at_10)]
         if lme:
             row += [_fmt(o.session_cut(10, m)) for m in ("any", "fraction", "all")]
         row += [
@@ -132,6 +134,12 @@ def markdown(summary: EvalSummary) -> str:
     cats = _categories(summary)
     lines += ["## Recall by category", ""]
     lines += _table(["system", *cats], [[n, *(_fmt(_cat(summary, n, c).recall) for c in cats)] for n in names])
+    ranked = [n for n in names if summary.systems[n].spec.kind != "full"]
+    lines += ["## Precision@1 / MRR@10 of the first gold turn by category", ""]
+    lines += _table(["system", *cats], [
+        [n, *(f"{_fmt(_cat(summary, n, c).precision_at_1)} / {_fmt(_cat(summary, n, c).mrr_at_10)}" for c in cats)]
+        for n in ranked
+    ])  # fmt: skip
     if lme:
         lines += ["## Session recall@10 (fraction) by question type", ""]
         lines += _table(["system", *cats], [

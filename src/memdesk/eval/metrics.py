@@ -1,4 +1,5 @@
-"""Metrics of the conversational evaluation: evidence recall, answer scores, latency percentiles.
+"""Metrics of the conversational evaluation: evidence recall, rank of the first gold hit (precision@1,
+reciprocal rank), answer scores, latency percentiles.
 
 Answer scores follow the official LoCoMo evaluation (snap-research/LoCoMo ``task_eval/evaluation.py``):
 
@@ -85,6 +86,41 @@ def session_recall(
     covered = {session_of(i) for prov in hits for i in prov}
     n = len(gold_set & covered)
     return {"any": float(n > 0), "all": float(n == len(gold_set)), "fraction": n / len(gold_set)}
+
+
+def first_gold_rank(gold: Iterable[str], ranked_provenance: Sequence[Iterable[str]], cutoff: int | None = None) -> int | None:
+    """The 1-based rank of the first hit whose provenance holds any ``gold`` id, within the first
+    ``cutoff`` hits (all with None); None when no such hit (or no gold)."""
+    gold_set = set(gold)
+    hits = ranked_provenance if cutoff is None else ranked_provenance[:cutoff]
+    for rank, prov in enumerate(hits, 1):
+        if gold_set.intersection(prov):
+            return rank
+    return None
+
+
+def precision_at_1(gold: Iterable[str], ranked_provenance: Sequence[Iterable[str]]) -> float | None:
+    """1 when the first hit's provenance holds a ``gold`` id, else 0; None without gold."""
+    gold_set = set(gold)
+    if not gold_set:
+        return None
+    return 1.0 if first_gold_rank(gold_set, ranked_provenance, 1) == 1 else 0.0
+
+
+def reciprocal_rank(gold: Iterable[str], ranked_provenance: Sequence[Iterable[str]], cutoff: int = 10) -> float | None:
+    """1 / the rank of the first gold hit within ``cutoff`` (0 when none there): its mean is MRR@cutoff;
+    None without gold."""
+    gold_set = set(gold)
+    if not gold_set:
+        return None
+    rank = first_gold_rank(gold_set, ranked_provenance, cutoff)
+    return 0.0 if rank is None else 1.0 / rank
+
+
+def accepted(answer: str, accept: Iterable[str]) -> bool:
+    """Whether ``answer`` contains any of the ``accept`` substrings (case-insensitive)."""
+    low = answer.lower()
+    return any(a.lower() in low for a in accept if a)
 
 
 # --- answers --------------------------------------------------------------------------------------

@@ -8,7 +8,9 @@ Field by field (see also ``bench/results/CONVERSATION_EVAL.md``):
   gold evidence and counts in the retrieval metrics), ``sweep``, ``k``, ``K``;
 - the evidence: ``n_hits``, ``hits`` (main systems: ``[type initial, cosine, provenance ids]`` in
   rank order), ``evidence_tokens``, ``containment`` (share of the gold answer's parts found in the
-  evidence text), ``recall`` and ``session_recall`` (keys ``all`` = at K, and each cut-off);
+  evidence text), ``recall`` and ``session_recall`` (keys ``all`` = at K, and each cut-off),
+  ``precision_at_1`` (1 when the first hit's provenance holds a gold turn) and ``reciprocal_rank``
+  (1/rank of the first hit holding a gold turn within 10, else 0; both None for full context);
 - with a chat model: ``answer``, ``abstained`` (the answer abstains, see
   :func:`memdesk.eval.metrics.is_abstention`), ``f1``, ``bleu1``, ``judge`` (the verdict; None when
   the judge never gave a valid one, then ``judge_error`` says why), ``judge_label``,
@@ -48,6 +50,8 @@ class QuestionResult(BaseModel):
     containment: float | None = None
     recall: dict[str, float | None] | None = None
     session_recall: dict[str, dict[str, float] | None] | None = None
+    precision_at_1: float | None = None
+    reciprocal_rank: float | None = None
 
     answer: str | None = None
     answer_skipped: str | None = None

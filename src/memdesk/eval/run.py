@@ -14,7 +14,7 @@ from typing import Literal
 
 from ..conversation.base import Answerer, Processor
 from ..embed.base import Embedder
-from ..errors import UsageError
+from ..errors import DataNotFoundError, UsageError
 from ..llm.base import ChatModel
 from ..llm.usage import UsageLedger
 from ..settings import Settings
@@ -33,12 +33,27 @@ _NOT_BEHAVIOUR = {"database_url", "data_dir", "api_keys", "llm_api_key", "embedd
 
 
 def load_dataset(benchmark: Benchmark, data_path: str | Path | None = None) -> EvalDataset:
-    """Load ``benchmark`` from ``data_path`` (default: the shared data folder)."""
-    if benchmark == "locomo":
-        return load_locomo(data_path)
-    if benchmark == "longmemeval":
-        return load_longmemeval(data_path)
-    raise UsageError(f"unknown benchmark {benchmark!r}; use 'locomo' or 'longmemeval'")
+    """Load ``benchmark`` from ``data_path`` (default: the shared data folder). A missing default file raises
+    :class:`DataNotFoundError` saying where the benchmark comes from and how to point ``--data`` at it."""
+    if benchmark not in _WHERE_FROM:
+        raise UsageError(f"unknown benchmark {benchmark!r}; use 'locomo' or 'longmemeval'")
+    load = load_locomo if benchmark == "locomo" else load_longmemeval
+    try:
+        return load(data_path)
+    except DataNotFoundError as e:
+        if data_path is not None:
+            raise
+        raise DataNotFoundError(e.path, f"no {benchmark} file there. {_WHERE_FROM[benchmark]} "
+                                        "(see docs/evaluation.md)") from None
+
+
+#: Where each benchmark comes from, for the error a user without the developers' data folder gets.
+_WHERE_FROM = {
+    "locomo": "LoCoMo is published in the snap-research/LoCoMo repository (data/locomo10.json, CC BY-NC 4.0): "
+              "download it and run `memdesk eval locomo --data locomo10.json --out DIR`",
+    "longmemeval": "LongMemEval is published by xiaowu0162/LongMemEval (longmemeval_s_cleaned.json, MIT): download it "
+                   "and run `memdesk eval longmemeval --data longmemeval_s_cleaned.json --out DIR`",
+}
 
 
 def run_eval(

@@ -51,6 +51,8 @@ from .systems import StoreKind, SystemSpec
 logger = logging.getLogger(__name__)
 
 CUTOFFS = (5, 10, 25)
+#: The cut-off of the mean reciprocal rank of the first gold turn (MRR@10).
+MRR_CUTOFF = 10
 #: Builds the default Memory (the settings' processor and retriever) over a store and an embedder.
 DefaultMemoryFactory = Callable[[Store, Embedder], Memory]
 
@@ -268,13 +270,17 @@ class EvalRun:
     def _score_retrieval(
         self, row: QuestionResult, q: EvalQuestion, conv: EvalConversation, provenance: list[list[str]], *, cut: bool
     ) -> None:
-        """Recall and session recall at K and at each cut-off (none for full context)."""
+        """Recall and session recall at K and at each cut-off, precision@1 and the reciprocal rank of the
+        first gold turn within 10 (no cut-offs and no ranks for full context)."""
 
         def session_of(i: str) -> str:
             return conv.session_of.get(i, i)
 
         row.recall = {"all": M.evidence_recall(q.evidence_ids, provenance)}
         row.session_recall = {"all": M.session_recall(q.evidence_sessions, provenance, session_of)}
+        if cut:
+            row.precision_at_1 = M.precision_at_1(q.evidence_ids, provenance)
+            row.reciprocal_rank = M.reciprocal_rank(q.evidence_ids, provenance, MRR_CUTOFF)
         for c in self.cutoffs:
             row.recall[str(c)] = M.evidence_recall(q.evidence_ids, provenance, c) if cut else None
             row.session_recall[str(c)] = M.session_recall(q.evidence_sessions, provenance, session_of, c) if cut else None

@@ -18,7 +18,9 @@
 - a *block* (:class:`MetricBlock`) has ``n`` (questions), ``n_retrieval`` (questions with gold
   evidence, abstention left out), ``recall`` (mean fraction of gold evidence turns covered by the
   provenance of all retrieved records, i.e. at the system's K), ``recall@5/@10/@25`` (first N
-  hits), ``session_recall`` and ``session_recall@N`` each as ``{"any", "all", "fraction"}``,
+  hits), ``precision_at_1`` (share of questions whose first hit's provenance holds a gold turn) and
+  ``mrr_at_10`` (mean reciprocal rank of the first hit holding a gold turn, 0 beyond 10; both null for
+  full context), ``session_recall`` and ``session_recall@N`` each as ``{"any", "all", "fraction"}``,
   ``containment`` (mean share of the normalized gold answer found in the evidence text),
   ``median_evidence_tokens``, ``mean_evidence_tokens`` (cl100k_base), ``search_latency_ms`` and
   ``total_latency_ms`` as ``{"p50", "p95", "mean"}``, and with an LLM ``n_answered``, ``f1``,
@@ -94,6 +96,8 @@ class MetricBlock(BaseModel):
     n_retrieval: int = 0
     recall: float | None = None
     recall_at: dict[int, float | None] = Field(default_factory=dict)
+    precision_at_1: float | None = None
+    mrr_at_10: float | None = None
     session_recall: SessionRecall | None = None
     session_recall_at: dict[int, SessionRecall | None] = Field(default_factory=dict)
     containment: float | None = None
@@ -148,6 +152,8 @@ class MetricBlock(BaseModel):
         block = cls(n=len(rows), n_retrieval=len(scored))
         block.recall = _r(M.mean(r.recall.get("all") for r in scored if r.recall))
         block.recall_at = {c: _r(M.mean(r.recall.get(str(c)) for r in scored if r.recall)) for c in cutoffs}
+        block.precision_at_1 = _r(M.mean(r.precision_at_1 for r in scored))
+        block.mrr_at_10 = _r(M.mean(r.reciprocal_rank for r in scored))
         for key in [None, *cutoffs]:
             vals = [v for r in scored if r.session_recall and (v := r.session_recall.get("all" if key is None else str(key)))]
             sr = SessionRecall(**{m: _r(M.mean(v[m] for v in vals)) for m in ("any", "all", "fraction")}) if vals else None

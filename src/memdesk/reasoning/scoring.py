@@ -2,8 +2,7 @@
 
 The paper's protocol: take the final answer from the last ``\\boxed{}`` when there is a valid one,
 otherwise apply the benchmark's own parser (GSM8K number, multiple-choice letter, BBH target,
-AIME integer). MATH answers are compared by :func:`math_equal`: normalized strings, then numeric
-value within a tolerance, then sympy symbolic equality under a time limit.
+AIME integer). MATH answers are compared by :func:`math_equal` (math-verify, under a time limit).
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from .datasets import AnswerKind
+from .problems import AnswerKind
 from .math_answers import match_braces, math_equal
 
 logger = logging.getLogger(__name__)

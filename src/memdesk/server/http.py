@@ -35,7 +35,8 @@ from starlette.routing import Route
 from ..conversation.memory import Memory
 from ..errors import InvalidInputError, MemdeskError
 from ..reasoning.service import ReasoningBanks
-from ..records import AddResult, Answer, Evidence, HistoryEntry, MemoryRecord, MemoryType, RawMessage, SearchHit
+from ..hits import Answer, Evidence, MemoryItem, SearchHit
+from ..records import AddResult, HistoryEntry, MemoryType, RawMessage
 from ..remote import NEXT_CURSOR
 from ..tenants import Caller
 from .auth import LOOPBACK_HOSTS, ApiKeys, HostGuard
@@ -246,7 +247,7 @@ def create_app(
         limit: Annotated[int, Query(ge=1, le=10_000)] = 100,
         as_of: Annotated[datetime | None, Query(description="The memories that held at this time.")] = None,
         filters: Annotated[str | None, Query(description="A RecordFilter's fields as JSON, as in search.")] = None,
-    ) -> list[MemoryRecord]:
+    ) -> list[MemoryItem]:
         """Current memories under a scope (unset ids are wildcards), by type then age, ``limit`` at a time: the
         next page's cursor is in the ``X-Next-Cursor`` header (absent on the last page). Keyset paging."""
         scope = caller.scope(**where.fields, access="read")
@@ -255,7 +256,7 @@ def create_app(
         )
         if page.next_cursor is not None:
             response.headers[NEXT_CURSOR] = page.next_cursor
-        return page.items
+        return [MemoryItem.of(r) for r in page.items]
 
     @v1.delete("/memories", tags=["memories"], responses=_FORBIDDEN)
     def delete_scope(
@@ -273,18 +274,18 @@ def create_app(
         )
 
     @v1.get("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
-    def get_memory(memory_id: str, where: Where, caller: Who) -> MemoryRecord:
+    def get_memory(memory_id: str, where: Where, caller: Who) -> MemoryItem:
         """One memory, if it lies under the scope (a tenant key: its own)."""
-        return memory.get(memory_id, scope=caller.scope(**where.fields, access="record", record_id=memory_id))
+        return MemoryItem.of(memory.get(memory_id, scope=caller.scope(**where.fields, access="record", record_id=memory_id)))
 
     @v1.patch("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
-    def update_memory(memory_id: str, req: UpdateRequest, where: Where, caller: Who) -> MemoryRecord:
+    def update_memory(memory_id: str, req: UpdateRequest, where: Where, caller: Who) -> MemoryItem:
         """Supersede a memory with new text and/or fields (re-embedded); the old version stays in its history."""
         clash = {"record_id", "text", "scope"} & set(req.fields)
         if clash:  # they would collide with Memory.update's own arguments (a TypeError: 500)
             raise InvalidInputError(f"cannot update {sorted(clash)} through fields; give the new text as text")
         scope = caller.scope(**where.fields, access="record", record_id=memory_id)
-        return memory.update(memory_id, req.text, scope=scope, **req.fields)
+        return MemoryItem.of(memory.update(memory_id, req.text, scope=scope, **req.fields))
 
     @v1.delete("/memories/{memory_id}", tags=["memories"], responses=_NOT_FOUND)
     def delete_memory(memory_id: str, where: Where, caller: Who) -> Deleted:

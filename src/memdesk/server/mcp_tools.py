@@ -18,7 +18,8 @@ from pydantic import BaseModel, Field
 from ..conversation.memory import Memory
 from ..errors import ForbiddenScopeError, MemdeskError
 from ..reasoning.service import ReasoningBanks
-from ..records import MemoryRecord, MemoryType, Scope, SearchHit
+from ..hits import MemoryItem, SearchHit
+from ..records import MemoryType, Scope
 from ..store.base import Forgotten
 from ..tenants import Access, Caller
 
@@ -43,32 +44,6 @@ INSTRUCTIONS = (
 )
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class MemoryItem(BaseModel):
-    """One memory as a tool returns it."""
-
-    id: str
-    type: MemoryType
-    text: str = Field(description="What the memory says, written once (its summary, fact or instructions; a title only when the body does not start with it).")
-    speaker: str | None = None
-    temporal_anchor: str | None = Field(default=None, description="When it happened or was said.")
-    score: float | None = Field(default=None, description="Cosine (or fused) score, for search results.")
-
-    @classmethod
-    def of(cls, record: MemoryRecord, score: float | None = None) -> "MemoryItem":
-        return cls(
-            id=record.id,
-            type=MemoryType(record.type),
-            text=record.text(),
-            speaker=record.speaker,
-            temporal_anchor=record.temporal_anchor,
-            score=None if score is None else round(score, 6),
-        )
-
-    @classmethod
-    def hit(cls, hit: SearchHit) -> "MemoryItem":
-        return cls.of(hit.record, hit.score)
 
 
 class AddOutcome(BaseModel):
@@ -188,13 +163,13 @@ def create_mcp_server(
         as_of: datetime | None = Field(default=None, description="Read the memory as it stood at this time."),
         filters: dict[str, Any] | None = Field(default=None, description=_FILTERS),
         asked_at: datetime | None = Field(default=None, description=_ASKED_AT),
-    ) -> list[MemoryItem]:
+    ) -> list[SearchHit]:
         """Find the current memories most related to a query, best first."""
         scope = _scope(ctx, default, user_id, agent_id, run_id, "read")
         hits = memory.search(
             query, scope=scope, K=limit, types=types, speaker=speaker, as_of=as_of, filters=filters, asked_at=asked_at
         )
-        return [MemoryItem.hit(h) for h in hits]
+        return hits
 
     @server.tool()
     @_tool_errors

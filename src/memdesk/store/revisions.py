@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict, deque
+from collections import deque
 from typing import Iterable, Sequence
+
+from cachetools import LRUCache
 
 from ..records import Scope
 from .codec import ScopeTuple, check_scope, scope_matches, scope_tuple
@@ -61,7 +63,7 @@ class ScopeRevisions:
         self.kept = kept
         self.counter = 0
         """Moves on every change anywhere: the store-wide revision."""
-        self._stamps: OrderedDict[ScopeTuple, int] = OrderedDict()
+        self._stamps: LRUCache[ScopeTuple, int] = LRUCache(maxsize=kept)
         self._feed: deque[_Change] = deque()
         self._feed_ids = 0
         self._feed_lock = threading.Lock()
@@ -139,13 +141,9 @@ class ScopeRevisions:
         pattern = scope_tuple(check_scope(scope))
         if pattern == (None, None, None):
             return self.counter
-        stamp = self._stamps.get(pattern)
+        stamp = self._stamps.get(pattern)  # a hit is now the most recently asked
         if stamp is None:
-            stamp = self._stamps[pattern] = self.counter
-            if len(self._stamps) > self.kept:
-                self._stamps.popitem(last=False)
-        else:
-            self._stamps.move_to_end(pattern)
+            stamp = self._stamps[pattern] = self.counter  # past ``kept``, the least recently asked goes
         return stamp
 
     def additions_since(self, scope: Scope, revision: int) -> list[str] | None:

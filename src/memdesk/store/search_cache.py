@@ -14,12 +14,12 @@ scope keys it touched, and only those entries are forgotten.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from functools import partial
 from itertools import islice
 from typing import Any, Callable, Iterator, Protocol, Sequence
 
 import numpy as np
+from cachetools import LRUCache
 
 from ..errors import EmbeddingMismatchError, InvalidInputError
 from ..filters import RecordFilter
@@ -166,7 +166,7 @@ class RecordSearch(RevisionReads, CheckedSearch):
         self.files = files if files is not None else ann
         self.cache: IndexCache[ScopeTuple] = IndexCache(self._load, max_rows=cache_max_rows)
         #: partial scope -> its exact scope keys (an ordered set), least recently searched first
-        self._patterns: OrderedDict[ScopeTuple, dict[ScopeTuple, None]] = OrderedDict()
+        self._patterns: LRUCache[ScopeTuple, dict[ScopeTuple, None]] = LRUCache(maxsize=PATTERNS_KEPT)
         self.revisions = ScopeRevisions()
         self._database: str | None = None  # written with graph files (:func:`.ann_cold.database_id`)
         db.on_change(self._changed)
@@ -201,11 +201,7 @@ class RecordSearch(RevisionReads, CheckedSearch):
         if known is None:
             where, params = scope_where(scope, self.db.dialect.param)
             rows = conn.execute(f"SELECT user_id, agent_id, run_id FROM scopes WHERE {where}", params).fetchall()
-            known = self._patterns[pattern] = {(r[0], r[1], r[2]): None for r in rows}
-            while len(self._patterns) > PATTERNS_KEPT:
-                self._patterns.popitem(last=False)
-        else:
-            self._patterns.move_to_end(pattern)
+            known = self._patterns[pattern] = {(r[0], r[1], r[2]): None for r in rows}  # evicts past PATTERNS_KEPT
         return list(known)
 
     # -- loading -------------------------------------------------------------------------------
