@@ -74,5 +74,5 @@ step "restarting database, server and worker"
 $ENGINE stop -t 10 "$P-worker" "$P-server" "$P-db" >/dev/null
 start_all
 wait_for 30 "after the restart, search still finds both memories" search_finds_both
-api GET "/v1/memories?user_id=ana" | python3 -c 'import json,sys; print("memories of ana:", [m["fact"] for m in json.load(sys.stdin)])'
+api GET "/v1/memories?user_id=ana" | python3 -c 'import json,sys; print("memories of ana:", [m.get("text", m.get("fact")) for m in json.load(sys.stdin)])'
 step "PASS"

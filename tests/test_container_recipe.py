@@ -32,7 +32,6 @@ def env(tmp_path):
         **{k: v for k, v in os.environ.items() if not k.startswith("MEMDESK_")},
         "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}", "HOME": str(tmp_path), "MEMDESK_PORT": str(port),
         "MEMDESK_DATABASE_URL": f"sqlite:///{tmp_path}/memdesk.db", "MEMDESK_EMBEDDER": "hashing",
-        "MEMDESK_CONFIG": str(tmp_path / "none.toml"),
     }  # fmt: skip
 
 

@@ -58,7 +58,7 @@ def test_the_admin_exports_and_imports_with_conflict_rules(tenants, tmp_path):
         with TestClient(create_app(other, api_keys=ApiKeys([KEY]))) as c2:
             got = c2.post("/v1/admin/import", content=body, headers=AUTH)
             assert got.status_code == 200 and got.json()["records"] == 1 and got.json()["reembedded"] is False
-            assert [m["fact"] for m in c2.get("/v1/memories", params={"user_id": "ana"}, headers=AUTH).json()] == ["I keep bees."]
+            assert [m["text"] for m in c2.get("/v1/memories", params={"user_id": "ana"}, headers=AUTH).json()] == ["I keep bees."]
             assert c2.post("/v1/admin/import", params={"on_conflict": "skip"}, content=body, headers=AUTH).json()["skipped"] == 2
             bad = c2.post("/v1/admin/import", content="not json\n", headers=AUTH)
             assert bad.status_code == 422 and bad.json()["error"]["type"] == "MalformedFileError"
