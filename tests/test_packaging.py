@@ -40,7 +40,7 @@ def fresh(tmp_path_factory):
     root = tmp_path_factory.mktemp("wheel")
     src = root / "src-copy"  # build from a copy: building writes build/ and egg-info where it runs
     shutil.copytree(REPO / "src", src / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "LICENSE", "NOTICE"):
         shutil.copy(REPO / name, src / name)
     dist = root / "dist"
     subprocess.run(

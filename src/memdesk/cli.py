@@ -361,6 +361,10 @@ def _register_groups() -> None:
     main.add_command(mcp_command, "mcp")
     main.add_command(models_group, "models")
     main.add_command(messages_command, "messages")
+    from .cli_portability import COMMANDS as PORTABILITY  # export, import, copy, backup
+
+    for name, command in PORTABILITY.items():
+        main.add_command(command, name)
 
 
 _register_groups()

@@ -130,6 +130,16 @@ class DataOverlapError(UsageError):
         self.items = items
 
 
+class ImportConflictError(UsageError):
+    """An import would overwrite what the store holds (a record or history with the same id, a message
+    with the same scope and id, a bank of the same name); ``items`` names some. Nothing was written:
+    choose ``on_conflict="skip"`` or ``"replace"``."""
+
+    def __init__(self, message: str, items: list[str]) -> None:
+        super().__init__(message)
+        self.items = items
+
+
 # --- runtime failures ------------------------------------------------------------------------
 class RuntimeFailure(MemdeskError, RuntimeError):
     """Something outside the caller's control failed."""
@@ -145,6 +155,15 @@ class StoreError(RuntimeFailure):
 
 class StoreLockedError(StoreError):
     """The database stayed locked by another process past the busy timeout."""
+
+
+class CopyMismatchError(StoreError):
+    """After ``memdesk copy`` the destination does not hold what the source holds (counts or checksums differ);
+    ``source`` and ``destination`` are the two digests (:class:`memdesk.portability.copy.Digest`)."""
+
+    def __init__(self, message: str, source: object, destination: object) -> None:
+        super().__init__(message)
+        self.source, self.destination = source, destination
 
 
 class MigrationError(StoreError):

@@ -37,6 +37,7 @@ from memdesk.server import create_mcp_server
 from memdesk.tenants import Caller, Tenant
 
 from .bank_faces import HttpBanks, InProcessBanks, McpBanks
+from .export_faces import HttpExport, InProcessExport
 from .pending_faces import HttpLater, InProcessLater, McpLater
 
 
@@ -87,7 +88,7 @@ def _versions(entries: Any) -> Found:
     return Found([_item(e.record) if e.record is not None else Item(e.record_id, e.scope.user_id, "") for e in entries])
 
 
-class MemoryFace(InProcessBanks, InProcessLater):
+class MemoryFace(InProcessBanks, InProcessLater, InProcessExport):
     """In process: ``Memory`` called with the tenant's own scope."""
 
     keyed = False
@@ -146,7 +147,7 @@ class RemoteFace(MemoryFace):
         self.memory.close()
 
 
-class HttpFace(HttpBanks, HttpLater):
+class HttpFace(HttpBanks, HttpLater, HttpExport):
     """The HTTP routes over a real socket with the tenant's key; scope ids in the body or the query string."""
 
     keyed = True

@@ -6,7 +6,7 @@ MCP tools over streamable HTTP with the tenant's key, MCP bound to the tenant in
 browser at ``/ui`` logged in with the tenant's key, the mem0 facade bound to the tenant, and the awaitable
 ``AsyncMemory`` (in process) and ``AsyncRemoteMemory`` (the tenant's key) of ``async_faces.py``) and an
 operation (add, search, evidence, answer, get, get_all, update, delete, history, forget - the exact scope or
-with a wildcard), with record ids drawn from
+with a wildcard - and export, on :data:`EXPORT_PATHS`), with record ids drawn from
 *every* tenant's records, dead or alive, and - on the keyed paths - the scope left out, named as the
 tenant's own, or named as another tenant's. A model says what each tenant owns; after every step:
 
@@ -78,6 +78,7 @@ FACES: dict[str, Callable[[Served, str], Face]] = {
     "async-remote": lambda s, user: AsyncRemoteFace(s.url, s.key_for(Tenant(user_id=user)), user),
 }
 BANK_PATHS = ["async-remote", "http", "mcp-bound", "mcp-http", "memory", "remote", "ui"]
+EXPORT_PATHS = ["http", "memory"]  # the right of access: a tenant's export of its own scope (export_faces.py)
 BANKS = st.sampled_from(["b1", "b2"])  # every tenant uses the same bank names
 KEYED_PATHS = ("http", "remote", "async-remote", "mcp-http", "ui")  # the paths that carry the tenant's key
 _EXAMPLES = itertools.count()
@@ -277,6 +278,20 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
             ui = self.face(victim, data, among=["ui"])
             assert isinstance(ui, UiFace)
             assert all(self.served.key_for(Tenant(user_id=victim)) not in v for v in ui.ui.cookies.values())
+
+    @rule(data=st.data(), naming=NAMING)
+    def export(self, data, naming):
+        """A tenant's export holds exactly its current records and bank examples, and no other tenant's text;
+        naming another tenant is a 404 (as every read); after a forget it holds nothing of what went."""
+        user, face, name, other = self.caller(data, naming, among=EXPORT_PATHS)
+        if other:
+            with refused(UnknownScopeError):
+                face.export(name)
+            return
+        got = face.export(name)
+        self.own(user, got.records)
+        assert {i.id for i in got.records.items} == set(self.alive[user])
+        assert got.examples == {e for bank in self.banks[user].values() for e in bank}
 
     # -- reasoning banks -----------------------------------------------------------------------------
     def own_examples(self, user: str, bank: str, found: Found) -> None:

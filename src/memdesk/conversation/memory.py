@@ -388,6 +388,23 @@ class Memory(ClosesOnExit):
             raise RecordNotFoundError.under(record_id, scope)
         return entries
 
+    def export(self, scope: Scope, file: Any, *, wildcard: bool = False, vectors: bool = False) -> Any:
+        """Write everything :meth:`forget` would erase of ``scope`` to ``file`` (a text stream) as a memdesk
+        export: records with their history, raw messages, owned banks (:mod:`memdesk.portability`)."""
+        from .. import __version__
+        from ..portability.export import export_scope
+
+        return export_scope(self.store, as_scope(scope), file, wildcard=as_flag("wildcard", wildcard),
+                            vectors=as_flag("vectors", vectors), memdesk_version=__version__)  # fmt: skip
+
+    def import_(self, path: Any, *, on_conflict: str = "fail") -> Any:
+        """Restore a memdesk export file into this memory's store (``on_conflict``: fail, skip or replace)."""
+        from ..portability.importer import import_file
+
+        result = import_file(self.store, self.embedder, path, on_conflict=on_conflict)  # type: ignore[arg-type]
+        self._drop_cached_text()
+        return result
+
 
 def _derived_fields(old: MemoryRecord, text: str) -> dict[str, Any]:
     """The fields of ``old`` that its new ``text`` decides (see :meth:`Memory.update`)."""

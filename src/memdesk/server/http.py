@@ -45,6 +45,7 @@ from .gate import RequestGate
 from .limits import ServerLimits, check_messages, check_retrieval, check_scope_fields
 from .metrics import MetricsAccess, ServerMetrics
 from .bank_routes import bank_router
+from .portability_routes import portability_router
 from .mcp_tools import CALLER_STATE
 from .schemas import (
     AddRequest, AnswerRequest, Deleted, ErrorBody, Health, RetrievalOptions, ScopeDeleted, SearchRequest, UpdateRequest,
@@ -349,6 +350,7 @@ def create_app(
 
     app.include_router(v1)
     app.include_router(bank_router(banks, require_key), dependencies=[Depends(require_key)], responses=_ERRORS)
+    app.include_router(portability_router(memory, require_key), dependencies=[Depends(require_key)], responses=_ERRORS)
     if ui:  # the memory browser at /ui, behind the same keys (memdesk/server/ui.py)
         from .ui import ui_router
 

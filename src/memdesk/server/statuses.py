@@ -10,6 +10,7 @@ from ..redaction import mask_shortened
 from ..errors import (
     EmbeddingMismatchError,
     ForbiddenScopeError,
+    ImportConflictError,
     LLMError,
     LLMRateLimitError,
     MemdeskError,
@@ -32,6 +33,7 @@ _STATUSES: tuple[tuple[type[MemdeskError], int], ...] = (
     (MessageTooLargeError, 413),
     (TooManyRequestsError, 429),
     (EmbeddingMismatchError, 409),
+    (ImportConflictError, 409),
     (NoChatModelError, 501),
     (UsageError, 422),
     (StoreLockedError, 503),

@@ -12,7 +12,8 @@ backend) deals only with the part it needs:
   with a vector (a reasoning bank's examples) or without one (its manifest, its rejected items),
   opened through :class:`Collections`;
 - :class:`VectorMaintenance`: the seam ``memdesk reembed`` works through;
-- :class:`KeyStore`: tenant API keys, hashed.
+- :class:`KeyStore`: tenant API keys, hashed;
+- :class:`Portability`: a scope's history in write order and a verbatim restore (export, import, copy).
 
 :class:`Store` is all of them together, as every backend (SQLite, PostgreSQL) provides them; it
 passes the one conformance suite in ``tests/conformance``. What is built on the protocols (``scan``,
@@ -36,6 +37,7 @@ from ..tenants import ApiKeyInfo, NewApiKey, Tenant
 
 if TYPE_CHECKING:
     from ..filters import RecordFilter
+    from .portable import OnConflict, Restored
 
 T = TypeVar("T")
 
@@ -371,7 +373,44 @@ class KeyStore(Protocol):
     def has_keys(self) -> bool: ...
 
 
-class Store(EmbeddingPin, RecordStore, RecordQuery, MessageLog, Collections, VectorMaintenance, KeyStore, Protocol):
+class Portability(Protocol):
+    """What ``memdesk export``, ``import`` and ``copy`` need beyond the other protocols (:mod:`memdesk.portability`)."""
+
+    def history_page(
+        self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None
+    ) -> Page[HistoryEntry]:
+        """Every history entry written under ``scope`` (wildcards allowed: ADD, UPDATE, and the DELETE
+        tombstones of records deleted from it; None: the whole database, for operator tools such as
+        ``memdesk copy``, never a tenant's call), oldest first, up to ``limit`` after ``cursor``."""
+        ...
+
+    def history_of(self, record_ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+        """:meth:`RecordStore.history` of many records in one read: {id: entries oldest first} (ids without
+        history left out)."""
+        ...
+
+    def restore(
+        self,
+        records: Sequence[MemoryRecord] = (),
+        vectors: np.ndarray | None = None,
+        *,
+        history: Sequence[HistoryEntry] = (),
+        messages: Sequence[RawMessage] = (),
+        on_conflict: "OnConflict" = "fail",
+        check_only: bool = False,
+    ) -> "Restored":
+        """Write records (one row of ``vectors`` each), history entries and raw messages as exported, in ONE
+        transaction: ids, times, versions, ``pending`` and route masks kept; positions assigned in the order
+        given; a record's version is the highest of its entries in ``history`` (1 without). A record id the store holds (current or in history) or a message's (scope, id) clashes:
+        ``on_conflict`` "fail" raises ImportConflictError before writing, "skip" leaves the stored one,
+        "replace" erases it (its history too) first. ``check_only``: report ``conflicts`` (``vectors`` may be
+        None), write nothing."""
+        ...
+
+
+class Store(
+    EmbeddingPin, RecordStore, RecordQuery, MessageLog, Collections, VectorMaintenance, KeyStore, Portability, Protocol
+):
     """Everything a memdesk store provides (every backend implements all of it)."""
 
     def scan(

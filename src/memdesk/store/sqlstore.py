@@ -11,6 +11,7 @@ vector search             :class:`~.search_cache.RecordSearch`
 raw message log           :class:`~.message_log.MessageTable`
 collections, documents    :mod:`.collection_tables`
 re-embedding              :class:`~.maintenance.VectorRewriter`
+export, import, copy      :class:`~.portable.PortableTables`
 ========================  =============================================================
 
 What differs between SQLite and PostgreSQL is one :class:`~memdesk.store.dialect.Dialect` object
@@ -38,6 +39,7 @@ from .key_table import KeyTable
 from .dialect import Dialect
 from .maintenance import VectorRewriter
 from .message_log import MessageTable
+from .portable import OnConflict, PortableTables, Restored
 from .record_reads import RecordReader
 from .record_writes import RecordWriter
 from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordIndex, RecordSearch
@@ -76,6 +78,7 @@ class SQLStore(StoreConveniences):
         self._rewriter = VectorRewriter(db)
         self._keys = KeyTable(db)
         self._eraser = ScopeEraser(db, self._search, self._collections)
+        self._portable = PortableTables(db, self._writer, self._messages, self._search)
 
     @property
     def dialect(self) -> Dialect:
@@ -187,6 +190,27 @@ class SQLStore(StoreConveniences):
 
     def pending_scopes(self) -> list[Scope]:
         return self._messages.pending_scopes()
+
+    # -- Portability ---------------------------------------------------------------------------
+    def history_page(self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[HistoryEntry]:
+        return self._portable.history_page(scope, limit=limit, cursor=cursor)
+
+    def history_of(self, record_ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
+        return self._portable.history_of(record_ids)
+
+    def restore(
+        self,
+        records: Sequence[MemoryRecord] = (),
+        vectors: np.ndarray | None = None,
+        *,
+        history: Sequence[HistoryEntry] = (),
+        messages: Sequence[RawMessage] = (),
+        on_conflict: OnConflict = "fail",
+        check_only: bool = False,
+    ) -> Restored:
+        return self._portable.restore(
+            records, vectors, history=history, messages=messages, on_conflict=on_conflict, check_only=check_only
+        )
 
     # -- Collections ---------------------------------------------------------------------------
     def collection(self, name: str) -> SQLVectorCollection:
