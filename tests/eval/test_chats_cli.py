@@ -17,7 +17,7 @@ def _lines(path) -> list[dict]:
 
 def test_eval_chats_end_to_end(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMDESK_EMBEDDER", "minilm")  # the real, packaged embedder
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMDESK_CONFIG", "")
     data = write_chats(tmp_path / "mine.jsonl", [tiny_chat(), one_fact_chat()])
     out = tmp_path / "run"
     result = CliRunner().invoke(eval_group, ["chats", "--data", str(data), "--out", str(out), "--json", "--quiet"],

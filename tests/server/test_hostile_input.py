@@ -67,7 +67,7 @@ def test_passwords_with_slashes_or_spaces_and_credential_query_parameters_are_ma
 def test_settings_show_llm_url_keys_masked(monkeypatch, tmp_path):
     from memdesk.settings import Settings
 
-    monkeypatch.setenv("MEMDESK_CONFIG", str(tmp_path / "none.toml"))
+    monkeypatch.setenv("MEMDESK_CONFIG", "")
     shown = Settings.load(llm_base_url="https://llm.example/v1?api-key=sk-abc", database_url="postgresql://a:p/w@h/d").effective()
     assert "sk-abc" not in shown["llm_base_url"] and "p/w" not in shown["database_url"]
 
