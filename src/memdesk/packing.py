@@ -95,9 +95,11 @@ class BudgetPacker:
             if (cap is not None and len(out) >= cap) or budget - used < self.MIN_LINE:
                 break
             prov, text, headers, line = self._layout(h)
-            if (prov and prov in seen_prov) or text in seen_text:
+            # the statements a compound message was split into are separate facts, not views of one another
+            statement = (h.record.metadata or {}).get("view") == "statement"
+            if (prov and prov in seen_prov and not statement) or text in seen_text:
                 continue
-            if self.cover_dedupe and prov and covered.issuperset(prov):
+            if self.cover_dedupe and prov and covered.issuperset(prov) and not statement:
                 continue
             cost = self.tokens(line) + sum(self.tokens(text) for key, text in headers if key not in open_headers)
             if used + cost > budget:

@@ -373,16 +373,19 @@ class Retriever:
 
 
 def dedupe(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """Keep the first (best) hit of each provenance set and of each normalized text."""
+    """Keep the first (best) hit of each provenance set and of each normalized text. The statements a compound
+    message was split into (``metadata["view"] == "statement"``: separate facts that close separately) are not
+    views of one another: each is kept, one per text."""
     seen_prov: set[tuple[str, ...]] = set()
     seen_text: set[str] = set()
     out = []
     for h in hits:
         prov = tuple(sorted(h.record.provenance))
         text = normalized_text(h.record.embed_text())
-        if (prov and prov in seen_prov) or text in seen_text:
+        statement = (h.record.metadata or {}).get("view") == "statement"
+        if (prov and prov in seen_prov and not statement) or text in seen_text:
             continue
-        if prov:
+        if prov and not statement:
             seen_prov.add(prov)
         seen_text.add(text)
         out.append(h)
