@@ -13,6 +13,7 @@ from memdesk.conversation.files import read_conversations
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.router import RuleRouter
 from memdesk.records import Scope
+from memdesk.retrieve import Retriever
 from memdesk.store import open_store
 
 GOLD = ["D1:3", "D1:12", "D1:5", "D2:8", "D2:1", "D3:13"]  # gold evidence turns of conv-26; the questions come from the file
@@ -28,10 +29,13 @@ def test_ingest_a_locomo_conversation_and_find_gold_evidence(tmp_path, locomo_pa
     for i in range(0, len(conv.messages), 64):
         mem.add(conv.messages[i : i + 64], scope=scope)
     assert len(mem.messages(scope=scope)) == len(conv.messages) == 419
+    # the evidence a user gets: the default (fused) read path, packed to its 900-token budget (the ENGRAM path's own
+    # evidence on these six hand-picked questions moves with every extractor change: its recall is checked below)
+    default = Memory(mem.store, mem.embedder, mem.processor, retriever=Retriever.fused(mem.store))
     found = 0
     for question, gold in QUESTIONS:
-        ev = mem.evidence(question, scope=scope)
-        assert len(ev.hits) == 25 and ev.tokens < 1500
+        ev = default.evidence(question, scope=scope)
+        assert ev.hits and ev.tokens < 1000
         found += any(gold in h.record.provenance for h in ev.hits)
     assert found >= 4, f"gold evidence found for only {found} of {len(QUESTIONS)} questions"
     # every answerable question of the conversation: the committed offline run measures 0.79 over 5 conversations
