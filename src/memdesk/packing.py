@@ -21,12 +21,18 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .errors import InvalidInputError
-from .records import SearchHit
+from .records import MemoryRecord, SearchHit
 
 if TYPE_CHECKING:
     from .serialize import Serializer
 
-__all__ = ["BudgetPacker"]
+__all__ = ["BudgetPacker", "is_statement"]
+
+
+def is_statement(record: MemoryRecord) -> bool:
+    """A statement a compound message was split into (``metadata["view"] == "statement"``): a separate fact that
+    closes separately, not a view of its message, so sharing its message's provenance makes it no duplicate."""
+    return (record.metadata or {}).get("view") == "statement"
 
 
 class BudgetPacker:
@@ -95,8 +101,7 @@ class BudgetPacker:
             if (cap is not None and len(out) >= cap) or budget - used < self.MIN_LINE:
                 break
             prov, text, headers, line = self._layout(h)
-            # the statements a compound message was split into are separate facts, not views of one another
-            statement = (h.record.metadata or {}).get("view") == "statement"
+            statement = is_statement(h.record)
             if (prov and prov in seen_prov and not statement) or text in seen_text:
                 continue
             if self.cover_dedupe and prov and covered.issuperset(prov) and not statement:

@@ -35,7 +35,7 @@ from . import aio
 from .errors import InvalidInputError, UnknownScopeError
 from .filters import RecordFilter, as_filter
 from .lexical import rrf_fuse
-from .packing import BudgetPacker
+from .packing import BudgetPacker, is_statement
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
 from .relevance import COSINE, FUSED, RRF, calibrate
@@ -373,16 +373,15 @@ class Retriever:
 
 
 def dedupe(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """Keep the first (best) hit of each provenance set and of each normalized text. The statements a compound
-    message was split into (``metadata["view"] == "statement"``: separate facts that close separately) are not
-    views of one another: each is kept, one per text."""
+    """Keep the first (best) hit of each provenance set and of each normalized text; the statements a compound
+    message was split into (:func:`~memdesk.packing.is_statement`) are kept one per text."""
     seen_prov: set[tuple[str, ...]] = set()
     seen_text: set[str] = set()
     out = []
     for h in hits:
         prov = tuple(sorted(h.record.provenance))
         text = normalized_text(h.record.embed_text())
-        statement = (h.record.metadata or {}).get("view") == "statement"
+        statement = is_statement(h.record)
         if (prov and prov in seen_prov and not statement) or text in seen_text:
             continue
         if prov and not statement:
