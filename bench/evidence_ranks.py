@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from memdesk.records import Scope
-from memdesk.retrieve import Retriever, Serializer
+from memdesk.retrieval.retrieve import Retriever, Serializer
 from retrieval_replay import open_run, reader
 
 

@@ -1,4 +1,4 @@
-"""Fit the relevance maps of :mod:`memdesk.relevance`: P(a hit is relevant | its raw ranking value, scope size).
+"""Fit the relevance maps of :mod:`memdesk.retrieval.relevance`: P(a hit is relevant | its raw ranking value, scope size).
 
 For each question of the calibration data, each read path's first ``--top`` hits are taken with their raw
 ranking values (``Retriever(calibrated=False)``); a hit is relevant when its record's provenance holds one of
@@ -33,7 +33,7 @@ from small_scope_lab import ingest, load  # noqa: E402
 from memdesk.embed import MiniLMEmbedder  # noqa: E402
 from memdesk.eval.cache import CachingEmbedder  # noqa: E402
 from memdesk.records import Scope  # noqa: E402
-from memdesk.retrieve import Retriever, Serializer  # noqa: E402
+from memdesk.retrieval.retrieve import Retriever, Serializer  # noqa: E402
 from memdesk.store import open_store  # noqa: E402
 
 PATHS = ("fused", "cosine", "rrf")

@@ -36,15 +36,15 @@ from typing import Annotated
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from memdesk import scope_index
+from memdesk.retrieval import scope_index
 from memdesk.embed.base import embed_queries
 from memdesk.errors import LLMError
-from memdesk.lexical import STOPWORDS
+from memdesk.retrieval.lexical import STOPWORDS
 from memdesk.llm import make_chat_model
 from memdesk.llm.base import ChatModel
 from memdesk.llm.templates import PromptTemplate
 from memdesk.records import Scope
-from memdesk.retrieve import Retriever, Serializer
+from memdesk.retrieval.retrieve import Retriever, Serializer
 from memdesk.settings import Settings
 from retrieval_replay import Tally, open_run
 

@@ -1,9 +1,9 @@
 """Read-path variants over an evaluation run's ingested store, for screening (issue 13, 2026-12-02).
 
-Re-ranks each question's candidates in numpy the way :meth:`memdesk.scope_index.ScopeIndex.rank` does
+Re-ranks each question's candidates in numpy the way :meth:`memdesk.retrieval.scope_index.ScopeIndex.rank` does
 (each type's dense top 60 + the stemmed-BM25 top 60, ``cosine + w * bm25 / max bm25``, standardized
 per group, superseded demoted) with one change at a time, then packs them with the real
-:class:`~memdesk.packing.BudgetPacker` (900 tokens) and scores gold-turn recall, median tokens and
+:class:`~memdesk.retrieval.packing.BudgetPacker` (900 tokens) and scores gold-turn recall, median tokens and
 (LongMemEval) session recall@10. ``type:0.3`` reproduces the shipped read path before ``person_weight``.
 
     python bench/read_path_lab.py locomo /tmp/ev/locomo type:0.3 type:0.3:uboost0.3 pool:0.0
@@ -42,17 +42,17 @@ import numpy as np
 
 from budget_ceiling import LIST_OR_COUNT  # the list-or-count pattern, written once for the budget ceiling
 
-from memdesk.calibration import TypeMoments
+from memdesk.retrieval.calibration import TypeMoments
 from memdesk.embed import MiniLMEmbedder, make_embedder
 from memdesk.eval import metrics as M
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.eval.run import load_dataset
 from memdesk.filters import as_filter
-from memdesk.lexical import BM25Index
-from memdesk.question_person import grammatical_person
+from memdesk.retrieval.lexical import BM25Index
+from memdesk.retrieval.question_person import grammatical_person
 from memdesk.records import ALL_TYPES, MemoryType, Scope, SearchHit
-from memdesk.retrieve import Retriever, Serializer
-from memdesk.scope_index import TYPE_PRIOR, _lexical_top
+from memdesk.retrieval.retrieve import Retriever, Serializer
+from memdesk.retrieval.scope_index import TYPE_PRIOR, _lexical_top
 from memdesk.settings import Settings
 from memdesk.store import open_store
 

@@ -3,7 +3,7 @@
 Loads every record and vector of each ingested conversation of an evaluation run (``<run>/work/typed.db``)
 once and re-ranks the questions with retrieval variants in numpy, so one variant costs seconds instead of a
 harness run. The variants mirror the read path (per-type top-k, de-duplication, serializer lines) but are
-not the shipped code: what they found is then implemented in ``memdesk.retrieve`` and measured again through
+not the shipped code: what they found is then implemented in ``memdesk.retrieval.retrieve`` and measured again through
 ``Memory.evidence`` with ``bench/retrieval_replay.py`` and the harness. The table in
 ``bench/results/RETRIEVAL_EXPERIMENTS.md`` comes from ``python bench/retrieval_lab.py <run_dir>``.
 
@@ -16,7 +16,7 @@ import numpy as np
 from memdesk.eval.run import load_dataset
 from memdesk.store import open_store
 from memdesk.records import Scope, MemoryType, SearchHit, ALL_TYPES
-from memdesk.retrieve import Serializer, dedupe
+from memdesk.retrieval.retrieve import Serializer, dedupe
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.embed import MiniLMEmbedder
 from memdesk.eval import metrics as M
@@ -109,8 +109,8 @@ def typed(q, v, conv, k=20, K=25, mode="typed"):
 
 # ---- richer variants ----
 import re as _re
-from memdesk.lexical import BM25Index, rrf_fuse
-from memdesk.tokens import TokenCounter
+from memdesk.retrieval.lexical import BM25Index, rrf_fuse
+from memdesk.text.tokens import TokenCounter
 _TC = TokenCounter()
 _ROLE = {"user", "assistant", "system", "tool"}
 
@@ -129,7 +129,7 @@ def named(q, conv):
 def pack(conv, order, scores, budget=None, K=25, cover_dedupe=False, header=6):
     """order: candidate indices best first. Dedupe like memdesk, then fill K or token budget."""
     out = []; seen_prov = set(); seen_text = set(); covered = set(); used = 0; types_used = set()
-    from memdesk.retrieve import normalized_text
+    from memdesk.retrieval.retrieve import normalized_text
     for i in order:
         r = conv.records[i]
         prov = conv.prov[i]
@@ -186,7 +186,7 @@ def rich(q, v, conv, k=20, K=25, budget=None, typed_caps=True, bm25_w=0.0, rrf=F
 
 from nltk.stem import PorterStemmer
 _PS = PorterStemmer()
-from memdesk.lexical import tokenize as _tok
+from memdesk.retrieval.lexical import tokenize as _tok
 import functools
 @functools.lru_cache(maxsize=200000)
 def _stem(w): return _PS.stem(w)
@@ -241,7 +241,7 @@ def conv_extras3(conv):
 
 def pack_grouped(conv, order, scores, budget=880, header=6):
     out = []; seen_prov = set(); seen_text = set(); covered = set(); used = 0; groups = set(); types_used=set()
-    from memdesk.retrieve import normalized_text
+    from memdesk.retrieval.retrieve import normalized_text
     for i in order:
         r = conv.records[i]; prov = conv.prov[i]
         text = normalized_text(r.embed_text())

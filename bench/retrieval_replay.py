@@ -31,7 +31,7 @@ from memdesk.eval import metrics as M
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.eval.run import load_dataset
 from memdesk.records import Scope
-from memdesk.retrieve import Retriever, Serializer
+from memdesk.retrieval.retrieve import Retriever, Serializer
 from memdesk.store import open_store
 
 

@@ -1,4 +1,4 @@
-"""memdesk.aio.Lock: one thread, or one greenlet on the event loop, at a time; waiting greenlets do not block the loop."""
+"""memdesk.runtime.aio.Lock: one thread, or one greenlet on the event loop, at a time; waiting greenlets do not block the loop."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from memdesk import aio
+from memdesk.runtime import aio
 from memdesk.errors import UsageError
 
 

@@ -14,7 +14,8 @@ import os
 import httpx2
 import pytest
 
-from memdesk import AsyncMemory, AsyncRemoteMemory, Memory, RemoteMemory, Scope, aio
+from memdesk import AsyncMemory, AsyncRemoteMemory, Memory, RemoteMemory, Scope
+from memdesk.runtime import aio
 from memdesk.conversation.answer import LLMAnswerer
 from memdesk.conversation.raw import RawTurnProcessor
 from memdesk.embed import HashingEmbedder

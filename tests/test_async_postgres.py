@@ -16,7 +16,8 @@ import time
 import psycopg
 import pytest
 
-from memdesk import AsyncMemory, Memory, Scope, aio
+from memdesk import AsyncMemory, Memory, Scope
+from memdesk.runtime import aio
 from memdesk.conversation.raw import RawTurnProcessor
 from memdesk.embed import HashingEmbedder
 from memdesk.errors import RecordNotFoundError, StoreError, StoreLockedError

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from memdesk.calibration import TypeMoments
+from memdesk.retrieval.calibration import TypeMoments
 
 
 def test_cosine_stats_match_scoring_every_vector():

@@ -113,8 +113,8 @@ def test_zero_k_is_refused_not_read_as_the_default(run, option):
 
 
 def test_search_help_states_the_read_paths_real_defaults(run):
-    from memdesk.clicontext import read_path_defaults
-    from memdesk.retrieve import Retriever
+    from memdesk.cli.context import read_path_defaults
+    from memdesk.retrieval.retrieve import Retriever
 
     defaults = read_path_defaults()
     text = " ".join(run("search", "--help").output.split())

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from memdesk.cpus import usable_cpus
+from memdesk.runtime.cpus import usable_cpus
 from memdesk.embed import MiniLMEmbedder
 from memdesk.llm.local import server_command
 

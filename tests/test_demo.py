@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from memdesk.demo import sample_data
+from memdesk.cli.demo import sample_data
 
 
 def test_the_sample_is_packaged_with_sessions_questions_and_gold_evidence():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memdesk import extras
+from memdesk.runtime import extras
 from memdesk.errors import ConfigError
 
 
@@ -101,7 +101,7 @@ def test_the_core_imports_no_optional_extra():
     import sys
 
     code = (
-        "import sys, memdesk, memdesk.cli, memdesk.async_api\n"
+        "import sys, memdesk, memdesk.cli.main, memdesk.client.async_api\n"
         "bad = sorted({m.split('.')[0] for m in sys.modules} & {'langgraph', 'langchain_core', 'fastapi', 'mcp',"
         " 'uvicorn', 'psycopg', 'matplotlib', 'sympy', 'opentelemetry_sdk', 'xllamacpp', 'gguf'})\n"
         "print(bad)\n"

@@ -1,4 +1,4 @@
-"""memdesk.lang: scripts and whether the English rules apply."""
+"""memdesk.text.lang: scripts and whether the English rules apply."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memdesk.lang import dominant_script, is_english, scripts_of
+from memdesk.text.lang import dominant_script, is_english, scripts_of
 
 
 @pytest.mark.parametrize(

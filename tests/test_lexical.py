@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memdesk.errors import InvalidInputError
-from memdesk.lexical import BM25Index, rrf_fuse, tokenize
+from memdesk.retrieval.lexical import BM25Index, rrf_fuse, tokenize
 
 
 def test_tokenize_lowercases_splits_and_drops_stopwords() -> None:

@@ -3,9 +3,9 @@
 import pytest
 
 from memdesk.errors import InvalidInputError
-from memdesk.packing import BudgetPacker
+from memdesk.retrieval.packing import BudgetPacker
 from memdesk.records import EpisodicRecord, MemoryType, Scope, SearchHit, SemanticRecord
-from memdesk.retrieve import Serializer
+from memdesk.retrieval.retrieve import Serializer
 
 S = Scope(user_id="u")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memdesk.question_person import grammatical_person, role_boosts
+from memdesk.retrieval.question_person import grammatical_person, role_boosts
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memdesk.question_time import SLACK, parse_asked_at, question_windows
+from memdesk.retrieval.question_time import SLACK, parse_asked_at, question_windows
 
 UTC = timezone.utc
 

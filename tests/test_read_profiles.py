@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from memdesk.embed import HashingEmbedder
 from memdesk.factory import build_memory, build_retriever
-from memdesk.read_profiles import DEFAULT_PROFILE, PROFILES, read_profile
+from memdesk.retrieval.profiles import DEFAULT_PROFILE, PROFILES, read_profile
 from memdesk.settings import Settings
 from memdesk.store import open_store
 

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from memdesk.redaction import RedactingFilter, mask_secrets
+from memdesk.text.redaction import RedactingFilter, mask_secrets
 from memdesk.settings import Settings
 
 

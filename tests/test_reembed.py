@@ -22,7 +22,7 @@ from memdesk.reasoning.bank import MemoryBank
 from memdesk.reasoning.bank_builder import BankBuilder
 from memdesk.reasoning.datasets import Problem
 from memdesk.records import Scope
-from memdesk.reembed import reembed_store
+from memdesk.store.reembed import reembed_store
 from memdesk.store import EmbeddingInfo, VectorTable, open_store
 from tests.pg_server import postgres_server, postgres_url  # noqa: F401
 

@@ -8,7 +8,7 @@ import pytest
 
 from memdesk.errors import InvalidInputError, UnknownScopeError
 from memdesk.records import EpisodicRecord, MemoryType, ProceduralRecord, Scope, SemanticRecord
-from memdesk.retrieve import Retriever, Serializer, dedupe
+from memdesk.retrieval.retrieve import Retriever, Serializer, dedupe
 from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
 
 S = Scope(user_id="u")

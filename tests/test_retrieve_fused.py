@@ -8,7 +8,7 @@ import pytest
 
 from memdesk.filters import RecordFilter
 from memdesk.records import EpisodicRecord, MemoryType, Scope, SemanticRecord
-from memdesk.retrieve import Retriever, Serializer
+from memdesk.retrieval.retrieve import Retriever, Serializer
 from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
 
 S = Scope(user_id="u")

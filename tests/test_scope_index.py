@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from memdesk.filters import RecordFilter
-from memdesk.question_time import question_windows
+from memdesk.retrieval.question_time import question_windows
 from memdesk.records import ALL_TYPES, EpisodicRecord, Scope, SemanticRecord
-from memdesk.retrieve import Retriever
-from memdesk.scope_index import ScopeIndex, ScopeIndexCache
-from memdesk.stemming import StemmingTokenizer
+from memdesk.retrieval.retrieve import Retriever
+from memdesk.retrieval.scope_index import ScopeIndex, ScopeIndexCache
+from memdesk.retrieval.stemming import StemmingTokenizer
 from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
 
 A, B = Scope(user_id="a"), Scope(user_id="b")

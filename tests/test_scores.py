@@ -13,8 +13,8 @@ from memdesk.conversation.memory import Memory
 from memdesk.conversation.raw import RawTurnProcessor
 from memdesk.embed import HashingEmbedder
 from memdesk.records import Message, Scope
-from memdesk.relevance import COSINE, FUSED, RelevanceMap, calibrate
-from memdesk.retrieve import Retriever
+from memdesk.retrieval.relevance import COSINE, FUSED, RelevanceMap, calibrate
+from memdesk.retrieval.retrieve import Retriever
 from memdesk.store import open_store
 
 WORDS = "ana lives lisbon cat miso works nurse clinic runs tuesday sister visits likes tea coffee moved porto garden".split()

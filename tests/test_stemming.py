@@ -1,7 +1,7 @@
 """The stemming tokenizer and BM25 with it: inflections of one word meet."""
 
-from memdesk.lexical import BM25Index
-from memdesk.stemming import StemmingTokenizer
+from memdesk.retrieval.lexical import BM25Index
+from memdesk.retrieval.stemming import StemmingTokenizer
 
 
 def test_inflections_share_a_stem_and_stopwords_go():

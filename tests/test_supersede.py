@@ -16,9 +16,9 @@ from memdesk.conversation.router import RuleRouter
 from memdesk.conversation.base import RoutedExtraction
 from memdesk.errors import ConfigError, InvalidInputError
 from memdesk.records import Scope
-from memdesk.retrieve import Retriever
+from memdesk.retrieval.retrieve import Retriever
 from memdesk.store import open_store
-from memdesk.supersede import Supersession, replaces
+from memdesk.conversation.supersede import Supersession, replaces
 
 S = Scope(user_id="priya")
 JAN = datetime(2024, 1, 8, tzinfo=timezone.utc)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memdesk.errors import InvalidInputError
-from memdesk.textcheck import MAX_DEPTH, check_strings, check_text, text_problem
+from memdesk.text.textcheck import MAX_DEPTH, check_strings, check_text, text_problem
 
 
 @pytest.mark.parametrize("bad", ["\ud800", "ok\udfffok", "\x00", "a\x00"])

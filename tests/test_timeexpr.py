@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdesk.timeexpr import TimeMention, format_anchor, main_anchor, resolve, sentence_tense
+from memdesk.timeexpr.resolve import TimeMention, format_anchor, main_anchor, resolve, sentence_tense
 
 REF = datetime(2023, 5, 8, 13, 56)  # a Monday
 D = date
@@ -241,8 +241,8 @@ def test_resolution_reads_at_most_max_mentions_so_its_work_is_linear():
     """100 kB of time expressions (19.6 s before the cap, as a question_time) resolves to MAX_MENTIONS mentions."""
     from datetime import datetime, timezone
 
-    from memdesk.question_time import ASKED_AT_CHARS, parse_asked_at
-    from memdesk.timeexpr import MAX_MENTIONS, resolve
+    from memdesk.retrieval.question_time import ASKED_AT_CHARS, parse_asked_at
+    from memdesk.timeexpr.resolve import MAX_MENTIONS, resolve
 
     ref = datetime(2024, 5, 1, tzinfo=timezone.utc)
     found = resolve("yesterday " * 10_000, ref, prefer="auto")

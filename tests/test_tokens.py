@@ -7,7 +7,7 @@ import gzip
 import pytest
 
 from memdesk.errors import ConfigError, ModelFileError
-from memdesk.tokens import ENCODINGS, TokenCounter, load_bpe, packaged_bpe_file
+from memdesk.text.tokens import ENCODINGS, TokenCounter, load_bpe, packaged_bpe_file
 
 
 @pytest.mark.parametrize("name", sorted(ENCODINGS))

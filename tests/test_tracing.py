@@ -14,7 +14,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind, StatusCode  # noqa: E402
 from opentelemetry.util._once import Once  # noqa: E402
 
-from memdesk import Memory, Scope, tracing  # noqa: E402
+from memdesk import Memory, Scope
+from memdesk.runtime import tracing  # noqa: E402
 from memdesk.conversation.answer import LLMAnswerer  # noqa: E402
 from memdesk.conversation.raw import RawTurnProcessor  # noqa: E402
 from memdesk.embed import HashingEmbedder  # noqa: E402

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from .embed.base import Embedder
     from .llm.base import ChatModel
     from .reasoning.service import ReasoningBanks
-    from .retrieve import Retriever, Serializer
+    from .retrieval.retrieve import Retriever, Serializer
     from .store.base import Store
 
 
@@ -62,7 +62,7 @@ def build_answerer(chat_model: ChatModel | None = None) -> Answerer:
 
 def build_serializer(settings: Settings) -> Serializer:
     """The evidence block's format: anchor-grouped for the fused read path, one anchor per line for engram."""
-    from .retrieve import Serializer
+    from .retrieval.retrieve import Serializer
 
     return Serializer(group_by_anchor=settings.retrieval == "fused")
 
@@ -71,9 +71,9 @@ def build_retriever(settings: Settings, store: Store, embedder_id: str | None = 
     """The read path the settings name: ``fused`` (the default: dense + stemmed BM25 score fusion,
     per-type calibration, a token budget priced in :func:`build_serializer`'s block) or ``engram``
     (the paper's k, K and optional hybrid). ``embedder_id`` (the embedder's ``model_id``) picks the
-    fused path's per-embedder parameters (:mod:`memdesk.read_profiles`)."""
-    from .read_profiles import read_profile
-    from .retrieve import Retriever
+    fused path's per-embedder parameters (:mod:`memdesk.retrieval.profiles`)."""
+    from .retrieval.profiles import read_profile
+    from .retrieval.retrieve import Retriever
 
     if settings.retrieval == "fused":
         profile = read_profile(embedder_id)

@@ -21,9 +21,9 @@ from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
-from .question_person import PERSON_WEIGHT
-from .question_time import TIME_WEIGHT
-from .redaction import MASK, mask_secrets
+from .retrieval.question_person import PERSON_WEIGHT
+from .retrieval.question_time import TIME_WEIGHT
+from .text.redaction import MASK, mask_secrets
 
 log = logging.getLogger(__name__)
 

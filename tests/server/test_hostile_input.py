@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from memdesk.errors import TooManyRequestsError
 from memdesk.records import Scope
-from memdesk.redaction import LOG_CHARS, RedactingFilter, mask_secrets, mask_shortened
+from memdesk.text.redaction import LOG_CHARS, RedactingFilter, mask_secrets, mask_shortened
 from memdesk.server import ApiKeys, create_app
 from memdesk.server.limits import ServerLimits
 from memdesk.server.ratelimit import Concurrency, RateLimiter

@@ -21,7 +21,7 @@ from mcp.client.streamable_http import streamable_http_client
 from memdesk.errors import RemoteAuthError
 from memdesk.factory import build_memory
 from memdesk.records import Scope, SearchHit
-from memdesk.remote import RemoteMemory
+from memdesk.client.remote import RemoteMemory
 from memdesk.server import ApiKeys, create_app
 from memdesk.settings import Settings
 

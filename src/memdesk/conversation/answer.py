@@ -89,8 +89,8 @@ class LLMAnswerer(OnePrompt):
 
     @property
     def async_ready(self) -> bool:
-        """Loop-safe when its chat model is (see :mod:`memdesk.aio`): its own work is a prompt and a parse."""
-        from .. import aio
+        """Loop-safe when its chat model is (see :mod:`memdesk.runtime.aio`): its own work is a prompt and a parse."""
+        from ..runtime import aio
 
         return aio.loop_safe(self.chat_model)
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from ..hits import SearchHit
 from ..records import MemoryRecord
-from ..stemming import StemmingTokenizer
+from ..retrieval.stemming import StemmingTokenizer
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
 

@@ -4,7 +4,7 @@
 rewrite) and returns the :class:`Claim` s it makes about an attribute that holds one value at a
 time: where they live, where and as what they work, who they are with, a plan, a favourite, a
 liking, a possession, a count. The rule extractor stores them on the records of that sentence
-(``metadata["claims"]``); :mod:`memdesk.supersede` closes the older records a new claim replaces.
+(``metadata["claims"]``); :mod:`memdesk.conversation.supersede` closes the older records a new claim replaces.
 
 Operations:
 
@@ -255,7 +255,7 @@ _FROM_TO = re.compile(r"(\bfrom\s+.+?)\s+to\s+.*$", re.IGNORECASE)
 
 def changes_of(text: str) -> list[Claim]:
     """A ``change`` end per clause that says something stopped or was replaced; its value is the clause,
-    whose distinctive words name what changed (:func:`memdesk.supersede.changed_by`). A clause with only a
+    whose distinctive words name what changed (:func:`memdesk.conversation.supersede.changed_by`). A clause with only a
     weak word of change (``instead``, ``is now``) is a ``change`` of slot ``weak``."""
     out = []
     for clause in _CLAUSES.split(text):

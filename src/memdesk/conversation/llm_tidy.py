@@ -13,11 +13,11 @@ rules the offline extractor keeps, whatever it answered:
   Biscuit") is split (:func:`memdesk.conversation.atoms.atoms`);
 * **dates**: a date written into the text in brackets ("(2024-04-15)") is taken out (the date is the
   record's ``event_time`` and ``temporal_anchor``), and a day-month whose year the model guessed
-  otherwise than the rules (:mod:`memdesk.timeexpr`: the year a person infers from the tense of its
+  otherwise than the rules (:mod:`memdesk.timeexpr.resolve`: the year a person infers from the tense of its
   clause) takes the rules' year;
 * **negation and changes**: the attribute claims of the message's sentences (:mod:`.facts`: a move,
   a new job, "no longer ...") go on the records that state them (``metadata["claims"]``), so
-  :mod:`memdesk.supersede` closes what they replace even when the model decided "add".
+  :mod:`memdesk.conversation.supersede` closes what they replace even when the model decided "add".
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from __future__ import annotations
 import logging
 import re
 
-from ..lang import is_english
+from ..text.lang import is_english
 from ..records import MemoryRecord, SemanticRecord, new_id
-from ..timeexpr import TimeMention
+from ..timeexpr.resolve import TimeMention
 from .atoms import atoms
 from .base import Utterance
 from .facts import claims_of, same_value

@@ -12,8 +12,8 @@ from typing import Any, Mapping, Sequence
 
 from pydantic import ValidationError
 
-from .. import tracing
-from ..closing import ClosesOnExit
+from ..runtime import tracing
+from ..runtime.closing import ClosesOnExit
 from ..embed.base import Embedder, embed_queries, unsupported_script
 from ..errors import EmptyInputError, InvalidInputError, MessageTooLargeError, RecordNotFoundError
 from ..records import (
@@ -29,13 +29,13 @@ from ..records import (
     new_id,
     utcnow,
 )
-from ..question_time import parse_asked_at
-from ..retrieve import Merge, Mode, Retriever, Serializer
+from ..retrieval.question_time import parse_asked_at
+from ..retrieval.retrieve import Merge, Mode, Retriever, Serializer
 from ..filters import RecordFilter, as_filter
 from ..store.base import EmbeddingInfo, Forgotten, Page, Store
 from ..store.filtered import page_where, scan_where
-from ..supersede import Supersession
-from ..textcheck import check_strings, check_text
+from .supersede import Supersession
+from ..text.textcheck import check_strings, check_text
 from .admission import AdmissionPolicy
 from .base import Answerer, HoldsText, Processor, Utterance
 from .ingest import Reprocessed, Worker, context_message, defer, ingest, reprocess
@@ -224,7 +224,7 @@ class Memory(ClosesOnExit):
         dict: ``metadata``, ``roles``, ``sources``, ``since``, ``until``, ``include_superseded``...) narrows further.
         ``asked_at`` (when the question is asked; default now) dates its time expressions: on the default
         read path a record dated when "two weeks ago" or "on May 3" points ranks higher
-        (:mod:`memdesk.question_time`); pass it when replaying a question asked at another time."""
+        (:mod:`memdesk.retrieval.question_time`); pass it when replaying a question asked at another time."""
         scope = as_scope(scope)
         if asked_at is not None and not isinstance(asked_at, datetime):
             raise InvalidInputError(f"asked_at must be a datetime, not {type(asked_at).__name__}")

@@ -318,7 +318,7 @@ def write_report(summary: EvalSummary, out_dir: str | Path, rows: Sequence[Quest
     """Write ``report.md`` and the three PNG plots into ``out_dir`` (rows default to its
     ``results.jsonl``); returns the paths written. Without matplotlib (the ``eval`` extra) the plots
     are skipped with a note, and the run's results stand."""
-    from ..extras import PLOTS_SKIPPED, can_plot
+    from ..runtime.extras import PLOTS_SKIPPED, can_plot
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ from ..llm.base import ChatModel
 from ..llm.usage import UsageLedger
 from ..settings import Settings
 from ..store.base import Store
-from ..tokens import TokenCounter
+from ..text.tokens import TokenCounter
 from .datasets import EvalDataset, load_locomo, load_longmemeval
 from .judging import Judge
 from .runner import CUTOFFS, EvalRun

@@ -37,7 +37,7 @@ from ..errors import LLMOutputError, UsageError
 from ..llm.usage import UsageLedger
 from ..records import Evidence, MemoryType, Scope, SearchHit, SemanticRecord
 from ..store.base import Store
-from ..tokens import TokenCounter
+from ..text.tokens import TokenCounter
 from . import metrics as M
 from .cache import CachingEmbedder
 from .datasets import EvalConversation, EvalDataset, EvalQuestion

@@ -65,8 +65,8 @@ class MemdeskRetriever(BaseRetriever):
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
         if self._async is None:
-            from ..async_api import AsyncMemory, AsyncRemoteMemory
-            from ..remote import RemoteMemory
+            from ..client.async_api import AsyncMemory, AsyncRemoteMemory
+            from ..client.remote import RemoteMemory
 
             wrap = AsyncRemoteMemory.wrap if isinstance(self.memory, RemoteMemory) else AsyncMemory
             self._async = wrap(self.memory)

@@ -2,7 +2,7 @@
 
 Token counts come from the server's ``usage`` block whenever it sends one. When it does not (some
 local servers), :class:`TokenEstimator` counts them: with an injected tokenizer function (the model's
-own tokenizer) if given, else with tiktoken (via :class:`memdesk.tokens.TokenCounter`, offline) for
+own tokenizer) if given, else with tiktoken (via :class:`memdesk.text.tokens.TokenCounter`, offline) for
 OpenAI model names, else with the estimate ``ceil(chars / 4)``. Counts that did not come from the
 server are flagged ``Usage.tokens_estimated = True``. Chat formatting adds ``4`` tokens per message
 and ``3`` per reply (OpenAI's published accounting); other models differ by a few tokens.
@@ -127,7 +127,7 @@ class TokenEstimator:
         if self.method.startswith("tiktoken:"):
             with self._lock:
                 if self._count is None:
-                    from ..tokens import TokenCounter
+                    from ..text.tokens import TokenCounter
 
                     try:
                         counter = TokenCounter(self.method.split(":", 1)[1])

@@ -37,7 +37,7 @@ from ..errors import InvalidInputError, MemdeskError
 from ..reasoning.service import ReasoningBanks
 from ..hits import Answer, Evidence, MemoryItem, SearchHit
 from ..records import AddResult, HistoryEntry, MemoryType, RawMessage
-from ..remote import NEXT_CURSOR
+from ..client.remote import NEXT_CURSOR
 from ..tenants import Caller
 from .auth import LOOPBACK_HOSTS, ApiKeys, HostGuard
 from .docs_pages import docs_router

@@ -1,0 +1,1 @@
+"""Clients of a memdesk server (``RemoteMemory``) and the async faces (``AsyncMemory``, ``AsyncRemoteMemory``)."""

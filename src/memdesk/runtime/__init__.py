@@ -1,0 +1,1 @@
+"""Plumbing: the event-loop bridge, tracing, optional extras, data paths, JSON files, CPU counts."""

@@ -1,0 +1,1 @@
+"""Text utilities: language detection, input checks, secret masking, token counts."""
