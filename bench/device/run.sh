@@ -10,8 +10,8 @@
 #   WHEELS        folder of wheels to install first when pydantic is missing (default: SNAPSHOT/../whl)
 #   JOBS          parallel processes (default: the CPUs this shell may run on)
 #   LOCOMO_LIMIT  stratified sample of LoCoMo headline questions (default: all of them)
-#   LME_LIMIT     stratified sample of LongMemEval questions (default 48; 'all' for the 101)
-#   BUDGET_S      seconds after which unfinished shard runs are stopped (default 230); the merge keeps the
+#   LME_LIMIT     stratified sample of LongMemEval questions (default 24; 'all' for the 101)
+#   BUDGET_S      seconds after which unfinished shard runs are stopped (default 240); the merge keeps the
 #                 questions every system answered and says how many it dropped
 # Each LoCoMo conversation and each LongMemEval question is one `python -m memdesk.eval` process with
 # OMP_NUM_THREADS=1, pinned to one CPU (ingest is sequential within a conversation), fed from one queue of
@@ -31,8 +31,8 @@ LME_DATA="${LME_DATA:-$DATA_DIR/longmemeval_s_dev.json.gz}"
 WHEELS="${WHEELS:-$SNAP/../whl}"
 CPU_LIST="$(python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))')"
 JOBS="${JOBS:-$(wc -w <<< "$CPU_LIST")}"
-LME_LIMIT="${LME_LIMIT:-48}"
-BUDGET_S="${BUDGET_S:-230}"
+LME_LIMIT="${LME_LIMIT:-24}"
+BUDGET_S="${BUDGET_S:-240}"
 WORK="${WORK:-/tmp/memdesk-devrun}"
 SYSTEMS_LOCOMO="memdesk-typed,flat-rag"      # memdesk-default is always measured
 SYSTEMS_LME="memdesk-typed,flat-rag"
@@ -45,7 +45,15 @@ if ! python3 -c "import pydantic, pydantic_settings" 2>/dev/null && [ -d "$WHEEL
   export PYTHONPATH="$WORK-site${PYTHONPATH:+:$PYTHONPATH}"
 fi
 export PYTHONPATH="$SNAP/src${PYTHONPATH:+:$PYTHONPATH}"
-python3 -c "import memdesk, sys; print('memdesk from', memdesk.__file__, 'python', sys.version.split()[0])" || exit 1
+# fail in seconds, not after the budget, when an import or the packaged model is missing
+python3 -c "
+import sys, memdesk, memdesk.eval.run, memdesk.eval.markdown_report, Stemmer, pydantic
+from memdesk.embed import MiniLMEmbedder
+from memdesk.tokens import TokenCounter
+v = MiniLMEmbedder().embed(['a check sentence'])
+print('memdesk', memdesk.__file__, 'python', sys.version.split()[0], 'pydantic', pydantic.VERSION, 'dim', len(v[0]),
+      'tokens', TokenCounter().count('a check sentence'))
+" || exit 1
 
 rm -rf "$WORK" && mkdir -p "$WORK/runs/locomo" "$WORK/runs/longmemeval"
 # what this machine offers an accelerated GGUF embedder (issue 30); runs beside the benchmark, on one core
