@@ -11,7 +11,9 @@
 #   JOBS          parallel processes (default: the CPUs this shell may run on)
 #   LOCOMO_LIMIT  stratified sample of LoCoMo headline questions (default: all of them)
 #   LME_LIMIT     stratified sample of LongMemEval questions (default 24; 'all' for the 101)
-#   BUDGET_S      seconds after which unfinished shard runs are stopped (default 240); the merge keeps the
+#   LME_IDS       a file of LongMemEval question ids to run instead of a sample (e.g. the question_ids of an
+#                 earlier run: bench/results/device/c0ad0ec/longmemeval_ids.txt, to compare on the same ones)
+#   BUDGET_S      seconds after which unfinished shard runs are stopped (default 270); the merge keeps the
 #                 questions every system answered and says how many it dropped
 # Each LoCoMo conversation and each LongMemEval question is one `python -m memdesk.eval` process with
 # OMP_NUM_THREADS=1, pinned to one CPU (ingest is sequential within a conversation), fed from one queue of
@@ -32,13 +34,13 @@ WHEELS="${WHEELS:-$SNAP/../whl}"
 CPU_LIST="$(python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))')"
 JOBS="${JOBS:-$(wc -w <<< "$CPU_LIST")}"
 LME_LIMIT="${LME_LIMIT:-24}"
-BUDGET_S="${BUDGET_S:-240}"
+BUDGET_S="${BUDGET_S:-270}"
 WORK="${WORK:-/tmp/memdesk-devrun}"
 SYSTEMS_LOCOMO="memdesk-typed,flat-rag"      # memdesk-default is always measured
 SYSTEMS_LME="memdesk-typed,flat-rag"
 export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 MEMDESK_CONFIG="" TOKENIZERS_PARALLELISM=false
 T0=$(date +%s)
-echo "== $(date -u +%FT%TZ) snapshot=$SNAP jobs=$JOBS lme_limit=$LME_LIMIT locomo_limit=${LOCOMO_LIMIT:-all} budget=${BUDGET_S}s"
+echo "== $(date -u +%FT%TZ) snapshot=$SNAP jobs=$JOBS lme_limit=$LME_LIMIT lme_ids=${LME_IDS:-none} locomo_limit=${LOCOMO_LIMIT:-all} budget=${BUDGET_S}s"
 
 if ! python3 -c "import pydantic, pydantic_settings" 2>/dev/null && [ -d "$WHEELS" ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$WORK-site" "$WHEELS"/*.whl || exit 1
@@ -58,7 +60,7 @@ print('memdesk', memdesk.__file__, 'python', sys.version.split()[0], 'pydantic',
 rm -rf "$WORK" && mkdir -p "$WORK/runs/locomo" "$WORK/runs/longmemeval"
 # what this machine offers an accelerated GGUF embedder (issue 30); runs beside the benchmark, on one core
 ( { echo "# cpus usable: $CPU_LIST"; grep -m1 'model name' /proc/cpuinfo; free -g | head -2
-    nvidia-smi -L 2>&1 | head -3
+    nvidia-smi -L 2>&1 | head -3; nvcc --version 2>&1 | tail -1
     python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available(), torch.version.cuda)" 2>&1 | tail -1
     for m in xllamacpp llama_cpp; do python3 -c "import $m; print('$m', getattr($m, '__version__', '?'), $m.__file__)" 2>&1 | tail -1; done
     python3 -m pip list 2>/dev/null | grep -i -E 'llama|gguf|ctransformers|onnxruntime|optimum' || echo "pip list: no llama/gguf/onnxruntime-gpu packages"
@@ -68,7 +70,8 @@ ENVPID=$!
 
 LOCOMO_ARGS=(--categories headline ${LOCOMO_LIMIT:+--limit "$LOCOMO_LIMIT"})
 LME_ARGS=()
-[ "$LME_LIMIT" != all ] && LME_ARGS=(--limit "$LME_LIMIT")
+if [ -n "${LME_IDS:-}" ]; then LME_ARGS=(--ids "$LME_IDS"); LME_LIMIT=ids
+elif [ "$LME_LIMIT" != all ]; then LME_ARGS=(--limit "$LME_LIMIT"); fi
 python3 "$HERE/shards.py" split locomo "$LOCOMO_DATA" "$WORK/split/locomo" --shards 999 "${LOCOMO_ARGS[@]}" || exit 1
 python3 "$HERE/shards.py" split longmemeval "$LME_DATA" "$WORK/split/longmemeval" --shards 999 "${LME_ARGS[@]}" || exit 1
 

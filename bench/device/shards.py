@@ -10,11 +10,13 @@ summary is what one process over the selected questions would have written (the 
 
     python bench/device/shards.py split locomo DATA DIR --shards 5 --categories headline
     python bench/device/shards.py split longmemeval DATA DIR --shards 11 --limit 48 --seed 0
+    python bench/device/shards.py split longmemeval DATA DIR --shards 16 --ids longmemeval_ids.txt
     python bench/device/shards.py merge DIR/manifest.json RUN_DIR... --out MERGED [--wall-seconds S --cores N]
 
 The question selection (categories, then a seeded stratified --limit sample) is the harness's own
 (`select_categories`, `stratified_sample`), done once over the whole file, so the merged run evaluates the
-same questions as `memdesk eval ... --limit N --seed S`. Conversations go to shards by size (messages),
+same questions as `memdesk eval ... --limit N --seed S`; `--ids FILE` instead names the questions (an earlier
+merged run's `question_ids`, to measure another commit on exactly the same ones). Conversations go to shards by size (messages),
 largest first onto the lightest shard, so the shards finish close together. A shard run that did not finish
 leaves questions without rows: the merge keeps only the questions every system answered, and says how many
 it dropped (`sharding.dropped_questions`).
@@ -57,11 +59,23 @@ def read_raw(path: Path) -> list[dict[str, Any]]:
     return items
 
 
-def select(benchmark: str, data: Path, categories: list[str] | None, limit: int | None, seed: int) -> tuple[Any, list[EvalQuestion]]:
-    """The dataset and the questions a harness run with these options evaluates."""
+def select(benchmark: str, data: Path, categories: list[str] | None, limit: int | None, seed: int,
+           ids: list[str] | None = None) -> tuple[Any, list[EvalQuestion]]:
+    """The dataset and the questions a harness run with these options evaluates; ``ids`` (a list of question
+    ids, e.g. an earlier merged run's ``question_ids``) keeps only those, after the categories and instead of
+    a sample."""
     ds = load_dataset(benchmark, data)  # type: ignore[arg-type]
     questions = select_categories(ds.questions, categories, ds.categories, ds.headline_categories)
-    if limit is not None:
+    if ids is not None:
+        if limit is not None:
+            raise SystemExit("--ids and --limit exclude each other")
+        known = {q.id for q in questions}
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            raise SystemExit(f"{len(unknown)} of --ids are not questions of the selection (first: {unknown[0]})")
+        wanted = set(ids)
+        questions = [q for q in questions if q.id in wanted]
+    elif limit is not None:
         questions = stratified_sample(questions, limit, seed)
     return ds, questions
 
@@ -84,7 +98,8 @@ def assign(sizes: dict[str, int], n: int) -> list[list[str]]:
 def split(args: argparse.Namespace) -> None:
     data = Path(args.data).resolve()
     categories = [c for c in args.categories.split(",") if c] if args.categories else None
-    ds, questions = select(args.benchmark, data, categories, args.limit, args.seed)
+    ids = Path(args.ids).read_text(encoding="utf-8").split() if args.ids else None
+    ds, questions = select(args.benchmark, data, categories, args.limit, args.seed, ids)
     by_conv: dict[str, list[str]] = defaultdict(list)
     for q in questions:
         by_conv[q.conversation_id].append(q.id)
@@ -101,7 +116,7 @@ def split(args: argparse.Namespace) -> None:
                         "questions": sum(len(by_conv[c]) for c in convs)})  # fmt: skip
     manifest = {
         "benchmark": args.benchmark, "data": str(data), "categories": categories, "limit": args.limit,
-        "seed": args.seed, "question_ids": [q.id for q in questions], "shards": entries,
+        "seed": args.seed, "ids": args.ids, "question_ids": [q.id for q in questions], "shards": entries,
     }  # fmt: skip
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     print(f"{args.benchmark}: {len(questions)} questions in {len(by_conv)} conversations -> {len(shards)} shards in {out}")
@@ -167,7 +182,8 @@ def merge_runs(manifest_path: Path, run_dirs: list[Path], out: Path, *, data: Pa
     config = _first_config(run_dirs)
     config.update({
         "limit": manifest["limit"], "seed": manifest["seed"] if manifest["limit"] is not None else None,
-        "sample": "stratified over categories and conversations" if manifest["limit"] is not None else "all questions",
+        "sample": ("the questions named by " + manifest["ids"]) if manifest.get("ids") else
+                  "stratified over categories and conversations" if manifest["limit"] is not None else "all questions",
         "categories": sorted({q.category for q in questions}) if manifest["categories"] is not None else None,
         "sharding": {
             "shards": len(manifest["shards"]), "runs": len(run_dirs), "wall_seconds": wall_seconds, "cores": cores,
@@ -232,6 +248,7 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--categories", default=None, help="as memdesk eval --categories (e.g. headline)")
     s.add_argument("--limit", type=int, default=None, help="as memdesk eval --limit: a seeded stratified sample")
     s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--ids", default=None, help="a file of question ids (whitespace-separated): evaluate only these")
     m = sub.add_parser("merge", help="merge shard run directories into one")
     m.add_argument("manifest")
     m.add_argument("runs", nargs="+")

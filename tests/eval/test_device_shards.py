@@ -116,3 +116,18 @@ def test_limit_selects_the_harness_sample(tmp_path):
     expected = [q.id for q in stratified_sample(load_dataset("longmemeval", data).questions, 2, 0)]
     assert manifest["question_ids"] == expected
     assert sorted(c for s in manifest["shards"] for c in s["conversations"]) == sorted(expected)
+
+
+def test_ids_select_exactly_the_named_questions(tmp_path):
+    data = write_lme(tmp_path)
+    ids = tmp_path / "ids.txt"
+    ids.write_text("q3\nq1\n")
+    shards.main(["split", "longmemeval", str(data), str(tmp_path / "split"), "--shards", "4", "--ids", str(ids)])
+    manifest = json.loads((tmp_path / "split" / "manifest.json").read_text())
+    assert manifest["question_ids"] == ["q1", "q3"]  # file order
+    ids.write_text("q1 nope\n")
+    with pytest.raises(SystemExit, match="not questions of the selection"):
+        shards.main(["split", "longmemeval", str(data), str(tmp_path / "s2"), "--shards", "2", "--ids", str(ids)])
+    with pytest.raises(SystemExit, match="exclude each other"):
+        shards.main(["split", "longmemeval", str(data), str(tmp_path / "s3"), "--shards", "2", "--ids", str(ids),
+                     "--limit", "1"])  # fmt: skip
