@@ -207,8 +207,8 @@ def _f(x: float | None, nd: int = 3) -> str:
 
 
 def table(summary: EvalSummary) -> str:
-    """A short markdown table: per system recall, median tokens, P@1, MRR@10 (LongMemEval: session recall@10),
-    then recall per category."""
+    """Short markdown tables: per system recall, median tokens, P@1, MRR@10 (LongMemEval: session recall@10),
+    then recall and P@1 / MRR@10 per category."""
     sharding = summary.config.get("sharding", {})
     lines = [f"### {summary.benchmark}: {summary.n_questions} questions"
              + (f" ({sharding.get('dropped_questions')} of {sharding.get('selected_questions')} dropped: unfinished shards)"
@@ -219,7 +219,8 @@ def table(summary: EvalSummary) -> str:
     systems = [(n, e) for n, e in summary.systems.items() if not e.spec.sweep]
     for name, e in systems:
         o = e.overall
-        cells = [name, str(o.n), _f(o.recall), _f(o.median_evidence_tokens, 1), _f(o.precision_at_1), _f(o.mrr_at_10)]
+        n = str(o.n) if o.n_retrieval == o.n else f"{o.n} ({o.n_retrieval} with gold turns)"
+        cells = [name, n, _f(o.recall), _f(o.median_evidence_tokens, 1), _f(o.precision_at_1), _f(o.mrr_at_10)]
         if lme:
             sr = o.session_recall_at.get(10)
             cells.append(_f(sr.fraction if sr else None))
@@ -231,6 +232,11 @@ def table(summary: EvalSummary) -> str:
             "|" + "---|" * (len(cats) + 1)]  # fmt: skip
         for name, e in systems:
             lines.append(f"| {name} | " + " | ".join(_f(e.by_category[c].recall) if c in e.by_category else "–" for c in cats) + " |")
+        lines += ["", "P@1 / MRR@10 per category:", "", "| system | " + " | ".join(cats) + " |", "|" + "---|" * (len(cats) + 1)]
+        for name, e in systems:
+            lines.append(f"| {name} | " + " | ".join(
+                f"{_f(e.by_category[c].precision_at_1)} / {_f(e.by_category[c].mrr_at_10)}" if c in e.by_category else "–"
+                for c in cats) + " |")  # fmt: skip
     if sharding.get("wall_seconds") is not None:
         lines += ["", f"Wall time {sharding['wall_seconds']:.0f} s on {sharding.get('cores')} cores, "
                       f"{sharding.get('runs')} shard processes."]  # fmt: skip
