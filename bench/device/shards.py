@@ -238,8 +238,8 @@ def table(summary: EvalSummary) -> str:
                 f"{_f(e.by_category[c].precision_at_1)} / {_f(e.by_category[c].mrr_at_10)}" if c in e.by_category else "–"
                 for c in cats) + " |")  # fmt: skip
     if sharding.get("wall_seconds") is not None:
-        lines += ["", f"Wall time {sharding['wall_seconds']:.0f} s on {sharding.get('cores')} cores, "
-                      f"{sharding.get('runs')} shard processes."]  # fmt: skip
+        wall = f"Wall time {sharding['wall_seconds']:.0f} s on {sharding.get('cores')} cores, {sharding.get('runs')} shard processes."
+        lines += ["", wall]
     return "\n".join(lines) + "\n"
 
 
