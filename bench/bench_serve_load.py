@@ -35,7 +35,7 @@ from benchinfo import free_port, machine_info, measured_at, write_result
 from serve_harness import REPO, database, start_server
 
 from memdesk.eval.metrics import percentile
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.records import Scope
 from memdesk.settings import Settings
 

@@ -34,7 +34,8 @@ from memdesk.embed import make_embedder
 from memdesk.factory import build_processor
 from memdesk.llm import ScriptedChatModel, make_chat_model
 from memdesk.llm.base import ChatMessage
-from memdesk.records import Scope, SearchHit
+from memdesk.records import Scope
+from memdesk.hits import SearchHit
 from memdesk.settings import Settings
 from memdesk.store import open_store
 
