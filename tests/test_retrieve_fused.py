@@ -197,3 +197,40 @@ def test_in_a_scope_of_few_records_a_lone_shared_word_does_not_outrank_meaning(s
     assert hits[0].record.provenance == ["dress"] and "bm25" in hits[1].why
     flat = Retriever.fused(store, K=3, lexical_prior=0).retrieve(q, S, query_text="What did Ana buy for the wedding?")
     assert flat[0].record.provenance == ["postponed"]  # the whole weight, 0.3, for one shared word
+
+
+def test_a_question_naming_the_user_puts_the_user_s_own_words_first(store):
+    """"Where does Dana grow basil?" asks about the user Dana: the user's "I grow basil on the balcony" answers it, not
+    the assistant's reply with the same meaning; the user's record scores as for a question naming nobody."""
+    for i in range(20):
+        put(store, SemanticRecord(scope=S, fact=f"filler note {i}", provenance=[f"f{i}"], speaker="Dana"),
+            [0, 1, 0.05 * i])  # fmt: skip
+    put(store, SemanticRecord(scope=S, fact="I grow basil on the balcony", provenance=["user"], speaker="Dana"), [1, 0.2, 0])
+    put(store, SemanticRecord(scope=S, fact="basil does well on a balcony", provenance=["assistant"], role="assistant",
+                              speaker="Desk"), [1, 0.2, 0])  # fmt: skip
+    r = Retriever.fused(store, K=5, calibrated=False)
+    q = unit([1, 0.2, 0])
+    named = r.retrieve(q, S, query_text="Where does Dana grow basil?", hybrid=False)
+    assert named[0].record.provenance == ["user"] and "not the words of the person" in named[1].why
+    nobody = r.retrieve(q, S, query_text="Where does basil grow?", hybrid=False)
+    assert nobody[0].score == pytest.approx(nobody[1].score)  # nobody named: no side taken
+    assert named[0].score == pytest.approx(nobody[0].score)  # the user's record keeps its score
+    other = r.retrieve(q, S, query_text="Where does Noor grow basil?", hybrid=False)
+    assert other[0].score == pytest.approx(other[1].score)  # someone else named: no side taken
+
+
+def test_the_best_of_weak_lexical_matches_does_not_take_the_whole_weight(store):
+    """Every record says "Ana"; the shortest holds it most densely and is BM25's best match, though it holds nothing
+    else the question asks about. ``lexical_floor`` divides BM25 by at least that share of what a record holding every
+    question term would score, so that match stays weak and meaning ranks."""
+    put(store, SemanticRecord(scope=S, fact="Ana: thanks", provenance=["short"]), [1, 0.5, 0])
+    put(store, SemanticRecord(scope=S, fact="Ana rents a room above the old bakery in town", provenance=["home"]),
+        [1, 0.35, 0])  # fmt: skip
+    for i in range(6):
+        put(store, SemanticRecord(scope=S, fact=f"Ana noted another plain thing number {i}", provenance=[f"f{i}"]),
+            [0, 1, 0.1 * i])  # fmt: skip
+    q = unit([1, 0, 0])  # cosine: home 0.94, short 0.89
+    floored = Retriever.fused(store, K=3, lexical_floor=0.5).retrieve(q, S, query_text="Where does Ana live?")
+    assert floored[0].record.provenance == ["home"]
+    flat = Retriever.fused(store, K=3, lexical_floor=0).retrieve(q, S, query_text="Where does Ana live?")
+    assert flat[0].record.provenance == ["short"]  # the whole weight, 0.3, for the name every record holds

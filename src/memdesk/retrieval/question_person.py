@@ -10,15 +10,27 @@ one that also says "you" ("Can you remind me ...?"), gets none; nor does a quest
 alone: "What did you suggest?" asks for the assistant's words, but an agent's own query "What do you
 know about the user's diet?" does not, and no benchmark question measures the difference.
 
-The cue is a handful of English pronouns; a question in another language gets no bonus.
+A question in the third person that names the user ("Where does Dana live?", "What is Dana's cat called?", where
+Dana is the speaker of the user's own messages) asks about the user as much as "Where do I live?" does: the user's
+first-person statements ("I live in ...") answer it, and the assistant's replies only share its words. It gets the
+same order, told as a penalty on every other role's records, so that the user's records keep the scores of a
+question naming nobody (:func:`role_boosts`; ``names``: the names the user goes by in the scope,
+:func:`memdesk.retrieval.scope_index.user_names`). A question naming the user that also says "you" gets it too
+("Do you know where Dana lives?").
+
+The cue is a handful of English pronouns and the user's names; a question in another language that names the user
+gets the bonus, one that does not gets none.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Literal
 
-__all__ = ["FIRST_PERSON", "PERSON_WEIGHT", "SECOND_PERSON", "grammatical_person", "role_boosts"]
+from ..records import ROLES
+
+__all__ = ["FIRST_PERSON", "PERSON_WEIGHT", "SECOND_PERSON", "grammatical_person", "names_user", "role_boosts"]
 
 PERSON_WEIGHT = 3.0
 """The default read path's bonus, in standard deviations of a memory type's scores, for the user's
@@ -27,6 +39,7 @@ records when a question is in the first person (measured in ``bench/results/RETR
 FIRST_PERSON = frozenset("i me my mine myself i'm i've i'd i'll im ive".split())
 SECOND_PERSON = frozenset("you your yours yourself you're you've you'd you'll youre".split())
 _WORD = re.compile(r"[a-z]+(?:['’][a-z]+)?")
+_NAME_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 
 Person = Literal["first", "second"]
 
@@ -41,9 +54,25 @@ def grammatical_person(question: str) -> Person | None:
     return "first" if first else "second"
 
 
-def role_boosts(question: str | None, weight: float) -> dict[str, float]:
-    """The bonus per record role for ``question``: ``weight`` on the user's records for a
-    first-person question; nothing otherwise."""
-    if not question or weight <= 0 or grammatical_person(question) != "first":
+def names_user(question: str, names: Iterable[str]) -> bool:
+    """True when ``question`` names the user by one of ``names`` (whole words, any case, a possessive "'s" too)."""
+    words = {w.replace("’", "'").removesuffix("'s") for w in _NAME_WORD.findall(question.lower())}
+    for name in names:
+        parts = _NAME_WORD.findall(name.lower())
+        if parts and (all(p in words for p in parts) or parts[0] in words):  # "Dana" names "Dana Kim" too
+            return True
+    return False
+
+
+def role_boosts(question: str | None, weight: float, names: Iterable[str] = ()) -> dict[str, float]:
+    """The bonus per record role for ``question``: ``weight`` on the user's records for a first-person
+    question; ``-weight`` on every other role's records for one naming the user (one of ``names``: the same order
+    among the candidates, while the user's records keep the scores of a question that names nobody); nothing
+    otherwise."""
+    if not question or weight <= 0:
         return {}
-    return {"user": weight}
+    if grammatical_person(question) == "first":
+        return {"user": weight}
+    if names_user(question, names):  # the same order, told as a penalty: the user's records keep their scores
+        return {role: -weight for role in ROLES if role != "user"}
+    return {}
