@@ -89,9 +89,9 @@ def test_a_first_person_question_puts_the_user_s_own_words_first(store):
     z = {h.record.provenance[0]: h.score for h in mine}
     assert z["said-by-user"] - z["said-by-assistant"] == pytest.approx(0.3)
     plain = r.retrieve(q, S, query_text="Where does basil grow?", hybrid=False)
-    assert {h.record.provenance[0] for h in plain[:2]} == {"said-by-user", "said-by-assistant"}
-    assert plain[0].score == pytest.approx(plain[1].score)  # third person: no side taken
-    assert plain[0].score == pytest.approx(z["said-by-assistant"])
+    assert [h.record.provenance[0] for h in plain[:2]] == ["said-by-user", "said-by-assistant"]  # third person
+    assert plain[0].score == pytest.approx(z["said-by-assistant"])  # told as a penalty on the assistant's words
+    assert plain[1].score == pytest.approx(z["said-by-assistant"] - 0.3)
 
 
 def test_a_bonus_every_candidate_shares_changes_no_order(store):
@@ -212,11 +212,11 @@ def test_a_question_naming_the_user_puts_the_user_s_own_words_first(store):
     q = unit([1, 0.2, 0])
     named = r.retrieve(q, S, query_text="Where does Dana grow basil?", hybrid=False)
     assert named[0].record.provenance == ["user"] and "not the words of the person" in named[1].why
-    nobody = r.retrieve(q, S, query_text="Where does basil grow?", hybrid=False)
-    assert nobody[0].score == pytest.approx(nobody[1].score)  # nobody named: no side taken
-    assert named[0].score == pytest.approx(nobody[0].score)  # the user's record keeps its score
-    other = r.retrieve(q, S, query_text="Where does Noor grow basil?", hybrid=False)
-    assert other[0].score == pytest.approx(other[1].score)  # someone else named: no side taken
+    asked = r.retrieve(q, S, query_text="Where do you think Dana should grow basil?", hybrid=False)
+    assert asked[0].record.provenance == ["user"]  # "you" too, but Dana named: Dana's words first
+    mixed = r.retrieve(q, S, query_text="Where did you tell me basil grows?", hybrid=False)
+    assert mixed[0].score == pytest.approx(mixed[1].score)  # "you" and "me", nobody named: no side taken
+    assert named[0].score == pytest.approx(mixed[0].score)  # the user's record keeps its score
 
 
 def test_the_best_of_weak_lexical_matches_does_not_take_the_whole_weight(store):

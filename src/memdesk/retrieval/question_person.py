@@ -5,21 +5,21 @@ the message it came from (:attr:`~memdesk.records.MemoryRecord.role`). A questio
 person ("How many times did I ...?", "What is my ...?") asks what *the user* said or did: the
 user's own messages answer it, while the assistant's long replies on the same topic only share its
 words. :func:`role_boosts` turns that into a score bonus for the user's records in the fused read
-path (:class:`memdesk.retrieval.retrieve.Retriever`, ``person_weight``). A question in the third person, or
-one that also says "you" ("Can you remind me ...?"), gets none; nor does a question put to "you"
-alone: "What did you suggest?" asks for the assistant's words, but an agent's own query "What do you
-know about the user's diet?" does not, and no benchmark question measures the difference.
+path (:class:`memdesk.retrieval.retrieve.Retriever`, ``person_weight``). A question that says both "I" and "you"
+("Can you remind me ...?") takes no side; nor does a question put to "you" alone: "What did you suggest?" asks
+for the assistant's words, but an agent's own query "What do you know about the user's diet?" does not, and no
+benchmark question measures the difference.
 
-A question in the third person that names the user ("Where does Dana live?", "What is Dana's cat called?", where
-Dana is the speaker of the user's own messages) asks about the user as much as "Where do I live?" does: the user's
-first-person statements ("I live in ...") answer it, and the assistant's replies only share its words. It gets the
-same order, told as a penalty on every other role's records, so that the user's records keep the scores of a
-question naming nobody (:func:`role_boosts`; ``names``: the names the user goes by in the scope,
-:func:`memdesk.retrieval.scope_index.user_names`). A question naming the user that also says "you" gets it too
-("Do you know where Dana lives?").
+A question in the third person asks about the user's world: one that names the user ("Where does Dana live?",
+"What is Dana's cat called?", where Dana is the speaker of the user's own messages; ``names``, the names the user
+goes by in the scope, :func:`memdesk.retrieval.scope_index.user_names`), also when it says "you" ("Do you know where
+Dana lives?"), or one that says neither "I" nor "you" ("How old is Theo?", the user's son). The user's own statements
+("I live in ...", "Theo is four") answer it; the assistant's replies only discuss it. It gets the same order as a
+first-person question, told as a penalty on every other role's records, so that the user's records keep the scores
+of a question that takes no side (:func:`role_boosts`).
 
-The cue is a handful of English pronouns and the user's names; a question in another language that names the user
-gets the bonus, one that does not gets none.
+The cue is a handful of English pronouns and the user's names: a question in another language reads as one in the
+third person.
 """
 
 from __future__ import annotations
@@ -73,6 +73,13 @@ def role_boosts(question: str | None, weight: float, names: Iterable[str] = ()) 
         return {}
     if grammatical_person(question) == "first":
         return {"user": weight}
-    if names_user(question, names):  # the same order, told as a penalty: the user's records keep their scores
+    if names_user(question, names) or third_person(question):  # the same order, told as a penalty on the others
         return {role: -weight for role in ROLES if role != "user"}
     return {}
+
+
+def third_person(question: str) -> bool:
+    """True when ``question`` says neither "I / me / my" nor "you / your": it asks about someone or something in the
+    user's world ("How old is Theo?"), which the user's own words tell and the assistant's replies only discuss."""
+    words = {w.replace("’", "'") for w in _WORD.findall(question.lower())}
+    return bool(words) and not words & (FIRST_PERSON | SECOND_PERSON)
