@@ -39,7 +39,7 @@ import httpx2
 from benchinfo import free_port, machine_info, measured_at, write_result
 
 from memdesk.eval.metrics import percentile
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.records import Scope
 from memdesk.settings import Settings
 from memdesk.tenants import Tenant

@@ -50,7 +50,8 @@ from memdesk.eval.run import load_dataset
 from memdesk.filters import as_filter
 from memdesk.retrieval.lexical import BM25Index
 from memdesk.retrieval.question_person import grammatical_person
-from memdesk.records import ALL_TYPES, MemoryType, Scope, SearchHit
+from memdesk.records import ALL_TYPES, MemoryType, Scope
+from memdesk.hits import SearchHit
 from memdesk.retrieval.retrieve import Retriever, Serializer
 from memdesk.retrieval.scope_index import TYPE_PRIOR, _lexical_top
 from memdesk.settings import Settings

@@ -15,7 +15,8 @@ from collections import defaultdict
 import numpy as np
 from memdesk.eval.run import load_dataset
 from memdesk.store import open_store
-from memdesk.records import Scope, MemoryType, SearchHit, ALL_TYPES
+from memdesk.records import Scope, MemoryType, ALL_TYPES
+from memdesk.hits import SearchHit
 from memdesk.retrieval.retrieve import Serializer, dedupe
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.embed import MiniLMEmbedder
