@@ -134,8 +134,9 @@ class ScopeIndex:
         or said time lies in one of ``time_windows`` (:func:`memdesk.retrieval.question_time.question_windows`).
         ``lexical_prior`` scales the lexical weight by ``n / (n + lexical_prior)`` for an index of n records;
         ``lexical_floor`` keeps the BM25 normalizer at least that share of what a record holding every query term
-        would score (:meth:`~memdesk.retrieval.lexical.BM25Index.attainable`), so that the best of weak matches (a
-        short record sharing only the name every record holds) does not get the whole lexical weight;
+        would score (:meth:`~memdesk.retrieval.lexical.BM25Index.attainable`, the words of ``time_windows`` left out),
+        so that the best of weak matches (a short record sharing only the name every record holds) does not get the
+        whole lexical weight;
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
         deviations, clipped to [0, 1] (no bonus at or below its type's mean). With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
@@ -158,7 +159,10 @@ class ScopeIndex:
         fused = cosine[positions].astype(np.float64)
         top_lexical = float(lexical.max()) if lexical is not None and lexical.size else 0.0
         if top_lexical > 0 and lexical_floor > 0:  # a weak best match (the name every record shares) stays weak
-            top_lexical = max(top_lexical, lexical_floor * self.bm25.attainable(query_text))  # type: ignore[arg-type]
+            asked = query_text or ""
+            for w in time_windows:  # "two weeks ago" says when, read by the time bonus; no record is to hold its words
+                asked = asked.replace(w.text, " ")
+            top_lexical = max(top_lexical, lexical_floor * self.bm25.attainable(asked))
         if top_lexical > 0:
             n = len(self.records)  # a few records tell a rare topical word from a common one badly: less weight
             fused += lexical_weight * n / (n + lexical_prior) * lexical[positions] / top_lexical
