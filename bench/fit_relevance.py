@@ -114,7 +114,8 @@ def main() -> None:
         ingest(chats, args.work)
         store = open_store(f"sqlite:///{args.work / 'chats.db'}")
         emb = CachingEmbedder(MiniLMEmbedder(), args.work / "embeddings.sqlite")
-        memories = {p: (reader(store, emb, r, Serializer()), a) for p, (r, a) in retrievers(store).items() if p in paths}
+        memories = {p: (reader(store, emb, r, Serializer()), a) for p, (r, a) in retrievers(store).items()
+                    if p in paths}
         sources["chats"] = collect(memories, list(chat_questions(chats)), args.top)
         store.close()
     for bench in ("locomo", "longmemeval"):
@@ -122,7 +123,8 @@ def main() -> None:
         if run_dir is None:
             continue
         ds, done, store, emb = open_run(bench, run_dir)
-        memories = {p: (reader(store, emb, r, Serializer()), a) for p, (r, a) in retrievers(store).items() if p in paths}
+        memories = {p: (reader(store, emb, r, Serializer()), a) for p, (r, a) in retrievers(store).items()
+                    if p in paths}
         qs = [(Scope(user_id=q.conversation_id), q.question, q.question_time, set(q.evidence_ids))
               for q in ds.questions if q.conversation_id in done and q.retrieval_scored and q.evidence_ids]
         sources[bench] = collect(memories, qs, args.top)

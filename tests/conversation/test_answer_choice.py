@@ -15,7 +15,8 @@ def fact(text: str, superseded: bool = False) -> SemanticRecord:
 
 
 def hits(*records: SemanticRecord, top: float = 0.4) -> list[SearchHit]:
-    """Hits best first, the first scored ``top`` (by default below :data:`TRUST`: the ranking is unsure, words decide)."""
+    """Hits best first, the first scored ``top`` (by default below :data:`TRUST`: the ranking is unsure, words
+    decide)."""
     n = len(records)
     return [
         SearchHit(record=r, score=top * (1 - i / n), memory_type=MemoryType.SEMANTIC, rank=i, why="test")
@@ -105,7 +106,11 @@ def test_a_record_a_later_one_says_no_longer_holds_is_passed_over():
 def test_a_first_hit_the_ranking_is_sure_of_answers_whatever_words_it_holds():
     """"Where does Noor work now?": "Noor is a nurse at St Mary's now" holds none of its words and answers it; a
     calibrated relevance of :data:`TRUST` or more lets the ranking decide."""
-    records = (fact("Noor is a nurse at St Mary's now."), fact("Noor no longer works at the Riverside clinic."), fact("Noor likes tea."))
+    records = (
+        fact("Noor is a nurse at St Mary's now."),
+        fact("Noor no longer works at the Riverside clinic."),
+        fact("Noor likes tea."),
+    )
     sure = hits(*records, top=TRUST)
     assert choose("Where does Noor work now?", sure).answer is sure[0]
     unsure = hits(*records, top=TRUST - 0.01)

@@ -99,7 +99,8 @@ def _memory_over(tmp_path, records, serializer, budget):
     return memory
 
 
-_WORDS = ["Ana", "tea", "garden", "kiln", "Leith", "ferry", "budget", "£48,000", "2025-03-02", "naïve", "—", "x" * 30]
+_WORDS = ["Ana", "tea", "garden", "kiln", "Leith", "ferry", "budget", "£48,000", "2025-03-02", "naïve", "—",
+          "x" * 30]
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -132,8 +133,11 @@ def test_an_evidence_block_never_exceeds_the_read_path_s_budget(tmp_path_factory
 def test_the_default_evidence_block_is_the_packer_s(tmp_path):
     """The 918-of-900 case: a Memory given the fused retriever and no serializer used to write the flat block (one
     anchor per line) over hits packed for the grouped one, and ran past the budget."""
-    records = [SemanticRecord(scope=S, fact=f"Ana noted garden detail {i} of the kiln and its budget", provenance=[f"m{i}"],
-                              temporal_anchor="2025-03-02") for i in range(40)]  # fmt: skip
+    records = [
+        SemanticRecord(scope=S, fact=f"Ana noted garden detail {i} of the kiln and its budget", provenance=[f"m{i}"],
+                       temporal_anchor="2025-03-02")
+        for i in range(40)
+    ]  # fmt: skip
     memory = _memory_over(tmp_path, records, None, 120)
     try:
         assert memory.serializer is memory.retriever.serializer and memory.serializer.group_by_anchor

@@ -55,7 +55,8 @@ def test_a_question_naming_the_user_puts_everyone_else_s_words_below():
     """The same order as a first-person question, told as a penalty so the user's records keep their scores."""
     assert role_boosts("Where does Dana live?", 3.0, {"Dana"}) == {"assistant": -3.0, "tool": -3.0, "system": -3.0}
     assert role_boosts("Where do I live?", 3.0, {"Dana"}) == {"user": 3.0}
-    assert role_boosts("Do you know where Dana lives?", 3.0, {"Dana"}) == {"assistant": -3.0, "tool": -3.0, "system": -3.0}
+    others = {"assistant": -3.0, "tool": -3.0, "system": -3.0}
+    assert role_boosts("Do you know where Dana lives?", 3.0, {"Dana"}) == others
     assert role_boosts("Where does Dana live?", 0.0, {"Dana"}) == {}
 
 

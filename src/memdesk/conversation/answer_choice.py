@@ -4,9 +4,10 @@ The read path ranks by meaning and words together; its first hit is the record m
 question, not always the one that *answers* it ("How does Maya make the curry?" ranks "Ines loved the
 curry" next to the recipe). When the ranking is sure, its first hit answers: a current first hit whose calibrated
 relevance (its ``score``, :mod:`memdesk.retrieval.relevance`) is at least :data:`TRUST` is the answer whatever words it
-holds ("Where does Maya work now?": "Maya is a nurse at St Mary's now"). Otherwise :func:`choose` reads the question's content words (stemmed, stopwords out; the
-words most of the evidence shares, such as the person's name, say nothing about which record answers) and
-weighs each by how rare it is in the evidence. The first current hit answers when it holds at least
+holds ("Where does Maya work now?": "Maya is a nurse at St Mary's now"). Otherwise :func:`choose` reads the
+question's content words (stemmed, stopwords out; the words most of the evidence shares, such as the person's name,
+say nothing about which record answers) and weighs each by how rare it is in the evidence. The first current hit
+answers when it holds at least
 :data:`KEEP_SHARE` of the largest share of that weight any of the first :data:`WINDOW` current hits
 holds (the ranking knows more than word overlap); otherwise the hit holding the largest share does, the
 earlier one among equals.

@@ -71,7 +71,7 @@ class Memory(Curation, ClosesOnExit):
         self.embedder = embedder
         self.processor = processor
         self.retriever = retriever or Retriever(store)
-        self.serializer = serializer or getattr(self.retriever, "serializer", None) or Serializer()  # the packer's block
+        self.serializer = serializer or getattr(self.retriever, "serializer", None) or Serializer()  # the packer's
         self._answerer = answerer
         self.admission = admission or AdmissionPolicy()
         self.supersession = supersession or Supersession()
