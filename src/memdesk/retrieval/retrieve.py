@@ -220,7 +220,7 @@ class Retriever:
         ``vector`` embeds. ``where`` filters the records (default: current memories only). ``asked_at``,
         when the question is asked, dates its relative time expressions (score fusion's ``time_weight``).
         ``lexical_text`` is the BM25 query when it should differ from ``query_text`` (e.g. the question with
-        terms a chat model expects the evidence to hold: ``bench/query_expansion.py``); ``query_text`` alone
+        terms a chat model expects the evidence to hold: ``bench/experiments/query_expansion.py``); ``query_text`` alone
         is read for its person and time."""
         where = as_filter(where, speaker=speaker)
         k = k or self.k
