@@ -126,7 +126,8 @@ class Settings(BaseSettings):
     person_weight: float = Field(
         default=PERSON_WEIGHT, ge=0,
         description="fused read path: bonus, in standard deviations, for the user's records when a question "
-        "is in the first person (I / my); 0 turns it off.",
+        "is in the first person (I / my), taken off every other role's records for one in the third person (naming "
+        "the user, or neither I nor you); 0 turns it off.",
     )
     time_weight: float = Field(
         default=TIME_WEIGHT, ge=0,

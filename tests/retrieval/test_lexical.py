@@ -19,6 +19,25 @@ def test_tokenize_lowercases_splits_and_drops_stopwords() -> None:
     assert tokenize("") == [] and tokenize("the of and") == []
 
 
+def test_what_an_apostrophe_splits_off_is_no_term() -> None:
+    """"Maya's", "it's", "don't", "we'll": the pieces after the apostrophe match every possessive and contraction."""
+    assert tokenize("It's Maya's cat; we'll see, don't worry, they're fine, I'm in") == ["maya", "cat", "see", "worry", "fine"]
+
+
+def test_attainable_is_the_sum_of_the_query_terms_idf_absent_terms_included() -> None:
+    index = BM25Index(["tomas bakes bread", "priya runs", "tomas runs far"])
+
+    def idf(df: int) -> float:
+        return math.log(1 + (3 - df + 0.5) / (df + 0.5))
+
+    assert index.attainable("Tomas runs") == pytest.approx(2 * idf(2))
+    assert index.attainable("Tomas swims") == pytest.approx(idf(2) + idf(0))  # asked about, held by no document
+    assert index.attainable("the of") == 0.0 and BM25Index([]).attainable("tomas") == 0.0
+    # a document of average length holding each term once scores the attainable value
+    flat = BM25Index(["alpha beta", "gamma delta", "beta gamma"])
+    assert flat.scores("alpha delta")[[0, 1]].sum() == pytest.approx(flat.attainable("alpha delta"))
+
+
 def test_bm25_scores_match_the_formula() -> None:
     texts = ["tomas bakes bread", "priya runs", "tomas tomas runs far away today"]
     index = BM25Index(texts, k1=1.5, b=0.75)

@@ -1,6 +1,8 @@
 """Budgeted packing: records are kept best first while the serialized block fits the budget."""
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from memdesk.errors import InvalidInputError
 from memdesk.retrieval.packing import BudgetPacker
@@ -79,3 +81,69 @@ def test_grouped_block_writes_each_anchor_once_in_time_order():
 def test_bad_budget():
     with pytest.raises(InvalidInputError):
         BudgetPacker(Serializer(), 0)
+
+
+def _memory_over(tmp_path, records, serializer, budget):
+    """A Memory on a real SQLite store holding ``records`` (hashing embedder), read by the fused path at ``budget``."""
+    from memdesk.conversation.memory import Memory
+    from memdesk.conversation.raw import RawTurnProcessor
+    from memdesk.embed.hashing import HashingEmbedder
+    from memdesk.retrieval.retrieve import Retriever
+    from memdesk.store import open_store
+
+    store, embedder = open_store(f"sqlite:///{tmp_path}/evidence.db"), HashingEmbedder(dim=64)
+    memory = Memory(store, embedder, RawTurnProcessor(), serializer=serializer,
+                    retriever=Retriever.fused(store, token_budget=budget))  # fmt: skip
+    for r in records:
+        store.write([r], embedder.embed([r.embed_text()]))
+    return memory
+
+
+_WORDS = ["Ana", "tea", "garden", "kiln", "Leith", "ferry", "budget", "£48,000", "2025-03-02", "naïve", "—",
+          "x" * 30]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    texts=st.lists(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=12).map(" ".join), min_size=1, max_size=30),
+    anchors=st.lists(st.sampled_from(["2025-03-02", "week of 2025-03-10", None]), min_size=30, max_size=30),
+    budget=st.integers(min_value=8, max_value=300),
+    serializer=st.sampled_from(["default", "flat", "grouped"]),
+)
+def test_an_evidence_block_never_exceeds_the_read_path_s_budget(tmp_path_factory, texts, anchors, budget, serializer):
+    """Whatever serializer the Memory writes its evidence with (its default: the retriever's; or one of its own, which
+    may write longer lines than the packer priced), ``Memory.evidence`` counts what it emits within the budget."""
+    records = [
+        (SemanticRecord if i % 2 else EpisodicRecord)(
+            **({"fact": text} if i % 2 else {"title": "", "summary": text}), scope=S, provenance=[f"m{i}"],
+            temporal_anchor=anchors[i],
+        )
+        for i, text in enumerate(texts)
+    ]  # fmt: skip
+    chosen = {"default": None, "flat": Serializer(), "grouped": Serializer(group_by_anchor=True)}[serializer]
+    memory = _memory_over(tmp_path_factory.mktemp("ev"), records, chosen, budget)
+    try:
+        ev = memory.evidence("Ana garden kiln budget", scope=S)
+        assert ev.tokens <= budget
+        assert ev.tokens == memory.serializer.token_counter.count(ev.text) if ev.text else ev.tokens == 0
+    finally:
+        memory.close()
+
+
+def test_the_default_evidence_block_is_the_packer_s(tmp_path):
+    """The 918-of-900 case: a Memory given the fused retriever and no serializer used to write the flat block (one
+    anchor per line) over hits packed for the grouped one, and ran past the budget."""
+    records = [
+        SemanticRecord(scope=S, fact=f"Ana noted garden detail {i} of the kiln and its budget", provenance=[f"m{i}"],
+                       temporal_anchor="2025-03-02")
+        for i in range(40)
+    ]  # fmt: skip
+    memory = _memory_over(tmp_path, records, None, 120)
+    try:
+        assert memory.serializer is memory.retriever.serializer and memory.serializer.group_by_anchor
+        ev = memory.evidence("garden kiln budget", scope=S)
+        assert 100 < ev.tokens <= 120
+        flat = Serializer().serialize(memory.search("garden kiln budget", scope=S))
+        assert flat.tokens > 120  # what the block was before: the flat lines of the same hits
+    finally:
+        memory.close()

@@ -1,9 +1,10 @@
 """Answerers: evidence block + question -> :class:`~memdesk.hits.Answer`.
 
 * :class:`ExtractiveAnswerer` (offline, no model): the answer is the text of the evidence record that
-  answers the question (:mod:`memdesk.conversation.answer_choice`: of the best few current hits, the one
-  holding most of the question's content words) with its temporal anchor, labelled ``extractive: best
-  evidence`` and flagged ``extractive=True``; when no current record holds any of them, it says so and
+  answers the question (:mod:`memdesk.conversation.answer_choice`: the first hit when its calibrated relevance is
+  at least an even chance, else of the best few current hits the one holding most of the question's content
+  words) with its temporal anchor, labelled ``extractive: best evidence`` and flagged ``extractive=True``; when no
+  current record holds any of them, it says so and
   names the closest record (and a since-replaced one that holds them) instead of presenting one as the answer.
 * :class:`LLMAnswerer`: a chat model answers in a short phrase from the evidence block (which carries
   each record's temporal anchor), or abstains with :data:`ABSTAIN` when the evidence does not

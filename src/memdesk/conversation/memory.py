@@ -25,6 +25,7 @@ from ..records import (
     utcnow,
 )
 from ..hits import Answer, Evidence, SearchHit
+from ..retrieval.packing import fit
 from ..retrieval.question_time import parse_asked_at
 from ..retrieval.retrieve import Merge, Mode, Retriever, Serializer
 from ..filters import RecordFilter, as_filter
@@ -70,7 +71,7 @@ class Memory(Curation, ClosesOnExit):
         self.embedder = embedder
         self.processor = processor
         self.retriever = retriever or Retriever(store)
-        self.serializer = serializer or Serializer()
+        self.serializer = serializer or getattr(self.retriever, "serializer", None) or Serializer()  # the packer's
         self._answerer = answerer
         self.admission = admission or AdmissionPolicy()
         self.supersession = supersession or Supersession()
@@ -240,8 +241,13 @@ class Memory(Curation, ClosesOnExit):
         "retrieval", name="retrieval memdesk", before=tracing.retrieval_attributes, after=tracing.evidence_attributes
     )
     def evidence(self, query: str, *, scope: Scope, **search_args: Any) -> Evidence:
-        """The serialized evidence block for ``query`` (hits, text, token count)."""
-        return self.serializer.serialize(self.search(query, scope=scope, **search_args))
+        """The serialized evidence block for ``query`` (hits, text, token count), within the retriever's token budget
+        (the lowest-ranked hits are left out when this Memory's serializer writes a longer block than the packer's)."""
+        hits = self.search(query, scope=scope, **search_args)
+        budget = getattr(self.retriever, "token_budget", None)
+        if budget and self.serializer is not getattr(self.retriever, "serializer", None):
+            hits = fit(hits, self.serializer, budget)
+        return self.serializer.serialize(hits)
 
     @tracing.memory_span("answer", before=tracing.query_attributes, after=tracing.answer_attributes)
     def answer(self, question: str, *, scope: Scope, question_time: str | None = None, **search_args: Any) -> Answer:

@@ -24,13 +24,15 @@ import numpy as np
 from ..errors import InvalidInputError
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
-#: Function words that carry no retrieval signal in conversational text.
+#: Function words that carry no retrieval signal in conversational text, and the pieces an apostrophe splits off.
 STOPWORDS = frozenset(
     """a about after all also am an and any are as at be because been before being but by can could
     did do does doing done for from had has have having he her here hers him his how i if in into is it
     its just me my no not of on or our ours she so some than that the their them then there these they
     this those to too us very was we were what when where which while who whom why will with would you
     your yours""".split()
+) | frozenset(  # what an apostrophe leaves of a possessive or a contraction ("Maya's", "it's", "don't", "we'll")
+    "s t d ll m re ve don didn doesn isn aren wasn weren won wouldn couldn shouldn haven hasn hadn".split()
 )
 
 T = TypeVar("T", bound=Hashable)
@@ -117,6 +119,17 @@ class BM25Index:
                 weights = self._weights[term] = self._weigh(*posting)
             out[posting[0]] += weights  # a document occurs once in a term's posting list
         return out
+
+    def attainable(self, query: str) -> float:
+        """What a document holding every distinct term of ``query`` once, at the average length, would score: the sum
+        of the terms' IDFs, a term no document holds counted at the IDF of a document frequency of 0 (the question
+        asks about it even if nothing here says it). A scale for "how much of the query a score covers"."""
+        if not self.n:
+            return 0.0
+        return sum(
+            math.log(1.0 + (self.n - df + 0.5) / (df + 0.5))
+            for df in (len(self._postings[t][0]) if t in self._postings else 0 for t in set(self.tokenizer(query)))
+        )
 
     def _weigh(self, ids: np.ndarray, tf: np.ndarray) -> np.ndarray:
         """The BM25 weight of each posting of a term, with this index's N and average length."""

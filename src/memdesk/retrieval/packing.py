@@ -12,7 +12,9 @@ the block's size (what the answering model pays for) fixed and lets short record
   one further down may still fit).
 
 The packed block is then serialized and counted exactly; if token merges across lines push it over the
-budget, the lowest-ranked record is dropped until it fits.
+budget, the lowest-ranked record is dropped until it fits (:func:`fit`). A :class:`~memdesk.conversation.memory.Memory`
+serializes its evidence with the retriever's serializer unless given another, and fits a block of another serializer
+to the retriever's budget the same way, so an evidence block never exceeds the budget.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from ..hits import SearchHit
 if TYPE_CHECKING:
     from .serialize import Serializer
 
-__all__ = ["BudgetPacker", "is_statement", "normalized_text"]
+__all__ = ["BudgetPacker", "fit", "is_statement", "normalized_text"]
 
 _NORM = re.compile(r"[\W_]+", re.UNICODE)
 
@@ -128,6 +130,13 @@ class BudgetPacker:
                 covered.update(prov)
             seen_text.add(text)
             out.append(h)
-        while out and self.serializer.serialize(out).tokens > budget:
-            out.pop()
-        return out
+        return fit(out, self.serializer, budget)
+
+
+def fit(hits: list[SearchHit], serializer: "Serializer", budget: int) -> list[SearchHit]:
+    """``hits`` (best first) without the lowest-ranked ones until ``serializer``'s block of them has at most ``budget``
+    tokens, counted as :meth:`~memdesk.retrieval.serialize.Serializer.serialize` counts them."""
+    out = list(hits)
+    while out and serializer.serialize(out).tokens > budget:
+        out.pop()
+    return out

@@ -48,6 +48,8 @@ LEXICAL_PRIOR = 0.0
 """The default read path's lexical prior, in records (see :class:`Retriever`'s ``lexical_prior``): off. Measured
 at 10 and 20 (``bench/results/scores/README.md``): it kept a lone shared word from outranking meaning in some small
 chats and cost others their one rare matching noun; on the tune chats it lost (p@1 0.725 at 20, 0.728 off)."""
+LEXICAL_FLOOR = 0.5
+"""The default read path's lexical floor (see :class:`Retriever`'s ``lexical_floor``)."""
 from .serialize import Serializer
 from .stemming import StemmingTokenizer
 from ..store.base import Store
@@ -85,7 +87,8 @@ class Retriever:
             count); None cuts at K.
         serializer: prices the budget (default a plain :class:`Serializer`).
         person_weight: in score fusion, added to the standardized score of the user's records for a
-            question in the first person (:mod:`memdesk.retrieval.question_person`); 0 turns it off. A scope
+            question in the first person or one naming the user (:mod:`memdesk.retrieval.question_person`); 0
+            turns it off. A scope
             whose records all share one role ranks the same with or without it.
         time_weight: in score fusion, added to the standardized score of a record dated inside a time
             window the question names, read against the time it is asked (``asked_at`` of
@@ -97,6 +100,10 @@ class Retriever:
         lexical_prior: in score fusion, the BM25 weight is ``lexical_weight * n / (n + lexical_prior)`` in a
             scope of n records: a handful of records cannot tell a rare topical word from a common one, and
             the top BM25 match of a small scope gets the whole weight however weak it is.
+        lexical_floor: in score fusion, BM25 scores are divided by the best one's or by this share of what a record
+            holding every query term would score, whichever is larger
+            (:meth:`~memdesk.retrieval.lexical.BM25Index.attainable`): the best of weak matches (a short record that
+            shares only the name every record holds) no longer gets the whole lexical weight; 0 divides by the best.
         type_prior: records of the whole scope mixed into each memory type's moments before standardizing
             (:data:`memdesk.retrieval.scope_index.TYPE_PRIOR`): a type of a few records is standardized by the scope.
         calibrated: hits carry a calibrated relevance in [0, 1], non-increasing down the list, as ``score``
@@ -127,6 +134,7 @@ class Retriever:
         bonus_gate: float = 0.0,
         type_prior: float = TYPE_PRIOR,
         lexical_prior: float = 0.0,
+        lexical_floor: float = 0.0,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -151,6 +159,7 @@ class Retriever:
         self.calibrated = calibrated
         self.bonus_gate = bonus_gate
         self.lexical_prior = lexical_prior
+        self.lexical_floor = lexical_floor
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
@@ -170,6 +179,7 @@ class Retriever:
             store, k=k, K=K, hybrid=True, fusion="score", lexical_k=options.pop("lexical_k", k),
             person_weight=options.pop("person_weight", PERSON_WEIGHT), time_weight=options.pop("time_weight", TIME_WEIGHT),
             bonus_gate=options.pop("bonus_gate", BONUS_GATE), lexical_prior=options.pop("lexical_prior", LEXICAL_PRIOR),
+            lexical_floor=options.pop("lexical_floor", LEXICAL_FLOOR),
             token_budget=token_budget, serializer=serializer or Serializer(group_by_anchor=True), **options,
         )
 
@@ -293,11 +303,12 @@ class Retriever:
                 lexical_weight=self.lexical_weight,
                 typed=mode == "typed",
                 superseded_weight=superseded_weight,
-                role_boost=role_boosts(person_text, self.person_weight),
+                role_boost=role_boosts(person_text, self.person_weight, index.user_names),
                 time_windows=question_windows(person_text, asked_at) if self.time_weight > 0 else (),
                 time_weight=self.time_weight,
                 bonus_gate=self.bonus_gate,
                 lexical_prior=self.lexical_prior,
+                lexical_floor=self.lexical_floor,
             )
             ranks: dict[MemoryType, int] = {}
 

@@ -67,6 +67,7 @@ class ScopeIndex:
         self.bm25 = BM25Index([r.embed_text() for r in self.records], tokenizer=tokenizer)
         self.record_types = [MemoryType(r.type) for r in self.records]
         self.superseded, self.roles, self.event_times, self.said_times = _columns(self.records)
+        self.user_names = user_names(self.records)
         self.by_type = _by_type(self.records)
         self._calibrate({t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()})
 
@@ -93,6 +94,7 @@ class ScopeIndex:
         out.superseded, out.roles, out.event_times, out.said_times = (
             np.concatenate([old, added]) for old, added in zip((self.superseded, self.roles, self.event_times, self.said_times), columns)
         )  # fmt: skip
+        out.user_names = self.user_names | user_names(new)
         out.by_type, own = dict(self.by_type), dict(self.own)
         for t, pos in _by_type(new, start).items():
             out.by_type[t] = np.concatenate([self.by_type.get(t, np.zeros(0, dtype=np.intp)), pos])
@@ -120,16 +122,21 @@ class ScopeIndex:
         time_weight: float = 0.0,
         bonus_gate: float = 0.0,
         lexical_prior: float = 0.0,
+        lexical_floor: float = 0.0,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
 
         Candidates: each type's dense top ``k`` and the lexical top ``lexical_k``; score
         ``cosine + lexical_weight * bm25 / max bm25``, standardized by the cosine distribution of the
         record's own type (``typed``) or of all records (pooled), plus ``role_boost[role]`` (in those
-        standard deviations) for a record from a message of that role
+        standard deviations; a negative one is taken whole, not gated) for a record from a message of that role
         (:func:`memdesk.retrieval.question_person.role_boosts`), plus ``time_weight`` for a record whose event time
         or said time lies in one of ``time_windows`` (:func:`memdesk.retrieval.question_time.question_windows`).
         ``lexical_prior`` scales the lexical weight by ``n / (n + lexical_prior)`` for an index of n records;
+        ``lexical_floor`` keeps the BM25 normalizer at least that share of what a record holding every query term
+        would score (:meth:`~memdesk.retrieval.lexical.BM25Index.attainable`, the words of ``time_windows`` left out),
+        so that the best of weak matches (a short record sharing only the name every record holds) does not get the
+        whole lexical weight;
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
         deviations, clipped to [0, 1] (no bonus at or below its type's mean). With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
@@ -151,6 +158,11 @@ class ScopeIndex:
         positions = np.fromiter(origin, dtype=np.intp, count=len(origin))
         fused = cosine[positions].astype(np.float64)
         top_lexical = float(lexical.max()) if lexical is not None and lexical.size else 0.0
+        if top_lexical > 0 and lexical_floor > 0:  # a weak best match (the name every record shares) stays weak
+            asked = query_text or ""
+            for w in time_windows:  # "two weeks ago" says when, read by the time bonus; no record is to hold its words
+                asked = asked.replace(w.text, " ")
+            top_lexical = max(top_lexical, lexical_floor * self.bm25.attainable(asked))
         if top_lexical > 0:
             n = len(self.records)  # a few records tell a rare topical word from a common one badly: less weight
             fused += lexical_weight * n / (n + lexical_prior) * lexical[positions] / top_lexical
@@ -164,14 +176,16 @@ class ScopeIndex:
             mean_std = np.tile(self.pooled.cosine_stats(query), (len(positions), 1))
         z = (fused - mean_std[:, 0]) / mean_std[:, 1]
         boosted = np.zeros(len(positions))
+        penalty = np.zeros(len(positions))  # a negative role bonus: taken whole, never gated
         for role, bonus in (role_boost or {}).items():
-            boosted += bonus * (self.roles[positions] == role)
+            (boosted if bonus > 0 else penalty)[:] += bonus * (self.roles[positions] == role)
         window = self.window_of(positions, time_windows) if time_weight > 0 and time_windows else None
         bonus = boosted + (time_weight * (window >= 0) if window is not None else 0.0)
         if bonus_gate > 0:  # no bonus below the type's mean, the whole bonus from bonus_gate standard deviations up
             gate = np.clip(z / bonus_gate, 0.0, 1.0)
             bonus, boosted = bonus * gate, boosted * gate
-        z = z + bonus  # after standardizing: a bonus every candidate shares changes no order
+        z = z + bonus + penalty  # after standardizing: a bonus every candidate shares changes no order
+        boosted = boosted + penalty
         order = np.argsort(-z, kind="stable")
         for j in order.tolist():
             i = int(positions[j])
@@ -192,6 +206,11 @@ class ScopeIndex:
             inside = ((event >= w.start) & (event < w.end)) | ((said >= w.start) & (said < w.end))
             found[inside] = n
         return found
+
+
+def user_names(records: Sequence[MemoryRecord]) -> frozenset[str]:
+    """The names the user goes by in these records: the speakers of the user's own messages (role ``user``)."""
+    return frozenset(r.speaker for r in records if r.role == "user" and r.speaker and r.speaker != "user")
 
 
 def _by_type(records: Sequence[MemoryRecord], start: int = 0) -> dict[MemoryType, np.ndarray]:
@@ -239,7 +258,11 @@ class _Why:
         where, rank = self.origin
         head = f"{where} top-{rank + 1}" + (f" by cosine {self.cosine:.3f}" if where != "bm25" else f" ({self.bm25:.2f}), cosine {self.cosine:.3f}")
         lexical = f" + bm25 {self.bm25:.2f}" if self.bm25 > 0 and where != "bm25" else ""
-        person = f" incl. +{self.role_bonus:.2f}: whose words the question asks about" if self.role_bonus else ""
+        person = (
+            f" incl. +{self.role_bonus:.2f}: whose words the question asks about" if self.role_bonus > 0
+            else f" incl. {self.role_bonus:.2f}: not the words of the person the question asks about" if self.role_bonus < 0
+            else ""
+        )  # fmt: skip
         when = f" incl. +{self.time_bonus[0]:.2f}: dated in the question's {self.time_bonus[1]}" if self.time_bonus else ""
         demoted = f"; superseded, x{self.superseded_weight}" if self.superseded_weight is not None else ""
         return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}"
