@@ -300,6 +300,12 @@ def claims_of(sentence: str) -> list[Claim]:
     if negated is not None and not any(c.op == "end" and c.value == negated.value for c in out):
         out.append(negated)
     out.extend(changes_of(text))
+    from .attributes import attribute_claims  # it builds on Claim: imported here, not at the top, to avoid a cycle
+    from .updates import update_of
+
+    out.extend(c for c in attribute_claims(text) if all((c.key, c.op, c.value) != (o.key, o.op, o.value) for o in out))
+    if (update := update_of(text)) is not None:
+        out.append(update)
     for pattern in _PLANS:
         m = pattern.search(text)
         if m and _clean(m.group("value")):
