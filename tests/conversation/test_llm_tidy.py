@@ -56,7 +56,7 @@ def test_a_compound_fact_becomes_one_record_per_statement() -> None:
     assert len({r.id for r in p.records}) == 2
     residence = p.records[0].metadata["claims"]
     assert residence == [{"attribute": "residence", "slot": "", "value": "Leith", "op": "set"}]
-    assert "claims" not in p.records[1].metadata
+    assert p.records[1].metadata["claims"] == [{"attribute": "pet", "slot": "biscuit", "value": "Biscuit", "op": "set"}]  # its own slot
 
 
 def test_a_bracketed_date_leaves_the_text_and_a_wrong_year_is_corrected() -> None:

@@ -63,6 +63,8 @@ _ROLE_SET = (
     _p(rf"\b{_PERSON}\s+is\s+back\s+as\s+(?:the\s+|our\s+|my\s+)?{_ROLE}\b"),
 )
 _REPORT = _p(rf"\b(?:i|we)(?:'ll|\s+will|\s+now|\s+still)?\s+(?:now\s+)?report\s+to\s+{_PERSON}(?![\w'-])")
+#: "I'm a long-distance lorry driver for Brennan Haulage": the employer a job names.
+_JOB_FOR = _p(rf"\bi(?:'m|\s+am)\s+(?:a|an)\s+(?:[\w-]+\s+){{1,4}}?(?:at|for|with)\s+(?P<value>{_CAP}(?:\s+{_CAP}){{0,3}})")
 _LEAVING = _p(
     rf"\b{_PERSON}\s+(?:is\s+leaving|has\s+left|left|is\s+retiring|has\s+retired|retired|is\s+going\s+on\s+(?:leave|secondment|sabbatical|maternity|paternity)|"
     rf"has\s+gone\s+on\s+(?:leave|secondment|sabbatical|maternity|paternity)|is\s+moving\s+to|has\s+moved\s+to|has\s+returned\s+to|is\s+returning\s+to|is\s+stepping\s+down|has\s+stepped\s+down)\b"
@@ -100,6 +102,7 @@ _STOPPED = _p(
     r"(?=\s*(?:$|[,.;:!?]|\s(?:because|for|since|after|as|so|and|but|until|on|at|in|now|this|last|due)\b))"
     r"|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+off\s+(?P<off>[a-z][\w'-]*(?:\s+[\w'-]+){0,2}?)\s+(?:for|until|till)\b"
 )
+_STOP = r"(?![\w'-])"
 _STOP_OBJECTS = frozenset("it that this them him her there work home".split())
 _NOT_PEOPLE = frozenset("i we my our the they he she it this that so and but then also now".split())
 
@@ -137,6 +140,8 @@ def _roles(text: str) -> list[Claim]:
             slot, value = _role(m.group("slot")), _clean(m.group("value"))
             if slot and value and value.lower() not in ("i", "we"):
                 out.append(Claim(attribute="role", slot=slot, value=value))
+    if (m := _JOB_FOR.search(text)) and (value := _clean(m.group("value"))):
+        out.append(Claim(attribute="employer", value=value))
     if m := _REPORT.search(text):
         out.append(Claim(attribute="role", slot="manager", value=_clean(m.group("value"))))
     for m in _LEAVING.finditer(text):
@@ -170,9 +175,48 @@ def _is_vehicle(verb: str, value: str) -> bool:
     return verb.lower() not in ("bought", "got") and re.search(r"(?-i:[A-Z])", value) is not None
 
 
+#: A pet named: each pet is a slot of its own (one may have several), ended by its name ("Kiwi flew away").
+_PET_NOUN = r"(?:cat|dog|kitten|puppy|parrot|budgie|tortoise|turtle|rabbit|hamster|guinea\s+pig|horse|pony|snake|lizard|goldfish|fish|ferret|chicken|hen)"
+_PET = (
+    _p(rf"\b(?:my|our|a|an)\s+(?:\w+\s+)?{_PET_NOUN}\s*,?\s+(?:is\s+)?(?:called|named)\s+(?P<value>{_CAP}){_STOP}"),
+    _p(rf"\b(?:my|our)\s+(?:\w+\s+)?{_PET_NOUN}\s*,\s+(?P<value>{_CAP}){_STOP}"),
+)
+_PET_GONE = _p(
+    rf"\b(?P<value>{_CAP})\s+(?:passed\s+away|died|was\s+rehomed|ran\s+away|flew\s+(?:away|off|out)|(?:went|has\s+gone|is)\s+missing|"
+    rf"hasn't\s+come\s+(?:back|home)|(?:has|had)\s+to\s+be\s+put\s+down|was\s+put\s+(?:down|to\s+sleep))\b"
+)
+#: "I've moved on to a Romanian podcast called ...", "I've switched to a new podcast": a new favourite of that kind.
+_MOVED_ON = _p(
+    r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:now\s+)?(?:moved\s+on\s+to|switched\s+to|changed\s+to|gone\s+over\s+to)\s+(?:a|an|the)\s+(?:new\s+)?(?:[\w-]+\s+)?"
+    r"(?P<slot>podcast|show|series|author|band|album|game|gym|club|team|app|brand|blend|coffee|tea|route|dentist|doctor|hairdresser|barber)\b"
+    r"(?:\s+(?:called|named)\s+(?P<value>[^,.;!?]+))?"
+)
+
+#: "My favourite podcast at the moment is ...": a favourite with a time phrase before its verb.
+_FAVOURITE_NOW = _p(
+    r"\bmy\s+(?:new\s+)?favou?rite\s+(?P<slot>[\w-]+)\s+(?:at\s+the\s+moment|these\s+days|right\s+now|now|lately|this\s+year)\s+(?:is|are)\s+"
+    r"(?P<value>[^,.;!?]+)"
+)
+
+
+def _pets(text: str) -> list[Claim]:
+    out = []
+    for pattern in _PET:
+        for m in pattern.finditer(text):
+            if name := _clean(m.group("value")):
+                out.append(Claim(attribute="pet", slot=name.lower(), value=name))
+    if (m := _PET_GONE.search(text)) and (name := _clean(m.group("value"))) and name.lower() not in _NOT_PEOPLE:
+        out.append(Claim(attribute="pet", value=name, op="end"))
+    return out
+
+
 def attribute_claims(text: str) -> list[Claim]:
     """The claims of this module's attributes that ``text`` (one sentence, the speaker's own words) makes."""
-    out = _roles(text) + _vehicles(text)
+    out = _roles(text) + _vehicles(text) + _pets(text)
+    if (m := _FAVOURITE_NOW.search(text)) and (value := _clean(m.group("value"))):
+        out.append(Claim(attribute="favourite", slot=m.group("slot").lower(), value=value))
+    if m := _MOVED_ON.search(text):
+        out.append(Claim(attribute="favourite", slot=m.group("slot").lower(), value=(m.group("value") or m.group(0)).strip()))
     if m := _DIET_END.search(text):
         out.append(Claim(attribute="diet", value=None, op="end"))
     elif m := (_DIET_SET[0].search(text) or _DIET_SET[1].search(text)):

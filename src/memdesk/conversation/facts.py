@@ -102,11 +102,13 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"\bi(?:'m| am)\s+(?:now\s+)?at\s+{_NAME}\s+now\b"), "employer", "set", ""),
     (_p(rf"\bi(?:'ve| have)\s+been\s+(?:working\s+)?at\s+{_NAME}\s+for\b"), "employer", "set", ""),
     (_p(rf"\bi{_HAVE}\s+{_ADV}(?:got|landed|accepted|started)\s+(?:a\s+|the\s+)?(?:new\s+)?job\s+(?:at|with)\s+{_ORG}{_STOP}"), "employer", "set", ""),
-    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:joined|started\s+at|switched\s+to|moved\s+to\s+work\s+at)\s+(?:the\s+)?{_NAME}{_STOP}"), "employer", "set", ""),
+    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:joined|started\s+at|switched\s+to|moved\s+to\s+work\s+at)\s+(?:the\s+)?{_NAME}{_STOP}(?!\s+as\s+(?:my|our)\b)"), "employer", "set", ""),
     (_p(rf"\bso\s+now\s+i\s+work\s+(?:at|for)\s+{_ORG}{_STOP}"), "employer", "set", ""),
     (_p(rf"\bi\s+(?:don't|do not|no longer)\s+work\s+(?:at|for|in)\s+{_ORG}{_STOP}"), "employer", "end", ""),
     (_p(rf"\bi(?:'m| am)\s+(?:not|no longer)\s+(?:working\s+)?at\s+{_ORG}\s+(?:anymore|any more)\b"), "employer", "end", ""),
     (_p(rf"\bi{_HAVE}\s+{_ADV}(?:quit|resigned\s+from)\s+(?:my\s+job\s+at\s+)?(?:the\s+)?{_NAME}{_STOP}"), "employer", "end", ""),
+    (_p(rf"\bi(?:'m|\s+am)\s+{_ADV}leaving\s+(?:my\s+job\s+at\s+)?(?:the\s+)?{_NAME}{_STOP}"), "employer", "end", ""),
+    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:handed\s+in|given|gave|put\s+in)\s+(?:my\s+)?(?:notice|resignation)\s+(?:at|to)\s+(?:the\s+)?{_NAME}{_STOP}"), "employer", "end", ""),
     (_p(rf"\bi\s+(?:was|got)\s+(?:laid\s+off|fired|made\s+redundant)\s+(?:from|by|at)\s+{_NAME}{_STOP}"), "employer", "end", ""),
     (_p(r"\bi(?:'ve| have)?\s+(?:just\s+)?(?:quit|lost|left)\s+my\s+job\b|\bi\s+(?:was|got)\s+(?:laid off|fired|made redundant)\b"), "employer", "end", ""),
     # job
@@ -137,7 +139,8 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"{_I}{_HAVE}\s+{_ADV}(?:bought|got|adopted|picked\s+up|own|have|drive|ride)\s+(?:a|an|my)\s+(?:new\s+)?(?:[\w-]+\s+){{0,3}}?{_THINGS}\b(?:\s+(?:called|named)\s+{_CAP})?"), "possession", "set", None),
     (_p(rf"\bmy\s+(?:new\s+)?{_THINGS}\s+is\s+(?:a|an)\b"), "possession", "set", None),
     (_p(rf"\bi{_HAVE}\s+{_ADV}(?:sold|gave\s+away|given\s+away|lost|got\s+rid\s+of|scrapped)\s+my\s+(?:old\s+)?{_THINGS}\b"), "possession", "end", None),
-    (_p(rf"\b{_NAME}\s+(?:passed\s+away|died|was\s+rehomed|ran\s+away)\b"), "possession", "end", ""),
+    (_p(rf"\b{_NAME}\s+(?:passed\s+away|died|was\s+rehomed|ran\s+away|flew\s+(?:away|off|out)|(?:went|has\s+gone|is)\s+missing|"
+        rf"(?:has|had)\s+to\s+be\s+put\s+down|was\s+put\s+(?:down|to\s+sleep))\b"), "possession", "end", ""),
     (_p(rf"\bmy\s+(?:old\s+)?{_THINGS}\s+(?:got\s+stolen|was\s+stolen|got\s+written\s+off|was\s+written\s+off|died|broke\s+down\s+for\s+good)\b"), "possession", "end", None),
     (_p(rf"{_I}(?:\s+now)?(?:'ve\s+got|\s+have\s+got|\s+have|\s+keep|\s+own|\s+speak|\s+raise)\s+(?:now\s+)?{_NUMBER}\s+{_COUNTED}\b"), "count", "set", None),
     (_p(rf"\b(?:now|so\s+now)\s+(?:i|we)\s+(?:have|'ve\s+got|keep|speak)\s+{_NUMBER}\s+{_COUNTED}\b"), "count", "set", None),
@@ -229,7 +232,7 @@ _CHANGE = re.compile(
     r"(?:i|we)(?:'ve|\s+have)?\s+changed\s+(?:my|our|the)|(?:my|our|the)\s+\w+(?:\s+\w+)?\s+(?:has|have|'s)\s+changed|"
     r"moved\s+(?:\w+\s+){0,3}?from|moved\s+(?:\w+\s+){0,2}?to\s+(?:the\s+)?(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
     r"january|february|march|april|may|june|july|august|september|october|november|december|next|later|earlier)|"
-    r"moving\s+(?:\w+\s+){0,2}?from|is\s+off|are\s+off|sold|"
+    r"mov(?:ing|e)\s+(?:\w+\s+){0,2}?from|is\s+off|are\s+off|sold|"
     r"(?:has|have)\s+gone(?!\s+(?:through|down|up|by|well|on|into|over|out))|"
     r"(?:up|down)\s+to\s+\d|cut\s+(?:\w+\s+){0,3}?to|paused|in-house|delayed|rescheduled)\b",
     re.IGNORECASE,

@@ -166,6 +166,25 @@ def replaces(new: Claim, old: Claim) -> bool:
     return not new.slot and new.value is not None and new.attribute == old.attribute and _same(new.value, old.value, new.attribute)
 
 
+def _all_replaced(new: list[Claim], old: list[Claim]) -> bool:
+    """Whether new claims replace a memory: one of its claims, and every other fact it states, either
+    replaced (by attribute), naming what was replaced or ended, or a job at an employer that was replaced or
+    ended ("I handed in my notice at Brennan" ends "lorry driver for Brennan Haulage"; "I'm a chartered
+    engineer now" leaves "works as an engineer at Arup" current: the employer still holds)."""
+    hit = [o for o in old if any(replaces(n, o) for n in new)]
+    if not hit:
+        return False
+    gone = {o.attribute for o in hit}
+    ended = [o.value for o in hit if o.value and o.attribute != "job"] + [n.value for n in new if n.op == "end" and n.value and n.attribute not in _TEXTUAL]
+    facts = [o for o in old if o.op == "set" and o.attribute not in ("plan", *_TEXTUAL)]
+    return all(
+        o.attribute in gone or (o.attribute == "job" and "employer" in gone) or any(same_value(v, o.value) for v in ended) for o in facts
+    )
+
+
+_TEXTUAL = ("change", "update", "negation")
+
+
 def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
     """When ``new`` took over from ``old``: its event time if that is after the old one's, else when it was said."""
     if new.event_time is not None and (old.event_time is None or new.event_time > old.event_time):
@@ -286,10 +305,7 @@ class Supersession:
             for c in candidates:
                 for t in _terms(c.record.text()):
                     df[t] = df.get(t, 0) + 1
-        victims = [
-            c for c in candidates
-            if any(replaces(n, o) for n in claims for o in c.claims) or any(negates(n, c.record) for n in claims)
-        ]  # fmt: skip
+        victims = [c for c in candidates if _all_replaced(claims, c.claims) or any(negates(n, c.record) for n in claims)]
         for update in (n for n in claims if n.attribute == "update"):
             # the memories whose value it changes, close enough in meaning, that share the most words saying
             # what the value is of ("push our budget up to £52,000": the budget, not the roofer's date)

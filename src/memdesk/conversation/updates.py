@@ -23,7 +23,7 @@ import re
 
 from .facts import Claim
 
-__all__ = ["only_names", "topic_terms", "update_of", "updated_by", "values_of"]
+__all__ = ["only_names", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
 
 _NUMBER_WORDS = {
     w: str(i)
@@ -152,6 +152,15 @@ def update_of(text: str) -> Claim | None:
     if not kinds:
         return None
     return Claim(attribute="update", slot=",".join(sorted(kinds)), value=text.strip(), op="end")
+
+
+def sentence_update(sentence: str, piece: str) -> Claim | None:
+    """The update a statement split from ``sentence`` makes when the word of change or what the value is of
+    is in another part ("I sold 12 cows, so we're down to 153": "We're down to 153"): the sentence's update,
+    for a piece that gives a value and makes no update of its own."""
+    if piece == sentence or not values_of(piece) or update_of(piece) is not None and topic_terms(piece):
+        return None
+    return update_of(sentence)
 
 
 def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
