@@ -51,6 +51,8 @@ def keyed(text: str) -> set[tuple[str, str | None, str]]:
         ("I've handed in my notice at Larkin Foods.", ("employer", "Larkin Foods", "end")),
         ("My favourite album at the moment is Blue Lines.", ("favourite:album", "Blue Lines", "set")),
         ("I've moved on to a cycling podcast called The Bunch.", ("favourite:podcast", "The Bunch", "set")),
+        ("I play five-a-side on Wednesdays.", ("hobby:five-a-side", "five-a-side", "set")),
+        ("I sing in a choir at St Giles.", ("hobby:choir", "choir", "set")),
     ],
 )
 def test_attribute_claims(text: str, claim: tuple[str, str | None, str]) -> None:
@@ -60,10 +62,10 @@ def test_attribute_claims(text: str, claim: tuple[str, str | None, str]) -> None
 @pytest.mark.parametrize(
     "text",
     ["My sister is Maren.", "My cat is a tabby.", "I'm renting a flat in Leith.", "I stopped at the bakery on the way.",
-     "We went to a vegan cafe.", "I got a puppy."],
+     "We went to a vegan cafe.", "I got a puppy.", "I play it safe with money."],
 )  # fmt: skip
 def test_no_attribute_claim_where_none_is_made(text: str) -> None:
-    assert not [c for c in attribute_claims(text) if c.attribute in ("role", "possession", "diet", "negation")]
+    assert not [c for c in attribute_claims(text) if c.attribute in ("role", "possession", "diet", "negation", "hobby")]
 
 
 def test_role_slots_and_people() -> None:
@@ -191,3 +193,14 @@ def test_other_peoples_facts_and_plans_do_not_close_the_speakers(mem: Memory) ->
         "I'm thinking about moving to Crieff one day.",
     )
     assert has(current, "Dunblane") and has(current, "Stirling library")
+
+
+def test_a_pastime_stopped_in_other_words_closes_only_that_pastime(mem: Memory) -> None:
+    current = chat(mem, "On Fridays we go to the Quaker meeting in Crail, and I play fiddle in the ceilidh band.",
+                   "I've stepped back from the ceilidh band for the winter.")  # fmt: skip
+    assert not has(current, "fiddle") and has(current, "Quaker meeting")
+
+
+def test_a_change_of_plan_does_not_take_back_who_comes_along(mem: Memory) -> None:
+    current = chat(mem, "My husband Leo is coming with me to Kyoto.", "Change of plan: we decided not to go to Nara after all.")
+    assert has(current, "Leo")

@@ -16,6 +16,8 @@ likings, possessions, counts and plans; this module adds, in the same :class:`~.
   again" end it;
 * ``reading`` (the book the speaker is reading now): "I'm reading X", "started X", "I'm on to X now";
   "I finished X" ends X;
+* ``hobby`` (slot: the pastime, so one has several): "I play five-a-side on Wednesdays", "I sing in a
+  choir"; stopping it ("I had to stop five-a-side") closes that one only;
 * ``negation`` ends said with a verb of stopping rather than "no longer": "I had to stop five-a-side
   football", "I'm off five-a-side for six weeks", "I've stepped back from the church band", "I've finished
   with the physio" (closed by :func:`memdesk.conversation.supersede.negates`: every content word of what
@@ -70,7 +72,7 @@ _LEAVING = _p(
     rf"has\s+gone\s+on\s+(?:leave|secondment|sabbatical|maternity|paternity)|is\s+moving\s+to|has\s+moved\s+to|has\s+returned\s+to|is\s+returning\s+to|is\s+stepping\s+down|has\s+stepped\s+down)\b"
 )
 _VEHICLE_SET = (
-    _p(r"\b(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have)?\s+(?:now\s+|also\s+|just\s+)?(?P<verb>drive|drove|driving|renting|leasing|bought|got|leased|hired|rented)"
+    _p(r"\b(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have)?\s+(?:now\s+|also\s+|just\s+|finally\s+|recently\s+)?(?P<verb>drive|drove|driving|renting|leasing|bought|got|leased|hired|rented)"
        r"\s+(?:a|an|my|our)\s+(?P<value>[^,.;!?]+)"),
     _p(rf"\b(?:given|lent|loaned|issued)\s+(?:me|us)\s+(?:a|an)\s+(?:new|newer|different|replacement)\s+(?P<value>{_VEHICLE_NOUN}[^.;!?]*)"),
 )
@@ -210,9 +212,19 @@ def _pets(text: str) -> list[Claim]:
     return out
 
 
+#: "I play five-a-side on Wednesdays", "I sing in a choir": a pastime, each its own slot (one has several),
+#: so a compound statement holding one is stored one statement per record and a stop closes only it.
+_HOBBY = _p(
+    r"\b(?:i|we)\s+(?:also\s+|still\s+)?(?:play|sing\s+in|dance|row|climb|swim|cycle|run)\s+(?:in\s+|with\s+)?(?:a\s+|an\s+|the\s+)?"
+    r"(?P<value>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)(?=\s*(?:$|[,.;:!?]|\s(?:on|at|in|every|with|for|twice|once|and|but|most|three|two)\b))"
+)
+
+
 def attribute_claims(text: str) -> list[Claim]:
     """The claims of this module's attributes that ``text`` (one sentence, the speaker's own words) makes."""
     out = _roles(text) + _vehicles(text) + _pets(text)
+    if (m := _HOBBY.search(text)) and (value := _clean(m.group("value"))) and value.split()[0].lower() not in _STOP_OBJECTS:
+        out.append(Claim(attribute="hobby", slot=value.lower(), value=value))
     if (m := _FAVOURITE_NOW.search(text)) and (value := _clean(m.group("value"))):
         out.append(Claim(attribute="favourite", slot=m.group("slot").lower(), value=value))
     if m := _MOVED_ON.search(text):

@@ -181,7 +181,7 @@ class RuleExtractor:
 
         out: list[MemoryRecord] = []
         before = self._previous_turn(utterance) if self.context_views != "none" else None
-        if any(claims_of(s.text) for s in content):
+        if any(c.attribute != "update" for s in content for c in claims_of(s.text)):  # a new value closes by value: no split
             return self._statements(content, utterance, mask, before)
         groups = self._groups(content)
         whole = before is not None or (self.turn_views and len(groups) > 1)

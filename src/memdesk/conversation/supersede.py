@@ -17,7 +17,18 @@ to the new record, per memory type) and closes those it replaces:
   distinctive word with the clause that says it (:func:`changed_by`: a word in at most two of the
   memories compared);
 * ``revise`` (``I changed my mind``, ``Actually, the party is on Sunday``): the most similar earlier
-  memory that made a claim (cosine at least ``revise_min_score``).
+  memory that made a claim (cosine at least ``revise_min_score``), never one stating a partner, a home, a
+  job, a role or a pet (a change of plan does not take back who comes along);
+* ``update`` (a new value of what a memory measured: "the budget is up to £52,000", "we're down to 19
+  hens", :mod:`memdesk.conversation.updates`): the memories holding another value of the same kind that are
+  similar enough (``update_min_score``) and share the most words saying what the value is of;
+* attributes of :mod:`memdesk.conversation.attributes` (roles, vehicles, diet, reading, pets, verbs of
+  stopping) as ``set`` / ``end`` claims like the others; a role's slot matches by its words, a person by
+  the surname.
+
+A memory is closed by claims only when every fact it states goes: one replaced, and each other one
+replaced too, naming what was replaced or ended, or a job at an employer that went ("I'm a senior
+architect now" leaves "works as a junior architect at Halden Studio" current: the workplace still holds).
 
 A record may also name the records it replaces (``metadata["replaces"]``: the LLM processor's UPDATE
 decisions, :mod:`memdesk.conversation.decisions`): those are closed the same way, if they are stored,
@@ -80,6 +91,8 @@ def negates(claim: Claim, record: MemoryRecord) -> bool:
         return False
     said = _WORDS.findall(text.lower())
     wanted = [w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
+    if wanted and any(c.attribute == "hobby" for c in claims_in(record)):
+        wanted = wanted[-1:]  # a pastime by its head word: "stepped back from the church band" / "plays drums in the band"
     return bool(wanted) and all(any(s.startswith(w) for s in said) for w in wanted)
 
 
@@ -183,6 +196,8 @@ def _all_replaced(new: list[Claim], old: list[Claim]) -> bool:
 
 
 _TEXTUAL = ("change", "update", "negation")
+#: Facts a revision ("I changed my mind", "we decided not to ...") never takes back: they change only when said.
+_DURABLE = ("partner", "residence", "employer", "job", "role", "pet")
 
 
 def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
@@ -318,9 +333,11 @@ class Supersession:
             overlap = {id(c): _change_overlap(change, c.record, df) for c in candidates}
             best = max(overlap.values(), default=0)
             victims += [c for c in candidates if best and overlap[id(c)] == best and c not in victims]
-        if victims or not any(n.op == "revise" for n in claims) or not candidates:
+        # a revision takes back a plan or a choice, not who the speaker is with, where they live or work
+        revisable = [c for c in candidates if not any(o.attribute in _DURABLE for o in c.claims)]
+        if victims or not any(n.op == "revise" for n in claims) or not revisable:
             return victims
-        best = max(candidates, key=lambda c: c.score)
+        best = max(revisable, key=lambda c: c.score)
         if best.score < self.revise_min_score:
             return []
         # the memory taken back, with every view of the same message
