@@ -186,13 +186,15 @@ def test_pets_are_many_and_one_leaving_closes_only_its_own(mem: Memory) -> None:
 def test_other_peoples_facts_and_plans_do_not_close_the_speakers(mem: Memory) -> None:
     current = chat(
         mem,
-        "I live in Dunblane.",
+        "I live in a two-bedroom flat in Dunblane.",
         "I work at the Stirling library.",
         "My sister moved to Perth last year.",
         "My brother works at a bank in Glasgow.",
         "I'm thinking about moving to Crieff one day.",
     )
     assert has(current, "Dunblane") and has(current, "Stirling library")
+    current = chat(mem, "We're moving to Callander on 14 June.")  # a move fixed to a day changes the home
+    assert not has(current, "lives in Dunblane") and has(current, "Callander")
 
 
 def test_a_pastime_stopped_in_other_words_closes_only_that_pastime(mem: Memory) -> None:

@@ -87,7 +87,7 @@ def _p(pattern: str) -> re.Pattern[str]:
 _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     # residence
     (_p(rf"{_I}{_HAVE}\s+{_ADV}(?:moved|relocated|moved back)\s+(?:to|into)\s+(?:a\s+\w+\s+in\s+)?(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
-    (_p(rf"{_I}\s+{_ADV}live\s+(?:in\s+(?:a|an|the)\s+(?:\w+\s+){{0,2}}?)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
+    (_p(rf"{_I}\s+{_ADV}live\s+(?:in\s+(?:a|an|the)\s+(?:[\w-]+\s+){{0,2}}?)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"{_I}{_HAVE}\s+{_ADV}lived\s+in\s+(?:the\s+)?{_NAME}\s+for\b"), "residence", "set", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based|settled)\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+in\s+{_NAME}\s+now\b"), "residence", "set", ""),
@@ -253,6 +253,11 @@ _WEAK_CHANGE = re.compile(
 _CLAUSES = re.compile(r"[;:]\s+|,\s+(?:(?:so|and|but|then)\s+)?|\s+(?:so|but)\s+(?=i\b|we\b|my\b|our\b)", re.IGNORECASE)
 
 
+_DAY_MONTH = re.compile(
+    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)\b"
+    r"|\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2}(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
 _FROM_TO = re.compile(r"(\bfrom\s+.+?)\s+to\s+.*$", re.IGNORECASE)
 
 
@@ -316,5 +321,9 @@ def claims_of(sentence: str) -> list[Claim]:
             if "moving" in m.group(0).lower() or "relocating" in m.group(0).lower():
                 kind = "move"
             out.append(Claim(attribute="plan", slot=kind, value=_clean(m.group("value"))))
+            if kind == "move" and _DAY_MONTH.search(text):
+                # a move fixed to a day ("we're moving to Walthamstow on 14 June") changes the home from that
+                # day (the old one is closed as of the new record's event time); "one day", "in spring" do not
+                out.append(Claim(attribute="residence", value=_clean(m.group("value"))))
             break
     return out
