@@ -72,7 +72,7 @@ _LEAVING = _p(
     rf"has\s+gone\s+on\s+(?:leave|secondment|sabbatical|maternity|paternity)|is\s+moving\s+to|has\s+moved\s+to|has\s+returned\s+to|is\s+returning\s+to|is\s+stepping\s+down|has\s+stepped\s+down)\b"
 )
 _VEHICLE_SET = (
-    _p(r"\b(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have)?\s+(?:now\s+|also\s+|just\s+|finally\s+|recently\s+)?(?P<verb>drive|drove|driving|renting|leasing|bought|got|leased|hired|rented)"
+    _p(r"\b(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have)?\s+(?:now\s+|also\s+|just\s+|finally\s+|recently\s+)?(?P<verb>drive|driving|renting|leasing|bought|got|leased)"
        r"\s+(?:a|an|my|our)\s+(?P<value>[^,.;!?]+)"),
     _p(rf"\b(?:given|lent|loaned|issued)\s+(?:me|us)\s+(?:a|an)\s+(?:new|newer|different|replacement)\s+(?P<value>{_VEHICLE_NOUN}[^.;!?]*)"),
 )
@@ -105,7 +105,7 @@ _STOPPED = _p(
     r"|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+off\s+(?P<off>[a-z][\w'-]*(?:\s+[\w'-]+){0,2}?)\s+(?:for|until|till)\b"
 )
 _STOP = r"(?![\w'-])"
-_STOP_OBJECTS = frozenset("it that this them him her there work home".split())
+_STOP_OBJECTS = frozenset("it that this them him her there work home job now".split())
 _NOT_PEOPLE = frozenset("i we my our the they he she it this that so and but then also now".split())
 
 
@@ -174,7 +174,7 @@ def _is_vehicle(verb: str, value: str) -> bool:
     is one when named as one or by a capitalised make ("a silver Toyota Corolla", not "a flat")."""
     if re.search(rf"\b{_VEHICLE_NOUN}s?\b", value, re.IGNORECASE):
         return True
-    return verb.lower() not in ("bought", "got") and re.search(r"(?-i:[A-Z])", value) is not None
+    return verb.lower() not in ("bought", "got") and re.search(r"(?-i:[A-Z])", value) is not None  # a trip's hire car is no possession
 
 
 #: A pet named: each pet is a slot of its own (one may have several), ended by its name ("Kiwi flew away").

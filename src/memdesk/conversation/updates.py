@@ -23,7 +23,7 @@ import re
 
 from .facts import Claim
 
-__all__ = ["only_names", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
+__all__ = ["gives_value_of", "only_names", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
 
 _NUMBER_WORDS = {
     w: str(i)
@@ -161,6 +161,15 @@ def sentence_update(sentence: str, piece: str) -> Claim | None:
     if piece == sentence or not values_of(piece) or update_of(piece) is not None and topic_terms(piece):
         return None
     return update_of(sentence)
+
+
+def gives_value_of(claim: Claim, text: str) -> bool:
+    """Whether ``text`` (a model's record of the message, in its own words) states a value the ``update``
+    claim gives: the record to carry the claim ("Maya's budget is now £52,000" for "push our budget up to £52,000")."""
+    if claim.attribute != "update" or not claim.value:
+        return False
+    given, said = values_of(claim.value), values_of(text)
+    return any(given[k] & said.get(k, set()) for k in given)
 
 
 def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
