@@ -137,6 +137,10 @@ def changed_by(claim: Claim, record: MemoryRecord, df: dict[str, int], speaker: 
     return len(shared) >= (2 if claim.slot == "weak" else 1)
 
 
+def _message_of(record: MemoryRecord) -> str:
+    return record.provenance[0] if record.provenance else record.id
+
+
 def _names(speaker: str | None) -> frozenset[str]:
     return frozenset(p.lower() for p in (speaker or "").split())
 
@@ -304,13 +308,16 @@ class Supersession:
             out.append(_Candidate(old, 1.0, [], None))
         return out
 
-    def _updates(self, update: Claim, candidate: _Candidate) -> set[str]:
-        """The words saying what a value is of that ``update`` shares with a candidate whose value it changes
-        (none when the candidate is not similar enough: ``update_min_score``, more when only names are shared)."""
-        if candidate.score < self.update_min_score:
+    def _updates(self, update: Claim, candidate: _Candidate, siblings: list[_Candidate]) -> set[str]:
+        """The words saying what a value is of that ``update`` shares with a candidate whose value it changes,
+        or with the other statements of its message (none when that message is not similar enough:
+        ``update_min_score``, ``update_name_min_score`` when only names are shared)."""
+        score = max(c.score for c in siblings)
+        if score < self.update_min_score:
             return set()
-        shared = updated_by(update, candidate.record.text(), _names(candidate.record.speaker))
-        if shared and only_names(update, shared) and candidate.score < self.update_name_min_score:
+        context = " ".join(c.record.text() for c in siblings if c is not candidate)
+        shared = updated_by(update, candidate.record.text(), _names(candidate.record.speaker), context)
+        if shared and only_names(update, shared) and score < self.update_name_min_score:
             return set()
         return shared
 
@@ -324,7 +331,12 @@ class Supersession:
         for update in (n for n in claims if n.attribute == "update"):
             # the memories whose value it changes, close enough in meaning, that share the most words saying
             # what the value is of ("push our budget up to £52,000": the budget, not the roofer's date)
-            shared = {id(c): self._updates(update, c) for c in candidates}
+            # the statements of each message: one may say what another's value is of ("The footbridge is
+            # delayed." beside "The new finish date is November."), and how close the message is in meaning
+            siblings: dict[str, list[_Candidate]] = {}
+            for c in candidates:
+                siblings.setdefault(_message_of(c.record), []).append(c)
+            shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)]) for c in candidates}
             best = max((len(s) for s in shared.values()), default=0)
             victims += [c for c in candidates if best and len(shared[id(c)]) == best and c not in victims]
         for change in (n for n in claims if n.attribute == "change"):

@@ -44,7 +44,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("dose", r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|micrograms?|milligrams?)\b"),
         ("clock", r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bmidnight\b"),
         ("date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b(?:in|until|till|by|from|to)\s+{_MONTH}\b"
-                 r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b"),
+                 r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|(?-i:\b(?:January|February|March|April|June|July|August|September|October|November|December)\b)"),
         ("frequency", rf"\bevery\s+(?:other\s+|second\s+|single\s+)?(?:{_DAY}|day|week|month|morning|evening|night|weekend|fortnight|year)\b"
                       rf"|\b(?:once|twice|{_NUM}\s+times)\s+(?:a|per|every)\s+\w+\b|\b{_NUM}\s+days?\s+(?:a|per)\s+week\b"),
         # a schedule: days in the plural, a range, or "Monday nights" ("on Saturday" alone is a date)
@@ -190,15 +190,16 @@ def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     return False
 
 
-def updated_by(claim: Claim, old_text: str, names: frozenset[str]) -> set[str]:
+def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str = "") -> set[str]:
     """The topic words an ``update`` claim shares with a memory whose value it changes (empty when it does
-    not). An update said only as a possessive ("My one-to-ones with Tom are every Monday") must share the
-    word it is of ("one-to-ones")."""
+    not). ``context``: the other statements of the memory's message, which may name what its value is of
+    ("The footbridge is delayed." beside "The new finish date is November."). An update said only as a
+    possessive ("My one-to-ones with Tom are every Monday") must share the word it is of ("one-to-ones")."""
     if claim.attribute != "update" or not claim.value:
         return set()
     if not _differs(values_of(claim.value), values_of(old_text)):
         return set()
-    shared = topic_terms(claim.value, names) & topic_terms(old_text, names)
+    shared = topic_terms(claim.value, names) & (topic_terms(old_text, names) | (topic_terms(context, names) if context else set()))
     if _CUE.search(claim.value) is None and (m := _POSSESSIVE.match(claim.value)):
         head = topic_terms(m.group("head"))
         return shared if head & shared else set()
