@@ -51,6 +51,16 @@ def keyed(text: str) -> set[tuple[str, str | None, str]]:
         ("I've handed in my notice at Larkin Foods.", ("employer", "Larkin Foods", "end")),
         ("My favourite album at the moment is Blue Lines.", ("favourite:album", "Blue Lines", "set")),
         ("I've moved on to a cycling podcast called The Bunch.", ("favourite:podcast", "The Bunch", "set")),
+        ("Ruth Amsel is my new boss.", ("role:manager", "Ruth Amsel", "set")),
+        ("Ken Ito has taken over as my manager.", ("role:manager", "Ken Ito", "set")),
+        ("We got rid of the car.", ("possession:vehicle", None, "end")),
+        ("We sold the Honda and bought a Kia Niro hybrid.", ("possession:vehicle", "Kia Niro hybrid", "set")),
+        ("I went vegan in January.", ("diet", "vegan", "set")),
+        ("I eat meat again.", ("diet", None, "end")),
+        ("I left the book club.", ("negation", "book club", "end")),
+        ("I got a job as a barista at Fika.", ("job", "barista", "set")),
+        ("I got a job as a barista at Fika.", ("employer", "Fika", "set")),
+        ("I've been promoted to senior nurse.", ("job", "senior nurse", "set")),
         ("I play five-a-side on Wednesdays.", ("hobby:five-a-side", "five-a-side", "set")),
         ("I sing in a choir at St Giles.", ("hobby:choir", "choir", "set")),
     ],
@@ -63,7 +73,7 @@ def test_attribute_claims(text: str, claim: tuple[str, str | None, str]) -> None
     "text",
     ["My sister is Maren.", "My cat is a tabby.", "I'm renting a flat in Leith.", "I stopped at the bakery on the way.",
      "We went to a vegan cafe.", "I got a puppy.", "I play it safe with money.",
-     "We rented a car around Iceland.", "I quit my job."],
+     "We rented a car around Iceland.", "I quit my job.", "I left the keys at home."],
 )  # fmt: skip
 def test_no_attribute_claim_where_none_is_made(text: str) -> None:
     assert not [c for c in attribute_claims(text) if c.attribute in ("role", "possession", "diet", "negation", "hobby")]

@@ -63,20 +63,28 @@ _ROLE_SET = (
     _p(rf"\b{_PERSON}\s+(?:is|will\s+be|has\s+become|is\s+now)\s+(?:now\s+)?(?:my|our)\s+{_ROLE_ADJ}{_ROLE}\b"),
     _p(rf"\b{_PERSON}\s+(?:is|will\s+be)\s+(?:now\s+)?(?:the\s+)?(?:acting|interim|new|temporary)\s+{_ROLE}\b"),
     _p(rf"\b{_PERSON}\s+is\s+back\s+as\s+(?:the\s+|our\s+|my\s+)?{_ROLE}\b"),
+    _p(rf"\b{_PERSON}\s+(?:has\s+|have\s+)?(?:taken|took|is\s+taking)\s+over\s+as\s+(?:the\s+|our\s+|my\s+){_ROLE_ADJ}{_ROLE}\b"),
 )
 _REPORT = _p(rf"\b(?:i|we)(?:'ll|\s+will|\s+now|\s+still)?\s+(?:now\s+)?report\s+to\s+{_PERSON}(?![\w'-])")
 #: "I'm a long-distance lorry driver for Brennan Haulage": the employer a job names.
+#: "I got a job as a barista at Fika", "I've been promoted to senior nurse": a job title.
+_JOB_AS = _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?(?:got|landed|accepted|started|taken)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|post|position|role)\s+as\s+(?:a|an)\s+"
+             rf"(?P<value>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,3}}?)(?:\s+(?:at|for|with)\s+(?P<org>{_CAP}(?:\s+{_CAP}){{0,3}}))?(?=\s*(?:$|[,.;:!?]|\s(?:at|for|with|in|from|on|starting)\b))")
+_PROMOTED = _p(r"\b(?:i(?:'ve|\s+have)\s+been|i\s+was|i\s+got)\s+promoted\s+to\s+(?:a\s+|an\s+)?(?P<value>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)(?=\s*(?:$|[,.;:!?]|\s(?:at|in|on|from|last|this)\b))")
 _JOB_FOR = _p(rf"\bi(?:'m|\s+am)\s+(?:a|an)\s+(?:[\w-]+\s+){{1,4}}?(?:at|for|with)\s+(?P<value>{_CAP}(?:\s+{_CAP}){{0,3}})")
 _LEAVING = _p(
     rf"\b{_PERSON}\s+(?:is\s+leaving|has\s+left|left|is\s+retiring|has\s+retired|retired|is\s+going\s+on\s+(?:leave|secondment|sabbatical|maternity|paternity)|"
     rf"has\s+gone\s+on\s+(?:leave|secondment|sabbatical|maternity|paternity)|is\s+moving\s+to|has\s+moved\s+to|has\s+returned\s+to|is\s+returning\s+to|is\s+stepping\s+down|has\s+stepped\s+down)\b"
 )
 _VEHICLE_SET = (
-    _p(r"\b(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have)?\s+(?:now\s+|also\s+|just\s+|finally\s+|recently\s+)?(?P<verb>drive|driving|renting|leasing|bought|got|leased)"
+    _p(r"(?:\b(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have)?|\band)\s+(?:now\s+|also\s+|just\s+|finally\s+|recently\s+|then\s+)?(?P<verb>drive|driving|renting|leasing|bought|got|leased)"
        r"\s+(?:a|an|my|our)\s+(?P<value>[^,.;!?]+)"),
     _p(rf"\b(?:given|lent|loaned|issued)\s+(?:me|us)\s+(?:a|an)\s+(?:new|newer|different|replacement)\s+(?P<value>{_VEHICLE_NOUN}[^.;!?]*)"),
 )
 _AFTER_NAME = re.compile(r"\s+(?:until|till|in|at|on|near|from|with|for|to|by|and|so|because|which|that|since)\b.*$", re.IGNORECASE)
+_VEHICLE_GONE = _p(
+    rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:sold|scrapped|got\s+rid\s+of|gave\s+away|given\s+away|traded\s+in)\s+(?:my|our|the)\s+(?:old\s+)?{_VEHICLE_NOUN}\b"
+)
 _VEHICLE_END = (
     _p(rf"\b(?:my|our|the)\s+(?:old\s+)?{_TITLE}\s+(?:was|got|has\s+been)\s+(?:written\s+off|stolen|scrapped|sold|towed\s+away)"),
     _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:sold|scrapped|traded\s+in|part-exchanged|got\s+rid\s+of)\s+(?:my|our|the)\s+(?:old\s+)?{_TITLE}(?![\w'-])"),
@@ -84,12 +92,12 @@ _VEHICLE_END = (
 _DIETS = r"(?P<value>vegan|vegetarian|veggie|pescatarian|pescetarian|flexitarian|plant-based|keto|gluten-free|teetotal)"
 _DIET_SET = (
     _p(rf"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+|still\s+|fully\s+)?(?:a\s+)?{_DIETS}\b(?!\s+(?:restaurant|cafe|place|food|recipe|option|dish|meal))"),
-    _p(rf"\b(?:i|we)(?:'ve|\s+have)\s+(?:gone|become|turned)\s+{_DIETS}\b"),
+    _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:gone|went|become|became|turned)\s+{_DIETS}\b"),
 )
 _DIET_END = _p(
     rf"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:not|no\s+longer)\s+(?:a\s+)?{_DIETS}\b"
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+(?:started|begun|gone\s+back\s+to)\s+eating\s+(?:meat|chicken|fish|beef|pork|lamb|bacon|dairy|eggs|cheese)\b"
-    r"|\b(?:i|we)(?:'m|\s+am|'re|\s+are)\s+(?:eating|back\s+on)\s+(?:meat|chicken|fish|dairy)\s+again\b"
+    r"|\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:now\s+)?(?:eat|eating|back\s+on)\s+(?:meat|chicken|fish|dairy)\s+again\b"
 )
 _READING_SET = (
     _p(rf"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+)?(?:reading|re-reading|on\s+to|onto|listening\s+to\s+the\s+audiobook\s+of)\s+{_TITLE}{_BY}"),
@@ -102,6 +110,7 @@ _STOPPED = _p(
     r"stepped\s+back\s+from|stepped\s+down\s+from|dropped\s+out\s+of|finished\s+with|pulled\s+out\s+of)\s+"
     r"(?!(?:at|in|on|by|to|for|from|with|into|the\s+car)\b)(?:playing\s+|going\s+to\s+|doing\s+|attending\s+)?(?P<value>[a-z][\w'-]*(?:\s+[\w'-]+){0,3}?)"
     r"(?=\s*(?:$|[,.;:!?]|\s(?:because|for|since|after|as|so|and|but|until|on|at|in|now|this|last|due)\b))"
+    r"|\b(?:i|we)(?:'ve|\s+have)?\s+left\s+(?:the\s+|my\s+|our\s+)(?P<group>(?:[\w-]+\s+)?(?:club|choir|band|team|group|society|gym|course|class|league|orchestra|committee|board|union|church|congregation))\b"
     r"|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+off\s+(?P<off>[a-z][\w'-]*(?:\s+[\w'-]+){0,2}?)\s+(?:for|until|till)\b"
 )
 _STOP = r"(?![\w'-])"
@@ -120,10 +129,14 @@ def _clean(value: str | None) -> str | None:
 _ROLE_STOP = frozenset("until till from for at in on of with and now again this next when while since to as".split())
 
 
+_ROLE_SAME = {"boss": "manager", "line manager": "manager", "gp": "doctor", "physiotherapist": "physio"}
+
+
 def _role(slot: str) -> str | None:
     words = slot.lower().split()
     if len(words) > 1 and words[1] in _ROLE_STOP:
         words = words[:1]
+    words = _ROLE_SAME.get(" ".join(words), " ".join(words)).split()
     if not words or any(w in _NOT_ROLES for w in words) or words[-1] in ("is", "are"):
         return None
     return " ".join(words)
@@ -144,6 +157,12 @@ def _roles(text: str) -> list[Claim]:
                 out.append(Claim(attribute="role", slot=slot, value=value))
     if (m := _JOB_FOR.search(text)) and (value := _clean(m.group("value"))):
         out.append(Claim(attribute="employer", value=value))
+    if (m := _JOB_AS.search(text)) and (value := _clean(m.group("value"))):
+        out.append(Claim(attribute="job", value=value))
+        if org := _clean(m.group("org")):
+            out.append(Claim(attribute="employer", value=org))
+    if (m := _PROMOTED.search(text)) and (value := _clean(m.group("value"))):
+        out.append(Claim(attribute="job", value=value))
     if m := _REPORT.search(text):
         out.append(Claim(attribute="role", slot="manager", value=_clean(m.group("value"))))
     for m in _LEAVING.finditer(text):
@@ -166,6 +185,8 @@ def _vehicles(text: str) -> list[Claim]:
     for pattern in _VEHICLE_END:
         if (m := pattern.search(text)) and (value := _clean(m.group("value"))):
             out.append(Claim(attribute="possession", value=value, op="end"))
+    if _VEHICLE_GONE.search(text) and not any(c.slot == "vehicle" and c.op == "set" for c in out):
+        out.append(Claim(attribute="possession", slot="vehicle", op="end"))  # "We got rid of the car": no vehicle now
     return out
 
 
@@ -240,7 +261,7 @@ def attribute_claims(text: str) -> list[Claim]:
     if (m := _READING_END.search(text)) and (value := _clean(m.group("value"))):
         out.append(Claim(attribute="reading", value=value, op="end"))
     if m := _STOPPED.search(text):
-        value = _clean(m.group("value") or m.group("off"))
+        value = _clean(m.group("value") or m.group("off") or m.group("group"))
         if value and value.lower() not in _STOP_OBJECTS:
             out.append(Claim(attribute="negation", value=value, op="end"))
     return out
