@@ -111,6 +111,7 @@ def test_a_new_value_updates_the_old_one(old: str, new: str, shared: set[str]) -
         ("The plasterer is booked for 4 March.", "The new roof cost £9,000 now."),  # another kind of value
         ("We milk with two robots installed in 2021.", "We now milk 165 cows across the three robots."),  # "the three": counted before
         ("Sol is eight and goes to Hillside Primary.", "Sol has gone into year 4 now."),  # "year 4" is a name
+        ("I swim on Mondays and Thursdays.", "My sister now swims on Tuesdays."),  # someone else's days
     ],
 )
 def test_no_update_of_another_value(old: str, new: str) -> None:
@@ -217,3 +218,8 @@ def test_a_pastime_stopped_in_other_words_closes_only_that_pastime(mem: Memory) 
 def test_a_change_of_plan_does_not_take_back_who_comes_along(mem: Memory) -> None:
     current = chat(mem, "My husband Leo is coming with me to Kyoto.", "Change of plan: we decided not to go to Nara after all.")
     assert has(current, "Leo")
+
+
+def test_a_party_moved_is_not_the_birthday_moved(mem: Memory) -> None:
+    current = chat(mem, "Jess's birthday is on 19 November.", "We've moved Jess's party to 22 November at the boathouse.")
+    assert has(current, "19 November") and has(current, "22 November")

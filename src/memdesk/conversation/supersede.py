@@ -53,7 +53,7 @@ import numpy as np
 
 from .attributes import same_role
 from .facts import Claim, same_value
-from .updates import only_names, updated_by
+from .updates import only_names, owner_only, updated_by
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
 from ..store.base import Store
@@ -317,7 +317,7 @@ class Supersession:
             return set()
         context = " ".join(c.record.text() for c in siblings if c is not candidate)
         shared = updated_by(update, candidate.record.text(), _names(candidate.record.speaker), context)
-        if shared and only_names(update, shared) and score < self.update_name_min_score:
+        if shared and (owner_only(update, shared) or only_names(update, shared) and score < self.update_name_min_score):
             return set()
         return shared
 

@@ -23,7 +23,7 @@ import re
 
 from .facts import Claim
 
-__all__ = ["gives_value_of", "only_names", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
+__all__ = ["gives_value_of", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
 
 _NUMBER_WORDS = {
     w: str(i)
@@ -199,7 +199,10 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
         return set()
     if not _differs(values_of(claim.value), values_of(old_text)):
         return set()
-    shared = topic_terms(claim.value, names) & (topic_terms(old_text, names) | (topic_terms(context, names) if context else set()))
+    old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
+    if not _subject_ok(claim, old_terms):
+        return set()
+    shared = topic_terms(claim.value, names) & old_terms
     if _CUE.search(claim.value) is None and (m := _POSSESSIVE.match(claim.value)):
         head = topic_terms(m.group("head"))
         return shared if head & shared else set()
@@ -211,3 +214,23 @@ def only_names(claim: Claim, shared: set[str]) -> bool:
     text = claim.value or ""
     capital = {_stem(w.lower()) for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+", text)}
     return bool(shared) and shared <= capital
+
+
+def owner_only(claim: Claim, shared: set[str]) -> bool:
+    """Whether the words shared are only the owner of what the value is of ("Jess's party" / "Jess's
+    birthday"): the party's date is not the birthday's."""
+    owners = {_stem(w.lower()) for w in re.findall(r"\b([A-Z][a-z]+)'s\b", (claim.value or "").replace("\u2019", "'"))}
+    return bool(shared) and shared <= owners
+
+
+#: "My sister now swims on Tuesdays": a value of someone else's, which must name them in what it updates.
+_OTHER_SUBJECT = re.compile(
+    r"^\s*(?:\w+[,:]\s+)?(?:my|our)\s+(?P<who>sister|brother|mum|mom|dad|mother|father|wife|husband|partner|son|daughter|friend|"
+    r"colleague|neighbour|neighbor|boss|flatmate|cousin|aunt|uncle|niece|nephew|grandad|grandma|kids?|children)\b(?!'s)",
+    re.IGNORECASE,
+)
+
+
+def _subject_ok(claim: Claim, old_terms: set[str]) -> bool:
+    m = _OTHER_SUBJECT.match(claim.value or "")
+    return m is None or _stem(m.group("who").lower()) in old_terms
