@@ -103,6 +103,7 @@ _READING_SET = (
     _p(rf"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+)?(?:reading|re-reading|on\s+to|onto|listening\s+to\s+the\s+audiobook\s+of)\s+{_TITLE}{_BY}"),
     _p(rf"(?:\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?|\band\s+(?:then\s+|have\s+)?)(?:started|begun|picked\s+up)\s+(?:reading\s+)?{_TITLE}{_BY}"),
 )
+_BOOKISH = _p(r"\bby\s+(?-i:[A-Z])|\b(?:reading|finished|book|novel|memoir)\b")
 _READING_END = _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?(?:finished|gave\s+up\s+on|given\s+up\s+on|abandoned)\s+(?:reading\s+)?{_TITLE}{_BY}")
 #: "I had to stop five-a-side football", "I'm off five-a-side for six weeks", "I've stepped back from the band".
 _STOPPED = _p(
@@ -254,8 +255,10 @@ def attribute_claims(text: str) -> list[Claim]:
         out.append(Claim(attribute="diet", value=None, op="end"))
     elif m := (_DIET_SET[0].search(text) or _DIET_SET[1].search(text)):
         out.append(Claim(attribute="diet", value=m.group("value").lower()))
-    for pattern in _READING_SET:
+    for i, pattern in enumerate(_READING_SET):
         if (m := pattern.search(text)) and (value := _clean(m.group("value"))):
+            if i == 1 and not _BOOKISH.search(text):
+                continue  # "I started Pilates": a book is started "by" its author, or reading, or after finishing one
             out.append(Claim(attribute="reading", value=value))
             break
     if (m := _READING_END.search(text)) and (value := _clean(m.group("value"))):
