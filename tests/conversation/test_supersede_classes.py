@@ -34,6 +34,7 @@ def keyed(text: str) -> set[tuple[str, str | None, str]]:
         ("From June I'll report to Owen Park.", ("role:manager", "Owen Park", "set")),
         ("Dr Ines Moreau will be my main tutor until March.", ("role:tutor", "Dr Ines Moreau", "set")),
         ("Owen Park is leaving the company.", ("role", "Owen Park", "end")),
+        ("Rachel Ode has moved to the London office.", ("role", "Rachel Ode", "end")),
         ("Gil Sato has gone on secondment, so Mo Adler is acting treasurer.", ("role:treasurer", "Mo Adler", "set")),
         ("I drive a red Honda Jazz.", ("possession:vehicle", "red Honda Jazz", "set")),
         ("We sold the Honda last week.", ("possession", "Honda", "end")),
@@ -73,7 +74,8 @@ def test_attribute_claims(text: str, claim: tuple[str, str | None, str]) -> None
     "text",
     ["My sister is Maren.", "My cat is a tabby.", "I'm renting a flat in Leith.", "I stopped at the bakery on the way.",
      "We went to a vegan cafe.", "I got a puppy.", "I play it safe with money.",
-     "We rented a car around Iceland.", "I quit my job.", "I left the keys at home.", "I started Pilates last month."],
+     "We rented a car around Iceland.", "I quit my job.", "I left the keys at home.", "I started Pilates last month.",
+     "Tom left early.", "Tom is moving to a new flat.", "Priya Nair is leaving tomorrow for Spain.", "I run a dairy farm."],
 )  # fmt: skip
 def test_no_attribute_claim_where_none_is_made(text: str) -> None:
     assert not [c for c in attribute_claims(text) if c.attribute in ("role", "possession", "diet", "negation", "hobby", "reading")]

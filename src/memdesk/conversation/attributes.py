@@ -72,9 +72,14 @@ _JOB_AS = _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?(?:got|landed|accepted|
              rf"(?P<value>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,3}}?)(?:\s+(?:at|for|with)\s+(?P<org>{_CAP}(?:\s+{_CAP}){{0,3}}))?(?=\s*(?:$|[,.;:!?]|\s(?:at|for|with|in|from|on|starting)\b))")
 _PROMOTED = _p(r"\b(?:i(?:'ve|\s+have)\s+been|i\s+was|i\s+got)\s+promoted\s+to\s+(?:a\s+|an\s+)?(?P<value>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)(?=\s*(?:$|[,.;:!?]|\s(?:at|in|on|from|last|this)\b))")
 _JOB_FOR = _p(rf"\bi(?:'m|\s+am)\s+(?:a|an)\s+(?:[\w-]+\s+){{1,4}}?(?:at|for|with)\s+(?P<value>{_CAP}(?:\s+{_CAP}){{0,3}})")
+_WORKPLACE = r"(?:company|firm|team|school|practice|job|business|club|department|office|branch|board|role|post|unit|ward|surgery|class|classroom)"
+#: A person leaving a role: "Helen Marsh is leaving Corvid", "Rachel Okonjo has moved to the London office", "Dr Penrose is
+#: going on leave"; not "Tom left early" or "Tom is moving to a new flat" (a leaving needs a workplace or a name).
 _LEAVING = _p(
-    rf"\b{_PERSON}\s+(?:is\s+leaving|has\s+left|left|is\s+retiring|has\s+retired|retired|is\s+going\s+on\s+(?:leave|secondment|sabbatical|maternity|paternity)|"
-    rf"has\s+gone\s+on\s+(?:leave|secondment|sabbatical|maternity|paternity)|is\s+moving\s+to|has\s+moved\s+to|has\s+returned\s+to|is\s+returning\s+to|is\s+stepping\s+down|has\s+stepped\s+down)\b"
+    rf"\b{_PERSON}\s+(?:(?:is\s+leaving|has\s+left|left)\s+(?:(?:the|our|my|his|her)\s+(?:[\w-]+\s+)?{_WORKPLACE}\b|(?-i:[A-Z]))|"
+    rf"(?:is\s+leaving|is\s+retiring|has\s+retired|retired|is\s+stepping\s+down|has\s+stepped\s+down)\s*(?:[.;,!]|$|\s+(?:at|in|on|next|this|from|after)\b)|"
+    rf"(?:is\s+going|has\s+gone|went)\s+on\s+(?:leave|secondment|sabbatical|maternity|paternity)\b|"
+    rf"(?:is\s+moving|has\s+moved|moved|has\s+returned|is\s+returning|returned)\s+to\s+(?:the\s+|a\s+|an\s+|her\s+|his\s+|their\s+)?(?:[\w-]+\s+){{0,2}}?{_WORKPLACE}\b)"
 )
 _VEHICLE_SET = (
     _p(r"(?:\b(?:i|we)(?:'m|'re|'ve|\s+am|\s+are|\s+have)?|\band)\s+(?:now\s+|also\s+|just\s+|finally\s+|recently\s+|then\s+)?(?P<verb>drive|driving|renting|leasing|bought|got|leased)"
@@ -237,7 +242,7 @@ def _pets(text: str) -> list[Claim]:
 #: "I play five-a-side on Wednesdays", "I sing in a choir": a pastime, each its own slot (one has several),
 #: so a compound statement holding one is stored one statement per record and a stop closes only it.
 _HOBBY = _p(
-    r"\b(?:i|we)\s+(?:also\s+|still\s+)?(?:play|sing\s+in|dance|row|climb|swim|cycle|run)\s+(?:in\s+|with\s+)?(?:a\s+|an\s+|the\s+)?"
+    r"\b(?:i|we)\s+(?:also\s+|still\s+)?(?:play|sing\s+in|dance|row|climb|swim|cycle)\s+(?:in\s+|with\s+)?(?:a\s+|an\s+|the\s+)?"
     r"(?P<value>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)(?=\s*(?:$|[,.;:!?]|\s(?:on|at|in|every|with|for|twice|once|and|but|most|three|two)\b))"
 )
 
