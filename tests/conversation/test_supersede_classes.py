@@ -225,3 +225,26 @@ def test_a_change_of_plan_does_not_take_back_who_comes_along(mem: Memory) -> Non
 def test_a_party_moved_is_not_the_birthday_moved(mem: Memory) -> None:
     current = chat(mem, "Jess's birthday is on 19 November.", "We've moved Jess's party to 22 November at the boathouse.")
     assert has(current, "19 November") and has(current, "22 November")
+
+
+@pytest.mark.parametrize(
+    "old,new,closes",
+    [
+        ("My rent is £800 a month.", "My rent went up to £850 a month.", True),
+        ("I do yoga on Tuesdays.", "I've moved yoga to Thursdays.", True),
+        ("The clinic appointment is on 3 March.", "The clinic moved my appointment to 10 March.", True),
+        ("My commute is 40 minutes by bus.", "Now that I cycle, my commute is 25 minutes.", True),
+        ("The book club meets every other Thursday.", "The book club now meets once a month.", True),
+        ("I ran my first 10k in 58 minutes.", "I ran the Bristol half marathon in 2 hours 5 minutes now.", False),
+        ("My son is 7.", "My daughter is 4 now.", False),
+        ("I work 9am to 5pm.", "The gym now opens at 6am.", False),
+        ("Our mortgage is £1,100 a month.", "Our council tax went up to £160 a month.", False),
+        ("We have three chickens.", "The neighbours now have two goats.", False),
+        ("I'm training for the Edinburgh marathon on 25 May.", "My sister's wedding moved to 14 June.", False),
+        ("My daughter's school starts at 8:45am.", "My son's nursery now starts at 9am.", False),
+    ],
+)
+def test_values_in_everyday_talk(mem: Memory, old: str, new: str, closes: bool) -> None:
+    chat(mem, old, new)
+    closed = [r for r in mem.get_all(scope=S, filters={"include_superseded": True}) if r.superseded_by]
+    assert bool(closed) is closes

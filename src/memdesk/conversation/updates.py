@@ -89,8 +89,11 @@ _COMMON = frozenset(
     extended changed delayed rescheduled settled went rose fell grew doubled halved switched swapped replaced
     updated revised need needs usually usual normally get got getting make made
     am pm mg ml one two three four five six seven eight nine ten eleven twelve twenty
+    ran run runs running went go goes going did do does doing take takes took taking see sees saw seeing
+    come comes came use uses used say says said
     """.split()
 )
+_OWNER = re.compile(r"\b([A-Za-z][a-z]+)'s\b")
 
 
 def _stem(word: str) -> str:
@@ -200,7 +203,7 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     if not _differs(values_of(claim.value), values_of(old_text)):
         return set()
     old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
-    if not _subject_ok(claim, old_terms):
+    if not _subject_ok(claim, old_terms) or _other_owner(claim.value, old_text, names):
         return set()
     shared = topic_terms(claim.value, names) & old_terms
     if _CUE.search(claim.value) is None and (m := _POSSESSIVE.match(claim.value)):
@@ -229,6 +232,15 @@ _OTHER_SUBJECT = re.compile(
     r"colleague|neighbour|neighbor|boss|flatmate|cousin|aunt|uncle|niece|nephew|grandad|grandma|kids?|children)\b(?!'s)",
     re.IGNORECASE,
 )
+
+
+def _other_owner(new: str, old: str, names: frozenset[str]) -> bool:
+    """Whether the values belong to different owners ("my son's nursery" / "my daughter's school")."""
+    def owners(text: str) -> set[str]:
+        return {w.lower() for w in _OWNER.findall(text.replace("\u2019", "'")) if w.lower() not in names}
+
+    a, b = owners(new), owners(old)
+    return bool(a) and bool(b) and not a & b
 
 
 def _subject_ok(claim: Claim, old_terms: set[str]) -> bool:
