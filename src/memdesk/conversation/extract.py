@@ -60,6 +60,7 @@ from ..timeexpr.resolve import TimeMention, main_anchor, resolve
 from .base import Utterance
 from .atoms import atoms
 from .facts import claims_of
+from .updates import sentence_update
 from .render import attribute, chunks, fit, render, truncate
 from .router import addressee_of, analyze_utterance, names_of, reference_of
 from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, words
@@ -180,7 +181,7 @@ class RuleExtractor:
 
         out: list[MemoryRecord] = []
         before = self._previous_turn(utterance) if self.context_views != "none" else None
-        if any(claims_of(s.text) for s in content):
+        if any(c.attribute != "update" for s in content for c in claims_of(s.text)):  # a new value closes by value: no split
             return self._statements(content, utterance, mask, before)
         groups = self._groups(content)
         whole = before is not None or (self.turn_views and len(groups) > 1)
@@ -245,6 +246,8 @@ class RuleExtractor:
                 limit = self.max_fact_chars if kind is MemoryType.SEMANTIC else self.max_summary_chars
                 text = attribute(fit(parts, limit - len(speaker or "") - 2), speaker, rewritten=rewritten)
                 record = self._record(kind, text, utterance, [atom], list(prov), "statement")
+                if (update := sentence_update(sentence.text, piece)) is not None:  # memdesk.conversation.updates
+                    record.metadata["claims"] = [c for c in record.metadata.get("claims", []) if c["attribute"] != "update"] + [update.as_dict()]
                 if quote:
                     record.metadata["embed_context"] = quote
                 out.append(record)

@@ -31,6 +31,7 @@ from ..timeexpr.resolve import TimeMention
 from .atoms import atoms
 from .base import Utterance
 from .facts import claims_of, same_value
+from .updates import gives_value_of
 from .router import analyze_utterance, names_of
 from .rules import content_words, is_phatic
 
@@ -132,6 +133,8 @@ def _attach(claims: list, records: list[MemoryRecord]) -> None:
         if claim.attribute == "negation":
             wanted = _stems(claim.value.lower().split()) if claim.value else set()
             holders = [r for r in records if _NEGATED.search(r.text()) and wanted & _stems(r.text().lower().split())]
+        elif claim.attribute == "update":  # a new value: the records stating that value (memdesk.conversation.updates)
+            holders = [r for r in records if gives_value_of(claim, r.text())]
         else:
             holders = [r for r in records if claim.value and same_value(claim.value, r.text())]
         if not holders and claim.value is None:

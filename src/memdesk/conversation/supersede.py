@@ -17,7 +17,18 @@ to the new record, per memory type) and closes those it replaces:
   distinctive word with the clause that says it (:func:`changed_by`: a word in at most two of the
   memories compared);
 * ``revise`` (``I changed my mind``, ``Actually, the party is on Sunday``): the most similar earlier
-  memory that made a claim (cosine at least ``revise_min_score``).
+  memory that made a claim (cosine at least ``revise_min_score``), never one stating a partner, a home, a
+  job, a role or a pet (a change of plan does not take back who comes along);
+* ``update`` (a new value of what a memory measured: "the budget is up to £52,000", "we're down to 19
+  hens", :mod:`memdesk.conversation.updates`): the memories holding another value of the same kind that are
+  similar enough (``update_min_score``) and share the most words saying what the value is of;
+* attributes of :mod:`memdesk.conversation.attributes` (roles, vehicles, diet, reading, pets, verbs of
+  stopping) as ``set`` / ``end`` claims like the others; a role's slot matches by its words, a person by
+  the surname.
+
+A memory is closed by claims only when every fact it states goes: one replaced, and each other one
+replaced too, naming what was replaced or ended, or a job at an employer that went ("I'm a senior
+architect now" leaves "works as a junior architect at Halden Studio" current: the workplace still holds).
 
 A record may also name the records it replaces (``metadata["replaces"]``: the LLM processor's UPDATE
 decisions, :mod:`memdesk.conversation.decisions`): those are closed the same way, if they are stored,
@@ -40,7 +51,9 @@ from typing import Sequence
 
 import numpy as np
 
+from .attributes import same_role
 from .facts import Claim, same_value
+from .updates import only_names, owner_only, updated_by
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
 from ..store.base import Store
@@ -78,6 +91,8 @@ def negates(claim: Claim, record: MemoryRecord) -> bool:
         return False
     said = _WORDS.findall(text.lower())
     wanted = [w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
+    if wanted and any(c.attribute == "hobby" for c in claims_in(record)):
+        wanted = wanted[-1:]  # a pastime by its head word: "stepped back from the church band" / "plays drums in the band"
     return bool(wanted) and all(any(s.startswith(w) for s in said) for w in wanted)
 
 
@@ -122,9 +137,34 @@ def changed_by(claim: Claim, record: MemoryRecord, df: dict[str, int], speaker: 
     return len(shared) >= (2 if claim.slot == "weak" else 1)
 
 
-def _same(a: MemoryRecord, b: MemoryRecord) -> bool:
+def _message_of(record: MemoryRecord) -> str:
+    return record.provenance[0] if record.provenance else record.id
+
+
+def _names(speaker: str | None) -> frozenset[str]:
+    return frozenset(p.lower() for p in (speaker or "").split())
+
+
+def _same_speaker(a: MemoryRecord, b: MemoryRecord) -> bool:
     """Same speaker, role and scope: the only memories a new one may close."""
     return a.speaker == b.speaker and a.role == b.role and a.scope == b.scope
+
+
+def _same_key(new: Claim, old: Claim) -> bool:
+    """One attribute and slot; a role's slot by its words ("deputy" is the "deputy principal")."""
+    if new.attribute == old.attribute == "role" and new.slot and old.slot:
+        return same_role(new.slot, old.slot)
+    return new.key == old.key
+
+
+def _same(a: str | None, b: str | None, attribute: str) -> bool:
+    """Same value; a person also by the surname ("Dr Penrose" is "Dr Kerry Penrose")."""
+    if same_value(a, b):
+        return True
+    if attribute != "role" or not a or not b:
+        return False
+    x, y = a.split(), b.split()
+    return len(x[-1]) > 2 and x[-1].lower() == y[-1].lower()
 
 
 def replaces(new: Claim, old: Claim) -> bool:
@@ -134,13 +174,34 @@ def replaces(new: Claim, old: Claim) -> bool:
     if new.op == "set":
         if new.attribute == "plan" and not new.slot:
             return False  # "I'm going to visit Ana" is one more plan, not a change of another one
-        return new.key == old.key and (old.op == "end" or not same_value(new.value, old.value))
+        return _same_key(new, old) and (old.op == "end" or not _same(new.value, old.value, new.attribute))
     # an end: of that attribute and slot (of that value, for an attribute without slots), or of a named thing
     if old.op != "set":
         return False
-    if new.key == old.key:
-        return bool(new.slot) or new.value is None or same_value(new.value, old.value)
-    return not new.slot and new.value is not None and new.attribute == old.attribute and same_value(new.value, old.value)
+    if _same_key(new, old):
+        return bool(new.slot) or new.value is None or _same(new.value, old.value, new.attribute)
+    return not new.slot and new.value is not None and new.attribute == old.attribute and _same(new.value, old.value, new.attribute)
+
+
+def _all_replaced(new: list[Claim], old: list[Claim]) -> bool:
+    """Whether new claims replace a memory: one of its claims, and every other fact it states, either
+    replaced (by attribute), naming what was replaced or ended, or a job at an employer that was replaced or
+    ended ("I handed in my notice at Brennan" ends "lorry driver for Brennan Haulage"; "I'm a chartered
+    engineer now" leaves "works as an engineer at Arup" current: the employer still holds)."""
+    hit = [o for o in old if any(replaces(n, o) for n in new)]
+    if not hit:
+        return False
+    gone = {o.attribute for o in hit}
+    ended = [o.value for o in hit if o.value and o.attribute != "job"] + [n.value for n in new if n.op == "end" and n.value and n.attribute not in _TEXTUAL]
+    facts = [o for o in old if o.op == "set" and o.attribute not in ("plan", *_TEXTUAL)]
+    return all(
+        o.attribute in gone or (o.attribute == "job" and "employer" in gone) or any(same_value(v, o.value) for v in ended) for o in facts
+    )
+
+
+_TEXTUAL = ("change", "update", "negation")
+#: Facts a revision ("I changed my mind", "we decided not to ...") never takes back: they change only when said.
+_DURABLE = ("partner", "residence", "employer", "job", "role", "pet")
 
 
 def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
@@ -162,14 +223,20 @@ class Supersession:
     """Finds and closes the memories that new records supersede.
 
     ``k``: stored records of each memory type compared with each new record that makes a claim;
-    ``revise_min_score``: the least cosine for ``revise`` to take back an earlier memory.
+    ``revise_min_score``: the least cosine for ``revise`` to take back an earlier memory;
+    ``update_min_score``: the least cosine for an ``update`` (a new value: :mod:`.updates`) to close an earlier
+    memory, ``update_name_min_score`` when the words they share are only names.
     """
 
-    def __init__(self, *, k: int = 50, revise_min_score: float = 0.3) -> None:
-        if k < 1 or not 0.0 <= revise_min_score <= 1.0:
-            raise ConfigError("supersession needs k >= 1 and 0 <= revise_min_score <= 1")
+    def __init__(
+        self, *, k: int = 50, revise_min_score: float = 0.3, update_min_score: float = 0.5, update_name_min_score: float = 0.65
+    ) -> None:
+        if k < 1 or not all(0.0 <= s <= 1.0 for s in (revise_min_score, update_min_score, update_name_min_score)):
+            raise ConfigError("supersession needs k >= 1 and minimum scores in [0, 1]")
         self.k = k
         self.revise_min_score = revise_min_score
+        self.update_min_score = update_min_score
+        self.update_name_min_score = update_name_min_score
 
     def resolve(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray
@@ -206,10 +273,10 @@ class Supersession:
         owner = new.provenance[:1]
 
         def same(r: MemoryRecord) -> bool:
-            return _same(r, new)
+            return _same_speaker(r, new)
 
         # a generic negation may close a memory no attribute rule read ("Maya plays the violin")
-        generic = any(c.attribute in ("negation", "change") for c in claims_in(new))
+        generic = any(c.attribute in ("negation", "change", "update") or (c.attribute == "role" and c.op == "end") for c in claims_in(new))
         out = []
         for j, r in enumerate(records[:i]):
             if same(r) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
@@ -235,11 +302,24 @@ class Supersession:
             if rid in batch or rid in closed or rid in taken:
                 continue
             old = store.get(rid)
-            if old is None or old.superseded_by is not None or not _same(old, new):
+            if old is None or old.superseded_by is not None or not _same_speaker(old, new):
                 log.debug("record %s names %s as replaced: not a current memory of its speaker and role; ignored", new.id, rid)
                 continue
             out.append(_Candidate(old, 1.0, [], None))
         return out
+
+    def _updates(self, update: Claim, candidate: _Candidate, siblings: list[_Candidate]) -> set[str]:
+        """The words saying what a value is of that ``update`` shares with a candidate whose value it changes,
+        or with the other statements of its message (none when that message is not similar enough:
+        ``update_min_score``, ``update_name_min_score`` when only names are shared)."""
+        score = max(c.score for c in siblings)
+        if score < self.update_min_score:
+            return set()
+        context = " ".join(c.record.text() for c in siblings if c is not candidate)
+        shared = updated_by(update, candidate.record.text(), _names(candidate.record.speaker), context)
+        if shared and (owner_only(update, shared) or only_names(update, shared) and score < self.update_name_min_score):
+            return set()
+        return shared
 
     def _victims(self, candidates: list[_Candidate], claims: list[Claim]) -> list[_Candidate]:
         df: dict[str, int] = {}
@@ -247,16 +327,29 @@ class Supersession:
             for c in candidates:
                 for t in _terms(c.record.text()):
                     df[t] = df.get(t, 0) + 1
-        victims = [c for c in candidates if any(replaces(n, o) for n in claims for o in c.claims) or any(negates(n, c.record) for n in claims)]
+        victims = [c for c in candidates if _all_replaced(claims, c.claims) or any(negates(n, c.record) for n in claims)]
+        for update in (n for n in claims if n.attribute == "update"):
+            # the memories whose value it changes, close enough in meaning, that share the most words saying
+            # what the value is of ("push our budget up to £52,000": the budget, not the roofer's date)
+            # the statements of each message: one may say what another's value is of ("The footbridge is
+            # delayed." beside "The new finish date is November."), and how close the message is in meaning
+            siblings: dict[str, list[_Candidate]] = {}
+            for c in candidates:
+                siblings.setdefault(_message_of(c.record), []).append(c)
+            shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)]) for c in candidates}
+            best = max((len(s) for s in shared.values()), default=0)
+            victims += [c for c in candidates if best and len(shared[id(c)]) == best and c not in victims]
         for change in (n for n in claims if n.attribute == "change"):
             # the memories that share the most distinctive words with what changed ("Igor switched from
             # handball": the handball club, not where Igor lives)
             overlap = {id(c): _change_overlap(change, c.record, df) for c in candidates}
             best = max(overlap.values(), default=0)
             victims += [c for c in candidates if best and overlap[id(c)] == best and c not in victims]
-        if victims or not any(n.op == "revise" for n in claims) or not candidates:
+        # a revision takes back a plan or a choice, not who the speaker is with, where they live or work
+        revisable = [c for c in candidates if not any(o.attribute in _DURABLE for o in c.claims)]
+        if victims or not any(n.op == "revise" for n in claims) or not revisable:
             return victims
-        best = max(candidates, key=lambda c: c.score)
+        best = max(revisable, key=lambda c: c.score)
         if best.score < self.revise_min_score:
             return []
         # the memory taken back, with every view of the same message
