@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from .facts import Claim
+from .claims import Claim
 
 __all__ = ["attribute_claims", "same_role"]
 

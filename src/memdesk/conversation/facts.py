@@ -24,32 +24,12 @@ possession or a count the thing ("meat", "car", "cat"), a plan its kind ("trip",
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal
+
+from .attributes import attribute_claims
+from .claims import Claim, Op
+from .updates import update_of
 
 __all__ = ["Claim", "changes_of", "claims_of", "same_value"]
-
-Op = Literal["set", "end", "revise"]
-
-
-@dataclass(frozen=True)
-class Claim:
-    attribute: str
-    slot: str = ""
-    value: str | None = None
-    op: Op = "set"
-
-    @property
-    def key(self) -> str:
-        return f"{self.attribute}:{self.slot}" if self.slot else self.attribute
-
-    def as_dict(self) -> dict[str, str | None]:
-        return {"attribute": self.attribute, "slot": self.slot, "value": self.value, "op": self.op}
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "Claim":
-        return cls(attribute=str(d["attribute"]), slot=str(d.get("slot") or ""), value=d.get("value"), op=d.get("op", "set"))
-
 
 _CAP = r"(?-i:[A-Z][\w'&.-]*)"
 _NAME = rf"(?P<value>{_CAP}(?:\s+(?:{_CAP}|(?-i:of|de|la|&)\s+{_CAP}))*)"
@@ -308,9 +288,6 @@ def claims_of(sentence: str) -> list[Claim]:
     if negated is not None and not any(c.op == "end" and c.value == negated.value for c in out):
         out.append(negated)
     out.extend(changes_of(text))
-    from .attributes import attribute_claims  # it builds on Claim: imported here, not at the top, to avoid a cycle
-    from .updates import update_of
-
     out.extend(c for c in attribute_claims(text) if all((c.key, c.op, c.value) != (o.key, o.op, o.value) for o in out))
     if (update := update_of(text)) is not None:
         out.append(update)

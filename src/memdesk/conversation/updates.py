@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from .facts import Claim
+from .claims import Claim
 
 __all__ = ["gives_value_of", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
 
