@@ -33,6 +33,7 @@ import numpy as np
 from ..errors import StoreError
 from .ann import DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH, HNSWGraph, stored_vectors, walk
 from .ann_files import GraphFile, owned
+from .shared_metadata import FULL_RECORD
 from .vector_index import Hit
 
 Fetch = Callable[[Sequence[str]], dict[str, str]]
@@ -160,7 +161,7 @@ def fetcher(conn: Callable[[], Any], param: str, table: str, scope_key: str) -> 
         if not ids:
             return {}
         marks = ", ".join([param] * len(ids))
-        sql = f"SELECT id, record, scope_key FROM {table} WHERE id IN ({marks})"  # by primary key, not the scope's index
+        sql = f"SELECT id, {FULL_RECORD}, scope_key FROM {table} WHERE id IN ({marks})"  # by primary key, not the scope's index
         return {r[0]: r[1] for r in conn().execute(sql, ids).fetchall() if r[2] == scope_key}
 
     return fetch

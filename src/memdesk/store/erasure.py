@@ -4,7 +4,7 @@
 In ONE transaction it deletes, for the exact scope (or, with ``wildcard=True``, every exact scope
 under a partial one):
 
-- the current records (every memory type) and their vectors;
+- the current records (every memory type) and their vectors, and their shared metadata (:mod:`.shared_metadata`);
 - every ``history`` entry of those records and of records deleted from the scope earlier (all
   versions, the ADD/UPDATE/DELETE payloads alike; no DELETE entry is written);
 - the raw messages and the ``scopes`` rows;
@@ -34,6 +34,7 @@ from .database import Database
 from .schema import TABLES, scope_where
 from .collection_tables import CollectionSearch
 from .search_cache import RecordIndex
+from .shared_metadata import SharedMetadata
 
 
 def _parts(key: str) -> ScopeTuple:
@@ -48,6 +49,7 @@ class ScopeEraser:
         self.db = db
         self.search = search
         self.collections = collections
+        self.shared = SharedMetadata(db.dialect)
 
     def _scope_keys(self, conn: Any, scope: Scope, wildcard: bool) -> list[str]:
         """The exact scope keys to forget: the scope itself, or every one under it that any table names."""
@@ -84,8 +86,13 @@ class ScopeEraser:
                         record_ids.update(r[0] for r in gone)
                     messages += len(d.delete_returning(conn, "messages", cond, params, "seq"))
                     scopes += len(d.delete_returning(conn, "scopes", cond, params, "scope_key"))
+                refs: list[str | None] = []
                 for cond, params in d.id_chunks("record_id", sorted(record_ids)):
-                    history += len(d.delete_returning(conn, "history", cond, params, "hid"))
+                    gone = d.delete_returning(conn, "history", cond, params, "hid, metadata_ref")
+                    history += len(gone)
+                    refs += [r[1] for r in gone]
+                self.shared.forget(conn, keys)  # the scopes' shared metadata, then any other no row names now
+                self.shared.release(conn, refs)
                 for name in names:
                     for table in ("collection_items", "documents"):
                         items += conn.execute(f"DELETE FROM {table} WHERE collection = {d.param}", (name,)).rowcount

@@ -16,9 +16,10 @@ import numpy as np
 from ..errors import InvalidInputError, RecordNotFoundError, ReembedError
 from ..records import MemoryType
 from .base import EmbeddingInfo, Page, VectorTable
-from .codec import check_ids, check_limit, check_matrix, check_unique, position_cursor, record_from_json, record_json
+from .codec import check_ids, check_limit, check_matrix, check_unique, position_cursor, record_from_json
 from .database import Database, check_info
 from .schema import TABLES
+from .shared_metadata import FULL_RECORD, own_json
 
 
 class VectorRewriter:
@@ -74,7 +75,7 @@ class VectorRewriter:
         with self.db.read("stale_page") as conn:
             if table.kind == "records":
                 mt = MemoryType(table.name)
-                sql = f"SELECT id, record, seq FROM {TABLES[mt]} WHERE {stale} AND seq > {p} ORDER BY seq LIMIT {p}"
+                sql = f"SELECT id, {FULL_RECORD}, seq FROM {TABLES[mt]} WHERE {stale} AND seq > {p} ORDER BY seq LIMIT {p}"
                 rows = conn.execute(sql, [*params, after, limit + 1]).fetchall()
                 items = [(i, record_from_json(mt, payload).embed_text(), int(seq)) for i, payload, seq in rows]
             else:
@@ -119,18 +120,20 @@ class VectorRewriter:
                 )
                 if table.kind == "records":
                     mt = MemoryType(table.name)
-                    payloads: dict[str, str] = {}
+                    payloads: dict[str, tuple[str, str | None]] = {}
                     for cond, params in d.id_chunks("id", wanted):
-                        payloads.update(conn.execute(f"SELECT id, record FROM {TABLES[mt]} WHERE {cond}", params).fetchall())
+                        sql = f"SELECT id, record, metadata_ref FROM {TABLES[mt]} WHERE {cond}"
+                        payloads.update((r[0], (r[1], r[2])) for r in conn.execute(sql, params).fetchall())
                     missing = [i for i in wanted if i not in payloads]
                     if missing:
                         raise RecordNotFoundError(f"no {mt.value} record(s) with id {missing[:5]}")
                     rows = []
                     for i, item_id in enumerate(wanted):
-                        rec = record_from_json(mt, payloads[item_id])
+                        stored, ref = payloads[item_id]  # the row's own JSON: its shared metadata stays where it is
+                        rec = record_from_json(mt, stored)
                         if rec.embedding_model is not None:
-                            rec = rec.model_copy(update={"embedding_model": info.model_id})
-                        rows.append((d.vector_param(matrix[i]), info.model_id, record_json(rec), item_id))
+                            stored = own_json(rec.model_copy(update={"embedding_model": info.model_id}), ref)
+                        rows.append((d.vector_param(matrix[i]), info.model_id, stored, item_id))
                     sql = f"UPDATE {TABLES[mt]} SET vector = {d.vector_mark}, embedding_model = {p}, record = {p} WHERE id = {p}"
                     d.executemany(conn, sql, rows)
                 else:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import MigrationError
 from .migrations import Migration
+from .shared_metadata import migrate_rows, migration_ddl
 from .schema import CHANGE_LOGGED, HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, MESSAGE_STATUS, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
 
 if TYPE_CHECKING:  # psycopg is an optional dependency: the schema module must import without it
@@ -232,6 +233,16 @@ def _m0008_message_status(conn: "psycopg.Connection") -> None:
         conn.execute(statement)
 
 
+def _m0009_shared_metadata(conn: "psycopg.Connection") -> None:
+    """Long metadata stored once (:mod:`.shared_metadata`); rows written before it are split as new ones are."""
+    from .codec import record_from_json
+    from .postgres import PostgresDialect
+
+    for statement in migration_ddl("text"):
+        conn.execute(statement)
+    migrate_rows(conn, PostgresDialect(), record_from_json)
+
+
 PG_MIGRATIONS: tuple[Migration["psycopg.Connection"], ...] = (
     Migration("0001_initial_schema", _m0001_initial_schema),
     Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
@@ -241,5 +252,6 @@ PG_MIGRATIONS: tuple[Migration["psycopg.Connection"], ...] = (
     Migration("0006_api_keys", _m0006_api_keys),
     Migration("0007_history_tombstones", _m0007_history_tombstones),
     Migration("0008_message_status", _m0008_message_status),
+    Migration("0009_shared_metadata", _m0009_shared_metadata),
 )
 """The PostgreSQL schema, oldest first. Append new migrations; never edit or reorder applied ones."""

@@ -54,6 +54,7 @@ from .revisions import RevisionReads, ScopeRevisions
 from .schema import TABLES, scope_where
 from .filtered import top_k_passing
 from .search_cache import CheckedSearch, query_vector
+from .shared_metadata import FULL_RECORD
 from .sql_filter import FilterSql, narrowing_sql
 
 log = logging.getLogger(__name__)
@@ -185,10 +186,10 @@ class PgRecordSearch(RevisionReads, CheckedSearch):
         d = self.db.dialect
         ties = "" if approximate else ", id"
         order = f"ORDER BY vector <#> {d.vector_mark}{ties} LIMIT {d.param}"
-        columns = f"{part} AS part, id, record, (vector <#> {d.vector_mark}) * -1 AS score"
+        columns = f"{part} AS part, id, {FULL_RECORD} AS record, (vector <#> {d.vector_mark}) * -1 AS score"
         if filtered and not approximate:
             sql = (
-                f"WITH candidates AS MATERIALIZED (SELECT id, record, vector FROM {table} WHERE {where}) "
+                f"WITH candidates AS MATERIALIZED (SELECT id, record, metadata_ref, vector FROM {table} WHERE {where}) "
                 f"SELECT {columns} FROM candidates {order}"
             )
             return sql, [*params, q, q, k]

@@ -41,6 +41,7 @@ from .message_log import MessageTable
 from .record_writes import RecordWriter, prepare_records
 from .schema import TABLES, TOMBSTONE, insert_history, insert_scope
 from .search_cache import RecordIndex
+from .shared_metadata import FULL_RECORD
 
 def _history_keys(conn: Any, scope: Scope | None) -> list[str] | None:
     """The scope keys of history rows under ``scope`` (history keeps only the key: matched here); None: all."""
@@ -82,7 +83,7 @@ class PortableTables:
             chunks = [("1 = 1", [])] if keys is None else d.id_chunks("scope_key", keys)
             for cond, params in chunks:
                 sql = (
-                    "SELECT hid, record_id, version, event, memory_type, scope_key, record, changed_at FROM history "
+                    f"SELECT hid, record_id, version, event, memory_type, scope_key, {FULL_RECORD}, changed_at FROM history "
                     f"WHERE {cond} AND hid > {p} ORDER BY hid LIMIT {p}"
                 )
                 rows += conn.execute(sql, [*params, after, limit + 1]).fetchall()
@@ -99,7 +100,7 @@ class PortableTables:
         with self.db.read("history_of") as conn:
             for cond, params in d.id_chunks("record_id", list(dict.fromkeys(wanted))):
                 sql = (
-                    "SELECT hid, record_id, version, event, memory_type, scope_key, record, changed_at FROM history "
+                    f"SELECT hid, record_id, version, event, memory_type, scope_key, {FULL_RECORD}, changed_at FROM history "
                     f"WHERE {cond}"
                 )
                 rows += conn.execute(sql, params).fetchall()
@@ -158,6 +159,7 @@ class PortableTables:
         d = self.db.dialect
         out = Restored()
         replaced: list[tuple[MemoryType, Any, str]] = []
+        released: list[str | None] = []
         with self.db.lock:
             with self.db.tx("restore") as conn:
                 clash_ids, clash_msgs = self._conflicts(conn, record_ids, rows)
@@ -182,20 +184,23 @@ class PortableTables:
                     ids = sorted(clash_ids)
                     for mt, table in TABLES.items():
                         for cond, params in d.id_chunks("id", ids):
-                            gone = d.delete_returning(conn, table, cond, params, "id, user_id, agent_id, run_id")
+                            gone = d.delete_returning(conn, table, cond, params, "id, user_id, agent_id, run_id, metadata_ref")
                             replaced += [(mt, (g[1], g[2], g[3]), g[0]) for g in gone]
+                            released += [g[4] for g in gone]
                     for cond, params in d.id_chunks("record_id", ids):
-                        conn.execute(f"DELETE FROM history WHERE {cond}", params)
+                        released += [r[0] for r in d.delete_returning(conn, "history", cond, params, "metadata_ref")]
                     for key, mid in clash_msgs:
                         conn.execute(f"DELETE FROM messages WHERE scope_key = {d.param} AND id = {d.param}", (key, mid))
                     out.replaced = len(clash_ids) + len(clash_msgs)
                 if rows:
                     self.messages.insert(conn, rows)
                     out.messages = len(rows)
+                bases = {(scope_key(m.scope), m.id): m.metadata for m in check_messages(messages)}
                 if batch is not None:
-                    self._insert(conn, batch, entries)
+                    self._insert(conn, batch, entries, bases)
                     out.records = len(batch[0])
-                self._insert_history(conn, entries)
+                self._insert_history(conn, entries, bases)
+                self.writer.shared.release(conn, released)  # what the replaced items alone referenced
                 out.history = len(entries)
             for mt, key, rid in replaced:
                 self.search.removed(mt, key, rid)
@@ -203,7 +208,10 @@ class PortableTables:
                 self.search.added(*batch)
         return out
 
-    def _insert(self, conn: Any, batch: tuple[list[MemoryRecord], np.ndarray, list[str]], entries: list[HistoryEntry]) -> None:
+    def _insert(
+        self, conn: Any, batch: tuple[list[MemoryRecord], np.ndarray, list[str]], entries: list[HistoryEntry],
+        bases: dict[tuple[str, str], Any],
+    ) -> None:  # fmt: skip
         recs, matrix, payloads = batch
         d = self.db.dialect
         info = self.db.require_info(conn, matrix.shape[1], [r.embedding_model for r in recs])
@@ -214,8 +222,9 @@ class PortableTables:
         by_table: dict[str, list[tuple[Any, ...]]] = {}
         scopes: dict[str, tuple[Any, ...]] = {}
         now = d.now()
-        for i, (r, payload) in enumerate(zip(recs, payloads)):
-            row = self.writer._record_row(r, payload, matrix[i], seqs[i], last.get(r.id, 1), info.model_id)
+        stored = self.writer.shared.store(conn, recs, payloads, bases=bases)
+        for i, (r, s) in enumerate(zip(recs, stored)):
+            row = self.writer._record_row(r, s, matrix[i], seqs[i], last.get(r.id, 1), info.model_id)
             by_table.setdefault(TABLES[r.memory_type], []).append(row)
             key = scope_key(r.scope)
             scopes.setdefault(key, (key, *scope_tuple(r.scope), now))
@@ -223,16 +232,18 @@ class PortableTables:
             d.executemany(conn, self.writer._insert_record(table), rows)
         d.executemany(conn, insert_scope(d.param), list(scopes.values()))
 
-    def _insert_history(self, conn: Any, entries: list[HistoryEntry]) -> None:
+    def _insert_history(self, conn: Any, entries: list[HistoryEntry], bases: dict[tuple[str, str], Any]) -> None:
         if not entries:
             return
-        rows = [
-            (
+        records = [e.record for e in entries if e.record is not None]
+        forms = iter(self.writer.shared.store(conn, records, [record_json(r) for r in records], bases=bases))
+        rows = []
+        for e in entries:
+            s = None if e.record is None else next(forms)
+            rows.append((
                 e.record_id, e.memory_type.value, e.version, e.event.value, scope_key(e.scope),
-                TOMBSTONE if e.record is None else record_json(e.record), self._stored_time(e.changed_at),
-            )
-            for e in entries
-        ]  # fmt: skip
+                TOMBSTONE if s is None else s.payload, self._stored_time(e.changed_at), None if s is None else s.ref,
+            ))  # fmt: skip
         self.db.dialect.executemany(conn, insert_history(self.db.dialect.param), rows)
 
 

@@ -51,6 +51,7 @@ from .schema import CHUNK
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
 from .pg_collections import PgCollectionSearch
 from .pg_search import HNSW_MIN_ROWS, ITERATIVE_PGVECTOR, MIN_PGVECTOR, PgRecordSearch
+from .shared_metadata import METADATA_BODY
 from .sql_filter import JsonRef, TextFunctions
 from .sqlstore import SQLStore
 
@@ -141,15 +142,16 @@ class PostgresDialect:
         return f"(j ->> '{field}')"  # j: the row's record as jsonb, parsed once (json_guard)
 
     def json_metadata(self, key: str) -> JsonRef:
-        value = "(j -> 'metadata' -> %s::text)"
-        return JsonRef(f"jsonb_typeof{value}", "(j -> 'metadata' ->> %s::text)", f"({value})::numeric",
-                       key, "%s", self.json_kinds, self.text_functions)  # fmt: skip
+        value = "COALESCE(j -> 'metadata' -> %s::text, m -> %s::text)"  # own keys, else shared (:mod:`.shared_metadata`)
+        return JsonRef(f"jsonb_typeof({value})", "COALESCE(j -> 'metadata' ->> %s::text, m ->> %s::text)", f"({value})::numeric",
+                       (key, key), "%s", self.json_kinds, self.text_functions)  # fmt: skip
 
     def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
         """Rows whose JSON holds ``\\u0000`` (which ``jsonb`` refuses) are not ruled out: the Python check decides.
         Others are parsed once as ``j`` (``OFFSET 0`` keeps the planner from inlining one parse per use)."""
-        j = f"(SELECT {condition} FROM (SELECT record::jsonb AS j OFFSET 0) AS parsed)"
-        return f"CASE WHEN strpos(record, %s) > 0 THEN TRUE ELSE {j} END", ["\\u0000", *params]
+        j = f"(SELECT {condition} FROM (SELECT record::jsonb AS j, ({METADATA_BODY})::jsonb AS m OFFSET 0) AS parsed)"
+        nul = f"strpos(record, %s) > 0 OR COALESCE(strpos({METADATA_BODY}, %s), 0) > 0"
+        return f"CASE WHEN {nul} THEN TRUE ELSE {j} END", ["\\u0000", "\\u0000", *params]
 
     def store_error(self, e: Exception, what: str) -> Exception:
         return _store_error(e, what)

@@ -26,6 +26,7 @@ from .codec import (
 from .database import Database
 from .record_writes import find_record
 from .schema import TABLES, scope_where
+from .shared_metadata import FULL_RECORD
 from .sql_filter import filter_sql
 
 
@@ -111,7 +112,7 @@ class RecordReader:
         found: list[tuple[MemoryType, str, int]] = []
         with self.db.read("page") as conn:
             for mt in wanted[start:]:
-                sql = f"SELECT record, seq FROM {TABLES[mt]} WHERE {cond} AND seq > {p} ORDER BY seq LIMIT {p}"
+                sql = f"SELECT {FULL_RECORD}, seq FROM {TABLES[mt]} WHERE {cond} AND seq > {p} ORDER BY seq LIMIT {p}"
                 rows = conn.execute(sql, [*params, after, limit + 1 - len(found)]).fetchall()
                 found += [(mt, payload, int(seq)) for payload, seq in rows]
                 after = 0
@@ -169,7 +170,7 @@ class RecordReader:
         check_record_id(record_id)
         with self.db.read("history") as conn:
             rows = conn.execute(
-                "SELECT version, event, memory_type, scope_key, record, changed_at FROM history "
+                f"SELECT version, event, memory_type, scope_key, {FULL_RECORD}, changed_at FROM history "
                 f"WHERE record_id = {self.db.dialect.param} ORDER BY hid",
                 (record_id,),
             ).fetchall()

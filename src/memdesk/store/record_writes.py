@@ -34,6 +34,7 @@ from .database import Database
 from .message_log import MessageTable
 from .schema import CHUNK, RECORD_COLUMNS, TABLES, TOMBSTONE, insert_history, insert_scope, scope_where
 from .search_cache import RecordIndex
+from .shared_metadata import FULL_RECORD, SharedMetadata, Stored
 
 Batch = tuple[list[MemoryRecord], np.ndarray, list[str]]
 """Validated records, their float32 vector matrix and their JSON."""
@@ -53,16 +54,17 @@ def prepare_records(records: Sequence[MemoryRecord], vectors: Any) -> Batch | No
     return recs, matrix, [record_json(r) for r in recs]
 
 
-def find_record(db: Database, conn: Any, record_id: str) -> tuple[MemoryType, ScopeTuple, int, int, str] | None:
-    """(type, scope, seq, version, record JSON) of a current record, or None."""
+def find_record(db: Database, conn: Any, record_id: str) -> tuple[MemoryType, ScopeTuple, int, int, str, str | None] | None:
+    """(type, scope, seq, version, whole record JSON, shared metadata ref) of a current record, or None."""
     sql = " UNION ALL ".join(
-        f"SELECT '{mt.value}', user_id, agent_id, run_id, seq, version, record FROM {t} WHERE id = {db.dialect.param}"
+        f"SELECT '{mt.value}', user_id, agent_id, run_id, seq, version, {FULL_RECORD}, metadata_ref FROM {t} "
+        f"WHERE id = {db.dialect.param}"
         for mt, t in TABLES.items()
     )
     row = conn.execute(sql, [record_id] * len(TABLES)).fetchone()
     if row is None:
         return None
-    return MemoryType(row[0]), (row[1], row[2], row[3]), int(row[4]), int(row[5]), row[6]
+    return MemoryType(row[0]), (row[1], row[2], row[3]), int(row[4]), int(row[5]), row[6], row[7]
 
 
 class RecordWriter:
@@ -73,7 +75,8 @@ class RecordWriter:
         self.messages = messages
         self.search = search
         p, d = db.dialect.param, db.dialect
-        self._marks = [p, p, p, p, p, p, p, d.time_mark, d.time_mark, p, p, p, d.vector_mark, p]
+        self._marks = [p, p, p, p, p, p, p, d.time_mark, d.time_mark, p, p, p, d.vector_mark, p, p]
+        self.shared = SharedMetadata(d)
         self._history = insert_history(p)
         self._scope = insert_scope(p)
 
@@ -81,13 +84,13 @@ class RecordWriter:
         return f"INSERT INTO {table} ({RECORD_COLUMNS}) VALUES ({', '.join(self._marks)})"
 
     def _record_row(
-        self, record: MemoryRecord, payload: str, vector: np.ndarray, seq: int, version: int, model: str
+        self, record: MemoryRecord, stored: Stored, vector: np.ndarray, seq: int, version: int, model: str
     ) -> tuple[Any, ...]:
         s = record.scope
         return (
             record.id, seq, scope_key(s), s.user_id, s.agent_id, s.run_id, record.speaker,
             iso_utc(record.event_time), iso_utc(record.ingest_time), provenance_json(record),
-            record.embedding_model or model, payload, self.db.dialect.vector_param(vector), version,
+            record.embedding_model or model, stored.payload, self.db.dialect.vector_param(vector), version, stored.ref,
         )  # fmt: skip
 
     @staticmethod
@@ -121,7 +124,8 @@ class RecordWriter:
         lands while a worker processes leaves nothing behind. Returns the ids of the messages skipped.
         Everything is validated before writing.
         """
-        rows = message_rows(check_messages(messages))
+        checked = check_messages(messages)
+        rows = message_rows(checked)
         batch = prepare_records(records, vectors)
         if owners is not None and len(owners) != (0 if batch is None else len(batch[0])):
             raise InvalidInputError("owners must name one message id per record")
@@ -148,7 +152,12 @@ class RecordWriter:
                 if rows:
                     self.messages.insert(conn, rows)
                 if batch is not None:
-                    self._insert_records(conn, *batch)
+                    bases = {(scope_key(m.scope), m.id): m.metadata for m in checked}  # what each record's message said
+                    keep_owners = None
+                    if owners is not None:
+                        kept = {r.id for r in batch[0]}
+                        keep_owners = [o for o, r in zip(owners, records) if r.id in kept]
+                    self._insert_records(conn, *batch, bases=bases, owners=keep_owners)
             if batch is not None:
                 self.search.added(*batch)
         return skipped
@@ -167,7 +176,10 @@ class RecordWriter:
             out.update((r[0], int(r[1])) for r in conn.execute(sql, params))
         return out
 
-    def _insert_records(self, conn: Any, recs: list[MemoryRecord], matrix: np.ndarray, payloads: list[str]) -> None:
+    def _insert_records(
+        self, conn: Any, recs: list[MemoryRecord], matrix: np.ndarray, payloads: list[str], *,
+        bases: dict[tuple[str, str], Any] | None = None, owners: Sequence[str] | None = None,
+    ) -> None:  # fmt: skip
         dialect = self.db.dialect
         info = self.db.require_info(conn, matrix.shape[1], [r.embedding_model for r in recs])
         ids = [r.id for r in recs]
@@ -180,12 +192,13 @@ class RecordWriter:
         by_table: dict[str, list[tuple[Any, ...]]] = {}
         history: list[tuple[Any, ...]] = []
         scopes: dict[str, tuple[Any, ...]] = {}
-        for i, (r, payload) in enumerate(zip(recs, payloads)):
+        stored = self.shared.store(conn, recs, payloads, bases=bases, owners=owners)
+        for i, (r, s) in enumerate(zip(recs, stored)):
             version = versions.get(r.id, 0) + 1
             by_table.setdefault(TABLES[r.memory_type], []).append(
-                self._record_row(r, payload, matrix[i], seqs[i], version, info.model_id)
+                self._record_row(r, s, matrix[i], seqs[i], version, info.model_id)
             )
-            history.append((r.id, r.type, version, HistoryEvent.ADD.value, scope_key(r.scope), payload, now))
+            history.append((r.id, r.type, version, HistoryEvent.ADD.value, scope_key(r.scope), s.payload, now, s.ref))
             scopes.setdefault(scope_key(r.scope), self._scope_row(r.scope, now))
         for table, rows in by_table.items():
             dialect.executemany(conn, self._insert_record(table), rows)
@@ -210,8 +223,9 @@ class RecordWriter:
                 found = find_record(self.db, conn, rec.id)
                 if found is None:
                     raise RecordNotFoundError(f"no record with id {rec.id!r} to replace")
-                old_type, old_scope, seq, version, _ = found
-                row = self._record_row(rec, payload, row_vector, seq, version + 1, info.model_id)
+                old_type, old_scope, seq, version, _, _ = found
+                (stored,) = self.shared.store(conn, [rec], [payload])  # copy-on-write: a changed shared part is a new row
+                row = self._record_row(rec, stored, row_vector, seq, version + 1, info.model_id)
                 new_table = TABLES[rec.memory_type]
                 if old_type != rec.memory_type:
                     conn.execute(f"DELETE FROM {TABLES[old_type]} WHERE id = {p}", (rec.id,))
@@ -223,7 +237,7 @@ class RecordWriter:
                 now = self.db.dialect.now()
                 conn.execute(
                     self._history,
-                    (rec.id, rec.type, version + 1, HistoryEvent.UPDATE.value, scope_key(rec.scope), payload, now),
+                    (rec.id, rec.type, version + 1, HistoryEvent.UPDATE.value, scope_key(rec.scope), stored.payload, now, stored.ref),
                 )
                 conn.execute(self._scope, self._scope_row(rec.scope, now))
             self.search.removed(old_type, old_scope, rec.id)
@@ -238,9 +252,9 @@ class RecordWriter:
             with self.db.tx("delete") as conn:
                 found = find_record(self.db, conn, record_id)
                 if found is not None:
-                    mt, scope, _, version, _ = found
+                    mt, scope, _, version, _, _ = found
                     conn.execute(f"DELETE FROM {TABLES[mt]} WHERE id = {self.db.dialect.param}", (record_id,))
-                    self._bury(conn, [(record_id, mt.value, version, scope_key(scope))])
+                    self._bury(conn, [(record_id, mt.value, version, scope_key(scope), found[5])])
             if found is None:
                 return False
             self.search.removed(mt, scope, record_id)
@@ -251,14 +265,16 @@ class RecordWriter:
         with self.db.read("after_erase") as conn:  # SQLite: the WAL's frames held the content; checkpoint them
             self.db.dialect.after_erase(conn)
 
-    def _bury(self, conn: Any, deleted: Sequence[tuple[str, str, int, str]]) -> None:
-        """Replace the history of each deleted (id, type, last version, scope key) by its tombstone."""
+    def _bury(self, conn: Any, deleted: Sequence[tuple[str, str, int, str, str | None]]) -> None:
+        """Replace the history of each deleted (id, type, last version, scope key, metadata ref) by its tombstone."""
         dialect = self.db.dialect
+        refs: list[str | None] = [d[4] for d in deleted]
         for cond, params in dialect.id_chunks("record_id", [d[0] for d in deleted]):
-            conn.execute(f"DELETE FROM history WHERE {cond}", params)
+            refs += [r[0] for r in dialect.delete_returning(conn, "history", cond, params, "metadata_ref")]
         now = dialect.now()
-        rows = [(rid, mt, version + 1, HistoryEvent.DELETE.value, key, TOMBSTONE, now) for rid, mt, version, key in deleted]
+        rows = [(rid, mt, version + 1, HistoryEvent.DELETE.value, key, TOMBSTONE, now, None) for rid, mt, version, key, _ in deleted]
         dialect.executemany(conn, self._history, rows)
+        self.shared.release(conn, refs)  # the shared metadata no record or version references any more
 
     def delete_scope(self, scope: Scope) -> int:
         """Delete every record, raw message and scope entry under ``scope`` (wildcards allowed).
@@ -273,12 +289,12 @@ class RecordWriter:
         total = 0
         with self.db.lock:
             with self.db.tx("delete_scope") as conn:
-                columns = "id, version, scope_key, user_id, agent_id, run_id"
+                columns = "id, version, scope_key, user_id, agent_id, run_id, metadata_ref"
                 for mt, table in TABLES.items():
                     rows = dialect.delete_returning(conn, table, where, params, columns)
                     if not rows:
                         continue
-                    self._bury(conn, [(r[0], mt.value, int(r[1]), r[2]) for r in rows])
+                    self._bury(conn, [(r[0], mt.value, int(r[1]), r[2], r[6]) for r in rows])
                     dropped[mt] = {(r[3], r[4], r[5]) for r in rows}
                     total += len(rows)
                 conn.execute(f"DELETE FROM messages WHERE {where}", params)

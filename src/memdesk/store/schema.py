@@ -13,6 +13,7 @@ Tables (the same in SQLite and PostgreSQL, with each dialect's column types):
   user, agent and run for :meth:`has_scope`).
 - ``collection_items``: named vector collections (id, payload JSON, vector, the text it embeds).
 - ``documents``: named sets of (id, payload JSON) without vectors.
+- ``record_metadata``: a record's long metadata, stored once (see :mod:`.shared_metadata`).
 - ``meta`` (embedding model and dimension) and ``migrations``.
 """
 
@@ -36,10 +37,10 @@ CHUNK = 900
 
 RECORD_COLUMNS = (
     "id, seq, scope_key, user_id, agent_id, run_id, speaker, event_time, ingest_time, "
-    "provenance, embedding_model, record, vector, version"
+    "provenance, embedding_model, record, vector, version, metadata_ref"
 )
 """The columns of a record table, in the order a record row is filled."""
-HISTORY_COLUMNS = "record_id, memory_type, version, event, scope_key, record, changed_at"
+HISTORY_COLUMNS = "record_id, memory_type, version, event, scope_key, record, changed_at, metadata_ref"
 SCOPE_COLUMNS = "scope_key, user_id, agent_id, run_id, created_at"
 MESSAGE_READ_COLUMNS = (
     'user_id, agent_id, run_id, id, speaker, role, content, "timestamp", ingest_time, route_mask, metadata, seq, '
@@ -176,7 +177,7 @@ are not pending."""
 
 
 def insert_history(mark: str) -> str:
-    return f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES ({marks(mark, 7)})"
+    return f"INSERT INTO history ({HISTORY_COLUMNS}) VALUES ({marks(mark, 8)})"
 
 
 def insert_scope(mark: str) -> str:

@@ -45,6 +45,7 @@ from .index_cache import IndexCache
 from .vector_index import IndexBuilder, VectorIndex, merge_hits, search_indexes
 from .sql_filter import FilterSql, narrowing_sql
 from .filtered import top_k_passing
+from .shared_metadata import FULL_RECORD
 
 #: Record vectors kept in memory across scopes (least recently searched scopes are unloaded past it):
 #: about 1.5 GB of 384-d float32 plus payloads. None: no bound.
@@ -224,7 +225,7 @@ class RecordSearch(RevisionReads, CheckedSearch):
             return dict(cold)
         cur = dialect.vector_cursor(conn)
         page = dialect.load_page
-        columns = "scope_key, id, record, speaker, vector, embedding_model, seq"
+        columns = f"scope_key, id, {FULL_RECORD}, speaker, vector, embedding_model, seq"
         for cond, params in dialect.id_chunks("scope_key", list(builders)):
             query = f"SELECT {columns} FROM {table} WHERE {cond}"
             if page is None:

@@ -39,6 +39,7 @@ from typing import Any, Mapping, NamedTuple
 
 from ..filters import RecordFilter
 from .codec import iso_utc
+from .shared_metadata import METADATA_BODY
 
 __all__ = ["FilterSql", "JsonRef", "TextFunctions", "filter_sql", "narrowing_sql"]
 
@@ -72,7 +73,9 @@ class JsonRef(NamedTuple):
     """Its value as text where it is a JSON string."""
     number: str
     """Its value as a number where it is a JSON number (only read under a ``kind`` check)."""
-    arg: Any
+    args: tuple[Any, ...]
+    """The parameters of each expression's marks (a record's own metadata keys, then its shared ones:
+    :mod:`.shared_metadata`)."""
     mark: str
     """The dialect's parameter mark, for the value compared."""
     kinds: Mapping[str, tuple[str, ...]]
@@ -132,8 +135,9 @@ def filter_sql(where: RecordFilter, dialect: Any) -> FilterSql | None:
         return None
     sql, params = dialect.json_guard(said.sql, said.params)
     if said.hints:  # first: a substring search of the row's text is far cheaper than reading its JSON
-        found = [f"{dialect.text_functions.find.format('record', p)} > 0" for _ in said.hints]
-        sql, params = f"{' AND '.join(found)} AND ({sql})", [*said.hints, *params]
+        find = dialect.text_functions.find
+        found = [f"({find.format('record', p)} > 0 OR COALESCE({find.format(METADATA_BODY, p)}, 0) > 0)" for _ in said.hints]
+        sql, params = f"{' AND '.join(found)} AND ({sql})", [*(h for h in said.hints for _ in (0, 1)), *params]
     return FilterSql(sql, params, said.exact)
 
 
@@ -200,7 +204,7 @@ def _condition(ref: JsonRef, cond: Any) -> _Sql | None:
             parts.append(_range(ref, _RANGE_OPS[op], operand))
         elif op == "exists":
             present = f"{ref.kind} IS NOT NULL"
-            parts.append(_Sql(present if operand else f"NOT ({present})", [ref.arg], True))
+            parts.append(_Sql(present if operand else f"NOT ({present})", [*ref.args], True))
         elif op == "contains":
             parts.append(_contains(ref, str(operand)))
         else:
@@ -234,10 +238,10 @@ def _bindable(text: str) -> bool:
 def _equal(ref: JsonRef, value: Any) -> _Sql | None:
     """``value == metadata[key]`` (a missing key reads as None), or None where SQL is not asked."""
     if value is None:
-        return _Sql(f"{ref.kind} IS NULL OR {ref.kind} IN ({_names(ref, 'null')})", [ref.arg, ref.arg], True)
+        return _Sql(f"{ref.kind} IS NULL OR {ref.kind} IN ({_names(ref, 'null')})", [*ref.args, *ref.args], True)
     if isinstance(value, str) and _bindable(value):
         sql = f"COALESCE({ref.kind} IN ({_names(ref, 'string')}) AND {ref.text} = {ref.mark}, FALSE)"
-        return _Sql(sql, [ref.arg, ref.arg, value], True, _hint(f'"{value}"', value))
+        return _Sql(sql, [*ref.args, *ref.args, value], True, _hint(f'"{value}"', value))
     if _is_number(value):  # Python's 1 == 1.0 == True: booleans are left to the Python check
         return _number(ref, "=", value, keep_bool=True)
     return None
@@ -263,9 +267,9 @@ def _contains(ref: JsonRef, part: str) -> _Sql | None:
     if not _bindable(part):
         return None
     if not part:  # "" is in every string
-        return _Sql(f"COALESCE({_is_string(ref)}, FALSE)", [ref.arg], True)
+        return _Sql(f"COALESCE({_is_string(ref)}, FALSE)", [*ref.args], True)
     found = ref.functions.find.format(ref.text, ref.mark)
-    return _Sql(f"COALESCE({_is_string(ref)} AND {found} > 0, FALSE)", [ref.arg, ref.arg, part], True, _hint(part, part))
+    return _Sql(f"COALESCE({_is_string(ref)} AND {found} > 0, FALSE)", [*ref.args, *ref.args, part], True, _hint(part, part))
 
 
 def _icontains(ref: JsonRef, part: str) -> _Sql | None:
@@ -274,12 +278,12 @@ def _icontains(ref: JsonRef, part: str) -> _Sql | None:
     if not _bindable(part):
         return None
     if not part:
-        return _Sql(f"COALESCE({_is_string(ref)}, FALSE)", [ref.arg], True)
+        return _Sql(f"COALESCE({_is_string(ref)}, FALSE)", [*ref.args], True)
     f = ref.functions
     non_ascii = f"{f.octets.format(ref.text)} <> {f.chars.format(ref.text)}"
     found = f.find.format(f.ascii_lower.format(ref.text), ref.mark)
     sql = f"COALESCE({_is_string(ref)} AND ({non_ascii} OR {found} > 0), FALSE)"
-    return _Sql(sql, [ref.arg, ref.arg, ref.arg, ref.arg, part], False)
+    return _Sql(sql, [*ref.args, *ref.args, *ref.args, *ref.args, part], False)
 
 
 def _range(ref: JsonRef, op: str, bound: Any) -> _Sql | None:
@@ -321,7 +325,7 @@ def _iso_range(ref: JsonRef, op: str, seconds: str) -> _Sql:
         f"COALESCE(CASE WHEN {_is_string(ref)} THEN (CASE WHEN {utc} THEN {floor} {op} {m} ELSE TRUE END) "
         f"WHEN {ref.kind} IN ({_names(ref, 'number')}) THEN TRUE ELSE FALSE END, FALSE)"
     )
-    params = [ref.arg, ref.arg, _ISO_SHAPE, ref.arg, ".0123456789", *_UTC_TAILS, ref.arg, ref.arg, seconds, ref.arg]
+    params = [*ref.args, *ref.args, _ISO_SHAPE, *ref.args, ".0123456789", *_UTC_TAILS, *ref.args, *ref.args, seconds, *ref.args]
     return _Sql(sql, params, False)
 
 
@@ -335,4 +339,4 @@ def _number(ref: JsonRef, op: str, bound: Any, *, keep_bool: bool) -> _Sql:
         f"CASE WHEN {n} >= {big} OR {n} <= -{big} THEN TRUE ELSE {n} {op} {ref.mark} END"
         f"{boolean} ELSE FALSE END, FALSE)"
     )
-    return _Sql(sql, [ref.arg, ref.arg, ref.arg, ref.arg, bound, *([ref.arg] if keep_bool else [])], False)
+    return _Sql(sql, [*ref.args, *ref.args, *ref.args, *ref.args, bound, *([*ref.args] if keep_bool else [])], False)

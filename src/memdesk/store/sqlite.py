@@ -43,6 +43,7 @@ from .ann import DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH
 from .ann_scopes import DEFAULT_ANN_MIN_ROWS, LargeScopes, check_ann_options
 from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordSearch
 from .sqlite_schema import SQLITE_MIGRATIONS, SQLiteMigrationTarget
+from .shared_metadata import METADATA_BODY
 from .sql_filter import JsonRef, TextFunctions
 from .sqlstore import SQLStore, check_cache_rows
 
@@ -80,12 +81,15 @@ class SQLiteDialect:
         """The JSON path is a parameter, built only from keys of :data:`SAFE_JSON_KEY`'s alphabet (no quotes)."""
         if not SAFE_JSON_KEY.fullmatch(key):
             return None
-        return JsonRef("json_type(record, ?)", "json_extract(record, ?)", "json_extract(record, ?)",
-                       f'$.metadata."{key}"', "?", self.json_kinds, self.text_functions)  # fmt: skip
+        m = METADATA_BODY  # the record's own keys, else its shared ones (:mod:`.shared_metadata`)
+        return JsonRef(f"COALESCE(json_type(record, ?), json_type({m}, ?))", f"COALESCE(json_extract(record, ?), json_extract({m}, ?))",
+                       f"COALESCE(json_extract(record, ?), json_extract({m}, ?))", (f'$.metadata."{key}"', f'$."{key}"'), "?",
+                       self.json_kinds, self.text_functions)  # fmt: skip
 
     def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
         """Rows whose JSON holds ``\\u0000`` are not ruled out: ``json_extract`` cuts such a string at the NUL."""
-        return f"CASE WHEN instr(record, ?) > 0 THEN TRUE ELSE ({condition}) END", ["\\u0000", *params]
+        nul = f"instr(record, ?) > 0 OR COALESCE(instr({METADATA_BODY}, ?), 0) > 0"
+        return f"CASE WHEN {nul} THEN TRUE ELSE ({condition}) END", ["\\u0000", "\\u0000", *params]
 
     def store_error(self, e: Exception, what: str) -> StoreError:
         if isinstance(e, sqlite3.Error) and _is_locked(e):

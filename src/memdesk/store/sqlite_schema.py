@@ -7,7 +7,9 @@ from datetime import datetime
 from typing import Any
 
 from .database import Database
+from .codec import record_from_json
 from .migrations import Migration
+from .shared_metadata import migrate_rows, migration_ddl
 from .schema import CHANGE_LOGGED, HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, MESSAGE_STATUS, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
 
 
@@ -92,6 +94,15 @@ def _m0008_message_status(conn: sqlite3.Connection) -> None:
         conn.execute(statement)
 
 
+def _m0009_shared_metadata(conn: sqlite3.Connection) -> None:
+    """Long metadata stored once (:mod:`.shared_metadata`); rows written before it are split as new ones are."""
+    from .sqlite import SQLiteDialect
+
+    for statement in migration_ddl("TEXT"):
+        conn.execute(statement)
+    migrate_rows(conn, SQLiteDialect(), record_from_json)
+
+
 SQLITE_MIGRATIONS: tuple[Migration[sqlite3.Connection], ...] = (
     Migration("0001_initial_schema", _m0001_initial_schema),
     Migration("0002_documents_and_scope_indexes", _m0002_documents_and_scope_indexes),
@@ -100,6 +111,7 @@ SQLITE_MIGRATIONS: tuple[Migration[sqlite3.Connection], ...] = (
     Migration("0006_api_keys", _m0006_api_keys),
     Migration("0007_history_tombstones", _m0007_history_tombstones),
     Migration("0008_message_status", _m0008_message_status),
+    Migration("0009_shared_metadata", _m0009_shared_metadata),
 )
 """The SQLite schema, oldest first. Append new migrations; never edit or reorder applied ones."""
 
