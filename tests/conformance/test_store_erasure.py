@@ -33,14 +33,17 @@ def _secret(scope: Scope, n: int) -> str:
 def _fill(store: Store, scope: Scope, rng: np.random.Generator) -> list[str]:
     """Records (one updated twice, one deleted: its text goes, a tombstone stays), messages and history for
     ``scope``, every text a secret."""
-    recs = [SemanticRecord(scope=scope, fact=f"{_secret(scope, i)} is the code") for i in range(3)]
-    recs.append(EpisodicRecord(scope=scope, title=_secret(scope, 3), summary=f"met at {_secret(scope, 4)} ☕"))
     now = datetime.now(timezone.utc)
-    msgs = [
+    msgs = [  # m0's metadata is long: its records share one stored copy (memdesk.store.shared_metadata)
         RawMessage(id=f"m{i}", scope=scope, speaker="Al", role="user", content=f"my pin is {_secret(scope, 10 + i)}",
-                   timestamp=None, ingest_time=now, metadata={"note": _secret(scope, 20 + i)})
+                   timestamp=None, ingest_time=now, metadata={"note": _secret(scope, 20 + i), "scan": _secret(scope, 30 + i) * i * 80})
         for i in range(2)
     ]  # fmt: skip
+    said = msgs[1].metadata
+    recs = [SemanticRecord(scope=scope, fact=f"{_secret(scope, i)} is the code", provenance=["m1"], metadata={**said, "n": i})
+            for i in range(3)]  # fmt: skip
+    recs[1] = recs[1].model_copy(update={"metadata": {"own": _secret(scope, 32) * 80}})  # deleted: its copy goes with it
+    recs.append(EpisodicRecord(scope=scope, title=_secret(scope, 3), summary=f"met at {_secret(scope, 4)} ☕"))
     store.write(recs, unit(rng, len(recs)), messages=msgs)
     store.replace(recs[0].model_copy(update={"fact": f"{_secret(scope, 5)} now"}), unit(rng, 1)[0])
     store.replace(recs[0].model_copy(update={"fact": f"{_secret(scope, 6)} later"}), unit(rng, 1)[0])
@@ -49,7 +52,7 @@ def _fill(store: Store, scope: Scope, rng: np.random.Generator) -> list[str]:
 
 
 def _secrets(scope: Scope) -> list[str]:
-    return [_secret(scope, i) for i in (*range(7), 10, 11, 20, 21)]
+    return [_secret(scope, i) for i in (*range(7), 10, 11, 20, 21, 31, 32)]
 
 
 def test_forget_leaves_no_row_with_the_scopes_text_and_keeps_the_others(store: Store, rng) -> None:
@@ -57,7 +60,8 @@ def test_forget_leaves_no_row_with_the_scopes_text_and_keeps_the_others(store: S
     bob_ids = _fill(store, BOB, rng)
     native = native_for(store)
     before = native.rows_text(store)
-    deleted = {_secret(ALICE, 1), _secret(BOB, 1)}  # the deleted record's text went with its delete (a tombstone stays)
+    # the deleted record's text and its own long metadata went with its delete (a tombstone stays)
+    deleted = {_secret(ALICE, 1), _secret(BOB, 1), _secret(ALICE, 32), _secret(BOB, 32)}
     assert [s for s in _secrets(ALICE) + _secrets(BOB) if s not in before] == sorted(deleted)  # the check sees the rest
     assert len(store.search(unit(rng, 1)[0], ALICE, MemoryType.SEMANTIC, 5)) == 2  # warm the search cache
 
@@ -166,7 +170,7 @@ def test_vacuum_keeps_everything_and_the_store_stays_usable(store: Store, rng) -
     store.vacuum()
     after = native_for(store).rows_text(store)
     assert [s for s in _secrets(BOB) if s in after] == [] and all(store.get(i) is None for i in ids)
-    assert all(s in after for s in _secrets(ALICE) if s != _secret(ALICE, 1)) and _secret(BOB, 0) in before
+    assert all(s in after for s in _secrets(ALICE) if s not in (_secret(ALICE, 1), _secret(ALICE, 32))) and _secret(BOB, 0) in before
     assert store.count(ALICE) == 3 and store.get(kept[0]) is not None
     assert [e.event for e in store.history(kept[0])] == [HistoryEvent.ADD, HistoryEvent.UPDATE, HistoryEvent.UPDATE]
     assert len(store.search(unit(rng, 1)[0], ALICE, MemoryType.SEMANTIC, 5)) == 2

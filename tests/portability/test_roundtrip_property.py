@@ -31,7 +31,8 @@ USERS = ["ua", "ub", "uc"]
 WORDS = st.sampled_from(["river", "piano", "lamp", "garden", "ticket", "violet", "engine", "harbor", "cedar", "plum"])
 T0 = datetime(2025, 1, 5, 9, 0, tzinfo=timezone.utc)
 OP = st.one_of(
-    st.tuples(st.just("add"), st.sampled_from(USERS), st.sampled_from([None, "r1"]), st.lists(WORDS, min_size=1, max_size=4)),
+    st.tuples(st.just("add"), st.sampled_from(USERS), st.sampled_from([None, "r1"]), st.lists(WORDS, min_size=1, max_size=4),
+              st.booleans()),  # with metadata long enough to be stored once (memdesk.store.shared_metadata)
     st.tuples(st.just("update"), st.integers(0, 50), st.lists(WORDS, min_size=1, max_size=3)),
     st.tuples(st.just("delete"), st.integers(0, 50)),
     st.tuples(st.just("supersede"), st.integers(0, 50), st.integers(0, 50)),
@@ -60,7 +61,9 @@ def build(mem: Memory, ops: list) -> None:
         kind = op[0]
         if kind == "add":
             scope = Scope(user_id=op[1], run_id=op[2])
-            got = mem.add({"content": " ".join([marker(op[1]), *op[3]]), "speaker": op[1], "timestamp": when}, scope=scope)
+            metadata = {"attachment": marker(op[1]) * 200, "word": op[3][0]} if op[4] else {}
+            turn = {"content": " ".join([marker(op[1]), *op[3]]), "speaker": op[1], "timestamp": when, "metadata": metadata}
+            got = mem.add(turn, scope=scope)
             ids += [(r.id, scope) for r in got.records]
         elif kind in ("update", "delete", "supersede") and ids:
             rid, scope = ids[op[1] % len(ids)]

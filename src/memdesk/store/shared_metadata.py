@@ -5,7 +5,8 @@ their own keys, and every version of a record in ``history`` carried it again: o
 metadata extracted into N records, each updated v times, held N x (v + 1) copies. Now:
 
 - The part of a record's metadata it shares with the message it came from (its *base*: the keys whose values
-  are the message's, compared as JSON), when that part's JSON is at least :data:`SHARED_MIN_CHARS` long, is
+  are the message's, compared as JSON, when they are its first keys, so the order of the keys is kept), when
+  that part's JSON is at least :data:`SHARED_MIN_CHARS` long, is
   stored once in ``record_metadata`` (``metadata_id`` is the SHA-256 of the exact scope key and the JSON, so a
   row belongs to one scope and equal content is one row). A record without such a base (not from a logged
   message, or one whose message keys were changed) shares its whole metadata when that is long: identical
@@ -94,9 +95,10 @@ def split(record: MemoryRecord, payload: str, base: Mapping[str, Any] | None) ->
     if not meta or len(payload) < SHARED_MIN_CHARS:
         return Stored(payload)
     body = None
-    if base:  # the keys the record holds with its message's values
-        common = {k: v for k, v in base.items() if k in meta and _json(v) is not None and _json(v) == _json(meta[k])}
-        body = _metadata_json(record, common)[len(_PREFIX) : -1] if common else None
+    if base:  # the keys the record holds with its message's values, when they come first (the order is kept)
+        common = {k: v for k, v in meta.items() if k in base and _json(v) is not None and _json(v) == _json(base[k])}
+        prefix = list(common) == list(meta)[: len(common)]
+        body = _metadata_json(record, common)[len(_PREFIX) : -1] if common and prefix else None
         shared: Mapping[str, Any] = common
     if body is None or len(body) < SHARED_MIN_CHARS:
         shared, body = meta, _metadata_json(record, meta)[len(_PREFIX) : -1]
