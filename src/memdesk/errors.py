@@ -85,6 +85,12 @@ class TooManyRequestsError(UsageError):
         self.retry_after = retry_after
 
 
+class QuotaExceededError(UsageError):
+    """The tenant is at or past its storage quota (settings ``quota_records`` / ``quota_bytes``) and tried to add
+    (HTTP 413: retrying does not help; delete or forget what it no longer needs, or ask for a larger quota). Reads,
+    deletes and forget still work, and nothing stored is touched."""
+
+
 class RemoteAuthError(UsageError):
     """A memdesk server refused the API key (HTTP 401)."""
 

@@ -100,6 +100,7 @@ def memory_parts(
     """
     from .embed import make_embedder
     from .llm import make_chat_model
+    from .conversation.quota import StorageQuota
     from .store import open_store
 
     if chat_model is None:
@@ -127,6 +128,7 @@ def memory_parts(
             retriever=build_retriever(settings, store, embedder.model_id),
             max_message_chars=settings.max_message_chars,
             max_pending=settings.max_pending_messages,
+            quota=StorageQuota(max_records=settings.quota_records, max_bytes=settings.quota_bytes),
         )
     except BaseException:
         if owned:

@@ -186,6 +186,8 @@ class Settings(BaseSettings):
     rate_burst: int = Field(default=1000, ge=1, description="`memdesk serve`: requests one key may make at once before rate_per_s applies.")
     max_concurrent: int = Field(default=16, ge=0, description="`memdesk serve`: requests of one key processed at once (429 past it; 0: no limit).")
     max_pending_messages: int = Field(default=10_000, ge=1, description="Messages one tenant may have waiting after add(wait=False) (429 past it).")
+    quota_records: int | None = Field(default=None, ge=1, description="Records one tenant may store; an add at or past it gets QuotaExceededError (HTTP 413). Unset: no quota.")
+    quota_bytes: int | None = Field(default=None, ge=1, description="Bytes of text and metadata one tenant may store (records, their versions, messages); an add at or past it gets QuotaExceededError (HTTP 413). Unset: no quota.")
     max_header_bytes: int = Field(default=16_384, ge=1024, description="`memdesk serve`: largest request line plus headers (the HTTP parser refuses more).")
     body_timeout_s: float = Field(default=30.0, gt=0, description="`memdesk serve`: longest time to send a request body (408).")
     keep_alive_s: int = Field(default=5, ge=1, description="`memdesk serve`: idle keep-alive connections are closed after this.")

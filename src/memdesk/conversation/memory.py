@@ -36,6 +36,7 @@ from .admission import AdmissionPolicy
 from .curation import Curation
 from .base import Answerer, Processor, Utterance
 from .ingest import Reprocessed, Worker, context_message, defer, ingest, reprocess
+from .quota import StorageQuota
 from .worker import DEFAULT_MAX_PENDING
 from .inputs import DEFAULT_MAX_MESSAGE_CHARS, MessageInput, as_flag, as_scope, as_types, normalize_messages
 
@@ -63,6 +64,7 @@ class Memory(Curation, ClosesOnExit):
         context_turns: int = 4,
         max_message_chars: int = DEFAULT_MAX_MESSAGE_CHARS,
         max_pending: int = DEFAULT_MAX_PENDING,
+        quota: StorageQuota | None = None,
     ) -> None:
         if isinstance(max_message_chars, bool) or not isinstance(max_message_chars, int) or max_message_chars < 1:
             raise InvalidInputError(f"max_message_chars must be a positive integer, got {max_message_chars!r}")
@@ -76,6 +78,8 @@ class Memory(Curation, ClosesOnExit):
         self.admission = admission or AdmissionPolicy()
         self.supersession = supersession or Supersession()
         self.context_turns = context_turns
+        self.quota = quota or StorageQuota()  # per tenant, off by default (:mod:`memdesk.conversation.quota`)
+        self.quota.usable_with(store)
         self._script_warned: set[tuple[str, str]] = set()  # (scope key, script) already warned about
         self._worker = Worker(self._process_pending, max_pending=max_pending)  # add(wait=False)'s thread, fair between tenants
         self.store.set_embedding_info(EmbeddingInfo(model_id=embedder.model_id, dim=embedder.dim))
@@ -123,7 +127,8 @@ class Memory(Curation, ClosesOnExit):
         (their ids, no records) and lets the Memory's own thread process them (:meth:`wait_pending`
         waits for it; :meth:`close` finishes its queue): at least once, never twice. Invalid input raises before anything is written: text that is not valid UTF-8 (a lone
         surrogate) or holds NUL is an :class:`InvalidInputError`, a message longer than
-        ``max_message_chars`` a :class:`MessageTooLargeError`.
+        ``max_message_chars`` a :class:`MessageTooLargeError`; a tenant at or past its storage ``quota``
+        gets a :class:`~memdesk.errors.QuotaExceededError` and nothing is logged.
         """
         scope = as_scope(scope)
         as_flag("wait", wait)
@@ -137,6 +142,7 @@ class Memory(Curation, ClosesOnExit):
         ids = [m.id or new_id() for m in batch]
         if len(set(ids)) != len(ids):
             raise InvalidInputError("duplicate message ids in one add() call")
+        self.quota.check(self.store, scope)  # a tenant past its storage quota adds nothing (QuotaExceededError)
         logged = {i for i in ids if self.store.has_message(scope, i)}
         # a message logged pending (its processing failed) is processed now, not skipped
         pending = {m.id for m in self.store.pending_messages(scope) if m.scope == scope} if logged else set()

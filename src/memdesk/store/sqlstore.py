@@ -43,6 +43,7 @@ from .portable import OnConflict, PortableTables, Restored
 from .record_reads import RecordReader
 from .record_writes import RecordWriter
 from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordIndex, RecordSearch
+from .usage import StorageUsage, storage_usage
 
 
 def check_cache_rows(cache_max_rows: object) -> int | None:
@@ -160,6 +161,10 @@ class SQLStore(StoreConveniences):
 
     def has_scope(self, scope: Scope) -> bool:
         return self._reader.has_scope(scope)
+
+    def usage(self, scope: Scope) -> StorageUsage:
+        """What ``scope`` (wildcards allowed) stores: current records and bytes (see :mod:`.usage`)."""
+        return storage_usage(self.db, scope)
 
     def scope_page(
         self, within: Scope | None = None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None
