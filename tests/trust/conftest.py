@@ -13,6 +13,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("mcp")
 
 from memdesk.conversation.memory import Memory  # noqa: E402
+from memdesk.conversation.quota import StorageQuota  # noqa: E402
 from memdesk.server import ApiKeys, create_app  # noqa: E402
 from memdesk.tenants import ApiKeyInfo, Tenant, hash_key, new_key  # noqa: E402
 from memdesk.records import utcnow  # noqa: E402
@@ -70,6 +71,7 @@ class Served:
 @pytest.fixture(scope="module")
 def served(tmp_path_factory) -> Iterator[Served]:
     memory = sqlite_memory(tmp_path_factory.mktemp("trust") / "trust.db")
+    memory.quota = StorageQuota(max_records=10**9, max_bytes=10**12)  # every add reads its tenant's usage, never refused
     try:
         with LiveServer(create_app(memory, api_keys=ApiKeys([ADMIN_KEY], tenant_keys=memory.store))) as server:
             yield Served(memory, server)

@@ -75,6 +75,12 @@ class Face(Protocol):
     def close(self) -> None: ...
 
 
+def long_metadata(text: str) -> dict[str, Any]:
+    """Metadata long enough to be stored once beside the records (memdesk.store.shared_metadata), holding the
+    tenant's text (so its marker word)."""
+    return {"attachment": " ".join([text] * (1 + 1200 // len(text)))}
+
+
 def _item(record: Any) -> Item:
     return Item(record.id, record.scope.user_id, record.embed_text())
 
@@ -101,7 +107,8 @@ class MemoryFace(InProcessBanks, InProcessLater, InProcessExport):
         return Scope(user_id=name or self.user, run_id=run_id)
 
     def add(self, text, run_id, name):
-        return [r.id for r in self.memory.add(text, scope=self._scope(name, run_id)).records]
+        message = {"content": text, "metadata": long_metadata(text)}
+        return [r.id for r in self.memory.add(message, scope=self._scope(name, run_id)).records]
 
     def search(self, query, name):
         return _found(h.record for h in self.memory.search(query, scope=self._scope(name)))
@@ -170,7 +177,8 @@ class HttpFace(HttpBanks, HttpLater, HttpExport):
         return r.json()
 
     def add(self, text, run_id, name):
-        return [r["id"] for r in self._call("POST", "/v1/memories", body={"messages": [text]}, name=name, run_id=run_id)["records"]]
+        message = {"content": text, "metadata": long_metadata(text)}
+        return [r["id"] for r in self._call("POST", "/v1/memories", body={"messages": [message]}, name=name, run_id=run_id)["records"]]
 
     def search(self, query, name):
         hits = self._call("POST", "/v1/memories/search", body={"query": query}, name=name)

@@ -366,8 +366,11 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
     @invariant()
     def the_store_holds_exactly_what_each_tenant_owns(self):
         for user in self.users:
-            stored = {r.id: r.embed_text() for r in self.served.memory.get_all(scope=Scope(user_id=user))}
-            assert stored == self.alive[user]
+            records = self.served.memory.get_all(scope=Scope(user_id=user))
+            assert {r.id: r.embed_text() for r in records} == self.alive[user]
+            # long metadata (stored once, memdesk.store.shared_metadata) comes back to its own tenant only
+            assert all(marker(u) not in str(r.metadata) for r in records for u in self.users if u != user)
+            assert self.served.memory.store.usage(Scope(user_id=user)).records == len(records)  # quotas count its own
 
     @invariant()
     def the_store_holds_exactly_each_tenants_banks(self):
