@@ -32,6 +32,7 @@ import statistics
 import sys
 import tempfile
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
@@ -42,7 +43,7 @@ sys.path.insert(0, str(REPO))  # for tests.pg_server (the throwaway server the t
 
 from benchinfo import write_result  # noqa: E402 - after the sys.path line
 from memdesk.filters import RecordFilter  # noqa: E402
-from memdesk.records import MemoryType, Scope, SemanticRecord  # noqa: E402
+from memdesk.records import MemoryType, RawMessage, Scope, SemanticRecord  # noqa: E402
 from memdesk.store import EmbeddingInfo, SQLiteStore  # noqa: E402
 from memdesk.store.base import Page  # noqa: E402
 from memdesk.store.filtered import page_where, scan_where, search_where, top_k_passing  # noqa: E402
@@ -91,18 +92,26 @@ def median_ms(fn: Callable[[], Any], repeats: int) -> tuple[float, Any]:
     return round(1000 * statistics.median(times), 2), got
 
 
-def measure(store: Any, n: int, repeats: int, rng: np.random.Generator) -> dict[str, Any]:
+def measure(store: Any, n: int, repeats: int, rng: np.random.Generator, pad: int = 0) -> dict[str, Any]:
     vectors = rng.standard_normal((n, DIM)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     store.set_embedding_info(EmbeddingInfo(model_id="bench", dim=DIM))
     for start in range(0, n, 2000):
         recs = []
+        message = None
+        if pad:  # one message per 2,000 records, its long note first in each record's metadata (stored once since 0009)
+            note = "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz0123456789 "), pad))
+            message = RawMessage(id=f"m{start}", scope=SCOPE, speaker="bench", role="user", content="notes",
+                                 timestamp=None, ingest_time=datetime.now(timezone.utc), metadata={"note": note})  # fmt: skip
         for i in range(start, min(n, start + 2000)):
             rare = i % 100 == 37
             at = f"2025-{6 if rare else 1 + i % 5:02d}-{1 + i % 28:02d}T{i % 24:02d}:00:00+00:00"
             meta = {"team": "rare" if rare else "common", "i": i, "tag": f"t{i}-{'rare' if rare else 'usual'}", "at": at}
-            recs.append(SemanticRecord(scope=SCOPE, fact=f"fact {i}", metadata=meta))
-        store.write(recs, vectors[start : start + len(recs)])
+            if message is not None:
+                meta = {**message.metadata, **meta}
+            provenance = [message.id] if message is not None else []
+            recs.append(SemanticRecord(scope=SCOPE, fact=f"fact {i}", metadata=meta, provenance=provenance))
+        store.write(recs, vectors[start : start + len(recs)], messages=[message] if message is not None else [])
     out: dict[str, Any] = {}
     q = vectors[5]
     same = True
@@ -148,22 +157,23 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=20000)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--out", default="bench/results/filter_pushdown.json")
+    ap.add_argument("--pad", type=int, default=0, help="a long note (characters) of one message per 2,000 records in their metadata")
     args = ap.parse_args()
     result: dict[str, Any] = {
         "machine": f"shared, loaded 2-core VM (other engineers' jobs running), {platform.python_version()}, run with nice -n 10",
         "command": " ".join(["nice -n 10 env OPENBLAS_NUM_THREADS=1 python bench/bench_filter_pushdown.py", *sys.argv[1:]]),
         "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS"), "repeats": args.repeats,
-        "n": args.n, "filters": {k: f.model_dump(exclude_defaults=True) for k, f in FILTERS.items()}, "dim": DIM,
+        "n": args.n, "pad": args.pad, "filters": {k: f.model_dump(exclude_defaults=True) for k, f in FILTERS.items()}, "dim": DIM,
     }  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         with SQLiteStore(Path(tmp) / "bench.db") as s:
-            result["sqlite"] = measure(s, args.n, args.repeats, np.random.default_rng(1))
+            result["sqlite"] = measure(s, args.n, args.repeats, np.random.default_rng(1), args.pad)
     from tests.pg_server import start_server
 
     server = start_server()
     try:
         with PostgresStore(server.fresh_database()) as s:
-            result["postgres"] = measure(s, args.n, args.repeats, np.random.default_rng(1))
+            result["postgres"] = measure(s, args.n, args.repeats, np.random.default_rng(1), args.pad)
     finally:
         server.stop()
     result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
