@@ -14,7 +14,7 @@ from .test_roundtrip_property import build, memory, searches, snapshot
 
 OPS = [
     ("add", "ua", None, ["river", "piano"]), ("add", "ua", "r1", ["lamp"]), ("add", "ub", None, ["garden"]),
-    ("update", 0, ["cedar", "plum"]), ("supersede", 0, 1), ("add", "ua", None, ["harbor"]), ("delete", 3),
+    ("update", 0, ["cedar", "plum"]), ("supersede", 0, 1), ("add", "ua", None, ["harbor"], True), ("delete", 3),
     ("pending", "ua", ["violet"]), ("bank", "ua", "b1", ["engine"]),
 ]  # fmt: skip
 

@@ -61,7 +61,7 @@ def build(mem: Memory, ops: list) -> None:
         kind = op[0]
         if kind == "add":
             scope = Scope(user_id=op[1], run_id=op[2])
-            metadata = {"attachment": marker(op[1]) * 200, "word": op[3][0]} if op[4] else {}
+            metadata = {"attachment": marker(op[1]) * 200, "word": op[3][0]} if op[4:] and op[4] else {}
             turn = {"content": " ".join([marker(op[1]), *op[3]]), "speaker": op[1], "timestamp": when, "metadata": metadata}
             got = mem.add(turn, scope=scope)
             ids += [(r.id, scope) for r in got.records]
