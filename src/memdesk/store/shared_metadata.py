@@ -44,9 +44,9 @@ METADATA_BODY = "(CASE WHEN metadata_ref IS NULL THEN NULL ELSE (SELECT body FRO
 
 _PREFIX = '{"metadata":'
 FULL_RECORD = (
-    "COALESCE((SELECT '{\"metadata\":' || substr(body, 1, length(body) - 1) || "
+    "(CASE WHEN metadata_ref IS NULL THEN record ELSE COALESCE((SELECT '{\"metadata\":' || substr(body, 1, length(body) - 1) || "
     "CASE WHEN substr(record, 14, 1) = '}' THEN '' ELSE ',' END || substr(record, 14) "
-    "FROM record_metadata WHERE metadata_id = metadata_ref), record)"
+    "FROM record_metadata WHERE metadata_id = metadata_ref), record) END)"
 )
 """SQL of a record or history row's whole JSON: its own JSON with the shared keys put back in front of its own
 metadata keys (the same text in SQLite and PostgreSQL)."""
@@ -117,13 +117,6 @@ def own_json(record: MemoryRecord, ref: str | None) -> str:
     if ref is None:
         return record.model_dump_json()
     return _metadata_json(record, record.metadata)[:-1] + "," + record.model_dump_json(exclude={"metadata"})[1:]
-
-
-def join(stored: str, body: str | None) -> str:
-    """The whole JSON of a stored record (what :data:`FULL_RECORD` computes in SQL)."""
-    if body is None:
-        return stored
-    return _PREFIX + body[:-1] + ("" if stored[13] == "}" else ",") + stored[13:]
 
 
 class SharedMetadata:
@@ -229,6 +222,6 @@ def _rewrite(conn: Any, dialect: Any, shared: SharedMetadata, table: str, key: s
 
 
 __all__ = [
-    "FULL_RECORD", "METADATA_BODY", "SHARED_MIN_CHARS", "SharedMetadata", "Stored", "join", "migrate_rows",
+    "FULL_RECORD", "METADATA_BODY", "SHARED_MIN_CHARS", "SharedMetadata", "Stored", "migrate_rows",
     "migration_ddl", "own_json", "split",
 ]  # fmt: skip
