@@ -107,3 +107,12 @@ def test_equal_metadata_without_a_message_is_one_copy_per_scope(store: Store, rn
     assert _copies(store) == 2  # one per scope: a forget of one leaves the other's
     assert store.forget(other).records == 3 and _copies(store) == 1
     assert [r.metadata for r in store.scan(SCOPE)] == [{"scan": BLOB}] * 3
+
+
+def test_metadata_holding_nul_stays_in_each_record_and_filters_still_read_it(store: Store, rng) -> None:
+    """SQL filters leave rows whose JSON holds ``\\u0000`` to the Python check (json_guard): such metadata is not shared."""
+    recs = [SemanticRecord(scope=SCOPE, fact=f"nul {i}", metadata={"scan": BLOB + "\x00", "i": i}) for i in range(2)]
+    store.write(recs, unit(rng, 2))
+    assert _copies(store) == 4  # in each record and its version, as before 0009
+    assert [r.fact for r in store.page(SCOPE, where=RecordFilter(metadata={"i": 1})).items] == ["nul 1"]
+    assert sorted(store.scan(SCOPE), key=lambda r: r.fact) == recs

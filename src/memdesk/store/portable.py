@@ -41,7 +41,7 @@ from .message_log import MessageTable
 from .record_writes import RecordWriter, prepare_records
 from .schema import TABLES, TOMBSTONE, insert_history, insert_scope
 from .search_cache import RecordIndex
-from .shared_metadata import FULL_RECORD
+from .shared_metadata import whole
 
 def _history_keys(conn: Any, scope: Scope | None) -> list[str] | None:
     """The scope keys of history rows under ``scope`` (history keeps only the key: matched here); None: all."""
@@ -83,13 +83,13 @@ class PortableTables:
             chunks = [("1 = 1", [])] if keys is None else d.id_chunks("scope_key", keys)
             for cond, params in chunks:
                 sql = (
-                    f"SELECT hid, record_id, version, event, memory_type, scope_key, {FULL_RECORD}, changed_at FROM history "
+                    "SELECT hid, record_id, version, event, memory_type, scope_key, record, changed_at, metadata_ref FROM history "
                     f"WHERE {cond} AND hid > {p} ORDER BY hid LIMIT {p}"
                 )
                 rows += conn.execute(sql, [*params, after, limit + 1]).fetchall()
-        rows = sorted(rows, key=lambda r: int(r[0]))[: limit + 1]
-        more = len(rows) > limit
-        rows = rows[:limit]
+            rows = sorted(rows, key=lambda r: int(r[0]))[: limit + 1]
+            more = len(rows) > limit
+            rows = self._whole(conn, rows[:limit])
         items = self._entries(rows)
         return Page(items=items, next_cursor=f"h{rows[-1][0]}" if more else None)
 
@@ -100,14 +100,20 @@ class PortableTables:
         with self.db.read("history_of") as conn:
             for cond, params in d.id_chunks("record_id", list(dict.fromkeys(wanted))):
                 sql = (
-                    f"SELECT hid, record_id, version, event, memory_type, scope_key, {FULL_RECORD}, changed_at FROM history "
+                    "SELECT hid, record_id, version, event, memory_type, scope_key, record, changed_at, metadata_ref FROM history "
                     f"WHERE {cond}"
                 )
                 rows += conn.execute(sql, params).fetchall()
+            rows = self._whole(conn, rows)
         out: dict[str, list[HistoryEntry]] = {}
         for e in self._entries(sorted(rows, key=lambda r: int(r[0]))):
             out.setdefault(e.record_id, []).append(e)
         return out
+
+    def _whole(self, conn: Any, rows: Sequence[Any]) -> list[Any]:
+        """History rows with each one's whole record JSON (its shared metadata joined back), without the ref."""
+        payloads = whole(conn, self.db.dialect, [(r[6], r[8]) for r in rows])
+        return [(*r[:6], payload, r[7]) for r, payload in zip(rows, payloads)]
 
     def _entries(self, rows: Sequence[Any]) -> list[HistoryEntry]:
         d = self.db.dialect

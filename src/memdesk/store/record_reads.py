@@ -26,7 +26,7 @@ from .codec import (
 from .database import Database
 from .record_writes import find_record
 from .schema import TABLES, scope_where
-from .shared_metadata import FULL_RECORD
+from .shared_metadata import whole
 from .sql_filter import filter_sql
 
 
@@ -111,15 +111,19 @@ class RecordReader:
             cond, params = f"{cond} AND ({narrowed.sql})", [*params, *narrowed.params]
         found: list[tuple[MemoryType, str, int]] = []
         with self.db.read("page") as conn:
+            refs: list[str | None] = []
             for mt in wanted[start:]:
-                sql = f"SELECT {FULL_RECORD}, seq FROM {TABLES[mt]} WHERE {cond} AND seq > {p} ORDER BY seq LIMIT {p}"
+                sql = f"SELECT record, metadata_ref, seq FROM {TABLES[mt]} WHERE {cond} AND seq > {p} ORDER BY seq LIMIT {p}"
                 rows = conn.execute(sql, [*params, after, limit + 1 - len(found)]).fetchall()
-                found += [(mt, payload, int(seq)) for payload, seq in rows]
+                found += [(mt, payload, int(seq)) for payload, _, seq in rows]
+                refs += [ref for _, ref, _ in rows]
                 after = 0
                 if len(found) > limit:
                     break
-        more = len(found) > limit
-        found = found[:limit]
+            more = len(found) > limit
+            found, refs = found[:limit], refs[:limit]
+            payloads = whole(conn, self.db.dialect, [(payload, ref) for (_, payload, _), ref in zip(found, refs)])
+        found = [(mt, payload, seq) for (mt, _, seq), payload in zip(found, payloads)]
         next_cursor = f"{found[-1][0].value}:{found[-1][2]}" if more else None
         items = [record_from_json(mt, payload) for mt, payload, _ in found]
         if where is not None:
@@ -170,10 +174,12 @@ class RecordReader:
         check_record_id(record_id)
         with self.db.read("history") as conn:
             rows = conn.execute(
-                f"SELECT version, event, memory_type, scope_key, {FULL_RECORD}, changed_at FROM history "
+                "SELECT version, event, memory_type, scope_key, record, changed_at, metadata_ref FROM history "
                 f"WHERE record_id = {self.db.dialect.param} ORDER BY hid",
                 (record_id,),
             ).fetchall()
+            payloads = whole(conn, self.db.dialect, [(r[4], r[6]) for r in rows])
+        rows = [(*r[:4], payload, r[5]) for r, payload in zip(rows, payloads)]
         return [
             HistoryEntry(
                 record_id=record_id,

@@ -32,6 +32,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from pydantic_core import PydanticSerializationError, to_json
 
+from ..errors import StoreError
 from ..records import MemoryRecord
 from .codec import scope_key
 from .schema import TABLES
@@ -102,7 +103,7 @@ def split(record: MemoryRecord, payload: str, base: Mapping[str, Any] | None) ->
         shared: Mapping[str, Any] = common
     if body is None or len(body) < SHARED_MIN_CHARS:
         shared, body = meta, _metadata_json(record, meta)[len(_PREFIX) : -1]
-    if len(body) < SHARED_MIN_CHARS:
+    if len(body) < SHARED_MIN_CHARS or "\\u0000" in body:  # NUL: filters read such metadata in Python (json_guard)
         return Stored(payload)
     own = {k: v for k, v in meta.items() if k not in shared}
     stored = own_json(record.model_copy(update={"metadata": own}), "shared")
@@ -117,6 +118,26 @@ def own_json(record: MemoryRecord, ref: str | None) -> str:
     if ref is None:
         return record.model_dump_json()
     return _metadata_json(record, record.metadata)[:-1] + "," + record.model_dump_json(exclude={"metadata"})[1:]
+
+
+def join(stored: str, body: str | None) -> str:
+    """The whole JSON of a stored record given its shared metadata (what :data:`FULL_RECORD` computes in SQL)."""
+    if body is None:
+        return stored
+    return _PREFIX + body[:-1] + ("" if stored[13] == "}" else ",") + stored[13:]
+
+
+def whole(conn: Any, dialect: Any, rows: Sequence[tuple[str, str | None]]) -> list[str]:
+    """The whole JSON of each (stored JSON, metadata ref) row: each shared row read once (for reads of many rows,
+    where :data:`FULL_RECORD` would join every row in SQL)."""
+    refs = sorted({ref for _, ref in rows if ref})
+    bodies: dict[str, str] = {}
+    for cond, params in dialect.id_chunks("metadata_id", refs):
+        bodies.update(conn.execute(f"SELECT metadata_id, body FROM record_metadata WHERE {cond}", params).fetchall())
+    missing = [ref for ref in refs if ref not in bodies]
+    if missing:
+        raise StoreError(f"shared metadata {missing[0]!r} is missing: the memdesk schema was altered by hand")
+    return [join(stored, bodies[ref] if ref else None) for stored, ref in rows]
 
 
 class SharedMetadata:
@@ -222,6 +243,6 @@ def _rewrite(conn: Any, dialect: Any, shared: SharedMetadata, table: str, key: s
 
 
 __all__ = [
-    "FULL_RECORD", "METADATA_BODY", "SHARED_MIN_CHARS", "SharedMetadata", "Stored", "migrate_rows",
-    "migration_ddl", "own_json", "split",
+    "FULL_RECORD", "METADATA_BODY", "SHARED_MIN_CHARS", "SharedMetadata", "Stored", "join", "migrate_rows",
+    "migration_ddl", "own_json", "split", "whole",
 ]  # fmt: skip
