@@ -150,8 +150,8 @@ class PostgresDialect:
         """Rows whose JSON holds ``\\u0000`` (which ``jsonb`` refuses) are not ruled out: the Python check decides.
         Others are parsed once as ``j`` (``OFFSET 0`` keeps the planner from inlining one parse per use)."""
         j = f"(SELECT {condition} FROM (SELECT record::jsonb AS j, ({METADATA_BODY})::jsonb AS m OFFSET 0) AS parsed)"
-        nul = f"strpos(record, %s) > 0 OR COALESCE(strpos({METADATA_BODY}, %s), 0) > 0"
-        return f"CASE WHEN {nul} THEN TRUE ELSE {j} END", ["\\u0000", "\\u0000", *params]
+        # (shared metadata never holds \u0000: :mod:`.shared_metadata` keeps such metadata in the record)
+        return f"CASE WHEN strpos(record, %s) > 0 THEN TRUE ELSE {j} END", ["\\u0000", *params]
 
     def store_error(self, e: Exception, what: str) -> Exception:
         return _store_error(e, what)

@@ -40,8 +40,10 @@ from .schema import TABLES
 SHARED_MIN_CHARS = 1024
 """Metadata JSON shorter than this stays inside the record's JSON (no lookup for the usual small metadata)."""
 
-METADATA_BODY = "(CASE WHEN metadata_ref IS NULL THEN NULL ELSE (SELECT body FROM record_metadata WHERE metadata_id = metadata_ref) END)"
+SHARED_BODY = "(SELECT body FROM record_metadata WHERE metadata_id = metadata_ref)"
 """SQL of the shared metadata JSON of a record or history row (NULL when it has none)."""
+METADATA_BODY = f"(CASE WHEN metadata_ref IS NULL THEN NULL ELSE {SHARED_BODY} END)"
+"""The same, without a lookup for a row that has none."""
 
 _PREFIX = '{"metadata":'
 FULL_RECORD = (
@@ -243,6 +245,6 @@ def _rewrite(conn: Any, dialect: Any, shared: SharedMetadata, table: str, key: s
 
 
 __all__ = [
-    "FULL_RECORD", "METADATA_BODY", "SHARED_MIN_CHARS", "SharedMetadata", "Stored", "join", "migrate_rows",
+    "FULL_RECORD", "METADATA_BODY", "SHARED_BODY", "SHARED_MIN_CHARS", "SharedMetadata", "Stored", "join", "migrate_rows",
     "migration_ddl", "own_json", "split", "whole",
 ]  # fmt: skip

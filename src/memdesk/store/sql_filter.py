@@ -39,7 +39,7 @@ from typing import Any, Mapping, NamedTuple
 
 from ..filters import RecordFilter
 from .codec import iso_utc
-from .shared_metadata import METADATA_BODY
+from .shared_metadata import SHARED_BODY
 
 __all__ = ["FilterSql", "JsonRef", "TextFunctions", "filter_sql", "narrowing_sql"]
 
@@ -136,7 +136,8 @@ def filter_sql(where: RecordFilter, dialect: Any) -> FilterSql | None:
     sql, params = dialect.json_guard(said.sql, said.params)
     if said.hints:  # first: a substring search of the row's text is far cheaper than reading its JSON
         find = dialect.text_functions.find
-        found = [f"({find.format('record', p)} > 0 OR COALESCE({find.format(METADATA_BODY, p)}, 0) > 0)" for _ in said.hints]
+        shared = f"metadata_ref IS NOT NULL AND {find.format(SHARED_BODY, p)} > 0"  # its shared metadata's text
+        found = [f"({find.format('record', p)} > 0 OR ({shared}))" for _ in said.hints]
         sql, params = f"{' AND '.join(found)} AND ({sql})", [*(h for h in said.hints for _ in (0, 1)), *params]
     return FilterSql(sql, params, said.exact)
 

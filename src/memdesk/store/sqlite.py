@@ -88,8 +88,8 @@ class SQLiteDialect:
 
     def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
         """Rows whose JSON holds ``\\u0000`` are not ruled out: ``json_extract`` cuts such a string at the NUL."""
-        nul = f"instr(record, ?) > 0 OR COALESCE(instr({METADATA_BODY}, ?), 0) > 0"
-        return f"CASE WHEN {nul} THEN TRUE ELSE ({condition}) END", ["\\u0000", "\\u0000", *params]
+        # (shared metadata never holds \u0000: :mod:`.shared_metadata` keeps such metadata in the record)
+        return f"CASE WHEN instr(record, ?) > 0 THEN TRUE ELSE ({condition}) END", ["\\u0000", *params]
 
     def store_error(self, e: Exception, what: str) -> StoreError:
         if isinstance(e, sqlite3.Error) and _is_locked(e):
