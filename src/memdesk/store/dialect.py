@@ -109,11 +109,12 @@ class Dialect(Protocol):
         """SQL of a top-level field of a row's ``record`` JSON as text (``field`` is memdesk's own name)."""
         ...
 
-    def json_metadata(self, key: str) -> "JsonRef | None":
+    def json_metadata(self, key: str, *, shared: bool = False) -> "JsonRef | None":
         """Expressions of ``record.metadata[key]``, the key bound as a parameter; None where the backend
-        cannot address that key safely (the condition is then checked in Python only)."""
+        cannot address that key safely (the condition is then checked in Python only). With ``shared``, for a
+        row with shared metadata: the record's own key, else the shared one (:mod:`.shared_metadata`)."""
         ...
 
-    def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
+    def json_guard(self, condition: str, params: list[Any], *, shared: bool = False) -> tuple[str, list[Any]]:
         """``condition`` made safe on every row (rows whose JSON the backend's JSON type refuses pass)."""
         ...

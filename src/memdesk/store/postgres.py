@@ -51,7 +51,7 @@ from .schema import CHUNK
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
 from .pg_collections import PgCollectionSearch
 from .pg_search import HNSW_MIN_ROWS, ITERATIVE_PGVECTOR, MIN_PGVECTOR, PgRecordSearch
-from .shared_metadata import METADATA_BODY
+from .shared_metadata import SHARED_BODY
 from .sql_filter import JsonRef, TextFunctions
 from .sqlstore import SQLStore
 
@@ -141,15 +141,20 @@ class PostgresDialect:
     def json_field(self, field: str) -> str:
         return f"(j ->> '{field}')"  # j: the row's record as jsonb, parsed once (json_guard)
 
-    def json_metadata(self, key: str) -> JsonRef:
+    def json_metadata(self, key: str, *, shared: bool = False) -> JsonRef:
+        if not shared:
+            value = "(j -> 'metadata' -> %s::text)"
+            return JsonRef(f"jsonb_typeof{value}", "(j -> 'metadata' ->> %s::text)", f"({value})::numeric",
+                           (key,), "%s", self.json_kinds, self.text_functions)  # fmt: skip
         value = "COALESCE(j -> 'metadata' -> %s::text, m -> %s::text)"  # own keys, else shared (:mod:`.shared_metadata`)
         return JsonRef(f"jsonb_typeof({value})", "COALESCE(j -> 'metadata' ->> %s::text, m ->> %s::text)", f"({value})::numeric",
                        (key, key), "%s", self.json_kinds, self.text_functions)  # fmt: skip
 
-    def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
+    def json_guard(self, condition: str, params: list[Any], *, shared: bool = False) -> tuple[str, list[Any]]:
         """Rows whose JSON holds ``\\u0000`` (which ``jsonb`` refuses) are not ruled out: the Python check decides.
         Others are parsed once as ``j`` (``OFFSET 0`` keeps the planner from inlining one parse per use)."""
-        j = f"(SELECT {condition} FROM (SELECT record::jsonb AS j, ({METADATA_BODY})::jsonb AS m OFFSET 0) AS parsed)"
+        m = f", ({SHARED_BODY})::jsonb AS m" if shared else ""  # the row's shared metadata (:mod:`.shared_metadata`)
+        j = f"(SELECT {condition} FROM (SELECT record::jsonb AS j{m} OFFSET 0) AS parsed)"
         # (shared metadata never holds \u0000: :mod:`.shared_metadata` keeps such metadata in the record)
         return f"CASE WHEN strpos(record, %s) > 0 THEN TRUE ELSE {j} END", ["\\u0000", *params]
 

@@ -19,7 +19,7 @@ metadata extracted into N records, each updated v times, held N x (v + 1) copies
   written as a new row when its content differs (earlier versions keep theirs); an update that leaves the
   shared keys alone references the same row.
 - Metadata filters read a key from the record's own keys first, else from the shared row
-  (:meth:`~memdesk.store.dialect.Dialect.json_metadata`): the two never hold the same key.
+  (:meth:`~memdesk.store.dialect.Dialect.json_metadata` with ``shared``, for the rows that have shared metadata): the two never hold the same key.
 - A shared row lives while a record or a history version references it: :func:`release` deletes rows no
   longer referenced after a delete; a forget deletes every row of the forgotten scopes.
 """
@@ -42,8 +42,6 @@ SHARED_MIN_CHARS = 1024
 
 SHARED_BODY = "(SELECT body FROM record_metadata WHERE metadata_id = metadata_ref)"
 """SQL of the shared metadata JSON of a record or history row (NULL when it has none)."""
-METADATA_BODY = f"(CASE WHEN metadata_ref IS NULL THEN NULL ELSE {SHARED_BODY} END)"
-"""The same, without a lookup for a row that has none."""
 
 _PREFIX = '{"metadata":'
 FULL_RECORD = (
@@ -245,6 +243,6 @@ def _rewrite(conn: Any, dialect: Any, shared: SharedMetadata, table: str, key: s
 
 
 __all__ = [
-    "FULL_RECORD", "METADATA_BODY", "SHARED_BODY", "SHARED_MIN_CHARS", "SharedMetadata", "Stored", "join", "migrate_rows",
+    "FULL_RECORD", "SHARED_BODY", "SHARED_MIN_CHARS", "SharedMetadata", "Stored", "join", "migrate_rows",
     "migration_ddl", "own_json", "split", "whole",
 ]  # fmt: skip

@@ -128,12 +128,15 @@ def filter_sql(where: RecordFilter, dialect: Any) -> FilterSql | None:
         parts.append(_event_time(">=", where.since, dialect))
     if where.until is not None:
         parts.append(_event_time("<", where.until, dialect))
-    if where.metadata:
-        parts.append(_conditions(where.metadata, dialect))
-    said = _and(parts)
+    said = _and([*parts, _conditions(where.metadata, dialect, False)] if where.metadata else parts)
     if said is None:
         return None
     sql, params = dialect.json_guard(said.sql, said.params)
+    if where.metadata:  # a row with shared metadata (memdesk.store.shared_metadata) reads a key there too
+        joined = _and([*parts, _conditions(where.metadata, dialect, True)])
+        if joined is not None:
+            other, more = dialect.json_guard(joined.sql, joined.params, shared=True)
+            sql, params = f"CASE WHEN metadata_ref IS NULL THEN ({sql}) ELSE ({other}) END", [*params, *more]
     if said.hints:  # first: a substring search of the row's text is far cheaper than reading its JSON
         find = dialect.text_functions.find
         shared = f"metadata_ref IS NOT NULL AND {find.format(SHARED_BODY, p)} > 0"  # its shared metadata's text
@@ -171,17 +174,18 @@ def _not(part: _Sql | None) -> _Sql | None:
     return None if part is None or not part.exact else _Sql(f"NOT ({part.sql})", part.params, True)
 
 
-def _conditions(conditions: Mapping[str, Any], dialect: Any) -> _Sql | None:
+def _conditions(conditions: Mapping[str, Any], dialect: Any, shared: bool) -> _Sql | None:
+    """The metadata conditions, reading the record's own keys (and, with ``shared``, its shared ones)."""
     parts: list[_Sql | None] = []
     for key, cond in conditions.items():
         if key == "AND":
-            parts.append(_and([_conditions(c, dialect) for c in cond]))
+            parts.append(_and([_conditions(c, dialect, shared) for c in cond]))
         elif key == "OR":
-            parts.append(_or([_conditions(c, dialect) for c in cond]))
+            parts.append(_or([_conditions(c, dialect, shared) for c in cond]))
         elif key == "NOT":
-            parts.append(_not(_or([_conditions(c, dialect) for c in cond])))
+            parts.append(_not(_or([_conditions(c, dialect, shared) for c in cond])))
         else:
-            ref = dialect.json_metadata(key)
+            ref = dialect.json_metadata(key, shared=shared)
             parts.append(None if ref is None else _condition(ref, cond))
     return _and(parts)
 

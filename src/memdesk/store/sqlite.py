@@ -43,7 +43,7 @@ from .ann import DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH
 from .ann_scopes import DEFAULT_ANN_MIN_ROWS, LargeScopes, check_ann_options
 from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordSearch
 from .sqlite_schema import SQLITE_MIGRATIONS, SQLiteMigrationTarget
-from .shared_metadata import METADATA_BODY
+from .shared_metadata import SHARED_BODY
 from .sql_filter import JsonRef, TextFunctions
 from .sqlstore import SQLStore, check_cache_rows
 
@@ -77,16 +77,20 @@ class SQLiteDialect:
     def json_field(self, field: str) -> str:
         return f"json_extract(record, '$.{field}')"
 
-    def json_metadata(self, key: str) -> JsonRef | None:
+    def json_metadata(self, key: str, *, shared: bool = False) -> JsonRef | None:
         """The JSON path is a parameter, built only from keys of :data:`SAFE_JSON_KEY`'s alphabet (no quotes)."""
         if not SAFE_JSON_KEY.fullmatch(key):
             return None
-        m = METADATA_BODY  # the record's own keys, else its shared ones (:mod:`.shared_metadata`)
+        own = f'$.metadata."{key}"'
+        if not shared:
+            return JsonRef("json_type(record, ?)", "json_extract(record, ?)", "json_extract(record, ?)", (own,), "?",
+                           self.json_kinds, self.text_functions)  # fmt: skip
+        m = SHARED_BODY  # the record's own keys, else its shared ones (:mod:`.shared_metadata`)
         return JsonRef(f"COALESCE(json_type(record, ?), json_type({m}, ?))", f"COALESCE(json_extract(record, ?), json_extract({m}, ?))",
-                       f"COALESCE(json_extract(record, ?), json_extract({m}, ?))", (f'$.metadata."{key}"', f'$."{key}"'), "?",
+                       f"COALESCE(json_extract(record, ?), json_extract({m}, ?))", (own, f'$."{key}"'), "?",
                        self.json_kinds, self.text_functions)  # fmt: skip
 
-    def json_guard(self, condition: str, params: list[Any]) -> tuple[str, list[Any]]:
+    def json_guard(self, condition: str, params: list[Any], *, shared: bool = False) -> tuple[str, list[Any]]:
         """Rows whose JSON holds ``\\u0000`` are not ruled out: ``json_extract`` cuts such a string at the NUL."""
         # (shared metadata never holds \u0000: :mod:`.shared_metadata` keeps such metadata in the record)
         return f"CASE WHEN instr(record, ?) > 0 THEN TRUE ELSE ({condition}) END", ["\\u0000", *params]
