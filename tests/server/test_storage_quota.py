@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from memdesk.errors import QuotaExceededError
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.server import ApiKeys, create_app
 from memdesk.settings import Settings
 
