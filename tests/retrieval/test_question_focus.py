@@ -23,6 +23,9 @@ S = Scope(user_id="u")
         ("How old is Priya's nephew?", "count"),
         ("What is Priya's parrot called?", "name"),
         ("Which bakery sells the rye loaf?", "name"),
+        ("What car does Priya drive now?", "name"),  # "what <noun> <verb>": a named thing
+        ("What kind of tea does Priya drink?", None),
+        ("What will Priya cook?", None),  # "what" then a verb: no noun
         ("What does Priya do on Fridays?", None),  # an activity: no value kind to look for
         ("Why did Priya quit the choir?", None),
         ("How does Priya get to the office?", None),

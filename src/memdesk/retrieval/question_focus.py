@@ -60,6 +60,10 @@ _AUX = frozenset(
     """is are was were do does did has have had will would can could should may might am be been 's""".split()
 )
 _PLACE_PREPOSITIONS = frozenset("in at on near from to into outside around by".split())
+_WHAT_NOUN = re.compile(
+    r"^\W*what (?!kind\b|sort\b|type\b)[a-z]+ (?:is|are|was|were|does|do|did|has|have|had|will|would|can|could)\b",
+    re.IGNORECASE,
+)
 _COUNT_HOW = frozenset("many much old long far big tall".split())
 
 
@@ -100,6 +104,8 @@ def question_focus(question: str | None) -> Focus | None:
         if re.search(r"\b(?:called|named)\W*$", question, re.IGNORECASE) or re.search(r"\bname of\b|\bnames?\b", question, re.IGNORECASE):
             return Focus("name", said)
         if wh == "which" and nxt and nxt not in _AUX:
+            return Focus("name", said)
+        if _WHAT_NOUN.match(question):  # "What car does ...", "What book is ...": a named thing
             return Focus("name", said)
     return None
 
