@@ -52,6 +52,8 @@ def test_record_values_find_new_names_places_dates_and_counts():
     assert not v.names and not v.date  # a sentence's first word is capitalized anyway; "every week" is no date
     assert RecordValues.of("She has three cousins.").count and RecordValues.of("She turned 41.").count
     assert RecordValues.of("The play is on 2025-06-14.").date and RecordValues.of("It opened yesterday.").date
+    party = RecordValues.of("The party is on 14 January at the lido.")  # a day of the month is a date, not a count
+    assert party.date and not party.count
 
 
 def test_a_name_the_question_already_says_is_no_answer():

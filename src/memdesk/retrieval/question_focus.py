@@ -47,6 +47,8 @@ _RELATIVE_DAY = re.compile(
 )
 _NUMERIC_DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b(?:19|20)\d{2}\b")
 _DIGITS = re.compile(r"\d")
+_MONTH = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_DAY_OF_MONTH = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}\b|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?\b")
 _WORD = re.compile(r"[^\W_]+(?:['’&-][^\W_]+)*", re.UNICODE)
 _SPEAKER = re.compile(r"^\s*[^\s:]{1,40}(?: [^\s:]{1,40})?:\s")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\s+[-–—]\s+")
@@ -116,7 +118,8 @@ def _bare(word: str) -> str:
 
 @dataclass(frozen=True)
 class RecordValues:
-    """The kinds of value one record's text states: new names (lower-cased), a date, a count."""
+    """The kinds of value one record's text states: names (lower-cased), the names a place preposition opens, a date,
+    a count (a number that is not part of a date)."""
 
     names: frozenset[str]
     places: frozenset[str]
@@ -144,7 +147,8 @@ class RecordValues:
         lowered = body.lower()
         words = set(_WORD.findall(lowered))
         date = bool(words & _CALENDAR or _NUMERIC_DATE.search(body) or _RELATIVE_DAY.search(body))
-        count = bool(_DIGITS.search(body) or words & _NUMBERS)
+        undated = _DAY_OF_MONTH.sub(" ", _NUMERIC_DATE.sub(" ", lowered))  # "14 January" and "2025-05-20" count nothing
+        count = bool(_DIGITS.search(undated) or words & _NUMBERS)
         return cls(frozenset(names), frozenset(places), date, count)
 
 
