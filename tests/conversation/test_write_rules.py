@@ -55,6 +55,17 @@ def texts(mem: Memory) -> list[str]:
         user("Thanks so much, that makes a lot of sense."),
         user("Congrats to you too! Hope you have a lovely weekend."),
         user("Glad to hear the curry went down well!"),
+        # a reply that only takes up the other turn, thanks in another language, a generic "it helps",
+        # a return greeting
+        user("I'll give it a try."),
+        user("We do that already."),
+        user("Already done!"),
+        user("Yeah, we'll miss him."),
+        user("That's the long-term plan."),
+        user("Thanks, I'll pass that on."),
+        user("Merci !"),
+        desk("Great, weekly lessons can help a lot."),
+        user("Back from Oslo!"),
     ],
 )
 def test_small_talk_from_any_role_makes_no_record(mem: Memory, message: dict) -> None:
@@ -176,3 +187,13 @@ def test_a_short_reaction_is_small_talk_unless_it_answers_or_names() -> None:
     assert short_remark("Long, but good.") and short_remark("Busy!")
     assert not short_remark("Pepperoni.", answers_question=True)
     assert not short_remark("Figo is asleep.") and not short_remark("I'm vegan.") and not short_remark("Poor Moss!")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'll try the new bakery on Friday.", "We already have two dogs.", "I miss my sister in Perth.", "Stretching helps my back.",
+     "Back pain kept me up all night.", "I'm back at work from Monday."],
+)  # fmt: skip
+def test_a_reply_with_its_own_content_is_kept(mem: Memory, text: str) -> None:
+    mem.add([desk("You could try the new bakery."), user(text)], scope=S)
+    assert any(r.speaker == "Nadia" for r in mem.get_all(scope=S))

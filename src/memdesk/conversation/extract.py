@@ -76,6 +76,9 @@ REPLY_WINDOW = timedelta(hours=6)
 _ANAPHOR = re.compile(r"^(?:it|it's|that|that's|this|they|they're|these|those|she|he|which|so)\b", re.IGNORECASE)
 
 
+_LATIN_ONLY = re.compile(r"(?:[A-Za-z'\u2019]|[^\w])*")
+
+
 def first_clause(text: str, start: int = 0, limit: int = 80) -> str:
     """A prefix of ``text``: everything up to the first clause break after ``start`` (<= ``limit`` chars)."""
     m = re.compile(r"[.!?;:](?:\s|$)|,\s|\s[-–—]\s").search(text, start)
@@ -161,6 +164,9 @@ class RuleExtractor:
         if not mask.bits:
             return []
         if not is_english(utterance.message.text()):
+            said = utterance.message.text()
+            if words(said) and _LATIN_ONLY.fullmatch(said) and not content_words(said, names_of(utterance)):
+                return []  # "Gracias!", "Merci !": thanks or a greeting in another language
             return self._verbatim(utterance, mask)
         sentences = analyze_utterance(utterance)
         names = names_of(utterance)

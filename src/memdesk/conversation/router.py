@@ -44,7 +44,7 @@ from ..text.lang import is_english
 from ..records import RouteMask
 from ..timeexpr.resolve import resolve
 from .base import Utterance
-from .rules import Sentence, analyze, content_words, short_remark
+from .rules import Sentence, analyze, content_words, reaction_reply, short_remark
 
 logger = logging.getLogger(__name__)
 
@@ -86,8 +86,9 @@ def analyze_utterance(utterance: Utterance) -> list[Sentence]:
     previous = prev.text() if prev is not None and prev.speaker != utterance.message.speaker else ""
     text, names = utterance.message.text(), names_of(utterance)
     sentences = analyze(text, times_of=times_of, names=names, previous=previous)
-    if short_remark(text, names, answers_question=previous.rstrip().endswith("?")):
-        return [Sentence(text=s.text, kind="phatic") for s in sentences]  # "Long, but good.": a reaction
+    asked = previous.rstrip().endswith("?")
+    if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
+        return [Sentence(text=s.text, kind="phatic") for s in sentences]  # "Long, but good.", "I'll try it.": a reaction
     return sentences
 
 

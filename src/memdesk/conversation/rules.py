@@ -15,8 +15,8 @@ from typing import Callable, Iterable, Literal
 from ..timeexpr.resolve import TimeMention
 from .sentences import split_sentences
 from .social import (
-    EVALUATIVE_WORDS, PAST_COPULA, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA, SOCIAL_REST_WORDS,
-    VERDICT, VERDICT_OF, WE_DO, WISHES, echoes,
+    EVALUATIVE_WORDS, GENERIC_BENEFIT, PAST_COPULA, RETURN_GREETING, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA,
+    SOCIAL_REST_WORDS, VERDICT, VERDICT_OF, WE_DO, WISHES, echoes, only_reacts,
 )  # fmt: skip
 
 SentenceKind = Literal["phatic", "question", "content"]
@@ -213,10 +213,12 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     plain = not re.search(r"\b(?!I\b|I')[A-Z]", core[1:]) and not re.search(r"\d", core)
     if (PHATIC_SENTENCE.match(lowered) or VERDICT.match(lowered) or VERDICT_OF.match(lowered)) and plain:
         return True
+    if RETURN_GREETING.match(core):
+        return True
     # the formulas below are read without any leading interjection ("Lovely, thanks for telling me.")
     while (lead := _LEAD_FILLER.match(lowered)) is not None and lead.end() < len(lowered):
         lowered = lowered[lead.end() :]
-    if REMARKS.match(lowered) and plain and not _OWN_CLAUSE.search(lowered):
+    if (REMARKS.match(lowered) or GENERIC_BENEFIT.match(lowered)) and plain and not _OWN_CLAUSE.search(lowered):
         return True
     # congratulations, wishes, offers of help ("Congratulations on the pottery course!"), unless a clause of
     # the speaker's own with something to remember follows ("Good luck, and my sister drives us there on Sunday")
@@ -364,6 +366,18 @@ def short_remark(text: str, names: Iterable[str] = (), *, answers_question: bool
     subject_verb = len(ws) > 1 and ws[1] in ("is", "was", "has", "had", "does", "did", "can", "will", "loves", "likes")
     named = subject_verb and ws[0] not in PHATIC_WORDS and ws[0] not in known
     return not capitals and not named and not _FIRST_PERSON.search(text) and not SEMANTIC_CUES.search(text) and not has_past_event(text)
+
+
+def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bool = False) -> bool:
+    """A whole reply that only takes up the other person's turn ("I'll try it.", "We do that already.",
+    "Yeah, we'll miss him."): no number, no name but the speakers', not the answer to a question, and
+    nothing but :data:`.social.REACTION_WORDS` beyond function words (:func:`.social.only_reacts`)."""
+    if answers_question or re.search(r"\d", text) or text.rstrip().endswith("?"):
+        return False
+    known = {p.lower() for n in names if n for p in n.split()}
+    if any(w.lower() not in known for w in re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w'-]*", text.strip())):
+        return False
+    return only_reacts(content_words(text, names), len(words(text)))
 
 
 def analyze(

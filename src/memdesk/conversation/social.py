@@ -124,6 +124,43 @@ VERDICT = re.compile(
     r"(?: an?)? [a-z-]+(?: (?:fun|work|experience|thing|things))?[\s!.\u2026]*$"
 )
 
+#: A generic claim that something helps or works, with nothing named: "In-person classes can help a lot.",
+#: "Routines really do help." (a reaction dressed as advice; "Stretching helps many drivers' backs" names
+#: what it helps and stays).
+GENERIC_BENEFIT = re.compile(
+    r"^(?:[a-z-]+\s+){1,3}(?:(?:can|could|may|might|will|would|do|does|often|usually|really|definitely|always|also)\s+)+"
+    r"(?:help|work|matter|pay off|make (?:a |all the )?(?:big |real |huge )?difference|go a long way|do wonders)"
+    r"(?:\s+(?:a lot|a great deal|so much|loads|massively|a bit|too|as well|wonders|for (?:some|many) people))?[\s!.\u2026]*$"
+)
+
+#: A return greeting, verbless: "Back from Lagos!", "I'm back!", "Home at last." (where from was said before).
+RETURN_GREETING = re.compile(
+    r"^(?:(?:i'?m|we'?re|i am|we are) )?(?:finally |safely )?(?:back|home)(?: home| again| at last| safe and sound)?"
+    r"(?: from (?:the |my |our )?[\w'-]+(?: [\w'-]+)?)?[\s!.\u2026]*$",
+    re.IGNORECASE,
+)
+
+#: What a reply that only reacts to the turn before it is made of, beyond function words and pronouns:
+#: anaphors, generic verbs of taking something on, and words of plan or time with no object of their own
+#: ("I'll try it.", "We do that already.", "Already done!", "That's the long-term idea.", "I'll pass that on.").
+REACTION_WORDS = frozenset(
+    """
+    already too either neither also anyway yet soon later eventually someday sometime definitely probably maybe
+    perhaps hopefully surely obviously exactly actually honestly indeed
+    him her them one ones it's that's
+    try tried trying give go shot look think pass passed passing miss missed missing do did done doing handle handled sort sorted check
+    checked consider considered manage managed remember deal dealt agree agreed suppose supposed bear mind
+    idea plan point goal aim hope long short term medium
+    """.split()
+)
+
+
+def only_reacts(content: list[str], n_words: int) -> bool:
+    """A short reply (at most eight words) whose content words (``content``: none of the phatic and function
+    words) all come from :data:`REACTION_WORDS`: it takes up what the other person said and adds nothing."""
+    return 0 < n_words <= 8 and all(w in REACTION_WORDS for w in content)
+
+
 _ACK = re.compile(
     r"^(?:noted|understood|got it|will do|sure thing|sure|of course|certainly|absolutely|okay|ok|alright|done|perfect|great)\b[\s:,!.\u2013\u2014-]*",
     re.IGNORECASE,
