@@ -80,7 +80,9 @@ def test_conservative_on_short_informative_turns() -> None:
     assert mask_of("I'm snowed under with the twins & the shop.") != "000"
     assert mask_of("Wow, amazing view!") == "000"  # a reaction makes no record (issue 28: small talk)
     assert mask_of("Wow, the view from Ben Nevis!") != "000"  # one that names something is kept
-    assert mask_of("What do you like about Glasgow?") == "010"  # a contentful question
+    assert mask_of("What's the best time of year to visit Glasgow?") == "010"  # a contentful question
+    assert mask_of("What do you like about Glasgow?") == "010"  # about something
+    assert mask_of("How have you been lately?") == "000"  # small talk about the person asked
 
 
 def test_questions_can_be_dropped() -> None:

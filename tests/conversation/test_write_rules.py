@@ -197,3 +197,34 @@ def test_a_short_reaction_is_small_talk_unless_it_answers_or_names() -> None:
 def test_a_reply_with_its_own_content_is_kept(mem: Memory, text: str) -> None:
     mem.add([desk("You could try the new bakery."), user(text)], scope=S)
     assert any(r.speaker == "Nadia" for r in mem.get_all(scope=S))
+
+
+@pytest.mark.parametrize(
+    "text,phatic",
+    [
+        ("Your backing means a lot.", True),  # a remark on the person spoken to
+        ("All your hard work paid off!", True),
+        ("That bowl is gorgeous!", True),  # a verdict on what was shown
+        ("Mmm, that looks delicious!", True),
+        ("I'm sure you'll do great.", True),  # encouragement
+        ("Let me know what you think.", True),
+        ("I'll keep you posted.", True),
+        ("I'll definitely check it out.", True),
+        ("You could net the balcony against pigeons.", False),  # advice stays
+        ("Keep your answers short.", False),  # an instruction stays
+        ("That dress is from a shop in Leith.", False),  # names something
+        ("Your sister called about Sunday.", False),
+        ("Your sister called.", False),  # tells something
+    ],
+)
+def test_remarks_on_the_other_person_and_encouragement_are_small_talk(text: str, phatic: bool) -> None:
+    from memdesk.conversation.rules import analyze
+
+    assert all(s.kind == "phatic" for s in analyze(text)) is phatic
+
+
+def test_a_small_talk_question_makes_no_record_but_a_question_about_something_does(mem: Memory) -> None:
+    mem.add([user("I started a new job at the library."), desk("How have you been feeling about it lately?")], scope=S)
+    assert [r.speaker for r in mem.get_all(scope=S)] == ["Nadia"]
+    mem.add([user("What's the best way to store sourdough starter?", mid="q2")], scope=S)
+    assert any(r.provenance == ["q2"] for r in mem.get_all(scope=S))

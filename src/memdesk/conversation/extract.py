@@ -61,6 +61,7 @@ from .base import Utterance
 from .atoms import atoms
 from .facts import claims_of
 from .render import attribute, chunks, fit, render, truncate
+from .social import social_question
 from .router import addressee_of, analyze_utterance, names_of, reference_of
 from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, words
 
@@ -176,7 +177,8 @@ class RuleExtractor:
         pid = [utterance.message_id]
 
         if not content:
-            questions = [s for s in sentences if s.kind == "question" and content_words(s.text, names)]
+            # a question about the person asked ("How's your family?") notes nothing of the asker
+            questions = [s for s in sentences if s.kind == "question" and content_words(s.text, names) and not social_question(s.text, content_words(s.text, names))]
             if not questions or utterance.message.role != "user":
                 return []  # an assistant's question holds nothing anyone said about themselves
             parts, rewritten = render(questions, speaker, addressee)

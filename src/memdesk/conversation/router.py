@@ -45,6 +45,7 @@ from ..records import RouteMask
 from ..timeexpr.resolve import resolve
 from .base import Utterance
 from .rules import Sentence, analyze, content_words, reaction_reply, short_remark
+from .social import social_question
 
 logger = logging.getLogger(__name__)
 
@@ -114,7 +115,7 @@ class RuleRouter:
                 semantic=any(s.semantic for s in content),
                 procedural=any(s.procedural for s in content),
             )
-        if self.keep_questions and any(s.kind == "question" and content_words(s.text, names) for s in sentences):
+        if self.keep_questions and any(s.kind == "question" and content_words(s.text, names) and not social_question(s.text, content_words(s.text, names)) for s in sentences):
             return RouteMask(semantic=True)
         return RouteMask()
 

@@ -16,7 +16,7 @@ from ..timeexpr.resolve import TimeMention
 from .sentences import split_sentences
 from .social import (
     EVALUATIVE_WORDS, GENERIC_BENEFIT, PAST_COPULA, RETURN_GREETING, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA,
-    SOCIAL_REST_WORDS, VERDICT, VERDICT_OF, WE_DO, WISHES, echoes, only_reacts,
+    SOCIAL_REST_WORDS, REACTION_WORDS, VERDICT, VERDICT_OF, WE_DO, WISHES, echoes, only_reacts, remark_on_you,
 )  # fmt: skip
 
 SentenceKind = Literal["phatic", "question", "content"]
@@ -238,7 +238,25 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
         # a formula ("Glad you ...", "Your support means ...", "Keep it up") with nothing to remember after it
         if m and not [w for w in content_words(lowered[m.end() :], names) if w not in SOCIAL_REST_WORDS]:
             return True
-    return not content_words(_vocative_stripped(s), names)
+    content = content_words(_vocative_stripped(s), names)
+    # "I'll definitely check it out.", "Nate understands, Joanna.": nothing but taking up what was said
+    return not content or (not plain_named(s, names) and only_reacts(content, len(words(s))))
+
+
+def evaluates(content: list[str]) -> bool:
+    """A word of evaluation among ``content``, or nothing but the words of social formulas and reactions."""
+    social = SOCIAL_REST_WORDS | REACTION_WORDS | _PRAISED
+    return any(w in EVALUATIVE_WORDS for w in content) or all(w in social or w.split("'")[0] in social for w in content)
+
+
+_PRAISED = frozenset("backing pride offer courage guts drive positivity energy vibe vibes paid pay off".split())
+
+
+def plain_named(text: str, names: Iterable[str]) -> bool:
+    """True if ``text`` holds a number or a capitalised word that is not a speaker's name (nor "I")."""
+    known = {p.lower() for n in names if n for p in n.split()}
+    caps = re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w'-]*", text.strip())
+    return bool(re.search(r"\d", text)) or any(w.lower() not in known for w in caps)
 
 
 _OWN_CLAUSE = re.compile(r"(?:,|;|\s-|\s\u2013)\s*(?:and |but |also |btw |by the way )?(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b|\b(?:and|but) (?:i|we)\b")
@@ -372,10 +390,7 @@ def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bo
     """A whole reply that only takes up the other person's turn ("I'll try it.", "We do that already.",
     "Yeah, we'll miss him."): no number, no name but the speakers', not the answer to a question, and
     nothing but :data:`.social.REACTION_WORDS` beyond function words (:func:`.social.only_reacts`)."""
-    if answers_question or re.search(r"\d", text) or text.rstrip().endswith("?"):
-        return False
-    known = {p.lower() for n in names if n for p in n.split()}
-    if any(w.lower() not in known for w in re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w'-]*", text.strip())):
+    if answers_question or text.rstrip().endswith("?") or plain_named(text, names):
         return False
     return only_reacts(content_words(text, names), len(words(text)))
 
@@ -402,7 +417,10 @@ def analyze(
         s = raw if image else strip_lead_filler(raw, names)
         kind: SentenceKind = "question" if s.rstrip().endswith("?") and not image else "content"
         times = times_of(s) if times_of else []
-        if kind == "content" and not image and not times and not follows_content and generic_remark(s, names):
+        # "Your backing means a lot.": a remark on the other person ("Keep your answers short." instructs)
+        remark = not plain_named(s, names) and remark_on_you(s) and not is_imperative(s) and not PROCEDURAL_CUES.search(s)
+        remark = remark and evaluates(content_words(s, names))  # "Your sister called." tells something
+        if kind == "content" and not image and not times and not follows_content and (remark or generic_remark(s, names)):
             out.append(Sentence(text=raw, kind="phatic"))  # a sentiment or truism: nothing to remember
             continue
         sent = Sentence(text=s, kind=kind, image=image, times=times)

@@ -90,7 +90,12 @@ WISHES = re.compile(
     r"don'?t let (?:anything|anyone|it|that|them) (?:stop|get|hold)\b|never give up\b|"
     r"stay (?:positive|strong|motivated|focused|optimistic|true|safe|tuned)\b|i'?m (?:always )?here to (?:listen|lend|support|help)\b|"
     r"poor \w+[!.]*$|let'?s keep\b|let'?s (?:do|make|work|stay|keep|go|rock)\b(?!.*\b(?:on|at|in)\s+(?:the\s+)?\d)|"
-    r"let me know how (?:it|that|they) (?:goes|go|went)\b|keep doing what you\b|must (?:have|'ve) (?:been|taken|felt)\b)",
+    r"let me know how (?:it|that|they) (?:goes|go|went)\b|keep doing what you\b|must (?:have|'ve) (?:been|taken|felt)\b|"
+    r"let me know\b|(?:i'?ll|i will|we'?ll) (?:let you know|keep you (?:posted|updated|in the loop))\b|see you (?:at|there|then|soon|later)\b|"
+    r"let'?s (?:get|go|catch|talk|chat)\b|(?:i )?wish (?:i|we) (?:could|had|was|were|did)\b|(?:i'?m |i am )?rooting for\b|"
+    r"(?:i'?m |i am )?(?:always )?here to cheer\b|(?:i'?m |i am )?(?:so |totally |really )?(?:sure|certain|confident|positive) "
+    r"(?:that )?(?:you|it|things|they|he|she)(?:'ll| will| can| are| is|'re|'s)\b|i (?:just )?know (?:that )?you(?:'ll| will| can)\b|"
+    r"you(?:'ve| have)? got this\b|(?:don'?t|never) (?:ever )?forget (?:that )?you\b)",
     re.IGNORECASE,
 )
 
@@ -105,10 +110,11 @@ REMARKS = re.compile(
 #: Words that make a verdict on what was just said ("Those are great goals.", "That's really helpful.").
 _EVALUATIVE = (
     r"(?:great|good|nice|lovely|sensible|smart|solid|helpful|handy|delicious|exciting|wise|brilliant|wonderful|fantastic|"
-    r"amazing|awesome|perfect|cool|beautiful|impressive|useful|clever|thoughtful|sweet|fun|tough|hard|sad|annoying|frustrating)"
+    r"amazing|awesome|perfect|cool|beautiful|impressive|useful|clever|thoughtful|sweet|fun|tough|hard|sad|annoying|frustrating|"
+    r"gorgeous|stunning|delicious|yummy|yum|tasty|cute|adorable|lovely|powerful|inspiring|incredible|fantastic)"
 )
 VERDICT_OF = re.compile(
-    rf"^(?:that|those|these|this|it|they)(?:'s|'re| is| are| was| were| sounds?| looks?| seems?)(?: like)?"
+    rf"^(?:mm+,? |oh,? |wow,? )?(?:that|those|these|this|it|they)(?: [a-z-]+){{0,2}}(?:'s|'re| is| are| was| were| sounds?| looks?| seems?)(?: like)?"
     rf"(?: such| so| really| very| quite| pretty| super| truly)*(?: an?)? {_EVALUATIVE}(?: [a-z-]+)?[\s!.\u2026]*$"
 )
 
@@ -151,8 +157,63 @@ REACTION_WORDS = frozenset(
     try tried trying give go shot look think pass passed passing miss missed missing do did done doing handle handled sort sorted check
     checked consider considered manage managed remember deal dealt agree agreed suppose supposed bear mind
     idea plan point goal aim hope long short term medium
+    keep posted updated understand understands understood imagine wish wishes best quit stop sometime forward
+    pushing working trying going believing stay staying
     """.split()
 )
+
+#: A question about the person asked, not a request of them: "How's your family doing?", "What was your
+#: favourite part?", "Did you have pets growing up?". The answer, in the other person's turn, is what is worth
+#: noting; the question says nothing of the one who asks. "Can you recommend a hotel?" and "What should I
+#: pack?" are requests or the asker's own matter, and stay.
+_ABOUT_YOU = re.compile(r"\b(?:you|your|yours|yourself|you're|you've|you'll|you'd)\b", re.IGNORECASE)
+_OWN = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we've|our|us)\b", re.IGNORECASE)
+_REQUEST = re.compile(
+    r"^(?:please |so |and |also )*(?:can|could|would|will|won't) you\b|\b(?:recommend|suggest|advise|advice|tips?|ideas?|help|"
+    r"explain|tell me|show me|give me|remind|send|find|check|book|order|compare|translate|write|draft|list)\b",
+    re.IGNORECASE,
+)
+
+
+_ADVICE = re.compile(
+    r"\byou(?:'d| would| could| might| should| may| can| will| need| have| ought)\b|\byou(?:'d| would| might| may) (?:want|like|need)\b|"
+    r"\bwhy not\b|\btry\b|\bworth\b",
+    re.IGNORECASE,
+)
+
+
+def remark_on_you(sentence: str) -> bool:
+    """A remark on the person spoken to, with nothing of the speaker's in it: praise, a reaction, a compliment
+    ("Your backing means a lot.", "The kids look so cute!", "All your hard work paid off."), told by the second
+    person and no first person. Advice ("You could net them against pigeons.") and questions are not remarks."""
+    s = sentence.replace("\u2019", "'")
+    if s.rstrip().endswith("?") or not _ABOUT_YOU.search(s) or _OWN.search(s) or _ADVICE.search(s):
+        return False
+    return True
+
+
+#: The words of a small-talk question beyond function words: "How have you been lately?", "What's new with
+#: you?", "How did that make you feel?", "What inspired you?". A question that names something ("What got you
+#: into running?", "Did you see that band?") is about something and stays.
+SMALL_TALK_QUESTION_WORDS = frozenset(
+    """
+    feel feeling felt inspired inspire inspires inspiration made make makes got going doing lately recently since
+    talked chatted spoke caught been new else other favorite favourite part experience experiences plans mind
+    keeping holding everything things life week weekend day today went go hows whats up handle handled cope coping
+    manage managed balance decide decided start started into motivates motivated keeps kept
+    """.split()
+)
+
+
+def social_question(sentence: str, content: list[str]) -> bool:
+    """A small-talk question about the person asked (see :data:`_ABOUT_YOU`): neither a request nor about the
+    asker, and no content word (``content``) beyond :data:`SMALL_TALK_QUESTION_WORDS` and the words of
+    reaction, evaluation and social formulas."""
+    s = sentence.replace("\u2019", "'")
+    if not s.rstrip().endswith("?") or not _ABOUT_YOU.search(s) or _OWN.search(s) or _REQUEST.search(s):
+        return False
+    small = SMALL_TALK_QUESTION_WORDS | REACTION_WORDS | EVALUATIVE_WORDS | SOCIAL_REST_WORDS
+    return all(w in small or w.split("'")[0] in small for w in content)
 
 
 def only_reacts(content: list[str], n_words: int) -> bool:
