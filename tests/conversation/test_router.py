@@ -206,7 +206,7 @@ def test_locomo_only_few_turns_are_dropped(locomo_path: Path) -> None:
         dropped = [u for u in us.values() if router.route(u).bits == 0]
         assert len(dropped) <= 0.25 * len(us)  # greetings, thanks, wishes, sentiments: small talk makes no record (issue 28)
         for u in dropped:  # a dropped turn names nothing: no digits (a "<3" heart aside), no long words beyond fillers
-            assert not re.search(r"(?<!<)\d", u.message.text())
+            assert not re.search(r"(?<!<)\d(?!\d*%)", u.message.text())  # "I 100% agree" names nothing either
 
 
 @pytest.mark.parametrize(

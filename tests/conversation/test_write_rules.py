@@ -215,6 +215,12 @@ def test_a_reply_with_its_own_content_is_kept(mem: Memory, text: str) -> None:
         ("That dress is from a shop in Leith.", False),  # names something
         ("Your sister called about Sunday.", False),
         ("Your sister called.", False),  # tells something
+        ("A mix of emotions for sure.", True),  # no word of anyone's world
+        ("Something massive happened since we last spoke.", True),
+        ("If you need anything, I'll reach out.", True),
+        ("I'm nervous and excited.", False),  # how someone feels is worth noting
+        ("My kids love it.", False),
+        ("The roof leaks.", False),
     ],
 )
 def test_remarks_on_the_other_person_and_encouragement_are_small_talk(text: str, phatic: bool) -> None:

@@ -16,7 +16,7 @@ from ..timeexpr.resolve import TimeMention
 from .sentences import split_sentences
 from .social import (
     EVALUATIVE_WORDS, GENERIC_BENEFIT, PAST_COPULA, RETURN_GREETING, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA,
-    SOCIAL_REST_WORDS, REACTION_WORDS, VERDICT, VERDICT_OF, WE_DO, WISHES, echoes, only_reacts, remark_on_you,
+    SOCIAL_REST_WORDS, REACTION_WORDS, VERDICT, VERDICT_OF, WE_DO, WISHES, abstract_only, echoes, only_reacts, remark_on_you,
 )  # fmt: skip
 
 SentenceKind = Literal["phatic", "question", "content"]
@@ -406,6 +406,7 @@ def analyze(
     ``previous`` is the turn replied to, when another speaker said it: an acknowledgement that only
     repeats it ("Noted: runs first.") is phatic."""
     names = list(names)
+    answers = previous.rstrip().endswith("?")
     out: list[Sentence] = []
     for raw in split_sentences(text):
         image = raw.startswith("[shares an image")
@@ -420,6 +421,9 @@ def analyze(
         # "Your backing means a lot.": a remark on the other person ("Keep your answers short." instructs)
         remark = not plain_named(s, names) and remark_on_you(s) and not is_imperative(s) and not PROCEDURAL_CUES.search(s)
         remark = remark and evaluates(content_words(s, names))  # "Your sister called." tells something
+        # "A mix of emotions for sure.": no word of anyone's world (no name, number, date or concrete word)
+        # (an answer to a question is kept: "A bit." answers "Are you nervous?")
+        remark = remark or (not answers and not plain_named(s, names) and abstract_only(content_words(s, names)))
         if kind == "content" and not image and not times and not follows_content and (remark or generic_remark(s, names)):
             out.append(Sentence(text=raw, kind="phatic"))  # a sentiment or truism: nothing to remember
             continue

@@ -284,3 +284,35 @@ WE_DO = re.compile(
     re.IGNORECASE,
 )
 PAST_COPULA = re.compile(r"\b(?:was|were|had|did|used to|ago|last)\b", re.IGNORECASE)
+
+
+#: Words that name no thing, place, person, activity or time of anyone's world: thinking, degree and
+#: the generic nouns and verbs of a chat about how things go ("A mix of emotions for sure.", "Something massive
+#: happened since we last spoke.", "If you need anything, I'll reach out."). A sentence whose content words are
+#: all of these (and of the lexicons above) says nothing a person would note (:func:`abstract_only`). Words of a
+#: particular feeling ("nervous", "humbled") are not here: how someone felt is worth noting.
+ABSTRACT_WORDS = frozenset(
+    """
+    emotion emotions emotional feelings feeling mood moods mix mixed vibe energy positivity
+    think thinks thinking know knows knowing imagine imagining imagined remember remembers sure bet believe believes
+    guess wonder realize realise realized realised understand understands figure figured deny mention mentioned
+    mentioning agree wish wishes hope hopes hoped hopefully
+    something anything everything nothing somebody anybody everyone everybody someone anyone stuff thing things lot
+    lots bit way ways moment moments experience experiences ride life difference impact progress success effort efforts
+    work hard worth support care challenge challenges struggle struggles obstacle obstacles change changes chance
+    chances opportunity opportunities step steps path space mind dream dreams goal goals passion reason reasons
+    part parts piece kind sort level deal rest end start beginning point side
+    happen happens happened happening create creates created share shares shared join joins joined show shows showed
+    reach reached need needs needed want wants wanted enjoy enjoys keep keeps make makes give gives gave get gets go
+    goes come comes take takes feel feels seem seems look looks sound sounds wait waiting spoke speak talked talk
+    chatted catch caught mean means meant matter matters deserve deserves count counting rely appreciate appreciates
+    massive huge big little small wild crazy whole real true only close sometimes never ever lately recently surely
+    super totally truly absolutely definitely certainly pretty kinda sorta bit much more most less least if since last out
+    """.split()
+)
+
+
+def abstract_only(content: list[str]) -> bool:
+    """True if every content word is a word of feeling, thinking, degree, evaluation or social formula."""
+    known = ABSTRACT_WORDS | EVALUATIVE_WORDS | SOCIAL_REST_WORDS | REACTION_WORDS | SMALL_TALK_QUESTION_WORDS
+    return bool(content) and all(w in known or w.split("'")[0] in known for w in content)
