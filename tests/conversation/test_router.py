@@ -204,7 +204,9 @@ def test_locomo_only_few_turns_are_dropped(locomo_path: Path) -> None:
     for sample in range(len(_locomo(str(locomo_path)))):
         us = locomo_utterances(locomo_path, sample)
         dropped = [u for u in us.values() if router.route(u).bits == 0]
-        assert len(dropped) <= 0.25 * len(us)  # greetings, thanks, wishes, sentiments: small talk makes no record (issue 28)
+        # greetings, thanks, wishes, sentiments, small-talk questions: small talk makes no record (issue 28); LoCoMo's
+        # turns are mostly chit-chat, and fewer than 3% of its gold turns make no record (bench/results/record_quality)
+        assert len(dropped) <= 0.30 * len(us)
         for u in dropped:  # a dropped turn names nothing: no digits (a "<3" heart aside), no long words beyond fillers
             assert not re.search(r"(?<!<)\d(?!\d*%)", u.message.text())  # "I 100% agree" names nothing either
 

@@ -196,6 +196,7 @@ def content_words(text: str, names: Iterable[str] = ()) -> list[str]:
 
 def _vocative_stripped(text: str) -> str:
     """Drop capitalised vocatives that may be nicknames: "Hey Tom!", "Thanks, Jo.", "See ya, Ravi!"."""
+    text = re.sub(r"^((?:wow|oh|aww*|yay|omg)\s*,?\s+)[A-Z][a-z]{1,12}(?=\s*[,!])", r"\1", text, flags=re.IGNORECASE)  # "Wow Mel, ..."
     text = re.sub(r"^((?:hey|hi|hello|bye|thanks|thank you|see ya|see you|yo|congrats|(?:good )?(?:morning|afternoon|evening|night)|"
                   r"welcome back)\s*,?\s+)[A-Z][a-z]{1,12}\b", r"\1", text, flags=re.IGNORECASE)
     return re.sub(r",\s*[A-Z][a-z]{1,12}(?=\s*[!.?]*\s*$)", "", text)
@@ -218,7 +219,7 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     # the formulas below are read without any leading interjection ("Lovely, thanks for telling me.")
     while (lead := _LEAD_FILLER.match(lowered)) is not None and lead.end() < len(lowered):
         lowered = lowered[lead.end() :]
-    if (REMARKS.match(lowered) or GENERIC_BENEFIT.match(lowered)) and plain and not _OWN_CLAUSE.search(lowered):
+    if (REMARKS.match(lowered) or GENERIC_BENEFIT.match(lowered) or VERDICT_OF.match(lowered)) and plain and not _OWN_CLAUSE.search(lowered):
         return True
     # congratulations, wishes, offers of help ("Congratulations on the pottery course!"), unless a clause of
     # the speaker's own with something to remember follows ("Good luck, and my sister drives us there on Sunday")

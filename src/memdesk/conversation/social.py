@@ -210,9 +210,11 @@ def social_question(sentence: str, content: list[str]) -> bool:
     asker, and no content word (``content``) beyond :data:`SMALL_TALK_QUESTION_WORDS` and the words of
     reaction, evaluation and social formulas."""
     s = sentence.replace("\u2019", "'")
-    if not s.rstrip().endswith("?") or not _ABOUT_YOU.search(s) or _OWN.search(s) or _REQUEST.search(s):
+    if not s.rstrip().endswith("?") or _OWN.search(s) or _REQUEST.search(s):
         return False
     small = SMALL_TALK_QUESTION_WORDS | REACTION_WORDS | EVALUATIVE_WORDS | SOCIAL_REST_WORDS
+    if not _ABOUT_YOU.search(s):  # "Anything new happening?": small talk when it names nothing at all
+        small = small | ABSTRACT_WORDS
     return all(w in small or w.split("'")[0] in small for w in content)
 
 
