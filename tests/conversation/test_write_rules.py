@@ -225,6 +225,20 @@ def test_a_reply_with_its_own_content_is_kept(mem: Memory, text: str) -> None:
         ("Wow Paris was amazing.", False),  # a place is not
         ("Anything new happening?", True),  # a small-talk question that names nothing
         ("How did the game go?", False),
+        ("And congratulations on the win!", True),  # a formula after a conjunction
+        ("Something big happened today!", True),  # a teaser: what happened comes in its own sentence
+        ("Something big happened - I got the job at the bakery!", False),
+        ("Here's a pic from last week.", True),
+        ("Here's a pic of Pepper.", False),  # names the dog
+        ("Challenges force us to grow.", True),  # a truism
+        ("Yoga helps me sleep.", False),  # the speaker's own
+        ("It's amazing how fast kids learn.", True),
+        ("We're in this together!", True),  # an exhortation
+        ("Love that purple scarf!", True),
+        ("I love that my kids enjoy hiking.", False),
+        ("I'll do my best to help.", True),  # a commitment that promises nothing in particular
+        ("I won't give up on it.", True),
+        ("I'll give up sugar in January.", False),
     ],
 )
 def test_remarks_on_the_other_person_and_encouragement_are_small_talk(text: str, phatic: bool) -> None:

@@ -16,7 +16,7 @@ from ..timeexpr.resolve import TimeMention
 from .sentences import split_sentences
 from .social import (
     EVALUATIVE_WORDS, GENERIC_BENEFIT, PAST_COPULA, RETURN_GREETING, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA,
-    SOCIAL_REST_WORDS, REACTION_WORDS, VERDICT, VERDICT_OF, WE_DO, WISHES, abstract_only, echoes, only_reacts, remark_on_you,
+    SOCIAL_REST_WORDS, REACTION_WORDS, TEASER, TRUISM, VERDICT, VERDICT_OF, WE_DO, WISHES, abstract_only, echoes, only_reacts, remark_on_you,
 )  # fmt: skip
 
 SentenceKind = Literal["phatic", "question", "content"]
@@ -216,9 +216,12 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
         return True
     if RETURN_GREETING.match(core):
         return True
-    # the formulas below are read without any leading interjection ("Lovely, thanks for telling me.")
-    while (lead := _LEAD_FILLER.match(lowered)) is not None and lead.end() < len(lowered):
+    # the formulas below are read without any leading interjection ("Lovely, thanks for telling me.") or
+    # conjunction ("And congratulations on the win!")
+    while (lead := _LEAD_FILLER.match(lowered) or _LEAD_CONJUNCTION.match(lowered)) is not None and lead.end() < len(lowered):
         lowered = lowered[lead.end() :]
+    if plain and (TEASER.match(lowered) or TRUISM.match(lowered)):  # "Something exciting happened!", "Challenges force us to grow."
+        return True
     if (REMARKS.match(lowered) or GENERIC_BENEFIT.match(lowered) or VERDICT_OF.match(lowered)) and plain and not _OWN_CLAUSE.search(lowered):
         return True
     # congratulations, wishes, offers of help ("Congratulations on the pottery course!"), unless a clause of
@@ -244,10 +247,11 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     return not content or (not plain_named(s, names) and only_reacts(content, len(words(s))))
 
 
-def evaluates(content: list[str]) -> bool:
-    """A word of evaluation among ``content``, or nothing but the words of social formulas and reactions."""
+def evaluates(content: list[str], said: list[str] = ()) -> bool:  # type: ignore[assignment]
+    """A word of evaluation among the sentence's words (``said``, or its ``content`` words), or nothing but the
+    words of social formulas and reactions among its content words."""
     social = SOCIAL_REST_WORDS | REACTION_WORDS | _PRAISED
-    return any(w in EVALUATIVE_WORDS for w in content) or all(w in social or w.split("'")[0] in social for w in content)
+    return any(w in EVALUATIVE_WORDS for w in (said or content)) or all(w in social or w.split("'")[0] in social for w in content)
 
 
 _PRAISED = frozenset("backing pride offer courage guts drive positivity energy vibe vibes paid pay off".split())
@@ -259,6 +263,8 @@ def plain_named(text: str, names: Iterable[str]) -> bool:
     caps = re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w'-]*", text.strip())
     return bool(re.search(r"\d", text)) or any(w.lower() not in known for w in caps)
 
+
+_LEAD_CONJUNCTION = re.compile(r"^(?:and|but|plus|so|also|oh and)\s+", re.IGNORECASE)
 
 _OWN_CLAUSE = re.compile(r"(?:,|;|\s-|\s\u2013)\s*(?:and |but |also |btw |by the way )?(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b|\b(?:and|but) (?:i|we)\b")
 
@@ -421,7 +427,7 @@ def analyze(
         times = times_of(s) if times_of else []
         # "Your backing means a lot.": a remark on the other person ("Keep your answers short." instructs)
         remark = not plain_named(s, names) and remark_on_you(s) and not is_imperative(s) and not PROCEDURAL_CUES.search(s)
-        remark = remark and evaluates(content_words(s, names))  # "Your sister called." tells something
+        remark = remark and evaluates(content_words(s, names), words(s))  # "Your sister called." tells something
         # "A mix of emotions for sure.": no word of anyone's world (no name, number, date or concrete word)
         # (an answer to a question is kept: "A bit." answers "Are you nervous?")
         remark = remark or (not answers and not plain_named(s, names) and abstract_only(content_words(s, names)))

@@ -95,7 +95,14 @@ WISHES = re.compile(
     r"let'?s (?:get|go|catch|talk|chat)\b|(?:i )?wish (?:i|we) (?:could|had|was|were|did)\b|(?:i'?m |i am )?rooting for\b|"
     r"(?:i'?m |i am )?(?:always )?here to cheer\b|(?:i'?m |i am )?(?:so |totally |really )?(?:sure|certain|confident|positive) "
     r"(?:that )?(?:you|it|things|they|he|she)(?:'ll| will| can| are| is|'re|'s)\b|i (?:just )?know (?:that )?you(?:'ll| will| can)\b|"
-    r"you(?:'ve| have)? got this\b|(?:don'?t|never) (?:ever )?forget (?:that )?you\b)",
+    r"you(?:'ve| have)? got this\b|(?:don'?t|never) (?:ever )?forget (?:that )?you\b|"
+    # commitments that promise nothing in particular ("I'll do my best", "I won't give up", "I'll keep that in mind")
+    r"(?:i'?ll|i will|i'?m gonna|i'?m going to|we'?ll|we will) (?:(?:always|definitely|just) )?(?:do|try) (?:my|our) (?:very )?best\b|"
+    r"(?:i|we) (?:won'?t|will not|am not gonna|'m not gonna|never) (?:ever )?(?:give up|quit|stop|let (?:anything|anyone|it|that) )|"
+    r"(?:i'?ll|i will|we'?ll|we will) (?:definitely )?keep (?:that|it|this|those|these) in mind\b|"
+    # exhortations to the two of us ("We're in this together!", "Let's spread love and understanding!")
+    r"we(?:'re| are) (?:all )?in this together\b|let'?s (?:spread|support|keep|stay|make|help|stick|do this|rock|celebrate)\b|"
+    r"(?:loving|love|loved|adore|adored) (?:that|this|these|those|your|the way|how)\b(?!.*\b(?:i|my|we|our)\b))",
     re.IGNORECASE,
 )
 
@@ -318,3 +325,25 @@ def abstract_only(content: list[str]) -> bool:
     """True if every content word is a word of feeling, thinking, degree, evaluation or social formula."""
     known = ABSTRACT_WORDS | EVALUATIVE_WORDS | SOCIAL_REST_WORDS | REACTION_WORDS | SMALL_TALK_QUESTION_WORDS
     return bool(content) and all(w in known or w.split("'")[0] in known for w in content)
+
+
+#: A teaser or a pointer with nothing in it: "Something exciting happened last Friday.", "Here's a pic from last
+#: week." (what happened, or the picture's caption, comes in its own sentence).
+TEASER = re.compile(
+    r"^(?:guess what[,!]?\s+)?(?:something|a lot|lots|so much)(?:'s| has)?(?: (?:really|so|pretty|super|kinda))?(?: [a-z]+)? "
+    r"(?:happened|has happened|came up|going on|changed|to tell you)\b(?:\s+(?:last|this|on|yesterday|today|recently|lately|since)\b[\w' ]*)?[\s.!\u2026]*$|"
+    r"^(?:here'?s|here is|check out|look at) (?:a|the|my|our|one|this|that) (?:pic|picture|photo|snap|shot|one)\b(?: (?:i|we) (?:took|got|snapped))?"
+    r"(?: (?:from|of) (?:the |my |our )?(?:last|this|recent|yesterday|today|earlier|a few|the other|then|that|when)\b[^,;:]*)?$",
+    re.IGNORECASE,
+)
+
+#: A truism: something generic that lets, makes or helps "us" (people in general) do or be something ("Challenges
+#: force us to develop.", "Dancing lets us be ourselves."), or that "it's amazing how ..." (:func:`.rules.is_phatic`
+#: reads it when it names nobody and nothing in particular).
+TRUISM = re.compile(
+    r"^(?:[a-z'-]+\s+){1,4}(?:lets?|makes?|helps?|forces?|teaches?|reminds?|allows?|pushes?|brings?|gives?|takes?|keeps?|shows?)\s+"
+    r"(?:us|people|everyone|everybody|one|ourselves)\b|"
+    r"^(?:it'?s|it is|isn'?t it) (?:so |really |truly |just |pretty )?(?:amazing|incredible|crazy|wild|funny|great|cool|awesome|wonderful|"
+    r"important|nice|interesting|beautiful|inspiring|sad|tough|hard) (?:how|that|when|to see)\b(?!.*\b(?:i|my|me)\b)",
+    re.IGNORECASE,
+)
