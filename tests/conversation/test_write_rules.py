@@ -239,6 +239,18 @@ def test_a_reply_with_its_own_content_is_kept(mem: Memory, text: str) -> None:
         ("I'll do my best to help.", True),  # a commitment that promises nothing in particular
         ("I won't give up on it.", True),
         ("I'll give up sugar in January.", False),
+        ("Bet the atmosphere was incredible.", True),  # a reaction
+        ("I couldn't agree more!", True),
+        ("I agree to the new terms.", False),
+        ("Can't wait to see the video!", True),  # looking forward to the other person's news
+        ("Can't wait to see Lisbon in May!", False),  # names a place and a time
+        ("Support from loved ones is vital.", True),  # a truism
+        ("They can really comfort us and make us feel understood.", True),
+        ("It can feel like a step back sometimes.", True),
+        ("The bus takes us to school.", False),
+        ("My sister is vital to the team.", False),
+        ("Rome is a must-see city!", False),
+        ("We're all moved in!", False),
     ],
 )
 def test_remarks_on_the_other_person_and_encouragement_are_small_talk(text: str, phatic: bool) -> None:

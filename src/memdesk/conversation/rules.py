@@ -16,7 +16,7 @@ from ..timeexpr.resolve import TimeMention
 from .sentences import split_sentences
 from .social import (
     EVALUATIVE_WORDS, GENERIC_BENEFIT, PAST_COPULA, RETURN_GREETING, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA,
-    SOCIAL_REST_WORDS, REACTION_WORDS, TEASER, TRUISM, VERDICT, VERDICT_OF, WE_DO, WISHES, abstract_only, echoes, only_reacts, remark_on_you,
+    SOCIAL_REST_WORDS, REACTION_WORDS, LOOKING_FORWARD, TEASER, TRUISM, VERDICT, VERDICT_OF, WE_DO, WISHES, abstract_only, echoes, only_reacts, remark_on_you,
 )  # fmt: skip
 
 SentenceKind = Literal["phatic", "question", "content"]
@@ -220,7 +220,7 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     # conjunction ("And congratulations on the win!")
     while (lead := _LEAD_FILLER.match(lowered) or _LEAD_CONJUNCTION.match(lowered)) is not None and lead.end() < len(lowered):
         lowered = lowered[lead.end() :]
-    if plain and (TEASER.match(lowered) or TRUISM.match(lowered)):  # "Something exciting happened!", "Challenges force us to grow."
+    if plain and (TEASER.match(lowered) or TRUISM.match(lowered) or LOOKING_FORWARD.match(lowered)):  # "Something exciting happened!", "Challenges force us to grow."
         return True
     if (REMARKS.match(lowered) or GENERIC_BENEFIT.match(lowered) or VERDICT_OF.match(lowered)) and plain and not _OWN_CLAUSE.search(lowered):
         return True

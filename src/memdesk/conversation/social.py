@@ -102,7 +102,9 @@ WISHES = re.compile(
     r"(?:i'?ll|i will|we'?ll|we will) (?:definitely )?keep (?:that|it|this|those|these) in mind\b|"
     # exhortations to the two of us ("We're in this together!", "Let's spread love and understanding!")
     r"we(?:'re| are) (?:all )?in this together\b|let'?s (?:spread|support|keep|stay|make|help|stick|do this|rock|celebrate)\b|"
-    r"(?:loving|love|loved|adore|adored) (?:that|this|these|those|your|the way|how)\b(?!.*\b(?:i|my|we|our)\b))",
+    r"(?:loving|love|loved|adore|adored) (?:that|this|these|those|your|the way|how)\b(?!.*\b(?:i|my|we|our)\b)|"
+    r"(?:i )?bet (?:it|that|this|they|you|the \w+)\b|(?:i )?(?:couldn'?t|could not) agree more\b|"
+    r"(?:i )?(?:totally |completely |fully |so )?agree(?: with (?:you|that|this))?(?=[\s,!.]*$|,))",
     re.IGNORECASE,
 )
 
@@ -110,7 +112,7 @@ WISHES = re.compile(
 #: nice way to start the day.", "They can be quite lovely at this time of year."
 REMARKS = re.compile(
     r"^(?:(?:that|this|it|they|those|these) (?:sounds?|looks?|seems?)\b|sounds like\b|what an? \w+|"
-    r"(?:they|it|that|this|those|these) (?:can|could|must|might|may|will|would|do|does|often|usually)(?: \w+)? (?:be|get|make|help)\b)",
+    r"(?:they|it|that|this|those|these) (?:can|could|must|might|may|will|would|do|does|often|usually)(?: \w+)? (?:be|get|make|help|feel|seem|sound|look)\b)",
     re.IGNORECASE,
 )
 
@@ -121,7 +123,7 @@ _EVALUATIVE = (
     r"gorgeous|stunning|delicious|yummy|yum|tasty|cute|adorable|lovely|powerful|inspiring|incredible|fantastic)"
 )
 VERDICT_OF = re.compile(
-    rf"^(?:mm+,? |oh,? |wow,? )?(?:that|those|these|this|it|they)(?: [a-z-]+){{0,2}}(?:'s|'re| is| are| was| were| sounds?| looks?| seems?)(?: like)?"
+    rf"^(?:mm+,? |oh,? |wow,? )?(?:that|those|these|this|it|they)(?: [a-z-]+){{0,3}}(?:'s|'re| is| are| was| were| sounds?| looks?| seems?)(?: like)?"
     rf"(?: such| so| really| very| quite| pretty| super| truly)*(?: an?)? {_EVALUATIVE}(?: [a-z-]+)?[\s!.\u2026]*$"
 )
 
@@ -165,7 +167,7 @@ REACTION_WORDS = frozenset(
     checked consider considered manage managed remember deal dealt agree agreed suppose supposed bear mind
     idea plan point goal aim hope long short term medium
     keep posted updated understand understands understood imagine wish wishes best quit stop sometime forward
-    pushing working trying going believing stay staying
+    pushing working trying going believing stay staying time some out might
     """.split()
 )
 
@@ -315,6 +317,8 @@ ABSTRACT_WORDS = frozenset(
     reach reached need needs needed want wants wanted enjoy enjoys keep keeps make makes give gives gave get gets go
     goes come comes take takes feel feels seem seems look looks sound sounds wait waiting spoke speak talked talk
     chatted catch caught mean means meant matter matters deserve deserves count counting rely appreciate appreciates
+    chase chasing chased push pushing pushed strive striving grow growing grew achieve achieved achieving accomplish
+    accomplished vanish easy enjoying wasn isn aren weren don doesn didn haven hasn won wouldn couldn shouldn
     massive huge big little small wild crazy whole real true only close sometimes never ever lately recently surely
     super totally truly absolutely definitely certainly pretty kinda sorta bit much more most less least if since last out
     """.split()
@@ -326,6 +330,14 @@ def abstract_only(content: list[str]) -> bool:
     known = ABSTRACT_WORDS | EVALUATIVE_WORDS | SOCIAL_REST_WORDS | REACTION_WORDS | SMALL_TALK_QUESTION_WORDS
     return bool(content) and all(w in known or w.split("'")[0] in known for w in content)
 
+
+#: Looking forward to hearing or seeing the other person's news: "Can't wait to see the vid!", "Can't wait to hear about
+#: your next one." (small talk when it names nothing: no name, number or date).
+LOOKING_FORWARD = re.compile(
+    r"^(?:i )?(?:can'?t|cannot) wait (?:to|'?til|until) (?:see|hear|read|try|check|watch|meet|find out|know)\b|"
+    r"^(?:i'?m |i am )?(?:really |so )?looking forward to (?:seeing|hearing|reading|trying|checking)\b",
+    re.IGNORECASE,
+)
 
 #: A teaser or a pointer with nothing in it: "Something exciting happened last Friday.", "Here's a pic from last
 #: week." (what happened, or the picture's caption, comes in its own sentence).
@@ -341,8 +353,11 @@ TEASER = re.compile(
 #: force us to develop.", "Dancing lets us be ourselves."), or that "it's amazing how ..." (:func:`.rules.is_phatic`
 #: reads it when it names nobody and nothing in particular).
 TRUISM = re.compile(
-    r"^(?:[a-z'-]+\s+){1,4}(?:lets?|makes?|helps?|forces?|teaches?|reminds?|allows?|pushes?|brings?|gives?|takes?|keeps?|shows?)\s+"
-    r"(?:us|people|everyone|everybody|one|ourselves)\b|"
+    r"^(?!.*\b(?:i|my|me|mine|his|her|their|your)\b)(?:[a-z'-]+\s+){1,4}(?:(?:can|could|really|often|always|sometimes|will|do|does|truly)\s+)*"
+    r"(?:lets?|makes?|helps?|forces?|teaches?|reminds?|allows?|pushes?|keeps?|shows?|comforts?|inspires?|"
+    r"motivates?|connects?|shifts?|changes?|unites?|shapes?)\s+(?:us|people|everyone|everybody|one|ourselves)\b|"
+    r"^(?!.*\b(?:i|my|me|mine|his|her|their|your)\b)(?:[a-z'-]+\s+){1,5}(?:is|are)\s+(?:so |really |truly |just |absolutely )?(?:vital|key|essential|crucial|a must|priceless|"
+    r"everything|what matters|so important|really important)[\s!.\u2026]*$|^it(?:'s| is) (?:so |really )?(?:easy|hard|normal|okay|ok|natural) to\b|"
     r"^(?:it'?s|it is|isn'?t it) (?:so |really |truly |just |pretty )?(?:amazing|incredible|crazy|wild|funny|great|cool|awesome|wonderful|"
     r"important|nice|interesting|beautiful|inspiring|sad|tough|hard) (?:how|that|when|to see)\b(?!.*\b(?:i|my|me)\b)",
     re.IGNORECASE,
