@@ -1,6 +1,6 @@
 """memdesk's time expressions (timeexpr.resolve) against dateparser's search_dates on the same sentences.
 
-The cases are the resolution table of tests/test_timeexpr.py (our own sentences, each with the interval a person
+The cases are the resolution table of tests/timeexpr/test_timeexpr.py (our own sentences, each with the interval a person
 would resolve it to from the reference time). A resolver is right on a case when it finds exactly one date and
 that date lies in the expected interval. Also times both. The reason memdesk keeps its own resolver is in
 docs/architecture.md.

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from memdesk.conversation.answer import NOT_DIRECT, ExtractiveAnswerer
 from memdesk.conversation.answer_choice import choose
-from memdesk.records import Evidence, MemoryType, Scope, SearchHit, SemanticRecord
+from memdesk.records import MemoryType, Scope, SemanticRecord
+from memdesk.hits import Evidence, SearchHit
 
 SCOPE = Scope(user_id="u")
 

@@ -42,7 +42,7 @@ class Ctx:
 
     def memory(self):
         if self._memory is None:
-            from ..factory import build_memory
+            from ..conversation.memory import build_memory
 
             self._memory = build_memory(self.settings())
         return self._memory

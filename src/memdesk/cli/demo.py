@@ -22,7 +22,8 @@ from pydantic import BaseModel, Field
 from ..conversation.memory import Memory
 from ..errors import DataNotFoundError, InvalidInputError
 from ..eval.datasets import EvalConversation, EvalQuestion
-from ..records import ALL_TYPES, Answer, Scope
+from ..records import ALL_TYPES, Scope
+from ..hits import Answer
 
 SAMPLE_ID = "sample"
 LOCOMO_FILES = ("locomo_dev5.json", "locomo10.json")

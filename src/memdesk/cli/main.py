@@ -350,20 +350,14 @@ def _register_groups() -> None:
 
     if "reasoning" not in eval_group.commands:
         eval_group.add_command(reasoning_command, "reasoning")
-    main.add_command(eval_group, "eval")
-    main.add_command(bank_group, "bank")
-    main.add_command(forget_command, "forget")
-    main.add_command(keys_group, "keys")
-    main.add_command(reprocess_command, "reprocess")
-    main.add_command(worker_command, "worker")
-    main.add_command(vacuum_command, "vacuum")
-    main.add_command(serve_command, "serve")
-    main.add_command(mcp_command, "mcp")
-    main.add_command(models_group, "models")
-    main.add_command(messages_command, "messages")
     from .portability import COMMANDS as PORTABILITY  # export, import, copy, backup
 
-    for name, command in PORTABILITY.items():
+    commands = {
+        "eval": eval_group, "bank": bank_group, "forget": forget_command, "keys": keys_group,
+        "reprocess": reprocess_command, "worker": worker_command, "vacuum": vacuum_command, "serve": serve_command,
+        "mcp": mcp_command, "models": models_group, "messages": messages_command, **PORTABILITY,
+    }  # fmt: skip
+    for name, command in commands.items():
         main.add_command(command, name)
 
 

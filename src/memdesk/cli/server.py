@@ -39,7 +39,7 @@ def serve_command(obj: Ctx, host: str, port: int, with_mcp: bool, no_auth: bool,
         raise ConfigError(
             f"refusing to listen on {host} without API keys: set MEMDESK_API_KEYS, listen on 127.0.0.1, or pass --no-auth"
         )
-    from ..server.mcp_tools import MCPServer
+    from ..server.mcp_common import MCPServer
 
     with_mcp = with_mcp and MCPServer is not None
     # without keys a loopback server answers only loopback Host names (DNS-rebinding protection);

@@ -1,4 +1,4 @@
-"""Answerers: evidence block + question -> :class:`~memdesk.records.Answer`.
+"""Answerers: evidence block + question -> :class:`~memdesk.hits.Answer`.
 
 * :class:`ExtractiveAnswerer` (offline, no model): the answer is the text of the evidence record that
   answers the question (:mod:`memdesk.conversation.answer_choice`: of the best few current hits, the one
@@ -16,7 +16,7 @@ import re
 
 from ..llm.base import ChatModel
 from ..llm.templates import OnePrompt
-from ..records import Answer, Evidence, SearchHit
+from ..hits import Answer, Evidence, SearchHit
 from .answer_choice import choose
 
 #: What an answerer says when the evidence does not support an answer.

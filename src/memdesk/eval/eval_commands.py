@@ -220,7 +220,7 @@ def chats_cmd(
     extractive answers, records per message, small-talk records, wrong dates, supersession; by scope size."""
     import tempfile
 
-    from ..factory import build_memory
+    from ..conversation.memory import build_memory
     from .chat_run import run_chats
     from .chat_summary import chat_headline, summarize_chats, write_chat_run
     from .datasets.chats import load_chats

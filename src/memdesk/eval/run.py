@@ -115,7 +115,8 @@ def run_eval(
     Returns:
         the summary (also written to ``summary.json``).
     """
-    from ..factory import build_memory, build_processor
+    from ..conversation.memory import build_memory
+    from ..factory import build_processor
 
     settings = settings if settings is not None else Settings.load()
     dataset = load_dataset(benchmark, data_path)

@@ -16,7 +16,8 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from ..records import Scope, SearchHit
+from ..records import Scope
+from ..hits import SearchHit
 
 
 def hit_document(hit: SearchHit) -> Document:

@@ -173,6 +173,11 @@ class UsageLedger:
         with self._lock:
             return dict(self._by_op)
 
+    def counters(self) -> dict[str, float]:
+        """``llm.<operation>.{calls,prompt_tokens,completion_tokens,latency_s,cost_usd}`` as flat numbers."""
+        fields = ("calls", "prompt_tokens", "completion_tokens", "latency_s", "cost_usd")
+        return {f"llm.{op}.{f}": float(getattr(u, f)) for op, u in self.by_operation().items() for f in fields}
+
     def by_model(self) -> dict[str, Usage]:
         """A copy of the sums per model."""
         with self._lock:

@@ -17,16 +17,25 @@ budget, the lowest-ranked record is dropped until it fits.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInputError
-from ..records import MemoryRecord, SearchHit
+from ..records import MemoryRecord
+from ..hits import SearchHit
 
 if TYPE_CHECKING:
     from .serialize import Serializer
 
-__all__ = ["BudgetPacker", "is_statement"]
+__all__ = ["BudgetPacker", "is_statement", "normalized_text"]
+
+_NORM = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def normalized_text(text: str) -> str:
+    """The text as de-duplication compares it: lower case, runs of non-word characters as one space."""
+    return _NORM.sub(" ", text.lower()).strip()
 
 
 def is_statement(record: MemoryRecord) -> bool:
@@ -64,7 +73,6 @@ class BudgetPacker:
 
     def _layout(self, h: SearchHit) -> tuple[tuple[str, ...], str, list[tuple[str, str]], str]:
         """(provenance, normalized text, headers, line) of a hit, cached by record id and text."""
-        from .retrieve import normalized_text
 
         key = (h.record.id, h.record.embed_text())  # an updated record keeps its id, not its text
         cached = self._layouts.get(key)

@@ -25,7 +25,6 @@ let one store crowd out the others); the ranked candidates are packed into a tok
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Literal, Sequence
 
@@ -35,11 +34,12 @@ from ..runtime import aio
 from ..errors import InvalidInputError, UnknownScopeError
 from ..filters import RecordFilter, as_filter
 from .lexical import rrf_fuse
-from .packing import BudgetPacker, is_statement
+from .packing import BudgetPacker, is_statement, normalized_text
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
 from .relevance import COSINE, FUSED, RRF, calibrate
-from ..records import ALL_TYPES, MemoryType, Scope, SearchHit
+from ..records import ALL_TYPES, MemoryType, Scope
+from ..hits import SearchHit
 from .scope_index import TYPE_PRIOR, ScopeIndexCache
 
 BONUS_GATE = 1.0
@@ -56,11 +56,7 @@ from ..store.filtered import search_types_where
 Mode = Literal["typed", "untyped"]
 Merge = Literal["score", "round_robin"]
 Fusion = Literal["rrf", "score"]
-_NORM = re.compile(r"[\W_]+", re.UNICODE)
 
-
-def normalized_text(text: str) -> str:
-    return _NORM.sub(" ", text.lower()).strip()
 
 
 class Retriever:
@@ -214,7 +210,7 @@ class Retriever:
         ``vector`` embeds. ``where`` filters the records (default: current memories only). ``asked_at``,
         when the question is asked, dates its relative time expressions (score fusion's ``time_weight``).
         ``lexical_text`` is the BM25 query when it should differ from ``query_text`` (e.g. the question with
-        terms a chat model expects the evidence to hold: ``bench/query_expansion.py``); ``query_text`` alone
+        terms a chat model expects the evidence to hold: ``bench/experiments/query_expansion.py``); ``query_text`` alone
         is read for its person and time."""
         where = as_filter(where, speaker=speaker)
         k = k or self.k

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from ..records import ALL_TYPES, Evidence, MemoryType, SearchHit
+from ..records import ALL_TYPES, MemoryType
+from ..hits import Evidence, SearchHit
 from ..text.tokens import TokenCounter
 
 

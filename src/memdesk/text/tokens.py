@@ -26,7 +26,7 @@ _ENDOFTEXT, _FIM_PREFIX, _FIM_MIDDLE, _FIM_SUFFIX, _ENDOFPROMPT = (
 @dataclass(frozen=True)
 class EncodingSpec:
     """What ``tiktoken_ext.openai_public`` defines for an encoding, less the download: the split pattern, the
-    special tokens and the sha256 of the BPE file (tests/test_tokens.py checks them against tiktoken's own)."""
+    special tokens and the sha256 of the BPE file (tests/text/test_tokens.py checks them against tiktoken's own)."""
 
     pat_str: str
     special_tokens: dict[str, int]

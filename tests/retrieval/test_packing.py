@@ -4,7 +4,8 @@ import pytest
 
 from memdesk.errors import InvalidInputError
 from memdesk.retrieval.packing import BudgetPacker
-from memdesk.records import EpisodicRecord, MemoryType, Scope, SearchHit, SemanticRecord
+from memdesk.records import EpisodicRecord, MemoryType, Scope, SemanticRecord
+from memdesk.hits import SearchHit
 from memdesk.retrieval.retrieve import Serializer
 
 S = Scope(user_id="u")

@@ -7,7 +7,7 @@ its anchor the session's date. Then replays the default read path over the copy 
 counting every hit's provenance, and counting only the ordinary records' (so a session record is credited only
 with the turns its lines also brought by another record; what it displaced shows there).
 
-    python bench/session_records.py /tmp/memdesk-eval/locomo --chars 300 [--out RESULT.json]
+    python bench/experiments/session_records.py /tmp/memdesk-eval/locomo --chars 300 [--out RESULT.json]
 
 No LLM: the titles are the extractor's first clauses, so a session record is a table of contents of the session.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import shutil
 import statistics
 from collections import defaultdict
@@ -25,7 +26,8 @@ import numpy as np
 
 from memdesk.eval import metrics as M
 from memdesk.records import EpisodicRecord, MemoryType, Scope
-from retrieval_replay import config_of, open_run, reader
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for retrieval_replay
+from retrieval_replay import config_of, open_run, reader  # noqa: E402 - after the sys.path line
 
 
 def session_records(store, conv, scope: Scope, chars: int) -> list[EpisodicRecord]:

@@ -14,7 +14,7 @@ store (as ``retrieval_replay.py`` does), with three policies:
 It also counts, for the multi-hop and open-domain questions, how many missed gold turns sit next to a
 turn the block already holds (what including neighbouring turns could recover at most).
 
-    python bench/budget_ceiling.py /tmp/memdesk-eval/locomo --policy oracle --big 3000
+    python bench/experiments/budget_ceiling.py /tmp/memdesk-eval/locomo --policy oracle --big 3000
 
 Not a product feature: the oracle reads the benchmark's labels. The numbers are in
 ``bench/results/RETRIEVAL_EXPERIMENTS.md``.
@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for retrieval_replay
 
 from retrieval_replay import CONFIGS  # noqa: E402
 

@@ -111,7 +111,8 @@ def test_a_map_rises_with_the_raw_value_and_falls_with_the_scope_size():
 
 
 def test_calibrate_makes_an_out_of_order_list_non_increasing():
-    from memdesk.records import MemoryType, SearchHit, SemanticRecord
+    from memdesk.records import MemoryType, SemanticRecord
+    from memdesk.hits import SearchHit
 
     def hit(cos):
         rec = SemanticRecord(fact=f"fact {cos}", scope=Scope(user_id="u"), provenance=["m"])

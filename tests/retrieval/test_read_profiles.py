@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from memdesk.embed import HashingEmbedder
-from memdesk.factory import build_memory, build_retriever
+from memdesk.conversation.memory import build_memory
+from memdesk.factory import build_retriever
 from memdesk.retrieval.profiles import DEFAULT_PROFILE, PROFILES, read_profile
 from memdesk.settings import Settings
 from memdesk.store import open_store

@@ -11,9 +11,9 @@ the strongest model that runs here (Qwen2.5-Coder-1.5B) it gave no reliable gain
 Two steps, so the slow one runs once:
 
     # 1. the terms of every scored question (resumable; the chat model from MEMDESK_LLM_*)
-    python bench/query_expansion.py expand locomo /tmp/memdesk-eval/locomo --terms /tmp/locomo-terms.jsonl
+    python bench/experiments/query_expansion.py expand locomo /tmp/memdesk-eval/locomo --terms /tmp/locomo-terms.jsonl
     # 2. recall with the terms, through the real read path, beside the same path without them
-    python bench/query_expansion.py replay locomo /tmp/memdesk-eval/locomo --terms /tmp/locomo-terms.jsonl \
+    python bench/experiments/query_expansion.py replay locomo /tmp/memdesk-eval/locomo --terms /tmp/locomo-terms.jsonl \
         --configs none,lexical,embedded
 
 ``none``: the default read path; ``lexical``: the terms added to the BM25 query; ``embedded``: also appended
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import logging
 import re
 import statistics
@@ -46,7 +47,8 @@ from memdesk.llm.templates import PromptTemplate
 from memdesk.records import Scope
 from memdesk.retrieval.retrieve import Retriever, Serializer
 from memdesk.settings import Settings
-from retrieval_replay import Tally, open_run
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for retrieval_replay
+from retrieval_replay import Tally, open_run  # noqa: E402 - after the sys.path line
 
 log = logging.getLogger("query_expansion")
 

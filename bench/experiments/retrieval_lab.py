@@ -5,7 +5,7 @@ once and re-ranks the questions with retrieval variants in numpy, so one variant
 harness run. The variants mirror the read path (per-type top-k, de-duplication, serializer lines) but are
 not the shipped code: what they found is then implemented in ``memdesk.retrieval.retrieve`` and measured again through
 ``Memory.evidence`` with ``bench/retrieval_replay.py`` and the harness. The table in
-``bench/results/RETRIEVAL_EXPERIMENTS.md`` comes from ``python bench/retrieval_lab.py <run_dir>``.
+``bench/results/RETRIEVAL_EXPERIMENTS.md`` comes from ``python bench/experiments/retrieval_lab.py <run_dir>``.
 
 Token counts here are estimates: the sum of each kept line's tokens plus headers (``rich3`` and later:
 the anchor-grouped block as rendered by :func:`render_grouped`).
@@ -15,7 +15,8 @@ from collections import defaultdict
 import numpy as np
 from memdesk.eval.run import load_dataset
 from memdesk.store import open_store
-from memdesk.records import Scope, MemoryType, SearchHit, ALL_TYPES
+from memdesk.records import Scope, MemoryType, ALL_TYPES
+from memdesk.hits import SearchHit
 from memdesk.retrieval.retrieve import Serializer, dedupe
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.embed import MiniLMEmbedder

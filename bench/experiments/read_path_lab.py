@@ -6,8 +6,8 @@ per group, superseded demoted) with one change at a time, then packs them with t
 :class:`~memdesk.retrieval.packing.BudgetPacker` (900 tokens) and scores gold-turn recall, median tokens and
 (LongMemEval) session recall@10. ``type:0.3`` reproduces the shipped read path before ``person_weight``.
 
-    python bench/read_path_lab.py locomo /tmp/ev/locomo type:0.3 type:0.3:uboost0.3 pool:0.0
-    python bench/read_path_lab.py longmemeval /tmp/ev/lme-sub type:0.3 type:0.1 type:0.3:uboost0.3
+    python bench/experiments/read_path_lab.py locomo /tmp/ev/locomo type:0.3 type:0.3:uboost0.3 pool:0.0
+    python bench/experiments/read_path_lab.py longmemeval /tmp/ev/lme-sub type:0.3 type:0.1 type:0.3:uboost0.3
 
 A spec is ``GROUPING:LEXICAL_WEIGHT[:OPTION...]``. Groupings: ``type`` (per memory type, shipped),
 ``pool`` (one scale), ``role`` (per type and message role). Options: ``nolex`` (BM25 re-scores dense
@@ -24,7 +24,7 @@ question words: "When did Ana move to Porto?" -> "Ana move to Porto"), ``strip``
 dense side is ``cosine + w * cosine'`` with another embedder's record vectors, one array per
 conversation, and question vectors under ``__q`` in the dataset's question order), written by
 
-    python bench/read_path_lab.py embed e5 locomo /tmp/ev/locomo /tmp/ev/e5.npz   # or: embed wordllama ...
+    python bench/experiments/read_path_lab.py embed e5 locomo /tmp/ev/locomo /tmp/ev/e5.npz   # or: embed wordllama ...
 """
 
 from __future__ import annotations
@@ -50,7 +50,8 @@ from memdesk.eval.run import load_dataset
 from memdesk.filters import as_filter
 from memdesk.retrieval.lexical import BM25Index
 from memdesk.retrieval.question_person import grammatical_person
-from memdesk.records import ALL_TYPES, MemoryType, Scope, SearchHit
+from memdesk.records import ALL_TYPES, MemoryType, Scope
+from memdesk.hits import SearchHit
 from memdesk.retrieval.retrieve import Retriever, Serializer
 from memdesk.retrieval.scope_index import TYPE_PRIOR, _lexical_top
 from memdesk.settings import Settings

@@ -20,7 +20,7 @@ from memdesk.conversation.answer import LLMAnswerer
 from memdesk.conversation.raw import RawTurnProcessor
 from memdesk.embed import HashingEmbedder
 from memdesk.errors import EmptyInputError, RecordNotFoundError
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.llm.openai_compat import OpenAICompatChatModel
 from memdesk.settings import Settings
 from memdesk.store import open_store

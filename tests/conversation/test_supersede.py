@@ -23,7 +23,7 @@ from memdesk.conversation.supersede import Supersession, replaces
 S = Scope(user_id="priya")
 JAN = datetime(2024, 1, 8, tzinfo=timezone.utc)
 APR = datetime(2024, 4, 7, tzinfo=timezone.utc)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture

@@ -4,20 +4,22 @@ Reopens an evaluation run's typed store (as ``bench/retrieval_replay.py`` does),
 question's scope with the fused path (candidates and K unbounded, no token budget), and reports, for the gold turns
 of one category, the share whose first record lies within the first N hits.
 
-    python bench/evidence_ranks.py locomo /tmp/memdesk-eval/locomo --category multi-hop
+    python bench/experiments/evidence_ranks.py locomo /tmp/memdesk-eval/locomo --category multi-hop
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import numpy as np
 
 from memdesk.records import Scope
 from memdesk.retrieval.retrieve import Retriever, Serializer
-from retrieval_replay import open_run, reader
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/, for retrieval_replay
+from retrieval_replay import open_run, reader  # noqa: E402 - after the sys.path line
 
 
 CUTS = (10, 20, 30, 40, 60, 100, 200, 500)
