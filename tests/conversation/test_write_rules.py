@@ -221,6 +221,7 @@ def test_a_reply_with_its_own_content_is_kept(mem: Memory, text: str) -> None:
         ("I'm nervous and excited.", False),  # how someone feels is worth noting
         ("My kids love it.", False),
         ("The roof leaks.", False),
+        ("They're a real support.", False),  # said of someone in particular
         ("Wow Mel, that painting's amazing!", True),  # a nickname after an interjection is a vocative
         ("Wow Paris was amazing.", False),  # a place is not
         ("Anything new happening?", True),  # a small-talk question that names nothing

@@ -264,6 +264,8 @@ def plain_named(text: str, names: Iterable[str]) -> bool:
     return bool(re.search(r"\d", text)) or any(w.lower() not in known for w in caps)
 
 
+_THIRD_PERSON = re.compile(r"\b(?:he|she|they|him|her|them|his|hers|their|theirs|he's|she's|they're|they've)\b", re.IGNORECASE)
+
 _LEAD_CONJUNCTION = re.compile(r"^(?:and|but|plus|so|also|oh and)\s+", re.IGNORECASE)
 
 _OWN_CLAUSE = re.compile(r"(?:,|;|\s-|\s\u2013)\s*(?:and |but |also |btw |by the way )?(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b|\b(?:and|but) (?:i|we)\b")
@@ -430,7 +432,9 @@ def analyze(
         remark = remark and evaluates(content_words(s, names), words(s))  # "Your sister called." tells something
         # "A mix of emotions for sure.": no word of anyone's world (no name, number, date or concrete word)
         # (an answer to a question is kept: "A bit." answers "Are you nervous?")
-        remark = remark or (not answers and not plain_named(s, names) and abstract_only(content_words(s, names)))
+        # (nor is what is said of someone in particular: "They're a real support." of a family)
+        someone = _THIRD_PERSON.search(s) is not None
+        remark = remark or (not answers and not someone and not plain_named(s, names) and abstract_only(content_words(s, names)))
         if kind == "content" and not image and not times and not follows_content and (remark or generic_remark(s, names)):
             out.append(Sentence(text=raw, kind="phatic"))  # a sentiment or truism: nothing to remember
             continue
