@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Literal
 
@@ -44,8 +45,8 @@ from ..text.lang import is_english
 from ..records import RouteMask
 from ..timeexpr.resolve import resolve
 from .base import Utterance
-from .rules import Sentence, analyze, content_words, reaction_reply, short_remark
-from .social import social_question
+from .rules import Sentence, analyze, content_words, short_remark, words
+from .social import only_reacts, plain_named, social_question
 
 logger = logging.getLogger(__name__)
 
@@ -76,6 +77,15 @@ def reference_of(utterance: Utterance) -> tuple[datetime | None, Literal["said_a
     if utterance.message.timestamp is not None:
         return utterance.message.timestamp, "said_at"
     return utterance.reference_time, "added_at"
+
+
+def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bool = False) -> bool:
+    """A whole reply that only takes up the other person's turn ("I'll try it.", "We do that already.",
+    "Yeah, we'll miss him."): no number, no name but the speakers', not the answer to a question, and
+    nothing but :data:`.social.REACTION_WORDS` beyond function words (:func:`.social.only_reacts`)."""
+    if answers_question or text.rstrip().endswith("?") or plain_named(text, names):
+        return False
+    return only_reacts(content_words(text, names), len(words(text)))
 
 
 def analyze_utterance(utterance: Utterance) -> list[Sentence]:

@@ -16,7 +16,8 @@ from ..timeexpr.resolve import TimeMention
 from .sentences import split_sentences
 from .social import (
     EVALUATIVE_WORDS, GENERIC_BENEFIT, PAST_COPULA, RETURN_GREETING, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA,
-    SOCIAL_REST_WORDS, REACTION_WORDS, LOOKING_FORWARD, TEASER, TRUISM, VERDICT, VERDICT_OF, WE_DO, WISHES, abstract_only, echoes, only_reacts, remark_on_you,
+    SOCIAL_REST_WORDS, LOOKING_FORWARD, TEASER, THIRD_PERSON, TRUISM, VERDICT, VERDICT_OF, WE_DO, WISHES, abstract_only, echoes, evaluates,
+    only_reacts, plain_named, remark_on_you,
 )  # fmt: skip
 
 SentenceKind = Literal["phatic", "question", "content"]
@@ -247,25 +248,6 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     return not content or (not plain_named(s, names) and only_reacts(content, len(words(s))))
 
 
-def evaluates(content: list[str], said: list[str] = ()) -> bool:  # type: ignore[assignment]
-    """A word of evaluation among the sentence's words (``said``, or its ``content`` words), or nothing but the
-    words of social formulas and reactions among its content words."""
-    social = SOCIAL_REST_WORDS | REACTION_WORDS | _PRAISED
-    return any(w in EVALUATIVE_WORDS for w in (said or content)) or all(w in social or w.split("'")[0] in social for w in content)
-
-
-_PRAISED = frozenset("backing pride offer courage guts drive positivity energy vibe vibes paid pay off".split())
-
-
-def plain_named(text: str, names: Iterable[str]) -> bool:
-    """True if ``text`` holds a number or a capitalised word that is not a speaker's name (nor "I")."""
-    known = {p.lower() for n in names if n for p in n.split()}
-    caps = re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w'-]*", text.strip())
-    return bool(re.search(r"\d", text)) or any(w.lower() not in known for w in caps)
-
-
-_THIRD_PERSON = re.compile(r"\b(?:he|she|they|him|her|them|his|hers|their|theirs|he's|she's|they're|they've)\b", re.IGNORECASE)
-
 _LEAD_CONJUNCTION = re.compile(r"^(?:and|but|plus|so|also|oh and)\s+", re.IGNORECASE)
 
 _OWN_CLAUSE = re.compile(r"(?:,|;|\s-|\s\u2013)\s*(?:and |but |also |btw |by the way )?(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b|\b(?:and|but) (?:i|we)\b")
@@ -395,15 +377,6 @@ def short_remark(text: str, names: Iterable[str] = (), *, answers_question: bool
     return not capitals and not named and not _FIRST_PERSON.search(text) and not SEMANTIC_CUES.search(text) and not has_past_event(text)
 
 
-def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bool = False) -> bool:
-    """A whole reply that only takes up the other person's turn ("I'll try it.", "We do that already.",
-    "Yeah, we'll miss him."): no number, no name but the speakers', not the answer to a question, and
-    nothing but :data:`.social.REACTION_WORDS` beyond function words (:func:`.social.only_reacts`)."""
-    if answers_question or text.rstrip().endswith("?") or plain_named(text, names):
-        return False
-    return only_reacts(content_words(text, names), len(words(text)))
-
-
 def analyze(
     text: str,
     times_of: Callable[[str], list[TimeMention]] | None = None,
@@ -433,7 +406,7 @@ def analyze(
         # "A mix of emotions for sure.": no word of anyone's world (no name, number, date or concrete word)
         # (an answer to a question is kept: "A bit." answers "Are you nervous?")
         # (nor is what is said of someone in particular: "They're a real support." of a family)
-        someone = _THIRD_PERSON.search(s) is not None
+        someone = THIRD_PERSON.search(s) is not None
         remark = remark or (not answers and not someone and not plain_named(s, names) and abstract_only(content_words(s, names)))
         if kind == "content" and not image and not times and not follows_content and (remark or generic_remark(s, names)):
             out.append(Sentence(text=raw, kind="phatic"))  # a sentiment or truism: nothing to remember

@@ -17,6 +17,7 @@ formula followed by a fact ("So proud of you for finishing the marathon") is not
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 
 #: Whole sentences that are only social: agreement, encouragement, a one-word verdict on what was said.
 PHATIC_SENTENCE = re.compile(
@@ -196,9 +197,7 @@ def remark_on_you(sentence: str) -> bool:
     ("Your backing means a lot.", "The kids look so cute!", "All your hard work paid off."), told by the second
     person and no first person. Advice ("You could net them against pigeons.") and questions are not remarks."""
     s = sentence.replace("\u2019", "'")
-    if s.rstrip().endswith("?") or not _ABOUT_YOU.search(s) or _OWN.search(s) or _ADVICE.search(s):
-        return False
-    return True
+    return not (s.rstrip().endswith("?") or not _ABOUT_YOU.search(s) or _OWN.search(s) or _ADVICE.search(s))
 
 
 #: The words of a small-talk question beyond function words: "How have you been lately?", "What's new with
@@ -362,3 +361,24 @@ TRUISM = re.compile(
     r"important|nice|interesting|beautiful|inspiring|sad|tough|hard) (?:how|that|when|to see)\b(?!.*\b(?:i|my|me)\b)",
     re.IGNORECASE,
 )
+
+
+def evaluates(content: list[str], said: Sequence[str] = ()) -> bool:
+    """A word of evaluation among the sentence's words (``said``, or its ``content`` words), or nothing but the
+    words of social formulas and reactions among its content words."""
+    social = SOCIAL_REST_WORDS | REACTION_WORDS | _PRAISED
+    return any(w in EVALUATIVE_WORDS for w in (said or content)) or all(w in social or w.split("'")[0] in social for w in content)
+
+
+_PRAISED = frozenset("backing pride offer courage guts drive positivity energy vibe vibes paid pay off".split())
+
+
+def plain_named(text: str, names: Iterable[str]) -> bool:
+    """True if ``text`` holds a number or a capitalised word that is not a speaker's name (nor "I")."""
+    known = {p.lower() for n in names if n for p in n.split()}
+    caps = re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w'-]*", text.strip())
+    return bool(re.search(r"\d", text)) or any(w.lower() not in known for w in caps)
+
+
+#: Someone in particular: what is said of them may be a fact even in abstract words ("They're a real support.").
+THIRD_PERSON = re.compile(r"\b(?:he|she|they|him|her|them|his|hers|their|theirs|he's|she's|they're|they've)\b", re.IGNORECASE)
