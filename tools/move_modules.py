@@ -30,7 +30,7 @@ MOVES = {
     "memdesk.timespans": "memdesk.timeexpr.spans",
     "memdesk.timewords": "memdesk.timeexpr.words",
     # command line
-    "memdesk.cli": "memdesk.cli.main",
+    "memdesk.cli": "memdesk.cli.app",
     "memdesk.cli_server": "memdesk.cli.server",
     "memdesk.cli_trust": "memdesk.cli.trust",
     "memdesk.clicontext": "memdesk.cli.context",
@@ -69,7 +69,7 @@ PACKAGES = {
     "memdesk.runtime": "Plumbing: the event-loop bridge, tracing, optional extras, data paths, JSON files, CPU counts.",
 }
 INIT_EXTRA = {
-    "memdesk.cli": "from .main import main\n\n__all__ = [\"main\"]\n",
+    "memdesk.cli": "from .app import main\n\n__all__ = [\"main\"]\n",
 }
 
 

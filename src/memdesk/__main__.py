@@ -1,6 +1,6 @@
 """``python -m memdesk``: the command line."""
 
-from .cli.main import main
+from .cli import main
 
 if __name__ == "__main__":
     main()

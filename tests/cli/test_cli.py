@@ -76,7 +76,7 @@ def test_compact_extractor_views_write_fewer_records(run, monkeypatch, tmp_path)
 
 
 def test_ask_with_a_chat_model_reports_its_usage(tmp_path, monkeypatch):
-    from memdesk.cli.main import Ctx
+    from memdesk.cli.app import Ctx
     from memdesk.conversation.answer import LLMAnswerer
     from memdesk.conversation.memory import Memory
     from memdesk.conversation.raw import RawTurnProcessor

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from memdesk.cli.main import main
+from memdesk.cli.app import main
 
 CHAT = [
     {"id": "1", "speaker": "Ana", "content": "I started learning the cello in January.", "timestamp": "2024-02-01T09:00:00Z"},

@@ -101,7 +101,7 @@ def test_the_core_imports_no_optional_extra():
     import sys
 
     code = (
-        "import sys, memdesk, memdesk.cli.main, memdesk.client.async_api\n"
+        "import sys, memdesk, memdesk.cli.app, memdesk.client.async_api\n"
         "bad = sorted({m.split('.')[0] for m in sys.modules} & {'langgraph', 'langchain_core', 'fastapi', 'mcp',"
         " 'uvicorn', 'psycopg', 'matplotlib', 'sympy', 'opentelemetry_sdk', 'xllamacpp', 'gguf'})\n"
         "print(bad)\n"

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 from click.testing import CliRunner
 from mcp.client import Client
 
-from memdesk.cli.main import main
+from memdesk.cli.app import main
 from memdesk.records import Scope
 from memdesk.client.remote import RemoteMemory
 from memdesk.server import create_mcp_server
