@@ -252,6 +252,12 @@ def test_a_reply_with_its_own_content_is_kept(mem: Memory, text: str) -> None:
         ("My sister is vital to the team.", False),
         ("Rome is a must-see city!", False),
         ("We're all moved in!", False),
+        ("Looks delish!", True),  # a verdict with its subject dropped
+        ("So glad you had a blast at the party.", True),  # glad about the other person's news
+        ("It must have felt great.", True),
+        ("No doubts, Nadia.", True),
+        ("I'm glad my sister moved to Leeds.", False),  # the speaker's own news
+        ("Looks like rain tomorrow.", False),
     ],
 )
 def test_remarks_on_the_other_person_and_encouragement_are_small_talk(text: str, phatic: bool) -> None:

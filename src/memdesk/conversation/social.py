@@ -105,14 +105,17 @@ WISHES = re.compile(
     r"we(?:'re| are) (?:all )?in this together\b|let'?s (?:spread|support|keep|stay|make|help|stick|do this|rock|celebrate)\b|"
     r"(?:loving|love|loved|adore|adored) (?:that|this|these|those|your|the way|how)\b(?!.*\b(?:i|my|we|our)\b)|"
     r"(?:i )?bet (?:it|that|this|they|you|the \w+)\b|(?:i )?(?:couldn'?t|could not) agree more\b|"
-    r"(?:i )?(?:totally |completely |fully |so )?agree(?: with (?:you|that|this))?(?=[\s,!.]*$|,))",
+    r"(?:i )?(?:totally |completely |fully |so )?agree(?: with (?:you|that|this))?(?=[\s,!.]*$|,)|"
+    # glad about the other person's news, a guess at how it felt ("So glad you had a blast at the party!")
+    r"(?:i'?m |i am |so |really )*glad (?:that )?(?:you|y'all|you all|you guys|you two|everyone|it all)\b|"
+    r"(?:it|that|this|you) must (?:have|'ve) (?:been|felt|taken)\b|no doubts?\b(?! about)[\s,!.]*)",
     re.IGNORECASE,
 )
 
 #: Remarks on what was just said, small talk when they name nothing (no name, no number): "That sounds like a
 #: nice way to start the day.", "They can be quite lovely at this time of year."
 REMARKS = re.compile(
-    r"^(?:(?:that|this|it|they|those|these) (?:sounds?|looks?|seems?)\b|sounds like\b|what an? \w+|"
+    r"^(?:(?:that|this|it|they|those|these) (?:sounds?|looks?|seems?)\b|sounds like\b|(?:looks|sounds|seems) (?!like\b)[a-z-]+[\s!.\u2026]*$|what an? \w+|"
     r"(?:they|it|that|this|those|these) (?:can|could|must|might|may|will|would|do|does|often|usually)(?: \w+)? (?:be|get|make|help|feel|seem|sound|look)\b)",
     re.IGNORECASE,
 )
