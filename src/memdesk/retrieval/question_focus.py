@@ -76,7 +76,7 @@ class Focus:
     slot: Slot
     said: frozenset[str]
 
-    def answers(self, values: "RecordValues", user_names: frozenset[str] = frozenset()) -> bool:
+    def answers(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
         """True when a record with these ``values`` states a value of the asked kind."""
         if self.slot == "date":
             return values.date
@@ -127,7 +127,7 @@ class RecordValues:
     count: bool
 
     @classmethod
-    def of(cls, text: str) -> "RecordValues":
+    def of(cls, text: str) -> RecordValues:
         body = _SPEAKER.sub("", text, count=1)
         names: set[str] = set()
         places: set[str] = set()
