@@ -51,6 +51,9 @@ def test_history_page_reads_a_scopes_entries_in_write_order_with_tombstones(stor
     assert [e.record_id for e in store.history_page(BEN).items] == ["g1"]
     assert store.history_page(Scope(user_id="cy")).items == []
     assert {e.record_id for e in store.history_page(None).items} == {"f1", "f2", "f3", "g1"}
+    tombstones = store.history_page(None, event=HistoryEvent.DELETE).items
+    assert [(e.record_id, e.version, e.record) for e in tombstones] == [("f2", 2, None)]
+    assert [e.version for e in store.history_page(ANA, event=HistoryEvent.UPDATE).items] == [2]
     assert store.history_of(["f1", "f2", "nope"]) == {"f1": store.history("f1"), "f2": store.history("f2")}
     with pytest.raises(InvalidInputError):
         store.history_page(ANA, cursor="x1")

@@ -8,7 +8,9 @@ In batches, each one destination transaction (:meth:`~memdesk.store.base.Portabi
 4. every scope's raw messages, pending or processed, in log order;
 5. every vector collection (reasoning banks' examples) with its ``::meta`` and ``::rejected`` document sets.
 
-Everything already in the destination is skipped (``on_conflict="skip"``), so a copy that was interrupted is
+On PostgreSQL each batch's rows go in with ``COPY`` (:meth:`~memdesk.store.dialect.Dialect.bulk_insert`; SQLite: one
+prepared ``INSERT`` over the batch). The destination's vector indexes (pgvector HNSW of its large scopes) are built
+after the load (``index``), not maintained row by row. Everything already in the destination is skipped (``on_conflict="skip"``), so a copy that was interrupted is
 resumed by running it again. At the end both databases are read again and compared (:func:`digest`): counts per
 kind and an order-independent SHA-256 of every row's content must be equal, else :class:`CopyMismatchError`.
 Copy from a quiescent source (a stopped server): writes during the copy may be missed and fail the comparison.
@@ -25,7 +27,7 @@ from datetime import timezone
 from pydantic import BaseModel, Field
 
 from ..errors import CopyMismatchError, EmbeddingMismatchError
-from ..records import HistoryEntry, MemoryType, Scope
+from ..records import HistoryEntry, HistoryEvent, MemoryType, Scope
 from ..store.base import Store
 from ..store.codec import scope_key
 
@@ -44,6 +46,7 @@ class Digest(BaseModel):
 class CopyResult(BaseModel):
     written: dict[str, int]
     skipped: int
+    indexes: list[str] = Field(default_factory=list, description="Vector indexes built after the load.")
     source: Digest
     destination: Digest
 
@@ -123,8 +126,14 @@ def digest(store: Store) -> Digest:
     return Digest(counts=counts, sums={k: f"{v:064x}" for k, v in acc.items()})
 
 
-def copy_store(src: Store, dst: Store, *, progress: Progress | None = None, verify: bool = True) -> CopyResult:
-    """Copy every row of ``src`` into ``dst``; see the module docstring."""
+def copy_store(
+    src: Store, dst: Store, *, progress: Progress | None = None, verify: bool = True,
+    index: Callable[[], list[str]] | None = None,
+) -> CopyResult:  # fmt: skip
+    """Copy every row of ``src`` into ``dst``; see the module docstring. ``index``: called once every row is in,
+    before the verification, to build the destination's vector indexes (e.g. ``PostgresStore.index_large_scopes``:
+    built once over the loaded rows rather than maintained row by row; it builds only the missing ones, so a
+    resumed copy ends with them too); returns their names."""
     note = progress or (lambda kind, n: None)
     info = src.embedding_info()
     if info is not None:
@@ -147,13 +156,12 @@ def copy_store(src: Store, dst: Store, *, progress: Progress | None = None, veri
             written["history"] += done.history
             skipped += len(done.skipped_records)
             note("records", len(records))
-    for entries in _pages(lambda c: src.history_page(None, limit=BATCH, cursor=c)):
+    for tombstones in _pages(lambda c: src.history_page(None, limit=BATCH, cursor=c, event=HistoryEvent.DELETE)):
         # the current records' entries came with them; what is left is the tombstones of deleted records
-        tombstones = [e for e in entries if e.record is None]
         if tombstones:
             done = dst.restore(history=tombstones, on_conflict="skip")
             written["history"] += done.history
-        note("history", len(entries))
+        note("history", len(tombstones))
     for scope in all_scopes:
         for items in _pages(lambda c, s=scope: src.message_page(s, limit=BATCH, cursor=c)):
             mine = [m for m in items if m.scope == scope]
@@ -172,6 +180,9 @@ def copy_store(src: Store, dst: Store, *, progress: Progress | None = None, veri
                 dst.documents(doc).put([i for i, _ in items], [p for _, p in items])
                 written["documents"] += len(items)
         note("collections", 1)
+    indexes = [] if index is None else index()
+    if indexes:
+        note("indexes", len(indexes))
     source = digest(src) if verify else Digest()
     destination = digest(dst) if verify else Digest()
     if verify and source != destination:
@@ -179,7 +190,21 @@ def copy_store(src: Store, dst: Store, *, progress: Progress | None = None, veri
                       if source.counts.get(k) != destination.counts.get(k) or source.sums.get(k) != destination.sums.get(k))  # fmt: skip
         raise CopyMismatchError(f"the copy differs from its source in {diff}: {source.counts} vs {destination.counts}",
                                 source, destination)  # fmt: skip
-    return CopyResult(written=written, skipped=skipped, source=source, destination=destination)
+    return CopyResult(written=written, skipped=skipped, indexes=indexes, source=source, destination=destination)
+
+
+def vector_indexes(store: Store) -> Callable[[], list[str]] | None:
+    """What builds ``store``'s vector indexes once a copy has loaded it: a PostgreSQL store searching in SQL (with
+    pgvector >= 0.5) builds its large scopes' HNSW indexes; None for the others (SQLite builds its ANN index when
+    a search first needs it)."""
+    try:
+        from ..store.pg_search import MIN_PGVECTOR
+        from ..store.postgres import PostgresStore
+    except ImportError:  # psycopg is not installed: the store is not a PostgreSQL one
+        return None
+    if isinstance(store, PostgresStore) and store.search_mode == "sql" and store.pgvector_version >= MIN_PGVECTOR:
+        return store.index_large_scopes
+    return None
 
 
 def _copy_collection(src: Store, dst: Store, name: str) -> int:
@@ -200,4 +225,4 @@ def _copy_collection(src: Store, dst: Store, name: str) -> int:
     return len(keep)
 
 
-__all__ = ["CopyMismatchError", "CopyResult", "Digest", "copy_store", "digest", "scopes"]
+__all__ = ["CopyMismatchError", "CopyResult", "Digest", "copy_store", "digest", "scopes", "vector_indexes"]
