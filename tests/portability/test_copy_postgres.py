@@ -4,12 +4,12 @@ interrupted copy run again ends with every row, the indexes and an equal verific
 from __future__ import annotations
 
 from datetime import datetime, timezone
+from importlib import import_module
 
 import numpy as np
 import pytest
 
 from memdesk.errors import StoreError
-from memdesk.portability import copy as copy_module
 from memdesk.portability.copy import copy_store, vector_indexes
 from memdesk.records import HistoryEvent, MemoryType, RawMessage, Scope, SemanticRecord
 from memdesk.store import EmbeddingInfo, open_store
@@ -61,7 +61,7 @@ def _source(path, rng):
 
 
 def test_an_interrupted_copy_resumes_and_ends_with_the_vector_index_and_an_equal_verification(postgres_url, tmp_path, monkeypatch):
-    monkeypatch.setattr(copy_module, "BATCH", 10)
+    monkeypatch.setattr(import_module("memdesk.portability.digest"), "BATCH", 10)  # pages of ten records
     src = _source(tmp_path / "src.db", np.random.default_rng(3))
     dst = PostgresStore(postgres_url, hnsw_min_rows=20)
     try:

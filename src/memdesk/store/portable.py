@@ -137,10 +137,13 @@ class PortableTables:
 
     def _entries(self, rows: Sequence[Any]) -> list[HistoryEntry]:
         d = self.db.dialect
+        scopes: dict[str, Scope] = {}  # one (frozen) Scope per key: a page's entries share few scopes
+        for key in {r[5] for r in rows}:
+            scopes[key] = scope_from_tuple(tuple(json.loads(key)))
         return [
             HistoryEntry(
                 record_id=rid, version=int(version), event=HistoryEvent(event), memory_type=MemoryType(mt),
-                scope=scope_from_tuple(tuple(json.loads(key))),
+                scope=scopes[key],
                 record=None if event == HistoryEvent.DELETE.value else record_from_json(mt, payload),
                 changed_at=d.time_from_db(at),
             )
