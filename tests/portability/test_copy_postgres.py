@@ -61,7 +61,7 @@ def _source(path, rng):
 
 
 def test_an_interrupted_copy_resumes_and_ends_with_the_vector_index_and_an_equal_verification(postgres_url, tmp_path, monkeypatch):
-    monkeypatch.setattr(import_module("memdesk.portability.digest"), "BATCH", 10)  # pages of ten records
+    monkeypatch.setattr(import_module("memdesk.portability.checksums"), "BATCH", 10)  # pages of ten records
     src = _source(tmp_path / "src.db", np.random.default_rng(3))
     dst = PostgresStore(postgres_url, hnsw_min_rows=20)
     try:

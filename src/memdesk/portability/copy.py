@@ -12,7 +12,7 @@ On PostgreSQL each batch's rows go in with ``COPY`` (:meth:`~memdesk.store.diale
 prepared ``INSERT`` over the batch). The destination's vector indexes (pgvector HNSW of its large scopes) are built
 after the load (``index``), not maintained row by row. Everything already in the destination is skipped
 (``on_conflict="skip"``), so a copy that was interrupted is resumed by running it again. At the end the two are
-compared (:mod:`.digest`): counts per kind and an order-independent SHA-256 of every row's content must be equal,
+compared (:mod:`.checksums`): counts per kind and an order-independent SHA-256 of every row's content must be equal,
 else :class:`CopyMismatchError`. The destination is read again in full; of the source, the records, vectors and
 messages are digested from the pages the copy read (each is read once, skipped ones too), its history and
 collections are read again on their own.
@@ -30,7 +30,8 @@ from pydantic import BaseModel, Field
 from ..errors import CopyMismatchError, EmbeddingMismatchError
 from ..records import HistoryEvent
 from ..store.base import Store
-from .digest import BATCH, Digest, Digester, digest, digest_history, pages, scope_messages, scope_records, scopes, vectors
+from . import checksums
+from .checksums import Digest, Digester, digest, digest_history, pages, scope_messages, scope_records, scopes, vectors
 
 Progress = Callable[[str, int], None]
 """Called as ``progress(kind, n)`` after each batch of ``n`` items of ``kind`` is read from the source."""
@@ -77,7 +78,7 @@ def copy_store(
             written["history"] += done.history
             skipped += len(done.skipped_records)
             note("records", len(records))
-    for tombstones in pages(lambda c: src.history_page(None, limit=BATCH, cursor=c, event=HistoryEvent.DELETE)):
+    for tombstones in pages(lambda c: src.history_page(None, limit=checksums.BATCH, cursor=c, event=HistoryEvent.DELETE)):
         # the current records' entries came with them; what is left is the tombstones of deleted records
         if tombstones:
             done = dst.restore(history=tombstones, on_conflict="skip")
