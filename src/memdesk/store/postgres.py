@@ -66,6 +66,8 @@ def _store_error(e: psycopg.Error, what: str) -> Exception:
         return StoreLockedError(f"{what}: the database stayed locked past the lock timeout ({e})")
     if isinstance(e, psycopg.DataError) and "NUL" in str(e):
         return InvalidInputError(f"{what}: PostgreSQL text cannot hold NUL characters ({e})")
+    if isinstance(e, pg_errors.CharacterNotInRepertoire) and "0x00" in str(e):  # the server's word for it (a COPY)
+        return InvalidInputError(f"{what}: PostgreSQL text cannot hold NUL characters ({e})")
     return StoreError(f"{what}: {e}")
 
 
