@@ -23,7 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.benchinfo import machine_info, measured_at, write_result  # noqa: E402
-from memdesk import AsyncMemory, Memory, Scope, aio  # noqa: E402
+from memdesk import AsyncMemory, Memory, Scope
+from memdesk.runtime import aio  # noqa: E402
 from memdesk.conversation.raw import RawTurnProcessor  # noqa: E402
 from memdesk.embed import HashingEmbedder  # noqa: E402
 from memdesk.store.postgres import PostgresStore  # noqa: E402

@@ -41,7 +41,7 @@ from memdesk.store import EmbeddingInfo, open_store  # noqa: E402
 
 T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
 CHILD = """import resource, sys
-from memdesk.cli import main
+from memdesk.cli.app import main
 sys.argv = ["memdesk", *sys.argv[1:]]
 try:
     main()

@@ -28,7 +28,7 @@ from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.files import read_conversations
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.router import RuleRouter
-from memdesk.datapaths import default_data_dir
+from memdesk.runtime.datapaths import default_data_dir
 from memdesk.embed import MiniLMEmbedder
 from memdesk.eval.metrics import percentile as pct
 from memdesk.factory import build_retriever

@@ -50,7 +50,7 @@ def one(name: str, messages: int, queries: int, threads: int) -> dict:
     from bench_embedder import utterances
 
     from memdesk.embed import make_embedder
-    from memdesk.factory import build_memory
+    from memdesk.conversation.memory import build_memory
     from memdesk.records import Scope
     from memdesk.settings import Settings
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import os
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -37,34 +36,16 @@ from typing import Any
 
 import httpx2
 from benchinfo import free_port, machine_info, measured_at, write_result
+from serve_harness import REPO, database, start_server
 
 from memdesk.eval.metrics import percentile
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.records import Scope
 from memdesk.settings import Settings
 from memdesk.tenants import Tenant
 
-REPO = Path(__file__).resolve().parents[1]
 ADMIN = "hostile-bench-admin-key-0123456789"
 THINGS = ["a pottery class", "the dentist", "a trip to Porto", "a new bike", "the allotment", "a chess club"]
-
-
-def start_server(database_url: str, port: int, log: Path) -> subprocess.Popen:
-    env = {**os.environ, "MEMDESK_DATABASE_URL": database_url, "MEMDESK_API_KEYS": ADMIN}
-    cmd = [sys.executable, "-m", "memdesk", "serve", "--port", str(port), "--no-mcp", "--log-level", "warning"]
-    proc = subprocess.Popen(cmd, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, cwd=REPO)
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"memdesk serve exited with {proc.returncode}: see {log}")
-        try:
-            if httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                return proc
-        except httpx2.HTTPError:
-            pass
-        time.sleep(0.5)
-    proc.kill()
-    raise SystemExit(f"memdesk serve did not answer within 180 s: see {log}")
 
 
 def summary(xs: list[float]) -> dict[str, float]:
@@ -234,47 +215,33 @@ def main() -> None:
     ap.add_argument("--out", default=None, help="Default: bench/results/hostile-load/<backend>.json")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="memdesk-hostile-"))
-    pg = None
-    if args.backend == "sqlite":
-        database_url = f"sqlite:///{work}/hostile.db"
-    elif args.postgres_url:
-        database_url = args.postgres_url
-    else:
-        sys.path.insert(0, str(REPO))
-        from tests.pg_server import start_server as start_pg
-
-        pg = start_pg()
-        database_url = pg.fresh_database()
-    setup = build_memory(Settings.load(database_url=database_url))
-    try:
-        keys = {who: setup.store.create_key(Tenant(user_id=who)).key for who in ("victim", "attacker")}
-    finally:
-        setup.close()
-    port = free_port()
-    server = start_server(database_url, port, work / "serve.log")
-    url = f"http://127.0.0.1:{port}"
-    phases: dict[str, Any] = {}
-    try:
-        for phase in ("alone", "flood"):
-            phases[phase] = run_phase(url, keys, phase, args.seconds, args.attackers)
-            print(phase, {k: v for k, v in phases[phase].items() if k != "_acked"}, flush=True)
-        drain_started = time.monotonic()
-        with httpx2.Client(base_url=url, headers={"X-API-Key": keys["attacker"]}, timeout=120) as http:
-            for _ in range(3600):  # until the attacker's backlog is processed (bounded: ~1 hour)
-                if not any(m["pending"] for m in http.get("/v1/messages").json()):
-                    break
-                time.sleep(1)
-        drained_s = time.monotonic() - drain_started
-    finally:
-        server.terminate()
-        server.wait(timeout=120)
-    try:
+    with database(args.backend, args.postgres_url, work) as database_url:
+        setup = build_memory(Settings.load(database_url=database_url))
+        try:
+            keys = {who: setup.store.create_key(Tenant(user_id=who)).key for who in ("victim", "attacker")}
+        finally:
+            setup.close()
+        port = free_port()
+        server = start_server(database_url, port, work / "serve.log", ADMIN)
+        url = f"http://127.0.0.1:{port}"
+        phases: dict[str, Any] = {}
+        try:
+            for phase in ("alone", "flood"):
+                phases[phase] = run_phase(url, keys, phase, args.seconds, args.attackers)
+                print(phase, {k: v for k, v in phases[phase].items() if k != "_acked"}, flush=True)
+            drain_started = time.monotonic()
+            with httpx2.Client(base_url=url, headers={"X-API-Key": keys["attacker"]}, timeout=120) as http:
+                for _ in range(3600):  # until the attacker's backlog is processed (bounded: ~1 hour)
+                    if not any(m["pending"] for m in http.get("/v1/messages").json()):
+                        break
+                    time.sleep(1)
+            drained_s = time.monotonic() - drain_started
+        finally:
+            server.terminate()
+            server.wait(timeout=120)
         acked_v = [m for p in phases.values() for m in p["_acked"][0]]
         acked_a = [m for p in phases.values() for m in p["_acked"][1]]
         log = check_log(database_url, acked_v, acked_a)
-    finally:
-        if pg is not None:
-            pg.stop()
     for p in phases.values():
         del p["_acked"]
     result = {

@@ -21,7 +21,7 @@ from benchinfo import write_result
 from memdesk.conversation.base import Utterance
 from memdesk.conversation.files import read_conversations
 from memdesk.conversation.llm_processor import LLMProcessor
-from memdesk.datapaths import default_data_dir
+from memdesk.runtime.datapaths import default_data_dir
 from memdesk.llm.openai_compat import OpenAICompatChatModel
 from memdesk.llm.usage import UsageLedger
 from memdesk.records import Scope

@@ -15,9 +15,9 @@ from datetime import datetime, timezone
 
 from benchinfo import machine_info, measured_at, write_result
 
-from memdesk.question_time import parse_asked_at
-from memdesk.redaction import mask_secrets, mask_shortened
-from memdesk.timeexpr import resolve
+from memdesk.retrieval.question_time import parse_asked_at
+from memdesk.text.redaction import mask_secrets, mask_shortened
+from memdesk.timeexpr.resolve import resolve
 
 INPUTS = {
     "url of letters": lambda n: "GET /healthz?x=" + "a" * n,

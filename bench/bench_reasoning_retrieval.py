@@ -39,7 +39,7 @@ from benchinfo import machine_info, measured_at, write_result
 
 from memdesk.embed import MiniLMEmbedder
 from memdesk.eval.metrics import percentile as pct
-from memdesk.datapaths import require_data_dir
+from memdesk.runtime.datapaths import require_data_dir
 from memdesk.reasoning.bank import MemoryBank
 from memdesk.reasoning.bank_builder import BankBuilder, BuildConfig
 from memdesk.reasoning.datasets import get_benchmark

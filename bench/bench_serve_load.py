@@ -32,38 +32,20 @@ from typing import Any
 
 import httpx2
 from benchinfo import free_port, machine_info, measured_at, write_result
+from serve_harness import REPO, database, start_server
 
 from memdesk.eval.metrics import percentile
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.records import Scope
 from memdesk.settings import Settings
 
 KEY = "load-test-admin-key-0123456789"
-REPO = Path(__file__).resolve().parents[1]
 PEOPLE = ["Ana", "Ben", "Chidi", "Dana", "Emre", "Farah", "Goran", "Hana"]
 THINGS = ["a pottery class", "the dentist", "a trip to Porto", "a new bike", "the allotment", "a chess club",
           "a job interview", "the book club", "a sourdough starter", "a half marathon"]
 WHEN = ["yesterday", "last week", "on Saturday", "this morning", "two days ago"]
 QUESTIONS = ["What did I sign up for?", "When is the dentist?", "Where did I travel?", "What am I training for?",
              "Which club did I join?"]
-
-
-def start_server(database_url: str, port: int, log: Path) -> subprocess.Popen:
-    env = {**os.environ, "MEMDESK_DATABASE_URL": database_url, "MEMDESK_API_KEYS": KEY}
-    cmd = [sys.executable, "-m", "memdesk", "serve", "--port", str(port), "--no-mcp", "--log-level", "warning"]
-    proc = subprocess.Popen(cmd, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT, cwd=REPO)
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"memdesk serve exited with {proc.returncode}: see {log}")
-        try:
-            if httpx2.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                return proc
-        except httpx2.HTTPError:
-            pass
-        time.sleep(0.5)
-    proc.kill()
-    raise SystemExit(f"memdesk serve did not answer within 180 s: see {log}")
 
 
 class Client(threading.Thread):
@@ -161,43 +143,29 @@ def main() -> None:
     if args.clients < 1 or args.servers < 1 or args.seconds <= 0 or args.tenants < 1 or not 0 < args.add_share <= 1:
         ap.error("--clients and --tenants must be >= 1, --seconds > 0, --add-share in (0, 1]")
     work = Path(tempfile.mkdtemp(prefix="memdesk-load-"))
-    pg = None
-    if args.backend == "sqlite":
-        database_url = f"sqlite:///{work}/load.db"
-    elif args.postgres_url:
-        database_url = args.postgres_url
-    else:
-        sys.path.insert(0, str(REPO))
-        from tests.pg_server import start_server as start_pg
-
-        pg = start_pg()
-        database_url = pg.fresh_database()
-    servers: list[subprocess.Popen] = []
-    shared: dict[str, Any] = {"filled": []}
-    try:
-        urls = []
-        for i in range(args.servers):
-            port = free_port()
-            servers.append(start_server(database_url, port, work / f"serve-{i}.log"))
-            urls.append(f"http://127.0.0.1:{port}")
-        started = time.monotonic()
-        clients = [Client(n, urls, args, started + args.seconds, shared) for n in range(args.clients)]
-        for c in clients:
-            c.start()
-        for c in clients:
-            c.join()
-        wall = time.monotonic() - started
-    finally:
-        for server in servers:
-            server.terminate()
-        for server in servers:
-            server.wait(timeout=60)
-    try:
+    with database(args.backend, args.postgres_url, work) as database_url:
+        servers: list[subprocess.Popen] = []
+        shared: dict[str, Any] = {"filled": []}
+        try:
+            urls = []
+            for i in range(args.servers):
+                port = free_port()
+                servers.append(start_server(database_url, port, work / f"serve-{i}.log", KEY))
+                urls.append(f"http://127.0.0.1:{port}")
+            started = time.monotonic()
+            clients = [Client(n, urls, args, started + args.seconds, shared) for n in range(args.clients)]
+            for c in clients:
+                c.start()
+            for c in clients:
+                c.join()
+            wall = time.monotonic() - started
+        finally:
+            for server in servers:
+                server.terminate()
+            for server in servers:
+                server.wait(timeout=60)
         acked = [a for c in clients for a in c.acked]
         lost = lost_messages(database_url, acked)
-    finally:
-        if pg is not None:
-            pg.stop()
     adds = [x for c in clients for x in c.lat["add"]]
     searches = [x for c in clients for x in c.lat["search"]]
     errors = [e for c in clients for e in c.errors]

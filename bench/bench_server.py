@@ -28,9 +28,9 @@ import uvicorn
 from benchinfo import free_port, machine_info, measured_at, write_result
 
 from memdesk.conversation.files import read_conversations
-from memdesk.datapaths import default_data_dir
+from memdesk.runtime.datapaths import default_data_dir
 from memdesk.eval.metrics import percentile
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.server import ApiKeys, create_app
 from memdesk.settings import Settings
 

@@ -36,7 +36,7 @@ from memdesk.embed import MiniLMEmbedder
 from memdesk.llm.openai_compat import OpenAICompatChatModel
 from memdesk.reasoning.bank import MemoryBank
 from memdesk.reasoning.bank_builder import BankBuilder, BuildConfig
-from memdesk.datapaths import require_data_dir
+from memdesk.runtime.datapaths import require_data_dir
 from memdesk.reasoning.datasets import Problem, get_benchmark
 from memdesk.reasoning.solved_examples import MemoryFormat
 from memdesk.reasoning.example_retrieval import BM25Retriever, Retrieval, VectorRetriever

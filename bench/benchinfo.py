@@ -14,7 +14,7 @@ from typing import Any
 def machine_info(**versions: Any) -> dict[str, Any]:
     """CPU count (the machine's, and those this process may run on), platform, Python, given library
     versions and the load average when the run ended."""
-    from memdesk.cpus import usable_cpus
+    from memdesk.runtime.cpus import usable_cpus
 
     return {
         "cpus": os.cpu_count(),

@@ -1,6 +1,6 @@
 """The questions that carry a time expression, read with and without the time bonus: which gain and which lose.
 
-For each question of the headline categories whose text has a time expression (``memdesk.question_time``), the
+For each question of the headline categories whose text has a time expression (``memdesk.retrieval.question_time``), the
 default read path's evidence is built twice on an evaluation run's typed store, with ``time_weight`` 0 and the
 shipped value, and the gold-turn recall (and, for LongMemEval, session recall@10) compared.
 
@@ -14,9 +14,9 @@ import json
 from pathlib import Path
 
 from memdesk.eval import metrics as M
-from memdesk.question_time import TIME_WEIGHT, question_windows
+from memdesk.retrieval.question_time import TIME_WEIGHT, question_windows
 from memdesk.records import Scope
-from memdesk.retrieve import Retriever, Serializer
+from memdesk.retrieval.retrieve import Retriever, Serializer
 from retrieval_replay import open_run, reader
 
 

@@ -1,4 +1,4 @@
-"""Fit the relevance maps of :mod:`memdesk.relevance`: P(a hit is relevant | its raw ranking value, scope size).
+"""Fit the relevance maps of :mod:`memdesk.retrieval.relevance`: P(a hit is relevant | its raw ranking value, scope size).
 
 For each question of the calibration data, each read path's first ``--top`` hits are taken with their raw
 ranking values (``Retriever(calibrated=False)``); a hit is relevant when its record's provenance holds one of
@@ -33,7 +33,7 @@ from small_scope_lab import ingest, load  # noqa: E402
 from memdesk.embed import MiniLMEmbedder  # noqa: E402
 from memdesk.eval.cache import CachingEmbedder  # noqa: E402
 from memdesk.records import Scope  # noqa: E402
-from memdesk.retrieve import Retriever, Serializer  # noqa: E402
+from memdesk.retrieval.retrieve import Retriever, Serializer  # noqa: E402
 from memdesk.store import open_store  # noqa: E402
 
 PATHS = ("fused", "cosine", "rrf")
@@ -103,14 +103,19 @@ def main() -> None:
     ap.add_argument("--longmemeval", type=Path, default=None)
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--paths", default=",".join(PATHS), help="the read paths to fit, comma-separated (default: all)")
     args = ap.parse_args()
+    paths = tuple(p for p in args.paths.split(",") if p)
+    if not paths or set(paths) - set(PATHS):
+        ap.error(f"--paths: choose from {', '.join(PATHS)}")
     sources: dict[str, dict[str, list]] = {}
     if args.chats:
         chats = [c for f in args.chats for c in load(f)]
         ingest(chats, args.work)
         store = open_store(f"sqlite:///{args.work / 'chats.db'}")
         emb = CachingEmbedder(MiniLMEmbedder(), args.work / "embeddings.sqlite")
-        memories = {p: (reader(store, emb, r, Serializer()), a) for p, (r, a) in retrievers(store).items()}
+        memories = {p: (reader(store, emb, r, Serializer()), a) for p, (r, a) in retrievers(store).items()
+                    if p in paths}
         sources["chats"] = collect(memories, list(chat_questions(chats)), args.top)
         store.close()
     for bench in ("locomo", "longmemeval"):
@@ -118,13 +123,14 @@ def main() -> None:
         if run_dir is None:
             continue
         ds, done, store, emb = open_run(bench, run_dir)
-        memories = {p: (reader(store, emb, r, Serializer()), a) for p, (r, a) in retrievers(store).items()}
+        memories = {p: (reader(store, emb, r, Serializer()), a) for p, (r, a) in retrievers(store).items()
+                    if p in paths}
         qs = [(Scope(user_id=q.conversation_id), q.question, q.question_time, set(q.evidence_ids))
               for q in ds.questions if q.conversation_id in done and q.retrieval_scored and q.evidence_ids]
         sources[bench] = collect(memories, qs, args.top)
         store.close()
     report: dict = {"top": args.top, "sources": {s: {p: len(v) for p, v in rows.items()} for s, rows in sources.items()}}
-    for path in PATHS:
+    for path in paths:
         data = np.array([r for rows in sources.values() for r in rows[path]])
         # every source weighs the same in all (a benchmark's thousands of hits do not drown the small chats)
         weight = np.concatenate([np.full(len(rows[path]), len(data) / (len(sources) * len(rows[path]))) for rows in sources.values()])

@@ -36,7 +36,7 @@ from benchinfo import machine_info, measured_at, write_result
 from memdesk.embed import MiniLMEmbedder
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.eval.run import load_dataset
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.records import Scope
 from memdesk.settings import Settings
 from memdesk.store import open_store

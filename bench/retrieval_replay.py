@@ -20,6 +20,7 @@ import json
 import statistics
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ from memdesk.eval import metrics as M
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.eval.run import load_dataset
 from memdesk.records import Scope
-from memdesk.retrieve import Retriever, Serializer
+from memdesk.retrieval.retrieve import Retriever, Serializer
 from memdesk.store import open_store
 
 
@@ -90,7 +91,7 @@ class Tally:
         self.recall: dict[str, list[float]] = defaultdict(list)
         self.sessions: dict[str, list[float]] = defaultdict(list)
         self.tokens: list[int] = []
-        self.first_gold: list[tuple[str, int | None]] = []  # (category, rank of the first hit from a gold turn or None)
+        self.ranks: list[tuple[str, float, float]] = []  # (category, precision@1, reciprocal rank within 10)
 
     def add(self, q, conv, ev) -> None:
         """Count question ``q`` of conversation ``conv`` answered by evidence block ``ev``."""
@@ -100,8 +101,8 @@ class Tally:
             self.recall[q.category].append(r)
         self.tokens.append(ev.tokens)
         if r is not None:
-            gold = set(q.evidence_ids)
-            self.first_gold.append((q.category, next((i for i, p in enumerate(prov) if gold & set(p)), None)))
+            p1, rr = M.precision_at_1(q.evidence_ids, prov), M.reciprocal_rank(q.evidence_ids, prov, 10)
+            self.ranks.append((q.category, p1 or 0.0, rr or 0.0))
         s = M.session_recall(q.evidence_sessions, prov[:10], lambda i: conv.session_of.get(i, i))
         if s is not None:
             self.sessions[q.category].append(s["fraction"])
@@ -111,14 +112,12 @@ class Tally:
         return [r for c in ds.headline_categories for r in self.recall.get(c, [])]
 
     def precision_mrr(self, ds) -> tuple[float | None, float | None]:
-        """Precision@1 (the first hit comes from a gold turn) and MRR@10 of the first gold hit, over the questions
-        of the headline categories whose recall is scored."""
-        ranks = [r for c, r in self.first_gold if c in ds.headline_categories]
+        """Precision@1 (the first hit comes from a gold turn) and MRR@10 of the first gold hit
+        (:mod:`memdesk.eval.metrics`), over the questions of the headline categories whose recall is scored."""
+        ranks = [(p1, rr) for c, p1, rr in self.ranks if c in ds.headline_categories]
         if not ranks:
             return None, None
-        p1 = sum(r == 0 for r in ranks) / len(ranks)
-        mrr = sum(1.0 / (r + 1) for r in ranks if r is not None and r < 10) / len(ranks)
-        return round(p1, 4), round(mrr, 4)
+        return round(M.mean(p1 for p1, _ in ranks), 4), round(M.mean(rr for _, rr in ranks), 4)
 
     def session_fractions(self) -> list[float]:
         return [f for v in self.sessions.values() for f in v]
@@ -159,11 +158,15 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="append one JSON line per config here")
     args = ap.parse_args()
     cache = args.cache or args.run_dir / "work" / "embeddings.sqlite"
-    for config in args.configs.split(","):
-        row = replay(args.benchmark, args.run_dir, config, cache)
+    emit((replay(args.benchmark, args.run_dir, config, cache) for config in args.configs.split(",")), args.out)
+
+
+def emit(rows: Iterable[dict], out: Path | None) -> None:
+    """Print each config's row as one JSON line as soon as it is measured, and append it to ``out`` when given."""
+    for row in rows:
         print(json.dumps(row), flush=True)
-        if args.out:
-            with open(args.out, "a") as f:
+        if out:
+            with open(out, "a") as f:
                 f.write(json.dumps(row) + "\n")
 
 

@@ -20,11 +20,11 @@ from pathlib import Path
 
 from benchinfo import machine_info, measured_at, write_result
 from memdesk.conversation.files import read_conversations
-from memdesk.datapaths import default_data_dir
+from memdesk.runtime.datapaths import default_data_dir
 from memdesk.eval.metrics import percentile as pct
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.records import Message, Scope
-from memdesk.scope_index import ScopeIndexCache
+from memdesk.retrieval.scope_index import ScopeIndexCache
 from memdesk.settings import Settings
 
 SAID = [

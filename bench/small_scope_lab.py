@@ -25,15 +25,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from retrieval_replay import config_of, reader  # noqa: E402
+from retrieval_replay import config_of, emit, reader  # noqa: E402
 
 from memdesk.conversation.memory import Memory  # noqa: E402
 from memdesk.embed import MiniLMEmbedder  # noqa: E402
+from memdesk.eval import metrics as M  # noqa: E402
 from memdesk.eval.cache import CachingEmbedder  # noqa: E402
+from memdesk.eval.chat_run import MRR_CUTOFF, records_bucket  # noqa: E402
 from memdesk.records import Message, Scope  # noqa: E402
 from memdesk.store import open_store  # noqa: E402
 
-BUCKETS = ((1, 15, "1-15"), (16, 60, "16-60"), (61, 10**9, "61+"))
+BUCKETS = ("1-15", "16-60", "61+")  # the scope sizes of memdesk eval chats (records stored)
 
 
 def load(path: Path) -> list[dict]:
@@ -62,10 +64,6 @@ def ingest(chats: list[dict], work: Path) -> None:
         memory.close()
 
 
-def bucket(n: int) -> str:
-    return next(label for lo, hi, label in BUCKETS if lo <= n <= hi)
-
-
 def replay(chats: list[dict], work: Path, config: str, show: bool = False) -> dict:
     store = open_store(f"sqlite:///{work / 'chats.db'}")
     embedder = CachingEmbedder(MiniLMEmbedder(), work / "embeddings.sqlite")
@@ -79,11 +77,13 @@ def replay(chats: list[dict], work: Path, config: str, show: bool = False) -> di
             for q in chat["questions"]:
                 asked = datetime.fromisoformat(q["asked_at"].replace("Z", "+00:00"))
                 ans = memory.answer(q["question"], scope=scope, asked_at=asked, **search_args)
-                gold = set(q["gold_message_ids"])
-                rank = next((i for i, h in enumerate(ans.evidence.hits) if gold & set(h.record.provenance)), None)
-                right = any(a.lower() in ans.answer.lower() for a in q["accept"])
-                rows[bucket(size)].append((float(rank == 0), 1.0 / (rank + 1) if rank is not None and rank < 10 else 0.0, float(right)))
-                if show and (rank != 0 or not right):
+                ranked = [list(h.record.provenance) for h in ans.evidence.hits]
+                rank = M.first_gold_rank(q["gold_message_ids"], ranked)
+                right = M.accepted(ans.answer, q["accept"])
+                rows[records_bucket(size)].append((M.precision_at_1(q["gold_message_ids"], ranked) or 0.0,
+                                                   M.reciprocal_rank(q["gold_message_ids"], ranked, MRR_CUTOFF) or 0.0,
+                                                   float(right)))  # fmt: skip
+                if show and (rank != 1 or not right):
                     first = ans.evidence.hits[0] if ans.evidence.hits else None
                     print(f"  [{config}] {q['id']} rank={rank} right={right} {q['question']!r}\n"
                           f"      answer: {ans.answer[:140]}\n"
@@ -97,7 +97,7 @@ def replay(chats: list[dict], work: Path, config: str, show: bool = False) -> di
                 "answer": round(sum(v[2] for v in values) / n, 3)}
 
     out = {"config": config, "all": summary([v for vs in rows.values() for v in vs])}
-    out.update({label: summary(rows[label]) for _, _, label in BUCKETS if rows.get(label)})
+    out.update({label: summary(rows[label]) for label in BUCKETS if rows.get(label)})
     return out
 
 
@@ -111,12 +111,7 @@ def main() -> None:
     args = ap.parse_args()
     chats = load(args.chats)
     ingest(chats, args.work)
-    for config in args.configs.split(","):
-        row = replay(chats, args.work, config, args.show)
-        print(json.dumps(row), flush=True)
-        if args.out:
-            with open(args.out, "a") as f:
-                f.write(json.dumps(row) + "\n")
+    emit((replay(chats, args.work, config, args.show) for config in args.configs.split(",")), args.out)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,8 @@ from memdesk.embed import make_embedder
 from memdesk.factory import build_processor
 from memdesk.llm import ScriptedChatModel, make_chat_model
 from memdesk.llm.base import ChatMessage
-from memdesk.records import Scope, SearchHit
+from memdesk.records import Scope
+from memdesk.hits import SearchHit
 from memdesk.settings import Settings
 from memdesk.store import open_store
 
@@ -150,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-as-of", dest="as_of", action="store_false", help="for code without as_of")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
-    from benchinfo import write_result  # here: tests/test_supersede.py loads this file by path, without bench/ on sys.path
+    from benchinfo import write_result  # here: tests/conversation/test_supersede.py loads this file by path, without bench/ on sys.path
 
     settings = Settings.load(embedder=args.embedder)
     scenarios, scripted = load(), args.processor == "llm-scripted"

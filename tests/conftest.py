@@ -53,7 +53,7 @@ def run(tmp_path, monkeypatch):
     """Invoke the ``memdesk`` command line (click's runner) on a real SQLite file with the hashing embedder."""
     from click.testing import CliRunner
 
-    from memdesk.cli import main
+    from memdesk.cli.app import main
 
     monkeypatch.setenv("MEMDESK_DATABASE_URL", f"sqlite:///{tmp_path}/cli.db")
     monkeypatch.setenv("MEMDESK_EMBEDDER", "hashing")

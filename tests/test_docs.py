@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from memdesk.cli import main
+from memdesk.cli.app import main
 
 REPO = Path(__file__).resolve().parents[1]
 

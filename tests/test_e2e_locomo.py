@@ -13,7 +13,7 @@ from memdesk.conversation.files import read_conversations
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.router import RuleRouter
 from memdesk.records import Scope
-from memdesk.retrieve import Retriever
+from memdesk.retrieval.retrieve import Retriever
 from memdesk.store import open_store
 
 GOLD = ["D1:3", "D1:12", "D1:5", "D2:8", "D2:1", "D3:13"]  # gold evidence turns of conv-26; the questions come from the file

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memdesk.datapaths import default_data_dir
+from memdesk.runtime.datapaths import default_data_dir
 
 from tests.benchmark_text import PackageText, locomo_turns, longmemeval_turns, reasoning_items
 

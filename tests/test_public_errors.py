@@ -17,7 +17,7 @@ def test_route_mask_out_of_range() -> None:
 
 
 def test_unknown_token_encoding() -> None:
-    from memdesk.tokens import TokenCounter
+    from memdesk.text.tokens import TokenCounter
 
     with pytest.raises(ConfigError):
         TokenCounter("p50k_nope")

@@ -23,12 +23,14 @@ MOVES = {
     "memdesk.calibration": "memdesk.retrieval.calibration",
     "memdesk.question_time": "memdesk.retrieval.question_time",
     "memdesk.question_person": "memdesk.retrieval.question_person",
+    "memdesk.relevance": "memdesk.retrieval.relevance",
+    "memdesk.read_profiles": "memdesk.retrieval.profiles",
     # time expressions
     "memdesk.timeexpr": "memdesk.timeexpr.resolve",
     "memdesk.timespans": "memdesk.timeexpr.spans",
     "memdesk.timewords": "memdesk.timeexpr.words",
     # command line
-    "memdesk.cli": "memdesk.cli.main",
+    "memdesk.cli": "memdesk.cli.app",
     "memdesk.cli_server": "memdesk.cli.server",
     "memdesk.cli_trust": "memdesk.cli.trust",
     "memdesk.clicontext": "memdesk.cli.context",
@@ -67,7 +69,7 @@ PACKAGES = {
     "memdesk.runtime": "Plumbing: the event-loop bridge, tracing, optional extras, data paths, JSON files, CPU counts.",
 }
 INIT_EXTRA = {
-    "memdesk.cli": "from .main import main\n\n__all__ = [\"main\"]\n",
+    "memdesk.cli": "from .app import main\n\n__all__ = [\"main\"]\n",
 }
 
 
@@ -195,7 +197,8 @@ def main() -> None:
     moves = {o: n for o, n in MOVES.items() if (src / (o.replace(".", "/") + ".py")).exists()}
     print(f"{len(moves)} modules to move", file=sys.stderr)
     # plan: every python file's old and new module names
-    files = sorted(p for p in repo.rglob("*.py") if ".venv" not in p.parts and "site" not in p.parts[:1] and ".git" not in p.parts)
+    files = sorted(p for p in repo.rglob("*.py") if ".venv" not in p.parts and "site" not in p.parts[:1]
+                   and ".git" not in p.parts and p.name != Path(__file__).name)
     plan = {}
     for p in files:
         if src in p.parents:

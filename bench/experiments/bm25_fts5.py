@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.benchinfo import machine_info, measured_at, write_result  # noqa: E402
 from memdesk.eval.datasets import load_locomo  # noqa: E402
-from memdesk.lexical import BM25Index  # noqa: E402
-from memdesk.stemming import StemmingTokenizer  # noqa: E402
+from memdesk.retrieval.lexical import BM25Index  # noqa: E402
+from memdesk.retrieval.stemming import StemmingTokenizer  # noqa: E402
 
 K = 10
 

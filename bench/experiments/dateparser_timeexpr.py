@@ -1,6 +1,6 @@
 """memdesk's time expressions (timeexpr.resolve) against dateparser's search_dates on the same sentences.
 
-The cases are the resolution table of tests/test_timeexpr.py (our own sentences, each with the interval a person
+The cases are the resolution table of tests/timeexpr/test_timeexpr.py (our own sentences, each with the interval a person
 would resolve it to from the reference time). A resolver is right on a case when it finds exactly one date and
 that date lies in the expected interval. Also times both. The reason memdesk keeps its own resolver is in
 docs/architecture.md.
@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.benchinfo import machine_info, measured_at, write_result  # noqa: E402
-from memdesk.timeexpr import resolve  # noqa: E402
+from memdesk.timeexpr.resolve import resolve  # noqa: E402
 from tests.test_timeexpr import CASES, REF  # noqa: E402
 
 
@@ -53,8 +53,8 @@ def main() -> None:
     result = {
         "measured_at": measured_at(), "command": "bench/experiments/dateparser_timeexpr.py " + " ".join(sys.argv[1:]),
         "machine": machine_info(), "cases": len(CASES),
-        "right": {"memdesk.timeexpr": ours_right, "dateparser.search_dates": theirs_right},
-        "ms_p50": {"memdesk.timeexpr": round(1000 * statistics.median(t_ours), 3),
+        "right": {"memdesk.timeexpr.resolve": ours_right, "dateparser.search_dates": theirs_right},
+        "ms_p50": {"memdesk.timeexpr.resolve": round(1000 * statistics.median(t_ours), 3),
                    "dateparser.search_dates": round(1000 * statistics.median(t_theirs), 3)},
         "dateparser_misses": wrong,
     }

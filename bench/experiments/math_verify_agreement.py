@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bench.benchinfo import machine_info, measured_at, write_result  # noqa: E402
-from memdesk.datapaths import default_data_dir  # noqa: E402
+from memdesk.runtime.datapaths import default_data_dir  # noqa: E402
 from memdesk.reasoning.math_answers import math_equal  # noqa: E402
 from memdesk.reasoning.scoring import last_boxed  # noqa: E402
 

@@ -3,7 +3,7 @@
 The public surface is what this module exports; everything else is internal and may change.
 """
 
-from .async_api import AsyncMemory, AsyncRemoteMemory
+from .client.async_api import AsyncMemory, AsyncRemoteMemory
 from .conversation.admission import AdmissionPolicy
 from .conversation.base import Answerer, Extractor, Processor, RoutedExtraction, Router, Utterance
 from .conversation.ingest import Reprocessed
@@ -26,9 +26,10 @@ from .records import (
     Scope,
     SemanticRecord,
 )
-from .remote import RemoteMemory
-from .retrieve import Retriever, Serializer
+from .client.remote import RemoteMemory
+from .retrieval.retrieve import Retriever, Serializer
 from .settings import Settings
+from .runtime import moved as _moved
 from .store.base import Store
 
 __version__ = "0.1.0"
@@ -73,3 +74,5 @@ __all__ = [
     "Usage",
     "Utterance",
 ]
+
+_moved.install()  # older module paths (memdesk.remote, memdesk.retrieve, ...) keep importing

@@ -1,5 +1,5 @@
-"""Builds a :class:`~memdesk.conversation.memory.Memory` and its parts from
-:class:`~memdesk.settings.Settings`.
+"""Builds the parts of a :class:`~memdesk.conversation.memory.Memory` from :class:`~memdesk.settings.Settings`
+(``Memory.open`` and ``build_memory`` assemble them).
 
 Settings are loaded by the entry points (``Memory.open()``, the command line) and turned into parts
 here and by the two builders of the parts with their own options (``embed.make_embedder``,
@@ -8,11 +8,10 @@ here and by the two builders of the parts with their own options (``embed.make_e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .conversation.admission import AdmissionPolicy
 from .conversation.base import Answerer, Processor, RoutedExtraction
-from .conversation.memory import Memory
 from .errors import ConfigError
 from .settings import Settings
 
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
     from .embed.base import Embedder
     from .llm.base import ChatModel
     from .reasoning.service import ReasoningBanks
-    from .retrieve import Retriever, Serializer
+    from .retrieval.retrieve import Retriever, Serializer
     from .store.base import Store
 
 
@@ -62,7 +61,7 @@ def build_answerer(chat_model: ChatModel | None = None) -> Answerer:
 
 def build_serializer(settings: Settings) -> Serializer:
     """The evidence block's format: anchor-grouped for the fused read path, one anchor per line for engram."""
-    from .retrieve import Serializer
+    from .retrieval.retrieve import Serializer
 
     return Serializer(group_by_anchor=settings.retrieval == "fused")
 
@@ -71,9 +70,9 @@ def build_retriever(settings: Settings, store: Store, embedder_id: str | None = 
     """The read path the settings name: ``fused`` (the default: dense + stemmed BM25 score fusion,
     per-type calibration, a token budget priced in :func:`build_serializer`'s block) or ``engram``
     (the paper's k, K and optional hybrid). ``embedder_id`` (the embedder's ``model_id``) picks the
-    fused path's per-embedder parameters (:mod:`memdesk.read_profiles`)."""
-    from .read_profiles import read_profile
-    from .retrieve import Retriever
+    fused path's per-embedder parameters (:mod:`memdesk.retrieval.profiles`)."""
+    from .retrieval.profiles import read_profile
+    from .retrieval.retrieve import Retriever
 
     if settings.retrieval == "fused":
         profile = read_profile(embedder_id)
@@ -85,14 +84,15 @@ def build_retriever(settings: Settings, store: Store, embedder_id: str | None = 
     return Retriever(store, k=settings.top_k or 20, K=settings.max_records or 25, hybrid=settings.hybrid)
 
 
-def build_memory(
+def memory_parts(
     settings: Settings,
     *,
     store: Store | None = None,
     embedder: Embedder | None = None,
     chat_model: ChatModel | None = None,
-) -> Memory:
-    """The Memory the settings describe (what ``Memory.open()`` returns).
+) -> tuple[dict[str, Any], bool]:
+    """The constructor arguments of the Memory the settings describe, and whether its store was opened here
+    (so the caller closes it if building the Memory fails).
 
     ``store``, ``embedder`` and ``chat_model`` replace the ones the settings would build (the
     evaluation harness passes its own store and caching embedder, so its ``memdesk-default`` system is
@@ -117,10 +117,10 @@ def build_memory(
     try:
         if embedder is None:
             embedder = make_embedder(settings)
-        return Memory(
-            store,
-            embedder,
-            build_processor(settings, chat_model),
+        parts = dict(
+            store=store,
+            embedder=embedder,
+            processor=build_processor(settings, chat_model),
             answerer=build_answerer(chat_model),
             admission=build_admission(settings),
             serializer=build_serializer(settings),
@@ -132,9 +132,17 @@ def build_memory(
         if owned:
             store.close()
         raise
+    return parts, owned
 
 
-def build_banks(settings: Settings, memory: Memory) -> "ReasoningBanks":
+class HasStore(Protocol):
+    """What the banks take from a Memory: its store and embedder."""
+
+    store: Store
+    embedder: Embedder
+
+
+def build_banks(settings: Settings, memory: HasStore) -> "ReasoningBanks":
     """The reasoning banks a server serves: in the memory's store, embedded by its embedder, solved (and, for a
     tag-embedded bank without given tags, tagged) by the configured chat model, if any."""
     from .llm import make_chat_model

@@ -122,7 +122,7 @@ class SearchHit(MemoryItem):
     """One retrieved memory: the :class:`MemoryItem` fields, its score and why it matched.
 
     ``score`` is a calibrated relevance in [0, 1] that never rises down the list, on every read path
-    (:mod:`memdesk.relevance`, ``docs/scores.md``: a logistic map of the path's raw ranking value, fitted on
+    (:mod:`memdesk.retrieval.relevance`, ``docs/scores.md``: a logistic map of the path's raw ranking value, fitted on
     labelled questions; 0.5 is an even chance that the record answers); the raw value (the fused default's
     standardized cosine + BM25 with its bonuses, ENGRAM's cosine, the RRF sum) is written in ``why``. ``cosine``
     is the query-record cosine similarity wherever the read path computed it (None for a candidate only BM25

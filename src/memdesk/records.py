@@ -10,15 +10,12 @@ import re
 import uuid
 from datetime import datetime, timezone
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, overload
+from typing import Annotated, Any, Literal, Union, overload
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field, field_validator
 
 from .errors import InvalidInputError
 from .scope import Scope
-
-if TYPE_CHECKING:
-    from .hits import Answer, Evidence, MemoryItem, SearchHit
 
 
 def utcnow() -> datetime:
@@ -337,15 +334,3 @@ class AddResult(BaseModel):
         for r in self.records:
             out[r.type] += 1
         return out
-
-
-_MOVED = ("Answer", "Evidence", "MemoryItem", "SearchHit")
-
-
-def __getattr__(name: str) -> Any:
-    """The result models, which live in :mod:`memdesk.hits`, under their older address (``memdesk.records``)."""
-    if name in _MOVED:
-        from . import hits
-
-        return getattr(hits, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from .errors import InvalidScopeError
-from .textcheck import text_problem
+from .text.textcheck import text_problem
 
 _CONTROL = re.compile("[\x00-\x1f]")
 """A control character (below U+0020): not allowed in a scope id. One regex search, not a loop over the

@@ -21,9 +21,9 @@ from pydantic import Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .errors import ConfigError
-from .question_person import PERSON_WEIGHT
-from .question_time import TIME_WEIGHT
-from .redaction import MASK, mask_secrets
+from .retrieval.question_person import PERSON_WEIGHT
+from .retrieval.question_time import TIME_WEIGHT
+from .text.redaction import MASK, mask_secrets
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,8 @@ class Settings(BaseSettings):
     person_weight: float = Field(
         default=PERSON_WEIGHT, ge=0,
         description="fused read path: bonus, in standard deviations, for the user's records when a question "
-        "is in the first person (I / my); 0 turns it off.",
+        "is in the first person (I / my), taken off every other role's records for one in the third person (naming "
+        "the user, or neither I nor you); 0 turns it off.",
     )
     time_weight: float = Field(
         default=TIME_WEIGHT, ge=0,

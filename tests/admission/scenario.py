@@ -20,7 +20,7 @@ from typing import Any, Callable
 from memdesk.conversation.admission import AdmissionPolicy
 from memdesk.conversation.memory import Memory
 from memdesk.records import MemoryRecord, Scope
-from memdesk.retrieve import Serializer
+from memdesk.retrieval.retrieve import Serializer
 
 HERE = Path(__file__).resolve().parent
 SCOPE = Scope(user_id="ana")

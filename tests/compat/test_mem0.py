@@ -25,7 +25,7 @@ from memdesk.errors import (
     RecordNotFoundError,
     UnknownScopeError,
 )
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.records import Scope
 from memdesk.settings import Settings
 

@@ -10,9 +10,9 @@ import pytest
 
 from memdesk.compat.mem0 import Memory
 from memdesk.compat.mem0_add import one_per_fact
-from memdesk.factory import build_memory
+from memdesk.conversation.memory import build_memory
 from memdesk.records import Scope, SemanticRecord
-from memdesk.retrieve import normalized_text
+from memdesk.retrieval.packing import normalized_text
 from memdesk.settings import Settings
 
 

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator
 import numpy as np
 import pytest
 
-from memdesk import aio
+from memdesk.runtime import aio
 from memdesk.store import EmbeddingInfo, open_store
 from memdesk.store.collection_tables import SQLDocumentSet, SQLVectorCollection
 from memdesk.store.base import Store
@@ -40,7 +40,7 @@ class Backend:
     caches: bool = True
     """Searches are answered from an in-process cache (else every search is a query)."""
     on_loop: bool = False
-    """Every store call runs under ``memdesk.aio.run`` on an event loop (PostgreSQL: psycopg's async API)."""
+    """Every store call runs under ``memdesk.runtime.aio.run`` on an event loop (PostgreSQL: psycopg's async API)."""
 
 
 def postgres_database(request: pytest.FixtureRequest, tmp: Path) -> str:

@@ -14,12 +14,11 @@ from memdesk.conversation.base import Answerer
 from memdesk.llm import ScriptedChatModel
 from memdesk.records import (
     EpisodicRecord,
-    Evidence,
     MemoryType,
     Scope,
-    SearchHit,
     SemanticRecord,
 )
+from memdesk.hits import Evidence, SearchHit
 
 SCOPE = Scope(user_id="u")
 

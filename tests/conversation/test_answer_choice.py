@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from memdesk.conversation.answer import NOT_DIRECT, ExtractiveAnswerer
-from memdesk.conversation.answer_choice import choose
-from memdesk.records import Evidence, MemoryType, Scope, SearchHit, SemanticRecord
+from memdesk.conversation.answer_choice import TRUST, choose
+from memdesk.records import MemoryType, Scope, SemanticRecord
+from memdesk.hits import Evidence, SearchHit
 
 SCOPE = Scope(user_id="u")
 
@@ -13,10 +14,12 @@ def fact(text: str, superseded: bool = False) -> SemanticRecord:
     return SemanticRecord(scope=SCOPE, speaker="Noor", fact=text, superseded_by="newer" if superseded else None)
 
 
-def hits(*records: SemanticRecord) -> list[SearchHit]:
+def hits(*records: SemanticRecord, top: float = 0.4) -> list[SearchHit]:
+    """Hits best first, the first scored ``top`` (by default below :data:`TRUST`: the ranking is unsure, words
+    decide)."""
     n = len(records)
     return [
-        SearchHit(record=r, score=1 - i / n, memory_type=MemoryType.SEMANTIC, rank=i, why="test")
+        SearchHit(record=r, score=top * (1 - i / n), memory_type=MemoryType.SEMANTIC, rank=i, why="test")
         for i, r in enumerate(records)
     ]
 
@@ -98,3 +101,19 @@ def test_a_record_a_later_one_says_no_longer_holds_is_passed_over():
     # the negation must be later and share two distinctive words: an unrelated "no longer" changes nothing
     ev2 = hits(old, said("Noor no longer drinks coffee.", 20), said("Noor cycles to the clinic.", 3), said("Noor likes tea.", 2))
     assert choose("Where does Noor work?", ev2).answer is ev2[0]
+
+
+def test_a_first_hit_the_ranking_is_sure_of_answers_whatever_words_it_holds():
+    """"Where does Noor work now?": "Noor is a nurse at St Mary's now" holds none of its words and answers it; a
+    calibrated relevance of :data:`TRUST` or more lets the ranking decide."""
+    records = (
+        fact("Noor is a nurse at St Mary's now."),
+        fact("Noor no longer works at the Riverside clinic."),
+        fact("Noor likes tea."),
+    )
+    sure = hits(*records, top=TRUST)
+    assert choose("Where does Noor work now?", sure).answer is sure[0]
+    unsure = hits(*records, top=TRUST - 0.01)
+    assert choose("Where does Noor work now?", unsure).answer is unsure[1]  # words decide
+    replaced = hits(fact("Noor lives in Leiden.", superseded=True), *records, top=0.9)
+    assert choose("Where does Noor work now?", replaced).answer is not replaced[0]  # a replaced record is never trusted

@@ -1,5 +1,5 @@
 """The LLM processor's add / update / no-op decisions against the facts memory holds (scripted chat model),
-closed through the one supersession path (memdesk.supersede), and the project's update scenarios run through it."""
+closed through the one supersession path (memdesk.conversation.supersede), and the project's update scenarios run through it."""
 
 from __future__ import annotations
 

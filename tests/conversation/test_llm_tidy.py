@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from memdesk.conversation.base import Utterance
 from memdesk.conversation.llm_processor import LLMProcessor
 from memdesk.conversation.memory import Memory
+from memdesk.conversation.supersede import Supersession
 from memdesk.embed.hashing import HashingEmbedder
 from memdesk.llm import ScriptedChatModel
 from memdesk.llm.base import ChatMessage
@@ -56,7 +57,7 @@ def test_a_compound_fact_becomes_one_record_per_statement() -> None:
     assert len({r.id for r in p.records}) == 2
     residence = p.records[0].metadata["claims"]
     assert residence == [{"attribute": "residence", "slot": "", "value": "Leith", "op": "set"}]
-    assert "claims" not in p.records[1].metadata
+    assert p.records[1].metadata["claims"] == [{"attribute": "pet", "slot": "biscuit", "value": "Biscuit", "op": "set"}]  # its own slot
 
 
 def test_a_bracketed_date_leaves_the_text_and_a_wrong_year_is_corrected() -> None:
@@ -92,3 +93,14 @@ def test_changes_close_what_they_replace_even_when_the_model_adds(tmp_path) -> N
     assert "Maya lives in a flat in Leith." not in current
     assert "Maya's cat is called Biscuit." in current and "Maya works at St Mary's." in current
     mem.close()
+
+
+def test_a_new_value_said_to_the_model_closes_the_old_value(tmp_path) -> None:
+    """The LLM processor's records carry the rule claims too: a new value closes the old one (issue 28)."""
+    model = ScriptedChatModel([facts("Maya's total budget for the extension is £40,000."), facts("Maya's extension budget is now £46,000.")])
+    # the hashing embedder's cosines say little: no least similarity for a new value here
+    mem = Memory(open_store(f"sqlite:///{tmp_path}/u.db"), HashingEmbedder(256), LLMProcessor(model), supersession=Supersession(update_min_score=0.0))
+    mem.add({"content": "Our total budget for the extension is £40,000.", "speaker": "Maya", "timestamp": MAR}, scope=S)
+    mem.add({"content": "The steel beams push our budget up to £46,000.", "speaker": "Maya", "timestamp": JUN}, scope=S)
+    current = [r.text() for r in mem.get_all(scope=S)]
+    assert current == ["Maya's extension budget is now £46,000."]

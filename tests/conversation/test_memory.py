@@ -228,7 +228,7 @@ def test_answer_offline_is_extractive_and_labelled(mem):
 
 
 def test_reembed_migrates_a_store_to_another_model(tmp_path):
-    from memdesk.reembed import reembed_store
+    from memdesk.store.reembed import reembed_store
 
     url = f"sqlite:///{tmp_path}/re.db"
     old = Memory(open_store(url), HashingEmbedder(64), RawTurnProcessor())
@@ -291,7 +291,7 @@ def test_the_time_a_question_is_asked_dates_its_time_expressions(store_url):
     from datetime import timedelta
 
     from memdesk.embed import MiniLMEmbedder
-    from memdesk.retrieve import Retriever
+    from memdesk.retrieval.retrieve import Retriever
 
     store = open_store(store_url)
     m = Memory(store, MiniLMEmbedder(), RawTurnProcessor(), retriever=Retriever.fused(store, person_weight=0))

@@ -342,7 +342,7 @@ def test_benchmark_judge_and_judge_failures_are_recorded(locomo_file, tmp_path):
 def test_memdesk_default_is_what_the_settings_build(locomo_file, tmp_path):
     """The default system reads with the retriever the settings make (here K=2, k=3, hybrid on) and
     no per-call overrides, whatever k/K the named systems use."""
-    from memdesk.factory import build_memory
+    from memdesk.conversation.memory import build_memory
 
     settings = Settings(top_k=3, max_records=2, hybrid=True)
     out = tmp_path / "default"

@@ -78,7 +78,7 @@ def test_any_sample_has_the_right_size_no_repeats_and_every_category_it_can(cell
 
 
 def test_thirty_locomo_questions_cover_every_conversation_and_category() -> None:
-    from memdesk.datapaths import default_data_dir
+    from memdesk.runtime.datapaths import default_data_dir
     from memdesk.eval.datasets import load_locomo
 
     path = default_data_dir() / "locomo" / "locomo_dev5.json"

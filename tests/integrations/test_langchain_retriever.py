@@ -11,7 +11,7 @@ pytest.importorskip("langchain_core")
 from langchain_core.retrievers import BaseRetriever  # noqa: E402
 
 from memdesk import Scope  # noqa: E402
-from memdesk.factory import build_memory  # noqa: E402
+from memdesk.conversation.memory import build_memory  # noqa: E402
 from memdesk.integrations.langchain import MemdeskRetriever  # noqa: E402
 from memdesk.settings import Settings  # noqa: E402
 

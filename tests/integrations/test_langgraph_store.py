@@ -13,7 +13,7 @@ from langgraph.graph import END, START, StateGraph  # noqa: E402
 from langgraph.store.base import BaseStore, MatchCondition, PutOp, SearchOp  # noqa: E402
 
 from memdesk import Memory, Scope  # noqa: E402
-from memdesk.factory import build_memory  # noqa: E402
+from memdesk.conversation.memory import build_memory  # noqa: E402
 from memdesk.integrations.langgraph import MemdeskStore, item_scope, namespace_of  # noqa: E402
 from memdesk.settings import Settings  # noqa: E402
 

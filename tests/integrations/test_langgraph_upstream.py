@@ -52,7 +52,7 @@ def upstream():
 
 @pytest.fixture
 def memdesk_store(tmp_path, monkeypatch, upstream):
-    from memdesk.factory import build_memory
+    from memdesk.conversation.memory import build_memory
     from memdesk.integrations.langgraph import MemdeskStore
     from memdesk.settings import Settings
 

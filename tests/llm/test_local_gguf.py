@@ -13,7 +13,7 @@ import pytest
 import dataclasses
 import hashlib
 
-from memdesk.cpus import usable_cpus
+from memdesk.runtime.cpus import usable_cpus
 from memdesk.errors import ConfigError, InvalidInputError, ModelFileError
 from memdesk.llm import local
 from memdesk.llm.local import (

@@ -22,12 +22,11 @@ from memdesk.conversation.llm_processor import LLMProcessor
 from memdesk.llm.judge import LoCoMoJudge
 from memdesk.records import (
     EpisodicRecord,
-    Evidence,
     MemoryType,
     Message,
     Scope,
-    SearchHit,
 )
+from memdesk.hits import Evidence, SearchHit
 
 pytestmark = [
     pytest.mark.local_llm,

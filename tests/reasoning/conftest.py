@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memdesk.datapaths import default_data_dir
+from memdesk.runtime.datapaths import default_data_dir
 from memdesk.store import open_store
 from memdesk.store.base import Store
 

@@ -6,7 +6,7 @@ import asyncio
 
 from mcp.client import Client
 
-from memdesk.remote import RemoteMemory
+from memdesk.client.remote import RemoteMemory
 from memdesk.server import create_mcp_server
 
 from .conftest import AUTH, KEY

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from mcp.client import Client
 
 from memdesk import Memory, MemoryItem, RemoteMemory, Scope, SearchHit
-from memdesk.cli import main
+from memdesk.cli.app import main
 from memdesk.server import ApiKeys, create_app, create_mcp_server
 
 from .conftest import KEY

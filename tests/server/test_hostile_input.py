@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from memdesk.errors import TooManyRequestsError
 from memdesk.records import Scope
-from memdesk.redaction import LOG_CHARS, RedactingFilter, mask_secrets, mask_shortened
+from memdesk.text.redaction import LOG_CHARS, RedactingFilter, mask_secrets, mask_shortened
 from memdesk.server import ApiKeys, create_app
 from memdesk.server.limits import ServerLimits
 from memdesk.server.ratelimit import Concurrency, RateLimiter
@@ -208,7 +208,7 @@ def test_a_key_over_its_rate_gets_429_with_retry_after_and_other_keys_do_not(tmp
     mem = sqlite_memory(tmp_path / "r.db")
     ben = mem.store.create_key(Tenant(user_id="ben")).key
     app = create_app(mem, api_keys=ApiKeys([KEY, OTHER_KEY], tenant_keys=mem.store), mcp=False,
-                     limits=ServerLimits(rate_per_s=0.5, rate_burst=3))  # fmt: skip
+                     limits=ServerLimits(rate_per_s=0.001, rate_burst=3))  # fmt: skip  (no refill within the test, however slow)
     with TestClient(app) as c:
         codes = [c.get("/v1/messages", params=ANA, headers=AUTH).status_code for _ in range(4)]
         assert codes == [200, 200, 200, 429]
@@ -259,13 +259,13 @@ def test_a_tenant_over_its_pending_room_gets_429_and_nothing_is_logged(tmp_path)
 def test_the_worker_serves_tenants_round_robin_so_a_backlog_delays_another_tenant_by_one_batch(tmp_path, monkeypatch):
     import threading
 
-    from memdesk.conversation import ingest
+    from memdesk.conversation import memory as memory_module  # the worker's turns run Memory's reprocess
 
     mem = sqlite_memory(tmp_path / "f.db")
     mem._worker.batch = 10
     order: list[str] = []
     first, go = threading.Event(), threading.Event()
-    real = ingest.reprocess
+    real = memory_module.reprocess
 
     def recorded(memory, scope, **kw):
         order.append(scope.user_id)
@@ -273,7 +273,7 @@ def test_the_worker_serves_tenants_round_robin_so_a_backlog_delays_another_tenan
         go.wait(30)
         return real(memory, scope, **kw)
 
-    monkeypatch.setattr(ingest, "reprocess", recorded)
+    monkeypatch.setattr(memory_module, "reprocess", recorded)
     try:
         mem.add([f"note {i}" for i in range(100)], scope=Scope(user_id="attacker"), wait=False)
         assert first.wait(30)  # the attacker's first batch is being processed

@@ -19,9 +19,10 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from memdesk.errors import RemoteAuthError
-from memdesk.factory import build_memory
-from memdesk.records import Scope, SearchHit
-from memdesk.remote import RemoteMemory
+from memdesk.conversation.memory import build_memory
+from memdesk.records import Scope
+from memdesk.hits import SearchHit
+from memdesk.client.remote import RemoteMemory
 from memdesk.server import ApiKeys, create_app
 from memdesk.settings import Settings
 

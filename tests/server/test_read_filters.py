@@ -9,9 +9,9 @@ from datetime import datetime, timezone
 from click.testing import CliRunner
 from mcp.client import Client
 
-from memdesk.cli import main
+from memdesk.cli.app import main
 from memdesk.records import Scope
-from memdesk.remote import RemoteMemory
+from memdesk.client.remote import RemoteMemory
 from memdesk.server import create_mcp_server
 
 from .conftest import AUTH, KEY

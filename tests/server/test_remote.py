@@ -15,7 +15,7 @@ from memdesk.errors import (
     RemoteServerError,
 )
 from memdesk.records import Scope
-from memdesk.remote import RemoteMemory, error_from_reply
+from memdesk.client.remote import RemoteMemory, error_from_reply
 
 from .conftest import KEY, sqlite_memory
 
@@ -76,7 +76,7 @@ def test_update_history_delete_through_the_client(remote):
 
 
 def test_get_all_pages_through_everything(remote, monkeypatch):
-    import memdesk.remote as mod
+    import memdesk.client.remote as mod
 
     monkeypatch.setattr(mod, "PAGE", 3)
     remote.add([f"note {i}" for i in range(7)], scope=ANA)

@@ -25,8 +25,8 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.common.exceptions import WebDriverException  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from memdesk.demo import run_demo, sample_data  # noqa: E402
-from memdesk.factory import build_memory  # noqa: E402
+from memdesk.cli.demo import run_demo, sample_data  # noqa: E402
+from memdesk.conversation.memory import build_memory  # noqa: E402
 from memdesk.records import Scope  # noqa: E402
 from memdesk.server import ApiKeys, create_app  # noqa: E402
 from memdesk.settings import Settings  # noqa: E402

@@ -12,7 +12,7 @@ import asyncio
 import inspect
 from typing import Any
 
-from memdesk.async_api import AsyncMemory, AsyncRemoteMemory
+from memdesk.client.async_api import AsyncMemory, AsyncRemoteMemory
 from memdesk.conversation.memory import Memory
 
 from .faces import MemoryFace

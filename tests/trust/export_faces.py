@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from memdesk.remote import error_from_reply
+from memdesk.client.remote import error_from_reply
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from memdesk import errors
 from memdesk.conversation.memory import Memory
 from memdesk.reasoning import ReasoningBanks
 from memdesk.records import Scope
-from memdesk.remote import RemoteMemory, error_from_reply
+from memdesk.client.remote import RemoteMemory, error_from_reply
 from memdesk.server import create_mcp_server
 from memdesk.tenants import Caller, Tenant
 

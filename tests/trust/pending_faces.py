@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from memdesk.remote import error_from_reply
+from memdesk.client.remote import error_from_reply
 
 
 @dataclass(frozen=True)

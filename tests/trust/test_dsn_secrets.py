@@ -8,7 +8,7 @@ import traceback
 import pytest
 
 from memdesk.errors import ConfigError, MemdeskError, StoreError
-from memdesk.redaction import mask_connection_error
+from memdesk.text.redaction import mask_connection_error
 from memdesk.store import open_store
 
 pytest.importorskip("psycopg")

@@ -26,7 +26,7 @@ from memdesk.embed.hashing import HashingEmbedder
 from memdesk.errors import RecordNotFoundError, UnknownBankError
 from memdesk.reasoning import ReasoningBanks
 from memdesk.records import Scope
-from memdesk.retrieve import Retriever
+from memdesk.retrieval.retrieve import Retriever
 from memdesk.store import SQLiteStore, open_store
 
 ALICE = Scope(user_id="alice")

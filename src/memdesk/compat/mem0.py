@@ -31,10 +31,10 @@ import logging
 from datetime import datetime, timezone
 from typing import Any, Mapping, Sequence
 
-from .. import aio
-from ..closing import ClosesOnExit
-from ..async_api import AsyncMemory as _CoreAsyncMemory
-from ..async_api import _AsyncFacade, _with_awaitable_methods
+from ..runtime import aio
+from ..runtime.closing import ClosesOnExit
+from ..client.async_api import AsyncMemory as _CoreAsyncMemory
+from ..client.async_api import _AsyncFacade, _with_awaitable_methods
 from ..conversation.base import Processor
 from ..conversation.memory import Memory as _CoreMemory
 from ..conversation.raw import RawTurnProcessor
@@ -47,7 +47,7 @@ from ..errors import (
     UnknownScopeError,
 )
 from ..records import Scope, utcnow
-from ..textcheck import check_text
+from ..text.textcheck import check_text
 from .mem0_add import Mem0Processor, add_events, message_dict, message_list, timestamp_of
 from .mem0_config import MappedConfig, map_config
 from .mem0_results import ENTITY_KEYS, EXPIRES, UPDATED_AT, expiration, history_rows, memory_item, mem0_where

@@ -26,7 +26,7 @@ from ..conversation.base import Processed, Processor, Utterance
 from ..conversation.decisions import ShowsKnown
 from ..errors import InvalidInputError
 from ..records import AddResult, MemoryRecord
-from ..retrieve import normalized_text
+from ..retrieval.packing import normalized_text
 
 __all__ = ["Mem0Processor", "add_events", "message_dict", "message_list", "timestamp_of"]
 

@@ -1,9 +1,10 @@
-"""Answerers: evidence block + question -> :class:`~memdesk.records.Answer`.
+"""Answerers: evidence block + question -> :class:`~memdesk.hits.Answer`.
 
 * :class:`ExtractiveAnswerer` (offline, no model): the answer is the text of the evidence record that
-  answers the question (:mod:`memdesk.conversation.answer_choice`: of the best few current hits, the one
-  holding most of the question's content words) with its temporal anchor, labelled ``extractive: best
-  evidence`` and flagged ``extractive=True``; when no current record holds any of them, it says so and
+  answers the question (:mod:`memdesk.conversation.answer_choice`: the first hit when its calibrated relevance is
+  at least an even chance, else of the best few current hits the one holding most of the question's content
+  words) with its temporal anchor, labelled ``extractive: best evidence`` and flagged ``extractive=True``; when no
+  current record holds any of them, it says so and
   names the closest record (and a since-replaced one that holds them) instead of presenting one as the answer.
 * :class:`LLMAnswerer`: a chat model answers in a short phrase from the evidence block (which carries
   each record's temporal anchor), or abstains with :data:`ABSTAIN` when the evidence does not
@@ -16,7 +17,7 @@ import re
 
 from ..llm.base import ChatModel
 from ..llm.templates import OnePrompt
-from ..records import Answer, Evidence, SearchHit
+from ..hits import Answer, Evidence, SearchHit
 from .answer_choice import choose
 
 #: What an answerer says when the evidence does not support an answer.
@@ -89,8 +90,8 @@ class LLMAnswerer(OnePrompt):
 
     @property
     def async_ready(self) -> bool:
-        """Loop-safe when its chat model is (see :mod:`memdesk.aio`): its own work is a prompt and a parse."""
-        from .. import aio
+        """Loop-safe when its chat model is (see :mod:`memdesk.runtime.aio`): its own work is a prompt and a parse."""
+        from ..runtime import aio
 
         return aio.loop_safe(self.chat_model)
 

@@ -2,9 +2,12 @@
 
 The read path ranks by meaning and words together; its first hit is the record most *related* to the
 question, not always the one that *answers* it ("How does Maya make the curry?" ranks "Ines loved the
-curry" next to the recipe). :func:`choose` reads the question's content words (stemmed, stopwords out; the
-words most of the evidence shares, such as the person's name, say nothing about which record answers) and
-weighs each by how rare it is in the evidence. The first current hit answers when it holds at least
+curry" next to the recipe). When the ranking is sure, its first hit answers: a current first hit whose calibrated
+relevance (its ``score``, :mod:`memdesk.retrieval.relevance`) is at least :data:`TRUST` is the answer whatever words it
+holds ("Where does Maya work now?": "Maya is a nurse at St Mary's now"). Otherwise :func:`choose` reads the
+question's content words (stemmed, stopwords out; the words most of the evidence shares, such as the person's name,
+say nothing about which record answers) and weighs each by how rare it is in the evidence. The first current hit
+answers when it holds at least
 :data:`KEEP_SHARE` of the largest share of that weight any of the first :data:`WINDOW` current hits
 holds (the ranking knows more than word overlap); otherwise the hit holding the largest share does, the
 earlier one among equals.
@@ -31,12 +34,15 @@ from dataclasses import dataclass
 
 from ..hits import SearchHit
 from ..records import MemoryRecord
-from ..stemming import StemmingTokenizer
+from ..retrieval.stemming import StemmingTokenizer
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
 
 WINDOW = 5
 """Hits read for the answer: the best few, where a relevant record still sits when it is not first."""
+
+TRUST = 0.5
+"""The first hit answers, whatever words it holds, when its calibrated relevance (its ``score``) is at least this."""
 
 KEEP_SHARE = 0.5
 """The first current hit answers when it holds at least this fraction of the best share of the question's words."""
@@ -67,7 +73,7 @@ class Choice:
     terms: tuple[str, ...]
 
 
-def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW) -> Choice:
+def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW, trust: float = TRUST) -> Choice:
     """The hit of ``hits`` (best first) that answers ``question``; see the module docstring."""
     if not hits:
         return Choice(None, None, None, ())
@@ -77,6 +83,8 @@ def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW) ->
         i for i, h in enumerate(hits) if h.record.superseded_by is None and not _negated(i, hits, words, common)
     ][:window]
     weights = _weights(_TOKENIZER(question), words)
+    if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
+        return Choice(hits[0], hits[0], None, tuple(weights))
     if not weights:  # a question of function words and names only: the ranking is all there is
         return Choice(hits[current[0] if current else 0], hits[0], None, ())
     total = sum(weights.values())

@@ -12,7 +12,7 @@ in the speaker's own words (before any person rewrite) into such statements:
 
 A part too short to stand alone (fewer than three words) stays with the part before it. The rule
 extractor writes one record per statement of a sentence that makes an attribute claim
-(:mod:`.facts`), so :mod:`memdesk.supersede` closes only the statement a new claim replaces.
+(:mod:`.facts`), so :mod:`memdesk.conversation.supersede` closes only the statement a new claim replaces.
 """
 
 from __future__ import annotations

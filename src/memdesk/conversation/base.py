@@ -12,7 +12,8 @@ from typing import Protocol, Sequence, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..records import Answer, Evidence, MemoryRecord, Message, RouteMask, Scope
+from ..records import MemoryRecord, Message, RouteMask, Scope
+from ..hits import Answer, Evidence
 
 
 class Utterance(BaseModel):

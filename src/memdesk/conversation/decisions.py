@@ -8,7 +8,7 @@ structured reply gives, per new fact, a decision:
 
 * ``add``: a new fact, stored as usual;
 * ``update``: it replaces known fact ``replaces`` (an alias): the record is stored with
-  ``metadata["replaces"] = [<record id>]`` and :class:`memdesk.supersede.Supersession` closes the old
+  ``metadata["replaces"] = [<record id>]`` and :class:`memdesk.conversation.supersede.Supersession` closes the old
   record (``valid_to``, ``superseded_by``; never deleted) when it checks, once more, that the old one is a
   current memory of the same speaker, role and scope;
 * ``noop``: already known: no record.

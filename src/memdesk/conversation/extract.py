@@ -38,7 +38,7 @@ A turn is stored as a few short **views**, each a record whose type follows the 
 * a ``question`` view for a user's turn that only asks something (the router gives it the semantic
   bit): "Tom asked Priya: ..."; an assistant's questions make no record;
 * a ``verbatim`` view for a message in a language the English rules do not read
-  (:func:`memdesk.lang.is_english`): its sentences, unchanged and attributed, in chunks.
+  (:func:`memdesk.text.lang.is_english`): its sentences, unchanged and attributed, in chunks.
 
 Views of one turn share its provenance, so the retriever's de-duplication keeps at most one of
 them per question; each title is a prefix of its body, so an evidence line repeats nothing.
@@ -54,12 +54,13 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from ..lang import dominant_script, is_english
+from ..text.lang import dominant_script, is_english
 from ..records import EpisodicRecord, MemoryRecord, MemoryType, ProceduralRecord, RouteMask, SemanticRecord
-from ..timeexpr import TimeMention, main_anchor, resolve
+from ..timeexpr.resolve import TimeMention, main_anchor, resolve
 from .base import Utterance
 from .atoms import atoms
 from .facts import claims_of
+from .updates import sentence_update
 from .render import attribute, chunks, fit, render, truncate
 from .router import addressee_of, analyze_utterance, names_of, reference_of
 from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, words
@@ -180,7 +181,7 @@ class RuleExtractor:
 
         out: list[MemoryRecord] = []
         before = self._previous_turn(utterance) if self.context_views != "none" else None
-        if any(claims_of(s.text) for s in content):
+        if any(c.attribute != "update" for s in content for c in claims_of(s.text)):  # a new value closes by value: no split
             return self._statements(content, utterance, mask, before)
         groups = self._groups(content)
         whole = before is not None or (self.turn_views and len(groups) > 1)
@@ -245,6 +246,8 @@ class RuleExtractor:
                 limit = self.max_fact_chars if kind is MemoryType.SEMANTIC else self.max_summary_chars
                 text = attribute(fit(parts, limit - len(speaker or "") - 2), speaker, rewritten=rewritten)
                 record = self._record(kind, text, utterance, [atom], list(prov), "statement")
+                if (update := sentence_update(sentence.text, piece)) is not None:  # memdesk.conversation.updates
+                    record.metadata["claims"] = [c for c in record.metadata.get("claims", []) if c["attribute"] != "update"] + [update.as_dict()]
                 if quote:
                     record.metadata["embed_context"] = quote
                 out.append(record)
@@ -325,7 +328,7 @@ class RuleExtractor:
     ) -> MemoryRecord:
         common = self._common(utterance, sentences, provenance, view)
         claims = [c.as_dict() for s in (sentences if claim_from is None else claim_from) if s.kind == "content" for c in claims_of(s.text)]
-        if claims:  # what the speaker says about an attribute that holds one value at a time (memdesk.supersede)
+        if claims:  # what the speaker says about an attribute that holds one value at a time (memdesk.conversation.supersede)
             common["metadata"]["claims"] = claims
         if kind is MemoryType.SEMANTIC:
             return SemanticRecord(fact=text, **common)

@@ -4,7 +4,7 @@
 rewrite) and returns the :class:`Claim` s it makes about an attribute that holds one value at a
 time: where they live, where and as what they work, who they are with, a plan, a favourite, a
 liking, a possession, a count. The rule extractor stores them on the records of that sentence
-(``metadata["claims"]``); :mod:`memdesk.supersede` closes the older records a new claim replaces.
+(``metadata["claims"]``); :mod:`memdesk.conversation.supersede` closes the older records a new claim replaces.
 
 Operations:
 
@@ -87,7 +87,7 @@ def _p(pattern: str) -> re.Pattern[str]:
 _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     # residence
     (_p(rf"{_I}{_HAVE}\s+{_ADV}(?:moved|relocated|moved back)\s+(?:to|into)\s+(?:a\s+\w+\s+in\s+)?(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
-    (_p(rf"{_I}\s+{_ADV}live\s+(?:in\s+(?:a|an|the)\s+(?:\w+\s+){{0,2}}?)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
+    (_p(rf"{_I}\s+{_ADV}live\s+(?:in\s+(?:a|an|the)\s+(?:[\w-]+\s+){{0,2}}?)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"{_I}{_HAVE}\s+{_ADV}lived\s+in\s+(?:the\s+)?{_NAME}\s+for\b"), "residence", "set", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based|settled)\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+in\s+{_NAME}\s+now\b"), "residence", "set", ""),
@@ -102,11 +102,13 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"\bi(?:'m| am)\s+(?:now\s+)?at\s+{_NAME}\s+now\b"), "employer", "set", ""),
     (_p(rf"\bi(?:'ve| have)\s+been\s+(?:working\s+)?at\s+{_NAME}\s+for\b"), "employer", "set", ""),
     (_p(rf"\bi{_HAVE}\s+{_ADV}(?:got|landed|accepted|started)\s+(?:a\s+|the\s+)?(?:new\s+)?job\s+(?:at|with)\s+{_ORG}{_STOP}"), "employer", "set", ""),
-    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:joined|started\s+at|switched\s+to|moved\s+to\s+work\s+at)\s+(?:the\s+)?{_NAME}{_STOP}"), "employer", "set", ""),
+    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:joined|started\s+at|switched\s+to|moved\s+to\s+work\s+at)\s+(?:the\s+)?{_NAME}{_STOP}(?!\s+as\s+(?:my|our)\b)"), "employer", "set", ""),
     (_p(rf"\bso\s+now\s+i\s+work\s+(?:at|for)\s+{_ORG}{_STOP}"), "employer", "set", ""),
     (_p(rf"\bi\s+(?:don't|do not|no longer)\s+work\s+(?:at|for|in)\s+{_ORG}{_STOP}"), "employer", "end", ""),
     (_p(rf"\bi(?:'m| am)\s+(?:not|no longer)\s+(?:working\s+)?at\s+{_ORG}\s+(?:anymore|any more)\b"), "employer", "end", ""),
     (_p(rf"\bi{_HAVE}\s+{_ADV}(?:quit|resigned\s+from)\s+(?:my\s+job\s+at\s+)?(?:the\s+)?{_NAME}{_STOP}"), "employer", "end", ""),
+    (_p(rf"\bi(?:'m|\s+am)\s+{_ADV}leaving\s+(?:my\s+job\s+at\s+)?(?:the\s+)?{_NAME}{_STOP}"), "employer", "end", ""),
+    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:handed\s+in|given|gave|put\s+in)\s+(?:my\s+)?(?:notice|resignation)\s+(?:at|to)\s+(?:the\s+)?{_NAME}{_STOP}"), "employer", "end", ""),
     (_p(rf"\bi\s+(?:was|got)\s+(?:laid\s+off|fired|made\s+redundant)\s+(?:from|by|at)\s+{_NAME}{_STOP}"), "employer", "end", ""),
     (_p(r"\bi(?:'ve| have)?\s+(?:just\s+)?(?:quit|lost|left)\s+my\s+job\b|\bi\s+(?:was|got)\s+(?:laid off|fired|made redundant)\b"), "employer", "end", ""),
     # job
@@ -137,7 +139,8 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"{_I}{_HAVE}\s+{_ADV}(?:bought|got|adopted|picked\s+up|own|have|drive|ride)\s+(?:a|an|my)\s+(?:new\s+)?(?:[\w-]+\s+){{0,3}}?{_THINGS}\b(?:\s+(?:called|named)\s+{_CAP})?"), "possession", "set", None),
     (_p(rf"\bmy\s+(?:new\s+)?{_THINGS}\s+is\s+(?:a|an)\b"), "possession", "set", None),
     (_p(rf"\bi{_HAVE}\s+{_ADV}(?:sold|gave\s+away|given\s+away|lost|got\s+rid\s+of|scrapped)\s+my\s+(?:old\s+)?{_THINGS}\b"), "possession", "end", None),
-    (_p(rf"\b{_NAME}\s+(?:passed\s+away|died|was\s+rehomed|ran\s+away)\b"), "possession", "end", ""),
+    (_p(rf"\b{_NAME}\s+(?:passed\s+away|died|was\s+rehomed|ran\s+away|flew\s+(?:away|off|out)|(?:went|has\s+gone|is)\s+missing|"
+        rf"(?:has|had)\s+to\s+be\s+put\s+down|was\s+put\s+(?:down|to\s+sleep))\b"), "possession", "end", ""),
     (_p(rf"\bmy\s+(?:old\s+)?{_THINGS}\s+(?:got\s+stolen|was\s+stolen|got\s+written\s+off|was\s+written\s+off|died|broke\s+down\s+for\s+good)\b"), "possession", "end", None),
     (_p(rf"{_I}(?:\s+now)?(?:'ve\s+got|\s+have\s+got|\s+have|\s+keep|\s+own|\s+speak|\s+raise)\s+(?:now\s+)?{_NUMBER}\s+{_COUNTED}\b"), "count", "set", None),
     (_p(rf"\b(?:now|so\s+now)\s+(?:i|we)\s+(?:have|'ve\s+got|keep|speak)\s+{_NUMBER}\s+{_COUNTED}\b"), "count", "set", None),
@@ -250,12 +253,17 @@ _WEAK_CHANGE = re.compile(
 _CLAUSES = re.compile(r"[;:]\s+|,\s+(?:(?:so|and|but|then)\s+)?|\s+(?:so|but)\s+(?=i\b|we\b|my\b|our\b)", re.IGNORECASE)
 
 
+_DAY_MONTH = re.compile(
+    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)\b"
+    r"|\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2}(?:st|nd|rd|th)?\b",
+    re.IGNORECASE,
+)
 _FROM_TO = re.compile(r"(\bfrom\s+.+?)\s+to\s+.*$", re.IGNORECASE)
 
 
 def changes_of(text: str) -> list[Claim]:
     """A ``change`` end per clause that says something stopped or was replaced; its value is the clause,
-    whose distinctive words name what changed (:func:`memdesk.supersede.changed_by`). A clause with only a
+    whose distinctive words name what changed (:func:`memdesk.conversation.supersede.changed_by`). A clause with only a
     weak word of change (``instead``, ``is now``) is a ``change`` of slot ``weak``."""
     out = []
     for clause in _CLAUSES.split(text):
@@ -300,6 +308,12 @@ def claims_of(sentence: str) -> list[Claim]:
     if negated is not None and not any(c.op == "end" and c.value == negated.value for c in out):
         out.append(negated)
     out.extend(changes_of(text))
+    from .attributes import attribute_claims  # it builds on Claim: imported here, not at the top, to avoid a cycle
+    from .updates import update_of
+
+    out.extend(c for c in attribute_claims(text) if all((c.key, c.op, c.value) != (o.key, o.op, o.value) for o in out))
+    if (update := update_of(text)) is not None:
+        out.append(update)
     for pattern in _PLANS:
         m = pattern.search(text)
         if m and _clean(m.group("value")):
@@ -307,5 +321,9 @@ def claims_of(sentence: str) -> list[Claim]:
             if "moving" in m.group(0).lower() or "relocating" in m.group(0).lower():
                 kind = "move"
             out.append(Claim(attribute="plan", slot=kind, value=_clean(m.group("value"))))
+            if kind == "move" and _DAY_MONTH.search(text):
+                # a move fixed to a day ("we're moving to Walthamstow on 14 June") changes the home from that
+                # day (the old one is closed as of the new record's event time); "one day", "in spring" do not
+                out.append(Claim(attribute="residence", value=_clean(m.group("value"))))
             break
     return out

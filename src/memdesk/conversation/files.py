@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from ..errors import InvalidInputError, MalformedFileError
-from ..jsonfiles import iter_jsonl, read_json
+from ..runtime.jsonfiles import iter_jsonl, read_json
 from ..records import Message
 from .locomo import parse_locomo
 

@@ -14,21 +14,36 @@ pending (:func:`defer`) and leaves them to the Memory's :class:`Worker` thread, 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Sequence
+from typing import Protocol, Sequence
 
 from pydantic import BaseModel, Field
 
+from ..embed.base import Embedder
 from ..errors import RecordNotFoundError
 from ..records import AddResult, MemoryRecord, Message, RawMessage, Scope, split_caption
-from .base import Processed, Utterance
+from .base import Processed, Processor, Utterance
 from .inputs import as_flag
 from .decisions import ShowsKnown, with_known
+from ..store.base import Store
+from .admission import AdmissionPolicy
+from .supersede import Supersession
 from .worker import Worker
 
-if TYPE_CHECKING:
-    from .memory import Memory
-
 log = logging.getLogger(__name__)
+
+
+class Parts(Protocol):
+    """What the processing path uses of a :class:`~memdesk.Memory`: its parts, its worker and its warnings."""
+
+    store: Store
+    embedder: Embedder
+    processor: Processor
+    admission: AdmissionPolicy
+    supersession: Supersession
+    context_turns: int
+    _worker: Worker
+
+    def _script_warnings(self, scope: Scope, texts: Sequence[str]) -> list[str]: ...
 
 
 class Reprocessed(BaseModel):
@@ -70,7 +85,7 @@ def _raw(u: Utterance, *, route_mask: int | None) -> RawMessage:
 
 
 def ingest(
-    memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, ids: Sequence[str], claim: bool = False
+    memory: Parts, scope: Scope, utterances: Sequence[Utterance], *, ids: Sequence[str], claim: bool = False
 ) -> AddResult:
     """Process ``utterances`` (all of ``scope``) and write their records and raw messages atomically.
 
@@ -115,7 +130,7 @@ def ingest(
 
 
 def _records(
-    memory: "Memory", utterances: Sequence[Utterance], processed: Sequence[Processed]
+    memory: Parts, utterances: Sequence[Utterance], processed: Sequence[Processed]
 ) -> tuple[list[MemoryRecord], list[str]]:
     records: list[MemoryRecord] = []
     for u, p in zip(utterances, processed):
@@ -129,7 +144,7 @@ def _records(
 
 
 def _keep_pending(
-    memory: "Memory", scope: Scope, utterances: Sequence[Utterance], error: Exception, *, logged: bool = False
+    memory: Parts, scope: Scope, utterances: Sequence[Utterance], error: Exception, *, logged: bool = False
 ) -> None:
     """Log the utterances' messages pending (those logged already stay as they are) and note it on ``error``.
     ``logged``: they were read pending from the log, where they stay (one forgotten meanwhile is not logged again)."""
@@ -147,7 +162,7 @@ def _keep_pending(
     log.warning("%s: %s", note, error)
 
 
-def reprocess(memory: "Memory", scope: Scope, *, wildcard: bool = False, limit: int | None = None) -> Reprocessed:
+def reprocess(memory: Parts, scope: Scope, *, wildcard: bool = False, limit: int | None = None) -> Reprocessed:
     """Process the pending messages under ``scope`` (exact, or every scope under it with ``wildcard``),
     scope by scope in log order, through :func:`ingest`; only the first ``limit`` of them when given (the
     worker's batch)."""
@@ -164,7 +179,7 @@ def reprocess(memory: "Memory", scope: Scope, *, wildcard: bool = False, limit: 
     return Reprocessed(messages=len(done), records=records, pending=len(_pending(memory, scope, wildcard)), message_ids=done)
 
 
-def _pending(memory: "Memory", scope: Scope, wildcard: bool) -> list[RawMessage]:
+def _pending(memory: Parts, scope: Scope, wildcard: bool) -> list[RawMessage]:
     return [m for m in memory.store.pending_messages(scope) if wildcard or m.scope == scope]
 
 
@@ -176,7 +191,7 @@ def context_message(raw: RawMessage) -> Message:
     )  # fmt: skip
 
 
-def _utterances(memory: "Memory", raws: Sequence[RawMessage]) -> list[Utterance]:
+def _utterances(memory: Parts, raws: Sequence[RawMessage]) -> list[Utterance]:
     """The pending ``raws`` of one scope as utterances, each with the turns logged before it as context."""
     scope, window = raws[0].scope, memory.context_turns * 4
     log = [m for m in memory.store.messages(scope) if m.scope == scope and m.seq < raws[-1].seq] if window else []
@@ -189,7 +204,7 @@ def _utterances(memory: "Memory", raws: Sequence[RawMessage]) -> list[Utterance]
     ]
 
 
-def defer(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, ids: Sequence[str]) -> AddResult:
+def defer(memory: Parts, scope: Scope, utterances: Sequence[Utterance], *, ids: Sequence[str]) -> AddResult:
     """Log ``utterances`` pending and hand their scope to the Memory's worker (``add(..., wait=False)``); past the
     tenant's room in the worker's queue, :class:`~memdesk.errors.TooManyRequestsError` and nothing is logged."""
     memory._worker.admit(scope, len(utterances))
@@ -202,7 +217,7 @@ def defer(memory: "Memory", scope: Scope, utterances: Sequence[Utterance], *, id
     return AddResult(message_ids=list(ids), routes={}, records=[], pending=list(ids))
 
 
-def process_pending(memory: "Memory") -> PendingPass:
+def process_pending(memory: Parts) -> PendingPass:
     """Process the pending messages of every scope in the database (``memdesk worker``: an operator's process,
     not a tenant's call), scope by scope through :func:`reprocess`. A scope whose processing fails keeps its
     messages pending and is named in ``failed``; the other scopes are processed all the same."""

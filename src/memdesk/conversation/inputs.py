@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from ..errors import EmptyInputError, InvalidInputError
 from ..records import MemoryType, Message, Scope
-from ..textcheck import check_strings, check_text
+from ..text.textcheck import check_strings, check_text
 
 MessageInput = Message | Mapping[str, Any] | str
 

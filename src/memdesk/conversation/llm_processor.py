@@ -10,7 +10,7 @@ with JSON::
 
 Relative time is resolved by the model against the message timestamp (``when``); memdesk parses
 ``when`` into ``event_time`` (ISO dates, ``YYYY-MM``, ``YYYY``, or anything
-:mod:`memdesk.timeexpr` reads) and keeps it as ``temporal_anchor``. Strings carry ``maxLength`` in
+:mod:`memdesk.timeexpr.resolve` reads) and keeps it as ``temporal_anchor``. Strings carry ``maxLength`` in
 the schema so grammar-constrained small models cannot ramble. With ``batch_size > 1`` several
 utterances share one call (fewer calls and prompt tokens; quality depends on the model).
 
@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 from cachetools import LRUCache
 
-from .. import aio
+from ..runtime import aio
 from ..errors import ConfigError, LLMContextLengthError, LLMError, LLMOutputError
 from ..llm.base import ChatModel, Completion
 from ..llm.batch import ChatRequest
@@ -46,7 +46,7 @@ from ..records import (
     RouteMask,
     SemanticRecord,
 )
-from ..timeexpr import main_anchor, resolve
+from ..timeexpr.resolve import main_anchor, resolve
 from .base import Processed, Processor, Utterance
 from .decisions import aliases, apply_decisions, decide, decision_request, known_block
 from .llm_schema import MAX_ITEMS_PER_TYPE, BatchExtraction, BatchItem, UtteranceExtraction
@@ -115,7 +115,7 @@ class LLMProcessor:
 
     @property
     def async_ready(self) -> bool:
-        """Loop-safe when its chat model is (see :mod:`memdesk.aio`); the fallback runs in a worker thread."""
+        """Loop-safe when its chat model is (see :mod:`memdesk.runtime.aio`); the fallback runs in a worker thread."""
         return aio.loop_safe(self.chat_model)
 
     def __init__(
@@ -356,7 +356,7 @@ class LLMProcessor:
             if shown:
                 base["metadata"]["decision"] = decision
             if replaced is not None:
-                base["metadata"]["replaces"] = [replaced]  # closed by memdesk.supersede, same speaker and role only
+                base["metadata"]["replaces"] = [replaced]  # closed by memdesk.conversation.supersede, same speaker and role only
             records.append(SemanticRecord(fact=f.fact.strip(), **base))
         for p in ex.procedural:
             base = self._base(u, p.when, model, prompt)

@@ -13,11 +13,11 @@ rules the offline extractor keeps, whatever it answered:
   Biscuit") is split (:func:`memdesk.conversation.atoms.atoms`);
 * **dates**: a date written into the text in brackets ("(2024-04-15)") is taken out (the date is the
   record's ``event_time`` and ``temporal_anchor``), and a day-month whose year the model guessed
-  otherwise than the rules (:mod:`memdesk.timeexpr`: the year a person infers from the tense of its
+  otherwise than the rules (:mod:`memdesk.timeexpr.resolve`: the year a person infers from the tense of its
   clause) takes the rules' year;
 * **negation and changes**: the attribute claims of the message's sentences (:mod:`.facts`: a move,
   a new job, "no longer ...") go on the records that state them (``metadata["claims"]``), so
-  :mod:`memdesk.supersede` closes what they replace even when the model decided "add".
+  :mod:`memdesk.conversation.supersede` closes what they replace even when the model decided "add".
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ from __future__ import annotations
 import logging
 import re
 
-from ..lang import is_english
+from ..text.lang import is_english
 from ..records import MemoryRecord, SemanticRecord, new_id
-from ..timeexpr import TimeMention
+from ..timeexpr.resolve import TimeMention
 from .atoms import atoms
 from .base import Utterance
 from .facts import claims_of, same_value
+from .updates import gives_value_of
 from .router import analyze_utterance, names_of
 from .rules import content_words, is_phatic
 
@@ -132,6 +133,8 @@ def _attach(claims: list, records: list[MemoryRecord]) -> None:
         if claim.attribute == "negation":
             wanted = _stems(claim.value.lower().split()) if claim.value else set()
             holders = [r for r in records if _NEGATED.search(r.text()) and wanted & _stems(r.text().lower().split())]
+        elif claim.attribute == "update":  # a new value: the records stating that value (memdesk.conversation.updates)
+            holders = [r for r in records if gives_value_of(claim, r.text())]
         else:
             holders = [r for r in records if claim.value and same_value(claim.value, r.text())]
         if not holders and claim.value is None:

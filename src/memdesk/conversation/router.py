@@ -2,7 +2,7 @@
 
 How it decides (sentence by sentence, see :func:`memdesk.conversation.rules.analyze`):
 
-0. A message in another language than English (:func:`memdesk.lang.is_english`: another script,
+0. A message in another language than English (:func:`memdesk.text.lang.is_english`: another script,
    or another language's function words) is not read by these rules but kept whole: mask
    ``010`` (semantic), or ``100`` (episodic) when it holds a written date; the extractor then
    stores its words unchanged. Only a message with no letter or digit at all gets ``000``.
@@ -40,9 +40,9 @@ import re
 from datetime import datetime
 from typing import Literal
 
-from ..lang import is_english
+from ..text.lang import is_english
 from ..records import RouteMask
-from ..timeexpr import resolve
+from ..timeexpr.resolve import resolve
 from .base import Utterance
 from .rules import Sentence, analyze, content_words, short_remark
 

@@ -17,13 +17,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict, deque
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from ..errors import TooManyRequestsError, UsageError
 from ..records import Scope
-
-if TYPE_CHECKING:
-    from .memory import Memory
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +42,14 @@ class Worker:
     round-robin between tenants, ``batch`` messages of one scope per turn. Started on first use; :meth:`close`
     (``Memory.close``) processes what is queued, then stops it."""
 
-    def __init__(self, memory: "Memory", *, max_pending: int = DEFAULT_MAX_PENDING, batch: int = DEFAULT_BATCH) -> None:
+    def __init__(
+        self, process: Callable[[Scope, int], int], *, max_pending: int = DEFAULT_MAX_PENDING, batch: int = DEFAULT_BATCH
+    ) -> None:
+        """``process(scope, limit)`` processes at most ``limit`` pending messages of ``scope`` (the Memory's
+        reprocess) and returns how many stay pending."""
         if max_pending < 1 or batch < 1:
             raise UsageError("the worker's max_pending and batch must be positive")
-        self._memory = memory
+        self._process = process
         self.max_pending = max_pending
         self.batch = batch
         self._cond = threading.Condition()
@@ -157,8 +158,6 @@ class Worker:
             return key
 
     def _run(self) -> None:
-        from .ingest import reprocess
-
         while True:
             key = self._next()
             if key is None:
@@ -166,7 +165,7 @@ class Worker:
             scope = self._scopes[key]
             left = 0
             try:
-                left = reprocess(self._memory, scope, limit=self.batch).pending
+                left = self._process(scope, self.batch)
             except Exception:  # the messages stay pending: nothing is lost, the next reprocess takes them
                 log.exception("memdesk: processing the messages added with wait=False under %s failed; they stay "
                               "pending (Memory.reprocess(scope) or `memdesk reprocess`)", scope)  # fmt: skip

@@ -8,8 +8,8 @@ from typing import Any, Protocol, Sequence, runtime_checkable
 import numpy as np
 
 from ..errors import EmptyInputError, InvalidInputError
-from ..textcheck import list_of
-from ..tracing import traced_embed
+from ..text.textcheck import list_of
+from ..runtime.tracing import traced_embed
 
 
 @runtime_checkable
@@ -37,7 +37,7 @@ class BaseEmbedder:
 
     Subclasses set ``model_id`` and ``dim`` and implement ``_embed_batch(texts) -> (n, dim) array``.
     ``scripts`` names the writing systems the model embeds well (``None``: all of them;
-    :func:`memdesk.lang.scripts_of` names); ingest warns about text in other scripts. A model
+    :func:`memdesk.text.lang.scripts_of` names); ingest warns about text in other scripts. A model
     trained with query/passage prefixes overrides :meth:`embed_query`.
     """
 
@@ -109,7 +109,7 @@ def embed_queries(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
 
 def unsupported_script(embedder: Embedder, text: str) -> str | None:
     """The main script of ``text`` when ``embedder`` declares it does not embed that script well."""
-    from ..lang import scripts_of
+    from ..text.lang import scripts_of
 
     supported = getattr(embedder, "scripts", None)
     if supported is None:

@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ..cpus import usable_cpus
+from ..runtime.cpus import usable_cpus
 from ..errors import ConfigError, EmbedderError, InvalidInputError
 from .base import BaseEmbedder, LoadsOnFirstUse, checked_texts, normalize
 

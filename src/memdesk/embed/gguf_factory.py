@@ -23,18 +23,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def make_gguf_embedder(settings: "Settings") -> GGUFEmbedder:
     """The ``nomic`` or ``gguf`` embedder of ``settings`` (the file is found and checked; not loaded)."""
+    runtime = {"n_ctx": settings.embedder_n_ctx, "threads": settings.embedder_threads, "truncate_dim": settings.embedder_dim}
     if settings.embedder == "gguf":
         if not settings.embedder_model:
             raise ConfigError("embedder 'gguf' needs embedder_model (MEMDESK_EMBEDDER_MODEL=/path/model.gguf)")
         return GGUFEmbedder(
-            os.path.expanduser(settings.embedder_model),
-            query_prefix=settings.embedder_query_prefix,
-            document_prefix=settings.embedder_document_prefix,
-            pooling=settings.embedder_pooling,
-            n_ctx=settings.embedder_n_ctx,
-            threads=settings.embedder_threads,
-            truncate_dim=settings.embedder_dim,
-        )
+            os.path.expanduser(settings.embedder_model), query_prefix=settings.embedder_query_prefix,
+            document_prefix=settings.embedder_document_prefix, pooling=settings.embedder_pooling, **runtime,
+        )  # fmt: skip
     model = known_model(settings.embedder)
     path = resolve_model_file(model, path=settings.embedder_model, directory=models_dir(settings.models_dir))
     if settings.embedder_model:
@@ -48,14 +44,6 @@ def make_gguf_embedder(settings: "Settings") -> GGUFEmbedder:
         sha = model.sha256
     name = model.model_id.removesuffix("-q8_0") if sha != model.sha256 else model.model_id
     return GGUFEmbedder(
-        path,
-        name=name,
-        sha256=sha,
-        dim=model.dim,
-        query_prefix=model.query_prefix,
-        document_prefix=model.document_prefix,
-        pooling=model.pooling,
-        n_ctx=settings.embedder_n_ctx,
-        threads=settings.embedder_threads,
-        truncate_dim=settings.embedder_dim,
-    )
+        path, name=name, sha256=sha, dim=model.dim, query_prefix=model.query_prefix,
+        document_prefix=model.document_prefix, pooling=model.pooling, **runtime,
+    )  # fmt: skip

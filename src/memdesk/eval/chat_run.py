@@ -126,6 +126,11 @@ class ChatEval:
         return ChatRunResult(scopes=scopes, questions=questions)
 
     def run_chat(self, chat: Chat) -> tuple[ChatScopeResult, list[ChatQuestionResult]]:
+        result = self.write_chat(chat)
+        return result, [self.ask(chat, q, result) for q in chat.questions]
+
+    def write_chat(self, chat: Chat) -> ChatScopeResult:
+        """Steps 1 and 2 of the module docstring: the chat's messages added, what was stored checked."""
         scope = self.scope_of(chat)
         if self.memory.messages(scope=scope):
             raise UsageError(f"scope {scope} already holds messages: evaluate chat {chat.id!r} in a fresh database")
@@ -148,7 +153,7 @@ class ChatEval:
             dates_checked=checked, wrong_dates=wrong, supersession=checks, ingest_ms=ingest_ms,
         )  # fmt: skip
         logger.info("chat %s: %d messages, %d records", chat.id, len(chat.messages), len(records))
-        return result, [self.ask(chat, q, result) for q in chat.questions]
+        return result
 
     def ask(self, chat: Chat, q: ChatQuestion, scope_result: ChatScopeResult) -> ChatQuestionResult:
         scope = self.scope_of(chat)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from . import metrics as M
 from .chat_run import ChatQuestionResult, ChatRunResult, ChatScopeResult
+from .mdtable import fmt, table
 
 RECORD_BUCKETS = ["1-15", "16-60", "61+"]
 MESSAGE_BUCKETS = ["1-15", "16-40", "41+"]
@@ -145,35 +146,24 @@ def chat_targets(summary: ChatSummary) -> dict[str, Any]:
     return rows
 
 
-def _fmt(x: Any, nd: int = 3) -> str:
-    if x is None:
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.{nd}f}"
-    return str(x)
-
-
 def _block_rows(blocks: dict[str, ChatBlock]) -> list[str]:
     head = ["", "chats", "questions", "records", "P@1", "MRR@10", "recall in budget", "answers", "records/msg",
             "small-talk records", "wrong dates", "supersession", "median tokens"]  # fmt: skip
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    rows = []
     for name, b in blocks.items():
         sup = f"{b.supersession.satisfied}/{b.supersession.items}" if b.supersession.items else "–"
-        lines.append("| " + " | ".join([
-            f"**{name}**", str(b.chats), str(b.questions), str(b.records), _fmt(b.precision_at_1), _fmt(b.mrr_at_10),
-            _fmt(b.recall_in_budget), _fmt(b.answer_accuracy), _fmt(b.records_per_message), str(b.small_talk_records),
-            f"{b.wrong_dates}/{b.dates_checked}", sup, _fmt(b.median_evidence_tokens, 0),
-        ]) + " |")  # fmt: skip
-    return [*lines, ""]
+        rows.append([
+            f"**{name}**", str(b.chats), str(b.questions), str(b.records), fmt(b.precision_at_1), fmt(b.mrr_at_10),
+            fmt(b.recall_in_budget), fmt(b.answer_accuracy), fmt(b.records_per_message), str(b.small_talk_records),
+            f"{b.wrong_dates}/{b.dates_checked}", sup, fmt(b.median_evidence_tokens, 0),
+        ])  # fmt: skip
+    return table(head, rows)
 
 
 def _kind_rows(blocks: dict[str, ChatBlock]) -> list[str]:
     head = ["kind", "questions", "P@1", "MRR@10", "recall in budget", "answers", "median tokens"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for name, b in blocks.items():
-        lines.append("| " + " | ".join([name, str(b.questions), _fmt(b.precision_at_1), _fmt(b.mrr_at_10),
-                                        _fmt(b.recall_in_budget), _fmt(b.answer_accuracy), _fmt(b.median_evidence_tokens, 0)]) + " |")
-    return [*lines, ""]
+    return table(head, [[name, str(b.questions), fmt(b.precision_at_1), fmt(b.mrr_at_10), fmt(b.recall_in_budget),
+                         fmt(b.answer_accuracy), fmt(b.median_evidence_tokens, 0)] for name, b in blocks.items()])  # fmt: skip
 
 
 def render_report(summary: ChatSummary, result: ChatRunResult) -> str:
@@ -191,19 +181,20 @@ def render_report(summary: ChatSummary, result: ChatRunResult) -> str:
              "## Targets (issue #28, for the held-out half)", ""]  # fmt: skip
     for name, t in summary.targets.items():
         lines.append(f"- {name}: target {t['target']}, measured {t['measured']}: {'met' if t['met'] else 'not met'}")
-    lines += ["", "## By chat", "", "| chat | messages | records | current | P@1 | answers | small-talk records | wrong dates | supersession |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    by_chat = []
     for s in result.scopes:
         qs = [q for q in result.questions if q.chat_id == s.chat_id]
         p1 = M.mean(q.precision_at_1 for q in qs)
         acc = M.mean(float(q.correct) for q in qs)
         sup = f"{sum(c.ok for c in s.supersession)}/{len(s.supersession)}" if s.supersession else "–"
-        lines.append(f"| {s.chat_id} | {s.messages} | {s.records} | {s.current_records} | {_fmt(p1)} | {_fmt(acc)} | "
-                     f"{len(s.small_talk_records)} | {len(s.wrong_dates)}/{s.dates_checked} | {sup} |")  # fmt: skip
-    lines += ["", "## Questions whose first hit is not from a gold message", ""]
+        by_chat.append([s.chat_id, str(s.messages), str(s.records), str(s.current_records), fmt(p1), fmt(acc),
+                        str(len(s.small_talk_records)), f"{len(s.wrong_dates)}/{s.dates_checked}", sup])  # fmt: skip
+    lines += ["", "## By chat", "", *table(["chat", "messages", "records", "current", "P@1", "answers", "small-talk records",
+                                             "wrong dates", "supersession"], by_chat)]  # fmt: skip
+    lines += ["## Questions whose first hit is not from a gold message", ""]
     for q in result.questions:
         if q.precision_at_1 < 1:
-            lines.append(f"- {q.question_id} ({q.kind}) {q.question} gold rank {_fmt(q.first_gold_rank)}; "
+            lines.append(f"- {q.question_id} ({q.kind}) {q.question} gold rank {fmt(q.first_gold_rank)}; "
                          f"first hit {q.top_provenance}: {(q.top_hit or '')[:140]!r}")  # fmt: skip
     lines += ["", "## Wrong answers", ""]
     lines += [f"- {q.question_id} {q.question} accept {q.accept}; answer {q.answer[:160]!r}"
@@ -236,9 +227,9 @@ def chat_headline(summary: ChatSummary) -> str:
     o = summary.overall
     lines = [f"chats: {summary.n_chats} chats, {summary.n_questions} questions, {o.records} records from {o.messages} messages"]
     for name, b in {"all": o, **{f"records {k}": v for k, v in summary.by_records.items()}}.items():
-        lines.append(f"  {name:14s} P@1 {_fmt(b.precision_at_1)}  MRR@10 {_fmt(b.mrr_at_10)}  recall in budget "
-                     f"{_fmt(b.recall_in_budget)}  answers {_fmt(b.answer_accuracy)}  ({b.chats} chats, {b.questions} q)")  # fmt: skip
+        lines.append(f"  {name:14s} P@1 {fmt(b.precision_at_1)}  MRR@10 {fmt(b.mrr_at_10)}  recall in budget "
+                     f"{fmt(b.recall_in_budget)}  answers {fmt(b.answer_accuracy)}  ({b.chats} chats, {b.questions} q)")  # fmt: skip
     sup = o.supersession
-    lines.append(f"  records/message {_fmt(o.records_per_message)}, small-talk records {o.small_talk_records}, wrong dates "
-                 f"{o.wrong_dates}/{o.dates_checked}, supersession {sup.satisfied}/{sup.items} ({_fmt(sup.fraction)})")  # fmt: skip
+    lines.append(f"  records/message {fmt(o.records_per_message)}, small-talk records {o.small_talk_records}, wrong dates "
+                 f"{o.wrong_dates}/{o.dates_checked}, supersession {sup.satisfied}/{sup.items} ({fmt(sup.fraction)})")  # fmt: skip
     return "\n".join(lines)

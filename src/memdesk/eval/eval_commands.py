@@ -15,8 +15,8 @@ from typing import Any
 import click
 from pydantic import ValidationError
 
-from ..clicontext import Ctx, csv_list
-from ..clierrors import ErrorReportingGroup
+from ..cli.context import Ctx, csv_list
+from ..cli.errors import ErrorReportingGroup
 from ..embed.base import Embedder
 from ..errors import ConfigError, MalformedFileError
 from ..llm.base import ChatModel
@@ -88,7 +88,7 @@ def _embedder(choice: str, settings: Settings) -> Embedder:
 
 
 def _run(ctx: click.Context, benchmark: Benchmark, **kw: Any) -> None:
-    from ..extras import PLOTS_SKIPPED, can_plot
+    from ..runtime.extras import PLOTS_SKIPPED, can_plot
     from ..llm import UsageLedger
     from .run import run_eval
 
@@ -220,7 +220,7 @@ def chats_cmd(
     extractive answers, records per message, small-talk records, wrong dates, supersession; by scope size."""
     import tempfile
 
-    from ..factory import build_memory
+    from ..conversation.memory import build_memory
     from .chat_run import run_chats
     from .chat_summary import chat_headline, summarize_chats, write_chat_run
     from .datasets.chats import load_chats

@@ -14,8 +14,8 @@ import json
 import logging
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from .mdtable import fmt, table
 from .results_file import ResultsFile
 from .rows import QuestionResult
 from .summary import DEFAULT_TARGETS, EvalSummary, Latency, MetricBlock
@@ -39,21 +39,9 @@ ABSTENTION_NOTE = (
 )
 
 
-def _fmt(x: Any, nd: int = 3) -> str:
-    if x is None:
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.{nd}f}"
-    return str(x)
-
-
 def _main_systems(summary: EvalSummary) -> list[str]:
     names = [n for n, e in summary.systems.items() if not e.spec.sweep]
     return sorted(names, key=lambda n: (MAIN_ORDER.index(n) if n in MAIN_ORDER else len(MAIN_ORDER), n))
-
-
-def _table(head: list[str], rows: list[list[str]]) -> list[str]:
-    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head), *("| " + " | ".join(r) + " |" for r in rows), ""]
 
 
 def _sample_line(summary: EvalSummary) -> str:
@@ -114,51 +102,51 @@ def markdown(summary: EvalSummary) -> str:
         e = summary.systems[name]
         o, sp = e.overall, e.spec
         full = sp.kind == "full"
-        row = [f"**{name}**", _fmt(None if full else sp.k), _fmt(None if full else sp.K), _fmt(o.recall)]
-        row += [_fmt(o.recall_cut(c)) for c in cut] + [_fmt(o.precision_at_1), _fmt(o.mrr_at_10)]
+        row = [f"**{name}**", fmt(None if full else sp.k), fmt(None if full else sp.K), fmt(o.recall)]
+        row += [fmt(o.recall_cut(c)) for c in cut] + [fmt(o.precision_at_1), fmt(o.mrr_at_10)]
         if lme:
-            row += [_fmt(o.session_cut(10, m)) for m in ("any", "fraction", "all")]
+            row += [fmt(o.session_cut(10, m)) for m in ("any", "fraction", "all")]
         row += [
-            _fmt(o.containment), _fmt(o.median_evidence_tokens, 0), _fmt(o.mean_evidence_tokens, 0),
-            _fmt(o.search_latency_ms.p50, 1), _fmt(o.search_latency_ms.p95, 1),
+            fmt(o.containment), fmt(o.median_evidence_tokens, 0), fmt(o.mean_evidence_tokens, 0),
+            fmt(o.search_latency_ms.p50, 1), fmt(o.search_latency_ms.p95, 1),
         ]  # fmt: skip
         if answered:
-            row += [_fmt(o.f1), _fmt(o.bleu1), _fmt(o.judge), _abstentions(o), _exact_wrong(o)]
+            row += [fmt(o.f1), fmt(o.bleu1), fmt(o.judge), _abstentions(o), _exact_wrong(o)]
             row += [_lat(o.answer_latency_ms), _lat(o.judge_latency_ms)]
         rows.append(row)
-    lines += _table(head, rows)
+    lines += table(head, rows)
     if any(summary.systems[n].spec.kind == "full" for n in names):
         lines += ["Full context holds every turn, so its recall is 1 by construction; it is the token reference.", ""]
     lines += _targets(summary)
 
     cats = _categories(summary)
     lines += ["## Recall by category", ""]
-    lines += _table(["system", *cats], [[n, *(_fmt(_cat(summary, n, c).recall) for c in cats)] for n in names])
+    lines += table(["system", *cats], [[n, *(fmt(_cat(summary, n, c).recall) for c in cats)] for n in names])
     ranked = [n for n in names if summary.systems[n].spec.kind != "full"]
     lines += ["## Precision@1 / MRR@10 of the first gold turn by category", ""]
-    lines += _table(["system", *cats], [
-        [n, *(f"{_fmt(_cat(summary, n, c).precision_at_1)} / {_fmt(_cat(summary, n, c).mrr_at_10)}" for c in cats)]
+    lines += table(["system", *cats], [
+        [n, *(f"{fmt(_cat(summary, n, c).precision_at_1)} / {fmt(_cat(summary, n, c).mrr_at_10)}" for c in cats)]
         for n in ranked
     ])  # fmt: skip
     if lme:
         lines += ["## Session recall@10 (fraction) by question type", ""]
-        lines += _table(["system", *cats], [
-            [n, *(_fmt(_cat(summary, n, c).session_cut(10)) for c in cats)]
+        lines += table(["system", *cats], [
+            [n, *(fmt(_cat(summary, n, c).session_cut(10)) for c in cats)]
             for n in names if summary.systems[n].spec.kind != "full"
         ])  # fmt: skip
     lines += ["## Median evidence tokens by category", ""]
-    lines += _table(["system", *cats], [[n, *(_fmt(_cat(summary, n, c).median_evidence_tokens, 0) for c in cats)] for n in names])
+    lines += table(["system", *cats], [[n, *(fmt(_cat(summary, n, c).median_evidence_tokens, 0) for c in cats)] for n in names])
     if answered:
         lines += ["## Answer scores by category: F1 and judge side by side", ""]
         head = ["system"] + [f"{c} {m}" for c in cats for m in ("F1", "judge")]
         rows = []
         for n in names:
             if summary.systems[n].overall.n_answered or any(b.n_answered for b in summary.systems[n].by_category.values()):
-                rows.append([n, *(v for c in cats for v in (_fmt(_cat(summary, n, c).f1), _fmt(_cat(summary, n, c).judge)))])
-        lines += _table(head, rows)
+                rows.append([n, *(v for c in cats for v in (fmt(_cat(summary, n, c).f1), fmt(_cat(summary, n, c).judge)))])
+        lines += table(head, rows)
         lines += ["Answered questions and abstentions per category (answered / abstaining / of those on answerable questions):", ""]
-        lines += _table(["system", *cats], [
-            [n, *(f"{_fmt(_cat(summary, n, c).n_answered)} / {_abstentions(_cat(summary, n, c))}" for c in cats)]
+        lines += table(["system", *cats], [
+            [n, *(f"{fmt(_cat(summary, n, c).n_answered)} / {_abstentions(_cat(summary, n, c))}" for c in cats)]
             for n in names if summary.systems[n].overall.n_answered
         ])  # fmt: skip
         lines += [ABSTENTION_NOTE, ""]
@@ -169,11 +157,11 @@ def markdown(summary: EvalSummary) -> str:
         rows = []
         for s in summary.sweep:
             b = s.block
-            row = [str(s.k), str(s.K), _fmt(b.recall)] + [_fmt(b.recall_cut(c)) for c in cut]
+            row = [str(s.k), str(s.K), fmt(b.recall)] + [fmt(b.recall_cut(c)) for c in cut]
             if lme:
-                row.append(_fmt(b.session_cut(10)))
-            rows.append(row + [_fmt(b.median_evidence_tokens, 0), _fmt(b.mean_evidence_tokens, 0)])
-        lines += _table(head, rows)
+                row.append(fmt(b.session_cut(10)))
+            rows.append(row + [fmt(b.median_evidence_tokens, 0), fmt(b.mean_evidence_tokens, 0)])
+        lines += table(head, rows)
 
     lines += ["## Dataset", "", "```json", json.dumps(summary.dataset, indent=1), "```", ""]
     lines += ["## Stage account (cumulative over resumed runs)", "", "```json", json.dumps(summary.stages, indent=1), "```", ""]
@@ -182,7 +170,7 @@ def markdown(summary: EvalSummary) -> str:
 
 
 def _lat(lat: Latency | None) -> str:
-    return "–" if lat is None else f"{_fmt(lat.p50, 0)} / {_fmt(lat.p95, 0)}"
+    return "–" if lat is None else f"{fmt(lat.p50, 0)} / {fmt(lat.p95, 0)}"
 
 
 def _abstentions(b: MetricBlock) -> str:
@@ -206,16 +194,16 @@ def _targets(summary: EvalSummary) -> list[str]:
             r, k = t["recall"], t["median_evidence_tokens"]
             r_ok = r["measured"] is not None and r["measured"] >= r["target"]
             k_ok = k["measured"] is not None and k["measured"] <= k["target"]
-            r_note = "met" if r_ok else "short by " + _fmt(r["gap"])
-            k_note = "met" if k_ok else "over by " + _fmt(k["gap"], 0)
-            lines.append(f"- {name}: recall (categories 1-4) ≥ {r['target']}: measured {_fmt(r['measured'])} ({r_note}); "
-                         f"median evidence tokens ≤ {k['target']}: measured {_fmt(k['measured'], 0)} ({k_note})")  # fmt: skip
+            r_note = "met" if r_ok else "short by " + fmt(r["gap"])
+            k_note = "met" if k_ok else "over by " + fmt(k["gap"], 0)
+            lines.append(f"- {name}: recall (categories 1-4) ≥ {r['target']}: measured {fmt(r['measured'])} ({r_note}); "
+                         f"median evidence tokens ≤ {k['target']}: measured {fmt(k['measured'], 0)} ({k_note})")  # fmt: skip
         else:
             s = t["session_recall@10"]
-            note = "met" if t["met"] else "fraction short by " + _fmt(s["gap_fraction"])
+            note = "met" if t["met"] else "fraction short by " + fmt(s["gap_fraction"])
             lines.append(
-                f"- {name}: session recall@10 ≥ {s['target']}: fraction {_fmt(s['measured_fraction'])}, "
-                f"any {_fmt(s['measured_any'])}, all {_fmt(s['measured_all'])} ({note})"
+                f"- {name}: session recall@10 ≥ {s['target']}: fraction {fmt(s['measured_fraction'])}, "
+                f"any {fmt(s['measured_any'])}, all {fmt(s['measured_all'])} ({note})"
             )
     return lines + [""]
 
@@ -318,7 +306,7 @@ def write_report(summary: EvalSummary, out_dir: str | Path, rows: Sequence[Quest
     """Write ``report.md`` and the three PNG plots into ``out_dir`` (rows default to its
     ``results.jsonl``); returns the paths written. Without matplotlib (the ``eval`` extra) the plots
     are skipped with a note, and the run's results stand."""
-    from ..extras import PLOTS_SKIPPED, can_plot
+    from ..runtime.extras import PLOTS_SKIPPED, can_plot
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)

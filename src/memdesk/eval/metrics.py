@@ -239,6 +239,17 @@ def contains_tokens(answer_tokens: Sequence[str], text_tokens: Sequence[str]) ->
     return any(text_tokens[i] == first and list(text_tokens[i : i + n]) == a for i in range(len(text_tokens) - n + 1))
 
 
+def answer_containment(answer: str | None, category_id: int | None, text_tokens: Sequence[str]) -> float | None:
+    """The share of the gold answer's parts whose normalized tokens all occur in ``text_tokens`` (None without
+    an answer)."""
+    if answer is None:
+        return None
+    parts = answer_parts(answer, category_id)
+    if not parts:
+        return None
+    return sum(contains_tokens(normalize_answer(p).split(), text_tokens) for p in parts) / len(parts)
+
+
 def contains(answer: str, text: str) -> bool:
     """Whether the normalized ``answer`` appears as a whole-token run in the normalized ``text``."""
     return contains_tokens(normalize_answer(answer).split(), normalize_answer(text).split())

@@ -19,7 +19,7 @@ from ..llm.base import ChatModel
 from ..llm.usage import UsageLedger
 from ..settings import Settings
 from ..store.base import Store
-from ..tokens import TokenCounter
+from ..text.tokens import TokenCounter
 from .datasets import EvalDataset, load_locomo, load_longmemeval
 from .judging import Judge
 from .runner import CUTOFFS, EvalRun
@@ -115,7 +115,8 @@ def run_eval(
     Returns:
         the summary (also written to ``summary.json``).
     """
-    from ..factory import build_memory, build_processor
+    from ..conversation.memory import build_memory
+    from ..factory import build_processor
 
     settings = settings if settings is not None else Settings.load()
     dataset = load_dataset(benchmark, data_path)

@@ -35,9 +35,10 @@ from ..conversation.memory import Memory
 from ..embed.base import Embedder
 from ..errors import LLMOutputError, UsageError
 from ..llm.usage import UsageLedger
-from ..records import Evidence, MemoryType, Scope, SearchHit, SemanticRecord
+from ..records import MemoryType, Scope, SemanticRecord
+from ..hits import Evidence, SearchHit
 from ..store.base import Store
-from ..tokens import TokenCounter
+from ..text.tokens import TokenCounter
 from . import metrics as M
 from .cache import CachingEmbedder
 from .datasets import EvalConversation, EvalDataset, EvalQuestion
@@ -240,7 +241,7 @@ class EvalRun:
             text, n_tokens, norm_tokens = self.full_context(conv)
             provenance = [[m.id] for m in conv.messages if m.id]
             evidence = Evidence(hits=[_whole_conversation_hit(conv, self.scope_of(conv.id))], text=text, tokens=n_tokens)
-            row.containment = _containment_tokens(q, norm_tokens)
+            row.containment = None if q.abstention else M.answer_containment(q.answer, q.category_id, norm_tokens)
         else:
             assert spec.store is not None
             memory = memories[_reader_key(spec)]
@@ -254,7 +255,9 @@ class EvalRun:
                 )
             row.search_ms = _ms(time.perf_counter() - start)
             provenance = [list(h.record.provenance) for h in evidence.hits]
-            row.containment = _containment_tokens(q, M.normalize_answer(evidence.text).split())
+            row.containment = None if q.abstention else M.answer_containment(
+                q.answer, q.category_id, M.normalize_answer(evidence.text).split()
+            )
             if spec.keep_hits:
                 row.hits = [(h.memory_type.value[0], round(h.score, 4), list(h.record.provenance)) for h in evidence.hits]
         row.n_hits = len(provenance)
@@ -324,7 +327,7 @@ class EvalRun:
             by_conv[q.conversation_id].append(q)
         pending_total = sum(1 for q in self.questions for s in self.systems if (s.name, q.id) not in done)
         logger.info("%d (system, question) pairs pending, %d done", pending_total, len(done))
-        before = _usage_snapshot(self.ledger)
+        before = (self.ledger.counters() if self.ledger is not None else {})
         bar = tqdm(total=pending_total, desc=f"{self.dataset.name} questions", unit="q", file=sys.stderr, disable=not self.progress)
         clock = time.perf_counter()
         try:
@@ -358,7 +361,7 @@ class EvalRun:
         finally:
             bar.close()
             self.state.add("wall_seconds", time.perf_counter() - clock)
-            for key, value in _usage_snapshot(self.ledger).items():
+            for key, value in (self.ledger.counters() if self.ledger is not None else {}).items():
                 self.state.add(key, value - before.get(key, 0))
             self.state.save()
         wanted = {q.id for q in self.questions}
@@ -382,27 +385,9 @@ def _reader_key(spec: SystemSpec) -> tuple[str, str, bool]:
     return ("default" if spec.kind == "default" else "named", spec.store or "", spec.sweep)
 
 
-def _usage_snapshot(ledger: UsageLedger | None) -> dict[str, float]:
-    """``llm.<operation>.{calls,prompt_tokens,completion_tokens,latency_s,cost_usd}`` of a ledger."""
-    out: dict[str, float] = {}
-    for op, usage in (ledger.by_operation() if ledger is not None else {}).items():
-        for field in ("calls", "prompt_tokens", "completion_tokens", "latency_s", "cost_usd"):
-            out[f"llm.{op}.{field}"] = float(getattr(usage, field))
-    return out
-
-
 def _whole_conversation_hit(conv: EvalConversation, scope: Scope) -> SearchHit:
     """Full context as one hit (answerers that require hits see the block as one piece of evidence)."""
     record = SemanticRecord(
         scope=scope, fact=f"the whole conversation {conv.id}", provenance=[m.id for m in conv.messages if m.id]
     )
     return SearchHit(record=record, score=1.0, memory_type=MemoryType.SEMANTIC, rank=0, why="full context")
-
-
-def _containment_tokens(q: EvalQuestion, text_tokens: list[str]) -> float | None:
-    if q.abstention or q.answer is None:
-        return None
-    parts = M.answer_parts(q.answer, q.category_id)
-    if not parts:
-        return None
-    return sum(M.contains_tokens(M.normalize_answer(p).split(), text_tokens) for p in parts) / len(parts)

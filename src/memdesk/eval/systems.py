@@ -2,7 +2,7 @@
 
 - ``memdesk-default``: what a user gets without flags: the processor and the retriever (k, K,
   hybrid, and whatever else the defaults say) built from the settings by
-  :func:`memdesk.factory.build_memory`, the code behind ``Memory.open()``, searched with no
+  :func:`memdesk.conversation.memory.build_memory`, the code behind ``Memory.open()``, searched with no
   per-call overrides; it reads the typed store when its processor is the run's typed processor
   (the same settings), else a store of its own;
 - ``memdesk-typed``: ENGRAM's read path over the typed store (per-type top-k, merge, truncate K);

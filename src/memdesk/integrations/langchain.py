@@ -16,7 +16,8 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from ..records import Scope, SearchHit
+from ..records import Scope
+from ..hits import SearchHit
 
 
 def hit_document(hit: SearchHit) -> Document:
@@ -65,8 +66,8 @@ class MemdeskRetriever(BaseRetriever):
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
         if self._async is None:
-            from ..async_api import AsyncMemory, AsyncRemoteMemory
-            from ..remote import RemoteMemory
+            from ..client.async_api import AsyncMemory, AsyncRemoteMemory
+            from ..client.remote import RemoteMemory
 
             wrap = AsyncRemoteMemory.wrap if isinstance(self.memory, RemoteMemory) else AsyncMemory
             self._async = wrap(self.memory)

@@ -18,7 +18,7 @@ How items map onto memdesk:
   max-pooled per item (an item's score is its best record's), then LangGraph's ``filter`` on the values; without a
   query, the items newest first. ``delete`` deletes the scope. TTLs are not supported.
 
-``abatch`` runs the same code through :func:`memdesk.aio.run` (blocking parts in worker threads).
+``abatch`` runs the same code through :func:`memdesk.runtime.aio.run` (blocking parts in worker threads).
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from langgraph.store.base import (
     get_text_at_path,
 )
 
-from .. import aio
-from ..closing import ClosesOnExit
+from ..runtime import aio
+from ..runtime.closing import ClosesOnExit
 from ..conversation.memory import Memory
 from ..records import RawMessage, Scope, new_id, utcnow
 
@@ -278,7 +278,7 @@ class MemdeskStore(ClosesOnExit, BaseStore):
 
     async def abatch(self, ops: Iterable[Op]) -> list[Result]:
         if self._async_twin is None:
-            from ..async_api import AsyncMemory
+            from ..client.async_api import AsyncMemory
 
             self._async_twin = AsyncMemory(self.memory)._sync
         return await aio.run(_Ops(self._async_twin, self.index_fields, self.search_k).run, list(ops))

@@ -9,7 +9,7 @@ from typing import Literal, Sequence, overload
 
 from pydantic import BaseModel
 
-from .. import aio
+from ..runtime import aio
 from ..errors import LLMError
 from .base import ChatMessage, ChatModel, Completion
 
@@ -54,7 +54,7 @@ def run_many(
     Every request runs to its end. Then, unless ``return_exceptions``, the first
     :class:`~memdesk.errors.LLMError` (in request order) is raised; with it, failed requests hold
     their error in the result list. Errors that are not LLMErrors always propagate. Under
-    :func:`memdesk.aio.run` the requests run as tasks on the event loop instead of threads (a loop-safe
+    :func:`memdesk.runtime.aio.run` the requests run as tasks on the event loop instead of threads (a loop-safe
     model bounds them by its own concurrency).
     """
     if not requests:

@@ -34,7 +34,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, BinaryIO, Mapping
 
-from ..cpus import usable_cpus
+from ..runtime.cpus import usable_cpus
 from ..errors import ConfigError, InvalidInputError, ModelFileError
 
 log = logging.getLogger(__name__)

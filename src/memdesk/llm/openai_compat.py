@@ -30,9 +30,9 @@ from urllib.parse import urlparse
 import httpx2
 import openai
 
-from .. import aio
-from ..closing import ClosesOnExit
-from ..tracing import traced_chat
+from ..runtime import aio
+from ..runtime.closing import ClosesOnExit
+from ..runtime.tracing import traced_chat
 from ..errors import (
     ConfigError,
     EmptyInputError,
@@ -73,7 +73,7 @@ def is_local_url(base_url: str | None) -> bool:
 class OpenAICompatChatModel(ClosesOnExit, BaseChatModel):
     """A :class:`~memdesk.llm.base.ChatModel` for any OpenAI-compatible ``/v1/chat/completions``.
 
-    Its requests go through :func:`memdesk.aio.io`: under ``AsyncMemory`` they are awaited on the event
+    Its requests go through :func:`memdesk.runtime.aio.io`: under ``AsyncMemory`` they are awaited on the event
     loop with ``openai.AsyncOpenAI`` (``async_http_client`` is the ``httpx2.AsyncClient`` to use, if any).
 
     Args:
@@ -163,7 +163,7 @@ class OpenAICompatChatModel(ClosesOnExit, BaseChatModel):
         self._omit_temperature = False
         client_args = {"api_key": self._resolve_key(api_key, base_url), "base_url": base_url, "timeout": timeout_s, "max_retries": 0}
         self._client = openai.OpenAI(**client_args, http_client=http_client)
-        # under memdesk.aio.run (AsyncMemory) requests go through AsyncOpenAI instead: one client and one
+        # under memdesk.runtime.aio.run (AsyncMemory) requests go through AsyncOpenAI instead: one client and one
         # concurrency semaphore per event loop, unless an async HTTP client is passed in
         self._async_clients = aio.PerLoop(lambda: openai.AsyncOpenAI(**client_args, http_client=async_http_client))
         self._async_semaphores = aio.PerLoop(lambda: asyncio.Semaphore(concurrency))

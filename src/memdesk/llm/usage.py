@@ -2,7 +2,7 @@
 
 Token counts come from the server's ``usage`` block whenever it sends one. When it does not (some
 local servers), :class:`TokenEstimator` counts them: with an injected tokenizer function (the model's
-own tokenizer) if given, else with tiktoken (via :class:`memdesk.tokens.TokenCounter`, offline) for
+own tokenizer) if given, else with tiktoken (via :class:`memdesk.text.tokens.TokenCounter`, offline) for
 OpenAI model names, else with the estimate ``ceil(chars / 4)``. Counts that did not come from the
 server are flagged ``Usage.tokens_estimated = True``. Chat formatting adds ``4`` tokens per message
 and ``3`` per reply (OpenAI's published accounting); other models differ by a few tokens.
@@ -127,7 +127,7 @@ class TokenEstimator:
         if self.method.startswith("tiktoken:"):
             with self._lock:
                 if self._count is None:
-                    from ..tokens import TokenCounter
+                    from ..text.tokens import TokenCounter
 
                     try:
                         counter = TokenCounter(self.method.split(":", 1)[1])
@@ -172,6 +172,11 @@ class UsageLedger:
         """A copy of the sums per operation."""
         with self._lock:
             return dict(self._by_op)
+
+    def counters(self) -> dict[str, float]:
+        """``llm.<operation>.{calls,prompt_tokens,completion_tokens,latency_s,cost_usd}`` as flat numbers."""
+        fields = ("calls", "prompt_tokens", "completion_tokens", "latency_s", "cost_usd")
+        return {f"llm.{op}.{f}": float(getattr(u, f)) for op, u in self.by_operation().items() for f in fields}
 
     def by_model(self) -> dict[str, Usage]:
         """A copy of the sums per model."""

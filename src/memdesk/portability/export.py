@@ -17,25 +17,20 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import IO
 
-from pydantic import BaseModel
-
 from ..records import HistoryEntry, MemoryType, Scope
 from ..store.base import Store
-from .format import BankItemLine, BankLine, DeletedLine, EndLine, Header, MessageLine, RecordLine, encode_vector, write_line
+from .format import (
+    BankItemLine, BankLine, DeletedLine, EndLine, Header, KindCounts, MessageLine, RecordLine, encode_vector, write_line,
+)  # fmt: skip
 
 PAGE = 500
 
 
-class ExportCounts(BaseModel):
+class ExportCounts(KindCounts):
     """How many of each kind an export wrote."""
 
-    records: int = 0
     deleted: int = 0
-    history: int = 0
-    messages: int = 0
     pending: int = 0
-    banks: int = 0
-    bank_items: int = 0
 
 
 def _under(scope: Scope, wildcard: bool) -> Callable[[Scope], bool]:

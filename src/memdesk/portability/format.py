@@ -33,6 +33,17 @@ FORMAT = "memdesk-export"
 FORMAT_VERSION = 1
 
 
+class KindCounts(BaseModel):
+    """How many records, history entries, raw messages, banks and bank items an export wrote or an import read in:
+    the counts both report (each adds its own)."""
+
+    records: int = 0
+    history: int = 0
+    messages: int = 0
+    banks: int = 0
+    bank_items: int = 0
+
+
 class Header(BaseModel):
     kind: Literal["header"] = "header"
     format: str = FORMAT
@@ -156,6 +167,6 @@ def read_file(stream: IO[str], path: str) -> tuple[Header, Iterator[tuple[int, B
 
 
 __all__ = [
-    "BankItemLine", "BankLine", "Body", "DeletedLine", "EndLine", "FORMAT", "FORMAT_VERSION", "Header", "MessageLine",
-    "RecordLine", "decode_vector", "encode_vector", "read_file", "read_header", "write_line",
+    "BankItemLine", "BankLine", "Body", "DeletedLine", "EndLine", "FORMAT", "FORMAT_VERSION", "Header", "KindCounts",
+    "MessageLine", "RecordLine", "decode_vector", "encode_vector", "read_file", "read_header", "write_line",
 ]  # fmt: skip

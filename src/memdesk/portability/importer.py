@@ -20,26 +20,23 @@ from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ..embed.base import Embedder
 from ..errors import ImportConflictError, MalformedFileError
 from ..records import HistoryEntry, MemoryRecord, RawMessage
 from ..store.base import EmbeddingInfo, Store
 from ..store.portable import OnConflict, check_on_conflict
-from .format import BankItemLine, BankLine, Body, DeletedLine, Header, MessageLine, RecordLine, decode_vector, read_file
+from .format import (
+    BankItemLine, BankLine, Body, DeletedLine, Header, KindCounts, MessageLine, RecordLine, decode_vector, read_file,
+)  # fmt: skip
 
 BATCH = 500
 
 
-class ImportResult(BaseModel):
+class ImportResult(KindCounts):
     """What an import wrote and skipped."""
 
-    records: int = 0
-    history: int = 0
-    messages: int = 0
-    banks: int = 0
-    bank_items: int = 0
     replaced: int = 0
     skipped: int = Field(default=0, description="Records, messages and banks the store held already (on_conflict='skip').")
     reembedded: bool = Field(description="True when the file's vectors were not used and the texts were embedded again.")

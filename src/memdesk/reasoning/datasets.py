@@ -14,7 +14,7 @@ mmlu-sci    MMLU dev + val, science subjects         MMLU test, same subjects
 aime24      AIME 1983-2023 (919, answers only)       AIME 2024 (30)
 =========== ======================================== ============================================
 
-Every loader takes the data folder (:func:`memdesk.datapaths.require_data_dir` finds it). The files
+Every loader takes the data folder (:func:`memdesk.runtime.datapaths.require_data_dir` finds it). The files
 are read, never written; a missing one raises :class:`~memdesk.errors.DataNotFoundError`, any
 content a loader cannot use :class:`~memdesk.errors.MalformedFileError` naming the file and the item.
 """
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DataNotFoundError, InvalidInputError, MalformedFileError, UsageError
-from ..jsonfiles import iter_jsonl, read_json, read_text
+from ..runtime.jsonfiles import iter_jsonl, read_json, read_text
 from .problems import AnswerKind, Problem, normalize_text, text_hash  # noqa: F401 - text_hash: importable from here too
 
 logger = logging.getLogger(__name__)

@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from ..clicontext import csv_list
-from ..clierrors import ErrorReportingCommand
+from ..cli.context import csv_list
+from ..cli.errors import ErrorReportingCommand
 from ..errors import UsageError
 from ..llm.base import ChatModel
 from .mac_commands import CommandEnv, check_extras, common_options

@@ -5,7 +5,7 @@ tags from the question alone, or the question text offline), embed it with the b
 and take the store's exact cosine top-k (best first), or, given an :class:`~memdesk.store.ivf.IVFIndex`
 of the bank, its approximate top-k (probing ``nprobe`` clusters). :class:`BM25Retriever` is the lexical
 alternative of the paper's retriever ablation (Okapi BM25 over the problems, on
-:class:`memdesk.lexical.BM25Index`).
+:class:`memdesk.retrieval.lexical.BM25Index`).
 Both report their own timings (T_tag, T_emb, T_search).
 """
 
@@ -21,7 +21,7 @@ from pydantic import BaseModel, Field
 
 from ..embed.base import Embedder
 from ..errors import ConfigError, EmptyInputError, InvalidInputError, UsageError
-from ..lexical import BM25Index
+from ..retrieval.lexical import BM25Index
 from ..llm.base import Usage
 from ..store.ivf import IVFIndex
 from .bank import MemoryBank, retrieved_memories
@@ -163,7 +163,7 @@ def bm25_tokens(text: str) -> list[str]:
 
 class BM25Retriever:
     """Okapi BM25 over the bank's problem texts (the paper's lexical retriever), on memdesk's one
-    BM25 index (:class:`memdesk.lexical.BM25Index`) with :func:`bm25_tokens` as its tokenizer."""
+    BM25 index (:class:`memdesk.retrieval.lexical.BM25Index`) with :func:`bm25_tokens` as its tokenizer."""
 
     def __init__(self, examples: Sequence[SolvedExample], *, k1: float = 1.5, b: float = 0.75) -> None:
         if not examples:

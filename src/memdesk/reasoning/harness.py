@@ -28,7 +28,7 @@ from tqdm import tqdm
 from ..errors import LLMError, UsageError
 from ..eval.results_file import ResultsFile
 from ..llm.base import ChatModel
-from ..tokens import TokenCounter
+from ..text.tokens import TokenCounter
 from .datasets import Benchmark, Problem
 from .latency import LatencyBreakdown, Stopwatch, split_model_time
 from .methods import DEFAULT_RATIO_TEMPLATE, PromptSpec, build_messages, serialize_memories

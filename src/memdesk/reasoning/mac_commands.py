@@ -24,8 +24,8 @@ from typing import Any
 
 import click
 
-from ..clicontext import csv_list
-from ..clierrors import ErrorReportingGroup
+from ..cli.context import csv_list
+from ..cli.errors import ErrorReportingGroup
 from ..errors import UsageError
 
 
@@ -72,8 +72,8 @@ class CommandEnv:
     """What the commands share: settings, data, store, embedder, chat model."""
 
     def __init__(self, ctx: click.Context, kw: dict[str, Any]) -> None:
-        from ..datapaths import require_data_dir
-        from ..reasoning.datasets import get_benchmark
+        from ..runtime.datapaths import require_data_dir
+        from .datasets import get_benchmark
 
         use_llm = kw["use_llm"] or bool(kw["llm_base_url"] or kw["llm_model"])
         self.settings = _settings(
@@ -251,7 +251,7 @@ def info_cmd(store_url: str | None, name: str, user_id: str | None, agent_id: st
 def check_extras(kw: dict[str, Any], *, traces: bool = False) -> None:
     """Before any work: what this run needs from the eval extra (one line), and whether it can plot.
     ``traces``: the run checks generated solutions (``bank build`` with a chat model)."""
-    from ..extras import PLOTS_SKIPPED, can_plot, require
+    from ..runtime.extras import PLOTS_SKIPPED, can_plot, require
     from .datasets import AnswerKind, get_benchmark
 
     scoring = traces or not kw["retrieval_only"]

@@ -174,7 +174,7 @@ def write_outputs(
 ) -> dict[str, Path]:
     """Write ``summary.json``, ``report.md`` and the plots (plots only when there are model runs, and
     matplotlib, of the ``eval`` extra, is installed: otherwise a note says they were skipped)."""
-    from ..extras import PLOTS_SKIPPED, can_plot
+    from ..runtime.extras import PLOTS_SKIPPED, can_plot
 
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"summary": out_dir / "summary.json", "report": out_dir / "report.md"}

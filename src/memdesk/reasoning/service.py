@@ -23,7 +23,7 @@ from ..errors import InvalidInputError, InvalidScopeError, LLMError, NoChatModel
 from ..llm.base import ChatModel
 from ..records import Scope
 from ..store.base import Store
-from ..textcheck import check_text
+from ..text.textcheck import check_text
 from .bank import BankManifest, MemoryBank
 from .bank_builder import BankBuilder, BuildConfig
 from .datasets import AnswerKind, Problem, get_benchmark, text_hash

@@ -27,7 +27,7 @@ import anyio.to_thread
 
 from .auth import ApiKeys
 from .limits import ServerLimits
-from .mcp_tools import CALLER_STATE
+from .mcp_common import CALLER_STATE
 from .metrics import ServerMetrics
 from .ratelimit import Concurrency, RateLimiter, retry_seconds
 from .sessions import SESSION_COOKIE

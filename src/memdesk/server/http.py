@@ -37,7 +37,7 @@ from ..errors import InvalidInputError, MemdeskError
 from ..reasoning.service import ReasoningBanks
 from ..hits import Answer, Evidence, MemoryItem, SearchHit
 from ..records import AddResult, HistoryEntry, MemoryType, RawMessage
-from ..remote import NEXT_CURSOR
+from ..client.remote import NEXT_CURSOR
 from ..tenants import Caller
 from .auth import LOOPBACK_HOSTS, ApiKeys, HostGuard
 from .docs_pages import docs_router
@@ -46,7 +46,7 @@ from .limits import ServerLimits, check_messages, check_retrieval, check_scope_f
 from .metrics import MetricsAccess, ServerMetrics
 from .bank_routes import bank_router
 from .portability_routes import portability_router
-from .mcp_tools import CALLER_STATE
+from .mcp_common import CALLER_STATE
 from .schemas import (
     AddRequest, AnswerRequest, Deleted, ErrorBody, Health, RetrievalOptions, ScopeDeleted, SearchRequest, UpdateRequest,
 )  # fmt: skip
@@ -165,7 +165,8 @@ def create_app(
     mcp_endpoint = None
     session_manager = None
     if mcp:
-        from .mcp_tools import MCPServer, create_mcp_server
+        from .mcp_common import MCPServer
+        from .mcp_tools import create_mcp_server
 
         if MCPServer is not None:
             mcp_server = create_mcp_server(memory, banks=banks)

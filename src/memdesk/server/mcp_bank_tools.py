@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from .mcp_tools import Context, _tool_errors, caller_of
+from .mcp_common import Context, caller_of, tool_errors
 from ..reasoning.datasets import AnswerKind
 from ..reasoning.methods import Method
 from ..reasoning.service import MAX_K, ReasoningBanks
@@ -30,13 +30,13 @@ def register_bank_tools(server: Any, banks: ReasoningBanks, default: Caller) -> 
         return caller_of(ctx, default)
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def list_banks(ctx: Context, user_id: str | None = None, agent_id: str | None = None) -> list[BankInfo]:
         """The reasoning banks of a user (and its agents), with their size, formats and answer kind."""
         return banks.list_banks(scope=caller(ctx).bank_owner(user_id, agent_id, access="read"))
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def retrieve_examples(
         bank: str,
         problem: str,
@@ -52,7 +52,7 @@ def register_bank_tools(server: Any, banks: ReasoningBanks, default: Caller) -> 
         return banks.retrieve_examples(bank, problem, scope=scope, k=k, format=format, tags=tags)
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def solve_with_bank(
         bank: str,
         problem: str,
@@ -70,7 +70,7 @@ def register_bank_tools(server: Any, banks: ReasoningBanks, default: Caller) -> 
         return banks.solve(bank, problem, scope=scope, method=method, k=k, format=format, gamma=gamma, tags=tags)
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def add_solved_example(
         bank: str,
         problem: str,
@@ -91,7 +91,7 @@ def register_bank_tools(server: Any, banks: ReasoningBanks, default: Caller) -> 
         return banks.add_examples(bank, [example], scope=scope, answer_kind=answer_kind)
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def delete_example(
         bank: str, example_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None
     ) -> Literal["deleted"]:
@@ -100,7 +100,7 @@ def register_bank_tools(server: Any, banks: ReasoningBanks, default: Caller) -> 
         return "deleted"
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def delete_bank(bank: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None) -> int:
         """Delete a bank and all its examples; returns how many examples it held."""
         return banks.delete_bank(bank, scope=caller(ctx).bank_owner(user_id, agent_id, access="write"))

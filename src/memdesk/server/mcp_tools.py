@@ -8,32 +8,20 @@ model can correct the call; nothing stored is touched by a failed call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from functools import wraps
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from ..conversation.memory import Memory
-from ..errors import ForbiddenScopeError, MemdeskError
 from ..reasoning.service import ReasoningBanks
 from ..hits import MemoryItem, SearchHit
 from ..records import MemoryType, Scope
 from ..store.base import Forgotten
 from ..tenants import Access, Caller
+from .mcp_bank_tools import BANK_INSTRUCTIONS, register_bank_tools
 
-try:  # the MCP SDK is an optional dependency (memdesk[server])
-    from mcp.server import MCPServer
-    from mcp.server.mcpserver import Context
-    from mcp.server.mcpserver.exceptions import ToolError
-except ImportError:  # pragma: no cover - exercised only without the extra
-    MCPServer = None  # type: ignore[assignment,misc]
-    Context = None  # type: ignore[assignment,misc]
-    ToolError = None  # type: ignore[assignment,misc]
-
-CALLER_STATE = "memdesk_caller"
-"""Where the HTTP key guard leaves the request's :class:`~memdesk.tenants.Caller` (``request.state``)."""
+from .mcp_common import Context, MCPServer, caller_of, tool_errors
 
 INSTRUCTIONS = (
     "Long-term memory for this conversation partner. Call add_memory with what the user says that is worth "
@@ -43,7 +31,6 @@ INSTRUCTIONS = (
     "get/update/delete and a history of versions."
 )
 
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 class AddOutcome(BaseModel):
@@ -83,30 +70,6 @@ def _scope(
     return caller_of(ctx, caller).scope(user_id, agent_id, run_id, access=access, record_id=record_id)
 
 
-def caller_of(ctx: Any, default: Caller) -> Caller:
-    """Who a tool call runs as: the request's caller over HTTP, else ``default`` (stdio, in process)."""
-    request = getattr(ctx.request_context, "request", None) if ctx is not None else None
-    if request is None:
-        return default
-    caller = getattr(request.state, CALLER_STATE, None)  # the key guard always leaves it; fail closed if not
-    if not isinstance(caller, Caller):
-        raise ForbiddenScopeError("this MCP request carries no authenticated caller")
-    return caller
-
-
-def _tool_errors(fn: F) -> F:
-    """Report memdesk errors as tool errors ("InvalidScopeError: ...") the model can act on."""
-
-    @wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except MemdeskError as e:
-            raise ToolError(f"{type(e).__name__}: {e}") from e
-
-    return wrapper  # type: ignore[return-value]
-
-
 def create_mcp_server(
     memory: Memory, *, name: str = "memdesk", caller: Caller | None = None, banks: ReasoningBanks | None = None
 ) -> "MCPServer":
@@ -123,12 +86,10 @@ def create_mcp_server(
         raise ConfigError("the MCP server needs the server extra: pip install 'memdesk[server]'")
     from .. import __version__
 
-    from .mcp_bank_tools import BANK_INSTRUCTIONS, register_bank_tools
-
     server = MCPServer(name=name, version=__version__, instructions=INSTRUCTIONS + BANK_INSTRUCTIONS)
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def add_memory(
         text: str,
         ctx: Context,
@@ -150,7 +111,7 @@ def create_mcp_server(
         )  # fmt: skip
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def search_memory(
         query: str,
         ctx: Context,
@@ -172,7 +133,7 @@ def create_mcp_server(
         return hits
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def memory_evidence(
         query: str,
         ctx: Context,
@@ -190,7 +151,7 @@ def create_mcp_server(
         return EvidenceBlock(text=ev.text, tokens=ev.tokens, memory_ids=[h.record.id for h in ev.hits])
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def list_memories(
         ctx: Context,
         user_id: str | None = None,
@@ -207,7 +168,7 @@ def create_mcp_server(
         return [MemoryItem.of(r) for r in page.items]
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def get_memory(
         memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> MemoryItem:
@@ -216,7 +177,7 @@ def create_mcp_server(
         return MemoryItem.of(memory.get(memory_id, scope=scope))
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def update_memory(
         memory_id: str,
         text: str,
@@ -230,7 +191,7 @@ def create_mcp_server(
         return MemoryItem.of(memory.update(memory_id, text, scope=scope))
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def delete_memory(
         memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> Literal["deleted"]:
@@ -239,7 +200,7 @@ def create_mcp_server(
         return "deleted"
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def forget_memories(
         ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
         wildcard: bool = False,
@@ -250,7 +211,7 @@ def create_mcp_server(
         return memory.forget(_scope(ctx, default, user_id, agent_id, run_id, "write"), wildcard=wildcard)
 
     @server.tool()
-    @_tool_errors
+    @tool_errors
     def memory_history(
         memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
     ) -> list[Version]:

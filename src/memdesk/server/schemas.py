@@ -17,7 +17,7 @@ from ..reasoning.service import MAX_EXAMPLES, MAX_K
 from ..reasoning.service_models import NewExample
 from ..reasoning.solved_examples import MemoryFormat, Tags
 from ..records import MemoryType, Message
-from ..retrieve import Merge
+from ..retrieval.retrieve import Merge
 
 
 class ScopeFields(BaseModel):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from starlette.responses import JSONResponse
 
-from ..redaction import mask_shortened
+from ..text.redaction import mask_shortened
 
 from ..errors import (
     EmbeddingMismatchError,

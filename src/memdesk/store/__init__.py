@@ -12,7 +12,7 @@ Database URLs:
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..redaction import mask_secrets
+from ..text.redaction import mask_secrets
 from .base import (
     Collections,
     DocumentSet,

@@ -30,14 +30,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Generic, Iterator, Literal, Protocol, Sequence, TypeVar
 
 import numpy as np
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
+from ..errors import InvalidInputError
 from ..records import HistoryEntry, HistoryEvent, MemoryRecord, MemoryType, RawMessage, Scope
 from ..tenants import ApiKeyInfo, NewApiKey, Tenant
+from .collection_protocols import Collections, DocumentSet, VectorCollection  # noqa: F401 - re-exported
 
 if TYPE_CHECKING:
     from ..filters import RecordFilter
-    from .portable import OnConflict, Restored
 
 T = TypeVar("T")
 
@@ -261,69 +262,6 @@ class MessageLog(Protocol):
         ...
 
 
-class VectorCollection(Protocol):
-    """A named table of (id, payload JSON, vector) items searched by the same cosine code as records."""
-
-    name: str
-
-    def put(
-        self, ids: Sequence[str], payloads: Sequence[str], vectors: np.ndarray, texts: Sequence[str] | None = None
-    ) -> None:
-        """Insert or replace items atomically. ``texts`` (the text each vector embeds) lets
-        ``memdesk reembed`` re-embed the items with another model."""
-        ...
-
-    def get(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
-        """(id, payload) of every item in insertion order, or of ``ids`` in that order (missing ids skipped)."""
-        ...
-
-    def search(self, vector: np.ndarray, k: int) -> list[tuple[str, str, float]]:
-        """(id, payload JSON, score) best first."""
-        ...
-
-    def count(self) -> int: ...
-
-    def export(self) -> tuple[list[str], list[str], np.ndarray]:
-        """(ids, payload JSONs, float32 ``(n, dim)`` vectors) of every item, in insertion order."""
-        ...
-
-    def delete(self, ids: Sequence[str] | None = None) -> int:
-        """Delete ``ids`` (every item if None). Returns the number deleted."""
-        ...
-
-
-class DocumentSet(Protocol):
-    """A named table of (id, payload JSON) items without vectors (manifests, rejected items)."""
-
-    name: str
-
-    def put(self, ids: Sequence[str], payloads: Sequence[str]) -> None:
-        """Insert or replace items atomically."""
-        ...
-
-    def get(self, ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
-        """(id, payload) of every item in insertion order, or of ``ids`` in that order (missing ids skipped)."""
-        ...
-
-    def count(self) -> int: ...
-
-    def delete(self, ids: Sequence[str] | None = None) -> int: ...
-
-
-class Collections(Protocol):
-    def collection(self, name: str) -> VectorCollection:
-        """The vector collection ``name`` (empty until something is put in it)."""
-        ...
-
-    def documents(self, name: str) -> DocumentSet:
-        """The vector-free document set ``name``."""
-        ...
-
-    def collections(self) -> list[str]:
-        """Names of the vector collections that hold items, sorted."""
-        ...
-
-
 class VectorMaintenance(Protocol):
     """What ``memdesk reembed`` needs: find vectors not written by a model, rewrite them, switch the model."""
 
@@ -373,6 +311,28 @@ class KeyStore(Protocol):
     def has_keys(self) -> bool: ...
 
 
+OnConflict = Literal["fail", "skip", "replace"]
+ON_CONFLICT: tuple[str, ...] = ("fail", "skip", "replace")
+
+
+class Restored(BaseModel):
+    """What :meth:`~memdesk.store.base.Portability.restore` wrote, skipped or (``check_only``) found clashing."""
+
+    records: int = 0
+    history: int = 0
+    messages: int = 0
+    replaced: int = 0
+    skipped_records: list[str] = Field(default_factory=list)
+    skipped_messages: list[str] = Field(default_factory=list)
+    conflicts: list[str] = Field(default_factory=list, description="'record:<id>' or 'message:<scope key>/<id>'.")
+
+
+def check_on_conflict(value: object) -> OnConflict:
+    if value not in ON_CONFLICT:
+        raise InvalidInputError(f"on_conflict must be one of {', '.join(ON_CONFLICT)}, not {value!r}")
+    return value  # type: ignore[return-value]
+
+
 class Portability(Protocol):
     """What ``memdesk export``, ``import`` and ``copy`` need beyond the other protocols (:mod:`memdesk.portability`)."""
 
@@ -397,9 +357,9 @@ class Portability(Protocol):
         *,
         history: Sequence[HistoryEntry] = (),
         messages: Sequence[RawMessage] = (),
-        on_conflict: "OnConflict" = "fail",
+        on_conflict: OnConflict = "fail",
         check_only: bool = False,
-    ) -> "Restored":
+    ) -> Restored:
         """Write records (one row of ``vectors`` each), history entries and raw messages as exported, in ONE
         transaction: ids, times, versions, ``pending`` and route masks kept; positions assigned in the order
         given; a record's version is the highest of its entries in ``history`` (1 without). A record id the store holds (current or in history) or a message's (scope, id) clashes:

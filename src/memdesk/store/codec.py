@@ -17,7 +17,7 @@ import numpy as np
 from pydantic_core import PydanticSerializationError, to_json
 
 from ..errors import InvalidInputError, InvalidScopeError, StoreError
-from ..textcheck import list_of
+from ..text.textcheck import list_of
 from ..records import (
     RECORD_CLASSES,
     EpisodicRecord,

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
-from ..closing import ClosesOnExit
+from ..runtime.closing import ClosesOnExit
 from ..records import MemoryRecord, MemoryType, RawMessage, Scope
 from .base import Page
 

@@ -15,10 +15,10 @@ changed scope keys and collections to every callback registered with :meth:`Data
 themselves. The log is pruned to its last :data:`LOG_KEEP` entries; a reader that fell further
 behind drops everything.
 
-On the event loop (a backend given ``loop_connections``, code under :func:`memdesk.aio.run`): each
+On the event loop (a backend given ``loop_connections``, code under :func:`memdesk.runtime.aio.run`): each
 operation gets a connection of its own (:mod:`.loop_sessions`), so reads of concurrent operations
 overlap, each waiting on the loop; writers, and a :meth:`Database.sync` that must read the change log,
-still take :attr:`Database.lock` one at a time (a thread or one greenlet: :class:`memdesk.aio.Lock`).
+still take :attr:`Database.lock` one at a time (a thread or one greenlet: :class:`memdesk.runtime.aio.Lock`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from datetime import datetime
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
-from .. import aio
+from ..runtime import aio
 from ..errors import ConfigError, EmbeddingMismatchError, InvalidInputError, StoreError
 from .base import EmbeddingInfo
 from .dialect import Dialect

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..errors import InvalidInputError
 from ..tenants import ApiKeyInfo, NewApiKey, Tenant, hash_key, new_key
-from ..textcheck import check_text
+from ..text.textcheck import check_text
 from .codec import iso_utc
 from .database import Database
 from .schema import marks

@@ -1,11 +1,11 @@
 """A connection of its own for each operation on the event loop (a backend with loop connections).
 
-Under :func:`memdesk.aio.run` every operation runs in its own greenlet on the loop's one thread.
+Under :func:`memdesk.runtime.aio.run` every operation runs in its own greenlet on the loop's one thread.
 :class:`LoopSessions` lends each greenlet a connection (:class:`LoopConnections`, e.g. the
 PostgreSQL pool of :mod:`.pg_loop`) from its first :meth:`~memdesk.store.database.Database.read`,
 ``tx`` or lock until the last one ends, so statements of two operations never interleave on one
 connection, nor inside one transaction. :class:`SessionLock` is then the database's lock: an
-:class:`memdesk.aio.Lock` (one thread, or one greenlet, at a time) taken after the greenlet's
+:class:`memdesk.runtime.aio.Lock` (one thread, or one greenlet, at a time) taken after the greenlet's
 connection, so a holder of the lock never waits for a connection and the pool cannot deadlock
 against it.
 """
@@ -16,11 +16,11 @@ from typing import Any, Callable, Protocol
 
 from greenlet import getcurrent
 
-from .. import aio
+from ..runtime import aio
 
 
 class LoopConnections(Protocol):
-    """Connections lent to operations running under :func:`memdesk.aio.run`."""
+    """Connections lent to operations running under :func:`memdesk.runtime.aio.run`."""
 
     def lend(self) -> Any:
         """A connection of the running loop (waits on the loop while none is free)."""

@@ -1,7 +1,7 @@
 """Re-embedding: find the vectors another model wrote, rewrite them, switch the recorded model.
 
 :class:`VectorRewriter` implements :class:`~memdesk.store.base.VectorMaintenance` for the SQL
-stores (``memdesk reembed`` is :func:`memdesk.reembed.reembed_store` over it). A row is *stale*
+stores (``memdesk reembed`` is :func:`memdesk.store.reembed.reembed_store` over it). A row is *stale*
 for an :class:`EmbeddingInfo` when its ``embedding_model`` or its vector's size differs, so a
 rewrite that stopped half-way resumes where it stopped. Record rows are re-embedded from their
 record's :meth:`embed_text`, collection items from the text stored beside them.

@@ -1,9 +1,9 @@
-"""PostgreSQL through psycopg's async API for store code running under :func:`memdesk.aio.run`.
+"""PostgreSQL through psycopg's async API for store code running under :func:`memdesk.runtime.aio.run`.
 
 The store's SQL is written once, against psycopg's synchronous ``Connection``. Under ``aio.run``
 (``AsyncMemory``) :class:`~memdesk.store.database.Database` hands that code a :class:`LoopConnection`
 instead: the same methods the store calls (``execute``, ``cursor``, ``transaction``, ``fetch*``,
-``executemany``, iteration), each awaiting a ``psycopg.AsyncConnection`` through :func:`memdesk.aio.await_`.
+``executemany``, iteration), each awaiting a ``psycopg.AsyncConnection`` through :func:`memdesk.runtime.aio.await_`.
 The greenlet waits for PostgreSQL's answer holding no thread, and other operations on the loop run
 meanwhile.
 
@@ -26,7 +26,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Sequence
 
-from .. import aio
+from ..runtime import aio
 from ..errors import ConfigError
 
 from psycopg.pq import TransactionStatus
@@ -189,7 +189,7 @@ async def _close(conn: Any) -> None:
 
 
 class LoopConnections:
-    """Lends each operation under :func:`memdesk.aio.run` an async connection of its event loop's pool.
+    """Lends each operation under :func:`memdesk.runtime.aio.run` an async connection of its event loop's pool.
 
     ``connect``: a coroutine function opening one configured ``psycopg.AsyncConnection``.
     """

@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
-from typing import Any, Literal, Sequence
+from typing import Any, Sequence
 
 import numpy as np
-from pydantic import BaseModel, Field
 
 from ..errors import ImportConflictError, InvalidInputError
 from ..records import HistoryEntry, HistoryEvent, MemoryRecord, MemoryType, RawMessage, Scope
-from .base import DEFAULT_PAGE, Page
+from .base import DEFAULT_PAGE, ON_CONFLICT, OnConflict, Page, Restored, check_on_conflict
 from .codec import (
     MESSAGE_COLUMNS,
     check_ids,
@@ -43,28 +42,6 @@ from .message_log import MessageTable
 from .record_writes import RecordWriter, prepare_records
 from .schema import HISTORY_COLUMNS, RECORD_COLUMNS, TABLES, TOMBSTONE, insert_scope
 from .search_cache import RecordIndex
-
-OnConflict = Literal["fail", "skip", "replace"]
-ON_CONFLICT: tuple[str, ...] = ("fail", "skip", "replace")
-
-
-class Restored(BaseModel):
-    """What :meth:`~memdesk.store.base.Portability.restore` wrote, skipped or (``check_only``) found clashing."""
-
-    records: int = 0
-    history: int = 0
-    messages: int = 0
-    replaced: int = 0
-    skipped_records: list[str] = Field(default_factory=list)
-    skipped_messages: list[str] = Field(default_factory=list)
-    conflicts: list[str] = Field(default_factory=list, description="'record:<id>' or 'message:<scope key>/<id>'.")
-
-
-def check_on_conflict(value: object) -> OnConflict:
-    if value not in ON_CONFLICT:
-        raise InvalidInputError(f"on_conflict must be one of {', '.join(ON_CONFLICT)}, not {value!r}")
-    return value  # type: ignore[return-value]
-
 
 def _history_keys(conn: Any, scope: Scope | None) -> list[str] | None:
     """The scope keys of history rows under ``scope`` (history keeps only the key: matched here); None: all."""

@@ -6,7 +6,7 @@ are stored in pgvector ``vector`` columns through the binary protocol, so a vect
 bit-identical to the float32 vector written (-0.0 and subnormals included).
 
 Concurrency: one connection per store guarded by a lock (safe to share between threads); under
-:func:`memdesk.aio.run` (``AsyncMemory``) each operation on the event loop gets an async connection of
+:func:`memdesk.runtime.aio.run` (``AsyncMemory``) each operation on the event loop gets an async connection of
 its own from a small pool per loop (:mod:`.pg_loop`: psycopg's async API), so concurrent operations'
 queries overlap, none holding a thread (``search="sql"`` only: the store is then ``async_ready``). Every
 write is one transaction that first increments the single row of ``changes``; that row lock
@@ -39,7 +39,7 @@ from psycopg.conninfo import conninfo_to_dict
 
 from ..errors import ConfigError, InvalidInputError, StoreError, StoreLockedError
 from ..filters import RecordFilter
-from ..redaction import MASK, mask_connection_error
+from ..text.redaction import MASK, mask_connection_error
 from ..records import MemoryType, Scope
 from .base import EmbeddingInfo
 from .migrations import Migration, apply_migrations

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...datapaths import default_data_dir as _data_dir
+from ...runtime.datapaths import default_data_dir as _data_dir
 from ...records import Message
 
 
@@ -78,5 +78,5 @@ class EvalDataset(BaseModel):
 
 
 def default_data_dir() -> Path:
-    """Where benchmark data lives (see :func:`memdesk.datapaths.default_data_dir`)."""
+    """Where benchmark data lives (see :func:`memdesk.runtime.datapaths.default_data_dir`)."""
     return _data_dir()

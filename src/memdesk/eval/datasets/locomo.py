@@ -20,7 +20,7 @@ from typing import Any
 
 from ...conversation.locomo import LoCoMoConversation, parse_evidence_ids, parse_locomo
 from ...errors import MalformedFileError
-from ...jsonfiles import read_json
+from ...runtime.jsonfiles import read_json
 from .base import EvalConversation, EvalDataset, EvalQuestion, default_data_dir
 
 logger = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ...errors import InvalidInputError, MalformedFileError
-from ...jsonfiles import read_json
+from ...runtime.jsonfiles import read_json
 from ...records import Message
 from .base import EvalConversation, EvalDataset, EvalQuestion, default_data_dir
 

@@ -1,0 +1,356 @@
+"""Facts that supersede: a new memory that changes an attribute closes the older memories it replaces.
+
+A record may carry the attribute claims its speaker made (``metadata["claims"]``, written by the rule
+extractor from :func:`memdesk.conversation.facts.claims_of`). When new records arrive,
+:meth:`Supersession.resolve` looks, for each claim, at the earlier memories of the same speaker and
+role in the same scope (the earlier records of the same batch, and the ``k`` stored ones most similar
+to the new record, per memory type) and closes those it replaces:
+
+* ``set`` (``I moved to Bath``): memories claiming another value of the same attribute and slot
+  (``I live in Bristol``), or claiming it ended; the same value said again closes nothing, and a plan of
+  no named kind (``I'm going to visit Ana``) is one more plan, closing none;
+* ``end`` (``I don't live in Leeds anymore``, ``I sold my car``, ``Miso passed away``): memories
+  setting that attribute (that value, when the claim names one for an attribute without slots);
+* a generic ``negation`` end (``I no longer play the violin``, ``We don't keep bees anymore``): memories
+  whose text holds every content word of what is negated and that negate nothing themselves (:func:`negates`);
+* a ``change`` end (``I've left Halden Insurance``, ``the wedding is postponed``): memories that share a
+  distinctive word with the clause that says it (:func:`changed_by`: a word in at most two of the
+  memories compared);
+* ``revise`` (``I changed my mind``, ``Actually, the party is on Sunday``): the most similar earlier
+  memory that made a claim (cosine at least ``revise_min_score``), never one stating a partner, a home, a
+  job, a role or a pet (a change of plan does not take back who comes along);
+* ``update`` (a new value of what a memory measured: "the budget is up to £52,000", "we're down to 19
+  hens", :mod:`memdesk.conversation.updates`): the memories holding another value of the same kind that are
+  similar enough (``update_min_score``) and share the most words saying what the value is of;
+* attributes of :mod:`memdesk.conversation.attributes` (roles, vehicles, diet, reading, pets, verbs of
+  stopping) as ``set`` / ``end`` claims like the others; a role's slot matches by its words, a person by
+  the surname.
+
+A memory is closed by claims only when every fact it states goes: one replaced, and each other one
+replaced too, naming what was replaced or ended, or a job at an employer that went ("I'm a senior
+architect now" leaves "works as a junior architect at Halden Studio" current: the workplace still holds).
+
+A record may also name the records it replaces (``metadata["replaces"]``: the LLM processor's UPDATE
+decisions, :mod:`memdesk.conversation.decisions`): those are closed the same way, if they are stored,
+current memories of the same speaker, role and scope (anything else named is ignored).
+
+Closing is not deleting: the old memory gets ``valid_to`` (when the new one took effect: its event
+time, else when it was said) and ``superseded_by`` (the new record's id), and the store keeps the
+previous version in its history. Reads drop closed memories by default and ``as_of=`` reads the
+memory as it stood at a time (:class:`memdesk.filters.RecordFilter`). Records of one message never
+close each other (they are views of the same words).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Sequence
+
+import numpy as np
+
+from .attributes import same_role
+from .facts import Claim, same_value
+from .updates import only_names, owner_only, updated_by
+from ..errors import ConfigError
+from ..records import MemoryRecord, MemoryType
+from ..store.base import Store
+
+__all__ = ["Supersession", "claims_in", "named_in", "replaces"]
+
+log = logging.getLogger(__name__)
+
+
+def claims_in(record: MemoryRecord) -> list[Claim]:
+    """The attribute claims a record carries (none for records no rule read)."""
+    raw = record.metadata.get("claims") or []
+    return [Claim.from_dict(c) for c in raw if isinstance(c, dict) and "attribute" in c]
+
+
+def named_in(record: MemoryRecord) -> list[str]:
+    """The ids of the records a record says it replaces (an LLM processor's UPDATE decisions)."""
+    raw = record.metadata.get("replaces") or []
+    return [r for r in raw if isinstance(r, str)] if isinstance(raw, list) else []
+
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_NEGATIVE = re.compile(r"\b(?:no longer|not|never|n't|anymore|any more)\b", re.IGNORECASE)
+_FUNCTION = frozenset("the a an my our to of in at for on with and or some any".split())
+
+
+def negates(claim: Claim, record: MemoryRecord) -> bool:
+    """Whether a generic ``negation`` end ("I no longer play the violin") negates what ``record`` says
+    ("Maya plays the violin in an orchestra"): every content word of the negated words is in its text
+    (by its first five letters, so "play" finds "plays"), and the record does not itself negate."""
+    if claim.attribute != "negation" or claim.op != "end" or not claim.value:
+        return False
+    text = record.text().replace("\u2019", "'")
+    if _NEGATIVE.search(text):
+        return False
+    said = _WORDS.findall(text.lower())
+    wanted = [w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
+    if wanted and any(c.attribute == "hobby" for c in claims_in(record)):
+        wanted = wanted[-1:]  # a pastime by its head word: "stepped back from the church band" / "plays drums in the band"
+    return bool(wanted) and all(any(s.startswith(w) for s in said) for w in wanted)
+
+
+#: Words too common to say what changed: function words, time words, chat words.
+_COMMON = frozenset(
+    """
+    the a an my our your his her their its this that these those to of in at for on with and or but so from by as
+    about into over after before again also just now new old still too very really much more most some any all
+    is are was were be been being have has had do does did will would can could should may might must not no
+    i me we us you he him she they them it there here what when where which who how then than because
+    day days week weeks month months year years time today tomorrow yesterday morning evening night weekend
+    monday tuesday wednesday thursday friday saturday sunday one two three four five six seven eight nine ten
+    eleven twelve first second third last next january february march april may june july august september october november december
+    instead anymore longer stopped quit left changed moved moving switched going gone back down up cut sold
+    news good bad big sad great change plan plans decided decide got get getting make made take took
+    """.split()
+)
+_STEM = 5
+
+
+def _terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
+    return {w[:_STEM] for w in _WORDS.findall(text.lower()) if len(w) > 2 and w not in _COMMON and w not in skip}
+
+
+def _change_overlap(claim: Claim, record: MemoryRecord, df: dict[str, int]) -> int:
+    """How many distinctive words a ``change`` claim shares with ``record`` (0 when it does not end it)."""
+    if claim.attribute != "change" or not claim.value:
+        return 0
+    names = frozenset(p.lower() for p in (record.speaker or "").split())
+    shared = [t for t in _terms(claim.value, names) & _terms(record.text(), names) if df.get(t, 0) <= 2]
+    return len(shared) if len(shared) >= (2 if claim.slot == "weak" else 1) else 0
+
+
+def changed_by(claim: Claim, record: MemoryRecord, df: dict[str, int], speaker: str | None) -> bool:
+    """Whether a ``change`` claim ("I've left Halden Insurance") ends what ``record`` says: they share a
+    distinctive word (in at most two of the candidate records, ``df``; never the speaker's name), two for a
+    weak change ("I'll be in the Glasgow office on Mondays instead")."""
+    if claim.attribute != "change" or not claim.value:
+        return False
+    names = frozenset(p.lower() for p in (speaker or "").split())
+    shared = [t for t in _terms(claim.value, names) & _terms(record.text(), names) if df.get(t, 0) <= 2]
+    return len(shared) >= (2 if claim.slot == "weak" else 1)
+
+
+def _message_of(record: MemoryRecord) -> str:
+    return record.provenance[0] if record.provenance else record.id
+
+
+def _names(speaker: str | None) -> frozenset[str]:
+    return frozenset(p.lower() for p in (speaker or "").split())
+
+
+def _same_speaker(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """Same speaker, role and scope: the only memories a new one may close."""
+    return a.speaker == b.speaker and a.role == b.role and a.scope == b.scope
+
+
+def _same_key(new: Claim, old: Claim) -> bool:
+    """One attribute and slot; a role's slot by its words ("deputy" is the "deputy principal")."""
+    if new.attribute == old.attribute == "role" and new.slot and old.slot:
+        return same_role(new.slot, old.slot)
+    return new.key == old.key
+
+
+def _same(a: str | None, b: str | None, attribute: str) -> bool:
+    """Same value; a person also by the surname ("Dr Penrose" is "Dr Kerry Penrose")."""
+    if same_value(a, b):
+        return True
+    if attribute != "role" or not a or not b:
+        return False
+    x, y = a.split(), b.split()
+    return len(x[-1]) > 2 and x[-1].lower() == y[-1].lower()
+
+
+def replaces(new: Claim, old: Claim) -> bool:
+    """Whether a memory claiming ``new`` supersedes an earlier one claiming ``old`` (``revise`` aside)."""
+    if new.op == "revise" or old.op == "revise":
+        return False
+    if new.op == "set":
+        if new.attribute == "plan" and not new.slot:
+            return False  # "I'm going to visit Ana" is one more plan, not a change of another one
+        return _same_key(new, old) and (old.op == "end" or not _same(new.value, old.value, new.attribute))
+    # an end: of that attribute and slot (of that value, for an attribute without slots), or of a named thing
+    if old.op != "set":
+        return False
+    if _same_key(new, old):
+        return bool(new.slot) or new.value is None or _same(new.value, old.value, new.attribute)
+    return not new.slot and new.value is not None and new.attribute == old.attribute and _same(new.value, old.value, new.attribute)
+
+
+def _all_replaced(new: list[Claim], old: list[Claim]) -> bool:
+    """Whether new claims replace a memory: one of its claims, and every other fact it states, either
+    replaced (by attribute), naming what was replaced or ended, or a job at an employer that was replaced or
+    ended ("I handed in my notice at Brennan" ends "lorry driver for Brennan Haulage"; "I'm a chartered
+    engineer now" leaves "works as an engineer at Arup" current: the employer still holds)."""
+    hit = [o for o in old if any(replaces(n, o) for n in new)]
+    if not hit:
+        return False
+    gone = {o.attribute for o in hit}
+    ended = [o.value for o in hit if o.value and o.attribute != "job"] + [n.value for n in new if n.op == "end" and n.value and n.attribute not in _TEXTUAL]
+    facts = [o for o in old if o.op == "set" and o.attribute not in ("plan", *_TEXTUAL)]
+    return all(
+        o.attribute in gone or (o.attribute == "job" and "employer" in gone) or any(same_value(v, o.value) for v in ended) for o in facts
+    )
+
+
+_TEXTUAL = ("change", "update", "negation")
+#: Facts a revision ("I changed my mind", "we decided not to ...") never takes back: they change only when said.
+_DURABLE = ("partner", "residence", "employer", "job", "role", "pet")
+
+
+def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
+    """When ``new`` took over from ``old``: its event time if that is after the old one's, else when it was said."""
+    if new.event_time is not None and (old.event_time is None or new.event_time > old.event_time):
+        return new.event_time
+    return new.said_time() or new.ingest_time
+
+
+@dataclass
+class _Candidate:
+    record: MemoryRecord
+    score: float  # cosine with the new record
+    claims: list[Claim]
+    row: int | None  # its row in the batch; None for a stored record
+
+
+class Supersession:
+    """Finds and closes the memories that new records supersede.
+
+    ``k``: stored records of each memory type compared with each new record that makes a claim;
+    ``revise_min_score``: the least cosine for ``revise`` to take back an earlier memory;
+    ``update_min_score``: the least cosine for an ``update`` (a new value: :mod:`.updates`) to close an earlier
+    memory, ``update_name_min_score`` when the words they share are only names.
+    """
+
+    def __init__(
+        self, *, k: int = 50, revise_min_score: float = 0.3, update_min_score: float = 0.5, update_name_min_score: float = 0.65
+    ) -> None:
+        if k < 1 or not all(0.0 <= s <= 1.0 for s in (revise_min_score, update_min_score, update_name_min_score)):
+            raise ConfigError("supersession needs k >= 1 and minimum scores in [0, 1]")
+        self.k = k
+        self.revise_min_score = revise_min_score
+        self.update_min_score = update_min_score
+        self.update_name_min_score = update_name_min_score
+
+    def resolve(
+        self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray
+    ) -> list[tuple[MemoryRecord, np.ndarray]]:
+        """Close what ``records`` (in the order said, one row of ``vectors`` each) supersede.
+
+        Earlier records of the batch are closed in place (before they are written); the stored
+        records to close come back as (closed copy, its vector), for :meth:`Store.replace` once the
+        new records are written."""
+        closed: dict[str, MemoryRecord] = {}
+        for i, new in enumerate(records):
+            claims, named = claims_in(new), named_in(new)
+            if not claims and not named:
+                continue
+            victims = self._victims(self._candidates(store, records, vectors, i, closed), claims) if claims else []
+            victims += self._named(store, records, new, named, closed, {v.record.id for v in victims})
+            for victim in victims:
+                old = victim.record
+                until = _effective(new, old)
+                if victim.row is not None:
+                    old.valid_to, old.superseded_by = until, new.id
+                else:
+                    closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
+        out = []
+        for record in closed.values():
+            out.append((record, store.get_vectors(record.memory_type, [record.id])[0]))
+        return out
+
+    def _candidates(
+        self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray, i: int, closed: dict[str, MemoryRecord]
+    ) -> list[_Candidate]:
+        """Earlier current memories of the new record's speaker and role that made claims: the batch's, then the store's."""
+        new = records[i]
+        owner = new.provenance[:1]
+
+        def same(r: MemoryRecord) -> bool:
+            return _same_speaker(r, new)
+
+        # a generic negation may close a memory no attribute rule read ("Maya plays the violin")
+        generic = any(c.attribute in ("negation", "change", "update") or (c.attribute == "role" and c.op == "end") for c in claims_in(new))
+        out = []
+        for j, r in enumerate(records[:i]):
+            if same(r) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
+                out.append(_Candidate(r, float(vectors[j] @ vectors[i]), claims, j))
+        batch = {r.id for r in records}
+        for memory_type in MemoryType:
+            for hit in store.search(vectors[i], new.scope, memory_type, self.k, speaker=new.speaker):
+                r = hit.record
+                if r.id in batch or r.id in closed or r.superseded_by is not None or not same(r):
+                    continue
+                if (claims := claims_in(r)) or generic:
+                    out.append(_Candidate(r, hit.score, claims, None))
+        return out
+
+    def _named(
+        self, store: Store, records: Sequence[MemoryRecord], new: MemoryRecord, named: list[str],
+        closed: dict[str, MemoryRecord], taken: set[str],
+    ) -> list[_Candidate]:  # fmt: skip
+        """The stored records ``new`` names as replaced that it may close: current, same speaker, role and scope."""
+        batch = {r.id for r in records}
+        out = []
+        for rid in dict.fromkeys(named):
+            if rid in batch or rid in closed or rid in taken:
+                continue
+            old = store.get(rid)
+            if old is None or old.superseded_by is not None or not _same_speaker(old, new):
+                log.debug("record %s names %s as replaced: not a current memory of its speaker and role; ignored", new.id, rid)
+                continue
+            out.append(_Candidate(old, 1.0, [], None))
+        return out
+
+    def _updates(self, update: Claim, candidate: _Candidate, siblings: list[_Candidate]) -> set[str]:
+        """The words saying what a value is of that ``update`` shares with a candidate whose value it changes,
+        or with the other statements of its message (none when that message is not similar enough:
+        ``update_min_score``, ``update_name_min_score`` when only names are shared)."""
+        score = max(c.score for c in siblings)
+        if score < self.update_min_score:
+            return set()
+        context = " ".join(c.record.text() for c in siblings if c is not candidate)
+        shared = updated_by(update, candidate.record.text(), _names(candidate.record.speaker), context)
+        if shared and (owner_only(update, shared) or only_names(update, shared) and score < self.update_name_min_score):
+            return set()
+        return shared
+
+    def _victims(self, candidates: list[_Candidate], claims: list[Claim]) -> list[_Candidate]:
+        df: dict[str, int] = {}
+        if any(n.attribute == "change" for n in claims):
+            for c in candidates:
+                for t in _terms(c.record.text()):
+                    df[t] = df.get(t, 0) + 1
+        victims = [c for c in candidates if _all_replaced(claims, c.claims) or any(negates(n, c.record) for n in claims)]
+        for update in (n for n in claims if n.attribute == "update"):
+            # the memories whose value it changes, close enough in meaning, that share the most words saying
+            # what the value is of ("push our budget up to £52,000": the budget, not the roofer's date)
+            # the statements of each message: one may say what another's value is of ("The footbridge is
+            # delayed." beside "The new finish date is November."), and how close the message is in meaning
+            siblings: dict[str, list[_Candidate]] = {}
+            for c in candidates:
+                siblings.setdefault(_message_of(c.record), []).append(c)
+            shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)]) for c in candidates}
+            best = max((len(s) for s in shared.values()), default=0)
+            victims += [c for c in candidates if best and len(shared[id(c)]) == best and c not in victims]
+        for change in (n for n in claims if n.attribute == "change"):
+            # the memories that share the most distinctive words with what changed ("Igor switched from
+            # handball": the handball club, not where Igor lives)
+            overlap = {id(c): _change_overlap(change, c.record, df) for c in candidates}
+            best = max(overlap.values(), default=0)
+            victims += [c for c in candidates if best and overlap[id(c)] == best and c not in victims]
+        # a revision takes back a plan or a choice, not who the speaker is with, where they live or work
+        revisable = [c for c in candidates if not any(o.attribute in _DURABLE for o in c.claims)]
+        if victims or not any(n.op == "revise" for n in claims) or not revisable:
+            return victims
+        best = max(revisable, key=lambda c: c.score)
+        if best.score < self.revise_min_score:
+            return []
+        # the memory taken back, with every view of the same message
+        return [c for c in candidates if c.record.provenance[:1] == best.record.provenance[:1]]

@@ -1,0 +1,142 @@
+"""Budgeted packing: fill an evidence block up to a token budget instead of a fixed number of records.
+
+A fixed K spends the same number of records on every question whatever their length; a budget keeps
+the block's size (what the answering model pays for) fixed and lets short records buy more coverage.
+:class:`BudgetPacker` walks the ranked candidates best first and keeps each one that
+
+* is not a duplicate (same provenance or same normalized text as one already kept),
+* adds a message: a record whose provenance is all covered by records already kept says nothing new
+  about *which* turns the block holds (optional, ``cover_dedupe``), and
+* still fits: its line, plus the headers it opens (its type's, its anchor group's), priced with the
+  serializer's own lines, stays within the budget (a record that does not fit is skipped and a shorter
+  one further down may still fit).
+
+The packed block is then serialized and counted exactly; if token merges across lines push it over the
+budget, the lowest-ranked record is dropped until it fits (:func:`fit`). A :class:`~memdesk.conversation.memory.Memory`
+serializes its evidence with the retriever's serializer unless given another, and fits a block of another serializer
+to the retriever's budget the same way, so an evidence block never exceeds the budget.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from ..errors import InvalidInputError
+from ..records import MemoryRecord
+from ..hits import SearchHit
+
+if TYPE_CHECKING:
+    from .serialize import Serializer
+
+__all__ = ["BudgetPacker", "fit", "is_statement", "normalized_text"]
+
+_NORM = re.compile(r"[\W_]+", re.UNICODE)
+
+
+def normalized_text(text: str) -> str:
+    """The text as de-duplication compares it: lower case, runs of non-word characters as one space."""
+    return _NORM.sub(" ", text.lower()).strip()
+
+
+def is_statement(record: MemoryRecord) -> bool:
+    """A statement a compound message was split into (``metadata["view"] == "statement"``): a separate fact that
+    closes separately, not a view of its message, so sharing its message's provenance makes it no duplicate."""
+    return (record.metadata or {}).get("view") == "statement"
+
+
+class BudgetPacker:
+    """Selects hits for a token budget, priced by ``serializer``.
+
+    Args:
+        serializer: renders the block (its ``layout`` gives each hit's headers, as (key, text), and line).
+        budget: the most tokens the serialized block may have.
+        max_records: a cap on the number of records as well (None: only the budget).
+        cover_dedupe: skip records whose provenance is already covered.
+    """
+
+    #: Fewer tokens left than this and no further record can fit (a header-less "- x" line is ~3).
+    MIN_LINE = 4
+    #: Stop after this many records in a row that did not fit (the budget is as good as full).
+    MAX_MISSES = 25
+
+    def __init__(
+        self, serializer: "Serializer", budget: int, *, max_records: int | None = None, cover_dedupe: bool = True
+    ) -> None:
+        if budget < 1 or (max_records is not None and max_records < 1):
+            raise InvalidInputError("the token budget and max_records must be >= 1")
+        self.serializer = serializer
+        self.budget = budget
+        self.max_records = max_records
+        self.cover_dedupe = cover_dedupe
+        self._tokens: dict[str, int] = {}
+        self._layouts: dict[tuple[str, str], tuple[tuple[str, ...], str, list[tuple[str, str]], str]] = {}
+
+    def _layout(self, h: SearchHit) -> tuple[tuple[str, ...], str, list[tuple[str, str]], str]:
+        """(provenance, normalized text, headers, line) of a hit, cached by record id and text."""
+
+        key = (h.record.id, h.record.embed_text())  # an updated record keeps its id, not its text
+        cached = self._layouts.get(key)
+        if cached is None:
+            if len(self._layouts) > 100_000:
+                self._layouts.clear()
+            headers, line = self.serializer.layout(h)
+            cached = (tuple(sorted(h.record.provenance)), normalized_text(h.record.embed_text()), headers, line)
+            self._layouts[key] = cached
+        return cached
+
+    def tokens(self, text: str) -> int:
+        """Tokens of one line plus its newline (cached)."""
+        n = self._tokens.get(text)
+        if n is None:
+            if len(self._tokens) > 100_000:
+                self._tokens.clear()
+            n = self.serializer.token_counter.count(text) + 1
+            self._tokens[text] = n
+        return n
+
+    def pack(self, ranked: Iterable[SearchHit], budget: int | None = None, max_records: int | None = None) -> list[SearchHit]:
+        """The hits to serialize, in rank order (``ranked`` is consumed only as far as needed)."""
+        budget = budget or self.budget
+        cap = max_records or self.max_records
+        out: list[SearchHit] = []
+        seen_prov: set[tuple[str, ...]] = set()
+        seen_text: set[str] = set()
+        covered: set[str] = set()
+        open_headers: set[str] = set()
+        used = 0
+        misses = 0
+        for h in ranked:
+            if (cap is not None and len(out) >= cap) or budget - used < self.MIN_LINE:
+                break
+            prov, text, headers, line = self._layout(h)
+            statement = is_statement(h.record)
+            if (prov and prov in seen_prov and not statement) or text in seen_text:
+                continue
+            if self.cover_dedupe and prov and covered.issuperset(prov) and not statement:
+                continue
+            cost = self.tokens(line) + sum(self.tokens(text) for key, text in headers if key not in open_headers)
+            if used + cost > budget:
+                misses += 1
+                if misses >= self.MAX_MISSES:
+                    break
+                continue
+            misses = 0
+            used += cost
+            open_headers.update(key for key, _ in headers)
+            if prov:
+                seen_prov.add(prov)
+                covered.update(prov)
+            seen_text.add(text)
+            out.append(h)
+        return fit(out, self.serializer, budget)
+
+
+def fit(hits: list[SearchHit], serializer: "Serializer", budget: int) -> list[SearchHit]:
+    """``hits`` (best first) without the lowest-ranked ones until ``serializer``'s block of them has at most ``budget``
+    tokens, counted as :meth:`~memdesk.retrieval.serialize.Serializer.serialize` counts them."""
+    out = list(hits)
+    while out and serializer.serialize(out).tokens > budget:
+        out.pop()
+    return out

@@ -1,0 +1,346 @@
+"""What the fused read path keeps per scope: records, a BM25 index, vectors and per-type moments.
+
+Built from the records a :class:`~memdesk.filters.RecordFilter` keeps under a scope
+(:func:`~memdesk.store.filtered.scan_where`, so a speaker's bank, metadata, validity and event-time
+conditions hold on the lexical side as on the dense one) and :meth:`Store.get_vectors`, on the first
+fused query of a (scope, types, filter); kept in a small LRU cache and checked against the store's
+revision *for that scope* (:meth:`Store.revision`), so a write to another tenant keeps it warm. When the
+revision moved because new records were written under the scope, and nothing else changed there
+(:meth:`Store.additions_since`), the index takes those records in (:meth:`ScopeIndex.extended`: their
+tokens and moments only) instead of being rebuilt; any other change (a replace, a delete, a superseded
+fact, another process's write) rebuilds it.
+The lexical side ranks the records with BM25 over their embedded text (stemmed by default, see
+:mod:`memdesk.retrieval.stemming`); the vectors give a lexical-only candidate its cosine; the per-type moments
+(:mod:`memdesk.retrieval.calibration`) standardize scores within each memory type.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime
+
+import numpy as np
+from cachetools import LRUCache
+
+from ..runtime import aio
+from .calibration import TypeMoments
+from .lexical import BM25Index
+from ..filters import RecordFilter
+from .question_time import TimeWindow
+from ..records import MemoryRecord, MemoryType, Scope, _aware as aware_utc
+from ..store.base import Store
+from ..store.codec import scope_matches, scope_tuple
+from ..store.filtered import scan_where
+
+__all__ = ["ScopeIndex", "ScopeIndexCache"]
+
+TYPE_PRIOR = 200.0
+"""Pseudo-records of the whole scope's distribution mixed into each type's moments (see
+:meth:`~memdesk.retrieval.calibration.TypeMoments.shrunk`): a type of a few dozen records is calibrated mostly by the
+scope, one of thousands by itself (200 rather than 20: on the small chats a type of 1-15 records standardized
+by itself ranked a recipe under a remark that shares its words; LoCoMo recall unchanged, see docs/scores.md)."""
+
+_Key = tuple[str | None, str | None, str | None, tuple[MemoryType, ...], str, bool]
+
+EXTEND_MAX = 256
+"""Records a cached index takes in place of a rebuild (or a quarter of its size, if that is more)."""
+
+
+class ScopeIndex:
+    """Records of some memory types under one scope, with BM25, vectors and moments.
+
+    Args:
+        records: the records, any order.
+        vectors: their unit vectors, one row per record.
+        tokenizer: the BM25 tokenizer (None: unstemmed :func:`memdesk.retrieval.lexical.tokenize`).
+    """
+
+    def __init__(
+        self, records: Sequence[MemoryRecord], vectors: np.ndarray, tokenizer: Callable[[str], list[str]] | None = None,
+        type_prior: float = TYPE_PRIOR,
+    ) -> None:
+        self.type_prior = type_prior
+        self.records = list(records)
+        self.vectors = np.asarray(vectors, dtype=np.float32)
+        self.position = {r.id: i for i, r in enumerate(self.records)}
+        self.bm25 = BM25Index([r.embed_text() for r in self.records], tokenizer=tokenizer)
+        self.record_types = [MemoryType(r.type) for r in self.records]
+        self.superseded, self.roles, self.event_times, self.said_times = _columns(self.records)
+        self.user_names = user_names(self.records)
+        self.by_type = _by_type(self.records)
+        self._calibrate({t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()})
+
+    def _calibrate(self, own: dict[MemoryType, TypeMoments]) -> None:
+        self.own = own
+        self.pooled = TypeMoments.pooled(list(own.values()))
+        self.moments = {t: m.shrunk(self.pooled, self.type_prior) for t, m in own.items()}
+
+    def extended(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> "ScopeIndex":
+        """A new index of these records followed by ``records`` (``vectors`` their unit vectors), scoring every
+        record as one built over all of them would (up to float32 rounding of the cosines; ``self`` is unchanged,
+        so a search using it is not disturbed). Costs the new records' tokens and moments, not a rebuild."""
+        new = list(records)
+        out = ScopeIndex.__new__(ScopeIndex)
+        out.type_prior = self.type_prior
+        start = len(self.records)
+        out.records = self.records + new
+        added = np.asarray(vectors, dtype=np.float32).reshape(len(new), -1)
+        out.vectors = np.vstack([self.vectors.reshape(start, added.shape[1]), added])  # an empty index has no width yet
+        out.position = {**self.position, **{r.id: i for i, r in enumerate(new, start=start)}}
+        out.bm25 = self.bm25.extended([r.embed_text() for r in new])
+        out.record_types = self.record_types + [MemoryType(r.type) for r in new]
+        columns = _columns(new)
+        out.superseded, out.roles, out.event_times, out.said_times = (
+            np.concatenate([old, added]) for old, added in zip((self.superseded, self.roles, self.event_times, self.said_times), columns)
+        )  # fmt: skip
+        out.user_names = self.user_names | user_names(new)
+        out.by_type, own = dict(self.by_type), dict(self.own)
+        for t, pos in _by_type(new, start).items():
+            out.by_type[t] = np.concatenate([self.by_type.get(t, np.zeros(0, dtype=np.intp)), pos])
+            own[t] = own[t].extended(out.vectors[pos]) if t in own else TypeMoments(out.vectors[pos])
+        out._calibrate(own)
+        return out
+
+    def lexical(self, query: str, k: int) -> tuple[np.ndarray, list[tuple[int, float]]]:
+        """(BM25 score of every record, the top ``k`` positions with a positive score)."""
+        scores = self.bm25.scores(query)
+        return scores, _lexical_top(scores, k)
+
+    def rank(
+        self,
+        query: np.ndarray,
+        query_text: str | None,
+        *,
+        k: int,
+        lexical_k: int,
+        lexical_weight: float,
+        typed: bool,
+        superseded_weight: float | None = None,
+        role_boost: Mapping[str, float] | None = None,
+        time_windows: Sequence[TimeWindow] = (),
+        time_weight: float = 0.0,
+        bonus_gate: float = 0.0,
+        lexical_prior: float = 0.0,
+        lexical_floor: float = 0.0,
+    ) -> Iterator[tuple[int, float, "_Why"]]:
+        """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
+
+        Candidates: each type's dense top ``k`` and the lexical top ``lexical_k``; score
+        ``cosine + lexical_weight * bm25 / max bm25``, standardized by the cosine distribution of the
+        record's own type (``typed``) or of all records (pooled), plus ``role_boost[role]`` (in those
+        standard deviations; a negative one is taken whole, not gated) for a record from a message of that role
+        (:func:`memdesk.retrieval.question_person.role_boosts`), plus ``time_weight`` for a record whose event time
+        or said time lies in one of ``time_windows`` (:func:`memdesk.retrieval.question_time.question_windows`).
+        ``lexical_prior`` scales the lexical weight by ``n / (n + lexical_prior)`` for an index of n records;
+        ``lexical_floor`` keeps the BM25 normalizer at least that share of what a record holding every query term
+        would score (:meth:`~memdesk.retrieval.lexical.BM25Index.attainable`, the words of ``time_windows`` left out),
+        so that the best of weak matches (a short record sharing only the name every record holds) does not get the
+        whole lexical weight;
+        ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
+        deviations, clipped to [0, 1] (no bonus at or below its type's mean). With ``superseded_weight``, a superseded
+        record's fused score is demoted before standardizing: multiplied by the weight when positive,
+        moved as far below zero when negative (``x - (1 - w) * |x|``), so it always ranks lower.
+        """
+        if not self.records:
+            return
+        cosine = self.vectors @ np.asarray(query, dtype=np.float32)
+        origin: dict[int, tuple[str, int]] = {}  # position -> (where it came from, its rank there)
+        for t, pos in self.by_type.items():
+            top = pos if pos.size <= k else pos[np.argpartition(-cosine[pos], k - 1)[:k]]
+            for rank, i in enumerate(top[np.argsort(-cosine[top], kind="stable")].tolist()):
+                origin[i] = (t.value, rank)
+        lexical = None
+        if query_text and query_text.strip() and lexical_weight > 0:
+            lexical, top_lex = self.lexical(query_text, lexical_k)
+            for rank, (i, _) in enumerate(top_lex):
+                origin.setdefault(i, ("bm25", rank))
+        positions = np.fromiter(origin, dtype=np.intp, count=len(origin))
+        fused = cosine[positions].astype(np.float64)
+        top_lexical = float(lexical.max()) if lexical is not None and lexical.size else 0.0
+        if top_lexical > 0 and lexical_floor > 0:  # a weak best match (the name every record shares) stays weak
+            asked = query_text or ""
+            for w in time_windows:  # "two weeks ago" says when, read by the time bonus; no record is to hold its words
+                asked = asked.replace(w.text, " ")
+            top_lexical = max(top_lexical, lexical_floor * self.bm25.attainable(asked))
+        if top_lexical > 0:
+            n = len(self.records)  # a few records tell a rare topical word from a common one badly: less weight
+            fused += lexical_weight * n / (n + lexical_prior) * lexical[positions] / top_lexical
+        demoted = self.superseded[positions] if superseded_weight is not None else None
+        if demoted is not None and demoted.any():
+            fused[demoted] -= (1.0 - superseded_weight) * np.abs(fused[demoted])  # type: ignore[operator]
+        if typed:
+            stats = {t: m.cosine_stats(query) for t, m in self.moments.items()}
+            mean_std = np.array([stats[self.record_types[i]] for i in positions.tolist()]).reshape(-1, 2)
+        else:
+            mean_std = np.tile(self.pooled.cosine_stats(query), (len(positions), 1))
+        z = (fused - mean_std[:, 0]) / mean_std[:, 1]
+        boosted = np.zeros(len(positions))
+        penalty = np.zeros(len(positions))  # a negative role bonus: taken whole, never gated
+        for role, bonus in (role_boost or {}).items():
+            (boosted if bonus > 0 else penalty)[:] += bonus * (self.roles[positions] == role)
+        window = self.window_of(positions, time_windows) if time_weight > 0 and time_windows else None
+        bonus = boosted + (time_weight * (window >= 0) if window is not None else 0.0)
+        if bonus_gate > 0:  # no bonus below the type's mean, the whole bonus from bonus_gate standard deviations up
+            gate = np.clip(z / bonus_gate, 0.0, 1.0)
+            bonus, boosted = bonus * gate, boosted * gate
+        z = z + bonus + penalty  # after standardizing: a bonus every candidate shares changes no order
+        boosted = boosted + penalty
+        order = np.argsort(-z, kind="stable")
+        for j in order.tolist():
+            i = int(positions[j])
+            weight = superseded_weight if demoted is not None and demoted[j] else None
+            when = time_windows[int(window[j])] if window is not None and window[j] >= 0 else None
+            yield i, float(z[j]), _Why(
+                origin[i], float(cosine[i]), float(lexical[i]) if lexical is not None else 0.0, float(z[j]), weight,
+                float(boosted[j]), (time_weight, when.label) if when is not None else None,
+            )
+
+    def window_of(self, positions: np.ndarray, windows: Sequence[TimeWindow]) -> np.ndarray:
+        """For each record at ``positions``, the index of the first window holding its event time or its
+        said time, -1 for none."""
+        found = np.full(len(positions), -1, dtype=np.intp)
+        event, said = self.event_times[positions], self.said_times[positions]
+        for n in reversed(range(len(windows))):  # the first window wins
+            w = windows[n]
+            inside = ((event >= w.start) & (event < w.end)) | ((said >= w.start) & (said < w.end))
+            found[inside] = n
+        return found
+
+
+def user_names(records: Sequence[MemoryRecord]) -> frozenset[str]:
+    """The names the user goes by in these records: the speakers of the user's own messages (role ``user``)."""
+    return frozenset(r.speaker for r in records if r.role == "user" and r.speaker and r.speaker != "user")
+
+
+def _by_type(records: Sequence[MemoryRecord], start: int = 0) -> dict[MemoryType, np.ndarray]:
+    """The positions of each memory type's records (those present), counted from ``start``."""
+    types = np.array([r.type for r in records])
+    return {t: start + pos for t in MemoryType if (pos := np.flatnonzero(types == t.value)).size}
+
+
+def _columns(records: Sequence[MemoryRecord]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per record: superseded or not, role, event time and said time (POSIX seconds, NaN when unknown)."""
+    return (
+        np.array([r.superseded_by is not None for r in records], dtype=bool),
+        np.array([r.role for r in records], dtype=object),
+        np.array([_seconds(r.event_time) for r in records], dtype=np.float64),
+        np.array([_seconds(r.said_time()) for r in records], dtype=np.float64),
+    )
+
+
+def _seconds(when: datetime | None) -> float:
+    return aware_utc(when).timestamp() if when is not None else float("nan")
+
+
+def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    hit = np.flatnonzero(scores > 0)
+    if hit.size > k:
+        hit = hit[np.argpartition(-scores[hit], k - 1)[:k]]
+    return [(i, float(scores[i])) for i in sorted(hit.tolist(), key=lambda i: (-scores[i], i))]
+
+
+class _Why:
+    """Why a fused candidate ranks where it does, formatted only when a hit is made of it."""
+
+    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus")
+
+    def __init__(
+        self, origin: tuple[str, int], cosine: float, bm25: float, z: float, superseded_weight: float | None = None,
+        role_bonus: float = 0.0, time_bonus: tuple[float, str] | None = None,
+    ) -> None:  # fmt: skip
+        self.origin, self.cosine, self.bm25, self.z = origin, cosine, bm25, z
+        self.superseded_weight = superseded_weight
+        self.role_bonus = role_bonus
+        self.time_bonus = time_bonus
+
+    def __str__(self) -> str:
+        where, rank = self.origin
+        head = f"{where} top-{rank + 1}" + (f" by cosine {self.cosine:.3f}" if where != "bm25" else f" ({self.bm25:.2f}), cosine {self.cosine:.3f}")
+        lexical = f" + bm25 {self.bm25:.2f}" if self.bm25 > 0 and where != "bm25" else ""
+        person = (
+            f" incl. +{self.role_bonus:.2f}: whose words the question asks about" if self.role_bonus > 0
+            else f" incl. {self.role_bonus:.2f}: not the words of the person the question asks about" if self.role_bonus < 0
+            else ""
+        )  # fmt: skip
+        when = f" incl. +{self.time_bonus[0]:.2f}: dated in the question's {self.time_bonus[1]}" if self.time_bonus else ""
+        demoted = f"; superseded, x{self.superseded_weight}" if self.superseded_weight is not None else ""
+        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}"
+
+
+class ScopeIndexCache:
+    """LRU cache of :class:`ScopeIndex` per (scope, types, filter, stemming), checked against the
+    store's revision for that scope on every use."""
+
+    def __init__(
+        self, store: Store, size: int = 16, tokenizer: Callable[[str], list[str]] | None = None, type_prior: float = TYPE_PRIOR
+    ) -> None:
+        self.type_prior = type_prior
+        self.store = store
+        self.size = size
+        self.tokenizer = tokenizer
+        self._cache: LRUCache[_Key, tuple[int, ScopeIndex]] = LRUCache(maxsize=size)
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Indexes held now."""
+        return len(self._cache)
+
+    def clear(self) -> None:
+        """Drop every index (and so every record and text they hold)."""
+        with self._lock:
+            self._cache.clear()
+
+    def get(self, scope: Scope, types: Sequence[MemoryType], where: RecordFilter, stem: bool = True) -> ScopeIndex:
+        """The index of the ``types`` records under ``scope`` that ``where`` keeps (``where.types`` is ignored)."""
+        where = where.model_copy(update={"types": None})
+        key: _Key = (scope.user_id, scope.agent_id, scope.run_id, tuple(types), where.model_dump_json(), stem)
+        revision = self.store.revision(scope)
+        with self._lock:
+            cached = self._cache.get(key)  # a hit is now the most recently used
+            if cached is not None and cached[0] == revision:
+                return cached[1]
+        grown = self._extended(cached, scope, types, where) if cached is not None else None
+        if grown is not None:
+            return self._keep(key, revision, grown)
+        records: list[MemoryRecord] = []
+        blocks: list[np.ndarray] = []
+        for t in types:
+            recs = list(scan_where(self.store, scope, where.model_copy(update={"types": (t,)})))
+            if recs:
+                records.extend(recs)
+                blocks.append(self.store.get_vectors(t, [r.id for r in recs]))
+        dim = blocks[0].shape[1] if blocks else 0
+        vectors = np.vstack(blocks) if blocks else np.zeros((0, dim), dtype=np.float32)
+        index = aio.offload(ScopeIndex, records, vectors, self.tokenizer if stem else None, self.type_prior)  # CPU: off the event loop
+        return self._keep(key, revision, index)
+
+    def _keep(self, key: _Key, revision: int, index: ScopeIndex) -> ScopeIndex:
+        with self._lock:
+            self._cache[key] = (revision, index)  # past ``size``, the least recently used goes
+        return index
+
+    def _extended(
+        self, cached: tuple[int, ScopeIndex], scope: Scope, types: Sequence[MemoryType], where: RecordFilter
+    ) -> ScopeIndex | None:
+        """The cached index with the records written since it was built, when the store can say that
+        writes of new records are all that happened under the scope (:meth:`Store.additions_since`) and
+        they are few next to the index (at most :data:`EXTEND_MAX` or a quarter of it); None: rebuild."""
+        revision, index = cached
+        added = self.store.additions_since(scope, revision)
+        if added is None or len(added) > max(EXTEND_MAX, len(index.records) // 4):
+            return None
+        if any(record_id in index.position for record_id in added):
+            return None  # built after those records were committed and before the store counted them
+        records = [self.store.get(record_id) for record_id in added]
+        if any(r is None or not scope_matches(scope, scope_tuple(r.scope)) for r in records):
+            return None  # deleted since, or not under this scope after all: rebuild from the store
+        kept = [r for r in records if r is not None and MemoryType(r.type) in types and where.matches(r)]
+        if not kept:
+            return index
+        by_type: dict[str, list[MemoryRecord]] = {}
+        for r in kept:
+            by_type.setdefault(r.type, []).append(r)
+        ordered = [r for group in by_type.values() for r in group]
+        vectors = np.vstack([self.store.get_vectors(MemoryType(t), [r.id for r in group]) for t, group in by_type.items()])
+        return aio.offload(index.extended, ordered, vectors)

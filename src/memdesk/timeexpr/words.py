@@ -1,0 +1,128 @@
+"""The words and patterns of time expressions, for :mod:`memdesk.timeexpr.resolve`: month, weekday, season and
+number words, the regular-expression pieces its rules are built from, and the tense cues that tell a
+narrated sentence from a planned one (:func:`sentence_tense`)."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from typing import Literal
+
+MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
+MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
+MONTHS["sept"] = 9
+_WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
+
+
+def weekday_index(word: str) -> int:
+    """0 (Monday) .. 6 (Sunday) for a day name or its usual abbreviation ("Tues", "Thurs.")."""
+    w = word.lower().rstrip(".")
+    return next(i for name, i in _WEEKDAYS.items() if name.startswith(w[:3]))
+
+
+_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "a couple of": 2, "a couple": 2, "couple of": 2, "a few": 3, "few": 3, "several": 3,
+}  # fmt: skip
+_APPROX_NUMBERS = {"a couple of", "a couple", "couple of", "a few", "few", "several"}
+SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+
+# a full name, or an abbreviation with an optional period (so "in April." leaves the sentence's period alone)
+MONTH_RE = (
+    r"(?:january|february|march|april|may|june|july|august|september|october|november|december|"
+    r"(?:jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?)"
+)
+WEEKDAY_RE = (
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?:mon|tues|tue|wed|thurs|thur|thu|fri|sat)\.?)"
+)  # "sun" is left out: "this sun" is rarely a Sunday
+DATED_WEEKDAY = rf"(?:{WEEKDAY_RE},?\s+(?:the\s+)?)?"
+NUM_RE = (
+    r"(?:\d{1,3}|a couple of|a couple|couple of|a few|few|several|twenty|nineteen|eighteen|seventeen|"
+    r"sixteen|fifteen|fourteen|thirteen|twelve|eleven|ten|nine|eight|seven|six|five|four|three|two|one|an|a)"
+)
+UNIT_RE = r"(?:day|week|month|year)s?"
+SEASON_RE = r"(?:spring|summer|autumn|fall|winter)"
+DAY_RE = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
+YEAR_RE = r"(?:19|20)\d{2}"
+
+
+def count_word(word: str) -> tuple[int, bool]:
+    """The number a count ("3", "two", "a few") stands for, and whether it is approximate."""
+    w = " ".join(word.lower().split())
+    if w.isdigit():
+        return int(w), False
+    return _NUMBERS[w], w in _APPROX_NUMBERS
+
+
+_FUTURE_CUE = re.compile(
+    r"\b(?:will|shall|gonna|going to|plan(?:s|ning)? (?:to|on)|about to|can't wait|looking forward|"
+    r"hop(?:e|ing) to|intend to|next|upcoming|coming up|tomorrow|soon|"
+    r"(?:am|is|are)\s+(?:\w+ly\s+)?(?:leaving|moving|starting|flying|going|coming|arriving|meeting|visiting|heading|"
+    r"travell?ing|getting|having|doing|opening|seeing|taking|picking))\b|'ll\b|'(?:m|re|s)\s+(?:leaving|moving|starting|"
+    r"flying|going|coming|arriving|meeting|visiting|heading|travell?ing|getting|having|doing|opening|seeing|taking|picking)\b",
+    re.IGNORECASE,
+)
+_PAST_CUE = re.compile(
+    r"\b(?:was|were|did|had|went|came|got|made|took|gave|saw|met|left|ran|won|lost|bought|told|said|ago|"
+    r"yesterday|last|[a-z]{3,}ed)\b",
+    re.IGNORECASE,
+)
+
+
+_ED_ADJECTIVES = frozenset(
+    """
+    excited interested tired bored scared worried married used supposed based pleased thrilled stressed
+    indeed need proceed succeed exceed speed freed agreed concerned dedicated talented committed
+    """.split()
+)
+
+
+def sentence_tense(text: str) -> Literal["past", "future"] | None:
+    """"future" if ``text`` plans something ("I'll", "going to", "next ..."), else "past" if it
+    narrates ("went", "-ed", "ago"), else ``None``."""
+    if _FUTURE_CUE.search(text):
+        return "future"
+    if any(m[0].lower() not in _ED_ADJECTIVES for m in _PAST_CUE.finditer(text)):
+        return "past"
+    return None
+
+
+#: A clause that looks forward from where it is said, whatever the tense of the rest of its sentence:
+#: "I accepted a position, starting on 15 April" starts on the coming 15 April; what is booked, ordered,
+#: signed up for or moved to a date happens then ("The fitters are booked for 2 March", "The fitting has
+#: moved to 9 September").
+_FORWARD_CUE = re.compile(
+    r"\b(?:start(?:s|ing)?|begin(?:s|ning)?|due|until|till|scheduled|rescheduled|booked(?: in)? for|is booked|are booked|"
+    r"open(?:s|ing)|kick(?:s|ing)? off|from now|(?:is|are|will be) (?:on|in|at)|deadline|to be \w+|won't be|will be|"
+    r"signed up|registered|entered|ordered|pre-?ordered|postponed|delayed|pushed back|brought forward|put back|"
+    r"moved (?:\w+ )?to(?= (?:the )?\d| (?:january|february|march|april|may|june|july|august|september|october|november|december)\b))\b",
+    re.IGNORECASE,
+)
+#: An instruction or request opening a clause: it is about what is still to happen.
+_REQUEST = re.compile(
+    r"^\s*(?:please |and |so |then )*(?:book|remember|remind|plan|schedule|make sure|don't forget|order|buy|call|email|send|"
+    r"add|note|put|keep|block|reserve|arrange|set)\b",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
+
+
+def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future"] | None:
+    """The tense the clause of ``text`` around ``span`` (a time expression) gives it: "future" if the
+    clause looks forward ("starting on 15 April", "booked for 2 March", "I'll", an instruction), else the
+    clause's own tense ("past" if it narrates), else "future" if the sentence arranges something ("Our
+    week off is booked: a cabin from 13 October"), else the tense of the whole sentence
+    (:func:`sentence_tense`). ``None``: no cue either way."""
+    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, span[0])), default=0)
+    after = _CLAUSE_BREAK.search(text, span[1])
+    clause = text[start : after.start() if after else len(text)]
+    if _FORWARD_CUE.search(clause) or _REQUEST.match(clause):
+        return "future"
+    own = sentence_tense(clause)
+    if own is not None:
+        return own
+    if _FORWARD_CUE.search(text):
+        return "future"
+    return sentence_tense(text)
