@@ -23,6 +23,8 @@ Usage::
     python bench/record_quality.py score labels.tsv [...] [--json out.json]
     python bench/record_quality.py strip labels.tsv --out ids.tsv                    # ids + labels only
 
+Labels may also be a JSONL file (one ``{"id", "label", "reason"}`` object a line; ``fact`` reads as ``ok``).
+
 ``score`` re-makes the records and checks that every id still names the same text (run it with
 the code version the sample was drawn from; ``--no-check`` skips that).
 """
@@ -44,7 +46,9 @@ from memdesk.conversation.files import read_conversations
 from memdesk.conversation.router import RuleRouter
 from memdesk.records import MemoryRecord, Scope
 
-LABELS = ("ok", "ungrammatical", "split", "filler", "wrong_date")
+LABELS = ("ok", "fact", "ungrammatical", "split", "filler", "wrong_date")
+#: Labels of a record with nothing wrong ("fact": a record worth noting, the issue-28 samples' word for "ok").
+GOOD = frozenset({"ok", "fact"})
 CONTEXT_TURNS = 4
 
 
@@ -97,7 +101,10 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 
 def read_labels(path: str) -> list[dict[str, str]]:
+    """Rows with ``id`` and ``label`` (and ``text``, ``reason`` when present): a TSV, or a JSONL of objects."""
     with open(path, encoding="utf-8", newline="") as f:
+        if path.endswith(".jsonl"):
+            return [json.loads(line) for line in f if line.strip()]
         return list(csv.DictReader(f, delimiter="\t"))
 
 
@@ -113,7 +120,7 @@ def cmd_score(args: argparse.Namespace) -> int:
             if unknown or not row["label"]:
                 raise SystemExit(f"{path}: {row['id']}: label {row['label']!r} is not one of {'/'.join(LABELS)}")
             counts.update(labels)
-            problems += labels != {"ok"}
+            problems += not labels <= GOOD
         if args.check and rows:
             source = args.source or {}
             file = source.get(path) if isinstance(source, dict) else None
@@ -125,7 +132,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         n = len(rows)
         summary[Path(path).name] = {
             "n": n,
-            **{f"{k}_share": round(counts[k] / n, 3) for k in LABELS if k != "ok"},
+            **{f"{k}_share": round(counts[k] / n, 3) for k in LABELS if k not in GOOD},
             "any_problem_share": round(problems / n, 3),
             "counts": dict(counts),
         }

@@ -51,6 +51,9 @@ def test_history_page_reads_a_scopes_entries_in_write_order_with_tombstones(stor
     assert [e.record_id for e in store.history_page(BEN).items] == ["g1"]
     assert store.history_page(Scope(user_id="cy")).items == []
     assert {e.record_id for e in store.history_page(None).items} == {"f1", "f2", "f3", "g1"}
+    tombstones = store.history_page(None, event=HistoryEvent.DELETE).items
+    assert [(e.record_id, e.version, e.record) for e in tombstones] == [("f2", 2, None)]
+    assert [e.version for e in store.history_page(ANA, event=HistoryEvent.UPDATE).items] == [2]
     assert store.history_of(["f1", "f2", "nope"]) == {"f1": store.history("f1"), "f2": store.history("f2")}
     with pytest.raises(InvalidInputError):
         store.history_page(ANA, cursor="x1")
@@ -96,3 +99,15 @@ def test_restore_refuses_skips_or_replaces_a_clash(store: Store, rng) -> None:
     assert store.search(vec[0], ANA, incoming.memory_type, 1)[0].record.id == "f3"
     with pytest.raises(InvalidInputError):
         store.restore([incoming], vec, on_conflict="merge")  # type: ignore[arg-type]
+
+
+def test_a_restore_the_database_cannot_hold_is_refused_whole_with_a_typed_error(store: Store, rng) -> None:
+    """PostgreSQL text cannot hold NUL (its bulk COPY says so in its own words): the whole restore is refused with
+    InvalidInputError and nothing is written; SQLite keeps the text as it is."""
+    nul = _msg("m2").model_copy(update={"content": "a\x00b"})
+    try:
+        done = store.restore([_fact("n1")], unit(rng, 1), history=[], messages=[_msg("m1"), nul])
+    except InvalidInputError:
+        assert store.get("n1") is None and store.messages(ANA) == [] and store.history("n1") == []
+    else:
+        assert (done.records, done.messages) == (1, 2) and store.messages(ANA)[1].content == "a\x00b"

@@ -146,8 +146,12 @@ def test_context_views_can_be_limited() -> None:
 
 def test_question_only_turn() -> None:
     ctx = (msg("I'm thinking of a career change.", "Priya", "D1:9"),)
-    recs = routed(utt("What sort of roles are you looking at?", speaker="Tom", mid="D1:10", context=ctx))
-    assert [body(r) for r in recs] == ["Tom asked Priya: What sort of roles is Priya looking at?"]
+    recs = routed(utt("Should I tell my manager about the new roles?", speaker="Tom", mid="D1:10", context=ctx))
+    assert [body(r) for r in recs] == ["Tom asked Priya: Should Tom tell Tom's manager about the new roles?"]
+    # a question about the person asked notes nothing of the asker: the answer, in their turn, is the memory
+    assert routed(utt("How have you been feeling about it lately?", speaker="Tom", mid="D1:11", context=ctx)) == []
+    assert routed(utt("What sort of roles are you looking at?", speaker="Tom", mid="D1:13", context=ctx))  # about something
+    assert routed(utt("Can you recommend a book on career changes?", speaker="Tom", mid="D1:12", context=ctx))  # a request stays
 
 
 def test_mask_is_respected() -> None:

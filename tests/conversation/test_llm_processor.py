@@ -82,7 +82,7 @@ def test_records_carry_provenance_speaker_scope_and_resolved_time() -> None:
     for r in p.records:
         assert r.provenance == ["m3"] and r.speaker == "Tomas" and r.scope == SCOPE
         assert r.metadata["extractor"] == "llm" and r.metadata["model"] == "qwen-1.5b"
-        assert r.metadata["prompt"].startswith("extract_utterance/v5-")
+        assert r.metadata["prompt"].startswith("extract_utterance/v6-")
 
 
 def test_mask_is_reconciled_with_the_lists_and_nothing_is_dropped() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import pytest
+
 from memdesk.conversation.base import Utterance
 from memdesk.conversation.llm_processor import LLMProcessor
 from memdesk.conversation.memory import Memory
@@ -104,3 +106,30 @@ def test_a_new_value_said_to_the_model_closes_the_old_value(tmp_path) -> None:
     mem.add({"content": "The steel beams push our budget up to £46,000.", "speaker": "Maya", "timestamp": JUN}, scope=S)
     current = [r.text() for r in mem.get_all(scope=S)]
     assert current == ["Maya's extension budget is now £46,000."]
+
+
+def test_the_prompt_states_the_new_small_talk_and_date_rules() -> None:
+    model = ScriptedChatModel([facts("Maya likes tea.")])
+    LLMProcessor(model).process([utt("I like tea.")])
+    system = model.calls[0].system
+    for rule in ("only takes up what the other person said", "encouragement of the person spoken to", "booked, moved or scheduled"):
+        assert rule in system
+
+
+@pytest.mark.parametrize(
+    "text,said",
+    [("I'll try it.", "Maya will try it."), ("We do that already.", "Maya's household does that already."),
+     ("Your support means a lot.", "Ines's support means a lot to Maya."), ("How have you been lately?", "Maya asked how Ines has been.")],
+)  # fmt: skip
+def test_replies_praise_and_small_talk_questions_make_no_record_whatever_the_model_says(text: str, said: str) -> None:
+    context = [Message(speaker="Ines", content="You could stretch before each run.", timestamp=MAR)]
+    [p] = LLMProcessor(ScriptedChatModel([facts(said)])).process([utt(text, context=context)])
+    assert p.mask == RouteMask() and p.records == []
+
+
+def test_a_booked_date_takes_the_coming_year_whatever_the_model_says() -> None:
+    reply = {"mask": "100", "episodic": [{"title": "Maya booked a test", "when": "2024-06-21", "summary": "Maya booked her driving test for 21 June."}]}
+    [p] = LLMProcessor(ScriptedChatModel([reply])).process([utt("I booked my driving test for 21 June.", ts=datetime(2025, 5, 12, tzinfo=timezone.utc))])
+    (record,) = p.records
+    assert record.event_time == datetime(2025, 6, 21, tzinfo=timezone.utc) and record.temporal_anchor == "2025-06-21"
+    assert record.summary == "Maya booked her driving test for 21 June."

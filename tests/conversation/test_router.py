@@ -80,7 +80,9 @@ def test_conservative_on_short_informative_turns() -> None:
     assert mask_of("I'm snowed under with the twins & the shop.") != "000"
     assert mask_of("Wow, amazing view!") == "000"  # a reaction makes no record (issue 28: small talk)
     assert mask_of("Wow, the view from Ben Nevis!") != "000"  # one that names something is kept
-    assert mask_of("What do you like about Glasgow?") == "010"  # a contentful question
+    assert mask_of("What's the best time of year to visit Glasgow?") == "010"  # a contentful question
+    assert mask_of("What do you like about Glasgow?") == "010"  # about something
+    assert mask_of("How have you been lately?") == "000"  # small talk about the person asked
 
 
 def test_questions_can_be_dropped() -> None:
@@ -202,9 +204,11 @@ def test_locomo_only_few_turns_are_dropped(locomo_path: Path) -> None:
     for sample in range(len(_locomo(str(locomo_path)))):
         us = locomo_utterances(locomo_path, sample)
         dropped = [u for u in us.values() if router.route(u).bits == 0]
-        assert len(dropped) <= 0.25 * len(us)  # greetings, thanks, wishes, sentiments: small talk makes no record (issue 28)
+        # greetings, thanks, wishes, sentiments, small-talk questions: small talk makes no record (issue 28); LoCoMo's
+        # turns are mostly chit-chat, and fewer than 3% of its gold turns make no record (bench/results/record_quality)
+        assert len(dropped) <= 0.30 * len(us)
         for u in dropped:  # a dropped turn names nothing: no digits (a "<3" heart aside), no long words beyond fillers
-            assert not re.search(r"(?<!<)\d", u.message.text())
+            assert not re.search(r"(?<!<)\d(?!\d*%)", u.message.text())  # "I 100% agree" names nothing either
 
 
 @pytest.mark.parametrize(

@@ -55,6 +55,17 @@ def texts(mem: Memory) -> list[str]:
         user("Thanks so much, that makes a lot of sense."),
         user("Congrats to you too! Hope you have a lovely weekend."),
         user("Glad to hear the curry went down well!"),
+        # a reply that only takes up the other turn, thanks in another language, a generic "it helps",
+        # a return greeting
+        user("I'll give it a try."),
+        user("We do that already."),
+        user("Already done!"),
+        user("Yeah, we'll miss him."),
+        user("That's the long-term plan."),
+        user("Thanks, I'll pass that on."),
+        user("Merci !"),
+        desk("Great, weekly lessons can help a lot."),
+        user("Back from Oslo!"),
     ],
 )
 def test_small_talk_from_any_role_makes_no_record(mem: Memory, message: dict) -> None:
@@ -176,3 +187,92 @@ def test_a_short_reaction_is_small_talk_unless_it_answers_or_names() -> None:
     assert short_remark("Long, but good.") and short_remark("Busy!")
     assert not short_remark("Pepperoni.", answers_question=True)
     assert not short_remark("Figo is asleep.") and not short_remark("I'm vegan.") and not short_remark("Poor Moss!")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I'll try the new bakery on Friday.", "We already have two dogs.", "I miss my sister in Perth.", "Stretching helps my back.",
+     "Back pain kept me up all night.", "I'm back at work from Monday."],
+)  # fmt: skip
+def test_a_reply_with_its_own_content_is_kept(mem: Memory, text: str) -> None:
+    mem.add([desk("You could try the new bakery."), user(text)], scope=S)
+    assert any(r.speaker == "Nadia" for r in mem.get_all(scope=S))
+
+
+@pytest.mark.parametrize(
+    "text,phatic",
+    [
+        ("Your backing means a lot.", True),  # a remark on the person spoken to
+        ("All your hard work paid off!", True),
+        ("That bowl is gorgeous!", True),  # a verdict on what was shown
+        ("Mmm, that looks delicious!", True),
+        ("I'm sure you'll do great.", True),  # encouragement
+        ("Let me know what you think.", True),
+        ("I'll keep you posted.", True),
+        ("I'll definitely check it out.", True),
+        ("You could net the balcony against pigeons.", False),  # advice stays
+        ("Keep your answers short.", False),  # an instruction stays
+        ("That dress is from a shop in Leith.", False),  # names something
+        ("Your sister called about Sunday.", False),
+        ("Your sister called.", False),  # tells something
+        ("A mix of emotions for sure.", True),  # no word of anyone's world
+        ("Something massive happened since we last spoke.", True),
+        ("If you need anything, I'll reach out.", True),
+        ("I'm nervous and excited.", False),  # how someone feels is worth noting
+        ("My kids love it.", False),
+        ("The roof leaks.", False),
+        ("They're a real support.", False),  # said of someone in particular
+        ("Wow Mel, that painting's amazing!", True),  # a nickname after an interjection is a vocative
+        ("Wow Paris was amazing.", False),  # a place is not
+        ("Anything new happening?", True),  # a small-talk question that names nothing
+        ("How did the game go?", False),
+        ("And congratulations on the win!", True),  # a formula after a conjunction
+        ("Something big happened today!", True),  # a teaser: what happened comes in its own sentence
+        ("Something big happened - I got the job at the bakery!", False),
+        ("Here's a pic from last week.", True),
+        ("Here's a pic of Pepper.", False),  # names the dog
+        ("Challenges force us to grow.", True),  # a truism
+        ("Yoga helps me sleep.", False),  # the speaker's own
+        ("It's amazing how fast kids learn.", True),
+        ("We're in this together!", True),  # an exhortation
+        ("Love that purple scarf!", True),
+        ("I love that my kids enjoy hiking.", False),
+        ("I'll do my best to help.", True),  # a commitment that promises nothing in particular
+        ("I won't give up on it.", True),
+        ("I'll give up sugar in January.", False),
+        ("Bet the atmosphere was incredible.", True),  # a reaction
+        ("I couldn't agree more!", True),
+        ("I agree to the new terms.", False),
+        ("Can't wait to see the video!", True),  # looking forward to the other person's news
+        ("Can't wait to see Lisbon in May!", False),  # names a place and a time
+        ("Support from loved ones is vital.", True),  # a truism
+        ("They can really comfort us and make us feel understood.", True),
+        ("It can feel like a step back sometimes.", True),
+        ("The bus takes us to school.", False),
+        ("My sister is vital to the team.", False),
+        ("Rome is a must-see city!", False),
+        ("We're all moved in!", False),
+        ("Looks delish!", True),  # a verdict with its subject dropped
+        ("So glad you had a blast at the party.", True),  # glad about the other person's news
+        ("It must have felt great.", True),
+        ("No doubts, Nadia.", True),
+        ("I'm glad my sister moved to Leeds.", False),  # the speaker's own news
+        ("Looks like rain tomorrow.", False),
+    ],
+)
+def test_remarks_on_the_other_person_and_encouragement_are_small_talk(text: str, phatic: bool) -> None:
+    from memdesk.conversation.rules import analyze
+
+    from memdesk.conversation.social import social_question
+    from memdesk.conversation.rules import content_words
+
+    said = analyze(text)
+    small = all(s.kind == "phatic" or (s.kind == "question" and social_question(s.text, content_words(s.text))) for s in said)
+    assert small is phatic
+
+
+def test_a_small_talk_question_makes_no_record_but_a_question_about_something_does(mem: Memory) -> None:
+    mem.add([user("I started a new job at the library."), desk("How have you been feeling about it lately?")], scope=S)
+    assert [r.speaker for r in mem.get_all(scope=S)] == ["Nadia"]
+    mem.add([user("What's the best way to store sourdough starter?", mid="q2")], scope=S)
+    assert any(r.provenance == ["q2"] for r in mem.get_all(scope=S))

@@ -231,6 +231,29 @@ def test_auto_reads_ambiguous_forms_in_the_direction_of_the_tense(text: str, lab
     assert m.label == label
 
 
+@pytest.mark.parametrize(
+    "text,said,label",
+    [
+        # an arrangement made in the past sets a date ahead, however many words stand between
+        ("I booked my driving test for 21 June at the centre in town.", "2025-05-12", "2025-06-21"),
+        ("We've moved the camping trip to 4 August because my brother couldn't get the week off.", "2025-07-07", "2025-08-04"),
+        ("They pushed the final back to 3 May.", "2025-04-20", "2025-05-03"),
+        # a present-tense clause: the occurrence still to come, or one just begun
+        ("My gran turns 90 on 14 August.", "2025-02-10", "2025-08-14"),
+        ("I've resigned; from 1 October I'm working for a bakery.", "2025-09-08", "2025-10-01"),
+        ("From 1 September I'm working for a bakery.", "2025-09-08", "2025-09-01"),
+        ("My exam is in June.", "2025-02-10", "June 2025"),
+        # narrated past stays past, even next to a present clause
+        ("I met my cousin on 20 December.", "2025-03-18", "2024-12-20"),
+        ("We moved to the coast on 3 May.", "2025-05-10", "2025-05-03"),
+    ],
+)
+def test_a_date_takes_the_year_a_person_infers_from_its_clause(text: str, said: str, label: str) -> None:
+    ref = datetime.fromisoformat(f"{said}T12:00:00+00:00")
+    (m,) = resolve(text, ref, prefer="auto")
+    assert m.label == label
+
+
 def test_a_duration_after_a_past_verb_is_not_a_date() -> None:
     assert resolve("I finished it in two weeks.", SUN, prefer="auto") == []
     assert sentence_tense("I finished it.") == "past" and sentence_tense("I'll finish it.") == "future"

@@ -65,7 +65,7 @@ def copy_command(src_url, dst_url, no_verify, as_json) -> None:
     to resume an interrupted copy. Both are compared by counts and checksums at the end."""
     from tqdm import tqdm
 
-    from ..portability.copy import copy_store
+    from ..portability.copy import copy_store, vector_indexes
     from ..store import open_store
 
     if src_url == dst_url:
@@ -81,7 +81,7 @@ def copy_command(src_url, dst_url, no_verify, as_json) -> None:
                         bar.update(n)
                     else:
                         bar.set_postfix_str(kind)
-                result = copy_store(src, dst, progress=progress, verify=not no_verify)
+                result = copy_store(src, dst, progress=progress, verify=not no_verify, index=vector_indexes(dst))
         finally:
             dst.close()
     finally:
@@ -89,7 +89,8 @@ def copy_command(src_url, dst_url, no_verify, as_json) -> None:
     if as_json:
         emit_json(result.model_dump())
         return
-    click.echo("copied " + ", ".join(f"{n} {k}" for k, n in result.written.items()) + f"; {result.skipped} already there")
+    click.echo("copied " + ", ".join(f"{n} {k}" for k, n in result.written.items()) + f"; {result.skipped} already there"
+               + (f"; built {len(result.indexes)} vector indexes" if result.indexes else ""))  # fmt: skip
     if not no_verify:
         click.echo("verified: " + ", ".join(f"{n} {k}" for k, n in sorted(result.destination.counts.items()))
                    + " (counts and checksums equal)")  # fmt: skip

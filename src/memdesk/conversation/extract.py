@@ -62,6 +62,7 @@ from .atoms import atoms
 from .facts import claims_of
 from .updates import sentence_update
 from .render import attribute, chunks, fit, render, truncate
+from .social import social_question
 from .router import addressee_of, analyze_utterance, names_of, reference_of
 from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, words
 
@@ -75,6 +76,9 @@ ContextViews = Literal["none", "questions", "all"]
 REPLY_WINDOW = timedelta(hours=6)
 
 _ANAPHOR = re.compile(r"^(?:it|it's|that|that's|this|they|they're|these|those|she|he|which|so)\b", re.IGNORECASE)
+
+
+_LATIN_ONLY = re.compile(r"(?:[A-Za-z'\u2019]|[^\w])*")
 
 
 def first_clause(text: str, start: int = 0, limit: int = 80) -> str:
@@ -162,6 +166,9 @@ class RuleExtractor:
         if not mask.bits:
             return []
         if not is_english(utterance.message.text()):
+            said = utterance.message.text()
+            if words(said) and _LATIN_ONLY.fullmatch(said) and not content_words(said, names_of(utterance)):
+                return []  # "Gracias!", "Merci !": thanks or a greeting in another language
             return self._verbatim(utterance, mask)
         sentences = analyze_utterance(utterance)
         names = names_of(utterance)
@@ -171,7 +178,8 @@ class RuleExtractor:
         pid = [utterance.message_id]
 
         if not content:
-            questions = [s for s in sentences if s.kind == "question" and content_words(s.text, names)]
+            # a question about the person asked ("How's your family?") notes nothing of the asker
+            questions = [s for s in sentences if s.kind == "question" and content_words(s.text, names) and not social_question(s.text, content_words(s.text, names))]
             if not questions or utterance.message.role != "user":
                 return []  # an assistant's question holds nothing anyone said about themselves
             parts, rewritten = render(questions, speaker, addressee)

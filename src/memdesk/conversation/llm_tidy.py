@@ -5,7 +5,8 @@ rules the offline extractor keeps, whatever it answered:
 
 * **small talk** makes no record: a message whose every sentence is small talk for the rules
   (:func:`memdesk.conversation.rules.analyze`: greetings, thanks, congratulations, offers of help,
-  an acknowledgement that repeats the turn before) keeps none of the model's records, and a record
+  an acknowledgement that repeats the turn before, a reply that only takes up the other turn, praise of
+  the person spoken to, a small-talk question) keeps none of the model's records, and a record
   whose own text is small talk ("Desk congratulated Maya." aside) is dropped;
 * **one speaker**: a record whose words come from the earlier turns and not from the message (the
   model copied the context) is dropped;
@@ -34,6 +35,7 @@ from .facts import claims_of, same_value
 from .updates import gives_value_of
 from .router import analyze_utterance, names_of
 from .rules import content_words, is_phatic
+from .social import social_question
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +93,9 @@ def small_talk(u: Utterance) -> bool:
     if not is_english(u.message.text()):
         return False
     sentences = analyze_utterance(u)
-    return not any(s.kind == "content" or (s.kind == "question" and u.message.role == "user") for s in sentences)
+    names = names_of(u)
+    asks = [s for s in sentences if s.kind == "question" and not social_question(s.text, content_words(s.text, names))]
+    return not any(s.kind == "content" for s in sentences) and not (asks and u.message.role == "user")
 
 
 def tidy(u: Utterance, records: list[MemoryRecord]) -> list[MemoryRecord]:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Literal
 
@@ -44,7 +45,8 @@ from ..text.lang import is_english
 from ..records import RouteMask
 from ..timeexpr.resolve import resolve
 from .base import Utterance
-from .rules import Sentence, analyze, content_words, short_remark
+from .rules import Sentence, analyze, content_words, short_remark, words
+from .social import only_reacts, plain_named, social_question
 
 logger = logging.getLogger(__name__)
 
@@ -77,6 +79,15 @@ def reference_of(utterance: Utterance) -> tuple[datetime | None, Literal["said_a
     return utterance.reference_time, "added_at"
 
 
+def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bool = False) -> bool:
+    """A whole reply that only takes up the other person's turn ("I'll try it.", "We do that already.",
+    "Yeah, we'll miss him."): no number, no name but the speakers', not the answer to a question, and
+    nothing but :data:`.social.REACTION_WORDS` beyond function words (:func:`.social.only_reacts`)."""
+    if answers_question or text.rstrip().endswith("?") or plain_named(text, names):
+        return False
+    return only_reacts(content_words(text, names), len(words(text)))
+
+
 def analyze_utterance(utterance: Utterance) -> list[Sentence]:
     """The sentence analysis the router and the rule extractor share; time expressions are resolved
     against :func:`reference_of`, each in the direction of its sentence's tense."""
@@ -86,8 +97,9 @@ def analyze_utterance(utterance: Utterance) -> list[Sentence]:
     previous = prev.text() if prev is not None and prev.speaker != utterance.message.speaker else ""
     text, names = utterance.message.text(), names_of(utterance)
     sentences = analyze(text, times_of=times_of, names=names, previous=previous)
-    if short_remark(text, names, answers_question=previous.rstrip().endswith("?")):
-        return [Sentence(text=s.text, kind="phatic") for s in sentences]  # "Long, but good.": a reaction
+    asked = previous.rstrip().endswith("?")
+    if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
+        return [Sentence(text=s.text, kind="phatic") for s in sentences]  # "Long, but good.", "I'll try it.": a reaction
     return sentences
 
 
@@ -113,7 +125,7 @@ class RuleRouter:
                 semantic=any(s.semantic for s in content),
                 procedural=any(s.procedural for s in content),
             )
-        if self.keep_questions and any(s.kind == "question" and content_words(s.text, names) for s in sentences):
+        if self.keep_questions and any(s.kind == "question" and content_words(s.text, names) and not social_question(s.text, content_words(s.text, names)) for s in sentences):
             return RouteMask(semantic=True)
         return RouteMask()
 

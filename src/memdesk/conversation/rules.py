@@ -13,68 +13,17 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Literal
 
 from ..timeexpr.resolve import TimeMention
+from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS
 from .sentences import split_sentences
 from .social import (
-    EVALUATIVE_WORDS, PAST_COPULA, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA, SOCIAL_REST_WORDS,
-    VERDICT, VERDICT_OF, WE_DO, WISHES, echoes,
+    EVALUATIVE_WORDS, GENERIC_BENEFIT, PAST_COPULA, RETURN_GREETING, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA,
+    SOCIAL_REST_WORDS, LOOKING_FORWARD, TEASER, THIRD_PERSON, TRUISM, VERDICT, VERDICT_OF, WE_DO, WISHES, abstract_only, echoes, evaluates,
+    only_reacts, plain_named, remark_on_you,
 )  # fmt: skip
 
 SentenceKind = Literal["phatic", "question", "content"]
 
 # --- lexicons ----------------------------------------------------------------------------------
-
-#: Words that carry no content on their own: greetings, thanks, interjections, evaluations,
-#: function words. A sentence made only of these (and names) is phatic.
-PHATIC_WORDS = frozenset(
-    """
-    hi hey heya hiya hello yo howdy greetings morning evening afternoon night goodnight gm gracias merci danke grazie obrigado
-    thanks thank thx ty tysm appreciate appreciated appreciation cheers welcome
-    wow woah whoa omg oh ooh ah aww aw haha hahaha hah heh hehe lol lmao yay woohoo hooray yikes oops
-    yeah yes yep yup ya yea no nope nah ok okay k sure alright right true exactly totally absolutely
-    definitely indeed certainly agree agreed same indeed nice cool great awesome amazing fantastic
-    wonderful lovely sweet fab fabulous incredible terrific brilliant super neat beautiful gorgeous
-    stunning impressive inspiring good glad happy excited thrilled sorry bad sad tough hard crazy wild
-    fun funny interesting kind thoughtful proud congrats congratulations bravo kudos love loved
-    like likes liked hope hoping hear hearing heard see seeing seen sounds sound looks look seems seem
-    feel feels mean means meant know knew get gets got think thought guess say said tell talk
-    bye goodbye later soon care catch chat chatting touch luck well fine alive
-    bet ouch ha yum yummy perfect classic adorable brave rough brutal cute hilarious epic noted gotcha happened
-    you your yours yourself i me my mine myself we us our ours it its it's that that's this these those
-    they them their theirs
-    there here what's what how how's how're who why when where which whatever
-    a an the and or but so too also very really just such much many lot lots quite pretty super
-    of to for with about at in on up out from by as all any anything everything something nothing
-    is am are was were be been being do does did doing done have has had having will would can could
-    should shall may might must gonna wanna gotta let let's
-    new going doing been up day today again always still ever even now then ever yet
-    thing things stuff one ones way
-    man dude buddy pal friend girl guys bud mate dear hun
-    """.split()
-)
-
-#: Irregular past forms (and a few past participles) that mark a narrated event.
-IRREGULAR_PAST = frozenset(
-    """
-    went came saw made took got had did gave found bought brought thought told said met ran wrote
-    read left felt kept began begun sang sung swam drove rode flew ate drank spent sent built won lost
-    heard held taught caught fought sold paid put set let hit hurt quit became forgot forgiven
-    broke broken chose chosen drew drawn fell fallen grew grown knew known shook stood understood
-    woke wore worn threw thrown spoke spoken stole hid hidden led lit sat slept stuck struck swung
-    gone seen done taken given eaten written ridden driven been became tore torn bore born
-    """.split()
-)
-
-#: "-ed" words that are usually adjectives, not events.
-ED_ADJECTIVES = frozenset(
-    """
-    interested excited tired inspired motivated married scared bored worried stressed
-    amazed thrilled pleased surprised relieved overwhelmed blessed determined dedicated committed
-    talented skilled experienced limited related used supposed based focused involved
-    confused frustrated disappointed concerned exhausted obsessed impressed touched moved
-    need needed red bed shed seed feed speed weed indeed proceed exceed succeed wicked naked
-    sacred hundred kindred beloved crooked rugged
-    """.split()
-)
 
 SUBJECTS = frozenset("i we he she they you it".split())
 
@@ -196,6 +145,7 @@ def content_words(text: str, names: Iterable[str] = ()) -> list[str]:
 
 def _vocative_stripped(text: str) -> str:
     """Drop capitalised vocatives that may be nicknames: "Hey Tom!", "Thanks, Jo.", "See ya, Ravi!"."""
+    text = re.sub(r"^((?:wow|oh|aww*|yay|omg)\s*,?\s+)[A-Z][a-z]{1,12}(?=\s*[,!])", r"\1", text, flags=re.IGNORECASE)  # "Wow Mel, ..."
     text = re.sub(r"^((?:hey|hi|hello|bye|thanks|thank you|see ya|see you|yo|congrats|(?:good )?(?:morning|afternoon|evening|night)|"
                   r"welcome back)\s*,?\s+)[A-Z][a-z]{1,12}\b", r"\1", text, flags=re.IGNORECASE)
     return re.sub(r",\s*[A-Z][a-z]{1,12}(?=\s*[!.?]*\s*$)", "", text)
@@ -213,10 +163,15 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
     plain = not re.search(r"\b(?!I\b|I')[A-Z]", core[1:]) and not re.search(r"\d", core)
     if (PHATIC_SENTENCE.match(lowered) or VERDICT.match(lowered) or VERDICT_OF.match(lowered)) and plain:
         return True
-    # the formulas below are read without any leading interjection ("Lovely, thanks for telling me.")
-    while (lead := _LEAD_FILLER.match(lowered)) is not None and lead.end() < len(lowered):
+    if RETURN_GREETING.match(core):
+        return True
+    # the formulas below are read without any leading interjection ("Lovely, thanks for telling me.") or
+    # conjunction ("And congratulations on the win!")
+    while (lead := _LEAD_FILLER.match(lowered) or _LEAD_CONJUNCTION.match(lowered)) is not None and lead.end() < len(lowered):
         lowered = lowered[lead.end() :]
-    if REMARKS.match(lowered) and plain and not _OWN_CLAUSE.search(lowered):
+    if plain and (TEASER.match(lowered) or TRUISM.match(lowered) or LOOKING_FORWARD.match(lowered)):  # "Something exciting happened!", "Challenges force us to grow."
+        return True
+    if (REMARKS.match(lowered) or GENERIC_BENEFIT.match(lowered) or VERDICT_OF.match(lowered)) and plain and not _OWN_CLAUSE.search(lowered):
         return True
     # congratulations, wishes, offers of help ("Congratulations on the pottery course!"), unless a clause of
     # the speaker's own with something to remember follows ("Good luck, and my sister drives us there on Sunday")
@@ -236,8 +191,12 @@ def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:
         # a formula ("Glad you ...", "Your support means ...", "Keep it up") with nothing to remember after it
         if m and not [w for w in content_words(lowered[m.end() :], names) if w not in SOCIAL_REST_WORDS]:
             return True
-    return not content_words(_vocative_stripped(s), names)
+    content = content_words(_vocative_stripped(s), names)
+    # "I'll definitely check it out.", "Nate understands, Joanna.": nothing but taking up what was said
+    return not content or (not plain_named(s, names) and only_reacts(content, len(words(s))))
 
+
+_LEAD_CONJUNCTION = re.compile(r"^(?:and|but|plus|so|also|oh and)\s+", re.IGNORECASE)
 
 _OWN_CLAUSE = re.compile(r"(?:,|;|\s-|\s\u2013)\s*(?:and |but |also |btw |by the way )?(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b|\b(?:and|but) (?:i|we)\b")
 
@@ -377,6 +336,7 @@ def analyze(
     ``previous`` is the turn replied to, when another speaker said it: an acknowledgement that only
     repeats it ("Noted: runs first.") is phatic."""
     names = list(names)
+    answers = previous.rstrip().endswith("?")
     out: list[Sentence] = []
     for raw in split_sentences(text):
         image = raw.startswith("[shares an image")
@@ -388,7 +348,15 @@ def analyze(
         s = raw if image else strip_lead_filler(raw, names)
         kind: SentenceKind = "question" if s.rstrip().endswith("?") and not image else "content"
         times = times_of(s) if times_of else []
-        if kind == "content" and not image and not times and not follows_content and generic_remark(s, names):
+        # "Your backing means a lot.": a remark on the other person ("Keep your answers short." instructs)
+        remark = not plain_named(s, names) and remark_on_you(s) and not is_imperative(s) and not PROCEDURAL_CUES.search(s)
+        remark = remark and evaluates(content_words(s, names), words(s))  # "Your sister called." tells something
+        # "A mix of emotions for sure.": no word of anyone's world (no name, number, date or concrete word)
+        # (an answer to a question is kept: "A bit." answers "Are you nervous?")
+        # (nor is what is said of someone in particular: "They're a real support." of a family)
+        someone = THIRD_PERSON.search(s) is not None
+        remark = remark or (not answers and not someone and not plain_named(s, names) and abstract_only(content_words(s, names)))
+        if kind == "content" and not image and not times and not follows_content and (remark or generic_remark(s, names)):
             out.append(Sentence(text=raw, kind="phatic"))  # a sentiment or truism: nothing to remember
             continue
         sent = Sentence(text=s, kind=kind, image=image, times=times)

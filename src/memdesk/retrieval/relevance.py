@@ -65,7 +65,7 @@ class RelevanceMap:
 
 
 # Fitted by ``python bench/fit_relevance.py`` (bench/results/scores/fit.json; docs/scores.md has the data and the fit).
-FUSED = RelevanceMap(slope=0.8544, intercept=-1.897, size_slope=-1.4126, slope_per_decade=0.0755, name="z")
+FUSED = RelevanceMap(slope=0.7718, intercept=-1.9901, size_slope=-1.4275, slope_per_decade=0.0981, name="z")
 """The fused default: raw = the standardized fused score with its bonuses (``z`` in ``why``)."""
 COSINE = RelevanceMap(slope=8.9298, intercept=-7.9008, name="cosine")
 """ENGRAM's path: raw = the cosine (after a superseded record's demotion); no scope size (that path does not count)."""

@@ -35,6 +35,7 @@ from ..errors import InvalidInputError, UnknownScopeError
 from ..filters import RecordFilter, as_filter
 from .lexical import rrf_fuse
 from .packing import BudgetPacker, is_statement, normalized_text
+from .question_focus import FOCUS_WEIGHT, question_focus
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
 from .relevance import COSINE, FUSED, RRF, calibrate
@@ -109,6 +110,10 @@ class Retriever:
         calibrated: hits carry a calibrated relevance in [0, 1], non-increasing down the list, as ``score``
             (:mod:`memdesk.retrieval.relevance`; the raw ranking value stays in ``why``); False gives the raw values
             (the relevance fit reads those: ``bench/fit_relevance.py``).
+        focus_weight: in score fusion, added (gated by ``bonus_gate``) to the standardized score of a record that
+            states a value of the kind the question asks for: a place or a person for "where" and "who", a date for
+            "when", a count for "how many", a name for "which ..." and "what ... called"
+            (:mod:`memdesk.retrieval.question_focus`); 0 turns it off.
     """
 
     def __init__(
@@ -135,6 +140,7 @@ class Retriever:
         type_prior: float = TYPE_PRIOR,
         lexical_prior: float = 0.0,
         lexical_floor: float = 0.0,
+        focus_weight: float = 0.0,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -160,6 +166,7 @@ class Retriever:
         self.bonus_gate = bonus_gate
         self.lexical_prior = lexical_prior
         self.lexical_floor = lexical_floor
+        self.focus_weight = focus_weight
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
@@ -179,7 +186,7 @@ class Retriever:
             store, k=k, K=K, hybrid=True, fusion="score", lexical_k=options.pop("lexical_k", k),
             person_weight=options.pop("person_weight", PERSON_WEIGHT), time_weight=options.pop("time_weight", TIME_WEIGHT),
             bonus_gate=options.pop("bonus_gate", BONUS_GATE), lexical_prior=options.pop("lexical_prior", LEXICAL_PRIOR),
-            lexical_floor=options.pop("lexical_floor", LEXICAL_FLOOR),
+            lexical_floor=options.pop("lexical_floor", LEXICAL_FLOOR), focus_weight=options.pop("focus_weight", FOCUS_WEIGHT),
             token_budget=token_budget, serializer=serializer or Serializer(group_by_anchor=True), **options,
         )
 
@@ -309,6 +316,8 @@ class Retriever:
                 bonus_gate=self.bonus_gate,
                 lexical_prior=self.lexical_prior,
                 lexical_floor=self.lexical_floor,
+                focus=question_focus(person_text) if self.focus_weight > 0 else None,
+                focus_weight=self.focus_weight,
             )
             ranks: dict[MemoryType, int] = {}
 

@@ -27,6 +27,7 @@ from ..runtime import aio
 from .calibration import TypeMoments
 from .lexical import BM25Index
 from ..filters import RecordFilter
+from .question_focus import Focus, RecordValues, user_name_words
 from .question_time import TimeWindow
 from ..records import MemoryRecord, MemoryType, Scope, _aware as aware_utc
 from ..store.base import Store
@@ -68,6 +69,7 @@ class ScopeIndex:
         self.record_types = [MemoryType(r.type) for r in self.records]
         self.superseded, self.roles, self.event_times, self.said_times = _columns(self.records)
         self.user_names = user_names(self.records)
+        self.values = [RecordValues.of(r.text()) for r in self.records]
         self.by_type = _by_type(self.records)
         self._calibrate({t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()})
 
@@ -95,6 +97,7 @@ class ScopeIndex:
             np.concatenate([old, added]) for old, added in zip((self.superseded, self.roles, self.event_times, self.said_times), columns)
         )  # fmt: skip
         out.user_names = self.user_names | user_names(new)
+        out.values = self.values + [RecordValues.of(r.text()) for r in new]
         out.by_type, own = dict(self.by_type), dict(self.own)
         for t, pos in _by_type(new, start).items():
             out.by_type[t] = np.concatenate([self.by_type.get(t, np.zeros(0, dtype=np.intp)), pos])
@@ -123,6 +126,8 @@ class ScopeIndex:
         bonus_gate: float = 0.0,
         lexical_prior: float = 0.0,
         lexical_floor: float = 0.0,
+        focus: Focus | None = None,
+        focus_weight: float = 0.0,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
 
@@ -136,7 +141,8 @@ class ScopeIndex:
         ``lexical_floor`` keeps the BM25 normalizer at least that share of what a record holding every query term
         would score (:meth:`~memdesk.retrieval.lexical.BM25Index.attainable`, the words of ``time_windows`` left out),
         so that the best of weak matches (a short record sharing only the name every record holds) does not get the
-        whole lexical weight;
+        whole lexical weight; ``focus_weight`` for a record that states a value of the kind ``focus`` asks for
+        (:mod:`memdesk.retrieval.question_focus`: a place, a person, a date, a count);
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
         deviations, clipped to [0, 1] (no bonus at or below its type's mean). With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
@@ -181,9 +187,16 @@ class ScopeIndex:
             (boosted if bonus > 0 else penalty)[:] += bonus * (self.roles[positions] == role)
         window = self.window_of(positions, time_windows) if time_weight > 0 and time_windows else None
         bonus = boosted + (time_weight * (window >= 0) if window is not None else 0.0)
+        stated = np.zeros(len(positions))  # the focus bonus: the record states a value of the asked kind
+        if focus is not None and focus_weight > 0:
+            names = user_name_words(self.user_names)
+            stated = focus_weight * np.fromiter(
+                (focus.answers(self.values[i], names) for i in positions.tolist()), dtype=bool, count=len(positions)
+            )
+            bonus = bonus + stated
         if bonus_gate > 0:  # no bonus below the type's mean, the whole bonus from bonus_gate standard deviations up
             gate = np.clip(z / bonus_gate, 0.0, 1.0)
-            bonus, boosted = bonus * gate, boosted * gate
+            bonus, boosted, stated = bonus * gate, boosted * gate, stated * gate
         z = z + bonus + penalty  # after standardizing: a bonus every candidate shares changes no order
         boosted = boosted + penalty
         order = np.argsort(-z, kind="stable")
@@ -194,6 +207,7 @@ class ScopeIndex:
             yield i, float(z[j]), _Why(
                 origin[i], float(cosine[i]), float(lexical[i]) if lexical is not None else 0.0, float(z[j]), weight,
                 float(boosted[j]), (time_weight, when.label) if when is not None else None,
+                (float(stated[j]), focus.slot) if stated[j] > 0 and focus is not None else None,
             )
 
     def window_of(self, positions: np.ndarray, windows: Sequence[TimeWindow]) -> np.ndarray:
@@ -243,16 +257,17 @@ def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
 class _Why:
     """Why a fused candidate ranks where it does, formatted only when a hit is made of it."""
 
-    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus")
+    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus", "focus_bonus")
 
     def __init__(
         self, origin: tuple[str, int], cosine: float, bm25: float, z: float, superseded_weight: float | None = None,
-        role_bonus: float = 0.0, time_bonus: tuple[float, str] | None = None,
+        role_bonus: float = 0.0, time_bonus: tuple[float, str] | None = None, focus_bonus: tuple[float, str] | None = None,
     ) -> None:  # fmt: skip
         self.origin, self.cosine, self.bm25, self.z = origin, cosine, bm25, z
         self.superseded_weight = superseded_weight
         self.role_bonus = role_bonus
         self.time_bonus = time_bonus
+        self.focus_bonus = focus_bonus
 
     def __str__(self) -> str:
         where, rank = self.origin
@@ -264,8 +279,9 @@ class _Why:
             else ""
         )  # fmt: skip
         when = f" incl. +{self.time_bonus[0]:.2f}: dated in the question's {self.time_bonus[1]}" if self.time_bonus else ""
+        focus = f" incl. +{self.focus_bonus[0]:.2f}: states the {self.focus_bonus[1]} asked for" if self.focus_bonus else ""
         demoted = f"; superseded, x{self.superseded_weight}" if self.superseded_weight is not None else ""
-        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}"
+        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}{focus}"
 
 
 class ScopeIndexCache:

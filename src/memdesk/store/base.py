@@ -33,7 +33,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..errors import InvalidInputError
-from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
+from ..records import HistoryEntry, HistoryEvent, MemoryRecord, MemoryType, RawMessage, Scope
 from ..tenants import ApiKeyInfo, NewApiKey, Tenant
 from .collection_protocols import Collections, DocumentSet, VectorCollection  # noqa: F401 - re-exported
 
@@ -337,11 +337,12 @@ class Portability(Protocol):
     """What ``memdesk export``, ``import`` and ``copy`` need beyond the other protocols (:mod:`memdesk.portability`)."""
 
     def history_page(
-        self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None
+        self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None, event: HistoryEvent | None = None
     ) -> Page[HistoryEntry]:
         """Every history entry written under ``scope`` (wildcards allowed: ADD, UPDATE, and the DELETE
         tombstones of records deleted from it; None: the whole database, for operator tools such as
-        ``memdesk copy``, never a tenant's call), oldest first, up to ``limit`` after ``cursor``."""
+        ``memdesk copy``, never a tenant's call), oldest first, up to ``limit`` after ``cursor``; with
+        ``event``, only the entries of that event (``DELETE``: the tombstones)."""
         ...
 
     def history_of(self, record_ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:

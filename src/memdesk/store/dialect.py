@@ -67,6 +67,12 @@ class Dialect(Protocol):
 
     def executemany(self, conn: Any, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
 
+    def bulk_insert(self, conn: Any, table: str, columns: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Insert many new rows (``columns`` comma-separated; values as for an ``INSERT`` with :attr:`param`,
+        :attr:`time_mark` and :attr:`vector_mark` marks) in one statement where the database has one for it
+        (PostgreSQL: ``COPY``); a clash with a unique key is an error (the caller checked for clashes first)."""
+        ...
+
     def id_chunks(self, column: str, ids: Sequence[str], size: int = CHUNK) -> Iterator[tuple[str, list[Any]]]:
         """(condition, parameters) pairs selecting rows whose ``column`` is in ``ids``, together covering all."""
         ...

@@ -61,6 +61,19 @@ class LoopCursor:
         # a client-side cursor holds the whole result once execute returned: one await, not one per row
         return iter(self.fetchall())
 
+    @contextmanager
+    def copy(self, statement: str) -> Iterator["LoopCopy"]:
+        """``psycopg.Cursor.copy``: a ``COPY ... FROM STDIN`` fed row by row (:mod:`.pg_copy`)."""
+        manager = self._cursor.copy(statement)
+        copy = aio.await_(manager.__aenter__())
+        try:
+            yield LoopCopy(copy)
+        except BaseException as e:
+            if not aio.await_(manager.__aexit__(type(e), e, e.__traceback__)):
+                raise
+        else:
+            aio.await_(manager.__aexit__(None, None, None))
+
     @property
     def rowcount(self) -> int:
         return int(self._cursor.rowcount)
@@ -68,6 +81,19 @@ class LoopCursor:
     @property
     def description(self) -> Any:
         return self._cursor.description
+
+
+class LoopCopy:
+    """A ``psycopg.AsyncCopy`` with ``psycopg.Copy``'s synchronous ``set_types`` and ``write_row``."""
+
+    def __init__(self, copy: Any) -> None:
+        self._copy = copy
+
+    def set_types(self, types: Sequence[int | str]) -> None:
+        self._copy.set_types(types)
+
+    def write_row(self, row: Sequence[Any]) -> None:
+        aio.await_(self._copy.write_row(row))
 
 
 class LoopConnection:

@@ -21,6 +21,7 @@ from ..errors import ImportConflictError, InvalidInputError
 from ..records import HistoryEntry, HistoryEvent, MemoryRecord, MemoryType, RawMessage, Scope
 from .base import DEFAULT_PAGE, ON_CONFLICT, OnConflict, Page, Restored, check_on_conflict
 from .codec import (
+    MESSAGE_COLUMNS,
     check_ids,
     check_limit,
     check_records,
@@ -39,7 +40,7 @@ from .codec import (
 from .database import Database
 from .message_log import MessageTable
 from .record_writes import RecordWriter, prepare_records
-from .schema import TABLES, TOMBSTONE, insert_history, insert_scope
+from .schema import HISTORY_COLUMNS, RECORD_COLUMNS, TABLES, TOMBSTONE, insert_scope
 from .search_cache import RecordIndex
 from .shared_metadata import whole
 
@@ -69,10 +70,12 @@ class PortableTables:
 
     # -- reading -------------------------------------------------------------------------------
     def history_page(
-        self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None
+        self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None, event: HistoryEvent | None = None
     ) -> Page[HistoryEntry]:
         if scope is not None:
             check_scope(scope)
+        if event is not None and not isinstance(event, HistoryEvent):
+            raise InvalidInputError(f"event must be a HistoryEvent or None, not {event!r}")
         limit = check_limit(limit)
         after = position_cursor(cursor, "h")
         d = self.db.dialect
@@ -82,11 +85,12 @@ class PortableTables:
             rows: list[Any] = []
             chunks = [("1 = 1", [])] if keys is None else d.id_chunks("scope_key", keys)
             for cond, params in chunks:
+                only = "" if event is None else f" AND event = {p}"
                 sql = (
                     "SELECT hid, record_id, version, event, memory_type, scope_key, record, changed_at, metadata_ref FROM history "
-                    f"WHERE {cond} AND hid > {p} ORDER BY hid LIMIT {p}"
+                    f"WHERE {cond}{only} AND hid > {p} ORDER BY hid LIMIT {p}"
                 )
-                rows += conn.execute(sql, [*params, after, limit + 1]).fetchall()
+                rows += conn.execute(sql, [*params, *([] if event is None else [event.value]), after, limit + 1]).fetchall()
             rows = sorted(rows, key=lambda r: int(r[0]))[: limit + 1]
             more = len(rows) > limit
             rows = self._whole(conn, rows[:limit])
@@ -117,10 +121,13 @@ class PortableTables:
 
     def _entries(self, rows: Sequence[Any]) -> list[HistoryEntry]:
         d = self.db.dialect
+        scopes: dict[str, Scope] = {}  # one (frozen) Scope per key: a page's entries share few scopes
+        for key in {r[5] for r in rows}:
+            scopes[key] = scope_from_tuple(tuple(json.loads(key)))
         return [
             HistoryEntry(
                 record_id=rid, version=int(version), event=HistoryEvent(event), memory_type=MemoryType(mt),
-                scope=scope_from_tuple(tuple(json.loads(key))),
+                scope=scopes[key],
                 record=None if event == HistoryEvent.DELETE.value else record_from_json(mt, payload),
                 changed_at=d.time_from_db(at),
             )
@@ -136,9 +143,11 @@ class PortableTables:
             ids.update(r[0] for r in conn.execute(sql, params * len(TABLES)))
         for cond, params in d.id_chunks("record_id", list(record_ids)):
             ids.update(r[0] for r in conn.execute(f"SELECT DISTINCT record_id FROM history WHERE {cond}", params))
-        p = d.param
-        sql = f"SELECT 1 FROM messages WHERE scope_key = {p} AND id = {p} LIMIT 1"
-        logged = {(r[0], r[4]) for r in message_rows_ if conn.execute(sql, (r[0], r[4])).fetchone() is not None}
+        wanted = {(r[0], r[4]) for r in message_rows_}
+        logged: set[tuple[str, str]] = set()
+        for cond, params in d.id_chunks("id", sorted({i for _, i in wanted})):
+            found = conn.execute(f"SELECT scope_key, id FROM messages WHERE {cond}", params).fetchall()
+            logged.update(k for k in ((str(r[0]), str(r[1])) for r in found) if k in wanted)
         return ids, logged
 
     def restore(
@@ -199,7 +208,9 @@ class PortableTables:
                         conn.execute(f"DELETE FROM messages WHERE scope_key = {d.param} AND id = {d.param}", (key, mid))
                     out.replaced = len(clash_ids) + len(clash_msgs)
                 if rows:
-                    self.messages.insert(conn, rows)
+                    d.bulk_insert(conn, "messages", MESSAGE_COLUMNS, rows)
+                    now = d.now()
+                    d.executemany(conn, insert_scope(d.param), list({r[0]: (*r[:4], now) for r in rows}.values()))
                     out.messages = len(rows)
                 bases = {(scope_key(m.scope), m.id): m.metadata for m in check_messages(messages)}
                 if batch is not None:
@@ -235,7 +246,7 @@ class PortableTables:
             key = scope_key(r.scope)
             scopes.setdefault(key, (key, *scope_tuple(r.scope), now))
         for table, rows in by_table.items():
-            d.executemany(conn, self.writer._insert_record(table), rows)
+            d.bulk_insert(conn, table, RECORD_COLUMNS, rows)
         d.executemany(conn, insert_scope(d.param), list(scopes.values()))
 
     def _insert_history(self, conn: Any, entries: list[HistoryEntry], bases: dict[tuple[str, str], Any]) -> None:
@@ -250,7 +261,7 @@ class PortableTables:
                 e.record_id, e.memory_type.value, e.version, e.event.value, scope_key(e.scope),
                 TOMBSTONE if s is None else s.payload, self._stored_time(e.changed_at), None if s is None else s.ref,
             ))  # fmt: skip
-        self.db.dialect.executemany(conn, insert_history(self.db.dialect.param), rows)
+        self.db.dialect.bulk_insert(conn, "history", HISTORY_COLUMNS, rows)
 
 
 __all__ = ["ON_CONFLICT", "OnConflict", "PortableTables", "Restored", "check_on_conflict"]

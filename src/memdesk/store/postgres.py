@@ -50,6 +50,7 @@ from .database import Database
 from .schema import CHUNK
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
 from .pg_collections import PgCollectionSearch
+from .pg_copy import copy_rows
 from .pg_search import HNSW_MIN_ROWS, ITERATIVE_PGVECTOR, MIN_PGVECTOR, PgRecordSearch
 from .shared_metadata import SHARED_BODY
 from .sql_filter import JsonRef, TextFunctions
@@ -65,6 +66,8 @@ def _store_error(e: psycopg.Error, what: str) -> Exception:
     if isinstance(e, pg_errors.LockNotAvailable):
         return StoreLockedError(f"{what}: the database stayed locked past the lock timeout ({e})")
     if isinstance(e, psycopg.DataError) and "NUL" in str(e):
+        return InvalidInputError(f"{what}: PostgreSQL text cannot hold NUL characters ({e})")
+    if isinstance(e, pg_errors.CharacterNotInRepertoire) and "0x00" in str(e):  # the server's word for it (a COPY)
         return InvalidInputError(f"{what}: PostgreSQL text cannot hold NUL characters ({e})")
     return StoreError(f"{what}: {e}")
 
@@ -138,6 +141,9 @@ class PostgresDialect:
     text_functions = TextFunctions("strpos({0}, {1})", "octet_length(convert_to({0}, 'UTF8'))", "char_length({0})",
                                    "translate({0}, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')", '({0}) COLLATE "C"')  # fmt: skip
 
+    def __init__(self) -> None:
+        self._column_types: dict[str, dict[str, int]] = {}  # bulk_insert's COPY sends each column as its type
+
     def json_field(self, field: str) -> str:
         return f"(j ->> '{field}')"  # j: the row's record as jsonb, parsed once (json_guard)
 
@@ -194,6 +200,9 @@ class PostgresDialect:
 
     def executemany(self, conn: psycopg.Connection[Any], query: str, rows: Sequence[Sequence[Any]]) -> None:
         conn.cursor().executemany(query, rows)
+
+    def bulk_insert(self, conn: psycopg.Connection[Any], table: str, columns: str, rows: Sequence[Sequence[Any]]) -> None:
+        copy_rows(conn, table, columns, rows, self._column_types)
 
     def id_chunks(self, column: str, ids: Sequence[str], size: int = CHUNK) -> Iterator[tuple[str, list[Any]]]:
         if ids:  # one array parameter, however many ids

@@ -147,6 +147,11 @@ class SQLiteDialect:
     def executemany(self, conn: sqlite3.Connection, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         conn.executemany(sql, rows)
 
+    def bulk_insert(self, conn: sqlite3.Connection, table: str, columns: str, rows: Sequence[Sequence[Any]]) -> None:
+        """One prepared ``INSERT`` run over every row (inside the caller's transaction)."""
+        if rows:
+            conn.executemany(f"INSERT INTO {table} ({columns}) VALUES ({', '.join('?' * len(rows[0]))})", rows)
+
     def id_chunks(self, column: str, ids: Sequence[str], size: int = CHUNK) -> Iterator[tuple[str, list[Any]]]:
         for start in range(0, len(ids), size):
             chunk = list(ids[start : start + size])

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from ..filters import RecordFilter
-from ..records import HistoryEntry, MemoryRecord, MemoryType, RawMessage, Scope
+from ..records import HistoryEntry, HistoryEvent, MemoryRecord, MemoryType, RawMessage, Scope
 from ..tenants import ApiKeyInfo, NewApiKey, Tenant
 from .base import DEFAULT_PAGE, EmbeddingInfo, Forgotten, Page, ScoredRecord, VectorTable
 from .conveniences import StoreConveniences
@@ -197,8 +197,10 @@ class SQLStore(StoreConveniences):
         return self._messages.pending_scopes()
 
     # -- Portability ---------------------------------------------------------------------------
-    def history_page(self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None) -> Page[HistoryEntry]:
-        return self._portable.history_page(scope, limit=limit, cursor=cursor)
+    def history_page(
+        self, scope: Scope | None, *, limit: int = DEFAULT_PAGE, cursor: str | None = None, event: HistoryEvent | None = None
+    ) -> Page[HistoryEntry]:
+        return self._portable.history_page(scope, limit=limit, cursor=cursor, event=event)
 
     def history_of(self, record_ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
         return self._portable.history_of(record_ids)

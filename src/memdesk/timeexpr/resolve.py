@@ -76,13 +76,21 @@ class _Ctx:
     occurrence before, after, or nearest the reference; ``None`` keeps the reference's year."""
 
     prefer: str = "past"
-    direction: Literal["past", "future", "nearest"] | None = None
+    direction: Literal["past", "future", "current", "nearest"] | None = None
+
+
+#: How far back "current" (a present-tense clause) still reads a date as the occurrence just begun:
+#: "From 1 September I'm driving for another firm", said on 8 September, began a week ago.
+CURRENT_WINDOW = timedelta(days=31)
 
 
 def _directed(candidates: list[date], ref: date, direction: str | None, default: date) -> date:
-    """The candidate date that ``direction`` picks relative to ``ref``."""
+    """The candidate date that ``direction`` picks relative to ``ref`` ("current": the first one that is
+    still ahead or began within :data:`CURRENT_WINDOW`)."""
     if direction == "future":
         return min((d for d in candidates if d >= ref), default=default)
+    if direction == "current":
+        return min((d for d in candidates if d >= ref - CURRENT_WINDOW), default=default)
     if direction == "past":
         return max((d for d in candidates if d <= ref), default=default)
     if direction == "nearest":
@@ -352,7 +360,10 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                here = _Ctx(prefer=tense or "past", direction=tense or "nearest")
+                if tense == "present":
+                    here = _Ctx(prefer="future", direction="current")
+                else:
+                    here = _Ctx(prefer=tense or "past", direction=tense or "nearest")
             try:
                 res = handler(m, ref_day, here)
             except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999)

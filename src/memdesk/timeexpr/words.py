@@ -100,6 +100,22 @@ _FORWARD_CUE = re.compile(
     r"moved (?:\w+ )?to(?= (?:the )?\d| (?:january|february|march|april|may|june|july|august|september|october|november|december)\b))\b",
     re.IGNORECASE,
 )
+#: A date set by an arrangement, however many words stand between: "I booked my training for 21 June",
+#: "We've moved the trip to 4 August", "They put the match back to 3 May" (the booking is past, what it books
+#: is ahead).
+_SET_FOR = re.compile(
+    r"\b(?:book(?:ed)?|reserved?|scheduled?|arranged?|planned|set|fixed|moved|postponed|rescheduled|pushed|put|"
+    r"changed|brought|delayed|signed \w+ up)\b(?:\s+[\w'-]+){0,6}?\s+(?:for|to|until|till)\s+(?:the\s+)?"
+    rf"(?:{DAY_RE}\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE})\b",
+    re.IGNORECASE,
+)
+#: A clause in the present tense with a date: what is so on that date is the occurrence still to come or
+#: just begun ("My dad turns 70 on 14 August", "From 1 October I'm driving for another firm").
+_PRESENT = re.compile(
+    r"\b(?:is|are|am|isn't|aren't)\b|\b(?:i|you|we|they|he|she|it|that|there)'(?:m|re|s)\b|"
+    r"\b(?:turns|starts|begins|ends|finishes|opens|closes|arrives|lands|departs|leaves|runs|falls|happens|takes place)\b",
+    re.IGNORECASE,
+)
 #: An instruction or request opening a clause: it is about what is still to happen.
 _REQUEST = re.compile(
     r"^\s*(?:please |and |so |then )*(?:book|remember|remind|plan|schedule|make sure|don't forget|order|buy|call|email|send|"
@@ -109,20 +125,24 @@ _REQUEST = re.compile(
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
 
 
-def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future"] | None:
+def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
     """The tense the clause of ``text`` around ``span`` (a time expression) gives it: "future" if the
-    clause looks forward ("starting on 15 April", "booked for 2 March", "I'll", an instruction), else the
-    clause's own tense ("past" if it narrates), else "future" if the sentence arranges something ("Our
-    week off is booked: a cabin from 13 October"), else the tense of the whole sentence
-    (:func:`sentence_tense`). ``None``: no cue either way."""
+    clause looks forward ("starting on 15 April", "booked for 2 March", "I booked my training for 21 June",
+    "I'll", an instruction), else the clause's own tense ("past" if it narrates), else "present" if the clause
+    is in the present tense ("My dad turns 70 on 14 August", "from 1 October I'm driving for ..."): the
+    occurrence still to come or just begun, else "future" if the sentence arranges something ("Our week off
+    is booked: a cabin from 13 October"), else the tense of the whole sentence (:func:`sentence_tense`).
+    ``None``: no cue either way."""
     start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, span[0])), default=0)
     after = _CLAUSE_BREAK.search(text, span[1])
     clause = text[start : after.start() if after else len(text)]
-    if _FORWARD_CUE.search(clause) or _REQUEST.match(clause):
+    if _FORWARD_CUE.search(clause) or _REQUEST.match(clause) or _SET_FOR.search(clause):
         return "future"
     own = sentence_tense(clause)
     if own is not None:
         return own
+    if _PRESENT.search(clause):
+        return "present"
     if _FORWARD_CUE.search(text):
         return "future"
     return sentence_tense(text)

@@ -1,0 +1,157 @@
+"""What kind of value a question asks for, and whether a record states one (English).
+
+A question names a topic and asks for one slot of it: "Where does Dana live?" wants a place, "Who is doing the
+roof?" a person, "When is the wedding?" a date, "How many days ...?" a count, "What is the cat called?" and
+"Which school ...?" a name. Among the records on the asked topic, the one that answers states a value of that kind
+("Dana rents a room in Didsbury", "The roofer is Dai Morgan", "the wedding is on 27 September"); the others only
+mention the topic ("Dana wants you to keep track of her move", "The roof is finished"). :func:`question_focus`
+reads the slot from the question's wh-word; :class:`RecordValues` reads once per record which kinds of value it
+states; :meth:`Focus.answers` joins the two. The fused read path adds ``focus_weight`` standard deviations to a
+record that states a value of the asked kind (:meth:`~memdesk.retrieval.scope_index.ScopeIndex.rank`, gated like the
+other bonuses: a record no more related than its type's average gets none).
+
+A name is a capitalized word that is not the first word of a sentence (unless a second capitalized word follows it),
+not a weekday or a month, not the speaker label of a record ("Dana: ...") and not a word of the question or one of
+the user's names: a record naming only the asked subject states no new name. A date is a month or weekday name, a
+numeric date, or a relative day ("yesterday", "next week"); a count is a number, in digits or words.
+A question in another language, or one whose slot is not one of these ("What does Dana do?", "Why ...?"), has no
+focus and gets no bonus.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["FOCUS_WEIGHT", "Focus", "RecordValues", "question_focus"]
+
+FOCUS_WEIGHT = 1.0
+"""The default read path's bonus, in standard deviations, for a record that states a value of the asked kind
+(measured on the tune chats and a LoCoMo replay: ``bench/results/chats/28r3-tune/README.md``)."""
+
+Slot = Literal["name", "place", "date", "count"]
+
+_MONTHS = "january february march april may june july august september october november december"
+_DAYS = "monday tuesday wednesday thursday friday saturday sunday"
+_CALENDAR = frozenset(f"{_MONTHS} {_DAYS} jan feb mar apr jun jul aug sep sept oct nov dec".split())
+_NUMBERS = frozenset(
+    """one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+    eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million dozen half
+    twice once""".split()
+)
+_RELATIVE_DAY = re.compile(
+    r"\b(?:yesterday|today|tomorrow|tonight|(?:last|next|this) (?:week|month|year|weekend|summer|winter|spring|autumn))\b",
+    re.IGNORECASE,
+)
+_NUMERIC_DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b(?:19|20)\d{2}\b")
+_DIGITS = re.compile(r"\d")
+_MONTH = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
+_DAY_OF_MONTH = re.compile(rf"\b\d{{1,2}}(?:st|nd|rd|th)? (?:of )?{_MONTH}\b|\b{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?\b")
+_WORD = re.compile(r"[^\W_]+(?:['’&-][^\W_]+)*", re.UNICODE)
+_SPEAKER = re.compile(r"^\s*[^\s:]{1,40}(?: [^\s:]{1,40})?:\s")
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\s+[-–—]\s+")
+_FUNCTION = frozenset(
+    """a an the i it its this that these those he she they we you my our your his her their and but or so if when
+    what where who which how why please also then there here yes no not just""".split()
+)
+
+_WH = re.compile(r"^\W*(?:and |so |but )?(who|whom|whose|where|when|what|which|how)\b\s*(\w+)?", re.IGNORECASE)
+_AUX = frozenset(
+    """is are was were do does did has have had will would can could should may might am be been 's""".split()
+)
+_PLACE_PREPOSITIONS = frozenset("in at on near from to into outside around by".split())
+_WHAT_NOUN = re.compile(
+    r"^\W*what (?!kind\b|sort\b|type\b)[a-z]+ (?:is|are|was|were|does|do|did|has|have|had|will|would|can|could)\b",
+    re.IGNORECASE,
+)
+_COUNT_HOW = frozenset("many much old long far big tall".split())
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The slot a question asks for and the words it already says (lower-cased: a name among them is no answer)."""
+
+    slot: Slot
+    said: frozenset[str]
+
+    def answers(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
+        """True when a record with these ``values`` states a value of the asked kind."""
+        if self.slot == "date":
+            return values.date
+        if self.slot == "count":
+            return values.count
+        return bool((values.places if self.slot == "place" else values.names) - self.said - user_names)
+
+
+def question_focus(question: str | None) -> Focus | None:
+    """The slot ``question`` asks for (see the module docstring), None when it asks for none of them."""
+    if not question:
+        return None
+    m = _WH.match(question)
+    if m is None:
+        return None
+    wh, nxt = m.group(1).lower(), (m.group(2) or "").lower()
+    said = frozenset(_bare(w) for w in _WORD.findall(question.lower()))
+    if wh in ("who", "whom"):
+        return Focus("name", said)
+    if wh == "where":
+        return Focus("place", said)
+    if wh == "when" or (wh in ("what", "which") and nxt in ("date", "day", "year", "month", "time")):
+        return Focus("date", said)
+    if wh == "how" and nxt in _COUNT_HOW:
+        return Focus("count", said)
+    if wh in ("what", "which"):
+        if re.search(r"\b(?:called|named)\W*$", question, re.IGNORECASE) or re.search(r"\bname of\b|\bnames?\b", question, re.IGNORECASE):
+            return Focus("name", said)
+        if wh == "which" and nxt and nxt not in _AUX:
+            return Focus("name", said)
+        if _WHAT_NOUN.match(question):  # "What car does ...", "What book is ...": a named thing
+            return Focus("name", said)
+    return None
+
+
+def _bare(word: str) -> str:
+    return word.replace("’", "'").removesuffix("'s")
+
+
+@dataclass(frozen=True)
+class RecordValues:
+    """The kinds of value one record's text states: names (lower-cased), the names a place preposition opens, a date,
+    a count (a number that is not part of a date)."""
+
+    names: frozenset[str]
+    places: frozenset[str]
+    date: bool
+    count: bool
+
+    @classmethod
+    def of(cls, text: str) -> RecordValues:
+        body = _SPEAKER.sub("", text, count=1)
+        names: set[str] = set()
+        places: set[str] = set()
+        for sentence in _SENTENCE.split(body):
+            words = _WORD.findall(sentence)
+            place = False  # inside a name that a place preposition opened ("in New Mills", "at St Brigid's")
+            for n, word in enumerate(words):
+                lower = word.lower()
+                if not word[0].isupper() or lower in _CALENDAR or lower.removesuffix("s") in _CALENDAR or lower in _FUNCTION:
+                    place = word.lower() in _PLACE_PREPOSITIONS or (place and word.lower() in ("the", "a"))
+                    continue
+                if n == 0 and not (len(words) > 1 and words[1][0].isupper()):
+                    continue  # a sentence's first word is capitalized anyway
+                names.add(_bare(word.lower()))
+                if place:
+                    places.add(_bare(word.lower()))
+        lowered = body.lower()
+        words = set(_WORD.findall(lowered))
+        date = bool(words & _CALENDAR or _NUMERIC_DATE.search(body) or _RELATIVE_DAY.search(body))
+        undated = _DAY_OF_MONTH.sub(" ", _NUMERIC_DATE.sub(" ", lowered))  # "14 January" and "2025-05-20" count nothing
+        count = bool(_DIGITS.search(undated) or words & _NUMBERS)
+        return cls(frozenset(names), frozenset(places), date, count)
+
+
+def user_name_words(names: Iterable[str]) -> frozenset[str]:
+    """The lower-cased words of the user's names ("Dana Kim" -> dana, kim): never a new name in a record."""
+    return frozenset(_bare(w) for name in names for w in _WORD.findall(name.lower()))

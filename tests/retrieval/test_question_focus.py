@@ -1,0 +1,91 @@
+"""What a question asks for (a person, a place, a date, a count, a name) and whether a record states one."""
+
+from __future__ import annotations
+
+import pytest
+
+from memdesk.records import Scope, SemanticRecord
+from memdesk.retrieval.question_focus import Focus, RecordValues, question_focus
+from memdesk.retrieval.retrieve import Retriever
+from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
+
+S = Scope(user_id="u")
+
+
+@pytest.mark.parametrize(
+    "question, slot",
+    [
+        ("Who fixed Priya's boiler?", "name"),
+        ("Where does Priya keep her kayak?", "place"),
+        ("When is the school play?", "date"),
+        ("What day does the market open?", "date"),
+        ("How many cousins does Priya have?", "count"),
+        ("How old is Priya's nephew?", "count"),
+        ("What is Priya's parrot called?", "name"),
+        ("Which bakery sells the rye loaf?", "name"),
+        ("What car does Priya drive now?", "name"),  # "what <noun> <verb>": a named thing
+        ("What kind of tea does Priya drink?", None),
+        ("What will Priya cook?", None),  # "what" then a verb: no noun
+        ("What does Priya do on Fridays?", None),  # an activity: no value kind to look for
+        ("Why did Priya quit the choir?", None),
+        ("How does Priya get to the office?", None),
+        ("Which is better?", None),  # "which" then a verb: no noun to name
+        ("", None),
+        ("¿Dónde vive Priya?", None),  # another language: no focus
+    ],
+)
+def test_question_focus_reads_the_slot_from_the_wh_word(question, slot):
+    focus = question_focus(question)
+    assert (focus.slot if focus else None) == slot
+
+
+def test_record_values_find_new_names_places_dates_and_counts():
+    v = RecordValues.of("Priya: Our plumber is Tomek Nowak, he came on Tuesday.")
+    assert {"tomek", "nowak"} <= v.names and "priya" not in v.names  # the speaker label is no name it states
+    assert v.date and not v.count
+    assert "tuesday" not in v.names  # a weekday is a date, not a name
+    v = RecordValues.of("Priya keeps the kayak at Harbour Sheds in Portree.")
+    assert {"harbour", "sheds", "portree"} <= v.places
+    v = RecordValues.of("Priya's friend is Oona.")
+    assert v.names == {"oona"} and not v.places  # a person, not a place
+    v = RecordValues.of("The choir meets every week.")
+    assert not v.names and not v.date  # a sentence's first word is capitalized anyway; "every week" is no date
+    assert RecordValues.of("She has three cousins.").count and RecordValues.of("She turned 41.").count
+    assert RecordValues.of("The play is on 2025-06-14.").date and RecordValues.of("It opened yesterday.").date
+    party = RecordValues.of("The party is on 14 January at the lido.")  # a day of the month is a date, not a count
+    assert party.date and not party.count
+
+
+def test_a_name_the_question_already_says_is_no_answer():
+    focus = question_focus("Who is Priya's dentist?")
+    assert not focus.answers(RecordValues.of("Priya hates the dentist."))  # only the subject's own name
+    assert focus.answers(RecordValues.of("Priya's dentist is Dr Farah Haddad."))
+    assert not focus.answers(RecordValues.of("Priya Shah sees the dentist."), frozenset({"shah"}))  # the user's name
+    assert focus == Focus("name", focus.said) and "priya" in focus.said
+
+
+def test_the_record_that_states_the_asked_place_ranks_over_one_that_mentions_the_topic(store):
+    """Two records on the asked topic, the one only mentioning it a little closer in meaning: the one stating a place
+    ("in Ormskirk") ranks first with ``focus_weight``, the other without."""
+    put(store, SemanticRecord(scope=S, fact="Priya wants help planning where to live next", provenance=["topic"]),
+        [1, 0.30, 0])  # fmt: skip
+    put(store, SemanticRecord(scope=S, fact="Priya rents a cottage in Ormskirk", provenance=["place"]), [1, 0.38, 0])
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"Priya noted an unrelated errand {i}", provenance=[f"f{i}"]),
+            [0, 1, 0.1 * i])  # fmt: skip
+    q = unit([1, 0, 0])
+    question = "Where does Priya reside?"
+    focused = Retriever.fused(store, K=3, focus_weight=1.0).retrieve(q, S, query_text=question, hybrid=False)
+    assert focused[0].record.provenance == ["place"] and "states the place asked for" in focused[0].why
+    flat = Retriever.fused(store, K=3, focus_weight=0).retrieve(q, S, query_text=question, hybrid=False)
+    assert flat[0].record.provenance == ["topic"]
+
+
+def test_the_focus_bonus_is_gated_an_unrelated_record_stating_a_date_gets_none(store):
+    put(store, SemanticRecord(scope=S, fact="the recital is at the town hall", provenance=["topic"]), [1, 0.2, 0])
+    put(store, SemanticRecord(scope=S, fact="the bins go out on Monday", provenance=["far"]), [0, 1, 0])
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"an unrelated errand {i}", provenance=[f"f{i}"]), [0.2, 1, 0.1 * i])
+    hits = Retriever.fused(store, K=3, focus_weight=3.0).retrieve(unit([1, 0, 0]), S, query_text="When is the recital?", hybrid=False)
+    assert hits[0].record.provenance == ["topic"]
+    assert all("asked for" not in h.why for h in hits if h.record.provenance == ["far"])
