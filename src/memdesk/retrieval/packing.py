@@ -20,7 +20,7 @@ to the retriever's budget the same way, so an evidence block never exceeds the b
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInputError
@@ -139,4 +139,23 @@ def fit(hits: list[SearchHit], serializer: "Serializer", budget: int) -> list[Se
     out = list(hits)
     while out and serializer.serialize(out).tokens > budget:
         out.pop()
+    return out
+
+
+def dedupe(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """Keep the first (best) hit of each provenance set and of each normalized text; the statements a compound
+    message was split into (:func:`is_statement`) are kept one per text."""
+    seen_prov: set[tuple[str, ...]] = set()
+    seen_text: set[str] = set()
+    out = []
+    for h in hits:
+        prov = tuple(sorted(h.record.provenance))
+        text = normalized_text(h.record.embed_text())
+        statement = is_statement(h.record)
+        if (prov and prov in seen_prov and not statement) or text in seen_text:
+            continue
+        if prov and not statement:
+            seen_prov.add(prov)
+        seen_text.add(text)
+        out.append(h)
     return out

@@ -34,7 +34,7 @@ from ..runtime import aio
 from ..errors import InvalidInputError, UnknownScopeError
 from ..filters import RecordFilter, as_filter
 from .lexical import rrf_fuse
-from .packing import BudgetPacker, is_statement, normalized_text
+from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa: F401 - dedupe re-exported
 from .question_focus import FOCUS_WEIGHT, question_focus
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
@@ -386,22 +386,3 @@ class Retriever:
                 )
             )
         return out
-
-
-def dedupe(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """Keep the first (best) hit of each provenance set and of each normalized text; the statements a compound
-    message was split into (:func:`~memdesk.retrieval.packing.is_statement`) are kept one per text."""
-    seen_prov: set[tuple[str, ...]] = set()
-    seen_text: set[str] = set()
-    out = []
-    for h in hits:
-        prov = tuple(sorted(h.record.provenance))
-        text = normalized_text(h.record.embed_text())
-        statement = is_statement(h.record)
-        if (prov and prov in seen_prov and not statement) or text in seen_text:
-            continue
-        if prov and not statement:
-            seen_prov.add(prov)
-        seen_text.add(text)
-        out.append(h)
-    return out

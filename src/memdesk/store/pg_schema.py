@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import MigrationError
 from .migrations import Migration
+from .pg_dialect import PostgresDialect, hnsw_indexes, set_vector_dim  # noqa: F401 - re-exported
 from .shared_metadata import migrate_rows, migration_ddl
 from .schema import CHANGE_LOGGED, HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, MESSAGE_STATUS, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
 
@@ -180,35 +181,6 @@ def _m0004_change_log(conn: "psycopg.Connection") -> None:
         conn.execute(statement)
 
 
-def hnsw_indexes(conn: "psycopg.Connection", table: str) -> list[str]:
-    """Names of the HNSW indexes on ``table``."""
-    rows = conn.execute(
-        "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid JOIN pg_am a ON a.oid = i.relam "
-        "WHERE x.indrelid = %s::regclass AND a.amname = 'hnsw'",
-        [table],
-    ).fetchall()
-    return [r[0] for r in rows]
-
-
-def set_vector_dim(conn: "psycopg.Connection", dim: int | None) -> None:
-    """Make every ``vector`` column ``vector(dim)`` (what an HNSW index needs), or plain ``vector``
-    for None (while ``memdesk reembed`` writes vectors of another dimension; HNSW indexes are
-    dropped then, and rebuilt afterwards by ``index_large_scopes``)."""
-    from psycopg import sql
-
-    wanted = "vector" if dim is None else f"vector({int(dim)})"
-    for table in (*TABLES.values(), "collection_items"):
-        row = conn.execute(
-            "SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = %s::regclass AND attname = 'vector'",
-            [table],
-        ).fetchone()
-        if row is not None and row[0] != wanted:
-            if dim is None:
-                for index in hnsw_indexes(conn, table):
-                    conn.execute(sql.SQL("DROP INDEX {}").format(sql.Identifier(index)))
-            conn.execute(f"ALTER TABLE {table} ALTER COLUMN vector TYPE {wanted}")
-
-
 def _m0005_dimensioned_vectors(conn: "psycopg.Connection") -> None:
     """``vector(n)`` columns for a store whose embedding dimension is recorded (new stores get them
     when the dimension is first recorded)."""
@@ -236,7 +208,6 @@ def _m0008_message_status(conn: "psycopg.Connection") -> None:
 def _m0009_shared_metadata(conn: "psycopg.Connection") -> None:
     """Long metadata stored once (:mod:`.shared_metadata`); rows written before it are split as new ones are."""
     from .codec import record_from_json
-    from .postgres import PostgresDialect
 
     for statement in migration_ddl("text"):
         conn.execute(statement)

@@ -9,6 +9,7 @@ from typing import Any
 from .database import Database
 from .codec import record_from_json
 from .migrations import Migration
+from .sqlite_dialect import SQLiteDialect
 from .shared_metadata import migrate_rows, migration_ddl
 from .schema import CHANGE_LOGGED, HISTORY_SCOPE_INDEX, HISTORY_TOMBSTONES, MESSAGE_STATUS, TABLES, api_keys_ddl, documents_ddl, fill_legacy_texts, record_table_ddl
 
@@ -96,7 +97,6 @@ def _m0008_message_status(conn: sqlite3.Connection) -> None:
 
 def _m0009_shared_metadata(conn: sqlite3.Connection) -> None:
     """Long metadata stored once (:mod:`.shared_metadata`); rows written before it are split as new ones are."""
-    from .sqlite import SQLiteDialect
 
     for statement in migration_ddl("TEXT"):
         conn.execute(statement)
