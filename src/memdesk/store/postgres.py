@@ -47,7 +47,7 @@ from .pg_vectors import PgVector, register_vector, vector_oid
 from .database import Database
 from .search_cache import DEFAULT_CACHE_MAX_ROWS
 from .pg_collections import PgCollectionSearch
-from .pg_dialect import PostgresDialect, _store_error
+from .pg_dialect import PostgresDialect
 from .pg_search import HNSW_MIN_ROWS, ITERATIVE_PGVECTOR, MIN_PGVECTOR, PgRecordSearch
 from .sqlstore import SQLStore
 
@@ -279,7 +279,7 @@ class PostgresStore(SQLStore):
                     conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", _MIGRATION_LOCK)
                     yield conn
             except psycopg.Error as e:
-                raise _store_error(e, what) from e
+                raise self.db.dialect.store_error(e, what) from e
 
 
 __all__ = ["PG_MIGRATIONS", "PgVector", "PostgresDialect", "PostgresStore", "describe_dsn"]

@@ -36,7 +36,7 @@ from .migrations import Migration, apply_migrations
 from .ann import DEFAULT_EF_CONSTRUCTION, DEFAULT_EF_SEARCH
 from .ann_scopes import DEFAULT_ANN_MIN_ROWS, LargeScopes, check_ann_options
 from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordSearch
-from .sqlite_dialect import SAFE_JSON_KEY, SQLiteDialect, _is_locked  # noqa: F401 - SAFE_JSON_KEY re-exported
+from .sqlite_dialect import SQLiteDialect
 from .sqlite_schema import SQLITE_MIGRATIONS, SQLiteMigrationTarget
 from .sqlstore import SQLStore, check_cache_rows
 
