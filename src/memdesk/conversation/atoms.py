@@ -33,7 +33,7 @@ def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
     with_ = re.compile(
         rf"^(?P<head>{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
-        rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their)\s+.+?)(?P<end>[.!?]*)$",
+        rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their|another)\s+.+?)(?P<end>[.!?]*)$",
         re.IGNORECASE,
     )
     return brk, with_
@@ -50,7 +50,7 @@ _PEOPLE = frozenset(
     """.split()
 )
 _NAMED = re.compile(
-    r"^(?P<whose>my|our|his|her|their|a|an)\s+(?P<noun>[\w-]+(?:\s+(?!called\b|named\b)[\w-]+)?)\s*,?\s+(?:(?:called|named)\s+)?(?P<name>(?-i:[A-Z][\w'-]+))$",
+    r"^(?P<whose>my|our|his|her|their|a|an|another)\s+(?P<noun>[\w-]+(?:\s+(?!called\b|named\b)[\w-]+)?)\s*,?\s+(?:(?:called|named)\s+)?(?P<name>(?-i:[A-Z][\w'-]+))$",
     re.IGNORECASE,
 )
 
@@ -68,6 +68,9 @@ def _companions(head: str, with_: str, subject: str | None = None) -> list[str]:
     out = []
     for m in named:
         assert m is not None
+        if m.group("whose").lower() == "another":
+            out.append(f"{head} with {m.group(0)}")  # "I share with another doctor, Priti": not "my doctor"
+            continue
         noun = m.group("noun")
         verb = "is" if noun.split()[-1].lower() in _PEOPLE else "is called"
         whose = m.group("whose").lower()

@@ -71,7 +71,11 @@ _REPORT = _p(rf"\b(?:i|we)(?:'ll|\s+will|\s+now|\s+still)?\s+(?:now\s+)?report\s
 _JOB_AS = _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?(?:got|landed|accepted|started|taken)\s+(?:a\s+|the\s+)?(?:new\s+)?(?:job|post|position|role)\s+as\s+(?:a|an)\s+"
              rf"(?P<value>[a-z][\w-]*(?:\s+[a-z][\w-]*){{0,3}}?)(?:\s+(?:at|for|with)\s+(?P<org>{_CAP}(?:\s+{_CAP}){{0,3}}))?(?=\s*(?:$|[,.;:!?]|\s(?:at|for|with|in|from|on|starting)\b))")
 _PROMOTED = _p(r"\b(?:i(?:'ve|\s+have)\s+been|i\s+was|i\s+got)\s+promoted\s+to\s+(?:a\s+|an\s+)?(?P<value>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,3}?)(?=\s*(?:$|[,.;:!?]|\s(?:at|in|on|from|last|this)\b))")
-_JOB_FOR = _p(rf"\bi(?:'m|\s+am)\s+(?:a|an)\s+(?:[\w-]+\s+){{1,4}}?(?:at|for|with)\s+(?P<value>{_CAP}(?:\s+{_CAP}){{0,3}})")
+#: "I'm a pharmacist at the Boots on King Street", "I'm head chef at a restaurant called Ember": the employer named.
+_JOB_FOR = _p(
+    r"\bi(?:'m|\s+am)\s+(?:now\s+)?(?:a|an|the|head|chief|lead|senior|junior)\s+(?:[\w-]+\s+){1,4}?(?:at|for|with)\s+"
+    rf"(?:the\s+|(?:a|an)\s+(?:[\w-]+\s+){{1,2}}?(?:called|named)\s+)?(?P<value>{_CAP}(?:\s+{_CAP}){{0,3}})"
+)
 _WORKPLACE = r"(?:company|firm|team|school|practice|job|business|club|department|office|branch|board|role|post|unit|ward|surgery|class|classroom)"
 #: A person leaving a role: "Helen Marsh is leaving Corvid", "Rachel Okonjo has moved to the London office", "Dr Penrose is
 #: going on leave"; not "Tom left early" or "Tom is moving to a new flat" (a leaving needs a workplace or a name).

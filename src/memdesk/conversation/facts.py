@@ -27,6 +27,7 @@ import re
 
 from .attributes import attribute_claims
 from .claims import Claim, Op
+from .endings import ended_claims
 from .updates import update_of
 
 __all__ = ["Claim", "changes_of", "claims_of", "same_value"]
@@ -45,6 +46,7 @@ _I = r"\b(?:i|we)"
 _ADV = r"(?:(?:just|finally|recently|officially|actually|now|already|also|really|absolutely|still)\s+)*"
 _HAVE = r"(?:'ve|\s+have)?"
 _ANYMORE = r"\s+(?:anymore|any more|these days|now)\b"
+_DWELLING = r"(?:flat|house|room|hostel|cottage|bungalow|apartment|studio|bedsit|houseshare|flatshare|maisonette|terrace)"
 _PARTNER_NOUN = r"(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?|spouse)"
 _SPLIT = r"(?:broke|broken|split|splitted)\s+up|separated|divorced|called\s+off\s+(?:the|our)\s+engagement"
 _THINGS = (
@@ -73,6 +75,9 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+in\s+{_NAME}\s+now\b"), "residence", "set", ""),
     (_p(rf"\b(?:my|our)\s+(?:new\s+)?(?:home|flat|house|place|apartment)\s+is\s+(?:now\s+)?in\s+{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"\bhome\s+(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
+    # a dwelling rented, shared, found or stayed in, in a named place ("we've rented a flat in Leith", "Found a room in Fenham")
+    (_p(rf"(?:{_I}(?:'ve|'m|'re|\s+have|\s+am|\s+are)?\s+{_ADV}|^\s*)(?:share|sharing|rent|renting|rented|found|staying|moved\s+into)\s+"
+        rf"(?:in\s+)?(?:a|an|the|my|our)\s+(?:[\w-]+\s+){{0,2}}?{_DWELLING}\s+in\s+(?:the\s+)?{_NAME}{_STOP}(?![^.;!?]*\b(?:for|over)\s+(?:a|an|the|one|two|three|four|\d+|our|my)\s+(?:night|week|weekend|fortnight|month|holiday|break|trip|days|nights|weeks)\b)"), "residence", "set", ""),
     (_p(rf"{_I}\s+(?:don't|do not|no longer)\s+live\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+not\s+in\s+{_NAME}\s+(?:anymore|any more)\b"), "residence", "end", ""),
     (_p(rf"{_I}{_HAVE}\s+{_ADV}moved\s+(?:out\s+of|away\s+from)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
@@ -287,7 +292,10 @@ def claims_of(sentence: str) -> list[Claim]:
     negated = _negation(text)
     if negated is not None and not any(c.op == "end" and c.value == negated.value for c in out):
         out.append(negated)
-    out.extend(changes_of(text))
+    ended = [c for c in ended_claims(text) if all(not same_value(c.value, o.value) for o in out if o.op == "end")]
+    # a clause naming what ended says what changed better than its distinctive words
+    out.extend(c for c in changes_of(text) if not any(e.value and e.value.lower() in (c.value or "").lower() for e in ended))
+    out.extend(ended)
     out.extend(c for c in attribute_claims(text) if all((c.key, c.op, c.value) != (o.key, o.op, o.value) for o in out))
     if (update := update_of(text)) is not None:
         out.append(update)

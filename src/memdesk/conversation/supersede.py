@@ -52,6 +52,7 @@ from typing import Sequence
 import numpy as np
 
 from .attributes import same_role
+from .endings import mentions, valued_end
 from .facts import Claim, same_value
 from .updates import only_names, owner_only, updated_by
 from ..errors import ConfigError
@@ -200,6 +201,11 @@ def _all_replaced(new: list[Claim], old: list[Claim]) -> bool:
 
 
 _TEXTUAL = ("change", "update", "negation")
+
+
+def _ends(claims: list[Claim], value: str) -> bool:
+    """Whether a memory's own claims end ``value`` (a second "Kona was stolen" does not close the first)."""
+    return any(valued_end(c) is not None and same_value(c.value, value) for c in claims)
 #: Facts a revision ("I changed my mind", "we decided not to ...") never takes back: they change only when said.
 _DURABLE = ("partner", "residence", "employer", "job", "role", "pet")
 
@@ -276,7 +282,7 @@ class Supersession:
             return _same_speaker(r, new)
 
         # a generic negation may close a memory no attribute rule read ("Maya plays the violin")
-        generic = any(c.attribute in ("negation", "change", "update") or (c.attribute == "role" and c.op == "end") for c in claims_in(new))
+        generic = any(c.attribute in ("change", "update") or valued_end(c) for c in claims_in(new))
         out = []
         for j, r in enumerate(records[:i]):
             if same(r) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
@@ -327,7 +333,11 @@ class Supersession:
             for c in candidates:
                 for t in _terms(c.record.text()):
                     df[t] = df.get(t, 0) + 1
-        victims = [c for c in candidates if _all_replaced(claims, c.claims) or any(negates(n, c.record) for n in claims)]
+        ends = [v for n in claims if (v := valued_end(n))]
+        victims = [
+            c for c in candidates
+            if _all_replaced(claims, c.claims) or any(negates(n, c.record) for n in claims) or any(mentions(v, c.record.text()) and not _ends(c.claims, v) for v in ends)
+        ]  # fmt: skip
         for update in (n for n in claims if n.attribute == "update"):
             # the memories whose value it changes, close enough in meaning, that share the most words saying
             # what the value is of ("push our budget up to £52,000": the budget, not the roofer's date)

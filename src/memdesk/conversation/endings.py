@@ -1,0 +1,132 @@
+"""What a statement ends, read from the shape of the clause rather than from one verb list per attribute.
+
+Three classes of statement end a thing without naming an attribute of the speaker:
+
+* a **thing that ends**: a subject (a name, or "my/our/the" and a noun) with a predicate of ending:
+  death, loss, departure, closing, failure, cancellation ("Sadly Marlow died", "My Vespa was stolen",
+  "Okafor Lettings has gone bust", "The Crown double-booked us", "Jodie has left", "Thornby's too far
+  now"). The predicate must be said as done (past or perfect, or "is too far/expensive ..."), never
+  negated, wished or planned ("Jodie hasn't left", "Jodie might leave");
+* a **verbless "no X"** clause: "..., so no climbing", "no more dairy for me": the activity named ends;
+* the value of any other **end claim** (:mod:`.facts`, :mod:`.attributes`: "I'm not at Kestrel
+  anymore", "I've gone off the mustard yellow") also ends every statement that names that value.
+
+Each gives an ``ended`` claim (its value: the words naming the thing) or keeps the end claim it came
+with; :func:`mentions` says whether an earlier statement names the thing: every content word of it in
+the statement's text, the statement negating nothing itself, the thing not one item of a list
+("potatoes, leeks and beans": one item ending does not end the rest of the list, and a record cannot
+be half closed), and the statement not itself an ending of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .claims import Claim
+
+__all__ = ["ended_claims", "mentions", "valued_end"]
+
+_CAP = r"(?-i:[A-Z][\w'&.-]*)"
+#: a subject: a name ("Okafor Lettings", "Dr Penn") or a possessed/definite noun ("my fixie", "the runner beans")
+_SUBJECT = (
+    rf"(?P<thing>(?:(?-i:Dr|Mr|Mrs|Ms)\.?\s+)?{_CAP}(?:\s+{_CAP}){{0,3}}"
+    r"|(?:my|our|the|his|her|their)\s+(?:old\s+)?[a-z][\w-]*(?:\s+(?!has\b|have\b|had\b|was\b|were\b|is\b|got\b)[a-z][\w-]*)?)"
+)
+_DONE = r"(?:\s+(?:has|have|had|was|were|got|is|are)|'s|'ve)?(?:\s+(?:just|finally|sadly|now|already|been))*"
+#: predicates of ending: death, loss, theft, sale, departure, closing, failure, cancellation, distance
+_ENDING = (
+    r"(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|stolen|written\s+off|scrapped|sold|rehomed|"
+    r"ran\s+away|run\s+away|went\s+missing|gone\s+missing|left(?!\s+(?:for|early|late|home|work|the\s+house|a\b|us\s+a\b))|"
+    r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|retired|resigned|quit|stepped\s+down|"
+    r"handed\s+(?:over\s+)?(?:(?:the|his|her|their|its)\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to|"
+    r"closed(?:\s+down)?|shut(?:\s+down)?|gone\s+bust|went\s+bust|gone\s+under|folded|"
+    r"failed|fell\s+through|double-booked|cancell?ed|called\s+off|ended\s+(?:the|our|my|it)|"
+    r"too\s+(?:far|expensive|dear|small|big|noisy|busy|much))\b"
+)
+_THING_ENDS = re.compile(
+    rf"(?:^|[,;:]\s*|\b(?:so|and|but|because|since|as|sadly|unfortunately|then)\s+)(?:(?:sadly|unfortunately),?\s+)?"
+    rf"{_SUBJECT}{_DONE}\s+{_ENDING}",
+    re.IGNORECASE,
+)
+_NOT_THINGS = frozenset(
+    "i i've i'm i'd i'll we we've we're we'd we'll you he she they it this that there here so and but then my our the his her their also now "
+    "sadly unfortunately today yesterday monday tuesday wednesday thursday friday saturday sunday".split()
+)
+#: "..., so no climbing", "no more dairy": a clause of no verb that rules an activity out
+_NO_MORE = re.compile(
+    r"(?:^|[,;:]\s*|\bso\s+)no\s+(?:more\s+)?(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?=\s*(?:$|[,.;:!?]|\s+(?:for|until|till|now|anymore|this|at)\b))",
+    re.IGNORECASE,
+)
+_NEGATED = re.compile(r"\b(?:not|never|n't|no\s+longer|if|might|may|could|would|should|will|'ll|hope|hoping|afraid)\b", re.IGNORECASE)
+
+_WORDS = re.compile(r"[a-z0-9]+")
+_FUNCTION = frozenset("the a an my our your his her their to of in at for on with and or some any old".split())
+_NEGATION = re.compile(r"\b(?:no\s+longer|not|never|n't|anymore|any\s+more)\b", re.IGNORECASE)
+
+
+def _thing(raw: str) -> str | None:
+    words = raw.strip(" ,.;:!?'\"").split()
+    while words and (words[0].lower() in ("my", "our", "the", "his", "her", "their") or words[0] == "old"):
+        words = words[1:]
+    if words and words[-1].endswith("'s"):
+        words[-1] = words[-1][:-2]
+    if not words or words[0].lower() in _NOT_THINGS:
+        return None
+    return " ".join(words)
+
+
+def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list[Claim]:
+    """The ``ended`` claims of one sentence in the speaker's words (see the module docstring)."""
+    text = text.replace("\u2019", "'")
+    out: list[Claim] = []
+    for m in _THING_ENDS.finditer(text):
+        before = text[max(0, m.start("thing") - 40) : m.start("thing")]
+        clause = text[m.start("thing") : m.end()]
+        if _NEGATED.search(clause) or re.search(r"\b(?:if|when|whether|in case)\s*$", before, re.IGNORECASE):
+            continue
+        thing = _thing(m.group("thing"))
+        if thing and thing.lower() not in speaker_names:
+            out.append(Claim(attribute="ended", value=thing, op="end"))
+    for m in _NO_MORE.finditer(text):
+        if thing := _thing(m.group("thing")):
+            out.append(Claim(attribute="ended", value=thing, op="end"))
+    return out
+
+
+def valued_end(claim: Claim) -> str | None:
+    """The words naming what an end claim ends, when it names one (``None`` for an end of a whole attribute
+    or slot, a textual change or update, and a revision)."""
+    if claim.op != "end" or not claim.value or claim.attribute in ("change", "update", "revision"):
+        return None
+    return claim.value if _thing(claim.value) else None
+
+
+def _stems(text: str) -> list[str]:
+    return [w[:5] for w in _WORDS.findall(text.lower()) if w not in _FUNCTION]
+
+
+_ITEM = r"(?!(?:i|we|he|she|they|it|you|my|our|his|her|their|the|so|then)\b)[\w'-]+(?:\s+[\w'-]+)?"
+
+
+def _in_list(text: str, value: str) -> bool:
+    """Whether ``value`` is one item of a list in ``text``: "potatoes, leeks, beans and rhubarb" (three items
+    or more), or two names joined ("Dolly and Peg")."""
+    v = re.escape(value)
+    for m in re.finditer(rf"(?:{_ITEM},\s+)+{_ITEM},?\s+(?:and|or)\s+{_ITEM}", text, re.IGNORECASE):
+        if re.search(rf"\b{v}\b", m.group(0), re.IGNORECASE):
+            return True
+    names = rf"{_CAP}(?:\s+{_CAP})?"
+    return re.search(rf"\b{v}\s+(?:and|or)\s+{names}|{names}\s+(?:and|or)\s+{v}\b", text) is not None
+
+
+def mentions(value: str, text: str) -> bool:
+    """Whether a statement (``text``) names the ended thing ``value``: every content word of it (by its first
+    five letters), the statement negating nothing, and the thing not one item of a list in it."""
+    text = text.replace("\u2019", "'")
+    wanted = _stems(value)
+    said = _WORDS.findall(text.lower())
+    if not wanted or _NEGATION.search(text) or not all(any(s.startswith(w) for s in said) for w in wanted):
+        return False
+    if _in_list(text, value):
+        return False
+    return True
