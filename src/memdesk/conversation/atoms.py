@@ -40,6 +40,12 @@ def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 _MIN_WORDS = 3
+_CONTRACTED = re.compile(r"^\s*(?:i'm|we're|i've|we've|i'll|we'll|i'd|we'd)\s+\S", re.IGNORECASE)
+
+
+def _clause(piece: str) -> bool:
+    """Whether a part can stand alone: three words, or a pronoun with its verb and one more ("I'm vegetarian")."""
+    return len(piece.split()) >= _MIN_WORDS or _CONTRACTED.match(piece.replace("\u2019", "'")) is not None
 
 
 _PEOPLE = frozenset(
@@ -102,7 +108,7 @@ def atoms(sentence: str, subject: str | None = None) -> list[str]:
     start = 0
     for m in _BREAK.finditer(s):
         piece = s[start : m.start()]
-        if len(piece.split()) >= _MIN_WORDS and len(s[m.end() :].split()) >= _MIN_WORDS:
+        if _clause(piece) and len(s[m.end() :].split()) >= _MIN_WORDS:
             parts.append(piece)
             start = m.end()
     parts.append(s[start:])

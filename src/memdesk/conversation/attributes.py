@@ -110,7 +110,7 @@ _DIET_END = _p(
 )
 _READING_SET = (
     _p(rf"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:now\s+)?(?:reading|re-reading|on\s+to|onto|listening\s+to\s+the\s+audiobook\s+of)\s+{_TITLE}{_BY}"),
-    _p(rf"(?:\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?|\band\s+(?:then\s+|have\s+)?)(?:started|begun|picked\s+up)\s+(?:reading\s+)?{_TITLE}{_BY}"),
+    _p(rf"(?:\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?|\band\s+(?:then\s+|have\s+)?)(?:started|begun|picked\s+up|moved\s+on\s+to)\s+(?:reading\s+)?{_TITLE}{_BY}"),
 )
 _BOOKISH = _p(r"\bby\s+(?-i:[A-Z])|\b(?:reading|finished|book|novel|memoir)\b")
 _READING_END = _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?(?:finished|gave\s+up\s+on|given\s+up\s+on|abandoned)\s+(?:reading\s+)?{_TITLE}{_BY}")

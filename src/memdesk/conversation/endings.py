@@ -8,6 +8,10 @@ Three classes of statement end a thing without naming an attribute of the speake
   now"). The predicate must be said as done (past or perfect, or "is too far/expensive ..."), never
   negated, wished or planned ("Jodie hasn't left", "Jodie might leave");
 * a **verbless "no X"** clause: "..., so no climbing", "no more dairy for me": the activity named ends;
+* a **thing given up** by the speaker: "I've handed the rota to Becky", "We've decided to sell the
+  caravan", "I gave away my old bike": the thing named ends;
+* a **reversal** ("We take cheques again", "I'm back to running on Sundays"): what an earlier statement
+  negated ("no cheques", "I can't run yet") holds again, so that statement ends (:func:`reverses`);
 * the value of any other **end claim** (:mod:`.facts`, :mod:`.attributes`: "I'm not at Kestrel
   anymore", "I've gone off the mustard yellow") also ends every statement that names that value.
 
@@ -24,7 +28,7 @@ import re
 
 from .claims import Claim
 
-__all__ = ["ended_claims", "mentions", "valued_end"]
+__all__ = ["ended_claims", "mentions", "reversal", "reverses", "valued_end"]
 
 _CAP = r"(?-i:[A-Z][\w'&.-]*)"
 #: a subject: a name ("Okafor Lettings", "Dr Penn") or a possessed/definite noun ("my fixie", "the runner beans")
@@ -36,7 +40,8 @@ _DONE = r"(?:\s+(?:has|have|had|was|were|got|is|are)|'s|'ve)?(?:\s+(?:just|final
 #: predicates of ending: death, loss, theft, sale, departure, closing, failure, cancellation, distance
 _ENDING = (
     r"(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|stolen|written\s+off|scrapped|sold|rehomed|"
-    r"ran\s+away|run\s+away|went\s+missing|gone\s+missing|left(?!\s+(?:for|early|late|home|work|the\s+house|a\b|us\s+a\b))|"
+    r"ran\s+away|run\s+away|went\s+missing|gone\s+missing|left(?=\s*(?:$|[,.;:!?])|\s+to\s+[a-z]|\s+(?-i:[A-Z])|\s+(?:the|our|my|his|her|their)\s+"
+    r"(?:company|firm|team|practice|school|club|band|group|choir|office|department|business|country|area)\b)|"
     r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|retired|resigned|quit|stepped\s+down|"
     r"handed\s+(?:over\s+)?(?:(?:the|his|her|their|its)\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to|"
     r"closed(?:\s+down)?|shut(?:\s+down)?|gone\s+bust|went\s+bust|gone\s+under|folded|"
@@ -55,6 +60,15 @@ _NOT_THINGS = frozenset(
 #: "..., so no climbing", "no more dairy": a clause of no verb that rules an activity out
 _NO_MORE = re.compile(
     r"(?:^|[,;:]\s*|\bso\s+)no\s+(?:more\s+)?(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?=\s*(?:$|[,.;:!?]|\s+(?:for|until|till|now|anymore|this|at)\b))",
+    re.IGNORECASE,
+)
+#: the speaker gives a thing up: "I've handed the rota to Becky", "we've decided to sell the caravan"
+_GIVEN_UP = re.compile(
+    r"\b(?:i|we)(?:'ve|\s+have|'d|\s+had|'m|\s+am|'re|\s+are)?\s+(?:just\s+|finally\s+)?(?:(?:decided\s+to|had\s+to|agreed\s+to)\s+)?"
+    r"(?:(?P<hand>handed|hand|passed|pass)\s+(?:over\s+|on\s+)?|(?:gave|given|give)\s+(?:away|up)\s+|(?:sold|sell|got\s+rid\s+of|get\s+rid\s+of)\s+|"
+    r"(?:taking|having|on|took|taken)\s+a\s+break\s+from\s+)"
+    r"(?P<thing>(?:the|my|our)\s+(?:old\s+)?(?:[\w-]+\s+){0,2}?[\w-]+)"
+    r"(?=\s+(?:over\s+|on\s+)?to\b|\s*(?:$|[,.;:!?])|\s+(?:at|for|because|since|as|so|and|but|until|till|last|this|yesterday)\b)",
     re.IGNORECASE,
 )
 _NEGATED = re.compile(r"\b(?:not|never|n't|no\s+longer|if|might|may|could|would|should|will|'ll|hope|hoping|afraid)\b", re.IGNORECASE)
@@ -87,6 +101,11 @@ def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list
         thing = _thing(m.group("thing"))
         if thing and thing.lower() not in speaker_names:
             out.append(Claim(attribute="ended", value=thing, op="end"))
+    for m in _GIVEN_UP.finditer(text):
+        if m.group("hand") and not re.match(r"\s+(?:over\s+|on\s+)?to\b", text[m.end() :], re.IGNORECASE):
+            continue  # "I passed the test": handed on only to someone
+        if not _NEGATED.search(text[: m.start()][-25:]) and (thing := _thing(m.group("thing"))):
+            out.append(Claim(attribute="ended", value=thing, op="end"))
     for m in _NO_MORE.finditer(text):
         if thing := _thing(m.group("thing")):
             out.append(Claim(attribute="ended", value=thing, op="end"))
@@ -95,8 +114,9 @@ def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list
 
 def valued_end(claim: Claim) -> str | None:
     """The words naming what an end claim ends, when it names one (``None`` for an end of a whole attribute
-    or slot, a textual change or update, and a revision)."""
-    if claim.op != "end" or not claim.value or claim.attribute in ("change", "update", "revision"):
+    or slot, a textual change, update or reversal, a revision, and a person leaving a role: that closes the
+    role, not every statement naming the person)."""
+    if claim.op != "end" or not claim.value or claim.attribute in ("change", "update", "revision", "reversal", "role"):
         return None
     return claim.value if _thing(claim.value) else None
 
@@ -130,3 +150,35 @@ def mentions(value: str, text: str) -> bool:
     if _in_list(text, value):
         return False
     return True
+
+
+#: words saying a thing holds again: "again", "back to", "back on", "resumed", "can now"
+_AGAIN = re.compile(r"\b(?:again|back\s+to|back\s+on|resumed|resume|can\s+now|now\s+able\s+to)\b", re.IGNORECASE)
+#: what a statement negates: the content word after "no", "not", "can't", "don't", "never", "no longer"
+_NEGATES = re.compile(
+    r"\b(?:no|not|never|no\s+longer|can't|cannot|can\s+not|couldn't|don't|doesn't|didn't|won't|isn't|aren't)\s+(?:yet\s+|more\s+|any\s+)?"
+    r"(?:(?:be|do|go|the|a|an|any|much|allowed\s+to|able\s+to)\s+)?(?P<word>[a-z][\w-]{2,})",
+    re.IGNORECASE,
+)
+
+
+def reversal(text: str) -> Claim | None:
+    """A ``reversal`` end (the sentence as value) when ``text`` says a thing holds again (see :func:`reverses`)."""
+    text = text.replace("\u2019", "'")
+    if _AGAIN.search(text) is None or _NEGATED.search(text[: _AGAIN.search(text).start()]):
+        return None
+    return Claim(attribute="reversal", value=text.strip(), op="end")
+
+
+def reverses(claim: Claim, old: str) -> bool:
+    """Whether a ``reversal`` ("We take cheques again") ends an earlier statement (``old``) that negated what it
+    says ("We're card only, no cheques"; "I can't swim yet" for "I'm back to swimming"): a word ``old`` negates
+    is said, by its first four letters, in the reversal."""
+    if claim.attribute != "reversal" or not claim.value:
+        return False
+    said = _WORDS.findall(claim.value.lower())
+    for m in _NEGATES.finditer(old.replace("\u2019", "'")):
+        stem = m.group("word").lower()[:4]
+        if stem not in ("more", "long", "sure", "much", "very", "real", "that", "this", "such") and any(w.startswith(stem) for w in said):
+            return True
+    return False

@@ -27,7 +27,7 @@ import re
 
 from .attributes import attribute_claims
 from .claims import Claim, Op
-from .endings import ended_claims
+from .endings import ended_claims, reversal
 from .updates import update_of
 
 __all__ = ["Claim", "changes_of", "claims_of", "same_value"]
@@ -129,6 +129,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"\bmy\s+(?:old\s+)?{_THINGS}\s+(?:got\s+stolen|was\s+stolen|got\s+written\s+off|was\s+written\s+off|died|broke\s+down\s+for\s+good)\b"), "possession", "end", None),
     (_p(rf"{_I}(?:\s+now)?(?:'ve\s+got|\s+have\s+got|\s+have|\s+keep|\s+own|\s+speak|\s+raise)\s+(?:now\s+)?{_NUMBER}\s+{_COUNTED}\b"), "count", "set", None),
     (_p(rf"\b(?:now|so\s+now)\s+(?:i|we)\s+(?:have|'ve\s+got|keep|speak)\s+{_NUMBER}\s+{_COUNTED}\b"), "count", "set", None),
+    (_p(rf"\b(?:that's|that\s+is|that\s+makes|it's)\s+(?:now\s+)?{_NUMBER}\s+{_COUNTED}\s+(?:now|in\s+all|altogether)\b"), "count", "set", None),
     # revisions with no named attribute
     (_p(r"\b(?:i(?:'ve| have)?\s+changed\s+my\s+mind|scratch\s+that|on\s+second\s+thought|correction|sorry,?\s+i\s+meant|i\s+meant\s+to\s+say|"
         r"(?:i'?ve\s+)?decided\s+not\s+to|\bnot\b[^.!?]{0,40}\bafter\s+all)\b"), "revision", "revise", ""),
@@ -214,7 +215,7 @@ def _negation(text: str) -> Claim | None:
 _CHANGE = re.compile(
     r"\b(?:no\s+longer|any\s?more|stopped|quit|quitting|given\s+up|give\s+up|gave\s+up|giving\s+up|(?:has|have|'ve)\s+left|"
     r"retired|retiring|cancel(?:l?ed|ling)|postponed|called\s+off|dropped|dropping|switched|switching|swapped|swap|replaced|"
-    r"(?:i|we)(?:'ve|\s+have)?\s+changed\s+(?:my|our|the)|(?:my|our|the)\s+\w+(?:\s+\w+)?\s+(?:has|have|'s)\s+changed|"
+    r"(?:i|we)(?:'ve|\s+have)?\s+changed\s+(?:my|our|the|[\w-]+\s+from)|(?:my|our|the)\s+\w+(?:\s+\w+)?\s+(?:has|have|'s)\s+changed|"
     r"moved\s+(?:\w+\s+){0,3}?from|moved\s+(?:\w+\s+){0,2}?to\s+(?:the\s+)?(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
     r"january|february|march|april|may|june|july|august|september|october|november|december|next|later|earlier)|"
     r"moving\s+(?:\w+\s+){0,2}?from|is\s+off|are\s+off|sold|"
@@ -292,13 +293,15 @@ def claims_of(sentence: str) -> list[Claim]:
     negated = _negation(text)
     if negated is not None and not any(c.op == "end" and c.value == negated.value for c in out):
         out.append(negated)
-    ended = [c for c in ended_claims(text) if all(not same_value(c.value, o.value) for o in out if o.op == "end")]
+    ended = [c for c in ended_claims(text) if all((c.value or "").lower() != (o.value or "").lower() for o in out if o.op == "end")]
     # a clause naming what ended says what changed better than its distinctive words
     out.extend(c for c in changes_of(text) if not any(e.value and e.value.lower() in (c.value or "").lower() for e in ended))
     out.extend(ended)
     out.extend(c for c in attribute_claims(text) if all((c.key, c.op, c.value) != (o.key, o.op, o.value) for o in out))
     if (update := update_of(text)) is not None:
         out.append(update)
+    if (again := reversal(text)) is not None:
+        out.append(again)
     for pattern in _PLANS:
         m = pattern.search(text)
         if m and _clean(m.group("value")):

@@ -67,7 +67,7 @@ _NOT_COUNTED = re.compile(
 _CUE = re.compile(
     r"\b(?:now|instead|again|new|newer|up\s+to|down\s+to|back\s+to|extra|"
     r"raised|raises|lowered|increased|reduced|cut|cuts|dropped|dropping|drops|pushed|pushes|moved|moving|shortened|extended|"
-    r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|settled\s+at|went\s+in|rose|fell|grew|doubled|halved|"
+    r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|slipped|settled\s+at|went\s+in|rose|fell|grew|grown|doubled|halved|"
     r"switched|swapped|replaced|updated|revised|only\s+need)\b",
     re.IGNORECASE,
 )
