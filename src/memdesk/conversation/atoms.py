@@ -23,7 +23,7 @@ __all__ = ["atoms"]
 
 _PRONOUNS = r"i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our"
 _OWN = rf"(?:{_PRONOUNS})\b"
-_VERBS = r"(?:live|lives|lived|living|stay|stays|stayed|staying|moved|share|shares|shared|sharing)"
+_VERBS = r"(?:live|lives|lived|living|stay|stays|stayed|staying|moved|share|shares|shared|sharing|rent|rents|rented|renting)"
 
 
 def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:

@@ -53,6 +53,7 @@ _THING_ENDS = re.compile(
     rf"{_SUBJECT}{_DONE}\s+{_ENDING}",
     re.IGNORECASE,
 )
+_PRONOUNS = frozenset("i i've i'm i'd i'll we we've we're we'd we'll you he she they it this that there here".split())
 _NOT_THINGS = frozenset(
     "i i've i'm i'd i'll we we've we're we'd we'll you he she they it this that there here so and but then my our the his her their also now "
     "sadly unfortunately today yesterday monday tuesday wednesday thursday friday saturday sunday".split()
@@ -84,7 +85,7 @@ def _thing(raw: str) -> str | None:
         words = words[1:]
     if words and words[-1].endswith("'s"):
         words[-1] = words[-1][:-2]
-    if not words or words[0].lower() in _NOT_THINGS:
+    if not words or words[0].lower() in _PRONOUNS or " ".join(words).lower() in _NOT_THINGS:
         return None
     return " ".join(words)
 
@@ -165,7 +166,8 @@ _NEGATES = re.compile(
 def reversal(text: str) -> Claim | None:
     """A ``reversal`` end (the sentence as value) when ``text`` says a thing holds again (see :func:`reverses`)."""
     text = text.replace("\u2019", "'")
-    if _AGAIN.search(text) is None or _NEGATED.search(text[: _AGAIN.search(text).start()]):
+    cue = _AGAIN.search(text)
+    if cue is None or re.search(r"\b(?:not|never|no\s+longer)\b|n't\b", text[: cue.start()], re.IGNORECASE):
         return None
     return Claim(attribute="reversal", value=text.strip(), op="end")
 

@@ -1,0 +1,158 @@
+"""What a statement ends, by the shape of its clause (memdesk.conversation.endings): a thing with a predicate of
+ending, a verbless "no X", a thing given up, a reversal; which earlier statements each closes and which it leaves."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memdesk.conversation.atoms import atoms
+from memdesk.conversation.base import RoutedExtraction
+from memdesk.conversation.claims import Claim
+from memdesk.conversation.endings import ended_claims, mentions, reversal, reverses, valued_end
+from memdesk.conversation.extract import RuleExtractor
+from memdesk.conversation.facts import claims_of
+from memdesk.conversation.memory import Memory
+from memdesk.conversation.router import RuleRouter
+from memdesk.records import Scope
+from memdesk.store import open_store
+
+S = Scope(user_id="odile")
+T0 = datetime(2025, 5, 6, 9, 0, tzinfo=timezone.utc)
+
+
+def ended(text: str) -> list[str | None]:
+    return [c.value for c in ended_claims(text)]
+
+
+@pytest.mark.parametrize(
+    "text,thing",
+    [
+        ("Sadly Marlow died on Sunday, so it's only Pip now.", "Marlow"),
+        ("My Vespa was stolen outside the gym.", "Vespa"),
+        ("Okafor Lettings has gone bust, so we pay the landlord directly.", "Okafor Lettings"),
+        ("The Crown double-booked the room, so the quiz is at the library instead.", "Crown"),
+        ("Jodie has left to train as a midwife.", "Jodie"),
+        ("Thornby's too far for a weeknight, so I run by the canal now.", "Thornby"),
+        ("Our usual caterer closed down in March.", "usual caterer"),
+        ("The Saturday market was cancelled for the summer.", "Saturday market"),
+        ("I've put my back out, so no climbing for a month.", "climbing"),
+        ("No more dairy for me.", "dairy"),
+        ("I've handed the newsletter over to Kemi.", "newsletter"),
+        ("We've decided to sell the caravan.", "caravan"),
+        ("I'm taking a break from the allotment until spring.", "allotment"),
+    ],
+)
+def test_a_thing_that_ends(text: str, thing: str) -> None:
+    assert thing in ended(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Jodie hasn't left yet.",
+        "If the caterer closes we'll cook ourselves.",
+        "Jodie might leave in the autumn.",
+        "I left early on Friday.",
+        "Bram has left the night shift and works days now.",  # the shift ended, not Bram
+        "I gave my nephew a lift to the station.",
+        "We passed the exam.",
+        "I died laughing at the film.",  # the speaker is no thing of their own memory
+        "Mum twisted her ankle, so we've shortened the walk.",
+    ],
+)
+def test_nothing_ends(text: str) -> None:
+    assert ended(text) == []
+
+
+def test_mentions_names_the_thing_but_not_one_item_of_a_list() -> None:
+    assert mentions("Vespa", "Odile rides a cream Vespa to work.")
+    assert mentions("usual caterer", "Our usual caterer is Plum & Fig.")
+    assert not mentions("Vespa", "Odile never rides the Vespa in rain.")  # a statement that negates is no fact of it
+    assert not mentions("courgettes", "Odile grows tomatoes, courgettes, kale and beans.")
+    assert not mentions("Pip", "Odile keeps two rabbits, Marlow and Pip.")
+    assert mentions("Marlow", "We have a rabbit called Marlow, and he's nine.")  # a clause after "and" is no list
+
+
+def test_valued_ends_close_by_mention_but_a_leaving_person_closes_only_roles() -> None:
+    assert valued_end(Claim("employer", value="Kestrel", op="end")) == "Kestrel"
+    assert valued_end(Claim("role", value="Tom Ade", op="end")) is None
+    assert valued_end(Claim("employer", value="I've", op="end")) is None
+    assert valued_end(Claim("change", value="we changed banks", op="end")) is None
+
+
+def test_a_reversal_ends_what_was_negated() -> None:
+    again = reversal("We take cheques again since the card machine broke.")
+    assert again is not None
+    assert reverses(again, "We're card only now, no cheques.")
+    assert not reverses(again, "We take cheques and cards.")
+    back = reversal("I'm back to cycling to work.")
+    assert back is not None and reverses(back, "I can't cycle until the cast is off.")
+    assert reversal("I don't want to go back to Hull again.") is None
+
+
+@pytest.mark.parametrize(
+    "text,claim",
+    [
+        ("We've rented a maisonette in Headingley from June.", ("residence", "Headingley", "set")),
+        ("Found a flat in Gorgie, moved in on Friday!", ("residence", "Gorgie", "set")),
+        ("For now I'm staying in a hostel in Partick.", ("residence", "Partick", "set")),
+        ("I'm a radiographer at the Victoria Infirmary.", ("employer", "Victoria Infirmary", "set")),
+        ("I'm head baker at a bakery called Crumb.", ("employer", "Crumb", "set")),
+        ("So that's three dogs now.", ("count:dog", "three", "set")),
+    ],
+)
+def test_claims_read_from_the_clause(text: str, claim: tuple[str, str, str]) -> None:
+    assert claim in {(c.key, c.value, c.op) for c in claims_of(text)}
+
+
+def test_no_residence_for_a_stay_of_some_nights() -> None:
+    assert not any(c.attribute == "residence" for c in claims_of("We rented a cottage in Arran for a week."))
+
+
+def test_atoms_split_a_companion_and_a_short_clause() -> None:
+    assert atoms("I rent a room in Govan with another nurse, Effie.") == ["I rent a room in Govan.", "I rent with another nurse, Effie."]
+    assert atoms("I'm vegan and I don't drink, only tea.") == ["I'm vegan.", "I don't drink, only tea."]
+
+
+@pytest.fixture
+def mem(tmp_path, minilm):
+    m = Memory(open_store(f"sqlite:///{tmp_path}/e.db"), minilm, RoutedExtraction(RuleRouter(), RuleExtractor()))
+    yield m
+    m.close()
+
+
+def chat(mem: Memory, *lines: str) -> list[str]:
+    for i, line in enumerate(lines):
+        mem.add([{"content": line, "speaker": "Odile", "role": "user", "timestamp": T0 + timedelta(days=i)}], scope=S)
+    return [r.text() for r in mem.get_all(scope=S)]
+
+
+def has(current: list[str], word: str) -> bool:
+    return any(word.lower() in t.lower() for t in current)
+
+
+def test_a_thing_ending_closes_what_names_it_and_keeps_the_rest(mem: Memory) -> None:
+    current = chat(
+        mem,
+        "I ride a cream Vespa to work.",
+        "My sister Agathe lives in Nantes.",
+        "My Vespa was stolen outside the gym, so I've bought a bike.",
+    )
+    assert not has(current, "cream Vespa") and has(current, "Nantes")
+
+
+def test_a_compound_closes_separately(mem: Memory) -> None:
+    current = chat(mem, "I rent a room in Govan with another nurse, Effie.", "Effie has moved to Dundee, so I live alone now.")
+    assert not has(current, "nurse, Effie") and has(current, "room in Govan")
+
+
+def test_a_reversal_closes_the_negated_statement_only(mem: Memory) -> None:
+    current = chat(mem, "I'm vegan and I don't drink coffee, only tea.", "I've started drinking coffee again.")
+    assert not has(current, "drink coffee, only tea") and has(current, "vegan")
+
+
+def test_a_third_party_ending_keeps_the_speakers_own_activity(mem: Memory) -> None:
+    current = chat(mem, "I sing in the choir at St Anne's.", "The choir leader retired; the new leader is called Ines.")
+    assert has(current, "sing in the choir")
