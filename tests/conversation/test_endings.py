@@ -156,3 +156,39 @@ def test_a_reversal_closes_the_negated_statement_only(mem: Memory) -> None:
 def test_a_third_party_ending_keeps_the_speakers_own_activity(mem: Memory) -> None:
     current = chat(mem, "I sing in the choir at St Anne's.", "The choir leader retired; the new leader is called Ines.")
     assert has(current, "sing in the choir")
+
+
+def test_a_new_value_of_a_named_thing_ends_the_old_one() -> None:
+    from memdesk.conversation.topics import retopics, topic_claim
+
+    new = topic_claim("So the new house wine is a Douro red.")
+    assert new is not None and new.slot == "house wine"
+    assert retopics(new, "The house wine is a Rioja.")
+    kit = topic_claim("Our new kit is green and gold.")
+    assert kit is not None and retopics(kit, "The kit is black with a white sash.")
+    assert not retopics(kit, "The kit bag lives in my boot.")  # another thing
+    dish = topic_claim("Our signature now is roast hake.")
+    assert dish is not None and retopics(dish, "The signature dish is lamb shoulder.")  # a kind of value of it
+    sister = topic_claim("My sister is now in Derry.")
+    assert sister is not None and not retopics(sister, "My sister is a paramedic.")  # a place is no job
+    assert topic_claim("The garden is lovely.") is None  # not said as new: a description, not a change
+    assert topic_claim("The vet says my knee is healing; I walk the dog twice a day now.") is None  # "now" of another clause
+
+
+def test_two_verbs_of_one_subject_split_and_someone_elses_home_is_a_claim() -> None:
+    assert atoms("My niece Bea lives in Cork and works nights at the port.") == [
+        "My niece Bea lives in Cork.",
+        "My niece Bea works nights at the port.",
+    ]
+    assert atoms("I sing and dance at weekends.") == ["I sing and dance at weekends."]  # too short to stand alone
+    assert ("residence:niece bea", "Cork", "set") in {(c.key, c.value, c.op) for c in claims_of("My niece Bea lives in Cork.")}
+
+
+def test_a_family_member_moving_is_no_ending() -> None:
+    assert ended("My brother Cal has moved to Sligo.") == []
+    assert "uncle Rob" in ended("Sadly my uncle Rob died in March.")
+
+
+def test_someone_elses_move_keeps_their_other_statement(mem: Memory) -> None:
+    current = chat(mem, "My niece Bea lives in Cork and works nights at the port.", "My niece Bea has moved to Kinsale.")
+    assert has(current, "works nights") and not has(current, "lives in Cork")

@@ -6,6 +6,8 @@ in the speaker's own words (before any person rewrite) into such statements:
 
 * at a semicolon, and at ", and" / ", but" / ", so" / " and" / " but" before a clause of the
   speaker's own ("..., and I work nights now", "... but we kept the car");
+* two verbs of one subject joined by "and" ("My son Ewan lives in Perth and works offshore", "I live in
+  Leeds and teach at the college"): a statement per verb, the subject said again;
 * "<subject> <verb> ... with my <companion>" after a verb of living or staying: each named companion
   becomes a statement of its own ("My cat is called Biscuit.", "My partner is Jess."), one with no name
   a statement with the same verb ("I live with my two kids.").
@@ -85,6 +87,25 @@ def _companions(head: str, with_: str, subject: str | None = None) -> list[str]:
     return out
 
 
+_VP = r"(?:live|work|study|teach|play|run|drive|own|keep|sing|coach|visit|train|ride|rent|share)"
+_VERB_AND_VERB = re.compile(
+    rf"^(?P<subj>(?:i|we|(?:my|our)\s+[\w-]+(?:\s+(?-i:[A-Z])[\w'-]+)?|(?-i:[A-Z])[\w'-]+))\s+(?P<one>{_VP}s?|studies|teaches)\b(?P<a>[^,;]+?)"
+    rf"\s+and\s+(?P<two>{_VP}s?|studies|teaches)\b(?P<b>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _verbs(part: str) -> list[str] | None:
+    """Two verbs of one subject ("My son Ewan lives in Perth and works offshore"): two statements, else ``None``."""
+    m = _VERB_AND_VERB.match(part.strip())
+    if m is None or len(m.group("a").split()) < 2:
+        return None
+    third = not m.group("subj").lower() in ("i", "we")
+    if third != m.group("one").lower().endswith("s") or third != m.group("two").lower().endswith("s"):
+        return None  # "I play chess and games": the same person and number for both verbs, or no split
+    return [f"{m.group('subj')} {m.group('one')}{m.group('a')}", f"{m.group('subj')} {m.group('two')}{m.group('b')}"]
+
+
 def _end(text: str, punct: str) -> str:
     text = text.strip().rstrip(",;:")
     return text if text[-1:] in ".!?" else text + (punct or ".")
@@ -119,6 +140,8 @@ def atoms(sentence: str, subject: str | None = None) -> list[str]:
         if m and len(m.group("mid").split()) >= 2:
             out.append(_end(m.group("head") + m.group("mid"), punct))
             out.extend(_end(c, punct) for c in _companions(m.group("head"), m.group("with")))  # after a ";" split
+        elif verbs := _verbs(part.rstrip(".!?")):
+            out.extend(_end(v[0].upper() + v[1:], punct) for v in verbs)
         else:
             out.append(_end(part[0].upper() + part[1:] if part else part, punct))
     return [o for o in out if o] if len(out) > 1 else [s]

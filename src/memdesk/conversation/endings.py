@@ -39,7 +39,7 @@ _SUBJECT = (
 _DONE = r"(?:\s+(?:has|have|had|was|were|got|is|are)|'s|'ve)?(?:\s+(?:just|finally|sadly|now|already|been))*"
 #: predicates of ending: death, loss, theft, sale, departure, closing, failure, cancellation, distance
 _ENDING = (
-    r"(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|stolen|written\s+off|scrapped|sold|rehomed|"
+    r"(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|stolen|written\s+off|scrapped|sold(?!\s+out)|rehomed|"
     r"ran\s+away|run\s+away|went\s+missing|gone\s+missing|left(?=\s*(?:$|[,.;:!?])|\s+to\s+[a-z]|\s+(?-i:[A-Z])|\s+(?:the|our|my|his|her|their)\s+"
     r"(?:company|firm|team|practice|school|club|band|group|choir|office|department|business|country|area)\b)|"
     r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|retired|resigned|quit|stepped\s+down|"
@@ -51,6 +51,11 @@ _ENDING = (
 _THING_ENDS = re.compile(
     rf"(?:^|[,;:]\s*|\b(?:so|and|but|because|since|as|sadly|unfortunately|then)\s+)(?:(?:sadly|unfortunately),?\s+)?"
     rf"{_SUBJECT}{_DONE}\s+{_ENDING}",
+    re.IGNORECASE,
+)
+_KIN = re.compile(
+    r"(?:son|daughter|mum|mom|dad|mother|father|parents|brother|sister|grandson|granddaughter|aunt|uncle|cousin|niece|nephew|"
+    r"husband|wife|partner|kids|children|child|family)\b",
     re.IGNORECASE,
 )
 _PRONOUNS = frozenset("i i've i'm i'd i'll we we've we're we'd we'll you he she they it this that there here".split())
@@ -100,6 +105,8 @@ def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list
         if _NEGATED.search(clause) or re.search(r"\b(?:if|when|whether|in case)\s*$", before, re.IGNORECASE):
             continue
         thing = _thing(m.group("thing"))
+        if thing and _KIN.match(thing) and not re.search(r"died|passed|put", m.group(0), re.IGNORECASE):
+            continue  # "my sister has moved to Lille": a family member moves house, and stays family
         if thing and thing.lower() not in speaker_names:
             out.append(Claim(attribute="ended", value=thing, op="end"))
     for m in _GIVEN_UP.finditer(text):

@@ -28,6 +28,7 @@ import re
 from .attributes import attribute_claims
 from .claims import Claim, Op
 from .endings import ended_claims, reversal
+from .topics import topic_claim
 from .updates import update_of
 
 __all__ = ["Claim", "changes_of", "claims_of", "same_value"]
@@ -47,6 +48,7 @@ _ADV = r"(?:(?:just|finally|recently|officially|actually|now|already|also|really
 _HAVE = r"(?:'ve|\s+have)?"
 _ANYMORE = r"\s+(?:anymore|any more|these days|now)\b"
 _DWELLING = r"(?:flat|house|room|hostel|cottage|bungalow|apartment|studio|bedsit|houseshare|flatshare|maisonette|terrace)"
+_KIN = r"(?:son|daughter|mum|mom|dad|mother|father|parents|brother|sister|grandson|granddaughter|aunt|uncle|cousin|niece|nephew|friend|best\s+friend)"
 _PARTNER_NOUN = r"(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?|spouse)"
 _SPLIT = r"(?:broke|broken|split|splitted)\s+up|separated|divorced|called\s+off\s+(?:the|our)\s+engagement"
 _THINGS = (
@@ -81,6 +83,8 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"{_I}\s+(?:don't|do not|no longer)\s+live\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+not\s+in\s+{_NAME}\s+(?:anymore|any more)\b"), "residence", "end", ""),
     (_p(rf"{_I}{_HAVE}\s+{_ADV}moved\s+(?:out\s+of|away\s+from)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
+    # someone close to the speaker: their home, one per person ("My son Euan lives in Aberdeen")
+    (_p(rf"\b(?:my|our)\s+(?P<slot>{_KIN}(?:\s+{_CAP})?)\s+(?:now\s+|still\s+)?(?:lives|live|is\s+living|are\s+living|is\s+based|are\s+based|has\s+moved|have\s+moved)\s+(?:in|to)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", None),
     # employer
     (_p(rf"\bi\s+{_ADV}(?:work|teach)\s+(?:at|for|in)\s+{_ORG}{_STOP}"), "employer", "set", ""),
     (_p(rf"\bi(?:'m| am)\s+{_ADV}(?:working|teaching)\s+(?:at|for)\s+{_ORG}{_STOP}"), "employer", "set", ""),
@@ -218,7 +222,7 @@ _CHANGE = re.compile(
     r"(?:i|we)(?:'ve|\s+have)?\s+changed\s+(?:my|our|the|[\w-]+\s+from)|(?:my|our|the)\s+\w+(?:\s+\w+)?\s+(?:has|have|'s)\s+changed|"
     r"moved\s+(?:\w+\s+){0,3}?from|moved\s+(?:\w+\s+){0,2}?to\s+(?:the\s+)?(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
     r"january|february|march|april|may|june|july|august|september|october|november|december|next|later|earlier)|"
-    r"moving\s+(?:\w+\s+){0,2}?from|is\s+off|are\s+off|sold|"
+    r"moving\s+(?:\w+\s+){0,2}?from|is\s+off|are\s+off|sold(?!\s+out)|"
     r"(?:has|have)\s+gone(?!\s+(?:through|down|up|by|well|on|into|over|out))|"
     r"(?:up|down)\s+to\s+\d|cut\s+(?:\w+\s+){0,3}?to|paused|in-house|delayed|rescheduled)\b",
     re.IGNORECASE,
@@ -302,6 +306,8 @@ def claims_of(sentence: str) -> list[Claim]:
         out.append(update)
     if (again := reversal(text)) is not None:
         out.append(again)
+    if (topic := topic_claim(text)) is not None:
+        out.append(topic)
     for pattern in _PLANS:
         m = pattern.search(text)
         if m and _clean(m.group("value")):
