@@ -192,3 +192,19 @@ def test_a_family_member_moving_is_no_ending() -> None:
 def test_someone_elses_move_keeps_their_other_statement(mem: Memory) -> None:
     current = chat(mem, "My niece Bea lives in Cork and works nights at the port.", "My niece Bea has moved to Kinsale.")
     assert has(current, "works nights") and not has(current, "lives in Cork")
+
+
+def test_when_a_thing_happens_is_one_kind_of_value() -> None:
+    from memdesk.conversation.updates import update_of, updated_by
+
+    evenings = update_of("I only paint on Sunday afternoons now.")
+    assert evenings is not None and updated_by(evenings, "Odile paints every evening after work.", frozenset({"odile"}))
+    second = update_of("The quiz has moved to the third Thursday of the month.")
+    assert second is not None and updated_by(second, "The quiz is on the first Thursday of the month at the Anchor.", frozenset())
+    sundays = update_of("From March the library opens on Sundays too, so Monday to Sunday.")
+    assert sundays is not None and updated_by(sundays, "The library opens Monday to Saturday.", frozenset())
+
+
+def test_finishing_something_made_for_someone_ends_it() -> None:
+    assert "Mina's quilt" in ended("I finished Mina's quilt and started a rug.")
+    assert ended("I finished work at six.") == []

@@ -72,8 +72,8 @@ _NO_MORE = re.compile(
 _GIVEN_UP = re.compile(
     r"\b(?:i|we)(?:'ve|\s+have|'d|\s+had|'m|\s+am|'re|\s+are)?\s+(?:just\s+|finally\s+)?(?:(?:decided\s+to|had\s+to|agreed\s+to)\s+)?"
     r"(?:(?P<hand>handed|hand|passed|pass)\s+(?:over\s+|on\s+)?|(?:gave|given|give)\s+(?:away|up)\s+|(?:sold|sell|got\s+rid\s+of|get\s+rid\s+of)\s+|"
-    r"(?:taking|having|on|took|taken)\s+a\s+break\s+from\s+)"
-    r"(?P<thing>(?:the|my|our)\s+(?:old\s+)?(?:[\w-]+\s+){0,2}?[\w-]+)"
+    r"(?:taking|having|on|took|taken)\s+a\s+break\s+from\s+|finished\s+(?=(?-i:[A-Z])[\w-]*'s\s))"
+    r"(?P<thing>(?:the|my|our|(?-i:[A-Z])[\w-]*'s)\s+(?:old\s+)?(?:[\w-]+\s+){0,2}?[\w-]+)"
     r"(?=\s+(?:over\s+|on\s+)?to\b|\s*(?:$|[,.;:!?])|\s+(?:at|for|because|since|as|so|and|but|until|till|last|this|yesterday)\b)",
     re.IGNORECASE,
 )
@@ -130,7 +130,7 @@ def valued_end(claim: Claim) -> str | None:
 
 
 def _stems(text: str) -> list[str]:
-    return [w[:5] for w in _WORDS.findall(text.lower()) if w not in _FUNCTION]
+    return [w[:5] for w in _WORDS.findall(text.lower()) if w not in _FUNCTION and len(w) > 1]
 
 
 _ITEM = r"(?!(?:i|we|he|she|they|it|you|my|our|his|her|their|the|so|then)\b)[\w'-]+(?:\s+[\w'-]+)?"

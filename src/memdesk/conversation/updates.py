@@ -48,6 +48,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("frequency", rf"\bevery\s+(?:other\s+|second\s+|single\s+)?(?:{_DAY}|day|week|month|morning|evening|night|weekend|fortnight|year)\b"
                       rf"|\b(?:once|twice|{_NUM}\s+times)\s+(?:a|per|every)\s+\w+\b|\b{_NUM}\s+days?\s+(?:a|per)\s+week\b"),
         # a schedule: days in the plural, a range, or "Monday nights" ("on Saturday" alone is a date)
+        ("date", rf"\b(?:first|second|third|fourth|last)\s+{_DAY}\b"),
         ("weekday", rf"\b{_DAY}s?\s+(?:to|-|through|and|or)\s+{_DAY}s?\b|\b{_DAY}s\b|\b{_DAY}\s+(?:nights|mornings|evenings|afternoons)\b"),
         ("date", rf"\b{_DAY}\b"),
         ("duration", rf"\b{_NUM}\s+{_UNIT_TIME}\b(?!\s+(?:a|per)\s+week)"),
@@ -68,7 +69,8 @@ _CUE = re.compile(
     r"\b(?:now|instead|again|new|newer|up\s+to|down\s+to|back\s+to|extra|"
     r"raised|raises|lowered|increased|reduced|cut|cuts|dropped|dropping|drops|pushed|pushes|moved|moving|shortened|extended|"
     r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|slipped|settled\s+at|went\s+in|rose|fell|grew|grown|doubled|halved|"
-    r"switched|swapped|replaced|updated|revised|only\s+need)\b",
+    r"switched|swapped|replaced|updated|revised|only\s+need|"
+    rf"from\s+(?:next\s+\w+|{_MONTH}|{_DAY}|the\s+new\s+year))\b",
     re.IGNORECASE,
 )
 _NOT_AN_UPDATE = re.compile(r"\b(?:if|might|may\s+be|could|should|would|whether)\b|\?\s*$", re.IGNORECASE)
@@ -175,8 +177,19 @@ def gives_value_of(claim: Claim, text: str) -> bool:
     return any(given[k] & said.get(k, set()) for k in given)
 
 
+def _when(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Days of the week and frequencies as one kind, when a thing happens ("at weekends, Saturday mornings" /
+    "every morning")."""
+    if "weekday" not in kinds and "frequency" not in kinds:
+        return kinds
+    out = {k: v for k, v in kinds.items() if k not in ("weekday", "frequency")}
+    out["when"] = kinds.get("weekday", set()) | kinds.get("frequency", set())
+    return out
+
+
 def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     """Whether ``old`` holds a value of a kind ``new`` gives, and not the same one (counts: of the same noun, if both name one)."""
+    new, old = _when(new), _when(old)
     for kind, values in new.items():
         before = old.get(kind)
         if not before:
