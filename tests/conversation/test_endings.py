@@ -208,3 +208,9 @@ def test_when_a_thing_happens_is_one_kind_of_value() -> None:
 def test_finishing_something_made_for_someone_ends_it() -> None:
     assert "Mina's quilt" in ended("I finished Mina's quilt and started a rug.")
     assert ended("I finished work at six.") == []
+
+
+def test_interjections_and_greetings_end_nothing() -> None:
+    assert ended("No worries, Sam! See you Friday.") == []
+    assert ended("No doubt about it.") == []
+    assert reversal("Great to chat with you again!") is None

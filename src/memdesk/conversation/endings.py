@@ -65,7 +65,7 @@ _NOT_THINGS = frozenset(
 )
 #: "..., so no climbing", "no more dairy": a clause of no verb that rules an activity out
 _NO_MORE = re.compile(
-    r"(?:^|[,;:]\s*|\bso\s+)no\s+(?:more\s+)?(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?=\s*(?:$|[,.;:!?]|\s+(?:for|until|till|now|anymore|this|at)\b))",
+    r"(?:(?:^|[,;:]\s*)no\s+more\s+|[;:]\s*no\s+|\bso\s+no\s+(?:more\s+)?)(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?=\s*(?:$|[,.;:!?]|\s+(?:for|until|till|now|anymore|this|at)\b))",
     re.IGNORECASE,
 )
 #: the speaker gives a thing up: "I've handed the rota to Becky", "we've decided to sell the caravan"
@@ -161,7 +161,9 @@ def mentions(value: str, text: str) -> bool:
 
 
 #: words saying a thing holds again: "again", "back to", "back on", "resumed", "can now"
-_AGAIN = re.compile(r"\b(?:again|back\s+to|back\s+on|resumed|resume|can\s+now|now\s+able\s+to)\b", re.IGNORECASE)
+_AGAIN = re.compile(
+    r"\b(?:again|(?:am|are|is|'m|'re|'s)\s+(?:now\s+)?back\s+(?:to|on)|resumed|can\s+now|now\s+able\s+to)\b", re.IGNORECASE
+)
 #: what a statement negates: the content word after "no", "not", "can't", "don't", "never", "no longer"
 _NEGATES = re.compile(
     r"\b(?:no|not|never|no\s+longer|can't|cannot|can\s+not|couldn't|don't|doesn't|didn't|won't|isn't|aren't)\s+(?:yet\s+|more\s+|any\s+)?"
@@ -171,10 +173,11 @@ _NEGATES = re.compile(
 
 
 def reversal(text: str) -> Claim | None:
-    """A ``reversal`` end (the sentence as value) when ``text`` says a thing holds again (see :func:`reverses`)."""
+    """A ``reversal`` end (the sentence as value) when ``text`` says the speaker does a thing again (see
+    :func:`reverses`; "good to talk to you again" is a greeting, not a reversal)."""
     text = text.replace("\u2019", "'")
     cue = _AGAIN.search(text)
-    if cue is None or re.search(r"\b(?:not|never|no\s+longer)\b|n't\b", text[: cue.start()], re.IGNORECASE):
+    if cue is None or not re.search(r"\b(?:i|we)\b", text[: cue.start()], re.IGNORECASE) or re.search(r"\b(?:not|never|no\s+longer)\b|n't\b", text[: cue.start()], re.IGNORECASE):
         return None
     return Claim(attribute="reversal", value=text.strip(), op="end")
 
