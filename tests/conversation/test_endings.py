@@ -214,3 +214,15 @@ def test_interjections_and_greetings_end_nothing() -> None:
     assert ended("No worries, Sam! See you Friday.") == []
     assert ended("No doubt about it.") == []
     assert reversal("Great to chat with you again!") is None
+
+
+def test_a_habit_said_instead_ends_the_same_verb_with_another_object() -> None:
+    from memdesk.conversation.topics import habit_claim, rehabits
+
+    bus = habit_claim("Since the move I'll take the 38 bus instead.")
+    assert bus is not None and rehabits(bus, "Odile takes the tram to the office.")
+    assert not rehabits(bus, "Odile takes the 38 bus home on Fridays.")  # the same object
+    assert not rehabits(bus, "Odile rides the tram to the office.")  # another verb
+    beach = habit_claim("The park shut, so I mostly run along the beach now.")
+    assert beach is not None and rehabits(beach, "Odile runs along the canal most mornings.")
+    assert habit_claim("I cycle to work now.") is None  # one more habit, not a replacement

@@ -28,7 +28,7 @@ import re
 from .attributes import attribute_claims
 from .claims import Claim, Op
 from .endings import ended_claims, reversal
-from .topics import topic_claim
+from .topics import habit_claim, topic_claim
 from .updates import update_of
 
 __all__ = ["Claim", "changes_of", "claims_of", "same_value"]
@@ -308,6 +308,8 @@ def claims_of(sentence: str) -> list[Claim]:
         out.append(again)
     if (topic := topic_claim(text)) is not None:
         out.append(topic)
+    if (habit := habit_claim(text)) is not None:
+        out.append(habit)
     for pattern in _PLANS:
         m = pattern.search(text)
         if m and _clean(m.group("value")):

@@ -16,7 +16,7 @@ import re
 
 from .claims import Claim
 
-__all__ = ["retopics", "topic_claim"]
+__all__ = ["habit_claim", "rehabits", "retopics", "topic_claim"]
 
 _COPULA = re.compile(
     r"(?:^|[,;:]\s*|\b(?:so|and|but|now)\s+)(?P<det>the|my|our|this\s+year's|this\s+month's)\s+"
@@ -77,3 +77,48 @@ def _kind(value: str) -> str:
     thing, name or quality ("a nurse", "Effie", "all red"): "my sister is now in Leeds" does not end "my sister is a nurse"."""
     m = _PREP.match(value.strip())
     return m.group("prep").lower() if m else "thing"
+
+
+#: "I'll take the Victoria line instead", "I mostly paint from photos now": a habit (a verb and its object) said as
+#: the new one; it ends an earlier statement of the same verb with another object ("Amara takes the Overground").
+_HABIT = re.compile(
+    r"\b(?:i|we)(?:'ll|\s+will|'m|\s+am|'re|\s+are)?\s+(?:(?:now|mostly|usually|only|just|always|generally)\s+)*"
+    r"(?P<verb>[a-z]{3,})\s+(?P<obj>(?:(?P<prep>from|at|to|on|in|with|for|by|along|around|through|past|into|over)\s+)?[\w'-]+(?:\s+[\w'-]+){0,4}?)"
+    r"\s+(?P<cue>instead|now|these\s+days|nowadays)\b",
+    re.IGNORECASE,
+)
+_GENERIC_VERBS = frozenset(
+    """be am is are was were have has had do does did get got go going went make made like love want need think know feel
+    see say said tell told use try keep take's can could will would should must may might""".split()
+)
+_OBJ_STOP = frozenset("the a an my our to from at on in with for by of and".split())
+
+
+def habit_claim(text: str) -> Claim | None:
+    """A ``habit`` claim (slot: the verb's first four letters and its preposition; value: its object) when
+    ``text`` says the speaker does a thing instead, or now after a reason ("..., so I ... now")."""
+    m = _HABIT.search(text.replace("\u2019", "'"))
+    if m is None or m.group("verb").lower() in _GENERIC_VERBS or m.group("verb").lower().endswith("ly"):
+        return None
+    if m.group("cue").lower() != "instead" and not re.search(r"\bso\b", text[: m.start()], re.IGNORECASE):
+        return None  # "I cycle to work now" may be one more habit; "..., so I cycle to work now" replaces one
+    prep = (m.group("prep") or "").lower()
+    return Claim(attribute="habit", slot=f"{m.group('verb').lower()[:4]} {prep}".strip(), value=m.group("obj").strip())
+
+
+def rehabits(claim: Claim, old: str) -> bool:
+    """Whether a ``habit`` claim ends ``old``: its speaker does the same verb (by its first four letters), with
+    the same preposition, to an object the new one does not name ("takes the Overground" / "the Victoria line")."""
+    if claim.attribute != "habit" or not claim.slot or not claim.value:
+        return False
+    stem, _, prep = claim.slot.partition(" ")
+    words = _WORDS.findall(old.lower())
+    new_obj = {w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _OBJ_STOP}
+    for i, w in enumerate(words[1:], 1):
+        if not w.startswith(stem) or (prep and (i + 1 >= len(words) or words[i + 1] != prep)):
+            continue
+        start = i + (2 if prep else 1)
+        obj = {x[:5] for x in words[start : start + 4] if x not in _OBJ_STOP}
+        if obj and not obj & new_obj:
+            return True
+    return False
