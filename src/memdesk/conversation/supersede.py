@@ -22,6 +22,12 @@ to the new record, per memory type) and closes those it replaces:
 * ``update`` (a new value of what a memory measured: "the budget is up to £52,000", "we're down to 19
   hens", :mod:`memdesk.conversation.updates`): the memories holding another value of the same kind that are
   similar enough (``update_min_score``) and share the most words saying what the value is of;
+* what ends by the shape of its clause (:mod:`memdesk.conversation.endings`): an ``ended`` thing ("My Vespa
+  was stolen", "Okafor Lettings has gone bust", "..., so no climbing", "I've handed the rota to Becky") and the
+  value of any other end ("I'm not at Kestrel anymore") close every memory naming it (:func:`.endings.mentions`:
+  never one item of a list); a ``reversal`` ("We take cheques again") closes what a memory negated ("no cheques");
+* a new value of a named thing or a habit (:mod:`memdesk.conversation.topics`): ``topic`` ("the new kit is all
+  red" closes "the kit is navy") and ``habit`` ("I'll take the Victoria line instead" closes "takes the Overground");
 * attributes of :mod:`memdesk.conversation.attributes` (roles, vehicles, diet, reading, pets, verbs of
   stopping) as ``set`` / ``end`` claims like the others; a role's slot matches by its words, a person by
   the surname.

@@ -1,5 +1,5 @@
-"""A new value of a named thing: "the new kit is all green", "our menu is now breakfast only", "my new flatmate is
-a nurse called Effie".
+"""A new value of a named thing ("the new kit is all green", "my new flatmate is a nurse called Effie") or a new
+habit ("I'll take the 38 bus instead": :func:`habit_claim`, :func:`rehabits`).
 
 A copular clause whose subject is a definite or possessed noun phrase ("the kit", "our house white", "my
 flatmate") gives that thing a value. Said as new ("new", "now", "instead"), it is a ``topic`` claim (slot: the
