@@ -226,3 +226,9 @@ def test_a_habit_said_instead_ends_the_same_verb_with_another_object() -> None:
     beach = habit_claim("The park shut, so I mostly run along the beach now.")
     assert beach is not None and rehabits(beach, "Odile runs along the canal most mornings.")
     assert habit_claim("I cycle to work now.") is None  # one more habit, not a replacement
+
+
+def test_a_reversal_is_read_from_its_own_clause() -> None:
+    again = reversal("Wanted to tell you that I'm running the stall again.")
+    assert again is not None and not reverses(again, "Odile doesn't want the kids to miss out.")  # "want" is not in it
+    assert reverses(again, "I can't run the stall this summer.")

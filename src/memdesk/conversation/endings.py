@@ -177,9 +177,14 @@ def reversal(text: str) -> Claim | None:
     :func:`reverses`; "good to talk to you again" is a greeting, not a reversal)."""
     text = text.replace("\u2019", "'")
     cue = _AGAIN.search(text)
-    if cue is None or not re.search(r"\b(?:i|we)\b", text[: cue.start()], re.IGNORECASE) or re.search(r"\b(?:not|never|no\s+longer)\b|n't\b", text[: cue.start()], re.IGNORECASE):
+    subjects = list(re.finditer(r"\b(?:i|we)\b", text[: cue.start()], re.IGNORECASE)) if cue else []
+    if cue is None or not subjects:
         return None
-    return Claim(attribute="reversal", value=text.strip(), op="end")
+    # the clause that says it: from the speaker as subject to the cue, and what follows "back to"
+    clause = text[subjects[-1].start() : cue.end() + (0 if cue.group(0).lower() == "again" else 40)]
+    if re.search(r"\b(?:not|never|no\s+longer)\b|n't\b", clause, re.IGNORECASE):
+        return None
+    return Claim(attribute="reversal", value=clause.strip(" ,.;:!?"), op="end")
 
 
 def reverses(claim: Claim, old: str) -> bool:

@@ -223,7 +223,7 @@ _CHANGE = re.compile(
     r"moved\s+(?:\w+\s+){0,3}?from|moved\s+(?:\w+\s+){0,2}?to\s+(?:the\s+)?(?:\d|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
     r"january|february|march|april|may|june|july|august|september|october|november|december|next|later|earlier)|"
     r"moving\s+(?:\w+\s+){0,2}?from|is\s+off|are\s+off|sold(?!\s+out)|"
-    r"(?:has|have|'ve)\s+(?:also\s+)?gone(?!\s+(?:through|down|up|by|well|on|into|over|out|off))|"
+    r"(?:has|have|'ve)\s+(?:also\s+)?gone(?!\s+(?:through|down|up|by|well|on|into|over|out|off|\w+ing)\b)|"
     r"(?:up|down)\s+to\s+\d|cut\s+(?:\w+\s+){0,3}?to|paused|in-house|delayed|rescheduled)\b",
     re.IGNORECASE,
 )
