@@ -232,3 +232,22 @@ def test_a_reversal_is_read_from_its_own_clause() -> None:
     again = reversal("Wanted to tell you that I'm running the stall again.")
     assert again is not None and not reverses(again, "Odile doesn't want the kids to miss out.")  # "want" is not in it
     assert reverses(again, "I can't run the stall this summer.")
+
+
+@pytest.mark.parametrize(
+    "text,thing",
+    [
+        ("I used to teach swimming at the lido, before the baby.", "teach swimming at the lido"),
+        ("Ravi is my ex now, so I've got the flat to myself.", "Ravi"),
+        ("I ran into my ex-husband, Col, at the market.", "Col"),
+        ("I've finished at the Gulls Nest bakery.", "Gulls Nest bakery"),
+    ],
+)
+def test_used_to_an_ex_and_finishing_at_a_place(text: str, thing: str) -> None:
+    assert thing in ended(text)
+
+
+def test_a_word_and_its_forms_are_one_mention() -> None:
+    assert mentions("smoking", "Odile smokes after dinner.")
+    assert mentions("running", "I run with a club on Thursdays.")
+    assert not mentions("tennis", "We have ten hens.")

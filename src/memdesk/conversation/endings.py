@@ -10,6 +10,8 @@ Three classes of statement end a thing without naming an attribute of the speake
 * a **verbless "no X"** clause: "..., so no climbing", "no more dairy for me": the activity named ends;
 * a **thing given up** by the speaker: "I've handed the rota to Becky", "We've decided to sell the
   caravan", "I gave away my old bike": the thing named ends;
+* what the speaker **used to** do ("I used to volunteer at the food bank"), a partner now an **ex** ("Arlo is my
+  ex now");
 * a **reversal** ("We take cheques again", "I'm back to running on Sundays"): what an earlier statement
   negated ("no cheques", "I can't run yet") holds again, so that statement ends (:func:`reverses`);
 * the value of any other **end claim** (:mod:`.facts`, :mod:`.attributes`: "I'm not at Kestrel
@@ -72,11 +74,18 @@ _NO_MORE = re.compile(
 _GIVEN_UP = re.compile(
     r"\b(?:i|we)(?:'ve|\s+have|'d|\s+had|'m|\s+am|'re|\s+are)?\s+(?:just\s+|finally\s+)?(?:(?:decided\s+to|had\s+to|agreed\s+to)\s+)?"
     r"(?:(?P<hand>handed|hand|passed|pass)\s+(?:over\s+|on\s+)?|(?:gave|given|give)\s+(?:away|up)\s+|(?:sold|sell|got\s+rid\s+of|get\s+rid\s+of)\s+|"
-    r"(?:taking|having|on|took|taken)\s+a\s+break\s+from\s+|finished\s+(?=(?-i:[A-Z])[\w-]*'s\s))"
+    r"(?:taking|having|on|took|taken)\s+a\s+break\s+from\s+|finished\s+(?=(?-i:[A-Z])[\w-]*'s\s)|finished\s+(?:at|with)\s+(?=the\s+(?-i:[A-Z])))"
     r"(?P<thing>(?:the|my|our|(?-i:[A-Z])[\w-]*'s)\s+(?:old\s+)?(?:[\w-]+\s+){0,2}?[\w-]+)"
     r"(?=\s+(?:over\s+|on\s+)?to\b|\s*(?:$|[,.;:!?])|\s+(?:at|for|because|since|as|so|and|but|until|till|last|this|yesterday)\b)",
     re.IGNORECASE,
 )
+#: "I used to volunteer at the food bank": what the speaker did and does no longer
+_USED_TO = re.compile(
+    r"\b(?:i|we)\s+used\s+to\s+(?P<thing>[a-z][\w'-]*(?:\s+[\w'&-]+){0,5}?)(?=\s*(?:$|[,.;:!?])|\s+(?:but|until|before|when|and|so|every|on|in\s+(?:19|20)\d\d)\b)",
+    re.IGNORECASE,
+)
+#: "Arlo is my ex now", "my ex-husband, Col": a partner who is one no longer
+_EX = re.compile(rf"\b(?P<thing>{_CAP})\s+is\s+(?:now\s+)?my\s+ex\b|\bmy\s+ex(?:-[a-z]+)?,?\s+(?P<named>{_CAP})(?![\w'-])")
 _NEGATED = re.compile(r"\b(?:not|never|n't|no\s+longer|if|might|may|could|would|should|will|'ll|hope|hoping|afraid)\b", re.IGNORECASE)
 
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -114,6 +123,12 @@ def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list
             continue  # "I passed the test": handed on only to someone
         if not _NEGATED.search(text[: m.start()][-25:]) and (thing := _thing(m.group("thing"))):
             out.append(Claim(attribute="ended", value=thing, op="end"))
+    for m in _USED_TO.finditer(text):
+        if thing := _thing(m.group("thing")):
+            out.append(Claim(attribute="ended", value=thing, op="end"))
+    for m in _EX.finditer(text):
+        if thing := _thing(m.group("thing") or m.group("named")):
+            out.append(Claim(attribute="ended", value=thing, op="end"))
     for m in _NO_MORE.finditer(text):
         if thing := _thing(m.group("thing")):
             out.append(Claim(attribute="ended", value=thing, op="end"))
@@ -129,8 +144,16 @@ def valued_end(claim: Claim) -> str | None:
     return claim.value if _thing(claim.value) else None
 
 
+_SUFFIX = re.compile(r"(?:ing|ed|es|e|s)$")
+
+
+def _stem(word: str) -> str:
+    """A word less its -ing, -ed, -es, -e, -s ending, at most five letters ("smoking", "smokes", "smoke": "smok")."""
+    return (_SUFFIX.sub("", word) if len(word) > 4 else word)[:5]
+
+
 def _stems(text: str) -> list[str]:
-    return [w[:5] for w in _WORDS.findall(text.lower()) if w not in _FUNCTION and len(w) > 1]
+    return [_stem(w) for w in _WORDS.findall(text.lower()) if w not in _FUNCTION and len(w) > 1]
 
 
 _ITEM = r"(?!(?:i|we|he|she|they|it|you|my|our|his|her|their|the|so|then)\b)[\w'-]+(?:\s+[\w'-]+)?"
@@ -152,8 +175,8 @@ def mentions(value: str, text: str) -> bool:
     five letters), the statement negating nothing, and the thing not one item of a list in it."""
     text = text.replace("\u2019", "'")
     wanted = _stems(value)
-    said = _WORDS.findall(text.lower())
-    if not wanted or _NEGATION.search(text) or not all(any(s.startswith(w) for s in said) for w in wanted):
+    said = _stems(text)
+    if not wanted or _NEGATION.search(text) or not all(any(s.startswith(w) or (len(s) > 2 and len(w) - len(s) <= 1 and w.startswith(s)) for s in said) for w in wanted):
         return False
     if _in_list(text, value):
         return False
