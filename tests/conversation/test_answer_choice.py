@@ -114,9 +114,10 @@ def test_a_first_hit_the_ranking_is_sure_of_answers_whatever_words_it_holds():
     sure = hits(*records, top=TRUST)
     assert choose("Where does Noor work now?", sure).answer is sure[0]
     unsure = hits(*records, top=TRUST - 0.01)
-    # "no longer works at the Riverside clinic" says where Noor does not work: not an answer to where she works now,
-    # and no other record holds "work", so the one that states a place answers
-    assert choose("Where does Noor work now?", unsure).answer is unsure[0]
+    # "no longer works at the Riverside clinic" says where Noor does not work: not an answer to where she works now;
+    # no other record holds "work": nothing says it directly, and the first hit is what was found
+    c = choose("Where does Noor work now?", unsure)
+    assert c.answer is None and c.closest is unsure[0]
     assert choose("Does Noor still work at the Riverside clinic?", unsure).answer is unsure[1]  # words decide
     replaced = hits(fact("Noor lives in Leiden.", superseded=True), *records, top=0.9)
     assert choose("Where does Noor work now?", replaced).answer is not replaced[0]  # a replaced record is never trusted

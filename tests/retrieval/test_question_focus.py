@@ -160,3 +160,9 @@ def test_a_closing_statement_ranks_under_the_record_of_what_holds_now(store):
     assert before[0].record.provenance == ["closed"] and "no longer holds" not in before[0].why
     scores = [h.score for h in now]
     assert all(0 <= s <= 1 for s in scores) and scores == sorted(scores, reverse=True)
+
+
+def test_a_name_before_the_negation_is_the_clause_s_subject_not_denied():
+    v = RecordValues.of("Priya's partner Tomasz isn't into sailing, but he comes for the picnic.")
+    assert "tomasz" in v.names and "tomasz" not in v.denied_names
+    assert question_focus("Who is Priya's partner?").answers(v)

@@ -28,8 +28,9 @@ since replaced does, the record that replaced it answers when it is in the evide
 live now?": "lives in Headingley" was replaced by "moved to York, into a terraced house"), with the old
 one beside it; a replacement that states no value of the asked kind (nor a statement of its message does) does not
 answer, and the next replaced record holding the words is tried. When no record, current or replaced, holds the
-question's words, the first current hit that states a value of the asked kind answers ("Where does Noor work
-now?": "Noor is a nurse at St Mary's now"). An answer that states no value of the asked kind comes with a statement
+question's words and the first hit is a closing statement, the first current hit that states a value of the asked
+kind answers ("Where does Noor work now?": "Noor no longer works at the Riverside clinic", then "Noor is a nurse at
+St Mary's now"). An answer that states no value of the asked kind comes with a statement
 of its own message that does (:attr:`Choice.beside`). Otherwise nothing in memory says the answer directly: :class:`Choice` then carries the
 closest record (the first hit) and the replaced one, if any, and the answerer says so rather than
 presenting the first hit as the answer.
@@ -94,7 +95,6 @@ def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW, tr
     words = [set(_TOKENIZER(h.record.embed_text())) for h in hits]
     common = _common(words)
     denial, states = _focus_marks(question, hits)
-    focused = question_focus(question) is not None
     current = [
         i for i, h in enumerate(hits)
         if h.record.superseded_by is None and not denial[i] and not _negated(i, hits, words, common)
@@ -128,7 +128,7 @@ def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW, tr
             newer = _restated(newer, hits, denial, states)  # a statement beside it may say the new value
         if newer is not None:
             return Choice(hits[newer], hits[0], hits[i], tuple(weights))
-    if focused and not old and any(states[i] for i in current):  # no words anywhere: the first that states the value
+    if denial[0] and not old and any(states[i] for i in current):  # the first hit only said what no longer holds
         return chosen(next(i for i in current if states[i]), tuple(weights))
     return Choice(None, hits[0], hits[old[0]] if old else None, tuple(weights))
 

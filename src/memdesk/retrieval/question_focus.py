@@ -19,7 +19,8 @@ focus and gets no bonus.
 
 A value a record *denies* is not one it states: in a clause that negates or leaves something ("no longer works at
 the Riverside clinic", "I'm not in Leith any more", "she left Brightwater", "used to live in Didsbury", "moved away
-from Leeds"), the names and places are what no longer holds (:attr:`RecordValues.denied_names`,
+from Leeds"), the names and places after the negation are what no longer holds (a name before it is the clause's
+subject: "Lise isn't into astronomy" still says who Lise is) (:attr:`RecordValues.denied_names`,
 :attr:`RecordValues.denied_places`). A question asking what holds now ("Where does Dana work?", "Where is the
 recital now?") is not answered by a denied value, and a record that only denies values of the asked kind
 (:meth:`Focus.denies`) is a closing statement, ranked like a superseded record (:data:`DENIAL_WEIGHT`); a question
@@ -185,7 +186,7 @@ class RecordValues:
         found: dict[bool, tuple[set[str], set[str]]] = {False: (set(), set()), True: (set(), set())}  # denied -> sets
         for sentence in _SENTENCE.split(body):
             cuts = [m.start() for m in _CLAUSE.finditer(sentence)] + [len(sentence)]
-            denies = [bool(_DENIAL.search(sentence[a:b])) for a, b in zip([0, *cuts], cuts)]  # per clause
+            cues = [(m.start() if (m := _DENIAL.search(sentence, a, b)) else b) for a, b in zip([0, *cuts], cuts)]
             matches = list(_WORD.finditer(sentence))
             place = False  # inside a name that a place preposition opened ("in New Mills", "at St Brigid's")
             for n, m in enumerate(matches):
@@ -196,7 +197,7 @@ class RecordValues:
                     continue
                 if n == 0 and not (len(matches) > 1 and matches[1].group()[0].isupper()):
                     continue  # a sentence's first word is capitalized anyway
-                names, places = found[denies[sum(c <= m.start() for c in cuts[:-1])]]
+                names, places = found[m.start() > cues[sum(c <= m.start() for c in cuts[:-1])]]  # after its clause's cue
                 names.add(_bare(lower))
                 if place:
                     places.add(_bare(lower))
