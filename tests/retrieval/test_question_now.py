@@ -67,3 +67,10 @@ def test_asked_what_holds_now_the_later_statement_ranks_first(store):
     assert plain[0].record.provenance == ["old"]
     off = Retriever.fused(store, K=10, now_weight=0).retrieve(q, S, query_text="What bike does Dana ride now?", hybrid=False)
     assert off[0].record.provenance == ["old"]
+
+
+@pytest.mark.parametrize(
+    "question", ["Would Dana still train as a nurse if the course were dearer?", "How long has Dana had her current bike?"]
+)
+def test_a_hypothetical_or_an_adjective_current_asks_no_current_state(question):
+    assert not asks_now(question)

@@ -36,23 +36,26 @@ TOP = 20
 """Candidates compared: the best few by score (a penalty only reorders the records that could rank first)."""
 
 _NOW = re.compile(
-    r"\b(?:now|currently|current|these days|nowadays|at the moment|at present|still|any ?more|latest|most recent)\b",
+    r"\b(?:now|currently|these days|nowadays|at the moment|at present|still|any ?more|latest|most recent)\b",
     re.IGNORECASE,
 )
+_HYPOTHETICAL = re.compile(r"^\W*(?:would|could|might|should|if)\b|\bif (?:she|he|they|i|you|we)\b", re.IGNORECASE)
 
 
 def asks_now(question: str | None) -> bool:
-    """True when ``question`` asks what holds now (see the module docstring)."""
-    return bool(question and _NOW.search(question))
+    """True when ``question`` asks what holds now (see the module docstring); not a hypothetical ("Would Dana still
+    ... if ...?"), and not "current" as an adjective ("How long has Dana had her current job?" asks a duration)."""
+    return bool(question and _NOW.search(question) and not _HYPOTHETICAL.search(question))
 
 
 def later_on_topic(
     z: np.ndarray, vectors: np.ndarray, said: np.ndarray, *, gate: float, weight: float, same_topic: float = SAME_TOPIC,
-    top: int = TOP,
+    top: int = TOP, speakers: np.ndarray | None = None,
 ) -> np.ndarray:
     """The penalty of each candidate (``z`` their scores, ``vectors`` their unit vectors, ``said`` when each was said,
     POSIX seconds, NaN unknown): ``weight`` for one of the best ``top`` whose score is above ``gate`` and that a
-    later one of them, also above ``gate``, on the same topic (cosine >= ``same_topic``) follows; 0 otherwise."""
+    later one of them, also above ``gate``, on the same topic (cosine >= ``same_topic``) follows, said by the same
+    speaker when ``speakers`` are given; 0 otherwise."""
     penalty = np.zeros(len(z))
     best = np.argsort(-z, kind="stable")[:top]
     best = best[(z[best] > gate) & ~np.isnan(said[best])]
@@ -60,6 +63,8 @@ def later_on_topic(
         return penalty
     close = vectors[best] @ vectors[best].T >= same_topic
     later = said[best][None, :] > said[best][:, None]  # [i, j]: j was said after i
+    if speakers is not None:  # one person's later word on a topic, not another's
+        later &= speakers[best][None, :] == speakers[best][:, None]
     followed = (close & later).any(axis=1)
     penalty[best[followed]] = weight
     return penalty

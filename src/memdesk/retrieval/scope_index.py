@@ -215,7 +215,8 @@ class ScopeIndex:
         followed = None  # asked what holds now: a record that a later one on its topic follows
         if now_weight > 0 and len(positions) > 1:
             followed = later_on_topic(
-                z, self.vectors[positions], self.said_times[positions], gate=bonus_gate or 1.0, weight=now_weight
+                z, self.vectors[positions], self.said_times[positions], gate=bonus_gate or 1.0, weight=now_weight,
+                speakers=np.array([self.records[i].speaker or "" for i in positions.tolist()], dtype=object),
             )
             z = z - followed
         order = np.argsort(-z, kind="stable")
