@@ -166,3 +166,28 @@ def test_a_name_before_the_negation_is_the_clause_s_subject_not_denied():
     v = RecordValues.of("Priya's partner Tomasz isn't into sailing, but he comes for the picnic.")
     assert "tomasz" in v.names and "tomasz" not in v.denied_names
     assert question_focus("Who is Priya's partner?").answers(v)
+
+
+@pytest.mark.parametrize(
+    "question, role",
+    [
+        ("What is Priya's job?", True),
+        ("What does Priya do for a living?", True),
+        ("What does Priya do?", True),
+        ("What was Priya's profession before she retired?", True),
+        ("What does Priya do on Sundays?", False),  # an activity, not a living
+        ("What job fair is Priya going to?", True),  # asks about a job all the same: the bonus is gated
+    ],
+)
+def test_a_question_about_a_living_asks_for_an_occupation(question, role):
+    focus = question_focus(question)
+    assert (focus is not None and focus.slot == "role") is role
+
+
+def test_a_record_states_an_occupation_by_its_noun_or_verb():
+    role = question_focus("What does Priya do for work?")
+    for text in ("Priya works as a data analyst.", "Priya is a pharmacist at the market chemist.",
+                 "Priya trained as a midwife.", "Priya's job is running the box office."):  # fmt: skip
+        assert role.answers(RecordValues.of(text)), text
+    for text in ("Priya is a member of the choir.", "Priya likes working late.", "Priya is vegetarian."):
+        assert not role.answers(RecordValues.of(text)), text

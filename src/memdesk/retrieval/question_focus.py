@@ -13,7 +13,10 @@ other bonuses: a record no more related than its type's average gets none).
 A name is a capitalized word that is not the first word of a sentence (unless a second capitalized word follows it),
 not a weekday or a month, not the speaker label of a record ("Dana: ...") and not a word of the question or one of
 the user's names: a record naming only the asked subject states no new name. A date is a month or weekday name, a
-numeric date, or a relative day ("yesterday", "next week"); a count is a number, in digits or words.
+numeric date, or a relative day ("yesterday", "next week"); a count is a number, in digits or words. A question about
+a living ("What is Dana's job?", "What does Dana do for work?", "What does Dana do?") asks for an occupation, which a
+record states with "works as", "trained as", "her job is" or "is a/an <noun named for what one does>" ("a pharmacist",
+"an engineer", "a nurse").
 A question in another language, or one whose slot is not one of these ("What does Dana do?", "Why ...?"), has no
 focus and gets no bonus.
 
@@ -45,7 +48,7 @@ DENIAL_WEIGHT = 0.5
 demoted by this factor before standardizing, as a superseded record is (``Retriever.superseded_weight``): it says
 what no longer holds, which is not the answer to what holds now."""
 
-Slot = Literal["name", "place", "date", "count"]
+Slot = Literal["name", "place", "date", "count", "role"]
 
 _MONTHS = "january february march april may june july august september october november december"
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
@@ -84,6 +87,23 @@ _WHAT_NOUN = re.compile(
     re.IGNORECASE,
 )
 _COUNT_HOW = frozenset("many much old long far big tall".split())
+_ASKS_ROLE = re.compile(
+    r"\b(?:job|jobs|profession|occupation|job title|career|line of work)\b|\bdo for (?:a )?(?:work|living)\b"
+    r"|^\W*what (?:does|did|do) [\w' ]{1,40}? do\W*$",
+    re.IGNORECASE,
+)
+"""A question asking what someone does for a living: "What is Dana's job?", "What does Dana do for work?", "What
+does Dana do?"."""
+_ROLE = re.compile(
+    r"\bworks? as\b|\bworking as\b|\b(?:job|role|position|title|profession) (?:is|as)\b|\btrained as\b"
+    r"|\b(?:is|was|am|'s|’s|became|becomes|become) (?:a|an) (?:[a-z-]+ ){0,2}?"
+    r"(?:[a-z]+(?:er|or|ist|ian|ant|eer|yst|ographer)|nurse|chef|vet|midwife|surgeon|cook|clerk|pilot|coach|gp|"
+    r"doctor|dentist|solicitor|barrister|lawyer|plumber|electrician|builder|farmer|teacher|lecturer)\b(?! of\b)",
+    re.IGNORECASE,
+)
+"""A statement of someone's occupation: "works as", "trained as", "her job is", or "is a/an <noun>" whose noun is
+named for what the person does (the agent suffixes -er, -or, -ist, -ian, -ant, -eer, -yst, and a few common trades
+without one)."""
 _CLAUSE = re.compile(r",\s+|\s+(?:but|and|so|while|whereas|though|although|because)\s+", re.IGNORECASE)
 _DENIAL = re.compile(
     r"\b(?:no longer|not|never|no more|any ?more|used to|formerly|former|previously|ex|"
@@ -119,6 +139,8 @@ class Focus:
             return values.date
         if self.slot == "count":
             return values.count
+        if self.slot == "role":
+            return values.role
         return bool(self._stated(values, past=not self.current) - self.said - user_names)
 
     def denies(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
@@ -153,6 +175,8 @@ def question_focus(question: str | None) -> Focus | None:
         return Focus("date", said, current)
     if wh == "how" and nxt in _COUNT_HOW:
         return Focus("count", said, current)
+    if wh in ("what", "which") and _ASKS_ROLE.search(question):
+        return Focus("role", said, current)
     if wh in ("what", "which"):
         if re.search(r"\b(?:called|named)\W*$", question, re.IGNORECASE) or re.search(r"\bname of\b|\bnames?\b", question, re.IGNORECASE):
             return Focus("name", said, current)
@@ -179,6 +203,7 @@ class RecordValues:
     count: bool
     denied_names: frozenset[str] = frozenset()
     denied_places: frozenset[str] = frozenset()
+    role: bool = False
 
     @classmethod
     def of(cls, text: str) -> RecordValues:
@@ -209,7 +234,7 @@ class RecordValues:
         (names, places), (denied_names, denied_places) = found[False], found[True]
         return cls(
             frozenset(names), frozenset(places), date, count,
-            frozenset(denied_names - names), frozenset(denied_places - places),
+            frozenset(denied_names - names), frozenset(denied_places - places), bool(_ROLE.search(body)),
         )  # fmt: skip
 
 
