@@ -111,9 +111,9 @@ class BudgetPacker:
         cap = max_records or self.max_records
         seen = _Replay(iter(ranked))
         state = _Packed()
-        out = fit(self._pack(seen, budget, cap, state), self.serializer, budget)
+        out, tokens = _fitted(self._pack(seen, budget, cap, state), self.serializer, budget)
         for _ in range(self.REFILLS):
-            left = budget - self.serializer.serialize(out).tokens
+            left = budget - tokens
             if left < self.REFILL or (cap is not None and len(out) >= cap):
                 break
             taken = {h.record.id for h in out}
@@ -122,11 +122,11 @@ class BudgetPacker:
                 break
             order = {h.record.id: n for n, h in enumerate(seen.done)}
             merged = sorted(out + added, key=lambda h: order[h.record.id])
-            while added and self.serializer.serialize(merged).tokens > budget:
+            while added and (count := self.serializer.serialize(merged).tokens) > budget:
                 merged.remove(added.pop())  # the lowest-ranked addition
             if len(merged) == len(out):
                 break
-            out = merged
+            out, tokens = merged, count
         return out
 
     def _pack(
@@ -191,10 +191,18 @@ class _Replay:
 def fit(hits: list[SearchHit], serializer: "Serializer", budget: int) -> list[SearchHit]:
     """``hits`` (best first) without the lowest-ranked ones until ``serializer``'s block of them has at most ``budget``
     tokens, counted as :meth:`~memdesk.retrieval.serialize.Serializer.serialize` counts them."""
+    return _fitted(hits, serializer, budget)[0]
+
+
+def _fitted(hits: list[SearchHit], serializer: "Serializer", budget: int) -> tuple[list[SearchHit], int]:
+    """:func:`fit`'s hits and their block's tokens."""
     out = list(hits)
-    while out and serializer.serialize(out).tokens > budget:
+    while out:
+        tokens = serializer.serialize(out).tokens
+        if tokens <= budget:
+            return out, tokens
         out.pop()
-    return out
+    return out, 0
 
 
 def dedupe(hits: Sequence[SearchHit]) -> list[SearchHit]:
