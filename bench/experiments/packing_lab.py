@@ -12,7 +12,9 @@ For the budget named by ``--diagnose`` it sorts each missed gold turn into: *not
 
 Packing variants (``--variants``): ``base`` (the packer as shipped) and ``overlap`` (also skip a record sharing any
 turn with what is kept: a question-answer view of a turn already shown adds its question turn at the price of
-repeating the answer). Not a product feature: it reads the benchmark's gold turns.
+repeating the answer) and ``penalty<x>`` (a record sharing a turn with records ranked above it loses x standard
+deviations of score: it goes after records bringing new turns, not out; ``penalty<x>@<c>``: also one whose vector has
+cosine >= c with a record ranked above it). Not a product feature: it reads the benchmark's gold turns.
 """
 
 from __future__ import annotations
@@ -48,10 +50,84 @@ class OverlapPacker(BudgetPacker):
         return super().pack(kept, budget, max_records)
 
 
-def ranked_lists(benchmark: str, run_dir: Path, config: str, conversations: set[str] | None, K: int):
+class PenaltyPacker(BudgetPacker):
+    """The packer over a re-ordered ranking: a record sharing a turn with records ranked before it has ``PENALTY``
+    (in the fused path's standard deviations) taken off its score, so that records bringing new turns go first
+    (a turn-level redundancy penalty, like maximal marginal relevance over provenance)."""
+
+    PENALTY = 1.0
+    #: also penalize a record whose vector has at least this cosine with a record ranked before it (None: off)
+    SIMILAR: float | None = None
+
+    def pack(self, ranked, budget=None, max_records=None):
+        return super().pack(self.reordered(ranked), budget, max_records)
+
+    def reordered(self, ranked):
+        import heapq
+
+        import numpy as np
+
+        covered: set[str] = set()
+        shown: list[np.ndarray] = []
+        heap: list[tuple[float, int, bool, object]] = []
+        seq = 0
+
+        def key(h):
+            prov = set(h.record.provenance)
+            hit = bool(prov & covered) and not is_statement(h.record)
+            if not hit and self.SIMILAR is not None and shown:
+                hit = float(np.max(np.stack(shown) @ VECTORS[h.record.id])) >= self.SIMILAR
+            return h.score - (self.PENALTY if hit else 0.0), hit
+
+        def release(bound):
+            nonlocal seq
+            while heap and -heap[0][0] >= bound:
+                _, _, was, h = heapq.heappop(heap)
+                now, hit = key(h)
+                if hit and not was:  # a turn it shares was shown since it was queued
+                    seq += 1
+                    heapq.heappush(heap, (-now, seq, True, h))
+                    continue
+                covered.update(h.record.provenance)
+                if self.SIMILAR is not None:
+                    shown.append(VECTORS[h.record.id])
+                yield h
+
+        for h in ranked:
+            yield from release(h.score)
+            k, hit = key(h)
+            seq += 1
+            heapq.heappush(heap, (-k, seq, hit, h))
+        yield from release(float("-inf"))
+
+
+def packer_of(variant: str):
+    """The packer class a variant names: ``base``, ``overlap`` or ``penalty<x>``, each optionally followed by
+    ``+drop:<type>/<view>`` parts (records of that memory type and view are never packed)."""
+    head, *drops = variant.split("+")
+    base = {"base": BudgetPacker, "overlap": OverlapPacker}.get(head)
+    if base is None:  # penalty<x> or penalty<x>@<cosine>
+        penalty, _, similar = head.removeprefix("penalty").partition("@")
+        base = type(head, (PenaltyPacker,), {"PENALTY": float(penalty), "SIMILAR": float(similar) if similar else None})
+    dropped = {tuple(d.removeprefix("drop:").split("/")) for d in drops}
+    if not dropped:
+        return base
+
+    def pack(self, ranked, budget=None, max_records=None):
+        kept = (h for h in ranked if (h.record.type, (h.record.metadata or {}).get("view")) not in dropped)
+        return base.pack(self, kept, budget, max_records)
+
+    return type(variant, (base,), {"pack": pack})
+
+
+VECTORS: dict = {}
+"""record id -> stored vector, for the hits of the rankings made with ``with_vectors``"""
+
+
+def ranked_lists(benchmark: str, run_dir: Path, config: str, conversations: set[str] | None, K: int, with_vectors=False):
     """(question, full ranking) for every scored question of the chosen conversations."""
     ds, done, store, embedder = open_run(benchmark, run_dir)
-    make, search_args = config_of(config + ("+" if ":" in config else ":") + f"token_budget=null+K={K}", profile_options(embedder.model_id))
+    make, search_args = config_of(config + ("+" if ":" in config else ":") + f"token_budget=null+K={K}+calibrated=false", profile_options(embedder.model_id))
     memory = reader(store, embedder, *make(store))
     out = []
     try:
@@ -62,6 +138,13 @@ def ranked_lists(benchmark: str, run_dir: Path, config: str, conversations: set[
                 continue
             ev = memory.evidence(q.question, scope=Scope(user_id=q.conversation_id), asked_at=q.question_time, **search_args)
             out.append((q, ev.hits))
+            if with_vectors:
+                by_type: dict = defaultdict(list)
+                for h in ev.hits:
+                    if h.record.id not in VECTORS:
+                        by_type[h.memory_type].append(h.record.id)
+                for t, ids in by_type.items():
+                    VECTORS.update(zip(ids, store.get_vectors(t, ids)))
     finally:
         store.close()
     return out
@@ -128,9 +211,9 @@ def main() -> None:
     args = ap.parse_args()
     convs = set(filter(None, args.conversations.split(","))) or None
     budgets = [int(b) for b in args.budgets.split(",")]
-    packers = {"base": BudgetPacker, "overlap": OverlapPacker}
+    packers = {v: packer_of(v) for v in args.variants.split(",")}
     for config in args.configs.split(","):
-        rows = ranked_lists(args.benchmark, args.run_dir, config, convs, args.K)
+        rows = ranked_lists(args.benchmark, args.run_dir, config, convs, args.K, with_vectors="@" in args.variants)
         for variant in args.variants.split(","):
             row = {"config": config, "variant": variant, "conversations": sorted(convs) if convs else "all",
                    "budgets": measure(rows, packers[variant], budgets, args.diagnose)}
