@@ -86,7 +86,11 @@ def open_run(benchmark: str, run_dir: Path, cache: Path | None = None):
 
 def profile_options(model_id: str) -> dict:
     """The fused retriever's constructor options that the embedder's read profile sets."""
-    return {"lexical_weight": read_profile(model_id).lexical_weight}
+    profile = read_profile(model_id)
+    return {
+        "lexical_weight": profile.lexical_weight, "type_prior": profile.type_prior,
+        "redundancy_penalty": profile.redundancy_penalty,
+    }
 
 
 def reader(store, embedder, retriever: Retriever, serializer: Serializer) -> Memory:

@@ -13,12 +13,18 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
+from .scope_index import TYPE_PRIOR
+
 
 @dataclass(frozen=True)
 class ReadProfile:
     """Fused read-path parameters for one embedder."""
 
     lexical_weight: float = 0.3
+    #: scope records mixed into each memory type's score moments (:data:`~memdesk.retrieval.scope_index.TYPE_PRIOR`)
+    type_prior: float = TYPE_PRIOR
+    #: packing penalty of a record repeating a message already ranked (:mod:`memdesk.retrieval.redundancy`)
+    redundancy_penalty: float = 0.0
 
 
 DEFAULT_PROFILE = ReadProfile()
