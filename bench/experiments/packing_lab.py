@@ -14,7 +14,7 @@ Packing variants (``--variants``): ``base`` (the packer as shipped) and ``overla
 turn with what is kept: a question-answer view of a turn already shown adds its question turn at the price of
 repeating the answer) and ``penalty<x>`` (a record sharing a turn with records ranked above it loses x standard
 deviations of score: it goes after records bringing new turns, not out; ``penalty<x>@<c>``: also one whose vector has
-cosine >= c with a record ranked above it). Not a product feature: it reads the benchmark's gold turns.
+cosine >= c with a record ranked above it; ``penaltyf<x>``: x times the share of its turns already shown). Not a product feature: it reads the benchmark's gold turns.
 """
 
 from __future__ import annotations
@@ -58,6 +58,8 @@ class PenaltyPacker(BudgetPacker):
     PENALTY = 1.0
     #: also penalize a record whose vector has at least this cosine with a record ranked before it (None: off)
     SIMILAR: float | None = None
+    #: scale the penalty by the share of the record's turns already shown (``penaltyf<x>``)
+    FRACTION = False
 
     def pack(self, ranked, budget=None, max_records=None):
         return super().pack(self.reordered(ranked), budget, max_records)
@@ -77,7 +79,8 @@ class PenaltyPacker(BudgetPacker):
             hit = bool(prov & covered) and not is_statement(h.record)
             if not hit and self.SIMILAR is not None and shown:
                 hit = float(np.max(np.stack(shown) @ VECTORS[h.record.id])) >= self.SIMILAR
-            return h.score - (self.PENALTY if hit else 0.0), hit
+            share = len(prov & covered) / len(prov) if self.FRACTION and prov else 1.0
+            return h.score - (self.PENALTY * share if hit else 0.0), hit
 
         def release(bound):
             nonlocal seq
@@ -108,7 +111,10 @@ def packer_of(variant: str):
     base = {"base": BudgetPacker, "overlap": OverlapPacker}.get(head)
     if base is None:  # penalty<x> or penalty<x>@<cosine>
         penalty, _, similar = head.removeprefix("penalty").partition("@")
-        base = type(head, (PenaltyPacker,), {"PENALTY": float(penalty), "SIMILAR": float(similar) if similar else None})
+        fraction = penalty.startswith("f")
+        base = type(head, (PenaltyPacker,), {
+            "PENALTY": float(penalty.removeprefix("f")), "SIMILAR": float(similar) if similar else None, "FRACTION": fraction,
+        })  # fmt: skip
     dropped = {tuple(d.removeprefix("drop:").split("/")) for d in drops}
     if not dropped:
         return base
