@@ -21,8 +21,12 @@ def test_demo_on_the_sample_shows_progress_what_was_stored_and_answers(run, monk
     stored = next(line for line in out.splitlines() if line.startswith("stored under user=demo,run=sample"))
     assert all(f" {t}" in stored for t in ("episodic", "semantic", "procedural"))
     assert out.count("\nQ") == 7 and "[extractive: best evidence]" in out
+    first = json.loads(run("demo", "--json").stdout)
     report = json.loads(run("demo", "--json").stdout)
-    assert report["new_records"] == 0  # the second run stores nothing twice
+    # each run rebuilds the demo's scope: what the run before stored (closed records too) is replaced, nothing
+    # is stored twice
+    assert report["new_records"] == first["new_records"] > 0 and report["stored"] == first["stored"]
+    assert report["replaced"] == first["replaced"] >= sum(report["stored"].values())
     assert all(n > 0 for n in report["stored"].values())
     answers = report["answers"]
     assert len(answers) == 7 and all(a["evidence"] and a["expected"] for a in answers)
@@ -47,3 +51,29 @@ def test_demo_on_locomo_with_data(run, locomo_path):
     assert all(a["gold_ids"] for a in report["answers"])
     unknown = run("demo", "--data", str(locomo_path), "--conversation", "conv-999", ok=False)
     assert unknown.exit_code == 2 and "conv-26" in unknown.output
+
+
+#: What a right answer to each of the sample's questions must say (its expected answer's key words), and what it must
+#: not present as the answer: a record that says where Maya no longer works, the house for where she works.
+DEMO_KEYS = {
+    "Where does Maya live now?": ("terraced house", ()),
+    "Where does Maya work?": ("York Hospital", ("no longer works", "terraced house")),
+    "How long did Maya take to run the half marathon?": ("two hours and five minutes", ()),
+    "How does Maya make the lentil curry?": ("fry one onion", ()),
+    "What food is Maya allergic to?": ("peanuts", ()),
+    "How should a weekly plan for Maya be written?": ("runs first", ()),
+    "What is the name of Maya's cat?": ("Pepper", ()),
+}
+
+
+def test_demo_answers_every_sample_question_right_offline(run, monkeypatch):
+    """The offline answerer's answer to each question holds its expected answer's key words, first (before any
+    "Before (since replaced)" note), and not a wrong record presented as the answer."""
+    monkeypatch.setenv("MEMDESK_EMBEDDER", "minilm")
+    answers = json.loads(run("demo", "--json").stdout)["answers"]
+    assert {a["question"] for a in answers} == set(DEMO_KEYS)
+    for a in answers:
+        key, wrong = DEMO_KEYS[a["question"]]
+        said = a["answer"].split(" Before (since replaced):")[0]
+        assert key.lower() in said.lower() and "Nothing in memory" not in said, (a["question"], a["answer"])
+        assert not any(w in said for w in wrong), (a["question"], a["answer"])
