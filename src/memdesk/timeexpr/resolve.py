@@ -360,7 +360,8 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                if tense == "present":
+                if tense == "present" or (tense is None and handler is not _h_weekday):
+                    # no cue that it is past: the date a person infers is the coming one (or just begun)
                     here = _Ctx(prefer="future", direction="current")
                 else:
                     here = _Ctx(prefer=tense or "past", direction=tense or "nearest")
