@@ -48,7 +48,8 @@ def anchored(text: str, names: Iterable[str] = ()) -> bool:
     content words that are not words of feeling, degree, evaluation or social formula
     (:func:`.social.abstract_only`'s lexicons: "Theo wants a space theme, with rockets"), two with a first
     person or a possessive ("I hate long replies", "my sister's van"; not "I'm so happy right now", "It keeps
-    me going")."""
+    me going"). A name that opens the sentence cannot be told from any capitalised first word: it anchors only
+    through the concrete words around it."""
     known = {p.lower() for n in names if n for p in n.split()}
     if re.search(r"\d", text) or _ASKS.match(text) or len(_WORD.findall(text)) > MAX_WORDS:
         return True
