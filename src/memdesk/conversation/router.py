@@ -47,7 +47,7 @@ from ..timeexpr.resolve import resolve
 from .base import Utterance
 from .filler import FillerTest
 from .rules import Sentence, analyze, content_words, short_remark, words
-from .social import only_reacts, plain_named, social_question
+from .social import THIRD_PERSON, only_reacts, plain_named, social_question
 
 logger = logging.getLogger(__name__)
 
@@ -102,12 +102,22 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     asked = previous.rstrip().endswith("?")
     if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
         return [Sentence(text=s.text, kind="phatic") for s in sentences]  # "Long, but good.", "I'll try it.": a reaction
-    if filler is not None:
+    if filler is not None and not _asked_about(previous, names):
+        # an answer to a question about something carries what was asked ("What does it stand for?" "It
+        # stands for freedom."), and what is said of someone in particular may be a fact ("They're a real support.")
         sentences = [
-            Sentence(text=s.text, kind="phatic") if s.kind != "phatic" and not s.procedural and filler.is_filler(s.text, names) else s
+            Sentence(text=s.text, kind="phatic")
+            if s.kind != "phatic" and not s.procedural and not THIRD_PERSON.search(s.text) and filler.is_filler(s.text, names)
+            else s
             for s in sentences
         ]
     return sentences
+
+
+def _asked_about(previous: str, names: list[str]) -> bool:
+    """Whether the other speaker's turn before asks a question about something (not "How are you?")."""
+    questions = [q for q in re.split(r"(?<=[.!?])\s+", previous.strip()) if q.endswith("?")]
+    return any(content_words(q, names) and not social_question(q, content_words(q, names)) for q in questions)
 
 
 #: A written date in any language: a year, or a numeric day and month.
