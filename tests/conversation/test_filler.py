@@ -12,7 +12,7 @@ import pytest
 
 from memdesk.conversation.base import Utterance
 from memdesk.conversation.extract import RuleExtractor
-from memdesk.conversation.filler import FillerTest, anchored
+from memdesk.conversation.filler import FillerTest, anchor_strength, anchored
 from memdesk.conversation.llm_processor import LLMProcessor
 from memdesk.conversation.router import RuleRouter
 from memdesk.llm import ScriptedChatModel
@@ -35,14 +35,26 @@ def utt(text: str, speaker: str = "Tess", role: str = "user", context: list[Mess
         "Then Tomasz passed it first time.",  # a name that is not a speaker's
         "We paid 40 quid for it.",  # a number
         "Please answer in French.",  # an instruction
-        "I detest loud restaurants.",  # first person + two concrete words
-        "Her greenhouse leaks.",  # a possessive + concrete words
-        "The gutters need clearing before winter storms.",  # three concrete words
         "Honestly it was one of those weeks where every single thing that could go wrong went wrong.",  # long
     ],
 )
-def test_anchored_sentences_are_never_small_talk(text: str) -> None:
-    assert anchored(text, NAMES)
+def test_strongly_anchored_sentences_are_never_small_talk(text: str) -> None:
+    assert anchor_strength(text, NAMES) == 2
+    assert not FillerTest(_FixedEmbedder(), [4.0, 4.0], 10.0).is_filler(text, NAMES)  # whatever the weights say
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I detest loud restaurants.",  # first person + two concrete words
+        "Her greenhouse leaks.",  # a possessive + concrete words
+        "The gutters need clearing before winter storms.",  # three concrete words
+    ],
+)
+def test_concrete_words_raise_the_bar(text: str) -> None:
+    assert anchor_strength(text, NAMES) == 1 and anchored(text, NAMES)
+    sure, likely = FillerTest(_FixedEmbedder(), [0.0, 0.0], 3.0), FillerTest(_FixedEmbedder(), [0.0, 0.0], 0.8)
+    assert sure.is_filler(text, NAMES) and not likely.is_filler(text, NAMES)  # p 0.95 vs p 0.69 against 0.8
 
 
 @pytest.mark.parametrize("text", ["We're so pleased.", "Keeps me smiling.", "Tess is thrilled.", "That's lovely, Desk!"])

@@ -6,9 +6,12 @@ means instead: its MiniLM embedding, weighed by a vector trained on sentences wr
 chats (``bench/filler/train.py``, ``bench/filler/sentences.txt``; the weights ship as
 ``conversation/data/filler_minilm.json``).
 
-It only decides where nothing in the sentence anchors a fact (:func:`anchored`): a number, a name other than the
-speakers', an instruction, or more than :data:`MAX_WORDS` words keep a sentence whatever the model says, so
-evidence with a name, a date or a quantity is never dropped by it. The router, the rule extractor and the LLM
+It decides per turn (:func:`memdesk.conversation.router.analyze_utterance`): a turn is small talk when every
+sentence of it is, so a turn with a fact keeps all its words; it leaves alone an answer to a question about
+something and what is said of someone in particular. Within a sentence it decides only where nothing anchors a
+fact (:func:`anchor_strength`): a number, a name other than the speakers', an instruction, or more than
+:data:`MAX_WORDS` words keep a sentence whatever the model says, so evidence with a name, a date or a quantity is
+never dropped by it; concrete words alone raise the bar. The router, the rule extractor and the LLM
 processor's post-processing (:mod:`.llm_tidy`) share one instance (:func:`memdesk.factory.build_processor`).
 """
 
@@ -32,7 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FillerTest", "anchored", "MAX_WORDS"]
+__all__ = ["FillerTest", "anchored", "anchor_strength", "MAX_WORDS"]
 
 #: A sentence longer than this says enough to keep.
 MAX_WORDS = 12
@@ -43,20 +46,26 @@ _ASKS = re.compile(r"^\s*(?:please|remember|always|never|don't|do not|make sure|
 
 
 def anchored(text: str, names: Iterable[str] = ()) -> bool:
-    """Whether ``text`` holds something a fact hangs on: a digit, a capitalised word that is not a speaker's
-    name (nor the first word), an instruction, more than :data:`MAX_WORDS` words, or concrete words: three
-    content words that are not words of feeling, degree, evaluation or social formula
+    """Whether ``text`` holds something a fact hangs on (:func:`anchor_strength` above 0)."""
+    return anchor_strength(text, names) > 0
+
+
+def anchor_strength(text: str, names: Iterable[str] = ()) -> int:
+    """2 if ``text`` holds something a fact hangs on: a digit, a capitalised word that is not a speaker's name
+    (nor the first word), an instruction, more than :data:`MAX_WORDS` words; 1 if it only has concrete words:
+    three content words that are not words of feeling, degree, evaluation or social formula
     (:func:`.social.abstract_only`'s lexicons: "Theo wants a space theme, with rockets"), two with a first
     person or a possessive ("I hate long replies", "my sister's van"; not "I'm so happy right now", "It keeps
-    me going"). A name that opens the sentence cannot be told from any capitalised first word: it anchors only
-    through the concrete words around it."""
+    me going"); else 0. Content words are not all nouns ("I'm not giving up"), so the weak anchor only raises the
+    bar (:attr:`FillerTest.weak_threshold`). A name that opens the sentence cannot be told from any capitalised
+    first word: it anchors only through the concrete words around it."""
     known = {p.lower() for n in names if n for p in n.split()}
     if re.search(r"\d", text) or _ASKS.match(text) or len(_WORD.findall(text)) > MAX_WORDS:
-        return True
+        return 2
     if any(w.lower() not in known for w in _CAPITALISED.findall(text.strip())):
-        return True
+        return 2
     concrete = [w for w in content_words(text, names) if not abstract_only([w])]
-    return len(concrete) >= (2 if _OWNER.search(text) else 3)
+    return 1 if len(concrete) >= (2 if _OWNER.search(text) else 3) else 0
 
 
 class FillerTest:
@@ -65,14 +74,17 @@ class FillerTest:
     Args:
         embedder: the MiniLM embedder the weights were trained on (its ``model_id`` must match).
         weights: the weight vector; bias: its bias; threshold: the probability from which a sentence is small talk.
+        weak_threshold: the probability from which a sentence with only concrete words (:func:`anchor_strength` 1)
+            is small talk.
         cache_size: sentences whose probability is kept (the router and the extractor read each turn twice).
     """
 
-    def __init__(self, embedder: Embedder, weights: Sequence[float], bias: float, *, threshold: float = 0.6, cache_size: int = 2048) -> None:
+    def __init__(self, embedder: Embedder, weights: Sequence[float], bias: float, *, threshold: float = 0.6, weak_threshold: float = 0.8, cache_size: int = 2048) -> None:
         self.embedder = embedder
         self.weights = np.asarray(weights, dtype=np.float32)
         self.bias = float(bias)
         self.threshold = threshold
+        self.weak_threshold = max(threshold, weak_threshold)
         self._cache: OrderedDict[str, float] = OrderedDict()
         self._cache_size = cache_size
 
@@ -101,11 +113,13 @@ class FillerTest:
         return p
 
     def is_filler(self, text: str, names: Iterable[str] = ()) -> bool:
-        """Small talk: nothing anchors a fact in ``text`` and the weights say small talk."""
-        if not text.strip() or anchored(text, names):
+        """Small talk: nothing anchors a fact in ``text`` and the weights say small talk (or only concrete words
+        do and the weights say it with :attr:`weak_threshold`)."""
+        strength = anchor_strength(text, names) if text.strip() else 2
+        if strength == 2:
             return False
         p = self.probability(text)
-        if p >= self.threshold:
+        if p >= (self.weak_threshold if strength else self.threshold):
             log.debug("small talk by the learned test (p=%.2f): %r", p, text)
             return True
         return False

@@ -105,12 +105,11 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     if filler is not None and not _asked_about(previous, names):
         # an answer to a question about something carries what was asked ("What does it stand for?" "It
         # stands for freedom."), and what is said of someone in particular may be a fact ("They're a real support.")
-        sentences = [
-            Sentence(text=s.text, kind="phatic")
-            if s.kind != "phatic" and not s.procedural and not THIRD_PERSON.search(s.text) and filler.is_filler(s.text, names)
-            else s
-            for s in sentences
-        ]
+        # a turn is small talk when every sentence of it is; one with a fact keeps its sentences together, so
+        # its turn view and the words around the fact stay as said
+        said = [s for s in sentences if s.kind != "phatic"]
+        if said and all(not s.procedural and not THIRD_PERSON.search(s.text) and filler.is_filler(s.text, names) for s in said):
+            return [Sentence(text=s.text, kind="phatic") for s in sentences]
     return sentences
 
 
