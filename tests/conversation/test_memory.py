@@ -309,3 +309,11 @@ def test_the_time_a_question_is_asked_dates_its_time_expressions(store_url):
     with pytest.raises(InvalidInputError, match="asked_at"):
         m.search(question, scope=ANA, asked_at="yesterday")
     m.close()
+
+
+@pytest.mark.parametrize("wrong", ["memory.db", 42, {"database_url": "sqlite:///x.db"}])
+def test_open_given_something_other_than_settings_is_a_typed_error(wrong, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(InvalidInputError, match="database_url"):
+        Memory.open(wrong)
+    assert not (tmp_path / "memory.db").exists()  # nothing created on the way

@@ -87,7 +87,15 @@ class Memory(Curation, ClosesOnExit):
     # -- construction ----------------------------------------------------------------------
     @classmethod
     def open(cls, settings: Any = None, **overrides: Any) -> "Memory":
-        """A Memory built from settings (``MEMDESK_*`` environment, config file, overrides)."""
+        """A Memory built from settings (``MEMDESK_*`` environment, config file, overrides).
+
+        ``settings`` is a :class:`~memdesk.settings.Settings` or None; a database is named by the
+        ``database_url`` override (``Memory.open(database_url="sqlite:///memory.db")``)."""
+        if settings is not None and not isinstance(settings, Settings):
+            raise InvalidInputError(
+                f"Memory.open takes a Settings (or keyword overrides), not {type(settings).__name__}: "
+                f"to name a database, use Memory.open(database_url='sqlite:///PATH')"
+            )
         return build_memory(settings or Settings.load(**overrides))
 
     def close(self) -> None:
