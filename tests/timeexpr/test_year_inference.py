@@ -52,6 +52,12 @@ def test_year_of_a_day_month(text: str, expected: str) -> None:
 def test_a_date_just_begun_reads_as_current() -> None:
     # said on 20 June: "from 1 June" in the present began three weeks ago, it is not next June
     assert _day("My new rota is four days a week from 1 June.") == "2025-06-01"
+    assert _day("Since 2 June I have been on the early shift.") == "2025-06-02"
+
+
+def test_a_day_something_happens_on_is_the_coming_one() -> None:
+    # said on 20 June: a day for an event in the present tense, eleven days gone, is next year's
+    assert _day("We have the open day pencilled in for 9 June.") == "2026-06-09"
 
 
 @pytest.mark.parametrize(
