@@ -139,3 +139,10 @@ def test_a_record_holds_no_speaker_label() -> None:
         records = extractor.extract(u, router.route(u))
         assert records and all(not r.text().startswith("Tess:") and r.speaker == "Tess" for r in records)
         assert all("Tess" in r.embed_text() for r in records)  # whose words: in what is embedded
+
+
+def test_the_llm_processor_keeps_no_speaker_label() -> None:
+    reply = {"mask": "100", "episodic": [{"title": "Curry", "summary": "Tess: Bea loved the fish pie we made.", "when": None}]}
+    [p] = LLMProcessor(ScriptedChatModel([reply])).process([utt("Bea loved the fish pie we made.")])
+    assert [r.text() for r in p.records] == ["Curry: Bea loved the fish pie we made."]
+    assert p.records[0].embed_text().startswith("Tess:")

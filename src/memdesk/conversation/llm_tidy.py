@@ -9,7 +9,8 @@ rules the offline extractor keeps, whatever it answered:
   the person spoken to, a small-talk question) keeps none of the model's records, and a record
   whose own text is small talk ("Desk congratulated Maya." aside) is dropped;
 * **one speaker**: a record whose words come from the earlier turns and not from the message (the
-  model copied the context) is dropped;
+  model copied the context) is dropped, and a "Name:" label before a record's words leaves its text (it is
+  embedded with the record, as the rule extractor does);
 * **one fact per record**: a semantic fact that joins statements ("Maya lives in Leith with her cat,
   Biscuit") is split (:func:`memdesk.conversation.atoms.atoms`);
 * **dates**: a date written into the text in brackets ("(2024-04-15)") is taken out (the date is the
@@ -119,11 +120,27 @@ def tidy(u: Utterance, records: list[MemoryRecord], filler: FillerTest | None = 
             log.debug("message %s: record %r dropped (small talk, or the earlier turns' words)", u.message_id, record.text())
             continue
         for part in _split(record, u.message.speaker):
+            _unlabel(part, names)
             _untangle_dates(part)
             _fix_year(part, mentions)
             out.append(part)
     _attach(claims, out)
     return out
+
+
+def _unlabel(record: MemoryRecord, names: list[str]) -> None:
+    """A "Name:" label the model put before a record's words ("Maya: Ines loved the curry.") leaves the text:
+    it goes where the rule extractor puts it, in what is embedded (``metadata["embed_context"]``)."""
+    for field in ("fact", "summary", "content", "title"):
+        value = getattr(record, field, None)
+        m = _LABEL.match(value) if isinstance(value, str) else None
+        if m and any(m["name"].casefold() == n.casefold() for n in names):
+            setattr(record, field, value[m.end() :])
+            if field != "title":
+                record.metadata["embed_context"] = f"{m['name']}:"
+
+
+_LABEL = re.compile(r"^\s*(?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}):\s+(?=\S)")
 
 
 def _untangle_dates(record: MemoryRecord) -> None:
