@@ -146,3 +146,23 @@ def test_the_llm_processor_keeps_no_speaker_label() -> None:
     [p] = LLMProcessor(ScriptedChatModel([reply])).process([utt("Bea loved the fish pie we made.")])
     assert [r.text() for r in p.records] == ["Curry: Bea loved the fish pie we made."]
     assert p.records[0].embed_text().startswith("Tess:")
+
+
+@pytest.mark.parametrize(
+    "text, phatic",
+    [
+        ("Good for Ravi!", True),  # "good for <anyone>": a verdict with a name in it
+        ("Good on them.", True),
+        ("Happy Burns Night, both of you!", True),  # a wish for a named occasion
+        ("Happy birthday to my daughter Ada, who is six today!", False),  # ... with a fact of the speaker's
+        ("Phew, I hope he's on the mend soon.", True),  # an interjection before a wish
+        ("How thoughtful, congratulations on the new flat!", True),  # an exclamative opener
+        ("Phew, the boiler passed its service.", False),  # an interjection before a fact
+        ("How many rooms does the cottage have?", False),
+        ("Good for the soil, apparently.", False),
+    ],
+)
+def test_word_rules_read_the_class_not_the_phrase(text: str, phatic: bool) -> None:
+    from memdesk.conversation.rules import is_phatic
+
+    assert is_phatic(text, NAMES) is phatic
