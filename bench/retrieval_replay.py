@@ -11,6 +11,10 @@ Configs: ``engram`` (paper path, k=20, K=25), ``engram-untyped``, ``engram-hybri
 ``fused`` (the default read path), ``fused-untyped`` (one pooled score scale), ``fused-dense`` (no BM25), ``fused-dense-untyped``,
 ``fused-nostem`` (unstemmed BM25), ``fused-flat`` (budget priced for the flat one-anchor-per-line block).
 A config may change its retriever's constructor options: ``fused:lexical_weight=0.1+lexical_k=30``.
+
+The run's embedder is ``MEMDESK_EMBEDDER``'s (default MiniLM; ``MEMDESK_EMBEDDER=nomic`` for a run made with
+``--embedder nomic``), and the fused configs start from that embedder's read profile
+(:mod:`memdesk.retrieval.profiles`), as ``Memory.open()`` does; options in the config name override it.
 """
 
 from __future__ import annotations
@@ -27,21 +31,23 @@ import numpy as np
 
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.raw import RawTurnProcessor
-from memdesk.embed import MiniLMEmbedder
+from memdesk.embed import make_embedder
 from memdesk.eval import metrics as M
 from memdesk.eval.cache import CachingEmbedder
 from memdesk.eval.run import load_dataset
 from memdesk.records import Scope
+from memdesk.retrieval.profiles import read_profile
 from memdesk.retrieval.retrieve import Retriever, Serializer
+from memdesk.settings import Settings
 from memdesk.store import open_store
 
 
-def _fused(store, **kw):
+def _fused(store, profile=None, **kw):
     ser = Serializer(group_by_anchor=kw.pop("grouped", True))
-    return Retriever.fused(store, serializer=ser, **kw), ser
+    return Retriever.fused(store, serializer=ser, **{**(profile or {}), **kw}), ser
 
 
-def _engram(store, **kw):
+def _engram(store, profile=None, **kw):
     return Retriever(store, **kw), Serializer()
 
 
@@ -58,24 +64,33 @@ CONFIGS = {
 }
 
 
-def config_of(name: str):
+def config_of(name: str, profile: dict | None = None):
     """A named config, or ``<name>:<option>=<value>+...``: that config's retriever with constructor options
-    changed (``fused:lexical_weight=0.1+lexical_k=30``)."""
+    changed (``fused:lexical_weight=0.1+lexical_k=30``). ``profile``: the embedder's read-profile options, under
+    any the name changes (fused configs only)."""
     base, _, options = name.partition(":")
     make, search_args = CONFIGS[base]
-    if not options:
-        return make, search_args
-    changes = {k: json.loads(v) for k, v in (o.split("=", 1) for o in options.split("+"))}
-    return (lambda st: make(st, **changes)), search_args
+    changes = {k: json.loads(v) for k, v in (o.split("=", 1) for o in options.split("+"))} if options else {}
+    return (lambda st: make(st, profile=profile, **changes)), search_args
 
 
 def open_run(benchmark: str, run_dir: Path, cache: Path | None = None):
     """An evaluation run reopened for reading: (dataset, ids of the conversations it fully ingested, its typed
-    store, the packaged MiniLM behind the run's embedding cache). Close the store when done."""
+    store, the run's embedder (``MEMDESK_EMBEDDER``, default MiniLM) behind its embedding cache). Close the store
+    when done."""
     ds = load_dataset(benchmark)  # type: ignore[arg-type]
     done = set(json.loads((run_dir / "work" / "state.json").read_text())["ingested"].get("typed", []))
     store = open_store(f"sqlite:///{run_dir / 'work' / 'typed.db'}")
-    return ds, done, store, CachingEmbedder(MiniLMEmbedder(), cache or run_dir / "work" / "embeddings.sqlite")
+    return ds, done, store, CachingEmbedder(make_embedder(Settings()), cache or run_dir / "work" / "embeddings.sqlite")
+
+
+def profile_options(model_id: str) -> dict:
+    """The fused retriever's constructor options that the embedder's read profile sets."""
+    profile = read_profile(model_id)
+    return {
+        "lexical_weight": profile.lexical_weight, "type_prior": profile.type_prior,
+        "redundancy_penalty": profile.redundancy_penalty,
+    }
 
 
 def reader(store, embedder, retriever: Retriever, serializer: Serializer) -> Memory:
@@ -125,7 +140,7 @@ class Tally:
 
 def replay(benchmark: str, run_dir: Path, config: str, cache: Path) -> dict:
     ds, done, store, embedder = open_run(benchmark, run_dir, cache)
-    make, search_args = config_of(config)
+    make, search_args = config_of(config, profile_options(embedder.model_id))
     memory = reader(store, embedder, *make(store))
     tally, ms = Tally(), []
     try:

@@ -86,7 +86,8 @@ def build_retriever(settings: Settings, store: Store, embedder_id: str | None = 
         return Retriever.fused(
             store, k=settings.top_k or 60, K=settings.max_records or 100, token_budget=settings.token_budget,
             serializer=build_serializer(settings), person_weight=settings.person_weight,
-            time_weight=settings.time_weight, lexical_weight=profile.lexical_weight,
+            time_weight=settings.time_weight, lexical_weight=profile.lexical_weight, type_prior=profile.type_prior,
+            redundancy_penalty=profile.redundancy_penalty,
         )
     return Retriever(store, k=settings.top_k or 20, K=settings.max_records or 25, hybrid=settings.hybrid)
 

@@ -22,7 +22,11 @@ def test_the_factory_passes_the_embedders_profile(tmp_path) -> None:
     try:
         nomic = build_retriever(Settings(), store, "nomic-embed-text-v1.5-q8_0@0a4d066fb01b")
         assert nomic.lexical_weight == PROFILES["nomic-embed-text-v1.5"].lexical_weight
-        assert build_retriever(Settings(), store).lexical_weight == DEFAULT_PROFILE.lexical_weight
+        assert nomic.redundancy_penalty == PROFILES["nomic-embed-text-v1.5"].redundancy_penalty
+        assert nomic.indexes.type_prior == PROFILES["nomic-embed-text-v1.5"].type_prior
+        minilm = build_retriever(Settings(), store)
+        assert (minilm.lexical_weight, minilm.redundancy_penalty) == (DEFAULT_PROFILE.lexical_weight, DEFAULT_PROFILE.redundancy_penalty)
+        assert minilm.indexes.type_prior == DEFAULT_PROFILE.type_prior
     finally:
         store.close()
     mem = build_memory(Settings(database_url=f"sqlite:///{tmp_path / 'm.db'}"), embedder=HashingEmbedder())

@@ -1,11 +1,12 @@
 """Databases written by earlier memdesk versions open, migrate and answer as they did.
 
 ``tests/data/upgrade/<state>.db`` was written by the memdesk that first had SQLite migration ``<state>`` (0001 ...
-0008; ``make_fixtures.py`` there regenerates them from git history), and ``<state>.json`` holds what that
+0009; ``make_fixtures.py`` there regenerates them from git history), and ``<state>.json`` holds what that
 memdesk answered; ``<state>.pg.sql`` is a ``pg_dump`` of a PostgreSQL database the same code wrote (restored with
 ``psql`` into the session's test server), its answers in ``<state>.pg.json``. Today's code opens a copy, applies the migrations since, and must give the same records, the
 same top hit for each record's text, the same history events (a record deleted before migration 0007 keeps only
-its tombstone, without content), the same messages; an upgraded store exports and imports like any other.
+its tombstone, without content), the same messages, and (fixtures from 0009 on, whose long metadata is stored once)
+the same metadata of each record and of each version in its history; an upgraded store exports and imports like any other.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ PG_STATES = sorted(p.name.split(".")[0] for p in FIXTURES.glob("*.pg.sql"))
 
 def test_every_sqlite_migration_has_a_fixture_written_before_the_next():
     names = [m.name.split("_", 1)[0] for m in SQLITE_MIGRATIONS]
-    assert set(names) - {"0009", "0010", "0011", "0012"} <= set(STATES), "add a fixture for each migration state"
+    assert set(names) - {"0010", "0011", "0012"} <= set(STATES), "add a fixture for each migration state"
 
 
 def check_upgraded(url: str, expected: dict, migrations: list[str], tmp_path: Path) -> None:
@@ -51,6 +52,10 @@ def check_upgraded(url: str, expected: dict, migrations: list[str], tmp_path: Pa
             for rid, events in want["history"].items():
                 assert [e.event.value for e in mem.history(rid, scope=scope)] == events
             assert len(mem.messages(scope=scope)) == want["messages"]
+            if "metadata" in want:  # written from 0009 on
+                assert {r.id: r.metadata for r in mem.get_all(scope=scope)} == want["metadata"]
+                for rid, metadata in want["version_metadata"].items():
+                    assert [e.record.metadata for e in mem.history(rid, scope=scope)] == metadata
         ana = Scope(user_id="ana")
         tomb = mem.history(expected["deleted"], scope=ana)
         assert [(e.event, e.record) for e in tomb] == [(HistoryEvent.DELETE, None)]

@@ -28,6 +28,7 @@ import os
 import re
 import secrets
 import threading
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -115,32 +116,30 @@ class GGUFEmbedder(LoadsOnFirstUse, BaseEmbedder):
         if not self.path.is_file():
             raise ConfigError(f"GGUF embedding model {self.path}: no such file")
         self.name = name or self.path.name.removesuffix(".gguf")
-        self._sha256 = sha256
-        self._dim = dim
+        if sha256 is not None:  # given: the cached value, never computed
+            self.sha256 = sha256
+        if dim is not None:
+            self.model_dim = dim
         self.query_prefix, self.document_prefix, self.pooling = query_prefix, document_prefix, pooling
         self.n_ctx, self.batch_size = n_ctx, batch_size
         self.threads = threads or min(usable_cpus(), _MAX_DEFAULT_THREADS)
         self._lock = threading.Lock()  # one llama.cpp slot: calls queue anyway; keep batches whole
 
-    @property
+    @cached_property
     def sha256(self) -> str:
         """The model file's sha256 (computed once when not given)."""
-        if self._sha256 is None:
-            from .gguf_models import file_sha256
+        from .gguf_models import file_sha256
 
-            self._sha256 = file_sha256(self.path)
-        return self._sha256
+        return file_sha256(self.path)
 
     @property  # type: ignore[override]
     def model_id(self) -> str:
         return f"{self.name}@{self.sha256[:12]}" + (f"/d{self.truncate_dim}" if self.truncate_dim else "")
 
-    @property
+    @cached_property
     def model_dim(self) -> int:
-        """The model's own embedding width."""
-        if self._dim is None:
-            self._dim = gguf_embedding_length(self.path)
-        return self._dim
+        """The model's own embedding width (read once from the file when not given)."""
+        return gguf_embedding_length(self.path)
 
     @property  # type: ignore[override]
     def dim(self) -> int:

@@ -12,8 +12,6 @@ from abc import ABC, abstractmethod
 from dataclasses import replace
 from typing import Any, Literal, Sequence, overload
 
-from pydantic import BaseModel
-
 from ..errors import EmptyInputError, LLMError
 from .base import ChatMessage, Completion
 from .batch import ChatRequest, run_many
@@ -29,19 +27,13 @@ class BaseChatModel(ABC):
     max_reasks: int
     concurrency: int
 
-    def complete(
-        self,
-        messages: list[ChatMessage],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int | None = None,
-        temperature: float = 0.0,
-        operation: str = "default",
-    ) -> Completion:
-        """One chat completion (see :class:`~memdesk.llm.base.ChatModel`)."""
+    def complete(self, messages: list[ChatMessage], **options: Any) -> Completion:
+        """One chat completion (see :class:`~memdesk.llm.base.ChatModel`); ``options`` are the other fields of a
+        :class:`~memdesk.llm.batch.ChatRequest` (``schema``, ``max_tokens``, ``temperature``, ``operation``)."""
         if not messages:
             raise EmptyInputError("complete() needs at least one message")
-        request = ChatRequest(messages, schema=schema, max_tokens=max_tokens, temperature=temperature, operation=operation)
+        request = ChatRequest(messages, **options)
+        schema = request.schema
 
         def send(msgs: list[ChatMessage], rf: dict[str, Any] | None) -> Completion:
             return self._attempt(replace(request, messages=msgs), rf)

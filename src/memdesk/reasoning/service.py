@@ -23,7 +23,7 @@ from ..errors import InvalidInputError, InvalidScopeError, LLMError, NoChatModel
 from ..llm.base import ChatModel
 from ..records import Scope
 from ..store.base import Store
-from ..text.textcheck import check_text
+from ..text.textcheck import check_text, member_of
 from .bank import BankManifest, MemoryBank
 from .bank_builder import BankBuilder, BuildConfig
 from .datasets import AnswerKind, Problem, get_benchmark, text_hash
@@ -287,19 +287,13 @@ def _tags(tags: Any) -> Tags:
 
 
 def _format(value: Any) -> MemoryFormat:
-    try:
-        return MemoryFormat(value)
-    except ValueError:
-        raise InvalidInputError(f"unknown format {value!r}; one of {[f.value for f in MemoryFormat]}") from None
+    return member_of(MemoryFormat, value, "format")
 
 
 def _kind(value: Any) -> AnswerKind:
     if value is None:
         return AnswerKind.MATH
-    try:
-        return AnswerKind(value)
-    except ValueError:
-        raise InvalidInputError(f"unknown answer kind {value!r}; one of {[k.value for k in AnswerKind]}") from None
+    return member_of(AnswerKind, value, "answer kind")
 
 
 def _answer_kind(manifest: BankManifest) -> AnswerKind:

@@ -38,6 +38,7 @@ from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa
 from .question_focus import FOCUS_WEIGHT, question_focus
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
+from .redundancy import demote_repeated
 from .relevance import COSINE, FUSED, RRF, calibrate
 from ..records import ALL_TYPES, MemoryType, Scope
 from ..hits import SearchHit
@@ -114,6 +115,8 @@ class Retriever:
             states a value of the kind the question asks for: a place or a person for "where" and "who", a date for
             "when", a count for "how many", a name for "which ..." and "what ... called"
             (:mod:`memdesk.retrieval.question_focus`); 0 turns it off.
+        redundancy_penalty: with a token budget, a record sharing a message with a record ranked above it is packed as
+            if its score were this much lower (:mod:`memdesk.retrieval.redundancy`); 0 packs in rank order.
     """
 
     def __init__(
@@ -141,6 +144,7 @@ class Retriever:
         lexical_prior: float = 0.0,
         lexical_floor: float = 0.0,
         focus_weight: float = 0.0,
+        redundancy_penalty: float = 0.0,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -149,8 +153,10 @@ class Retriever:
         if superseded_weight is not None and not 0.0 <= superseded_weight <= 1.0:
             raise InvalidInputError("superseded_weight must be between 0 and 1, or None")
         self.superseded_weight = superseded_weight
-        if fusion not in ("rrf", "score") or min(lexical_weight, person_weight, time_weight) < 0:
-            raise InvalidInputError("fusion must be 'rrf' or 'score', and lexical_weight, person_weight and time_weight >= 0")
+        if fusion not in ("rrf", "score") or min(lexical_weight, person_weight, time_weight, redundancy_penalty) < 0:
+            raise InvalidInputError(
+                "fusion must be 'rrf' or 'score', and lexical_weight, person_weight, time_weight and redundancy_penalty >= 0"
+            )
         self.store = store
         self.k = k
         self.K = K
@@ -167,6 +173,7 @@ class Retriever:
         self.lexical_prior = lexical_prior
         self.lexical_floor = lexical_floor
         self.focus_weight = focus_weight
+        self.redundancy_penalty = redundancy_penalty
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
@@ -330,7 +337,8 @@ class Retriever:
                         record=record, score=score, cosine=why.cosine, memory_type=memory_type, rank=rank, why=str(why)
                     )
 
-            packed = self.packer.pack(hits(), max_records=K) if self.packer is not None else dedupe(list(hits()))[:K]
+            ordered = demote_repeated(hits(), self.redundancy_penalty) if self.redundancy_penalty > 0 else hits()
+            packed = self.packer.pack(ordered, max_records=K) if self.packer is not None else dedupe(list(hits()))[:K]
             return calibrate(packed, FUSED if self.calibrated else None, len(index.records))
 
         return aio.offload(ranked_hits)

@@ -1,12 +1,15 @@
-"""What both MCP tool modules share: the optional MCP SDK's names, the caller of a tool call, tool errors."""
+"""What both MCP tool modules share: the optional MCP SDK's names, the caller of a tool call and the scope it
+may use, tool errors."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Sequence
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_type_hints
 
 from ..errors import ForbiddenScopeError, MemdeskError
+from ..records import Scope
 from ..tenants import Caller
 
 try:  # the MCP SDK is an optional dependency (memdesk[server])
@@ -22,6 +25,10 @@ CALLER_STATE = "memdesk_caller"
 """Where the HTTP key guard leaves the request's :class:`~memdesk.tenants.Caller` (``request.state``)."""
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
+
+ScopeOf = Callable[[Caller, dict[str, Any]], Scope]
+"""The scope a tool call may use, from its caller and its arguments by name (the scope ids among them)."""
 
 
 def caller_of(ctx: Any, default: Caller) -> Caller:
@@ -46,3 +53,36 @@ def tool_errors(fn: F) -> F:
             raise ToolError(f"{type(e).__name__}: {e}") from e
 
     return wrapper  # type: ignore[return-value]
+
+
+def scoped(default: Caller, ids: Sequence[str], scope_of: ScopeOf) -> Callable[[Callable[..., T]], Callable[..., T]]:
+    """A tool written with a ``scope`` parameter, served with ``ctx`` and the scope ids ``ids`` (each
+    ``str | None = None``) in its place: every call gets the scope ``scope_of(caller, arguments)`` decides, the
+    caller being the request's over HTTP (its API key) or ``default`` (stdio, in process), as for the HTTP
+    routes. So each tool's scope check is this one path, and the ids its schema shows are the same for all."""
+
+    def decorate(fn: Callable[..., T]) -> Callable[..., T]:
+        hints = get_type_hints(fn, include_extras=True)
+        params: list[inspect.Parameter] = []
+        for p in inspect.signature(fn).parameters.values():
+            if p.name != "scope":
+                params.append(p.replace(annotation=hints[p.name]))
+                continue
+            params.append(inspect.Parameter("ctx", p.kind, annotation=Context))
+            params += [inspect.Parameter(name, p.kind, default=None, annotation=str | None) for name in ids]
+        signature = inspect.Signature(params, return_annotation=hints["return"])
+
+        @wraps(fn)
+        def tool(*args: Any, **kwargs: Any) -> T:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            arguments = dict(bound.arguments)
+            caller = caller_of(arguments.pop("ctx"), default)
+            scope = scope_of(caller, arguments)
+            return fn(**{k: v for k, v in arguments.items() if k not in ids}, scope=scope)
+
+        tool.__signature__ = signature  # type: ignore[attr-defined]
+        tool.__annotations__ = {p.name: p.annotation for p in params} | {"return": signature.return_annotation}
+        return tool
+
+    return decorate

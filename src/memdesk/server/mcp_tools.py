@@ -9,6 +9,7 @@ model can correct the call; nothing stored is touched by a failed call.
 from __future__ import annotations
 
 from datetime import datetime
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -21,7 +22,7 @@ from ..store.base import Forgotten
 from ..tenants import Access, Caller
 from .mcp_bank_tools import BANK_INSTRUCTIONS, register_bank_tools
 
-from .mcp_common import Context, MCPServer, caller_of, tool_errors
+from .mcp_common import MCPServer, scoped, tool_errors
 
 INSTRUCTIONS = (
     "Long-term memory for this conversation partner. Call add_memory with what the user says that is worth "
@@ -61,13 +62,18 @@ _FILTERS = (
 _ASKED_AT = "When the question is asked (default now): dates its 'yesterday' or 'two weeks ago'."
 
 
-def _scope(
-    ctx: Any, caller: Caller, user_id: str | None, agent_id: str | None, run_id: str | None, access: Access,
-    record_id: str | None = None,
-) -> Scope:
-    """The scope a tool call may use: the request's caller (an API key over HTTP) or ``caller`` (stdio,
-    in process) decides, as for the HTTP routes."""
-    return caller_of(ctx, caller).scope(user_id, agent_id, run_id, access=access, record_id=record_id)
+_IDS = ("user_id", "agent_id", "run_id")
+
+
+def _scoped(default: Caller, access: Access, record: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A memory tool's ``scope``: the ids the model gives, checked for ``access`` (for ``"record"``: to the
+    record its argument ``record`` names) against the caller (see :func:`.mcp_common.scoped`)."""
+
+    def scope_of(caller: Caller, args: dict[str, Any]) -> Scope:
+        record_id = args[record] if record is not None else None
+        return caller.scope(args["user_id"], args["agent_id"], args["run_id"], access=access, record_id=record_id)
+
+    return scoped(default, _IDS, scope_of)
 
 
 def create_mcp_server(
@@ -90,19 +96,16 @@ def create_mcp_server(
 
     @server.tool()
     @tool_errors
+    @_scoped(default, "write")
     def add_memory(
         text: str,
-        ctx: Context,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
+        scope: Scope,
         speaker: str | None = None,
         timestamp: datetime | None = None,
         metadata: dict[str, Any] | None = Field(default=None, description="Kept on the message and its memories."),
         wait: bool = Field(default=True, description="false: log it pending and return at once; processed in the background."),
     ) -> AddOutcome:
         """Remember one message: it is routed into episodic, semantic and/or procedural memories."""
-        scope = _scope(ctx, default, user_id, agent_id, run_id, "write")
         message = {"content": text, "speaker": speaker, "timestamp": timestamp, "metadata": metadata or {}}
         result = memory.add(message, scope=scope, wait=wait)
         return AddOutcome(
@@ -112,12 +115,10 @@ def create_mcp_server(
 
     @server.tool()
     @tool_errors
+    @_scoped(default, "read")
     def search_memory(
         query: str,
-        ctx: Context,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
+        scope: Scope,
         limit: int = Field(default=10, ge=1, le=100, description="Memories to return (K)."),
         types: list[MemoryType] | None = None,
         speaker: str | None = None,
@@ -126,7 +127,6 @@ def create_mcp_server(
         asked_at: datetime | None = Field(default=None, description=_ASKED_AT),
     ) -> list[SearchHit]:
         """Find the current memories most related to a query, best first."""
-        scope = _scope(ctx, default, user_id, agent_id, run_id, "read")
         hits = memory.search(
             query, scope=scope, K=limit, types=types, speaker=speaker, as_of=as_of, filters=filters, asked_at=asked_at
         )
@@ -134,90 +134,70 @@ def create_mcp_server(
 
     @server.tool()
     @tool_errors
+    @_scoped(default, "read")
     def memory_evidence(
         query: str,
-        ctx: Context,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
+        scope: Scope,
         speaker: str | None = None,
         as_of: datetime | None = Field(default=None, description="Read the memory as it stood at this time."),
         filters: dict[str, Any] | None = Field(default=None, description=_FILTERS),
         asked_at: datetime | None = Field(default=None, description=_ASKED_AT),
     ) -> EvidenceBlock:
         """The evidence block for a question (retrieved memories with their dates), to read before answering."""
-        scope = _scope(ctx, default, user_id, agent_id, run_id, "read")
         ev = memory.evidence(query, scope=scope, speaker=speaker, as_of=as_of, filters=filters, asked_at=asked_at)
         return EvidenceBlock(text=ev.text, tokens=ev.tokens, memory_ids=[h.record.id for h in ev.hits])
 
     @server.tool()
     @tool_errors
+    @_scoped(default, "read")
     def list_memories(
-        ctx: Context,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
+        scope: Scope,
         types: list[MemoryType] | None = None,
         limit: int = Field(default=100, ge=1, le=1000),
         as_of: datetime | None = Field(default=None, description="The memories that held at this time."),
         filters: dict[str, Any] | None = Field(default=None, description=_FILTERS),
     ) -> list[MemoryItem]:
         """Every current memory under a scope (episodic, semantic, then procedural; oldest first within each), up to ``limit``."""
-        scope = _scope(ctx, default, user_id, agent_id, run_id, "read")
         page = memory.page(scope=scope, types=types, limit=limit, as_of=as_of, filters=filters)
         return [MemoryItem.of(r) for r in page.items]
 
     @server.tool()
     @tool_errors
-    def get_memory(
-        memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> MemoryItem:
+    @_scoped(default, "record", "memory_id")
+    def get_memory(memory_id: str, scope: Scope) -> MemoryItem:
         """One memory by id, if it lies under the scope."""
-        scope = _scope(ctx, default, user_id, agent_id, run_id, "record", memory_id)
         return MemoryItem.of(memory.get(memory_id, scope=scope))
 
     @server.tool()
     @tool_errors
-    def update_memory(
-        memory_id: str,
-        text: str,
-        ctx: Context,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-    ) -> MemoryItem:
+    @_scoped(default, "record", "memory_id")
+    def update_memory(memory_id: str, text: str, scope: Scope) -> MemoryItem:
         """Replace a memory's text (re-embedded; the old version stays in its history)."""
-        scope = _scope(ctx, default, user_id, agent_id, run_id, "record", memory_id)
         return MemoryItem.of(memory.update(memory_id, text, scope=scope))
 
     @server.tool()
     @tool_errors
-    def delete_memory(
-        memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> Literal["deleted"]:
+    @_scoped(default, "record", "memory_id")
+    def delete_memory(memory_id: str, scope: Scope) -> Literal["deleted"]:
         """Delete a memory under the scope."""
-        memory.delete(memory_id, scope=_scope(ctx, default, user_id, agent_id, run_id, "record", memory_id))
+        memory.delete(memory_id, scope=scope)
         return "deleted"
 
     @server.tool()
     @tool_errors
-    def forget_memories(
-        ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None,
-        wildcard: bool = False,
-    ) -> Forgotten:
+    @_scoped(default, "write")
+    def forget_memories(scope: Scope, wildcard: bool = False) -> Forgotten:
         """Erase a scope for good: its memories, their history, its raw messages and the API keys bound to it
         (this session's own, if so: later calls are refused). The exact scope only, unless ``wildcard`` (then
         also every agent and run under it). Only when the user asks to be forgotten."""
-        return memory.forget(_scope(ctx, default, user_id, agent_id, run_id, "write"), wildcard=wildcard)
+        return memory.forget(scope, wildcard=wildcard)
 
     @server.tool()
     @tool_errors
-    def memory_history(
-        memory_id: str, ctx: Context, user_id: str | None = None, agent_id: str | None = None, run_id: str | None = None
-    ) -> list[Version]:
+    @_scoped(default, "record", "memory_id")
+    def memory_history(memory_id: str, scope: Scope) -> list[Version]:
         """Every version of a memory under the scope: created, updated; a deleted memory's is its deletion alone
         (memory null: its content is not kept)."""
-        scope = _scope(ctx, default, user_id, agent_id, run_id, "record", memory_id)
         return [
             Version(id=e.record_id, version=e.version, event=e.event.value, changed_at=e.changed_at,
                     memory=None if e.record is None else MemoryItem.of(e.record))

@@ -17,7 +17,7 @@ import numpy as np
 from pydantic_core import PydanticSerializationError, to_json
 
 from ..errors import InvalidInputError, InvalidScopeError, StoreError
-from ..text.textcheck import list_of
+from ..text.textcheck import list_of, member_of
 from ..records import (
     RECORD_CLASSES,
     EpisodicRecord,
@@ -38,10 +38,7 @@ ScopeTuple = tuple[str | None, str | None, str | None]
 
 # --- arguments -------------------------------------------------------------------------------
 def check_memory_type(value: Any) -> MemoryType:
-    try:
-        return MemoryType(value)
-    except ValueError:
-        raise InvalidInputError(f"unknown memory type {value!r}: use episodic, semantic or procedural") from None
+    return member_of(MemoryType, value, "memory type")
 
 
 def check_scope(scope: Any) -> Scope:

@@ -27,7 +27,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from ..errors import ConfigError
-from ..filters import RecordFilter
 from ..records import HistoryEntry, HistoryEvent, MemoryRecord, MemoryType, RawMessage, Scope
 from ..tenants import ApiKeyInfo, NewApiKey, Tenant
 from .base import DEFAULT_PAGE, EmbeddingInfo, Forgotten, Page, ScoredRecord, VectorTable
@@ -39,7 +38,7 @@ from .key_table import KeyTable
 from .dialect import Dialect
 from .maintenance import VectorRewriter
 from .message_log import MessageTable
-from .portable import OnConflict, PortableTables, Restored
+from .portable import PortableTables, Restored
 from .record_reads import RecordReader
 from .record_writes import RecordWriter
 from .search_cache import DEFAULT_CACHE_MAX_ROWS, RecordIndex, RecordSearch
@@ -130,27 +129,15 @@ class SQLStore(StoreConveniences):
         return self._reader.history(record_id)
 
     # -- RecordQuery ---------------------------------------------------------------------------
-    def search(
-        self,
-        vector: np.ndarray,
-        scope: Scope,
-        memory_type: MemoryType,
-        k: int,
-        speaker: str | None = None,
-        where: RecordFilter | None = None,
-    ) -> list[ScoredRecord]:
-        return self._search.search(vector, scope, memory_type, k, speaker, where)
+    def search(self, vector: np.ndarray, scope: Scope, *args: Any, **options: Any) -> list[ScoredRecord]:
+        """Top-k of one memory type (``memory_type``, ``k``, ``speaker``, ``where``): see
+        :meth:`.base.RecordSearcher.search`, answered by the store's :class:`~.search_cache.RecordIndex`."""
+        return self._search.search(vector, scope, *args, **options)
 
-    def search_types(
-        self,
-        vector: np.ndarray,
-        scope: Scope,
-        memory_types: Sequence[MemoryType],
-        k: int,
-        speaker: str | None = None,
-        where: RecordFilter | None = None,
-    ) -> dict[MemoryType, list[ScoredRecord]]:
-        return self._search.search_types(vector, scope, memory_types, k, speaker, where)
+    def search_types(self, vector: np.ndarray, scope: Scope, *args: Any, **options: Any) -> dict[MemoryType, list[ScoredRecord]]:
+        """:meth:`search` of several types (``memory_types``, ``k``, ``speaker``, ``where``): see
+        :meth:`.base.RecordSearcher.search_types`."""
+        return self._search.search_types(vector, scope, *args, **options)
 
     def page(self, scope: Scope, **options: Any) -> Page[MemoryRecord]:
         """A keyset page (``types=``, ``speaker=``, ``limit=``, ``cursor=``): see :meth:`.record_reads.RecordReader.page`."""
@@ -205,19 +192,10 @@ class SQLStore(StoreConveniences):
     def history_of(self, record_ids: Sequence[str]) -> dict[str, list[HistoryEntry]]:
         return self._portable.history_of(record_ids)
 
-    def restore(
-        self,
-        records: Sequence[MemoryRecord] = (),
-        vectors: np.ndarray | None = None,
-        *,
-        history: Sequence[HistoryEntry] = (),
-        messages: Sequence[RawMessage] = (),
-        on_conflict: OnConflict = "fail",
-        check_only: bool = False,
-    ) -> Restored:
-        return self._portable.restore(
-            records, vectors, history=history, messages=messages, on_conflict=on_conflict, check_only=check_only
-        )
+    def restore(self, records: Sequence[MemoryRecord] = (), vectors: np.ndarray | None = None, **options: Any) -> Restored:
+        """Import as exported (``history=``, ``messages=``, ``on_conflict=``, ``check_only=``): see
+        :meth:`.base.Portability.restore`."""
+        return self._portable.restore(records, vectors, **options)
 
     # -- Collections ---------------------------------------------------------------------------
     def collection(self, name: str) -> SQLVectorCollection:

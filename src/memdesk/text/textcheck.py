@@ -3,18 +3,22 @@
 A lone UTF-16 surrogate (``"\\ud800"``, which JSON can carry as an escape) cannot be encoded as UTF-8, and
 PostgreSQL text and JSON cannot hold ``\\x00``; either would fail deep inside a store or a response. These
 functions turn them into :class:`~memdesk.errors.InvalidInputError` at the edge, before anything is written;
-:func:`list_of` checks that a sequence argument holds one type of item.
+:func:`list_of` checks that a sequence argument holds one type of item, :func:`member_of` that a value names
+a member of an enum.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from enum import Enum
+from typing import Any, TypeVar
 
 from ..errors import InvalidInputError
 
 MAX_DEPTH = 32
 """How deeply lists and mappings may nest inside one value (metadata, update fields)."""
+
+E = TypeVar("E", bound=Enum)
 
 
 def list_of(items: Iterable[Any], kind: type | tuple[type, ...], message: str) -> list[Any]:
@@ -25,6 +29,15 @@ def list_of(items: Iterable[Any], kind: type | tuple[type, ...], message: str) -
         if not isinstance(item, kind):
             raise InvalidInputError(message.format(type(item).__name__))
     return out
+
+
+def member_of(kind: type[E], value: Any, what: str) -> E:
+    """``value`` as a member of the enum ``kind`` (a member or its value); else InvalidInputError naming
+    ``what`` and the values allowed."""
+    try:
+        return kind(value)
+    except ValueError:
+        raise InvalidInputError(f"unknown {what} {value!r}; one of {[m.value for m in kind]}") from None
 
 
 def text_problem(value: str) -> str | None:

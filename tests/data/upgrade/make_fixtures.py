@@ -3,8 +3,9 @@
 For each (name, git revision) below, the revision is checked out into a temporary git worktree and a writer runs
 with that old code first on ``PYTHONPATH``: it adds the messages below (two tenants; the raw-turn processor and
 the hashing embedder, so no model is needed), updates one record, deletes another, and records what that memdesk
-answered (each current record's text, the top hit of a search for it, history events, message counts) in
-``<name>.json`` beside ``<name>.db``. The files are vacuumed with 512-byte pages (small to commit).
+answered (each current record's text and metadata, the metadata of each of its versions, the top hit of a search for it, history events, message
+counts) in ``<name>.json`` beside ``<name>.db``. Two of ana's messages carry metadata longer than 1 KB (stored
+once in ``record_metadata`` from migration 0009 on; the updated record's versions share it). The files are vacuumed with 512-byte pages (small to commit).
 ``tests/store/test_upgrade_fixtures.py`` opens copies of them with today's
 code (migrating them) and expects the same answers.
 
@@ -13,7 +14,8 @@ test server of ``tests/pg_server.py``), which is then dumped with pgserver's ``p
 ``<name>.pg.sql``, its answers in ``<name>.pg.json``; the test restores each dump with ``psql`` into a new
 database on the session's test server.
 
-    python tests/data/upgrade/make_fixtures.py        # from the repository root; needs git history
+    python tests/data/upgrade/make_fixtures.py [STATE ...]   # from the repository root; needs git history
+                                                              # (default: every state; e.g. 0009 for one)
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ STATES = [  # the first revision holding each SQLite migration (0005 is PostgreS
     ("0006", "2e48590"),
     ("0007", "5b478a5"),
     ("0008", "2a12acd"),
+    ("0009", "0060eb8"),
 ]
 
 WRITER = r'''
@@ -53,6 +56,8 @@ TEXTS = {
             "The ferry to Talvik leaves at seven.", "Our cellar holds forty jars of quince jam."],
     "ben": ["Ben repaired the lighthouse lamp in March.", "Ben's kayak is painted orange and grey."],
 }
+LONG = {"ana-m1", "ana-m2"}  # these messages carry META: long enough to be stored once (migration 0009)
+META = {"notebook": "kitchen", "notes": "Rye, caraway, a long proof on the windowsill. " * 30}
 mem = Memory(open_store(url), HashingEmbedder(256), RawTurnProcessor())
 def call(method, *args, scope):
     params = inspect.signature(method).parameters
@@ -61,7 +66,8 @@ ids = {}
 for user, texts in TEXTS.items():
     scope = Scope(user_id=user)
     for i, text in enumerate(texts):
-        got = mem.add([{"id": f"{user}-m{i}", "speaker": user.title(), "content": text, "timestamp": T}], scope=scope)
+        message = {"id": f"{user}-m{i}", "speaker": user.title(), "content": text, "timestamp": T}
+        got = mem.add([{**message, "metadata": META} if message["id"] in LONG else message], scope=scope)
         ids[text] = got.records[0].id
 ana = Scope(user_id="ana")
 updated = call(mem.update, ids["Marisol bakes rye bread every Thursday."], "Marisol bakes rye bread every Friday.", scope=ana)
@@ -72,8 +78,11 @@ for user in TEXTS:
     records = {r.id: r.fact for r in mem.get_all(scope=scope)}  # the raw-turn processor: one fact per turn
     top = {text: mem.search(text, scope=scope)[0].record.id for text in records.values()}
     history = {rid: [e.event.value for e in call(mem.history, rid, scope=scope)] for rid in records}
+    metadata = {r.id: r.metadata for r in mem.get_all(scope=scope)}
+    versions = {rid: [e.record.metadata for e in call(mem.history, rid, scope=scope)] for rid in records}
     expected["users"][user] = {"records": records, "top_hit": top, "history": history,
-                               "messages": len(mem.messages(scope=scope))}
+                               "messages": len(mem.messages(scope=scope)), "metadata": metadata,
+                               "version_metadata": versions}
 expected["deleted"] = ids["The ferry to Talvik leaves at seven."]
 mem.close()
 with open(out, "w") as f:
@@ -87,14 +96,18 @@ def pg_bin(tool: str) -> str:
     return str(Path(pgserver.__file__).parent / "pginstall" / "bin" / tool)
 
 
-def main() -> None:
+def main(names: list[str]) -> None:
     sys.path.insert(0, str(REPO))
     from tests.pg_server import start_server
 
+    unknown = set(names) - {name for name, _ in STATES}
+    if unknown:
+        raise SystemExit(f"unknown states {sorted(unknown)}; known: {[name for name, _ in STATES]}")
     server = start_server()
     try:
         for name, rev in STATES:
-            write_state(name, rev, server)
+            if not names or name in names:
+                write_state(name, rev, server)
     finally:
         server.stop()
 
@@ -132,4 +145,4 @@ def write_state(name: str, rev: str, server) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -8,6 +8,7 @@ only ever see these types.
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
 from pathlib import Path
 
@@ -15,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ...runtime.datapaths import default_data_dir as _data_dir
 from ...records import Message
+
+logger = logging.getLogger(__name__)
 
 
 class EvalConversation(BaseModel):
@@ -75,6 +78,19 @@ class EvalDataset(BaseModel):
     categories: list[str]
     headline_categories: list[str]
     stats: dict[str, int] = Field(default_factory=dict)
+
+
+def loaded(
+    name: str, label: str, path: Path, conversations: dict[str, EvalConversation], questions: list[EvalQuestion],
+    stats: dict[str, int], *, categories: list[str], headline_categories: list[str],
+) -> EvalDataset:
+    """What a loader read from ``path`` as an :class:`EvalDataset`, logged with its ``stats`` (``label``: the
+    benchmark as the log names it)."""
+    logger.info("loaded %s %s: %s", label, path, stats)
+    return EvalDataset(
+        name=name, path=str(path), conversations=conversations, questions=questions, categories=categories,
+        headline_categories=headline_categories, stats=stats,
+    )
 
 
 def default_data_dir() -> Path:

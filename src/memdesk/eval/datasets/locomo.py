@@ -14,16 +14,13 @@ Traps handled (see ``shared/data/README.md``):
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
 from ...conversation.locomo import LoCoMoConversation, parse_evidence_ids, parse_locomo
 from ...errors import MalformedFileError
 from ...runtime.jsonfiles import read_json
-from .base import EvalConversation, EvalDataset, EvalQuestion, default_data_dir
-
-logger = logging.getLogger(__name__)
+from .base import EvalConversation, EvalDataset, EvalQuestion, default_data_dir, loaded
 
 CATEGORIES: dict[int, str] = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 HEADLINE_CATEGORIES = ["multi-hop", "temporal", "open-domain", "single-hop"]
@@ -94,15 +91,9 @@ def load_locomo(path: str | Path | None = None) -> EvalDataset:
         messages=sum(len(c.messages) for c in conversations.values()),
         image_captions=sum(1 for c in conversations.values() for m in c.messages if m.image_caption),
     )
-    logger.info("loaded LoCoMo %s: %s", p, stats)
-    return EvalDataset(
-        name="locomo",
-        path=str(p),
-        conversations=conversations,
-        questions=questions,
-        categories=list(CATEGORIES.values()),
-        headline_categories=HEADLINE_CATEGORIES,
-        stats=stats,
+    return loaded(
+        "locomo", "LoCoMo", p, conversations, questions, stats,
+        categories=list(CATEGORIES.values()), headline_categories=HEADLINE_CATEGORIES,
     )
 
 

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from ...errors import InvalidInputError, MalformedFileError
 from ...runtime.jsonfiles import read_json
 from ...records import Message
-from .base import EvalConversation, EvalDataset, EvalQuestion, default_data_dir
+from .base import EvalConversation, EvalDataset, EvalQuestion, default_data_dir, loaded
 
 logger = logging.getLogger(__name__)
 
@@ -178,13 +178,7 @@ def load_longmemeval(path: str | Path | None = None) -> EvalDataset:
         questions_without_evidence_turns=sum(1 for q in questions if not q.evidence_ids),
         unresolved_answer_sessions=sum(len(q.unresolved_evidence) for q in questions),
     )
-    logger.info("loaded LongMemEval %s: %s", p, stats)
-    return EvalDataset(
-        name="longmemeval",
-        path=str(p),
-        conversations=conversations,
-        questions=questions,
-        categories=QUESTION_TYPES,
-        headline_categories=QUESTION_TYPES,
-        stats=stats,
+    return loaded(
+        "longmemeval", "LongMemEval", p, conversations, questions, stats,
+        categories=QUESTION_TYPES, headline_categories=QUESTION_TYPES,
     )
