@@ -47,3 +47,29 @@ def test_demo_on_locomo_with_data(run, locomo_path):
     assert all(a["gold_ids"] for a in report["answers"])
     unknown = run("demo", "--data", str(locomo_path), "--conversation", "conv-999", ok=False)
     assert unknown.exit_code == 2 and "conv-26" in unknown.output
+
+
+#: What a right answer to each of the sample's questions must say (its expected answer's key words), and what it must
+#: not present as the answer: a record that says where Maya no longer works, the house for where she works.
+DEMO_KEYS = {
+    "Where does Maya live now?": ("terraced house", ()),
+    "Where does Maya work?": ("York Hospital", ("no longer works", "terraced house")),
+    "How long did Maya take to run the half marathon?": ("two hours and five minutes", ()),
+    "How does Maya make the lentil curry?": ("fry one onion", ()),
+    "What food is Maya allergic to?": ("peanuts", ()),
+    "How should a weekly plan for Maya be written?": ("runs first", ()),
+    "What is the name of Maya's cat?": ("Pepper", ()),
+}
+
+
+def test_demo_answers_every_sample_question_right_offline(run, monkeypatch):
+    """The offline answerer's answer to each question holds its expected answer's key words, first (before any
+    "Before (since replaced)" note), and not a wrong record presented as the answer."""
+    monkeypatch.setenv("MEMDESK_EMBEDDER", "minilm")
+    answers = json.loads(run("demo", "--json").stdout)["answers"]
+    assert {a["question"] for a in answers} == set(DEMO_KEYS)
+    for a in answers:
+        key, wrong = DEMO_KEYS[a["question"]]
+        said = a["answer"].split(" Before (since replaced):")[0]
+        assert key.lower() in said.lower() and "Nothing in memory" not in said, (a["question"], a["answer"])
+        assert not any(w in said for w in wrong), (a["question"], a["answer"])

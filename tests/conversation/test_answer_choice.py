@@ -114,6 +114,54 @@ def test_a_first_hit_the_ranking_is_sure_of_answers_whatever_words_it_holds():
     sure = hits(*records, top=TRUST)
     assert choose("Where does Noor work now?", sure).answer is sure[0]
     unsure = hits(*records, top=TRUST - 0.01)
-    assert choose("Where does Noor work now?", unsure).answer is unsure[1]  # words decide
+    # "no longer works at the Riverside clinic" says where Noor does not work: not an answer to where she works now;
+    # no other record holds "work": nothing says it directly, and the first hit is what was found
+    c = choose("Where does Noor work now?", unsure)
+    assert c.answer is None and c.closest is unsure[0]
+    assert choose("Does Noor still work at the Riverside clinic?", unsure).answer is unsure[1]  # words decide
     replaced = hits(fact("Noor lives in Leiden.", superseded=True), *records, top=0.9)
     assert choose("Where does Noor work now?", replaced).answer is not replaced[0]  # a replaced record is never trusted
+
+
+def test_a_closing_statement_is_not_the_answer_to_what_holds_now():
+    """A record saying where Noor no longer works is passed over for "Where does Noor work?"; the one stating where
+    she works answers, in several phrasings of the closing statement."""
+    for closing in (
+        "Noor no longer works at the Riverside clinic.",
+        "Noor isn't at the Riverside clinic any more.",
+        "Noor left the Riverside clinic.",
+        "Noor used to work at the Riverside clinic.",
+    ):
+        ev = hits(fact(closing), fact("Noor is a nurse at St Mary's."), fact("Noor likes tea."), top=0.9)
+        assert choose("Where does Noor work?", ev).answer is ev[1], closing
+        assert choose("Where did Noor work before?", ev).answer is ev[0], closing  # the past: it answers
+
+
+def test_a_closing_statement_that_replaced_the_words_gives_way_to_its_message_s_new_value():
+    """"Noor works at the Riverside clinic" was replaced by "Noor no longer works at the Riverside clinic"; the same
+    message said "Noor started at St Mary's": that is the answer, with the old record beside it."""
+    old = SemanticRecord(scope=SCOPE, speaker="Noor", fact="Noor works at the Riverside clinic.", provenance=["m1"])
+    closing = SemanticRecord(scope=SCOPE, speaker="Noor", fact="Noor no longer works at the Riverside clinic.", provenance=["m9"])
+    new = SemanticRecord(scope=SCOPE, speaker="Noor", fact="Noor started at St Mary's two weeks ago.", provenance=["m9"])
+    old = old.model_copy(update={"superseded_by": closing.id})
+    ev = hits(fact("Noor moved into a flat by the canal."), new, fact("Noor likes tea."), closing, old)
+    c = choose("Where does Noor work?", ev)
+    assert c.answer is ev[1] and c.earlier is ev[4]
+    text = ExtractiveAnswerer().answer("Where does Noor work?", Evidence(hits=ev, text="x", tokens=1)).answer
+    assert text.index("St Mary's") < text.index("Before (since replaced): Noor works at the Riverside clinic.")
+
+
+def test_only_closing_statements_in_evidence_say_so_instead_of_answering():
+    ev = evidence(fact("Noor no longer works at the Riverside clinic."), fact("Noor likes tea."), fact("Noor cycles."))
+    text = ExtractiveAnswerer().answer("Where does Noor work?", ev).answer
+    assert NOT_DIRECT in text and "Closest: Noor no longer works at the Riverside clinic." in text
+
+
+def test_an_answer_without_the_asked_value_comes_with_its_message_s_statement_of_it():
+    shifts = SemanticRecord(scope=SCOPE, speaker="Noor", fact="Noor works night shifts now.", provenance=["m9"])
+    place = SemanticRecord(scope=SCOPE, speaker="Noor", fact="Noor started at St Mary's.", provenance=["m9"])
+    ev = hits(shifts, fact("Noor moved into a flat by the canal."), fact("Noor likes tea."), place)
+    c = choose("Where does Noor work?", ev)
+    assert c.answer is ev[0] and c.beside is ev[3]
+    text = ExtractiveAnswerer().answer("Where does Noor work?", Evidence(hits=ev, text="x", tokens=1)).answer
+    assert "Noor works night shifts now." in text and "St Mary's" in text

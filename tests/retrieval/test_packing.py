@@ -147,3 +147,21 @@ def test_the_default_evidence_block_is_the_packer_s(tmp_path):
         assert flat.tokens > 120  # what the block was before: the flat lines of the same hits
     finally:
         memory.close()
+
+
+def test_a_block_the_line_prices_left_short_of_the_budget_is_topped_up_keeping_what_was_taken():
+    """Lines priced one by one cost more than the block they make: the packer offers the rest again against what the
+    block left unused, so the block ends nearer the budget, never over it, with the first pass's records kept in
+    rank order."""
+    ser = Serializer(group_by_anchor=True)
+    words = "tea rain boats maps kites jars owls pens figs nets cups oars rugs hats bells".split()
+    hits = [fact(f"Ana noted item number {i} of the list, the one about {w}", [f"p{i}"], anchor=f"2023-05-{i + 1:02d}")
+            for i, w in enumerate(words)]  # fmt: skip
+    budget = 151  # each record opens an anchor line: priced one by one, five fill it; the block of five holds 125
+    first = BudgetPacker(ser, budget)
+    first.REFILLS = 0
+    once = first.pack(hits)
+    topped = BudgetPacker(ser, budget).pack(hits)
+    assert ser.serialize(topped).tokens <= budget
+    assert len(topped) == len(once) + 1 and [h for h in topped if h in once] == once
+    assert [hits.index(h) for h in topped] == sorted(hits.index(h) for h in topped)

@@ -89,3 +89,105 @@ def test_the_focus_bonus_is_gated_an_unrelated_record_stating_a_date_gets_none(s
     hits = Retriever.fused(store, K=3, focus_weight=3.0).retrieve(unit([1, 0, 0]), S, query_text="When is the recital?", hybrid=False)
     assert hits[0].record.provenance == ["topic"]
     assert all("asked for" not in h.why for h in hits if h.record.provenance == ["far"])
+
+
+@pytest.mark.parametrize(
+    "text, denied, stated",
+    [
+        ("Priya no longer works at the Corran clinic.", {"corran"}, set()),
+        ("Priya isn't at Harbour Sheds any more.", {"harbour", "sheds"}, set()),
+        ("Priya doesn't live in Ormskirk anymore; she rents in Aughton now.", {"ormskirk"}, {"aughton"}),
+        ("Priya left Kestrel Books and joined Fenwick Press in June.", {"kestrel", "books"}, {"fenwick", "press"}),
+        ("Priya used to live in Bootle, but now she rents a cottage in Ormskirk.", {"bootle"}, {"ormskirk"}),
+        ("Priya quit the Oakfield choir.", {"oakfield"}, set()),
+        ("Priya moved away from Bootle.", {"bootle"}, set()),
+        ("Priya works at the Corran clinic in Oban.", set(), {"corran", "oban"}),  # nothing denied
+    ],
+)
+def test_a_value_a_clause_negates_or_leaves_is_denied_not_stated(text, denied, stated):
+    v = RecordValues.of(text)
+    assert v.denied_places | v.denied_names >= denied and not (v.places & denied)
+    assert v.places | v.names >= stated and not ((v.denied_places | v.denied_names) & stated)
+
+
+@pytest.mark.parametrize(
+    "question, current",
+    [
+        ("Where does Priya work?", True),
+        ("Where is the recital now?", True),
+        ("Who is Priya's landlord?", True),
+        ("How old is Priya's nephew?", True),  # "old": a count, not the past
+        ("Where does Priya run before work?", True),  # "before" inside the question: not the past
+        ("Where did Priya work before?", False),
+        ("Where was Priya living in 2019?", False),
+        ("Who was Priya's previous landlord?", False),
+        ("Which choir did Priya use to sing in?", False),
+        ("Where did Priya live originally?", False),
+    ],
+)
+def test_a_question_asks_what_holds_now_unless_it_says_the_past(question, current):
+    assert question_focus(question).current is current
+
+
+def test_a_denied_value_does_not_answer_what_holds_now_but_answers_the_past():
+    closing = RecordValues.of("Priya no longer works at the Corran clinic.")
+    both = RecordValues.of("Priya left the Corran clinic; she is a vet at Glenview now.")
+    now, before = question_focus("Where does Priya work?"), question_focus("Where did Priya work before?")
+    assert not now.answers(closing) and now.denies(closing)
+    assert now.answers(both) and not now.denies(both)  # it says the new value too: no closing statement alone
+    assert before.answers(closing) and not before.denies(closing)
+    dated = question_focus("When does Priya start?")
+    assert not dated.denies(closing)  # only names and places are denied
+
+
+def test_a_closing_statement_ranks_under_the_record_of_what_holds_now(store):
+    """"Where does Priya work?": "no longer works at the Corran clinic" shares the question's word and is a little
+    closer in meaning, yet says where she does not work; it ranks under the record naming where she works now, and
+    says why. Asked about the past, it is not demoted."""
+    put(store, SemanticRecord(scope=S, fact="Priya no longer works at the Corran clinic", provenance=["closed"]),
+        [1, 0.30, 0])  # fmt: skip
+    put(store, SemanticRecord(scope=S, fact="Priya started at Glenview Veterinary last month", provenance=["now"]),
+        [1, 0.36, 0])  # fmt: skip
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"Priya noted an unrelated errand {i}", provenance=[f"f{i}"]),
+            [0, 1, 0.1 * i])  # fmt: skip
+    q = unit([1, 0, 0])
+    now = Retriever.fused(store, K=10).retrieve(q, S, query_text="Where does Priya work?")
+    assert now[0].record.provenance == ["now"]
+    closed = next(h for h in now if h.record.provenance == ["closed"])
+    assert "no longer holds" in closed.why
+    before = Retriever.fused(store, K=10).retrieve(q, S, query_text="Where did Priya work before?")
+    assert before[0].record.provenance == ["closed"] and "no longer holds" not in before[0].why
+    scores = [h.score for h in now]
+    assert all(0 <= s <= 1 for s in scores) and scores == sorted(scores, reverse=True)
+
+
+def test_a_name_before_the_negation_is_the_clause_s_subject_not_denied():
+    v = RecordValues.of("Priya's partner Tomasz isn't into sailing, but he comes for the picnic.")
+    assert "tomasz" in v.names and "tomasz" not in v.denied_names
+    assert question_focus("Who is Priya's partner?").answers(v)
+
+
+@pytest.mark.parametrize(
+    "question, role",
+    [
+        ("What is Priya's job?", True),
+        ("What does Priya do for a living?", True),
+        ("What does Priya do?", True),
+        ("What was Priya's profession before she retired?", True),
+        ("What does Priya do on Sundays?", False),  # an activity, not a living
+        ("What job fair is Priya going to?", True),  # asks about a job all the same: the bonus is gated
+    ],
+)
+def test_a_question_about_a_living_asks_for_an_occupation(question, role):
+    focus = question_focus(question)
+    assert (focus is not None and focus.slot == "role") is role
+
+
+def test_a_record_states_an_occupation_by_its_noun_or_verb():
+    role = question_focus("What does Priya do for work?")
+    for text in ("Priya works as a data analyst.", "Priya is a pharmacist at the market chemist.",
+                 "Priya trained as a midwife.", "Priya's job is running the box office."):  # fmt: skip
+        assert role.answers(RecordValues.of(text)), text
+    for text in ("Priya is a member of the choir.", "Priya likes working late.", "Priya is vegetarian."):
+        assert not role.answers(RecordValues.of(text)), text

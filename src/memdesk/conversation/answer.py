@@ -44,7 +44,9 @@ class ExtractiveAnswerer:
     the evidence holds the question's content words, ``"[extractive: best evidence] Nothing in memory says
     this directly. Closest: <first hit> (<anchor>)"``, plus ``" Earlier (since replaced): <record>"`` when a
     superseded record holds them; when the record that replaced that one is in the evidence, it is the
-    answer, followed by ``" Before (since replaced): <record>"``. ``label=""`` drops the prefix (``Answer.extractive`` still says what it is).
+    answer, followed by ``" Before (since replaced): <record>"``; an answer that does not state the kind of value
+    the question asks for ("Where ...?": a place) is followed by a statement of its own message that does, when one is
+    in the evidence. ``label=""`` drops the prefix (``Answer.extractive`` still says what it is).
     """
 
     def __init__(self, *, label: str = EXTRACTIVE_LABEL) -> None:
@@ -56,6 +58,8 @@ class ExtractiveAnswerer:
             return Answer(question=question, answer=ABSTAIN, extractive=True, evidence=evidence, model=None)
         if choice.answer is not None:
             text = _said(choice.answer)
+            if choice.beside is not None:  # the answer's own message says the value asked for in another statement
+                text = f"{text} {_said(choice.beside)}"
             if choice.earlier is not None:  # the memory holding the question's words, and what replaced it
                 text = f"{text} Before (since replaced): {_said(choice.earlier)}"
         else:

@@ -17,10 +17,21 @@ then "Maya no longer works at the Riverside clinic": a negation cue, :data:`NEGA
 earlier record's distinctive words) is passed over as an answer, as a replaced one is: a store written before its
 extractor closed such records still answers with what holds now.
 
+A record that only says a value of the asked kind no longer holds ("Where does Maya work?": "Maya no longer works at
+the Riverside clinic"; :meth:`~memdesk.retrieval.question_focus.Focus.denies`) does not answer a question about what
+holds now: it is passed over too, and where it would answer (it replaced the record holding the question's words), a
+statement of the same message that states a value of the asked kind answers instead ("I no longer work at the
+Riverside clinic. I started at York Hospital": the second), and otherwise nothing does.
+
 When no current record in the evidence holds any of the question's content words but a memory that was
 since replaced does, the record that replaced it answers when it is in the evidence ("Where does Maya
 live now?": "lives in Headingley" was replaced by "moved to York, into a terraced house"), with the old
-one beside it. Otherwise nothing in memory says the answer directly: :class:`Choice` then carries the
+one beside it; a replacement that states no value of the asked kind (nor a statement of its message does) does not
+answer, and the next replaced record holding the words is tried. When no record, current or replaced, holds the
+question's words and the first hit is a closing statement, the first current hit that states a value of the asked
+kind answers ("Where does Noor work now?": "Noor no longer works at the Riverside clinic", then "Noor is a nurse at
+St Mary's now"). An answer that states no value of the asked kind comes with a statement
+of its own message that does (:attr:`Choice.beside`). Otherwise nothing in memory says the answer directly: :class:`Choice` then carries the
 closest record (the first hit) and the replaced one, if any, and the answerer says so rather than
 presenting the first hit as the answer.
 """
@@ -34,6 +45,7 @@ from dataclasses import dataclass
 
 from ..hits import SearchHit
 from ..records import MemoryRecord
+from ..retrieval.question_focus import RecordValues, question_focus, user_name_words
 from ..retrieval.stemming import StemmingTokenizer
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
@@ -65,12 +77,15 @@ class Choice:
     ``answer``: the hit whose words answer the question, or the one that replaced ``earlier``; None when
     neither is in the evidence; ``closest``: the first hit (always set when there is evidence); ``earlier``:
     a superseded hit that holds the words no current one does (None otherwise); ``terms``: the question's
-    content words that were looked for."""
+    content words that were looked for; ``beside``: see below."""
 
     answer: SearchHit | None
     closest: SearchHit | None
     earlier: SearchHit | None
     terms: tuple[str, ...]
+    beside: SearchHit | None = None
+    """A statement of the answer's own message that states the value of the asked kind the answer does not ("Where
+    does Maya work?": "Maya works night shifts now" beside "Maya started at York Hospital"), None otherwise."""
 
 
 def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW, trust: float = TRUST) -> Choice:
@@ -79,14 +94,21 @@ def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW, tr
         return Choice(None, None, None, ())
     words = [set(_TOKENIZER(h.record.embed_text())) for h in hits]
     common = _common(words)
+    denial, states = _focus_marks(question, hits)
     current = [
-        i for i, h in enumerate(hits) if h.record.superseded_by is None and not _negated(i, hits, words, common)
+        i for i, h in enumerate(hits)
+        if h.record.superseded_by is None and not denial[i] and not _negated(i, hits, words, common)
     ][:window]
     weights = _weights(_TOKENIZER(question), words)
+
+    def chosen(i: int, terms: tuple[str, ...]) -> Choice:  # a current hit answers; its message may say the value
+        beside = None if states[i] else _restated(i, hits, denial, states)
+        return Choice(hits[i], hits[0], None, terms, hits[beside] if beside is not None else None)
+
     if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
-        return Choice(hits[0], hits[0], None, tuple(weights))
+        return chosen(0, tuple(weights))
     if not weights:  # a question of function words and names only: the ranking is all there is
-        return Choice(hits[current[0] if current else 0], hits[0], None, ())
+        return chosen(current[0], ()) if current else Choice(hits[0], hits[0], None, ())
     total = sum(weights.values())
 
     def share(i: int) -> float:
@@ -96,11 +118,45 @@ def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW, tr
     if best is not None and share(best) > 0:
         if share(current[0]) >= KEEP_SHARE * share(best):
             best = current[0]
-        return Choice(hits[best], hits[0], None, tuple(weights))
-    old = [i for i, h in enumerate(hits) if h.record.superseded_by is not None and share(i) > 0]
-    earlier = hits[max(old, key=lambda i: (share(i), -i))] if old else None
-    newer = next((h for h in hits if earlier is not None and h.record.id == earlier.record.superseded_by), None)
-    return Choice(newer, hits[0], earlier, tuple(weights))
+        return chosen(best, tuple(weights))
+    old = sorted(
+        (i for i, h in enumerate(hits) if h.record.superseded_by is not None and share(i) > 0), key=lambda i: (-share(i), i)
+    )
+    for i in old:  # the replaced memory holding most of the question's words whose replacement answers
+        newer = next((j for j, h in enumerate(hits) if h.record.id == hits[i].record.superseded_by), None)
+        if newer is not None and (denial[newer] or not states[newer]):  # it closed the old value or says another thing
+            newer = _restated(newer, hits, denial, states)  # a statement beside it may say the new value
+        if newer is not None:
+            return Choice(hits[newer], hits[0], hits[i], tuple(weights))
+    if denial[0] and not old and any(states[i] for i in current):  # the first hit only said what no longer holds
+        return chosen(next(i for i in current if states[i]), tuple(weights))
+    return Choice(None, hits[0], hits[old[0]] if old else None, tuple(weights))
+
+
+def _focus_marks(question: str, hits: Sequence[SearchHit]) -> tuple[list[bool], list[bool]]:
+    """Per hit: (whether it only says values of the kind ``question`` asks for no longer hold, for a question asking
+    what holds now: :meth:`~memdesk.retrieval.question_focus.Focus.denies`; whether it states a value of that kind:
+    :meth:`~memdesk.retrieval.question_focus.Focus.answers`, True for every hit when the question asks for no kind)."""
+    focus = question_focus(question)
+    if focus is None:
+        return [False] * len(hits), [True] * len(hits)
+    names = user_name_words(h.record.speaker for h in hits if h.record.role == "user" and h.record.speaker)
+    values = [RecordValues.of(h.record.text()) for h in hits]
+    return [focus.denies(v, names) for v in values], [focus.answers(v, names) for v in values]
+
+
+def _restated(i: int, hits: Sequence[SearchHit], denial: list[bool], states: list[bool]) -> int | None:
+    """A current hit from the same message as record ``i`` that states a value of the asked kind and is no closing
+    statement: what the message says holds now ("I no longer work at X. I started at Y": the second); None when
+    there is none."""
+    said = set(hits[i].record.provenance)
+    return next(
+        (
+            j for j, h in enumerate(hits)
+            if j != i and states[j] and not denial[j] and h.record.superseded_by is None and said & set(h.record.provenance)
+        ),
+        None,
+    )
 
 
 def _common(words: list[set[str]]) -> set[str]:

@@ -20,7 +20,7 @@ to the retriever's budget the same way, so an evidence block never exceeds the b
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInputError
@@ -60,6 +60,10 @@ class BudgetPacker:
     MIN_LINE = 4
     #: Stop after this many records in a row that did not fit (the budget is as good as full).
     MAX_MISSES = 25
+    #: Tokens of the budget a packed block may leave unused before the hits are packed again (see :meth:`pack`).
+    REFILL = 12
+    #: At most this many packing passes after the first.
+    REFILLS = 2
 
     def __init__(
         self, serializer: "Serializer", budget: int, *, max_records: int | None = None, cover_dedupe: bool = True
@@ -97,49 +101,108 @@ class BudgetPacker:
         return n
 
     def pack(self, ranked: Iterable[SearchHit], budget: int | None = None, max_records: int | None = None) -> list[SearchHit]:
-        """The hits to serialize, in rank order (``ranked`` is consumed only as far as needed)."""
+        """The hits to serialize, in rank order (``ranked`` is consumed only as far as needed).
+
+        The lines are priced one by one, and a block of them counts fewer tokens than their sum (the tokenizer merges
+        across line breaks); when the packed block leaves :data:`REFILL` or more of the budget unused, the hits not
+        taken are offered again, best first, against what was left (those that then push the block over the budget
+        are taken out again, the lowest-ranked first: what the first pass took stays)."""
         budget = budget or self.budget
         cap = max_records or self.max_records
+        seen = _Replay(iter(ranked))
+        state = _Packed()
+        out, tokens = _fitted(self._pack(seen, budget, cap, state), self.serializer, budget)
+        for _ in range(self.REFILLS):
+            left = budget - tokens
+            if left < self.REFILL or (cap is not None and len(out) >= cap):
+                break
+            taken = {h.record.id for h in out}
+            added = self._pack((h for h in seen.again() if h.record.id not in taken), state.used + left, cap, state, len(out))
+            if not added:
+                break
+            order = {h.record.id: n for n, h in enumerate(seen.done)}
+            merged = sorted(out + added, key=lambda h: order[h.record.id])
+            while added and (count := self.serializer.serialize(merged).tokens) > budget:
+                merged.remove(added.pop())  # the lowest-ranked addition
+            if len(merged) == len(out):
+                break
+            out, tokens = merged, count
+        return out
+
+    def _pack(
+        self, ranked: Iterable[SearchHit], budget: int, cap: int | None, state: "_Packed", taken: int = 0
+    ) -> list[SearchHit]:
+        """The hits of ``ranked`` that fit into ``budget`` priced tokens beside what ``state`` holds (updated)."""
         out: list[SearchHit] = []
-        seen_prov: set[tuple[str, ...]] = set()
-        seen_text: set[str] = set()
-        covered: set[str] = set()
-        open_headers: set[str] = set()
-        used = 0
         misses = 0
         for h in ranked:
-            if (cap is not None and len(out) >= cap) or budget - used < self.MIN_LINE:
+            if (cap is not None and taken + len(out) >= cap) or budget - state.used < self.MIN_LINE:
                 break
             prov, text, headers, line = self._layout(h)
             statement = is_statement(h.record)
-            if (prov and prov in seen_prov and not statement) or text in seen_text:
+            if (prov and prov in state.prov and not statement) or text in state.text:
                 continue
-            if self.cover_dedupe and prov and covered.issuperset(prov) and not statement:
+            if self.cover_dedupe and prov and state.covered.issuperset(prov) and not statement:
                 continue
-            cost = self.tokens(line) + sum(self.tokens(text) for key, text in headers if key not in open_headers)
-            if used + cost > budget:
+            cost = self.tokens(line) + sum(self.tokens(text) for key, text in headers if key not in state.headers)
+            if state.used + cost > budget:
                 misses += 1
                 if misses >= self.MAX_MISSES:
                     break
                 continue
             misses = 0
-            used += cost
-            open_headers.update(key for key, _ in headers)
+            state.used += cost
+            state.headers.update(key for key, _ in headers)
             if prov:
-                seen_prov.add(prov)
-                covered.update(prov)
-            seen_text.add(text)
+                state.prov.add(prov)
+                state.covered.update(prov)
+            state.text.add(text)
             out.append(h)
-        return fit(out, self.serializer, budget)
+        return out
+
+
+class _Packed:
+    """What a packing has taken so far: priced tokens, provenances, texts, covered messages and open headers."""
+
+    def __init__(self) -> None:
+        self.used = 0
+        self.prov: set[tuple[str, ...]] = set()
+        self.text: set[str] = set()
+        self.covered: set[str] = set()
+        self.headers: set[str] = set()
+
+
+class _Replay:
+    """An iterator that remembers what it yielded, so a second pass reads those again and then goes on."""
+
+    def __init__(self, source: Iterator[SearchHit]) -> None:
+        self.source, self.done = source, []
+
+    def __iter__(self) -> Iterator[SearchHit]:
+        for h in self.source:
+            self.done.append(h)
+            yield h
+
+    def again(self) -> Iterator[SearchHit]:
+        yield from list(self.done)
+        yield from self
 
 
 def fit(hits: list[SearchHit], serializer: "Serializer", budget: int) -> list[SearchHit]:
     """``hits`` (best first) without the lowest-ranked ones until ``serializer``'s block of them has at most ``budget``
     tokens, counted as :meth:`~memdesk.retrieval.serialize.Serializer.serialize` counts them."""
+    return _fitted(hits, serializer, budget)[0]
+
+
+def _fitted(hits: list[SearchHit], serializer: "Serializer", budget: int) -> tuple[list[SearchHit], int]:
+    """:func:`fit`'s hits and their block's tokens."""
     out = list(hits)
-    while out and serializer.serialize(out).tokens > budget:
+    while out:
+        tokens = serializer.serialize(out).tokens
+        if tokens <= budget:
+            return out, tokens
         out.pop()
-    return out
+    return out, 0
 
 
 def dedupe(hits: Sequence[SearchHit]) -> list[SearchHit]:

@@ -13,9 +13,21 @@ other bonuses: a record no more related than its type's average gets none).
 A name is a capitalized word that is not the first word of a sentence (unless a second capitalized word follows it),
 not a weekday or a month, not the speaker label of a record ("Dana: ...") and not a word of the question or one of
 the user's names: a record naming only the asked subject states no new name. A date is a month or weekday name, a
-numeric date, or a relative day ("yesterday", "next week"); a count is a number, in digits or words.
+numeric date, or a relative day ("yesterday", "next week"); a count is a number, in digits or words. A question about
+a living ("What is Dana's job?", "What does Dana do for work?", "What does Dana do?") asks for an occupation, which a
+record states with "works as", "trained as", "her job is" or "is a/an <noun named for what one does>" ("a pharmacist",
+"an engineer", "a nurse").
 A question in another language, or one whose slot is not one of these ("What does Dana do?", "Why ...?"), has no
 focus and gets no bonus.
+
+A value a record *denies* is not one it states: in a clause that negates or leaves something ("no longer works at
+the Riverside clinic", "I'm not in Leith any more", "she left Brightwater", "used to live in Didsbury", "moved away
+from Leeds"), the names and places after the negation are what no longer holds (a name before it is the clause's
+subject: "Lise isn't into astronomy" still says who Lise is) (:attr:`RecordValues.denied_names`,
+:attr:`RecordValues.denied_places`). A question asking what holds now ("Where does Dana work?", "Where is the
+recital now?") is not answered by a denied value, and a record that only denies values of the asked kind
+(:meth:`Focus.denies`) is a closing statement, ranked like a superseded record (:data:`DENIAL_WEIGHT`); a question
+about the past ("Where did Dana work before?", "Where was ...?", "... used to ...") is answered by either.
 """
 
 from __future__ import annotations
@@ -25,13 +37,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["FOCUS_WEIGHT", "Focus", "RecordValues", "question_focus"]
+__all__ = ["DENIAL_WEIGHT", "FOCUS_WEIGHT", "Focus", "RecordValues", "question_focus"]
 
 FOCUS_WEIGHT = 1.0
 """The default read path's bonus, in standard deviations, for a record that states a value of the asked kind
 (measured on the tune chats and a LoCoMo replay: ``bench/results/chats/28r3-tune/README.md``)."""
 
-Slot = Literal["name", "place", "date", "count"]
+DENIAL_WEIGHT = 0.5
+"""A record that only denies values of the asked kind, for a question asking what holds now, has its fused score
+demoted by this factor before standardizing, as a superseded record is (``Retriever.superseded_weight``): it says
+what no longer holds, which is not the answer to what holds now."""
+
+Slot = Literal["name", "place", "date", "count", "role"]
 
 _MONTHS = "january february march april may june july august september october november december"
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
@@ -54,7 +71,7 @@ _SPEAKER = re.compile(r"^\s*[^\s:]{1,40}(?: [^\s:]{1,40})?:\s")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\s+[-–—]\s+")
 _FUNCTION = frozenset(
     """a an the i it its this that these those he she they we you my our your his her their and but or so if when
-    what where who which how why please also then there here yes no not just""".split()
+    what where who which how why please also then there here yes no not just i'm i've i'd i'll""".split()
 )
 
 _WH = re.compile(r"^\W*(?:and |so |but )?(who|whom|whose|where|when|what|which|how)\b\s*(\w+)?", re.IGNORECASE)
@@ -62,11 +79,48 @@ _AUX = frozenset(
     """is are was were do does did has have had will would can could should may might am be been 's""".split()
 )
 _PLACE_PREPOSITIONS = frozenset("in at on near from to into outside around by".split())
+_PLACE_VERBS = frozenset("left leave leaves leaving quit quits joined joins joining entered visited".split())
+"""Verbs whose object is a place or an organisation, as a preposition's would be ("left Brightwater", "joined
+Fenwick Press")."""
 _WHAT_NOUN = re.compile(
     r"^\W*what (?!kind\b|sort\b|type\b)[a-z]+ (?:is|are|was|were|does|do|did|has|have|had|will|would|can|could)\b",
     re.IGNORECASE,
 )
 _COUNT_HOW = frozenset("many much old long far big tall".split())
+_ASKS_ROLE = re.compile(
+    r"\b(?:job|jobs|profession|occupation|job title|career|line of work)\b|\bdo for (?:a )?(?:work|living)\b"
+    r"|^\W*what (?:does|did|do) [\w' ]{1,40}? do\W*$",
+    re.IGNORECASE,
+)
+"""A question asking what someone does for a living: "What is Dana's job?", "What does Dana do for work?", "What
+does Dana do?"."""
+_ROLE = re.compile(
+    r"\bworks? as\b|\bworking as\b|\b(?:job|role|position|title|profession) (?:is|as)\b|\btrained as\b"
+    r"|\b(?:is|was|am|'s|’s|became|becomes|become) (?:a|an) (?:[a-z-]+ ){0,2}?"
+    r"(?:[a-z]+(?:er|or|ist|ian|ant|eer|yst|ographer)|nurse|chef|vet|midwife|surgeon|cook|clerk|pilot|coach|gp|"
+    r"doctor|dentist|solicitor|barrister|lawyer|plumber|electrician|builder|farmer|teacher|lecturer)\b(?! of\b)",
+    re.IGNORECASE,
+)
+"""A statement of someone's occupation: "works as", "trained as", "her job is", or "is a/an <noun>" whose noun is
+named for what the person does (the agent suffixes -er, -or, -ist, -ian, -ant, -eer, -yst, and a few common trades
+without one)."""
+_CLAUSE = re.compile(r",\s+|\s+(?:but|and|so|while|whereas|though|although|because)\s+", re.IGNORECASE)
+_DENIAL = re.compile(
+    r"\b(?:no longer|not|never|no more|any ?more|used to|formerly|former|previously|ex|"
+    r"left|leaving|leaves|quit|quits|quitting|stopped|gave up|moved (?:out|away)|retired|resigned|dropped out)\b"
+    r"|n['’]t\b",
+    re.IGNORECASE,
+)
+"""A clause that negates or leaves what it names: a negation ("not", "n't", "never", "no longer", "any more"), a
+past habit ("used to", "formerly", "ex-") or a verb of leaving ("left", "quit", "stopped", "moved away",
+"retired", "resigned")."""
+_PAST = re.compile(
+    r"^\W*(?:and |so |but )?(?:who|whom|whose|where|when|what|which|how)\b(?:\s+\w+)?\s+(?:did|was|were|had|used)\b"
+    r"|\b(?:used to|previously|formerly|originally|at first|earlier|former|previous)\b|\bbefore(?:\W*$| (?:that|then|this|now)\b)",
+    re.IGNORECASE,
+)
+"""A question about what held in the past: a past auxiliary after the wh-word ("Where did ...", "Who was ..."), or
+"used to", "originally", "previous", "former", a closing "before"."""
 
 
 @dataclass(frozen=True)
@@ -75,14 +129,32 @@ class Focus:
 
     slot: Slot
     said: frozenset[str]
+    current: bool = True
+    """The question asks what holds now (not "Where did ... before?"): a value a record denies does not answer it."""
 
     def answers(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
-        """True when a record with these ``values`` states a value of the asked kind."""
+        """True when a record with these ``values`` states a value of the asked kind (for a question about the past,
+        a value it says no longer holds counts too)."""
         if self.slot == "date":
             return values.date
         if self.slot == "count":
             return values.count
-        return bool((values.places if self.slot == "place" else values.names) - self.said - user_names)
+        if self.slot == "role":
+            return values.role
+        return bool(self._stated(values, past=not self.current) - self.said - user_names)
+
+    def denies(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
+        """True when the question asks what holds now and a record with these ``values`` names values of the asked
+        kind only to say they no longer hold ("Where does Dana work?": "Dana no longer works at Brightwater")."""
+        if not self.current or self.slot not in ("name", "place"):
+            return False
+        denied = (values.denied_places if self.slot == "place" else values.denied_names) - self.said - user_names
+        return bool(denied) and not self.answers(values, user_names)
+
+    def _stated(self, values: RecordValues, *, past: bool) -> frozenset[str]:
+        if self.slot == "place":
+            return values.places | values.denied_places if past else values.places
+        return values.names | values.denied_names if past else values.names
 
 
 def question_focus(question: str | None) -> Focus | None:
@@ -94,21 +166,24 @@ def question_focus(question: str | None) -> Focus | None:
         return None
     wh, nxt = m.group(1).lower(), (m.group(2) or "").lower()
     said = frozenset(_bare(w) for w in _WORD.findall(question.lower()))
+    current = _PAST.search(question) is None
     if wh in ("who", "whom"):
-        return Focus("name", said)
+        return Focus("name", said, current)
     if wh == "where":
-        return Focus("place", said)
+        return Focus("place", said, current)
     if wh == "when" or (wh in ("what", "which") and nxt in ("date", "day", "year", "month", "time")):
-        return Focus("date", said)
+        return Focus("date", said, current)
     if wh == "how" and nxt in _COUNT_HOW:
-        return Focus("count", said)
+        return Focus("count", said, current)
+    if wh in ("what", "which") and _ASKS_ROLE.search(question):
+        return Focus("role", said, current)
     if wh in ("what", "which"):
         if re.search(r"\b(?:called|named)\W*$", question, re.IGNORECASE) or re.search(r"\bname of\b|\bnames?\b", question, re.IGNORECASE):
-            return Focus("name", said)
+            return Focus("name", said, current)
         if wh == "which" and nxt and nxt not in _AUX:
-            return Focus("name", said)
+            return Focus("name", said, current)
         if _WHAT_NOUN.match(question):  # "What car does ...", "What book is ...": a named thing
-            return Focus("name", said)
+            return Focus("name", said, current)
     return None
 
 
@@ -119,37 +194,48 @@ def _bare(word: str) -> str:
 @dataclass(frozen=True)
 class RecordValues:
     """The kinds of value one record's text states: names (lower-cased), the names a place preposition opens, a date,
-    a count (a number that is not part of a date)."""
+    a count (a number that is not part of a date); and the names and places it denies (named in a clause that
+    negates or leaves them, see the module docstring)."""
 
     names: frozenset[str]
     places: frozenset[str]
     date: bool
     count: bool
+    denied_names: frozenset[str] = frozenset()
+    denied_places: frozenset[str] = frozenset()
+    role: bool = False
 
     @classmethod
     def of(cls, text: str) -> RecordValues:
         body = _SPEAKER.sub("", text, count=1)
-        names: set[str] = set()
-        places: set[str] = set()
+        found: dict[bool, tuple[set[str], set[str]]] = {False: (set(), set()), True: (set(), set())}  # denied -> sets
         for sentence in _SENTENCE.split(body):
-            words = _WORD.findall(sentence)
+            cuts = [m.start() for m in _CLAUSE.finditer(sentence)] + [len(sentence)]
+            cues = [(m.start() if (m := _DENIAL.search(sentence, a, b)) else b) for a, b in zip([0, *cuts], cuts)]
+            matches = list(_WORD.finditer(sentence))
             place = False  # inside a name that a place preposition opened ("in New Mills", "at St Brigid's")
-            for n, word in enumerate(words):
+            for n, m in enumerate(matches):
+                word = m.group()
                 lower = word.lower()
                 if not word[0].isupper() or lower in _CALENDAR or lower.removesuffix("s") in _CALENDAR or lower in _FUNCTION:
-                    place = word.lower() in _PLACE_PREPOSITIONS or (place and word.lower() in ("the", "a"))
+                    place = lower in _PLACE_PREPOSITIONS or lower in _PLACE_VERBS or (place and lower in ("the", "a"))
                     continue
-                if n == 0 and not (len(words) > 1 and words[1][0].isupper()):
+                if n == 0 and not (len(matches) > 1 and matches[1].group()[0].isupper()):
                     continue  # a sentence's first word is capitalized anyway
-                names.add(_bare(word.lower()))
+                names, places = found[m.start() > cues[sum(c <= m.start() for c in cuts[:-1])]]  # after its clause's cue
+                names.add(_bare(lower))
                 if place:
-                    places.add(_bare(word.lower()))
+                    places.add(_bare(lower))
         lowered = body.lower()
         words = set(_WORD.findall(lowered))
         date = bool(words & _CALENDAR or _NUMERIC_DATE.search(body) or _RELATIVE_DAY.search(body))
         undated = _DAY_OF_MONTH.sub(" ", _NUMERIC_DATE.sub(" ", lowered))  # "14 January" and "2025-05-20" count nothing
         count = bool(_DIGITS.search(undated) or words & _NUMBERS)
-        return cls(frozenset(names), frozenset(places), date, count)
+        (names, places), (denied_names, denied_places) = found[False], found[True]
+        return cls(
+            frozenset(names), frozenset(places), date, count,
+            frozenset(denied_names - names), frozenset(denied_places - places), bool(_ROLE.search(body)),
+        )  # fmt: skip
 
 
 def user_name_words(names: Iterable[str]) -> frozenset[str]:

@@ -36,6 +36,7 @@ from ..filters import RecordFilter, as_filter
 from .lexical import rrf_fuse
 from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa: F401 - dedupe re-exported
 from .question_focus import FOCUS_WEIGHT, question_focus
+from .question_now import NOW_WEIGHT, asks_now
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
 from .redundancy import demote_repeated
@@ -115,6 +116,9 @@ class Retriever:
             states a value of the kind the question asks for: a place or a person for "where" and "who", a date for
             "when", a count for "how many", a name for "which ..." and "what ... called"
             (:mod:`memdesk.retrieval.question_focus`); 0 turns it off.
+        now_weight: in score fusion, for a question asking what holds now ("... now?", "still", "these days"),
+            taken off a relevant record that a later relevant record on the same topic follows
+            (:mod:`memdesk.retrieval.question_now`); 0 turns it off.
         redundancy_penalty: with a token budget, a record sharing a message with a record ranked above it is packed as
             if its score were this much lower (:mod:`memdesk.retrieval.redundancy`); 0 packs in rank order.
     """
@@ -144,6 +148,7 @@ class Retriever:
         lexical_prior: float = 0.0,
         lexical_floor: float = 0.0,
         focus_weight: float = 0.0,
+        now_weight: float = 0.0,
         redundancy_penalty: float = 0.0,
     ) -> None:
         if k < 1 or K < 1:
@@ -173,6 +178,7 @@ class Retriever:
         self.lexical_prior = lexical_prior
         self.lexical_floor = lexical_floor
         self.focus_weight = focus_weight
+        self.now_weight = now_weight
         self.redundancy_penalty = redundancy_penalty
         self.stem = stem
         self.token_budget = token_budget
@@ -194,6 +200,7 @@ class Retriever:
             person_weight=options.pop("person_weight", PERSON_WEIGHT), time_weight=options.pop("time_weight", TIME_WEIGHT),
             bonus_gate=options.pop("bonus_gate", BONUS_GATE), lexical_prior=options.pop("lexical_prior", LEXICAL_PRIOR),
             lexical_floor=options.pop("lexical_floor", LEXICAL_FLOOR), focus_weight=options.pop("focus_weight", FOCUS_WEIGHT),
+            now_weight=options.pop("now_weight", NOW_WEIGHT),
             token_budget=token_budget, serializer=serializer or Serializer(group_by_anchor=True), **options,
         )
 
@@ -325,6 +332,7 @@ class Retriever:
                 lexical_floor=self.lexical_floor,
                 focus=question_focus(person_text) if self.focus_weight > 0 else None,
                 focus_weight=self.focus_weight,
+                now_weight=self.now_weight if asks_now(person_text) else 0.0,
             )
             ranks: dict[MemoryType, int] = {}
 

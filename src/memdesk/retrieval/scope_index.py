@@ -27,7 +27,8 @@ from ..runtime import aio
 from .calibration import TypeMoments
 from .lexical import BM25Index
 from ..filters import RecordFilter
-from .question_focus import Focus, RecordValues, user_name_words
+from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, user_name_words
+from .question_now import later_on_topic
 from .question_time import TimeWindow
 from ..records import MemoryRecord, MemoryType, Scope, _aware as aware_utc
 from ..store.base import Store
@@ -128,6 +129,7 @@ class ScopeIndex:
         lexical_floor: float = 0.0,
         focus: Focus | None = None,
         focus_weight: float = 0.0,
+        now_weight: float = 0.0,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
 
@@ -142,7 +144,11 @@ class ScopeIndex:
         would score (:meth:`~memdesk.retrieval.lexical.BM25Index.attainable`, the words of ``time_windows`` left out),
         so that the best of weak matches (a short record sharing only the name every record holds) does not get the
         whole lexical weight; ``focus_weight`` for a record that states a value of the kind ``focus`` asks for
-        (:mod:`memdesk.retrieval.question_focus`: a place, a person, a date, a count);
+        (:mod:`memdesk.retrieval.question_focus`: a place, a person, a date, a count); with a focus asking what holds
+        now, a record that only denies values of the asked kind ("no longer works at X") has its fused score demoted
+        by :data:`~memdesk.retrieval.question_focus.DENIAL_WEIGHT`, as a superseded one is; ``now_weight`` (a
+        question asking what holds now) taken off a relevant record that a later relevant one on its topic follows
+        (:func:`~memdesk.retrieval.question_now.later_on_topic`);
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
         deviations, clipped to [0, 1] (no bonus at or below its type's mean). With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
@@ -175,6 +181,14 @@ class ScopeIndex:
         demoted = self.superseded[positions] if superseded_weight is not None else None
         if demoted is not None and demoted.any():
             fused[demoted] -= (1.0 - superseded_weight) * np.abs(fused[demoted])  # type: ignore[operator]
+        names = user_name_words(self.user_names) if focus is not None and focus_weight > 0 else frozenset()
+        denied = None  # a closing statement ("no longer works at X") for a question asking what holds now
+        if focus is not None and focus_weight > 0 and focus.current:
+            denied = np.fromiter((focus.denies(self.values[i], names) for i in positions.tolist()), dtype=bool, count=len(positions))
+            if denied.any():
+                fused[denied] -= (1.0 - DENIAL_WEIGHT) * np.abs(fused[denied])
+            else:
+                denied = None
         if typed:
             stats = {t: m.cosine_stats(query) for t, m in self.moments.items()}
             mean_std = np.array([stats[self.record_types[i]] for i in positions.tolist()]).reshape(-1, 2)
@@ -189,7 +203,6 @@ class ScopeIndex:
         bonus = boosted + (time_weight * (window >= 0) if window is not None else 0.0)
         stated = np.zeros(len(positions))  # the focus bonus: the record states a value of the asked kind
         if focus is not None and focus_weight > 0:
-            names = user_name_words(self.user_names)
             stated = focus_weight * np.fromiter(
                 (focus.answers(self.values[i], names) for i in positions.tolist()), dtype=bool, count=len(positions)
             )
@@ -199,6 +212,13 @@ class ScopeIndex:
             bonus, boosted, stated = bonus * gate, boosted * gate, stated * gate
         z = z + bonus + penalty  # after standardizing: a bonus every candidate shares changes no order
         boosted = boosted + penalty
+        followed = None  # asked what holds now: a record that a later one on its topic follows
+        if now_weight > 0 and len(positions) > 1:
+            followed = later_on_topic(
+                z, self.vectors[positions], self.said_times[positions], gate=bonus_gate or 1.0, weight=now_weight,
+                speakers=np.array([self.records[i].speaker or "" for i in positions.tolist()], dtype=object),
+            )
+            z = z - followed
         order = np.argsort(-z, kind="stable")
         for j in order.tolist():
             i = int(positions[j])
@@ -208,6 +228,8 @@ class ScopeIndex:
                 origin[i], float(cosine[i]), float(lexical[i]) if lexical is not None else 0.0, float(z[j]), weight,
                 float(boosted[j]), (time_weight, when.label) if when is not None else None,
                 (float(stated[j]), focus.slot) if stated[j] > 0 and focus is not None else None,
+                focus.slot if denied is not None and denied[j] and focus is not None else None,
+                float(followed[j]) if followed is not None else 0.0,
             )
 
     def window_of(self, positions: np.ndarray, windows: Sequence[TimeWindow]) -> np.ndarray:
@@ -257,17 +279,20 @@ def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
 class _Why:
     """Why a fused candidate ranks where it does, formatted only when a hit is made of it."""
 
-    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus", "focus_bonus")
+    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus", "focus_bonus", "denies", "followed")
 
     def __init__(
         self, origin: tuple[str, int], cosine: float, bm25: float, z: float, superseded_weight: float | None = None,
         role_bonus: float = 0.0, time_bonus: tuple[float, str] | None = None, focus_bonus: tuple[float, str] | None = None,
+        denies: str | None = None, followed: float = 0.0,
     ) -> None:  # fmt: skip
         self.origin, self.cosine, self.bm25, self.z = origin, cosine, bm25, z
         self.superseded_weight = superseded_weight
         self.role_bonus = role_bonus
         self.time_bonus = time_bonus
         self.focus_bonus = focus_bonus
+        self.denies = denies
+        self.followed = followed
 
     def __str__(self) -> str:
         where, rank = self.origin
@@ -281,7 +306,10 @@ class _Why:
         when = f" incl. +{self.time_bonus[0]:.2f}: dated in the question's {self.time_bonus[1]}" if self.time_bonus else ""
         focus = f" incl. +{self.focus_bonus[0]:.2f}: states the {self.focus_bonus[1]} asked for" if self.focus_bonus else ""
         demoted = f"; superseded, x{self.superseded_weight}" if self.superseded_weight is not None else ""
-        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}{focus}"
+        if self.denies:
+            demoted += f"; says a {self.denies} no longer holds, x{DENIAL_WEIGHT}"
+        later = f" incl. -{self.followed:.2f}: a later record on its topic follows it" if self.followed else ""
+        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}{focus}{later}"
 
 
 class ScopeIndexCache:

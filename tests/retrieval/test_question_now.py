@@ -1,0 +1,76 @@
+"""A question about what holds now ranks the later of two records on one topic first (memdesk.retrieval.question_now)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import numpy as np
+import pytest
+
+from memdesk.records import Scope, SemanticRecord
+from memdesk.retrieval.question_now import asks_now, later_on_topic
+from memdesk.retrieval.retrieve import Retriever
+from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
+
+S = Scope(user_id="u")
+
+
+@pytest.mark.parametrize(
+    "question, now",
+    [
+        ("What bike does Dana ride now?", True),
+        ("Who is Dana's main client these days?", True),
+        ("Is Dana still at the Corran clinic?", True),
+        ("Which gym does Dana currently use?", True),
+        ("Does Dana eat meat any more?", True),
+        ("Where does Dana live?", False),  # may never have changed: the ranking's order
+        ("What did Dana cook on Sunday?", False),
+        ("", False),
+    ],
+)
+def test_a_question_asks_what_holds_now_by_its_words(question, now):
+    assert asks_now(question) is now
+
+
+def test_of_two_relevant_records_on_one_topic_the_earlier_is_penalised():
+    z = np.array([3.0, 2.8, 2.5, 0.5])
+    v = np.array([unit([1, 0.2, 0]), unit([1, 0.3, 0]), unit([0, 1, 0]), unit([1, 0.25, 0])])
+    said = np.array([10.0, 20.0, 30.0, 40.0])
+    penalty = later_on_topic(z, v, said, gate=1.0, weight=1.5)
+    # 0 is followed by 1 (same topic, later); 2 is on another topic; 3 is below the gate and so neither penalised
+    # nor a reason to penalise; 1 is the latest on its topic
+    assert penalty.tolist() == [1.5, 0.0, 0.0, 0.0]
+    assert not later_on_topic(z, v, np.full(4, np.nan), gate=1.0, weight=1.5).any()  # no times: no order
+
+
+def _said(day: int) -> dict:
+    return {"said_at": datetime(2025, 3, day, tzinfo=timezone.utc).isoformat()}
+
+
+def test_asked_what_holds_now_the_later_statement_ranks_first(store):
+    """"Dana rides an old steel tourer" (a little closer to the question) and, later, "Dana bought a carbon road bike":
+    asked what Dana rides now, the later ranks first and says why; asked without "now", the ranking's order stays."""
+    put(store, SemanticRecord(scope=S, fact="Dana rides an old steel tourer", provenance=["old"], metadata=_said(1)),
+        [1, 0.30, 0])  # fmt: skip
+    put(store, SemanticRecord(scope=S, fact="Dana bought a carbon road bike", provenance=["new"], metadata=_said(20)),
+        [1, 0.36, 0])  # fmt: skip
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"Dana noted an unrelated errand {i}", provenance=[f"f{i}"]),
+            [0, 1, 0.1 * i])  # fmt: skip
+    q = unit([1, 0.2, 0])
+    now = Retriever.fused(store, K=10).retrieve(q, S, query_text="What bike does Dana ride now?", hybrid=False)
+    assert now[0].record.provenance == ["new"]
+    assert "a later record on its topic follows it" in next(h.why for h in now if h.record.provenance == ["old"])
+    scores = [h.score for h in now]
+    assert all(0 <= s <= 1 for s in scores) and scores == sorted(scores, reverse=True)
+    plain = Retriever.fused(store, K=10).retrieve(q, S, query_text="What bike does Dana ride?", hybrid=False)
+    assert plain[0].record.provenance == ["old"]
+    off = Retriever.fused(store, K=10, now_weight=0).retrieve(q, S, query_text="What bike does Dana ride now?", hybrid=False)
+    assert off[0].record.provenance == ["old"]
+
+
+@pytest.mark.parametrize(
+    "question", ["Would Dana still train as a nurse if the course were dearer?", "How long has Dana had her current bike?"]
+)
+def test_a_hypothetical_or_an_adjective_current_asks_no_current_state(question):
+    assert not asks_now(question)
