@@ -50,7 +50,11 @@ class DemoReport(BaseModel):
     scope: Scope
     messages: int
     sessions: int
-    new_records: int = Field(description="Records written by this run (0 when the conversation was stored before).")
+    new_records: int = Field(description="Records written by this run.")
+    replaced: int = Field(
+        default=0, description="Records of an earlier demo run in the same scope, erased first (they may come from an "
+        "older memdesk's extraction)."
+    )
     ingest_s: float
     stored: dict[str, int] = Field(description="Records under the scope, by memory type.")
     examples: dict[str, list[str]] = Field(description="A few stored records of each type.")
@@ -113,12 +117,16 @@ def run_demo(
     progress: Callable[[str], None] = lambda line: None,
 ) -> DemoReport:
     """Ingest ``data``'s conversation session by session into ``user=<user_id>, run=<conversation id>``
-    (re-running stores nothing twice), then answer up to ``n_questions`` of its questions from memory."""
+    then answer up to ``n_questions`` of its questions from memory. The demo's own scope is rebuilt on every run
+    (what an earlier run stored there is forgotten first), so what it shows is what the installed version stores."""
     if n_questions < 0 or batch < 1:
         raise InvalidInputError("n_questions must be >= 0 and batch >= 1")
     conv = data.conversation
     scope = Scope(user_id=user_id, run_id=conv.id)
     sessions = _sessions(conv)
+    replaced = memory.forget(scope).records
+    if replaced:
+        progress(f"rebuilding {scope}: {replaced} records of an earlier demo run forgotten")
     progress(f"ingesting {len(conv.messages)} messages in {len(sessions)} sessions from {data.source} into {scope}")
     t0 = time.perf_counter()
     new_records = 0
@@ -146,6 +154,7 @@ def run_demo(
         )
     return DemoReport(
         source=data.source, scope=scope, messages=len(conv.messages), sessions=len(sessions), new_records=new_records,
+        replaced=replaced,
         ingest_s=ingest_s, stored=stored, examples=examples, answers=answers,
     )
 
