@@ -64,9 +64,18 @@ _FUTURE_CUE = re.compile(
     r"flying|going|coming|arriving|meeting|visiting|heading|travell?ing|getting|having|doing|opening|seeing|taking|picking)\b",
     re.IGNORECASE,
 )
+#: Irregular past forms of common verbs (the regular ones end in "-ed"): "We ate there on Friday" narrates.
+#: Forms that are also the present ("read", "put", "cut", "set", "let", "quit") are left out: they cue nothing.
+IRREGULAR_PAST = frozenset(
+    """
+    was were did had went came got made took gave saw met left ran won lost bought told said ate drank drove
+    rode flew threw found felt kept slept brought thought caught taught sold heard built spent sent began became
+    chose fell forgot spoke stole woke wore broke held hid knew grew drew blew paid laid sat stood understood
+    fought shook bit led fed meant lent dealt swam sang rang wrote sank forgave froze struck hung dug spun won
+    """.split()
+)
 _PAST_CUE = re.compile(
-    r"\b(?:was|were|did|had|went|came|got|made|took|gave|saw|met|left|ran|won|lost|bought|told|said|ago|"
-    r"yesterday|last|[a-z]{3,}ed)\b",
+    r"\b(?:" + "|".join(sorted(IRREGULAR_PAST)) + r"|ago|yesterday|last|[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
 
@@ -160,6 +169,27 @@ _PRESENT = re.compile(
     r"\b(?:turns|starts|begins|ends|finishes|opens|closes|arrives|lands|departs|leaves|runs|falls|happens|takes place)\b",
     re.IGNORECASE,
 )
+#: A simple present after a personal subject: "We fly to Lisbon on Saturday", "She flies back on the 3rd" (with
+#: a date, a timetable: ahead). A past form, a form that is also the past ("read", "put"), an auxiliary or a
+#: modal after the subject is not one.
+_SUBJECT_VERB = re.compile(r"\b(?:i|you|we|they|he|she)\s+(?:also\s+|just\s+|only\s+|both\s+|all\s+)?(?P<verb>[a-z]{2,})\b", re.IGNORECASE)
+_NOT_SIMPLE_PRESENT = frozenset(
+    """
+    read put cut set let quit hit hurt cost shut spread bet fit split
+    could would should might must may can will shall did do does was were had have has am is are
+    don't didn't can't won't wouldn't couldn't shouldn't never always usually often
+    """.split()
+)
+
+
+def simple_present(clause: str) -> bool:
+    """Whether ``clause`` has a simple-present verb after a personal subject ("we fly", "she flies")."""
+    for m in _SUBJECT_VERB.finditer(clause):
+        verb = m["verb"].lower()
+        if verb in _NOT_SIMPLE_PRESENT or verb in IRREGULAR_PAST or verb.endswith("ed") or verb.endswith("ing"):
+            continue
+        return True
+    return False
 #: An instruction or request opening a clause: it is about what is still to happen.
 _REQUEST = re.compile(
     r"^\s*(?:please |and |so |then )*(?:book|remember|remind|plan|schedule|make sure|don't forget|order|buy|call|email|send|"
@@ -189,7 +219,7 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         return "present"
     if own is not None:
         return own
-    if _PRESENT.search(clause):
+    if _PRESENT.search(clause) or simple_present(clause):
         return "present"
     if _FORWARD_CUE.search(text):
         return "future"
