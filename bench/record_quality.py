@@ -1,7 +1,8 @@
 """Record quality of the offline rule extractor: a labelled sample, before and after a change.
 
 The records of a conversation file (a JSONL chat or a LoCoMo JSON) are made exactly as
-``Memory.add`` makes them (``RuleRouter`` + ``RuleExtractor``, the previous 4 turns as context),
+``Memory.add`` makes them (``RuleRouter`` + ``RuleExtractor`` with the learned small-talk test, the previous 4
+turns as context),
 each with an id ``<conversation>/<message id>#<view>#<k>`` that the same code regenerates. A
 reproducible random sample of them is written to a TSV to be labelled by hand, one label per
 record (several joined by ``+``):
@@ -43,6 +44,7 @@ from benchinfo import write_result
 from memdesk.conversation.base import RoutedExtraction, Utterance
 from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.files import read_conversations
+from memdesk.conversation.filler import FillerTest
 from memdesk.conversation.router import RuleRouter
 from memdesk.records import MemoryRecord, Scope
 
@@ -52,9 +54,11 @@ GOOD = frozenset({"ok", "fact"})
 CONTEXT_TURNS = 4
 
 
-def records_of(path: str) -> list[tuple[str, MemoryRecord]]:
-    """(id, record) for every record the rule processor makes from the file, in order."""
-    processor = RoutedExtraction(RuleRouter(), RuleExtractor())
+def records_of(path: str, *, learned: bool = True) -> list[tuple[str, MemoryRecord]]:
+    """(id, record) for every record the rule processor makes from the file, in order: the default one
+    (with the learned small-talk test, :mod:`memdesk.conversation.filler`, unless ``learned`` is off)."""
+    filler = FillerTest.packaged() if learned else None
+    processor = RoutedExtraction(RuleRouter(filler=filler), RuleExtractor(filler=filler))
     out: list[tuple[str, MemoryRecord]] = []
     for conv in read_conversations(path):
         scope = Scope(user_id=conv.id)

@@ -29,9 +29,12 @@ def build_processor(settings: Settings, chat_model: ChatModel | None = None) -> 
         from .conversation.extract import RuleExtractor
         from .conversation.router import RuleRouter
 
+        from .conversation.filler import FillerTest
+
+        filler = FillerTest.packaged()  # one learned small-talk test for the router and the extractor
         if settings.extractor_views == "compact":
-            return RoutedExtraction(RuleRouter(), RuleExtractor(context_views="none", turn_views=False))
-        return RoutedExtraction(RuleRouter(), RuleExtractor())
+            return RoutedExtraction(RuleRouter(filler=filler), RuleExtractor(context_views="none", turn_views=False, filler=filler))
+        return RoutedExtraction(RuleRouter(filler=filler), RuleExtractor(filler=filler))
     if settings.processor == "raw":
         from .conversation.raw import RawTurnProcessor
 
@@ -41,7 +44,11 @@ def build_processor(settings: Settings, chat_model: ChatModel | None = None) -> 
             raise ConfigError("processor 'llm' needs MEMDESK_LLM_BASE_URL and MEMDESK_LLM_MODEL")
         from .conversation.llm_processor import LLMProcessor
 
-        return LLMProcessor(chat_model, batch_size=settings.llm_batch_size, known_facts=settings.llm_known_facts)
+        from .conversation.filler import FillerTest
+
+        return LLMProcessor(
+            chat_model, batch_size=settings.llm_batch_size, known_facts=settings.llm_known_facts, filler=FillerTest.packaged()
+        )
     raise ConfigError(f"unknown processor {settings.processor!r}")
 
 

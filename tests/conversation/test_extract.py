@@ -87,7 +87,8 @@ def test_preference_becomes_a_semantic_fact_in_third_person() -> None:
 def test_second_person_becomes_the_addressee() -> None:
     ctx = (msg("I'm thinking of teaching.", "Priya", "D1:11"),)
     recs = routed(utt("You'd need a teaching degree first.", speaker="Tom", mid="D1:12", context=ctx))
-    assert any(body(r).startswith("Tom: Priya would need a teaching degree first.") for r in recs)
+    said = [r for r in recs if body(r).startswith("Priya would need a teaching degree first.")]
+    assert said and all(r.speaker == "Tom" and "Tom:" in r.embed_text() for r in said)  # whose words: a field, not the text
 
 
 def test_advice_becomes_procedural_and_keeps_you() -> None:
@@ -95,7 +96,8 @@ def test_advice_becomes_procedural_and_keeps_you() -> None:
     procs = [r for r in recs if isinstance(r, ProceduralRecord)]
     assert procs
     p = procs[0]
-    assert "You should stretch before running" in p.content and p.content.startswith("Ravi: ")
+    assert "You should stretch before running" in p.content and not p.content.startswith("Ravi: ")
+    assert p.speaker == "Ravi" and p.embed_text().startswith("Ravi: ")
     assert p.content.startswith(p.title)
 
 
@@ -129,7 +131,7 @@ def test_short_answer_carries_the_question() -> None:
     ctx = [r for r in recs if r.metadata["view"] == "context"]
     assert len(ctx) == 1
     # the record holds Priya's words only; the question shapes how it is found (its embed text)
-    assert body(ctx[0]) == "Priya: Yes, twice!"
+    assert body(ctx[0]) == "Yes, twice!"
     assert ctx[0].embed_text() == "Tom asked: Has Priya ever been to Lisbon? Priya: Yes, twice!"
     assert ctx[0].provenance == ["D1:14", "D1:13"]
 
@@ -312,7 +314,7 @@ def test_rewrites_stay_grammatical_or_keep_the_first_person() -> None:
     recs = texts(utt("I now live in Clifton. I no longer work in Leeds.", speaker="Priya"))
     assert "Priya now lives in Clifton." in recs and "Priya no longer works in Leeds." in recs
     kept = texts(utt("I myself prefer the coast.", speaker="Priya"))
-    assert kept == ["Priya: I myself prefer the coast."]
+    assert kept == ["I myself prefer the coast."]
 
 
 def test_abbreviations_do_not_split_a_sentence() -> None:
@@ -387,7 +389,7 @@ def test_other_languages_are_kept_verbatim_and_attributed(text: str) -> None:
     mask = RuleRouter().route(u)
     assert mask.bits, text
     (r,) = RuleExtractor().extract(u, mask)
-    assert r.text() == f"José: {text}"
+    assert r.text() == text and r.speaker == "José" and r.embed_text() == f"José: {text}"
     assert r.metadata["view"] == "verbatim" and r.provenance == ["D1:3"]
 
 

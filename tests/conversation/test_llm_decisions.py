@@ -210,8 +210,9 @@ def test_a_batch_decides_its_facts_in_one_more_call(tmp_path) -> None:
     assert len(model.calls) == 3  # the batched extraction and one more call for the batch's decisions
     assert "f1" in model.last_call.user and nurse.id not in model.last_call.prompt
     by_text = {r.text(): r for r in new.records}
-    assert set(by_text) == {"Marta: I left the hospital, I teach biology now.", "Marta owns a bicycle."}  # the no-op: no record
-    assert by_text["Marta: I left the hospital, I teach biology now."].metadata["replaces"] == [nurse.id]
+    # the no-op: no record; the "Marta:" label the model wrote leaves the text (llm_tidy)
+    assert set(by_text) == {"I left the hospital, I teach biology now.", "Marta owns a bicycle."}
+    assert by_text["I left the hospital, I teach biology now."].metadata["replaces"] == [nurse.id]
     assert by_text["Marta owns a bicycle."].metadata["decision"] == "add"
     assert mem.store.get(nurse.id).superseded_by is not None and mem.store.get(cat.id).superseded_by is None  # type: ignore[union-attr]
     mem.close()

@@ -92,7 +92,7 @@ def test_a_reply_holds_its_own_speakers_words_only(mem: Memory) -> None:
     assert replies and all("Nadia" not in r.text() and "sister" not in r.text() for r in replies)
     context = [r for r in replies if r.metadata.get("view") == "context"]
     # the turn it answers shapes its embedding only
-    assert context and "sister" in context[0].embed_text() and context[0].text().startswith("Desk: A red lentil curry")
+    assert context and "sister" in context[0].embed_text() and context[0].text().startswith("A red lentil curry")
 
 
 def test_a_lone_string_is_not_read_as_a_reply(mem: Memory) -> None:
@@ -146,7 +146,7 @@ def test_a_date_after_the_message_is_in_the_coming_year_and_is_not_spliced(mem: 
     assert not any("(2025-04-15)" in r.text() or "2024" in r.text() for r in records)
     mem.add([user("The course starts on 15 April.", mid="m2")], scope=S)
     (start,) = [r for r in mem.get_all(scope=S) if r.provenance == ["m2"]]
-    assert start.temporal_anchor == "2025-04-15" and start.text() == "Nadia: The course starts on 15 April."
+    assert start.temporal_anchor == "2025-04-15" and start.text() == "The course starts on 15 April."
 
 
 def test_a_date_narrated_as_past_stays_in_the_past(mem: Memory) -> None:

@@ -58,6 +58,7 @@ from ..text.lang import dominant_script, is_english
 from ..records import EpisodicRecord, MemoryRecord, MemoryType, ProceduralRecord, RouteMask, SemanticRecord
 from ..timeexpr.resolve import TimeMention, main_anchor, resolve
 from .base import Utterance
+from .filler import FillerTest
 from .atoms import atoms
 from .facts import claims_of
 from .updates import sentence_update
@@ -132,6 +133,7 @@ class RuleExtractor:
         context_views: ``"all"``: every reply to another speaker gets a context view;
             ``"questions"``: only replies to a question; ``"none"``: never.
         turn_views: write the whole-turn view of multi-sentence turns.
+        filler: the learned small-talk test (:mod:`.filler`) the router uses too, or None.
     """
 
     def __init__(
@@ -143,6 +145,7 @@ class RuleExtractor:
         max_turn_chars: int = 320,
         context_views: ContextViews = "all",
         turn_views: bool = True,
+        filler: FillerTest | None = None,
     ) -> None:
         if min(max_fact_chars, max_summary_chars, max_context_chars, max_turn_chars) < 20:
             from ..errors import ConfigError
@@ -158,6 +161,7 @@ class RuleExtractor:
         self.max_turn_chars = max_turn_chars
         self.context_views = context_views
         self.turn_views = turn_views
+        self.filler = filler
 
     # --- public ------------------------------------------------------------------------------
 
@@ -170,7 +174,7 @@ class RuleExtractor:
             if words(said) and _LATIN_ONLY.fullmatch(said) and not content_words(said, names_of(utterance)):
                 return []  # "Gracias!", "Merci !": thanks or a greeting in another language
             return self._verbatim(utterance, mask)
-        sentences = analyze_utterance(utterance)
+        sentences = analyze_utterance(utterance, self.filler)
         names = names_of(utterance)
         speaker = utterance.message.speaker
         addressee = addressee_of(utterance)
@@ -199,8 +203,8 @@ class RuleExtractor:
             kind = self._kind(group, mask)
             parts, rewritten = render(group, speaker, addressee, keep_you=_instructs(kind, group))
             limit = self.max_fact_chars if kind is MemoryType.SEMANTIC else self.max_summary_chars
-            text = attribute(fit(parts, limit - len(speaker or "") - 2), speaker, rewritten=rewritten)
-            out.append(self._record(kind, text, utterance, group, pid, "sentence"))
+            text = fit(parts, limit - len(speaker or "") - 2)
+            out.append(self._record(kind, text, utterance, group, pid, "sentence", label=attribute(text, speaker, rewritten=rewritten)))
 
         if self.turn_views and len(groups) > 1:
             events = [s for s in content if s.episodic]
@@ -208,8 +212,9 @@ class RuleExtractor:
             ordered = content if procedural else events + [s for s in content if s not in events]
             kind = self._kind(content, mask) if procedural or not mask.episodic else MemoryType.EPISODIC
             parts, rewritten = render(ordered, speaker, addressee, keep_you=_instructs(kind, ordered))
-            text = attribute(fit(parts, self.max_turn_chars - len(speaker or "") - 2), speaker, rewritten=rewritten)
-            out.append(self._record(kind, text, utterance, events or content, pid, "turn", claim_from=content))
+            text = fit(parts, self.max_turn_chars - len(speaker or "") - 2)
+            label = attribute(text, speaker, rewritten=rewritten)
+            out.append(self._record(kind, text, utterance, events or content, pid, "turn", claim_from=content, label=label))
 
         if before is not None:
             who, prev_id, prev_sents, asked = before
@@ -219,11 +224,11 @@ class RuleExtractor:
             said = f"{who} {'asked' if asked else 'said'}: "
             quote = fit(quoted, len(said) + self.max_context_chars, head=said)
             parts, rewritten = render(content, speaker, addressee)
-            text = attribute(fit(parts, self.max_summary_chars), speaker, rewritten=rewritten)
+            text = fit(parts, self.max_summary_chars)
             kind = MemoryType.EPISODIC if mask.episodic and any(s.episodic for s in content) else self._kind(content, mask)
             prov = pid + ([prev_id] if prev_id and prev_id not in pid else [])
-            record = self._record(kind, text, utterance, content, prov, "context")
-            record.metadata["embed_context"] = quote
+            record = self._record(kind, text, utterance, content, prov, "context", label=attribute(text, speaker, rewritten=rewritten))
+            _embed_after(record, quote)
             out.append(record)
         return out
 
@@ -252,12 +257,12 @@ class RuleExtractor:
                 kind = self._kind([atom], mask)
                 parts, rewritten = render([atom], speaker, addressee, keep_you=_instructs(kind, [atom]))
                 limit = self.max_fact_chars if kind is MemoryType.SEMANTIC else self.max_summary_chars
-                text = attribute(fit(parts, limit - len(speaker or "") - 2), speaker, rewritten=rewritten)
-                record = self._record(kind, text, utterance, [atom], list(prov), "statement")
+                text = fit(parts, limit - len(speaker or "") - 2)
+                record = self._record(kind, text, utterance, [atom], list(prov), "statement", label=attribute(text, speaker, rewritten=rewritten))
                 if (update := sentence_update(sentence.text, piece)) is not None:  # memdesk.conversation.updates
                     record.metadata["claims"] = [c for c in record.metadata.get("claims", []) if c["attribute"] != "update"] + [update.as_dict()]
                 if quote:
-                    record.metadata["embed_context"] = quote
+                    _embed_after(record, quote)
                 out.append(record)
         return out
 
@@ -267,7 +272,7 @@ class RuleExtractor:
         kind = mask.types[0]
         out = []
         for chunk in chunks(utterance.message.text(), self.max_summary_chars):
-            rec = self._record(kind, attribute(chunk, speaker, rewritten=False), utterance, [], [utterance.message_id], "verbatim")
+            rec = self._record(kind, chunk, utterance, [], [utterance.message_id], "verbatim", label=attribute(chunk, speaker, rewritten=False))
             rec.metadata["script"] = dominant_script(chunk)
             out.append(rec)
         return out
@@ -333,8 +338,11 @@ class RuleExtractor:
         view: str,
         title_from: int = 0,
         claim_from: list[Sentence] | None = None,
+        label: str = "",
     ) -> MemoryRecord:
         common = self._common(utterance, sentences, provenance, view)
+        if label:  # whose words these are ("Maya:"): how the record is found, not its text
+            common["metadata"]["embed_context"] = label
         claims = [c.as_dict() for s in (sentences if claim_from is None else claim_from) if s.kind == "content" for c in claims_of(s.text)]
         if claims:  # what the speaker says about an attribute that holds one value at a time (memdesk.conversation.supersede)
             common["metadata"]["claims"] = claims
@@ -380,3 +388,9 @@ class RuleExtractor:
             provenance=list(provenance),
             metadata=meta,
         )
+
+
+def _embed_after(record: MemoryRecord, quote: str) -> None:
+    """The turn a record replies to, before its speaker's label, in what is embedded for it."""
+    label = record.metadata.get("embed_context", "")
+    record.metadata["embed_context"] = f"{quote} {label}".strip()

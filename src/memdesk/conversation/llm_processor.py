@@ -50,6 +50,7 @@ from ..timeexpr.resolve import main_anchor, resolve
 from .base import Processed, Processor, Utterance
 from .decisions import aliases, apply_decisions, decide, decision_request, known_block
 from .llm_schema import MAX_ITEMS_PER_TYPE, BatchExtraction, BatchItem, UtteranceExtraction
+from .filler import FillerTest
 from .llm_tidy import small_talk, tidy
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,8 @@ class LLMProcessor:
             filled by ingest) for the model to decide add / update / no-op on each new fact
             (:mod:`memdesk.conversation.decisions`): in the one call, or one more call per batch
             with ``batch_size > 1``; 0 shows none (every fact is added).
+        filler: the learned small-talk test (:mod:`.filler`) the rule extractor uses, applied to the model's
+            records in the same way (:func:`.llm_tidy.tidy`); None for the word rules alone.
     """
 
     @property
@@ -131,6 +134,7 @@ class LLMProcessor:
         fallback: Processor | None = None,
         cache_size: int = 256,
         known_facts: int = 5,
+        filler: FillerTest | None = None,
     ) -> None:
         if batch_size < 1 or context_turns < 0 or not 1 <= max_items <= MAX_ITEMS_PER_TYPE or known_facts < 0:
             raise ConfigError(
@@ -145,6 +149,7 @@ class LLMProcessor:
         self.max_context_chars = max_context_chars
         self.fallback = fallback
         self.known_facts = known_facts
+        self.filler = filler
         self.single_prompt = load_prompt("extract_utterance")
         self.batch_prompt = load_prompt("extract_batch")
         self.decide_prompt = load_prompt("decide_batch")
@@ -362,9 +367,9 @@ class LLMProcessor:
             base = self._base(u, p.when, model, prompt)
             records.append(ProceduralRecord(title=p.title.strip(), content=p.content.strip(), **base))
         found = {r.type for r in records} | ({"semantic"} if ex.semantic else set())  # a no-op is an answer too
-        if small_talk(u):  # the rules' small talk makes no record, whatever the model answered
+        if small_talk(u, self.filler):  # the rules' small talk makes no record, whatever the model answered
             return Processed(mask=RouteMask(), records=[])
-        records = tidy(u, records)  # one speaker, one fact per record, dates, claims (llm_tidy)
+        records = tidy(u, records, self.filler)  # one speaker, one fact per record, dates, claims (llm_tidy)
         mask = RouteMask(
             episodic=declared.episodic or "episodic" in found,
             semantic=declared.semantic or "semantic" in found,

@@ -9,7 +9,8 @@ rules the offline extractor keeps, whatever it answered:
   the person spoken to, a small-talk question) keeps none of the model's records, and a record
   whose own text is small talk ("Desk congratulated Maya." aside) is dropped;
 * **one speaker**: a record whose words come from the earlier turns and not from the message (the
-  model copied the context) is dropped;
+  model copied the context) is dropped, and a "Name:" label before a record's words leaves its text (it is
+  embedded with the record, as the rule extractor does);
 * **one fact per record**: a semantic fact that joins statements ("Maya lives in Leith with her cat,
   Biscuit") is split (:func:`memdesk.conversation.atoms.atoms`);
 * **dates**: a date written into the text in brackets ("(2024-04-15)") is taken out (the date is the
@@ -32,6 +33,7 @@ from ..timeexpr.resolve import TimeMention
 from .atoms import atoms
 from .base import Utterance
 from .facts import claims_of, same_value
+from .filler import FillerTest
 from .updates import gives_value_of
 from .router import analyze_utterance, names_of
 from .rules import content_words, is_phatic
@@ -88,39 +90,57 @@ def _fix_year(record: MemoryRecord, mentions: list[TimeMention]) -> None:
             return
 
 
-def small_talk(u: Utterance) -> bool:
-    """Whether the rules read every sentence of ``u`` as small talk (English only)."""
+def small_talk(u: Utterance, filler: FillerTest | None = None) -> bool:
+    """Whether the rules (and ``filler``, the learned small-talk test) read every sentence of ``u`` as small
+    talk (English only)."""
     if not is_english(u.message.text()):
         return False
-    sentences = analyze_utterance(u)
+    sentences = analyze_utterance(u, filler)
     names = names_of(u)
     asks = [s for s in sentences if s.kind == "question" and not social_question(s.text, content_words(s.text, names))]
     return not any(s.kind == "content" for s in sentences) and not (asks and u.message.role == "user")
 
 
-def tidy(u: Utterance, records: list[MemoryRecord]) -> list[MemoryRecord]:
+def tidy(u: Utterance, records: list[MemoryRecord], filler: FillerTest | None = None) -> list[MemoryRecord]:
     """The model's records for ``u``, held to the rule extractor's write rules (see the module doc);
-    none for small talk (:func:`small_talk`)."""
+    none for small talk (:func:`small_talk`, with ``filler``, the learned test the rule extractor uses)."""
     if not records or not is_english(u.message.text()):
         return records
-    if small_talk(u):
+    if small_talk(u, filler):
         log.debug("message %s is small talk: the model's %d records dropped", u.message_id, len(records))
         return []
     names = names_of(u)
-    sentences = analyze_utterance(u)
+    sentences = analyze_utterance(u, filler)
     mentions = [t for s in sentences for t in s.times]
     claims = [c for s in sentences if s.kind == "content" for piece in atoms(s.text) for c in claims_of(piece)]
     out: list[MemoryRecord] = []
     for record in records:
-        if is_phatic(record.text(), names) or _from_context(record, u, names):
+        said = record.text()
+        if is_phatic(said, names) or (filler is not None and filler.is_filler(said, names)) or _from_context(record, u, names):
             log.debug("message %s: record %r dropped (small talk, or the earlier turns' words)", u.message_id, record.text())
             continue
         for part in _split(record, u.message.speaker):
+            _unlabel(part, names)
             _untangle_dates(part)
             _fix_year(part, mentions)
             out.append(part)
     _attach(claims, out)
     return out
+
+
+def _unlabel(record: MemoryRecord, names: list[str]) -> None:
+    """A "Name:" label the model put before a record's words ("Maya: Ines loved the curry.") leaves the text:
+    it goes where the rule extractor puts it, in what is embedded (``metadata["embed_context"]``)."""
+    for field in ("fact", "summary", "content", "title"):
+        value = getattr(record, field, None)
+        m = _LABEL.match(value) if isinstance(value, str) else None
+        if m and any(m["name"].casefold() == n.casefold() for n in names):
+            setattr(record, field, value[m.end() :])
+            if field != "title":
+                record.metadata["embed_context"] = f"{m['name']}:"
+
+
+_LABEL = re.compile(r"^\s*(?P<name>[A-Z][\w'.-]*(?: [A-Z][\w'.-]*){0,2}):\s+(?=\S)")
 
 
 def _untangle_dates(record: MemoryRecord) -> None:

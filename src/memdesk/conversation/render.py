@@ -5,7 +5,8 @@
   "Ravi sold Ravi's bike"), and the person is rewritten to names (:mod:`.person`). When a rewrite
   would break a sentence, the whole text stays in the first person and is attributed instead
   ("Priya: I ..."), so no record reads "Priya now live in Clifton".
-* :func:`attribute` prefixes the speaker's name when the text does not name them.
+* :func:`attribute` gives the speaker's label ("Maya:") when the text does not name them: it goes into
+  the record's embedding, never its text.
 * :func:`fit` joins whole sentences up to a length, so no record is cut mid-sentence (only a
   single sentence longer than the whole limit is shortened, with "…").
 * :func:`chunks` splits text in any language into sentence chunks (``。！？`` included) for
@@ -136,10 +137,13 @@ def render(
 
 
 def attribute(text: str, speaker: str | None, *, rewritten: bool = True) -> str:
-    """Prefix the speaker's name when the text does not name them (always, for first-person text)."""
+    """The label ("Maya:") that says whose words ``text`` holds when it does not name them (always, for
+    first-person text), else "". It shapes how the record is found (the extractor puts it in
+    ``metadata["embed_context"]``) and the evidence line shows the record's speaker; the record's text
+    holds the speaker's own words only, never a "Name:" label."""
     if speaker and (not rewritten or speaker.split()[0] not in text):
-        return f"{speaker}: {text}"
-    return text
+        return f"{speaker}:"
+    return ""
 
 
 def chunks(text: str, limit: int) -> list[str]:

@@ -45,8 +45,9 @@ from ..text.lang import is_english
 from ..records import RouteMask
 from ..timeexpr.resolve import resolve
 from .base import Utterance
+from .filler import FillerTest
 from .rules import Sentence, analyze, content_words, short_remark, words
-from .social import only_reacts, plain_named, social_question
+from .social import THIRD_PERSON, only_reacts, plain_named, social_question
 
 logger = logging.getLogger(__name__)
 
@@ -88,9 +89,10 @@ def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bo
     return only_reacts(content_words(text, names), len(words(text)))
 
 
-def analyze_utterance(utterance: Utterance) -> list[Sentence]:
+def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) -> list[Sentence]:
     """The sentence analysis the router and the rule extractor share; time expressions are resolved
-    against :func:`reference_of`, each in the direction of its sentence's tense."""
+    against :func:`reference_of`, each in the direction of its sentence's tense. With ``filler`` (the
+    learned small-talk test, :mod:`.filler`) a statement or question it reads as small talk is phatic."""
     ts, _ = reference_of(utterance)
     times_of = (lambda s: resolve(s, ts, prefer="auto")) if ts is not None else None
     prev = utterance.context[-1] if utterance.context else None
@@ -100,7 +102,21 @@ def analyze_utterance(utterance: Utterance) -> list[Sentence]:
     asked = previous.rstrip().endswith("?")
     if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
         return [Sentence(text=s.text, kind="phatic") for s in sentences]  # "Long, but good.", "I'll try it.": a reaction
+    if filler is not None and not _asked_about(previous, names):
+        # an answer to a question about something carries what was asked ("What does it stand for?" "It
+        # stands for freedom."), and what is said of someone in particular may be a fact ("They're a real support.")
+        # a turn is small talk when every sentence of it is; one with a fact keeps its sentences together, so
+        # its turn view and the words around the fact stay as said
+        said = [s for s in sentences if s.kind != "phatic"]
+        if said and all(not s.procedural and not THIRD_PERSON.search(s.text) and filler.is_filler(s.text, names) for s in said):
+            return [Sentence(text=s.text, kind="phatic") for s in sentences]
     return sentences
+
+
+def _asked_about(previous: str, names: list[str]) -> bool:
+    """Whether the other speaker's turn before asks a question about something (not "How are you?")."""
+    questions = [q for q in re.split(r"(?<=[.!?])\s+", previous.strip()) if q.endswith("?")]
+    return any(content_words(q, names) and not social_question(q, content_words(q, names)) for q in questions)
 
 
 #: A written date in any language: a year, or a numeric day and month.
@@ -112,10 +128,12 @@ class RuleRouter:
 
     Args:
         keep_questions: give the semantic bit to a turn that only asks a contentful question.
+        filler: the learned small-talk test (:mod:`.filler`), or None for the word rules alone.
     """
 
-    def __init__(self, *, keep_questions: bool = True) -> None:
+    def __init__(self, *, keep_questions: bool = True, filler: FillerTest | None = None) -> None:
         self.keep_questions = keep_questions
+        self.filler = filler
 
     def route_sentences(self, sentences: list[Sentence], names: list[str]) -> RouteMask:
         content = [s for s in sentences if s.kind == "content"]
@@ -136,6 +154,6 @@ class RuleRouter:
             mask = RouteMask(episodic=True) if _DATED.search(text) else RouteMask(semantic=True)
             logger.debug("routed %s -> %s (not English: kept verbatim)", utterance.message_id, mask)
             return mask if any(ch.isalnum() for ch in text) else RouteMask()
-        mask = self.route_sentences(analyze_utterance(utterance), names_of(utterance))
+        mask = self.route_sentences(analyze_utterance(utterance, self.filler), names_of(utterance))
         logger.debug("routed %s -> %s", utterance.message_id, mask)
         return mask

@@ -106,7 +106,10 @@ _LEAD_WORDS = (
     r"thanks|thank you|thx|well|so|totally|definitely|absolutely|exactly|true|omg|cool|nice|awesome|great|"
     r"agreed|right|btw|by the way|anyway|oh and|also|of course|sure thing|certainly|noted|understood|got it|"
     r"(?:big|good|great|some|exciting|happy|sad) news|guess what|fun fact|update|lovely|perfect|brilliant|wonderful|excellent|"
-    r"fantastic|ha|ah|aw|gracias|merci|danke|ooh|hmm)"
+    r"fantastic|ha|ah|aw|gracias|merci|danke|ooh|hmm|"
+    # interjections and exclamatives of reaction ("Ouch, ...", "Phew, ...", "How romantic, ...", "What a relief, ...")
+    r"ouch|oops|phew|yikes|eek|ugh|argh|alas|yay|hooray|hurray|gosh|golly|crikey|bless (?:her|him|them|you)|"
+    r"how (?!much\b|many\b|long\b|often\b|far\b|old\b)[a-z]+|what an? [a-z]+)"
 )
 #: one leading filler: a filler word followed by punctuation, or by a capitalised vocative and punctuation
 _LEAD_FILLER = re.compile(rf"^{_LEAD_WORDS}(?:\s+[A-Z][a-z]{{1,12}})?\s*[,!.:;\u2013\u2014-]+\s*", re.IGNORECASE)

@@ -71,7 +71,9 @@ SOCIAL_FORMULA = re.compile(
 #: Small talk whatever follows it: congratulations, wishes and an assistant's offers of help. What a
 #: congratulation is about was said by the person it answers ("Congratulations on the pottery course!").
 WISHES = re.compile(
-    r"^(?:(?:many |huge |big |belated )?(?:congratulations|congrats|well done|good job|great job|nice work|nice one|way to go|"
+    r"^(?:(?!.*\b(?:my|our|\d+)\b)(?:happy|merry) (?:[a-z'.-]+ ){0,3}(?:day|birthday|anniversary|holidays?|christmas|easter|new year|eid|diwali|"
+    r"hanukkah|thanksgiving|retirement|hogmanay|night|eve|month|festival|season)\b|good (?:for|on) [a-z'-]+[\s!.\u2026]*$|"
+    r"(?:many |huge |big |belated )?(?:congratulations|congrats|well done|good job|great job|nice work|nice one|way to go|"
     r"bravo|kudos|hats off)\b|(?:good luck|best of luck|all the best|best wishes|fingers crossed)\b|"
     r"(?:i'?m |i am |so |really )*(?:glad|sorry|happy) to hear\b|(?:i )?hope (?:that|this|it) helps\b|(?:i )?hope you (?:have|had|enjoy|enjoyed|feel|like|liked|get|find|both)\b|"
     r"(?:have|enjoy) (?:a |an )?(?:great|good|nice|lovely|wonderful|fun|fantastic|safe|restful|relaxing|brilliant) |enjoy (?:it|the|your)\b|"

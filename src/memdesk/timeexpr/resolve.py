@@ -312,6 +312,9 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
 )
 
 
+#: Words that make a date the start of a state that may have begun: "from 1 October", "since 3 May", "starting 2 June".
+_STARTS = re.compile(r"\b(?:from|since|starting(?: on| from)?|as of|beginning(?: on)?|effective)\s+(?:the\s+)?$", re.IGNORECASE)
+
 #: Handlers whose year (or direction) depends on the tense around the mention.
 _DIRECTED = frozenset({_h_mdy, _h_month_rel, _h_weekday})
 
@@ -360,8 +363,11 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                if tense == "present":
-                    here = _Ctx(prefer="future", direction="current")
+                if tense == "present" or (tense is None and handler is not _h_weekday):
+                    # no cue that it is past: the date a person infers is the coming one; one just begun only
+                    # when it starts a state ("from 1 October I'm driving for ..."), not for a day something
+                    # happens on ("The review is pencilled in for 14 January", said on 10 February)
+                    here = _Ctx(prefer="future", direction="current" if _STARTS.search(text, 0, s) else "future")
                 else:
                     here = _Ctx(prefer=tense or "past", direction=tense or "nearest")
             try:

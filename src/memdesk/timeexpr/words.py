@@ -64,9 +64,18 @@ _FUTURE_CUE = re.compile(
     r"flying|going|coming|arriving|meeting|visiting|heading|travell?ing|getting|having|doing|opening|seeing|taking|picking)\b",
     re.IGNORECASE,
 )
+#: Irregular past forms of common verbs (the regular ones end in "-ed"): "We ate there on Friday" narrates.
+#: Forms that are also the present ("read", "put", "cut", "set", "let", "quit") are left out: they cue nothing.
+IRREGULAR_PAST = frozenset(
+    """
+    was were did had went came got made took gave saw met left ran won lost bought told said ate drank drove
+    rode flew threw found felt kept slept brought thought caught taught sold heard built spent sent began became
+    chose fell forgot spoke stole woke wore broke held hid knew grew drew blew paid laid sat stood understood
+    fought shook bit led fed meant lent dealt swam sang rang wrote sank forgave froze struck hung dug spun won
+    """.split()
+)
 _PAST_CUE = re.compile(
-    r"\b(?:was|were|did|had|went|came|got|made|took|gave|saw|met|left|ran|won|lost|bought|told|said|ago|"
-    r"yesterday|last|[a-z]{3,}ed)\b",
+    r"\b(?:" + "|".join(sorted(IRREGULAR_PAST)) + r"|ago|yesterday|last|[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
 
@@ -79,12 +88,56 @@ _ED_ADJECTIVES = frozenset(
 )
 
 
+#: A time word that places what is said before now, whatever the verbs: "two weeks ago", "last May".
+_PAST_TIME = re.compile(r"\b(?:ago|yesterday|last)\b", re.IGNORECASE)
+#: A finite verb in the present: an auxiliary, or a verb that takes a participle as its complement. A past-looking
+#: form after one is a participle, not a narrated past: "The inspection is confirmed for 15 May" (passive), "We've
+#: booked the camp from 28 July" (a present perfect takes no date of its own: the date is what was booked), "She
+#: needs a tooth removed on 22 July", "I want it finished by 26 April" (an object's complement).
+_PRESENT_FINITE = re.compile(
+    r"\b(?:am|is|are|has|have|do|does|need|needs|want|wants|get|gets|keep|keeps)\b|'(?:m|re|ve)\b|"
+    r"\b(?:it|he|she|that|there|what|who|this)'s\b",
+    re.IGNORECASE,
+)
+#: Adjectives and nouns in "-ing" after a form of "be" ("It's amazing", "That's something"): not a progressive.
+_ING_NOUNS = frozenset("morning evening spring king ring wedding ceiling pudding darling sibling duckling ding".split())
+#: A present progressive: with a date it is an arrangement ("A joiner is replacing the windows on 3 November").
+_PROGRESSIVE = re.compile(
+    r"(?:\b(?:am|is|are)|'(?:m|re)|\b(?:he|she|it|that|there|who)'s)\s+(?:\w+ly\s+)?(?:not\s+)?(?P<ing>[a-z]{2,}ing)\b",
+    re.IGNORECASE,
+)
+
+
+def progressive(text: str) -> bool:
+    """Whether ``text`` has a present progressive ("is replacing", "we're flying"; not "it's amazing")."""
+    for m in _PROGRESSIVE.finditer(text):
+        ing = m["ing"].lower()
+        if not ing.endswith("thing") and ing not in _ING_NOUNS and ing not in _ING_ADJECTIVES:
+            return True
+    return False
+
+
+_ING_ADJECTIVES = frozenset(
+    """
+    amazing interesting exciting boring annoying confusing tiring relaxing stunning charming missing worrying surprising
+    encouraging disappointing frustrating refreshing rewarding challenging inspiring terrifying overwhelming promising
+    """.split()
+)
+
+
 def sentence_tense(text: str) -> Literal["past", "future"] | None:
-    """"future" if ``text`` plans something ("I'll", "going to", "next ..."), else "past" if it
-    narrates ("went", "-ed", "ago"), else ``None``."""
+    """"future" if ``text`` plans something ("I'll", "going to", "next ..."), else
+    "past" if it narrates ("went", "-ed" as a finite verb, "ago"), else ``None``. A past-looking form after a
+    present finite verb (:data:`_PRESENT_FINITE`) is a participle and narrates nothing."""
     if _FUTURE_CUE.search(text):
         return "future"
-    if any(m[0].lower() not in _ED_ADJECTIVES for m in _PAST_CUE.finditer(text)):
+    if _PAST_TIME.search(text):
+        return "past"
+    if progressive(text):
+        return None  # a present progressive: what it dates is ahead or under way (:func:`clause_tense`)
+    present = _PRESENT_FINITE.search(text)
+    first = next((m for m in _PAST_CUE.finditer(text) if m[0].lower() not in _ED_ADJECTIVES), None)
+    if first is not None and (present is None or first.start() < present.start()):
         return "past"
     return None
 
@@ -116,6 +169,27 @@ _PRESENT = re.compile(
     r"\b(?:turns|starts|begins|ends|finishes|opens|closes|arrives|lands|departs|leaves|runs|falls|happens|takes place)\b",
     re.IGNORECASE,
 )
+#: A simple present after a personal subject: "We fly to Lisbon on Saturday", "She flies back on the 3rd" (with
+#: a date, a timetable: ahead). A past form, a form that is also the past ("read", "put"), an auxiliary or a
+#: modal after the subject is not one.
+_SUBJECT_VERB = re.compile(r"\b(?:i|you|we|they|he|she)\s+(?:also\s+|just\s+|only\s+|both\s+|all\s+)?(?P<verb>[a-z]{2,})\b", re.IGNORECASE)
+_NOT_SIMPLE_PRESENT = frozenset(
+    """
+    read put cut set let quit hit hurt cost shut spread bet fit split
+    could would should might must may can will shall did do does was were had have has am is are
+    don't didn't can't won't wouldn't couldn't shouldn't never always usually often
+    """.split()
+)
+
+
+def simple_present(clause: str) -> bool:
+    """Whether ``clause`` has a simple-present verb after a personal subject ("we fly", "she flies")."""
+    for m in _SUBJECT_VERB.finditer(clause):
+        verb = m["verb"].lower()
+        if verb in _NOT_SIMPLE_PRESENT or verb in IRREGULAR_PAST or verb.endswith("ed") or verb.endswith("ing"):
+            continue
+        return True
+    return False
 #: An instruction or request opening a clause: it is about what is still to happen.
 _REQUEST = re.compile(
     r"^\s*(?:please |and |so |then )*(?:book|remember|remind|plan|schedule|make sure|don't forget|order|buy|call|email|send|"
@@ -139,9 +213,13 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
     if _FORWARD_CUE.search(clause) or _REQUEST.match(clause) or _SET_FOR.search(clause):
         return "future"
     own = sentence_tense(clause)
+    if own == "future":
+        return own
+    if progressive(clause):  # "A joiner called Ross is replacing the windows on 3 November": under way or ahead
+        return "present"
     if own is not None:
         return own
-    if _PRESENT.search(clause):
+    if _PRESENT.search(clause) or simple_present(clause):
         return "present"
     if _FORWARD_CUE.search(text):
         return "future"

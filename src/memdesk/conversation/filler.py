@@ -1,0 +1,125 @@
+"""The small-talk test learned from examples: a logistic regression on the packaged MiniLM sentence embedding.
+
+The rules of :mod:`.social` and :mod:`.rules` recognise small talk by its words; people say the same things in
+ways no list holds ("We're delighted.", "Slowly does it.", "Keeps me sane."). This test reads what a sentence
+means instead: its MiniLM embedding, weighed by a vector trained on sentences written for it and on the tune
+chats (``bench/filler/train.py``, ``bench/filler/sentences.txt``; the weights ship as
+``conversation/data/filler_minilm.json``).
+
+It decides per turn (:func:`memdesk.conversation.router.analyze_utterance`): a turn is small talk when every
+sentence of it is, so a turn with a fact keeps all its words; it leaves alone an answer to a question about
+something and what is said of someone in particular. Within a sentence it decides only where nothing anchors a
+fact (:func:`anchor_strength`): a number, a name other than the speakers', an instruction, or more than
+:data:`MAX_WORDS` words keep a sentence whatever the model says, so evidence with a name, a date or a quantity is
+never dropped by it; concrete words alone raise the bar. The router, the rule extractor and the LLM
+processor's post-processing (:mod:`.llm_tidy`) share one instance (:func:`memdesk.factory.build_processor`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .rules import content_words
+from .social import abstract_only
+
+if TYPE_CHECKING:
+    from ..embed.base import Embedder
+
+log = logging.getLogger(__name__)
+
+__all__ = ["FillerTest", "anchored", "anchor_strength", "MAX_WORDS"]
+
+#: A sentence longer than this says enough to keep.
+MAX_WORDS = 12
+_CAPITALISED = re.compile(r"(?<!^)(?<![.!?:;]\s)(?<![\"'(])\b(?!I\b|I')[A-Z][\w'-]*")
+_WORD = re.compile(r"[\w'-]+")
+_OWNER = re.compile(r"\b(?:i|we|my|our|his|her|their|i'm|we're|i've|we've|i'd|we'd|i'll|we'll)\b", re.IGNORECASE)
+_ASKS = re.compile(r"^\s*(?:please|remember|always|never|don't|do not|make sure|remind|call me|keep)\b", re.IGNORECASE)
+
+
+def anchored(text: str, names: Iterable[str] = ()) -> bool:
+    """Whether ``text`` holds something a fact hangs on (:func:`anchor_strength` above 0)."""
+    return anchor_strength(text, names) > 0
+
+
+def anchor_strength(text: str, names: Iterable[str] = ()) -> int:
+    """2 if ``text`` holds something a fact hangs on: a digit, a capitalised word that is not a speaker's name
+    (nor the first word), an instruction, more than :data:`MAX_WORDS` words; 1 if it only has concrete words:
+    three content words that are not words of feeling, degree, evaluation or social formula
+    (:func:`.social.abstract_only`'s lexicons: "Theo wants a space theme, with rockets"), two with a first
+    person or a possessive ("I hate long replies", "my sister's van"; not "I'm so happy right now", "It keeps
+    me going"); else 0. Content words are not all nouns ("I'm not giving up"), so the weak anchor only raises the
+    bar (:attr:`FillerTest.weak_threshold`). A name that opens the sentence cannot be told from any capitalised
+    first word: it anchors only through the concrete words around it."""
+    known = {p.lower() for n in names if n for p in n.split()}
+    if re.search(r"\d", text) or _ASKS.match(text) or len(_WORD.findall(text)) > MAX_WORDS:
+        return 2
+    if any(w.lower() not in known for w in _CAPITALISED.findall(text.strip())):
+        return 2
+    concrete = [w for w in content_words(text, names) if not abstract_only([w])]
+    return 1 if len(concrete) >= (2 if _OWNER.search(text) else 3) else 0
+
+
+class FillerTest:
+    """``is_filler(text, names)``: small talk by the learned weights, where :func:`anchored` allows.
+
+    Args:
+        embedder: the MiniLM embedder the weights were trained on (its ``model_id`` must match).
+        weights: the weight vector; bias: its bias; threshold: the probability from which a sentence is small talk.
+        weak_threshold: the probability from which a sentence with only concrete words (:func:`anchor_strength` 1)
+            is small talk.
+        cache_size: sentences whose probability is kept (the router and the extractor read each turn twice).
+    """
+
+    def __init__(self, embedder: Embedder, weights: Sequence[float], bias: float, *, threshold: float = 0.6, weak_threshold: float = 0.8, cache_size: int = 2048) -> None:
+        self.embedder = embedder
+        self.weights = np.asarray(weights, dtype=np.float32)
+        self.bias = float(bias)
+        self.threshold = threshold
+        self.weak_threshold = max(threshold, weak_threshold)
+        self._cache: OrderedDict[str, float] = OrderedDict()
+        self._cache_size = cache_size
+
+    @classmethod
+    def packaged(cls, embedder: Embedder | None = None, *, threshold: float | None = None) -> FillerTest:
+        """The weights shipped with memdesk, on ``embedder`` (a MiniLM embedder of its own when none is given
+        or the one given is another model)."""
+        data = json.loads(resources.files("memdesk.conversation").joinpath("data/filler_minilm.json").read_text())
+        if embedder is None or getattr(embedder, "model_id", None) != data["model_id"]:
+            from ..embed.onnx import MiniLMEmbedder
+
+            embedder = MiniLMEmbedder()
+        return cls(embedder, data["weights"], data["bias"], threshold=threshold if threshold is not None else data["threshold"])
+
+    def probability(self, text: str) -> float:
+        """The probability that ``text`` is small talk, by the weights alone."""
+        key = " ".join(text.split())
+        if key in self._cache:
+            self._cache.move_to_end(key)
+            return self._cache[key]
+        vector = np.asarray(self.embedder.embed([key]), dtype=np.float32)[0]
+        p = float(1.0 / (1.0 + np.exp(-(float(vector @ self.weights) + self.bias))))
+        self._cache[key] = p
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return p
+
+    def is_filler(self, text: str, names: Iterable[str] = ()) -> bool:
+        """Small talk: nothing anchors a fact in ``text`` and the weights say small talk (or only concrete words
+        do and the weights say it with :attr:`weak_threshold`)."""
+        strength = anchor_strength(text, names) if text.strip() else 2
+        if strength == 2:
+            return False
+        p = self.probability(text)
+        if p >= (self.weak_threshold if strength else self.threshold):
+            log.debug("small talk by the learned test (p=%.2f): %r", p, text)
+            return True
+        return False

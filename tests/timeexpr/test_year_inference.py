@@ -1,0 +1,85 @@
+"""The year a person infers for a day-month said without one (issue 28): past only when the clause narrates.
+
+A past-looking word after a present finite verb is a participle (passive, perfect, an object's complement) and
+does not make the date past; a present progressive with a date is an arrangement; no cue at all reads the
+coming occurrence. Sentences written for these tests."""
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memdesk.timeexpr.resolve import resolve
+from memdesk.timeexpr.words import progressive, sentence_tense
+
+SAID = datetime(2025, 6, 20, 12, 0, tzinfo=timezone.utc)
+
+
+def _day(text: str) -> str:
+    mentions = resolve(text, SAID, prefer="auto")
+    assert mentions, text
+    return mentions[0].start.date().isoformat()
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # passive in the present: "is/are + participle"
+        ("The boiler service is arranged for 3 March.", "2026-03-03"),
+        ("Our tickets are sorted for 14 February.", "2026-02-14"),
+        # present perfect: the arrangement is past, what it arranges is ahead
+        ("We've reserved a table at the harbour bistro on 2 May.", "2026-05-02"),
+        ("I have signed the lease from 1 April.", "2026-04-01"),
+        ("They've got a recital in Harrogate on 11 January.", "2026-01-11"),
+        # an object's complement after a present verb
+        ("Priyesh wants the shed painted before 9 March.", "2026-03-09"),
+        ("The dog needs his stitches checked on 5 March.", "2026-03-05"),
+        # a present progressive with a date
+        ("A plumber called Dai is fitting the new sink on 4 April.", "2026-04-04"),
+        ("My cousins are visiting on 18 May.", "2026-05-18"),
+        # no tense cue at all: the coming one
+        ("The allotment open day, 12 April.", "2026-04-12"),
+        # narrated past stays past
+        ("We planted the apple trees on 12 April.", "2025-04-12"),
+        ("I was in Lisbon on 2 May.", "2025-05-02"),
+        ("The roof got fixed on 9 March, two weeks ago.", "2025-03-09"),
+        ("I had the car serviced on 30 May.", "2025-05-30"),
+    ],
+)
+def test_year_of_a_day_month(text: str, expected: str) -> None:
+    assert _day(text) == expected
+
+
+def test_a_date_just_begun_reads_as_current() -> None:
+    # said on 20 June: "from 1 June" in the present began three weeks ago, it is not next June
+    assert _day("My new rota is four days a week from 1 June.") == "2025-06-01"
+    assert _day("Since 2 June I have been on the early shift.") == "2025-06-02"
+
+
+def test_a_day_something_happens_on_is_the_coming_one() -> None:
+    # said on 20 June: a day for an event in the present tense, eleven days gone, is next year's
+    assert _day("We have the open day pencilled in for 9 June.") == "2026-06-09"
+
+
+@pytest.mark.parametrize(
+    "text, tense",
+    [
+        ("We are driving up to Inverness.", None),
+        ("She's collecting the keys.", None),
+        ("We'll drive up to Inverness.", "future"),
+        ("That is amazing.", None),
+        ("It's something else.", None),
+        ("He's interesting to talk to.", None),
+        ("I finished the quilt.", "past"),
+        ("The quilt is finished.", None),
+        ("I've finished the quilt.", None),
+        ("It was finished two days ago.", "past"),
+    ],
+)
+def test_sentence_tense_reads_the_finite_verb(text: str, tense: str | None) -> None:
+    assert sentence_tense(text) == tense
+
+
+def test_progressive_is_not_an_ing_adjective() -> None:
+    assert progressive("They're repainting the hall.")
+    assert not progressive("The view is stunning.")
+    assert not progressive("This is everything.")
