@@ -30,6 +30,7 @@ from .claims import Claim, Op
 from .endings import ended_claims, reversal
 from .topics import habit_claim, topic_claim
 from .updates import update_of
+from ..timeexpr.words import DAY_RE, MONTH_RE
 
 __all__ = ["Claim", "changes_of", "claims_of", "same_value"]
 
@@ -243,11 +244,7 @@ _WEAK_CHANGE = re.compile(
 _CLAUSES = re.compile(r"[;:]\s+|,\s+(?:(?:so|and|but|then)\s+)?|\s+(?:so|but)\s+(?=i\b|we\b|my\b|our\b)", re.IGNORECASE)
 
 
-_DAY_MONTH = re.compile(
-    r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:january|february|march|april|may|june|july|august|september|october|november|december)\b"
-    r"|\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\s+\d{1,2}(?:st|nd|rd|th)?\b",
-    re.IGNORECASE,
-)
+_DAY_MONTH = re.compile(rf"\b{DAY_RE}\s+(?:of\s+)?{MONTH_RE}(?!\w)|\b{MONTH_RE}\s+{DAY_RE}\b", re.IGNORECASE)
 _FROM_TO = re.compile(r"(\bfrom\s+.+?)\s+to\s+.*$", re.IGNORECASE)
 
 
