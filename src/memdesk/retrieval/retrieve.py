@@ -1,25 +1,24 @@
 """ENGRAM's read path: per-type top-k, merge, de-duplicate, truncate to K, serialize (:mod:`memdesk.retrieval.serialize`).
 
-The query is embedded once; each memory type's store is searched independently (so events, facts and
-instructions do not compete in one ranking), the union is ordered by cosine, duplicates are dropped
-(same provenance or the same normalized text), and the best K are kept. ``mode="untyped"`` ranks all
-records in one list instead: the ablation of typed separation.
+The query is embedded once; each memory type's store is searched independently (so events, facts and instructions do
+not compete in one ranking), the union is ordered by cosine, duplicates are dropped (same provenance or the same
+normalized text), and the best K are kept. ``mode="untyped"`` ranks all records in one list instead: the ablation of
+typed separation.
 
-``hybrid=True`` (a memdesk extension, not in the ENGRAM paper) adds a lexical ranking: BM25 over the
-same records (their embedded text) under the scope, fused with the dense list by reciprocal rank
-(:mod:`memdesk.retrieval.lexical`) before de-duplication and truncation. It finds records whose decisive word
-is a rare name or noun that the embedding blurs. Hits then carry the fused score, and ``why`` names
-both ranks. The BM25 index of a scope is built on first use and rebuilt when the store's
-:meth:`~memdesk.store.base.Store.revision` moves.
+``hybrid=True`` (a memdesk extension, not in the ENGRAM paper) adds a lexical ranking: BM25 over the same records
+(their embedded text) under the scope, fused with the dense list by reciprocal rank
+(:mod:`memdesk.retrieval.lexical`) before de-duplication and truncation. It finds records whose decisive word is a
+rare name or noun that the embedding blurs. Hits then carry the fused score, and ``why`` names both ranks. The BM25
+index of a scope is built on first use and rebuilt when the store's :meth:`~memdesk.store.base.Store.revision`
+moves.
 
-Every read goes through a :class:`~memdesk.filters.RecordFilter` (``where``): by default it drops
-memories a later one superseded; it can keep what held ``as_of`` a time, or filter by metadata,
-role, source and event time (:mod:`memdesk.store.filtered`), dense and lexical rankings alike.
-``fusion="score"`` is memdesk's default read path (:meth:`Retriever.fused`, what ``Memory.open()``
-builds): candidates are each type's dense top-k and the stemmed-BM25 top ``lexical_k``; each gets
-``cosine + lexical_weight * bm25 / max bm25``; in typed mode that score is standardized within its
-own memory type (:mod:`memdesk.retrieval.calibration`: the types' cosine distributions differ, so raw scores
-let one store crowd out the others); the ranked candidates are packed into a token budget
+Every read goes through a :class:`~memdesk.filters.RecordFilter` (``where``): by default it drops memories a later
+one superseded; it can keep what held ``as_of`` a time, or filter by metadata, role, source and event time
+(:mod:`memdesk.store.filtered`), dense and lexical rankings alike. ``fusion="score"`` is memdesk's default read path
+(:meth:`Retriever.fused`, what ``Memory.open()`` builds): candidates are each type's dense top-k and the
+stemmed-BM25 top ``lexical_k``; each gets ``cosine + lexical_weight * bm25 / max bm25``; in typed mode that score is
+standardized within its own memory type (:mod:`memdesk.retrieval.calibration`: the types' cosine distributions
+differ, so raw scores let one store crowd out the others); the ranked candidates are packed into a token budget
 (:mod:`memdesk.retrieval.packing`) instead of being cut at K. Constructor defaults keep ENGRAM's paper path.
 """
 
@@ -162,14 +161,8 @@ class Retriever:
             raise InvalidInputError(
                 "fusion must be 'rrf' or 'score', and lexical_weight, person_weight, time_weight and redundancy_penalty >= 0"
             )
-        self.store = store
-        self.k = k
-        self.K = K
-        self.merge = merge
-        self.hybrid = hybrid
-        self.lexical_k = lexical_k
-        self.rrf_c = rrf_c
-        self.fusion = fusion
+        self.store, self.k, self.K, self.merge, self.hybrid = store, k, K, merge, hybrid
+        self.lexical_k, self.rrf_c, self.fusion = lexical_k, rrf_c, fusion
         self.lexical_weight = lexical_weight
         self.person_weight = person_weight
         self.time_weight = time_weight
@@ -195,14 +188,12 @@ class Retriever:
         first (``person_weight``, 3 standard deviations), per-type calibration, a token budget (default 900 cl100k
         tokens) over an anchor-grouped block; records dated when the question asks about get ``time_weight``
         (1.5 standard deviations). Both bonuses are gated (``bonus_gate``, 1 standard deviation)."""
-        return cls(
-            store, k=k, K=K, hybrid=True, fusion="score", lexical_k=options.pop("lexical_k", k),
-            person_weight=options.pop("person_weight", PERSON_WEIGHT), time_weight=options.pop("time_weight", TIME_WEIGHT),
-            bonus_gate=options.pop("bonus_gate", BONUS_GATE), lexical_prior=options.pop("lexical_prior", LEXICAL_PRIOR),
-            lexical_floor=options.pop("lexical_floor", LEXICAL_FLOOR), focus_weight=options.pop("focus_weight", FOCUS_WEIGHT),
-            now_weight=options.pop("now_weight", NOW_WEIGHT),
-            token_budget=token_budget, serializer=serializer or Serializer(group_by_anchor=True), **options,
+        defaults = dict(
+            lexical_k=k, person_weight=PERSON_WEIGHT, time_weight=TIME_WEIGHT, bonus_gate=BONUS_GATE, lexical_prior=LEXICAL_PRIOR,
+            lexical_floor=LEXICAL_FLOOR, focus_weight=FOCUS_WEIGHT, now_weight=NOW_WEIGHT,
         )
+        serializer = serializer or Serializer(group_by_anchor=True)
+        return cls(store, k=k, K=K, hybrid=True, fusion="score", token_budget=token_budget, serializer=serializer, **(defaults | options))
 
     @property
     def async_ready(self) -> bool:
