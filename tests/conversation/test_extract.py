@@ -427,3 +427,22 @@ def test_markdown_is_read_as_a_person_would_read_it() -> None:
     assert any("Before the hike: Pack two litres of water" in b for b in bodies), bodies
     assert any("After the hike: Stretch" in b for b in bodies), bodies
     assert not any(b.rstrip(":").endswith(("Before the hike", "After the hike")) for b in bodies), bodies
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Merci beaucoup, à bientôt !", "¡Muchas gracias, hasta mañana!", "Danke schön!", "Děkuji moc!", "Grazie mille, Ana!",
+     "Obrigada, boa noite!"],
+)
+def test_thanks_or_a_greeting_in_another_language_makes_no_record(text):
+    from memdesk.conversation.lexicon import phatic_elsewhere
+
+    assert phatic_elsewhere(text, ["Ana"])
+    assert RuleExtractor().extract(utt(text, "Ana"), ALL) == []
+
+
+@pytest.mark.parametrize("text", ["Je déménage à Lyon en mai.", "Mañana tengo cita con el dentista.", "Danke, ich ziehe nach Graz."])
+def test_a_statement_in_another_language_is_not_small_talk(text):
+    from memdesk.conversation.lexicon import phatic_elsewhere
+
+    assert not phatic_elsewhere(text, ["Ana"])

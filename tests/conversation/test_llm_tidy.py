@@ -45,6 +45,15 @@ def test_small_talk_makes_no_record_whatever_the_model_says() -> None:
     assert p.mask == RouteMask() and p.records == []
 
 
+def test_thanks_in_another_language_makes_no_record_whatever_the_model_says() -> None:
+    model = ScriptedChatModel([facts("Maya thanked the assistant warmly.")])
+    [p] = LLMProcessor(model).process([utt("Merci beaucoup, bonne soirée !")])
+    assert p.records == []
+    model = ScriptedChatModel([facts("Maya is moving to Lyon in May.")])
+    [p] = LLMProcessor(model).process([utt("Je déménage à Lyon en mai.")])  # a statement: the model's record stays
+    assert [r.text() for r in p.records] == ["Maya is moving to Lyon in May."]
+
+
 def test_a_record_copied_from_the_earlier_turns_is_dropped() -> None:
     context = [Message(speaker="Ines", content="My brother just bought a sailing boat in Oban.", timestamp=MAR)]
     model = ScriptedChatModel([facts("Ines's brother bought a sailing boat in Oban.", "Maya has never sailed.")])

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memdesk.timeexpr.resolve import resolve
-from memdesk.timeexpr.words import IRREGULAR_PAST, simple_present
+from memdesk.timeexpr.words import sentence_tense, simple_present
 
 FRIDAY = datetime(2025, 3, 21, 18, 0, tzinfo=timezone.utc)
 
@@ -47,6 +47,36 @@ def test_simple_present(clause, expected):
     assert simple_present(clause) is expected
 
 
-def test_irregular_past_forms_are_not_present_forms():
-    assert {"ate", "flew", "sold", "wrote"} <= IRREGULAR_PAST
-    assert not {"read", "put", "cut", "set"} & IRREGULAR_PAST
+@pytest.mark.parametrize("verb", ["ate", "flew", "sold", "wrote"])
+def test_an_irregular_past_form_narrates(verb):
+    assert sentence_tense(f"We {verb} it there") == "past"
+
+
+@pytest.mark.parametrize("verb", ["read", "put", "cut", "set"])
+def test_a_past_form_that_is_also_the_present_cues_nothing(verb):
+    assert sentence_tense(f"We {verb} it there") is None
+
+
+@pytest.mark.parametrize(
+    "text, said, expected",
+    [
+        # a weekday written with a day-month names the year in which that day falls on it
+        ("The clinic moved my check-up to Thursday 12 March, same time.", datetime(2026, 2, 20, tzinfo=timezone.utc), "2026-03-12"),
+        ("We went out for dinner on Wednesday 12 March.", datetime(2026, 4, 20, tzinfo=timezone.utc), "2025-03-12"),
+        # a present clause with a noun subject: "X's on <day>" and "has/have ... on <day>" are arrangements
+        ("The boiler service's on Thursday.", datetime(2025, 3, 4, tzinfo=timezone.utc), "2025-03-06"),
+        ("Tomasz has a dentist appointment on Thursday.", datetime(2024, 6, 29, tzinfo=timezone.utc), "2024-07-04"),
+        ("I've got a driving lesson on Monday.", FRIDAY, "2025-03-24"),
+        # being accepted, invited or selected: the event is ahead, whatever the verb's tense
+        ("Good news: my poster got accepted for the symposium, 9 to 11 June!", datetime(2026, 2, 10, tzinfo=timezone.utc), "2026-06-11"),
+    ],
+)
+def test_dates_an_arrangement_or_a_dated_weekday_names(text, said, expected):
+    mentions = resolve(text, said, prefer="auto")
+    assert mentions and mentions[-1].start.date().isoformat() == expected, [m.label for m in mentions]
+
+
+@pytest.mark.parametrize("text", ["It was our first proper holiday in three years.", "Best night out in months, honestly."])
+def test_a_first_or_a_superlative_makes_in_n_units_a_duration(text):
+    assert resolve(text, FRIDAY, prefer="auto") == []
+    assert [m.label for m in resolve("We fly out in 3 weeks.", FRIDAY, prefer="auto")] == ["week of 2025-04-07"]

@@ -60,6 +60,7 @@ from ..timeexpr.resolve import TimeMention, main_anchor, resolve
 from .base import Utterance
 from .filler import FillerTest
 from .atoms import atoms
+from .lexicon import phatic_elsewhere
 from .facts import claims_of
 from .updates import sentence_update
 from .render import attribute, chunks, fit, render, truncate
@@ -77,9 +78,6 @@ ContextViews = Literal["none", "questions", "all"]
 REPLY_WINDOW = timedelta(hours=6)
 
 _ANAPHOR = re.compile(r"^(?:it|it's|that|that's|this|they|they're|these|those|she|he|which|so)\b", re.IGNORECASE)
-
-
-_LATIN_ONLY = re.compile(r"(?:[A-Za-z'\u2019]|[^\w])*")
 
 
 def first_clause(text: str, start: int = 0, limit: int = 80) -> str:
@@ -170,9 +168,8 @@ class RuleExtractor:
         if not mask.bits:
             return []
         if not is_english(utterance.message.text()):
-            said = utterance.message.text()
-            if words(said) and _LATIN_ONLY.fullmatch(said) and not content_words(said, names_of(utterance)):
-                return []  # "Gracias!", "Merci !": thanks or a greeting in another language
+            if phatic_elsewhere(utterance.message.text(), names_of(utterance)):
+                return []  # "Gracias!", "Merci beaucoup !", "Dobrý večer!": thanks or a greeting in another language
             return self._verbatim(utterance, mask)
         sentences = analyze_utterance(utterance, self.filler)
         names = names_of(utterance)

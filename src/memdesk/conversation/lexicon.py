@@ -3,7 +3,12 @@ and adjectives that end in -ed (not a past tense)."""
 
 from __future__ import annotations
 
-__all__ = ["ED_ADJECTIVES", "IRREGULAR_PAST", "PHATIC_WORDS"]
+import re
+from collections.abc import Iterable
+
+from ..text.english import IRREGULAR_PAST
+
+__all__ = ["ED_ADJECTIVES", "IRREGULAR_PAST", "PHATIC_ELSEWHERE", "PHATIC_WORDS", "phatic_elsewhere"]
 
 #: Words that carry no content on their own: greetings, thanks, interjections, evaluations,
 #: function words. A sentence made only of these (and names) is phatic.
@@ -34,18 +39,6 @@ PHATIC_WORDS = frozenset(
     """.split()
 )
 
-#: Irregular past forms (and a few past participles) that mark a narrated event.
-IRREGULAR_PAST = frozenset(
-    """
-    went came saw made took got had did gave found bought brought thought told said met ran wrote
-    read left felt kept began begun sang sung swam drove rode flew ate drank spent sent built won lost
-    heard held taught caught fought sold paid put set let hit hurt quit became forgot forgiven
-    broke broken chose chosen drew drawn fell fallen grew grown knew known shook stood understood
-    woke wore worn threw thrown spoke spoken stole hid hidden led lit sat slept stuck struck swung
-    gone seen done taken given eaten written ridden driven been became tore torn bore born
-    """.split()
-)
-
 #: "-ed" words that are usually adjectives, not events.
 ED_ADJECTIVES = frozenset(
     """
@@ -57,3 +50,33 @@ ED_ADJECTIVES = frozenset(
     sacred hundred kindred beloved crooked rugged
     """.split()
 )
+
+
+#: Greetings, thanks, wishes and acknowledgements in the other languages people most often mix into an English chat
+#: (French, Spanish, Portuguese, Italian, German, Dutch, Czech, Polish), with their function words: a message made
+#: only of these (and names) is small talk in any language ("Merci beaucoup !", "Buenos días, Sofía!", "Díky").
+PHATIC_ELSEWHERE = frozenset(
+    """
+    bonjour bonsoir salut coucou merci beaucoup mille fois parfait super génial bravo félicitations bienvenue avec
+    plaisir bon bonne courage d'accord accord de rien pas problème à bientôt tout toi vous et le la les un une
+    hola buenos buenas días dias tardes noches gracias muchas muchísimas vale perfecto genial claro enhorabuena
+    felicidades nada adiós hasta luego pronto mañana qué tal igualmente un abrazo
+    olá oi bom boa dia tarde noite obrigado obrigada valeu perfeito parabéns até logo tchau
+    ciao buongiorno buonasera grazie prego perfetto complimenti auguri arrivederci presto
+    hallo guten morgen tag abend danke schön vielen dank bitte gern gerne geschehen prima toll tschüss servus alles
+    gute glückwunsch herzlichen bis bald
+    hoi goedemorgen goedenavond bedankt dank je wel graag gedaan
+    soirée journée nuit semaine buen buena fin semana nacht schönen wochenende buona notte giornata serata
+    ahoj dobrý dobré den ráno večer díky děkuji moc prosím nashle
+    cześć dzień dobry dobranoc dzięki dziękuję bardzo proszę
+    """.split()
+)
+_ANY_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+def phatic_elsewhere(text: str, names: Iterable[str] = ()) -> bool:
+    """Whether ``text`` (not English) is only greetings, thanks and acknowledgements (:data:`PHATIC_ELSEWHERE`,
+    :data:`PHATIC_WORDS`) and the names of the people talking."""
+    said = [w.lower() for w in _ANY_WORD.findall(text)]
+    known = PHATIC_ELSEWHERE | PHATIC_WORDS | {p.lower() for n in names if n for p in n.split()}
+    return bool(said) and all(w in known or w.split("'")[-1] in known for w in said)

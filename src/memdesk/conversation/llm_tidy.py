@@ -34,6 +34,7 @@ from .atoms import atoms
 from .base import Utterance
 from .facts import claims_of, same_value
 from .filler import FillerTest
+from .lexicon import phatic_elsewhere
 from .updates import gives_value_of
 from .router import analyze_utterance, names_of
 from .rules import content_words, is_phatic
@@ -92,9 +93,9 @@ def _fix_year(record: MemoryRecord, mentions: list[TimeMention]) -> None:
 
 def small_talk(u: Utterance, filler: FillerTest | None = None) -> bool:
     """Whether the rules (and ``filler``, the learned small-talk test) read every sentence of ``u`` as small
-    talk (English only)."""
+    talk; in another language, whether it is only greetings and thanks (:func:`.lexicon.phatic_elsewhere`)."""
     if not is_english(u.message.text()):
-        return False
+        return phatic_elsewhere(u.message.text(), names_of(u))
     sentences = analyze_utterance(u, filler)
     names = names_of(u)
     asks = [s for s in sentences if s.kind == "question" and not social_question(s.text, content_words(s.text, names))]
@@ -104,11 +105,13 @@ def small_talk(u: Utterance, filler: FillerTest | None = None) -> bool:
 def tidy(u: Utterance, records: list[MemoryRecord], filler: FillerTest | None = None) -> list[MemoryRecord]:
     """The model's records for ``u``, held to the rule extractor's write rules (see the module doc);
     none for small talk (:func:`small_talk`, with ``filler``, the learned test the rule extractor uses)."""
-    if not records or not is_english(u.message.text()):
+    if not records:
         return records
     if small_talk(u, filler):
         log.debug("message %s is small talk: the model's %d records dropped", u.message_id, len(records))
         return []
+    if not is_english(u.message.text()):
+        return records
     names = names_of(u)
     sentences = analyze_utterance(u, filler)
     mentions = [t for s in sentences for t in s.times]

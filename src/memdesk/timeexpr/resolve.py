@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict
 from . import spans
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, MONTHS, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .words import clause_tense, count_word, sentence_tense, weekday_index
+from .words import FIRST_IN, clause_tense, count_word, sentence_tense, weekday_index
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -107,8 +107,8 @@ def _h_ago(m: re.Match[str], ref: date, ctx: _Ctx) -> spans.Span | None:
 
 
 def _h_in(m: re.Match[str], ref: date, ctx: _Ctx) -> spans.Span | None:
-    if ctx.direction == "past":
-        return None  # "passed in two weeks": a duration, not a date
+    if ctx.direction == "past" or FIRST_IN.search(m.string, 0, m.start()):
+        return None  # "passed in two weeks", "our first holiday in three years": a duration, not a date
     n, approx = count_word(m["n"])
     return _shift(ref, n, m["unit"].lower().rstrip("s"), approx)
 
@@ -159,9 +159,7 @@ def _h_week_before_last(m: re.Match[str], ref: date, ctx: _Ctx) -> spans.Span | 
 
 def _h_over_weekend(m: re.Match[str], ref: date, ctx: _Ctx) -> spans.Span | None:
     sat = spans.monday(ref) + timedelta(days=5)
-    if sat > ref:
-        sat -= timedelta(weeks=1)
-    return spans.weekend(sat)
+    return spans.weekend(sat - timedelta(weeks=1) if sat > ref else sat)
 
 
 _RECURRING = re.compile(r"\s+(?:mornings|afternoons|evenings|nights)\b", re.IGNORECASE)
@@ -260,9 +258,11 @@ def _h_mdy(m: re.Match[str], ref: date, ctx: _Ctx) -> spans.Span | None:
     year = int(m["y"]) if m["y"] else ref.year
     d = _valid_day(year, month, day)
     if d is not None and not m["y"]:
-        # "on 5 December" said in May: the one before when narrated, the one after when planned
+        # "on 5 December" said in May: the one before when narrated, the one after when planned; "Thursday 12 March":
+        # the year in which that day is a Thursday (one of three years in a row at most)
         options = [x for x in (_valid_day(year + dy, month, day) for dy in (-1, 0, 1)) if x is not None]
-        d = _directed(options, ref, ctx.direction, d)
+        named = [x for x in options if m["dwd"] and x.weekday() == weekday_index(m["dwd"])]
+        d = named[0] if len(named) == 1 else _directed(options, ref, ctx.direction, d)
     return spans.day(d) if d else None
 
 
@@ -274,13 +274,12 @@ def _h_year(m: re.Match[str], ref: date, ctx: _Ctx) -> spans.Span | None:
     return spans.year(int(m["y"]))
 
 
+_APPROX = {"the other day": (7, "a few days before"), "a while ago": (365, "some time before"), "a while back": (365, "some time before")}
+
+
 def _h_approx(m: re.Match[str], ref: date, ctx: _Ctx) -> spans.Span | None:
-    w = " ".join(m[0].lower().split())
-    if w == "the other day":
-        return spans.approx(ref, 7, "a few days before")
-    if w in ("a while ago", "a while back"):
-        return spans.approx(ref, 365, "some time before")
-    return spans.approx(ref, 30, "shortly before")
+    days, label = _APPROX.get(" ".join(m[0].lower().split()), (30, "shortly before"))
+    return spans.approx(ref, days, label)
 
 
 def _p(pattern: str) -> re.Pattern[str]:

@@ -8,6 +8,8 @@ import calendar
 import re
 from typing import Literal
 
+from ..text.english import IRREGULAR_PAST, SAME_AS_PRESENT
+
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
 MONTHS["sept"] = 9
@@ -37,7 +39,7 @@ MONTH_RE = (
 WEEKDAY_RE = (
     r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|(?:mon|tues|tue|wed|thurs|thur|thu|fri|sat)\.?)"
 )  # "sun" is left out: "this sun" is rarely a Sunday
-DATED_WEEKDAY = rf"(?:{WEEKDAY_RE},?\s+(?:the\s+)?)?"
+DATED_WEEKDAY = rf"(?:(?P<dwd>{WEEKDAY_RE}),?\s+(?:the\s+)?)?"  # "Thursday 12 March": the weekday names the year
 NUM_RE = (
     r"(?:\d{1,3}|a couple of|a couple|couple of|a few|few|several|twenty|nineteen|eighteen|seventeen|"
     r"sixteen|fifteen|fourteen|thirteen|twelve|eleven|ten|nine|eight|seven|six|five|four|three|two|one|an|a)"
@@ -64,18 +66,13 @@ _FUTURE_CUE = re.compile(
     r"flying|going|coming|arriving|meeting|visiting|heading|travell?ing|getting|having|doing|opening|seeing|taking|picking)\b",
     re.IGNORECASE,
 )
-#: Irregular past forms of common verbs (the regular ones end in "-ed"): "We ate there on Friday" narrates.
-#: Forms that are also the present ("read", "put", "cut", "set", "let", "quit") are left out: they cue nothing.
-IRREGULAR_PAST = frozenset(
-    """
-    was were did had went came got made took gave saw met left ran won lost bought told said ate drank drove
-    rode flew threw found felt kept slept brought thought caught taught sold heard built spent sent began became
-    chose fell forgot spoke stole woke wore broke held hid knew grew drew blew paid laid sat stood understood
-    fought shook bit led fed meant lent dealt swam sang rang wrote sank forgave froze struck hung dug spun won
-    """.split()
-)
+#: What makes "in <n> <units>" a duration, not a date: a first or a superlative before it ("our first holiday in
+#: three years", "the best night in months").
+FIRST_IN = re.compile(r"\b(?:first|only|best|worst|longest|biggest|hardest|happiest)\b(?:\s+[\w'-]+){0,4}\s*$", re.IGNORECASE)
+#: Irregular past forms that are only past ("We ate there on Friday" narrates; "read", "put", "set" cue nothing).
+_PAST_ONLY = IRREGULAR_PAST - SAME_AS_PRESENT
 _PAST_CUE = re.compile(
-    r"\b(?:" + "|".join(sorted(IRREGULAR_PAST)) + r"|ago|yesterday|last|[a-z]{3,}ed)\b",
+    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|last|[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
 
@@ -150,6 +147,7 @@ _FORWARD_CUE = re.compile(
     r"\b(?:start(?:s|ing)?|begin(?:s|ning)?|due|until|till|scheduled|rescheduled|booked(?: in)? for|is booked|are booked|"
     r"open(?:s|ing)|kick(?:s|ing)? off|from now|(?:is|are|will be) (?:on|in|at)|deadline|to be \w+|won't be|will be|"
     r"signed up|registered|entered|ordered|pre-?ordered|postponed|delayed|pushed back|brought forward|put back|"
+    r"(?:got|been|was|were) accepted|accepted (?:for|to|on)|got a (?:place|spot|slot)|invited to|selected for|shortlisted|"
     r"moved (?:\w+ )?to(?= (?:the )?\d| (?:january|february|march|april|may|june|july|august|september|october|november|december)\b))\b",
     re.IGNORECASE,
 )
@@ -165,7 +163,8 @@ _SET_FOR = re.compile(
 #: A clause in the present tense with a date: what is so on that date is the occurrence still to come or
 #: just begun ("My dad turns 70 on 14 August", "From 1 October I'm driving for another firm").
 _PRESENT = re.compile(
-    r"\b(?:is|are|am|isn't|aren't)\b|\b(?:i|you|we|they|he|she|it|that|there)'(?:m|re|s)\b|"
+    r"\b(?:is|are|am|isn't|aren't|has|have|hasn't|haven't)\b|\b(?:i|you|we|they|he|she|it|that|there)'(?:m|re|s|ve)\b|"
+    r"\b[a-z]+'s\s+(?:on|at|in|due|booked|set|scheduled|planned|coming|happening)\b|"
     r"\b(?:turns|starts|begins|ends|finishes|opens|closes|arrives|lands|departs|leaves|runs|falls|happens|takes place)\b",
     re.IGNORECASE,
 )
@@ -175,7 +174,6 @@ _PRESENT = re.compile(
 _SUBJECT_VERB = re.compile(r"\b(?:i|you|we|they|he|she)\s+(?:also\s+|just\s+|only\s+|both\s+|all\s+)?(?P<verb>[a-z]{2,})\b", re.IGNORECASE)
 _NOT_SIMPLE_PRESENT = frozenset(
     """
-    read put cut set let quit hit hurt cost shut spread bet fit split
     could would should might must may can will shall did do does was were had have has am is are
     don't didn't can't won't wouldn't couldn't shouldn't never always usually often
     """.split()
@@ -186,7 +184,7 @@ def simple_present(clause: str) -> bool:
     """Whether ``clause`` has a simple-present verb after a personal subject ("we fly", "she flies")."""
     for m in _SUBJECT_VERB.finditer(clause):
         verb = m["verb"].lower()
-        if verb in _NOT_SIMPLE_PRESENT or verb in IRREGULAR_PAST or verb.endswith("ed") or verb.endswith("ing"):
+        if verb in _NOT_SIMPLE_PRESENT or verb in IRREGULAR_PAST or verb in SAME_AS_PRESENT or verb.endswith(("ed", "ing")):
             continue
         return True
     return False

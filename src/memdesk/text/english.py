@@ -1,0 +1,21 @@
+"""English word lists shared by the rule processor (:mod:`memdesk.conversation`) and the time expressions
+(:mod:`memdesk.timeexpr`): one list of each."""
+
+from __future__ import annotations
+
+__all__ = ["IRREGULAR_PAST", "SAME_AS_PRESENT"]
+
+#: Irregular past forms (and a few past participles) that mark a narrated event.
+IRREGULAR_PAST = frozenset(
+    """
+    went came saw made took got had did gave found bought brought thought told said met ran wrote
+    read left felt kept began begun sang sung swam drove rode flew ate drank spent sent built won lost
+    heard held taught caught fought sold paid put set let hit hurt quit became forgot forgiven
+    broke broken chose chosen drew drawn fell fallen grew grown knew known shook stood understood
+    woke wore worn threw thrown spoke spoken stole hid hidden led lit sat slept stuck struck swung
+    gone seen done taken given eaten written ridden driven been became tore torn bore born
+    """.split()
+)
+
+#: Past forms that are also the present (or the base form): they say nothing of the tense on their own.
+SAME_AS_PRESENT = frozenset("read put set let hit hurt quit cut cost shut spread bet fit split".split())
