@@ -109,7 +109,8 @@ def test_reembed_moves_a_store_to_the_multilingual_embedder(run, monkeypatch):
     assert "re-embedded 2 vectors with multilingual" in run("reembed", "--embedder", "multilingual").output
     monkeypatch.setenv("MEMDESK_EMBEDDER", "multilingual")
     hits = json.loads(run("search", "李搬到哪里了？", "--user", "li", "--json").output)
-    assert hits[0]["text"] == "李: 我昨天搬到了上海。"
+    assert hits[0]["text"] == "我昨天搬到了上海。"  # one speaker's words, no "Name:" label (the speaker is a field)
+    assert hits[0]["speaker"] == "李"
 
 
 def test_add_warns_about_a_script_the_embedder_cannot_embed(run, monkeypatch):
