@@ -19,7 +19,6 @@ from typing import Protocol, Sequence
 from pydantic import BaseModel, Field
 
 from ..embed.base import Embedder
-from ..errors import RecordNotFoundError
 from ..records import AddResult, MemoryRecord, Message, RawMessage, Scope, split_caption
 from .base import Processed, Processor, Utterance
 from .inputs import as_flag
@@ -110,16 +109,10 @@ def ingest(
     raws = [_raw(u, route_mask=p.mask.bits) for u, p in zip(utterances, processed)]
     # a concurrent ingest may have logged (or claimed) some of these messages since they were read: the
     # store skips them (and their records) inside its write transaction
-    skipped = set(memory.store.write(records, vectors, messages=raws, owners=owners, claim=claim))
+    # the closing goes in the same transaction as the new records: a crash never keeps one without the other
+    skipped = set(memory.store.write(records, vectors, messages=raws, owners=owners, claim=claim, closes=closed))
     owner_of = {r.id: owner for r, owner in zip(records, owners)}
-    superseded = []
-    for old, vector in closed:
-        if owner_of[old.superseded_by] not in skipped:  # type: ignore[index]
-            try:
-                memory.store.replace(old, vector)  # the open version stays in history
-            except RecordNotFoundError:
-                continue  # deleted meanwhile: nothing left to close
-            superseded.append(old)
+    superseded = [old for old, _ in closed if owner_of[old.superseded_by] not in skipped]  # type: ignore[index]
     return AddResult(
         message_ids=list(ids),
         routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed) if u.message_id not in skipped},

@@ -113,9 +113,11 @@ class RecordStore(Protocol):
         messages: Sequence[RawMessage] = (),
         owners: Sequence[str] | None = None,
         claim: bool = False,
+        closes: Sequence[tuple[MemoryRecord, np.ndarray]] = (),
     ) -> list[str]:
         """The one write path: insert new records (one row of ``vectors`` each) and log raw messages,
-        in ONE transaction, all or nothing.
+        in ONE transaction, all or nothing; ``closes`` (closed copies of stored records the new ones supersede,
+        with their vectors) are replaced in that transaction too.
 
         Re-logging a message id already logged in its scope is a no-op. With ``owners`` (the id of
         the message each record came from), a message already logged when the transaction starts

@@ -106,8 +106,13 @@ class RecordWriter:
         messages: Sequence[RawMessage] = (),
         owners: Sequence[str] | None = None,
         claim: bool = False,
+        closes: Sequence[tuple[MemoryRecord, np.ndarray]] = (),
     ) -> list[str]:
         """Log messages and insert records in ONE transaction: all or nothing (resumable ingest).
+
+        ``closes``: stored records these records supersede (closed copies and their vectors, as :meth:`replace`
+        takes them), replaced in the same transaction, so a crash never keeps the new records without the closing
+        (one whose superseding record is skipped, or that is gone meanwhile, is left alone).
 
         Records: InvalidInputError if an id already exists (use :meth:`replace`), repeats within
         the call, or a vector has the wrong shape or a non-finite value; EmbeddingMismatchError if
@@ -131,9 +136,12 @@ class RecordWriter:
             raise InvalidInputError("owners must name one message id per record")
         if claim and owners is None:
             raise InvalidInputError("claim=True needs owners (the message each record came from)")
+        closing = [(r, check_vector(v), record_json(r)) for r, v in zip(check_records([r for r, _ in closes]), (v for _, v in closes))]
+        check_ids([r.id for r, _, _ in closing], "record id")
         if not rows and batch is None:
             return []
         skipped: list[str] = []
+        replaced: list[tuple[MemoryRecord, np.ndarray, str, tuple[Any, ...]]] = []
         with self.db.lock:
             with self.db.tx("write") as conn:
                 if rows and owners is not None:
@@ -158,8 +166,15 @@ class RecordWriter:
                         kept = {r.id for r in batch[0]}
                         keep_owners = [o for o, r in zip(owners, records) if r.id in kept]
                     self._insert_records(conn, *batch, bases=bases, owners=keep_owners)
+                written = {r.id for r in batch[0]} if batch is not None else set()
+                for rec, vector, payload in closing:
+                    if rec.superseded_by in written and (found := self._replace_in(conn, rec, vector, payload)) is not None:
+                        replaced.append((rec, vector, payload, found))
             if batch is not None:
                 self.search.added(*batch)
+            for rec, vector, payload, (old_type, old_scope) in replaced:
+                self.search.removed(old_type, old_scope, rec.id)
+                self.search.added([rec], vector[None, :], [payload])
         return skipped
 
     def _existing(self, conn: Any, ids: Sequence[str]) -> list[str]:
@@ -216,32 +231,39 @@ class RecordWriter:
         check_ids([rec.id], "record id")
         row_vector = check_vector(vector)
         payload = record_json(rec)
-        p = self.db.dialect.param
         with self.db.lock:
             with self.db.tx("replace") as conn:
-                info = self.db.require_info(conn, row_vector.shape[0], [rec.embedding_model])
-                found = find_record(self.db, conn, rec.id)
+                found = self._replace_in(conn, rec, row_vector, payload)
                 if found is None:
                     raise RecordNotFoundError(f"no record with id {rec.id!r} to replace")
-                old_type, old_scope, seq, version, _, _ = found
-                (stored,) = self.shared.store(conn, [rec], [payload])  # copy-on-write: a changed shared part is a new row
-                row = self._record_row(rec, stored, row_vector, seq, version + 1, info.model_id)
-                new_table = TABLES[rec.memory_type]
-                if old_type != rec.memory_type:
-                    conn.execute(f"DELETE FROM {TABLES[old_type]} WHERE id = {p}", (rec.id,))
-                    conn.execute(self._insert_record(new_table), row)
-                else:
-                    columns = RECORD_COLUMNS.split(", ")[1:]
-                    sets = ", ".join(f"{c} = {m}" for c, m in zip(columns, self._marks[1:]))
-                    conn.execute(f"UPDATE {new_table} SET {sets} WHERE id = {p}", (*row[1:], rec.id))
-                now = self.db.dialect.now()
-                conn.execute(
-                    self._history,
-                    (rec.id, rec.type, version + 1, HistoryEvent.UPDATE.value, scope_key(rec.scope), stored.payload, now, stored.ref),
-                )
-                conn.execute(self._scope, self._scope_row(rec.scope, now))
-            self.search.removed(old_type, old_scope, rec.id)
+            self.search.removed(found[0], found[1], rec.id)
             self.search.added([rec], row_vector[None, :], [payload])
+
+    def _replace_in(self, conn: Any, rec: MemoryRecord, row_vector: np.ndarray, payload: str) -> tuple[Any, ...] | None:
+        """:meth:`replace` inside a transaction: (old type, old scope), None if no current record has the id."""
+        p = self.db.dialect.param
+        info = self.db.require_info(conn, row_vector.shape[0], [rec.embedding_model])
+        found = find_record(self.db, conn, rec.id)
+        if found is None:
+            return None
+        old_type, old_scope, seq, version, _, _ = found
+        (stored,) = self.shared.store(conn, [rec], [payload])  # copy-on-write: a changed shared part is a new row
+        row = self._record_row(rec, stored, row_vector, seq, version + 1, info.model_id)
+        new_table = TABLES[rec.memory_type]
+        if old_type != rec.memory_type:
+            conn.execute(f"DELETE FROM {TABLES[old_type]} WHERE id = {p}", (rec.id,))
+            conn.execute(self._insert_record(new_table), row)
+        else:
+            columns = RECORD_COLUMNS.split(", ")[1:]
+            sets = ", ".join(f"{c} = {m}" for c, m in zip(columns, self._marks[1:]))
+            conn.execute(f"UPDATE {new_table} SET {sets} WHERE id = {p}", (*row[1:], rec.id))
+        now = self.db.dialect.now()
+        conn.execute(
+            self._history,
+            (rec.id, rec.type, version + 1, HistoryEvent.UPDATE.value, scope_key(rec.scope), stored.payload, now, stored.ref),
+        )
+        conn.execute(self._scope, self._scope_row(rec.scope, now))
+        return old_type, old_scope
 
     def delete(self, record_id: str) -> bool:
         """Delete one record and the content of every version of it in history; a tombstone (id, type,
