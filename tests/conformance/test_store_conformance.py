@@ -628,6 +628,31 @@ def test_write_with_owners_skips_messages_another_writer_logged(store: Store, rn
         store.write(semantic(U1A1, 1), unit(rng, 1), messages=[_msg(8)], owners=[])
 
 
+def test_write_closes_what_the_new_records_supersede_in_the_same_transaction(store: Store, rng) -> None:
+    """``closes`` replaces the superseded records with the new ones, all or nothing; a close whose superseding
+    record is not written (its message skipped) is left alone, and one for a record gone meanwhile is ignored."""
+    old = semantic(U1A1, 3)
+    store.write(old, unit(rng, 3))
+    when = datetime(2024, 5, 1, tzinfo=timezone.utc)
+    new = semantic(U1A1, 1)
+    gone = old[2].model_copy(update={"valid_to": when, "superseded_by": new[0].id})
+    store.delete(old[2].id)
+    close = old[0].model_copy(update={"valid_to": when, "superseded_by": new[0].id})
+    bad = unit(rng, 1)
+    bad[0, 0] = np.nan
+    with pytest.raises(InvalidInputError):  # a bad new vector: neither the record nor the closing
+        store.write(new, bad, closes=[(close, unit(rng, 1)[0])])
+    assert store.get(old[0].id).superseded_by is None
+    store.write(new, unit(rng, 1), messages=[_msg(1)], owners=["D1:1"], closes=[(close, unit(rng, 1)[0]), (gone, unit(rng, 1)[0])])
+    assert store.get(old[0].id).superseded_by == new[0].id
+    assert [e.event for e in store.history(old[0].id)][-1] == HistoryEvent.UPDATE
+    # the same message again: skipped, and so is the closing its record would make
+    later = semantic(U1A1, 1)
+    keep = old[1].model_copy(update={"valid_to": when, "superseded_by": later[0].id})
+    assert store.write(later, unit(rng, 1), messages=[_msg(1)], owners=["D1:1"], closes=[(keep, unit(rng, 1)[0])]) == ["D1:1"]
+    assert store.get(old[1].id).superseded_by is None
+
+
 # --- collections -----------------------------------------------------------------------------------------
 def test_collections_put_get_search_count(store: Store, rng) -> None:
     ids = [f"ex{i}" for i in range(50)]
