@@ -71,6 +71,7 @@ PHATIC_ELSEWHERE = frozenset(
     cześć dzień dobry dobranoc dzięki dziękuję bardzo proszę
     """.split()
 )
+_PHATIC_ANYWHERE = PHATIC_ELSEWHERE | PHATIC_WORDS
 _ANY_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
@@ -78,5 +79,5 @@ def phatic_elsewhere(text: str, names: Iterable[str] = ()) -> bool:
     """Whether ``text`` (not English) is only greetings, thanks and acknowledgements (:data:`PHATIC_ELSEWHERE`,
     :data:`PHATIC_WORDS`) and the names of the people talking."""
     said = [w.lower() for w in _ANY_WORD.findall(text)]
-    known = PHATIC_ELSEWHERE | PHATIC_WORDS | {p.lower() for n in names if n for p in n.split()}
-    return bool(said) and all(w in known or w.split("'")[-1] in known for w in said)
+    names = {p.lower() for n in names if n for p in n.split()}
+    return bool(said) and all(w in _PHATIC_ANYWHERE or w in names or w.split("'")[-1] in _PHATIC_ANYWHERE for w in said)

@@ -136,8 +136,7 @@ class RecordWriter:
             raise InvalidInputError("owners must name one message id per record")
         if claim and owners is None:
             raise InvalidInputError("claim=True needs owners (the message each record came from)")
-        closing = [(r, check_vector(v), record_json(r)) for r, v in zip(check_records([r for r, _ in closes]), (v for _, v in closes))]
-        check_ids([r.id for r, _, _ in closing], "record id")
+        closing = prepare_records([r for r, _ in closes], [v for _, v in closes] if closes else None)
         if not rows and batch is None:
             return []
         skipped: list[str] = []
@@ -167,7 +166,7 @@ class RecordWriter:
                         keep_owners = [o for o, r in zip(owners, records) if r.id in kept]
                     self._insert_records(conn, *batch, bases=bases, owners=keep_owners)
                 written = {r.id for r in batch[0]} if batch is not None else set()
-                for rec, vector, payload in closing:
+                for rec, vector, payload in zip(*closing) if closing is not None else ():
                     if rec.superseded_by in written and (found := self._replace_in(conn, rec, vector, payload)) is not None:
                         replaced.append((rec, vector, payload, found))
             if batch is not None:

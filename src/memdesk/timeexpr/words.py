@@ -177,14 +177,14 @@ _NOT_SIMPLE_PRESENT = frozenset(
     could would should might must may can will shall did do does was were had have has am is are
     don't didn't can't won't wouldn't couldn't shouldn't never always usually often
     """.split()
-)
+) | IRREGULAR_PAST | SAME_AS_PRESENT
 
 
 def simple_present(clause: str) -> bool:
     """Whether ``clause`` has a simple-present verb after a personal subject ("we fly", "she flies")."""
     for m in _SUBJECT_VERB.finditer(clause):
         verb = m["verb"].lower()
-        if verb in _NOT_SIMPLE_PRESENT or verb in IRREGULAR_PAST or verb in SAME_AS_PRESENT or verb.endswith(("ed", "ing")):
+        if verb in _NOT_SIMPLE_PRESENT or verb.endswith(("ed", "ing")):
             continue
         return True
     return False
