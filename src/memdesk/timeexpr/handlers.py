@@ -1,0 +1,228 @@
+"""The handlers of :mod:`memdesk.timeexpr.resolve`: one per pattern, each turning a match into a calendar span
+(:mod:`.spans`) against the reference day, in the direction a :class:`Ctx` gives (the tense around the mention)."""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import Literal
+
+from . import spans
+from .words import FIRST_IN, MONTHS, count_word, weekday_index
+
+@dataclass(frozen=True)
+class Ctx:
+    """How to read an ambiguous form: ``prefer`` for a bare weekday; ``direction`` (from the
+    sentence's tense, ``prefer="auto"``) for a day-month without a year and "in <Month>": the
+    occurrence before, after, or nearest the reference; ``None`` keeps the reference's year."""
+
+    prefer: str = "past"
+    direction: Literal["past", "future", "current", "nearest"] | None = None
+
+
+#: How far back "current" (a present-tense clause) still reads a date as the occurrence just begun:
+#: "From 1 September I'm driving for another firm", said on 8 September, began a week ago.
+CURRENT_WINDOW = timedelta(days=31)
+
+
+def directed(candidates: list[date], ref: date, direction: str | None, default: date) -> date:
+    """The candidate date that ``direction`` picks relative to ``ref`` ("current": the first one that is
+    still ahead or began within :data:`CURRENT_WINDOW`)."""
+    if direction == "future":
+        return min((d for d in candidates if d >= ref), default=default)
+    if direction == "current":
+        return min((d for d in candidates if d >= ref - CURRENT_WINDOW), default=default)
+    if direction == "past":
+        return max((d for d in candidates if d <= ref), default=default)
+    if direction == "nearest":
+        return min(candidates, key=lambda d: abs((d - ref).days))
+    return default
+
+
+Handler = Callable[[re.Match[str], date, Ctx], "spans.Span | None"]
+
+
+def h_ago(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    n, approx = count_word(m["n"])
+    return _shift(ref, -n, m["unit"].lower().rstrip("s"), approx)
+
+
+def h_in(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    if ctx.direction == "past" or FIRST_IN.search(m.string, 0, m.start()):
+        return None  # "passed in two weeks", "our first holiday in three years": a duration, not a date
+    n, approx = count_word(m["n"])
+    return _shift(ref, n, m["unit"].lower().rstrip("s"), approx)
+
+
+def _shift(ref: date, n: int, unit: str, approx: bool) -> spans.Span | None:
+    if abs(n) > 200:
+        return None
+    if unit == "day":
+        return spans.day(ref + timedelta(days=n), approx)
+    if unit == "week":
+        return spans.week(ref + timedelta(weeks=n), approx)
+    if unit == "month":
+        return spans.month(*spans.add_months(ref.year, ref.month, n), approx)
+    return spans.year(ref.year + n, approx)
+
+
+def h_simple(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    w = " ".join(m[0].lower().split())
+    if w in ("the day before yesterday",):
+        return spans.day(ref - timedelta(days=2))
+    if w in ("the day after tomorrow",):
+        return spans.day(ref + timedelta(days=2))
+    if w in ("yesterday", "last night"):
+        return spans.day(ref - timedelta(days=1))
+    if w == "tomorrow":
+        return spans.day(ref + timedelta(days=1))
+    return spans.day(ref)  # today, tonight, this morning/afternoon/evening, earlier today
+
+
+def h_rel_period(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    which = " ".join(m["which"].lower().split())
+    unit = m["unit"].lower()
+    step = {"last": -1, "past": -1, "this past": -1, "previous": -1, "this": 0, "earlier this": 0,
+            "later this": 0, "next": 1, "the coming": 1, "the following": 1}[which]  # fmt: skip
+    if unit == "week":
+        return spans.week(ref + timedelta(weeks=step))
+    if unit == "weekend":
+        sat = spans.monday(ref) + timedelta(days=5)
+        return spans.weekend(sat + timedelta(weeks=step))
+    if unit == "month":
+        return spans.month(*spans.add_months(ref.year, ref.month, step))
+    return spans.year(ref.year + step)
+
+
+def h_week_before_last(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    return spans.week(ref - timedelta(weeks=2))
+
+
+def h_over_weekend(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    sat = spans.monday(ref) + timedelta(days=5)
+    return spans.weekend(sat - timedelta(weeks=1) if sat > ref else sat)
+
+
+_RECURRING = re.compile(r"\s+(?:mornings|afternoons|evenings|nights)\b", re.IGNORECASE)
+
+
+def h_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    which = (m["which"] or "").lower()
+    if not which and _RECURRING.match(m.string, m.end()):
+        return None  # "on Saturday mornings": every Saturday, not a date
+    wd = weekday_index(m["wd"])
+    if which in ("last", "past", "this past"):
+        back = (ref.weekday() - wd) % 7 or 7
+        return spans.day(ref - timedelta(days=back))
+    if which == "next":
+        return spans.day(spans.monday(ref) + timedelta(weeks=1, days=wd))
+    if which in ("this", "this coming", "coming"):
+        return spans.day(ref + timedelta(days=(wd - ref.weekday()) % 7))
+    # bare "on Friday"
+    if ctx.prefer == "future":
+        return spans.day(ref + timedelta(days=(wd - ref.weekday()) % 7 or 7))
+    back = (ref.weekday() - wd) % 7 or 7
+    return spans.day(ref - timedelta(days=back))
+
+
+def h_season(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    which = (m["which"] or "").lower()
+    name = m["season"].lower()
+    cur = spans.season_containing(name, ref)  # current or upcoming occurrence
+    cs, ce, _ = spans.season_bounds(name, cur)
+    if which in ("last", "past", "this past"):
+        year = cur - 1
+    elif which == "next":
+        year = cur + 1 if cs <= ref else cur
+    else:  # this
+        year = ref.year - 1 if name == "winter" and ref.month <= 2 else ref.year
+    if m["year"]:
+        year = int(m["year"])
+    return spans.season(name, year)
+
+
+def h_season_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    return spans.season(m["season"].lower(), int(m["y"]))
+
+
+def h_past_n(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    n, _ = count_word(m["n"])
+    unit = m["unit"].lower().rstrip("s")
+    if n > 200:
+        return None
+    if unit == "day":
+        start = ref - timedelta(days=n)
+    elif unit == "week":
+        start = ref - timedelta(weeks=n)
+    else:
+        y, mo = spans.add_months(ref.year, ref.month, -n * (12 if unit == "year" else 1))
+        start = date(y, mo, min(ref.day, calendar.monthrange(y, mo)[1]))
+    words = " ".join(m["n"].lower().split()).removeprefix("a ")
+    return start, ref + timedelta(days=1), "approx", f"the past {words} {unit}s up to {ref.isoformat()}", True
+
+
+def h_month_rel(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    which = (m["which"] or "").lower()
+    mon = MONTHS[m["month"].lower().rstrip(".")]
+    if which == "last":
+        year = ref.year if mon < ref.month else ref.year - 1
+    elif which == "next":
+        year = ref.year if mon > ref.month else ref.year + 1
+    else:
+        # "in January": compare month starts, so the current month counts as both before and after
+        here = date(ref.year, ref.month, 1)
+        options = [date(ref.year + dy, mon, 1) for dy in (-1, 0, 1)]
+        year = directed(options, here, ctx.direction, date(ref.year, mon, 1)).year
+    return spans.month(year, mon)
+
+
+def _valid_day(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def h_iso(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    d = _valid_day(int(m["y"]), int(m["mo"]), int(m["d"]))
+    return spans.day(d) if d else None
+
+
+def h_us_numeric(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    d = _valid_day(int(m["y"]), int(m["mo"]), int(m["d"]))
+    return spans.day(d) if d else None
+
+
+def h_mdy(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    day = int(re.sub(r"\D", "", m["d"]))
+    month = MONTHS[m["month"].lower().rstrip(".")]
+    year = int(m["y"]) if m["y"] else ref.year
+    d = _valid_day(year, month, day)
+    if d is not None and not m["y"]:
+        # "on 5 December" said in May: the one before when narrated, the one after when planned; "Thursday 12 March":
+        # the year in which that day is a Thursday (one of three years in a row at most)
+        options = [x for x in (_valid_day(year + dy, month, day) for dy in (-1, 0, 1)) if x is not None]
+        named = [x for x in options if m["dwd"] and x.weekday() == weekday_index(m["dwd"])]
+        d = named[0] if len(named) == 1 else directed(options, ref, ctx.direction, d)
+    return spans.day(d) if d else None
+
+
+def h_month_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    return spans.month(int(m["y"]), MONTHS[m["month"].lower().rstrip(".")])
+
+
+def h_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    return spans.year(int(m["y"]))
+
+
+_APPROX = {"the other day": (7, "a few days before"), "a while ago": (365, "some time before"), "a while back": (365, "some time before")}
+
+
+def h_approx(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    days, label = _APPROX.get(" ".join(m[0].lower().split()), (30, "shortly before"))
+    return spans.approx(ref, days, label)
+
+
