@@ -55,7 +55,7 @@ CASES: list[tuple[str, str, str, date, date, bool]] = [
     ("I joined last Tues.", "2023-05-02", "day", D(2023, 5, 2), D(2023, 5, 3), False),
     ("next Fri", "2023-05-19", "day", D(2023, 5, 19), D(2023, 5, 20), False),
     ("in 3 days", "2023-05-11", "day", D(2023, 5, 11), D(2023, 5, 12), False),
-    ("in two weeks", "week of 2023-05-22", "week", D(2023, 5, 22), D(2023, 5, 29), False),
+    ("in two weeks", "2023-05-22", "day", D(2023, 5, 22), D(2023, 5, 23), False),
     ("in a month", "June 2023", "month", D(2023, 6, 1), D(2023, 7, 1), False),
     ("last summer", "summer 2022", "season", D(2022, 6, 1), D(2022, 9, 1), False),
     ("this summer", "summer 2023", "season", D(2023, 6, 1), D(2023, 9, 1), False),
@@ -224,7 +224,7 @@ def test_a_full_month_name_leaves_the_sentence_period() -> None:
     "text,label",
     [("I'll arrive on Friday.", "2024-04-26"), ("I arrived on Friday.", "2024-04-19"), ("I'm moving in January.", "January 2025"),
      ("I moved in January.", "January 2024"), ("I went there on 5 December.", "2023-12-05"), ("I'll go on 5 December.", "2024-12-05"),
-     ("In May.", "May 2024"), ("I'm leaving in two weeks.", "week of 2024-04-29")],
+     ("In May.", "May 2024"), ("I'm leaving in two weeks.", "2024-05-05")],
 )  # fmt: skip
 def test_auto_reads_ambiguous_forms_in_the_direction_of_the_tense(text: str, label: str) -> None:
     (m,) = resolve(text, SUN, prefer="auto")

@@ -68,7 +68,7 @@ def test_a_past_form_that_is_also_the_present_cues_nothing(verb):
         ("Tomasz has a dentist appointment on Thursday.", datetime(2024, 6, 29, tzinfo=timezone.utc), "2024-07-04"),
         ("I've got a driving lesson on Monday.", FRIDAY, "2025-03-24"),
         # being accepted, invited or selected: the event is ahead, whatever the verb's tense
-        ("Good news: my poster got accepted for the symposium, 9 to 11 June!", datetime(2026, 2, 10, tzinfo=timezone.utc), "2026-06-11"),
+        ("Good news: my poster got accepted for the symposium, 9 to 11 June!", datetime(2026, 2, 10, tzinfo=timezone.utc), "2026-06-09"),
     ],
 )
 def test_dates_an_arrangement_or_a_dated_weekday_names(text, said, expected):
@@ -79,4 +79,4 @@ def test_dates_an_arrangement_or_a_dated_weekday_names(text, said, expected):
 @pytest.mark.parametrize("text", ["It was our first proper holiday in three years.", "Best night out in months, honestly."])
 def test_a_first_or_a_superlative_makes_in_n_units_a_duration(text):
     assert resolve(text, FRIDAY, prefer="auto") == []
-    assert [m.label for m in resolve("We fly out in 3 weeks.", FRIDAY, prefer="auto")] == ["week of 2025-04-07"]
+    assert [m.label for m in resolve("We fly out in 3 weeks.", FRIDAY, prefer="auto")] == ["2025-04-11"]

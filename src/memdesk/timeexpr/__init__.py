@@ -2,6 +2,9 @@
 
 # its modules; the public names are re-exported by memdesk itself
 __all__ = [
+    "handlers",
+    "holidays",
+    "periods",
     "resolve",
     "spans",
     "words",

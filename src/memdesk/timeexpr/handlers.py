@@ -11,7 +11,8 @@ from datetime import date, timedelta
 from typing import Literal
 
 from . import spans
-from .words import FIRST_IN, MONTHS, count_word, weekday_index
+from .words import FIRST_IN, MONTHS, TAKES_TIME, count_word, weekday_index
+
 
 @dataclass(frozen=True)
 class Ctx:
@@ -21,6 +22,8 @@ class Ctx:
 
     prefer: str = "past"
     direction: Literal["past", "future", "current", "nearest"] | None = None
+    #: months the turns before it name, the most recent first: the month of "the 14th" when the talk is of another one
+    months: tuple[int, ...] = ()
 
 
 #: How far back "current" (a present-tense clause) still reads a date as the occurrence just begun:
@@ -51,10 +54,15 @@ def h_ago(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 
 
 def h_in(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
-    if ctx.direction == "past" or FIRST_IN.search(m.string, 0, m.start()):
-        return None  # "passed in two weeks", "our first holiday in three years": a duration, not a date
+    if ctx.direction == "past" or FIRST_IN.search(m.string, 0, m.start()) or TAKES_TIME.search(m.string, 0, m.start()):
+        # "passed in two weeks", "our first holiday in three years", "start on 12 July and do it in 8 days":
+        # how long something takes, not when it is
+        return None
     n, approx = count_word(m["n"])
-    return _shift(ref, n, m["unit"].lower().rstrip("s"), approx)
+    unit = m["unit"].lower().rstrip("s")
+    if unit in ("day", "week") and not approx and n <= 200:
+        return spans.day(ref + timedelta(days=n * (7 if unit == "week" else 1)))  # "in two weeks": that day
+    return _shift(ref, n, unit, approx)
 
 
 def _shift(ref: date, n: int, unit: str, approx: bool) -> spans.Span | None:
@@ -85,6 +93,8 @@ def h_simple(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 def h_rel_period(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     which = " ".join(m["which"].lower().split())
     unit = m["unit"].lower()
+    if unit == "week" and which == "this" and ref.weekday() == 6 and ctx.direction in ("future", "current"):
+        return spans.week(ref + timedelta(days=1))  # "this week", said on a Sunday of what is ahead: the coming one
     step = {"last": -1, "past": -1, "this past": -1, "previous": -1, "this": 0, "earlier this": 0,
             "later this": 0, "next": 1, "the coming": 1, "the following": 1}[which]  # fmt: skip
     if unit == "week":
@@ -109,8 +119,16 @@ def h_over_weekend(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 _RECURRING = re.compile(r"\s+(?:mornings|afternoons|evenings|nights)\b", re.IGNORECASE)
 
 
+_EVERY = re.compile(r"\b(?:every|each|most|all|other|some|any|one|black|cyber)\s+$", re.IGNORECASE)
+
+
+def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    """A weekday with no word before it ("report due Thursday", "a long ride Saturday"), not "every Thursday"."""
+    return None if _EVERY.search(m.string, 0, m.start()) else h_weekday(m, ref, ctx)
+
+
 def h_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
-    which = (m["which"] or "").lower()
+    which = ((m.groupdict().get("which")) or "").lower()
     if not which and _RECURRING.match(m.string, m.end()):
         return None  # "on Saturday mornings": every Saturday, not a date
     wd = weekday_index(m["wd"])

@@ -36,16 +36,18 @@ both in the reference's timezone (naive if the reference is naive).
 from __future__ import annotations
 
 import re
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from . import handlers as h
+from . import periods as p
 from .handlers import Ctx, Handler
+from .holidays import HOLIDAY_RE
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .words import clause_tense, sentence_tense
+from .words import MONTH_NAME, MONTHS, clause_tense, sentence_tense
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -69,10 +71,23 @@ def _p(pattern: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w-]){pattern}(?![\w-])", re.IGNORECASE)
 
 
+_ORD = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)"  # a day of the month said as an ordinal ("the 14th")
+_PERIOD = r"(?:(?P<which>this|next|last|past|previous|the coming|the following|the)\s+)?(?P<unit>week|month|year)"
+
 # Order matters: earlier patterns win overlapping spans (longer, more specific forms first).
 _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(r"(?P<y>\d{4})-(?P<mo>\d{1,2})-(?P<d>\d{1,2})"), h.h_iso),
     (_p(r"(?P<mo>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})"), h.h_us_numeric),
+    # a run of days: "12 to 16 July", "from the 6th to the 20th of December", "July 12-16", "from the 23rd to the 27th"
+    (_p(rf"(?:from\s+|between\s+)?(?:the\s+)?(?P<d1>{DAY_RE})(?:\s+(?:of\s+)?(?P<m1>{MONTH_RE}))?\s*(?:-|\u2013|to|until|till|through|and)\s*"
+        rf"(?:the\s+)?(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), p.h_range),
+    (_p(rf"(?P<month>{MONTH_RE})\s+(?P<d1>{DAY_RE})\s*(?:-|\u2013|to|until|till|through)\s*(?P<d>{DAY_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), p.h_range),
+    (_p(rf"from\s+the\s+(?P<d1>{_ORD})\s+(?:to|until|till)\s+the\s+(?P<d>{_ORD})(?P<month>)?(?P<y>)?"), p.h_range),
+    # a part of a period, a holiday and the time around it
+    (_p(rf"(?:the\s+)?(?P<part>end|beginning|start|middle)\s+of\s+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
+    (_p(rf"(?P<part>early|mid|late)[\s-]+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
+    (_p(rf"(?:(?P<rel>before|after|until|till|since|by)\s+|(?:at|over|for|on|around|during)\s+|(?P<which>this past|this|last|next)\s+)"
+        rf"(?P<name>{HOLIDAY_RE})(?:\s+(?P<y>{YEAR_RE}))?"), p.h_holiday),
     # a weekday written with a date ("Saturday 13 July", "Fri, 16 Feb") is part of that one mention
     (_p(rf"{DATED_WEEKDAY}(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), h.h_mdy),
     (_p(rf"{DATED_WEEKDAY}(?P<month>{MONTH_RE})\s+(?P<d>{DAY_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), h.h_mdy),
@@ -85,20 +100,28 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(rf"(?:the\s+)?(?:past|last)\s+(?P<n>{NUM_RE})\s+(?P<unit>{UNIT_RE})"), h.h_past_n),
     (_p(r"(?P<which>this past|last|past|previous|this|next|earlier this|later this|the coming|the following)\s+(?P<unit>weekend|week|month|year)"), h.h_rel_period),
     (_p(r"(?:over|on|during)\s+the\s+weekend"), h.h_over_weekend),
+    # a day of the month with its month unsaid: "on the 14th", "Tuesday the 22nd"
+    (_p(rf"(?:(?P<prep>on|by|for|to|until|till|from|since|before|after)\s+)?(?:(?P<dwd>{WEEKDAY_RE}),?\s+)?the\s+(?P<d>{_ORD})"), p.h_ordinal),
     (_p(rf"(?:(?P<which>this past|last|past|this coming|coming|this|next)\s+|on\s+)(?P<wd>{WEEKDAY_RE})"), h.h_weekday),
     (_p(rf"(?:(?P<which>this past|last|past|this|next)\s+)(?P<season>{SEASON_RE})(?:\s+(?P<year>{YEAR_RE}))?"), h.h_season),
     (_p(r"(?:(?P<which>last|this|next)\s+|in\s+)(?P<month>january|february|march|april|june|july|august|september|october|november|december|may)"), h.h_month_rel),
     (_p(r"yesterday|last night|tomorrow|today|tonight|this morning|this afternoon|this evening|earlier today"), h.h_simple),
     (_p(rf"(?:in|since|from|during|of|back in|until|by|around|before|after)\s+(?P<y>{YEAR_RE})"), h.h_year),
     (_p(r"recently|lately|the other day|a while (?:ago|back)|not long ago"), h.h_approx),
+    (_p(r"(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)"), h.h_bare_weekday),  # "report due Thursday"
 )
 
 
 #: Words that make a date the start of a state that may have begun: "from 1 October", "since 3 May", "starting 2 June".
 _STARTS = re.compile(r"\b(?:from|since|starting(?: on| from)?|as of|beginning(?: on)?|effective)\s+(?:the\s+)?$", re.IGNORECASE)
+_STARTS_HERE = re.compile(r"(?:from|since)\s", re.IGNORECASE)  # a mention that opens with its own "since"
+
+#: The most characters of ``context`` :func:`resolve` reads (its end: the turns just before the text).
+CONTEXT_CHARS = 2000
 
 #: Handlers whose year (or direction) depends on the tense around the mention.
-_DIRECTED = frozenset({h.h_mdy, h.h_month_rel, h.h_weekday})
+_DIRECTED = frozenset({h.h_mdy, h.h_month_rel, h.h_weekday, h.h_bare_weekday, h.h_rel_period, p.h_part, p.h_holiday,
+                       p.h_ordinal, p.h_range})  # fmt: skip
 
 
 def _at(d: date, ref: datetime) -> datetime:
@@ -110,7 +133,7 @@ MAX_MENTIONS = 64
 
 
 def resolve(
-    text: str, ref: datetime, *, prefer: Literal["past", "future", "auto"] = "past"
+    text: str, ref: datetime, *, prefer: Literal["past", "future", "auto"] = "past", context: str = ""
 ) -> list[TimeMention]:
     """All time expressions in ``text``, resolved against ``ref``, in text order.
 
@@ -121,13 +144,17 @@ def resolve(
     without a year and to "in <Month>" (nearest occurrence that way), and reads "in two weeks"
     after a past verb as a duration, not a date. With no tense cue ``"auto"`` reads like
     ``"past"``. At most :data:`MAX_MENTIONS` mentions are read (the first rules' first).
+
+    ``context``: what was said just before (the turns before and the rest of the message): the month it names
+    last is the month of a day said alone ("the 14th") when the talk is of a month away from ``ref``.
     """
     ref_day = ref.date()
+    months = tuple(MONTHS[n.lower()] for n in reversed(MONTH_NAME.findall(context[-CONTEXT_CHARS:])))
     if prefer == "auto":
         tense = sentence_tense(text)
-        ctx = Ctx(prefer=tense or "past", direction=tense or "nearest")
+        ctx = Ctx(prefer=tense or "past", direction=tense or "nearest", months=months)
     else:
-        ctx = Ctx(prefer=prefer)
+        ctx = Ctx(prefer=prefer, months=months)
     auto = prefer == "auto"
     taken: list[tuple[int, int]] = []
     found: list[TimeMention] = []
@@ -145,13 +172,14 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                if tense == "present" or (tense is None and handler is not h.h_weekday):
+                if tense == "present" or (tense is None and handler not in (h.h_weekday, h.h_bare_weekday)):
                     # no cue that it is past: the date a person infers is the coming one; one just begun only
                     # when it starts a state ("from 1 October I'm driving for ..."), not for a day something
                     # happens on ("The review is pencilled in for 14 January", said on 10 February)
-                    here = Ctx(prefer="future", direction="current" if _STARTS.search(text, 0, s) else "future")
+                    starts = _STARTS.search(text, 0, s) or _STARTS_HERE.match(m[0])
+                    here = Ctx(prefer="future", direction="current" if starts else "future", months=months)
                 else:
-                    here = Ctx(prefer=tense or "past", direction=tense or "nearest")
+                    here = Ctx(prefer=tense or "past", direction=tense or "nearest", months=months)
             try:
                 res = handler(m, ref_day, here)
             except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999)
@@ -170,11 +198,14 @@ def resolve(
 
 
 def main_anchor(mentions: list[TimeMention]) -> TimeMention | None:
-    """The mention that best dates the text: the first exact one, else the first approximate one."""
+    """The mention that best dates the text: the narrowest exact one ("this week ... due Thursday" is dated by the
+    Thursday, "in April, after Easter" by the weeks after Easter), the first of equals; else the first approximate one."""
     if not mentions:
         return None
     exact = [t for t in mentions if not t.approximate]
-    return (exact or mentions)[0]
+    if not exact:
+        return mentions[0]
+    return min(exact, key=lambda t: (t.end - t.start) if t.end is not None else timedelta.max)
 
 
 def format_anchor(mention: TimeMention | None, ref: datetime) -> str:

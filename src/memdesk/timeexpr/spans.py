@@ -10,7 +10,9 @@ from typing import Literal
 
 from .words import SEASONS
 
-Granularity = Literal["day", "week", "weekend", "month", "season", "year", "approx"]
+#: "part": a part of a period or a named holiday ("the end of next month", "early May", "after Easter"); "range":
+#: the days from one date to another ("12 to 16 July").
+Granularity = Literal["day", "week", "weekend", "month", "season", "year", "approx", "part", "range"]
 
 
 # --- calendar arithmetic -----------------------------------------------------------------------
@@ -83,3 +85,12 @@ def season(name: str, year: int) -> Span:
 
 def approx(ref: date, days_back: int, label: str) -> Span:
     return ref - timedelta(days=days_back), ref + timedelta(days=1), "approx", f"{label} {ref.isoformat()}", True
+
+
+def part(start: date, end: date, label: str) -> Span:
+    return start, end, "part", label, False
+
+
+def days(start: date, last: date) -> Span:
+    """The days ``start`` to ``last`` (both included)."""
+    return start, last + timedelta(days=1), "range", f"{start.isoformat()} to {last.isoformat()}", False

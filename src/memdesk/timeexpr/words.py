@@ -13,6 +13,8 @@ from ..text.english import IRREGULAR_PAST, SAME_AS_PRESENT
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
 MONTHS["sept"] = 9
+#: A month's full name, capitalised (so the modal "may" is not May).
+MONTH_NAME = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November|December)\b")
 _WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
 
 
@@ -69,6 +71,16 @@ _FUTURE_CUE = re.compile(
 #: What makes "in <n> <units>" a duration, not a date: a first or a superlative before it ("our first holiday in
 #: three years", "the best night in months").
 FIRST_IN = re.compile(r"\b(?:first|only|best|worst|longest|biggest|hardest|happiest)\b(?:\s+[\w'-]+){0,4}\s*$", re.IGNORECASE)
+#: What makes "in <n> <units>" how long something takes: a verb of getting something done and its object just before
+#: ("do it in 8 days", "finish the course in three weeks", "walked the whole route in five days"). A progressive is an
+#: arrangement and dates it ("I'm doing my exam in two weeks"), so "-ing" forms are not here.
+TAKES_TIME = re.compile(
+    r"\b(?:do|did|done|finish|finished|complete|completed|cover|covered|walk|walked|hike|hiked|cycle|cycled|ride|rode|"
+    r"ridden|read|write|wrote|written|build|built|make|made|learn|learned|learnt|fix|fixed|clean|cleaned|paint|painted|"
+    r"solve|solved|cook|cooked|knit|knitted|sew|sewed|get through|got through|pay off|paid off|drive|drove|driven)\b"
+    r"(?:\s+(?!(?:is|are|am|was|were|be|will|on|at)\b)[\w'-]+){1,4}\s+$",
+    re.IGNORECASE,
+)
 #: Irregular past forms that are only past ("We ate there on Friday" narrates; "read", "put", "set" cue nothing).
 _PAST_ONLY = IRREGULAR_PAST - SAME_AS_PRESENT
 _PAST_CUE = re.compile(
@@ -148,6 +160,7 @@ _FORWARD_CUE = re.compile(
     r"open(?:s|ing)|kick(?:s|ing)? off|from now|(?:is|are|will be) (?:on|in|at)|deadline|to be \w+|won't be|will be|"
     r"signed up|registered|entered|ordered|pre-?ordered|postponed|delayed|pushed back|brought forward|put back|"
     r"(?:got|been|was|were) accepted|accepted (?:for|to|on)|got a (?:place|spot|slot)|invited to|selected for|shortlisted|"
+    r"qualified for|(?:got|made it) into (?:the )?(?-i:[A-Z])\w*|"
     r"moved (?:\w+ )?to(?= (?:the )?\d| (?:january|february|march|april|may|june|july|august|september|october|november|december)\b))\b",
     re.IGNORECASE,
 )
@@ -157,7 +170,7 @@ _FORWARD_CUE = re.compile(
 _SET_FOR = re.compile(
     r"\b(?:book(?:ed)?|reserved?|scheduled?|arranged?|planned|set|fixed|moved|postponed|rescheduled|pushed|put|"
     r"changed|brought|delayed|signed \w+ up)\b(?:\s+[\w'-]+){0,6}?\s+(?:for|to|until|till)\s+(?:the\s+)?"
-    rf"(?:{DAY_RE}\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE})\b",
+    rf"(?:{DAY_RE}\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE}|(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th))\b",
     re.IGNORECASE,
 )
 #: A clause in the present tense with a date: what is so on that date is the occurrence still to come or
@@ -194,6 +207,12 @@ _REQUEST = re.compile(
     r"add|note|put|keep|block|reserve|arrange|set)\b",
     re.IGNORECASE,
 )
+#: The words of a verbless note before its date: a noun phrase ("interview on", "flight out at 9 on"), not one
+#: that carries on a narrated clause ("then", "and", "back", "before").
+_NOTE = re.compile(
+    r"\s*(?!(?:and|then|or|but|plus|also|back|before|after|until|till|while|when|since|the|on|in|at|by)\b)[a-z][\w'-]*(?:\s+[\w'-]+){0,5}\s+$",
+    re.IGNORECASE,
+)
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
 
 
@@ -205,7 +224,10 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
     occurrence still to come or just begun, else "future" if the sentence arranges something ("Our week off
     is booked: a cabin from 13 October"), else the tense of the whole sentence (:func:`sentence_tense`).
     ``None``: no cue either way."""
-    start = max((m.end() for m in _CLAUSE_BREAK.finditer(text, 0, span[0])), default=0)
+    brk = None
+    for brk in _CLAUSE_BREAK.finditer(text, 0, span[0]):
+        pass
+    start = brk.end() if brk else 0
     after = _CLAUSE_BREAK.search(text, span[1])
     clause = text[start : after.start() if after else len(text)]
     if _FORWARD_CUE.search(clause) or _REQUEST.match(clause) or _SET_FOR.search(clause):
@@ -221,4 +243,9 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         return "present"
     if _FORWARD_CUE.search(text):
         return "future"
+    if brk is not None and not brk[0].strip().isalpha() and _NOTE.match(text, start, span[0]):
+        # a verbless note of its own after a comma ("Embraer called, interview on the 1st of November"): what it
+        # dates is not narrated by the other clause's verb; one that carries on from it ("..., then Rome on 3 May",
+        # "..., the 3rd of May") is
+        return "present"
     return sentence_tense(text)

@@ -1,0 +1,186 @@
+"""Handlers of :mod:`memdesk.timeexpr.resolve` for dates that are parts of something else: a part of a period ("the
+end of next month", "early May"), a named holiday and the time around it ("after Easter"), a day of a month left
+unsaid ("on the 14th", "Tuesday the 22nd") and a run of days ("12 to 16 July", "from the 23rd to the 27th").
+
+Conventions: a month's beginning/early part is days 1-10, its middle 11-20, its end/late part 21 to the last day; a
+week's beginning is Monday-Tuesday, its middle Wednesday-Thursday, its end Friday-Sunday; a year's beginning is
+January, its end December, early/mid/late are January-April, May-August, September-December. A day of the month
+whose month is unsaid is in the month the sentence names ("the July meeting moves to the 11th"), else the nearest
+month in the direction of the clause's tense (a weekday with it picks the month where the day is that weekday).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, timedelta
+
+from . import holidays, spans
+from .handlers import Ctx, directed
+from .words import MONTH_NAME, MONTHS, weekday_index
+
+__all__ = ["h_part", "h_holiday", "h_ordinal", "h_range"]
+
+_THIRD = {"beginning": 0, "start": 0, "early": 0, "middle": 1, "mid": 1, "end": 2, "late": 2}
+_WORD = {"beginning": "beginning of", "start": "start of", "early": "early", "middle": "middle of", "mid": "mid",
+         "end": "end of", "late": "late"}  # fmt: skip
+_STEP = {"last": -1, "past": -1, "previous": -1, "this": 0, "the": 0, "next": 1, "the coming": 1, "the following": 1}
+
+
+def _month_year(mon: int, year: str | None, ref: date, ctx: Ctx) -> int:
+    """The year of a month named without one: the occurrence ``ctx`` directs to (month starts compared)."""
+    if year:
+        return int(year)
+    here = date(ref.year, ref.month, 1)
+    options = [date(ref.year + dy, mon, 1) for dy in (-1, 0, 1)]
+    return directed(options, here, ctx.direction, date(ref.year, mon, 1)).year
+
+
+def h_part(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    """"the end of next month", "early May", "mid-June 2025", "the beginning of the week", "late next year"."""
+    part = m["part"].lower()
+    third = _THIRD[part]
+    if m["month"]:
+        mon = MONTHS[m["month"].lower().rstrip(".")]
+        year = _month_year(mon, m["y"], ref, ctx)
+        start, end = spans.month_bounds(year, mon)
+        unit, name = "month", f"{calendar.month_name[mon]} {year}"
+    else:
+        step = _STEP[" ".join((m["which"] or "this").lower().split())]
+        unit = m["unit"].lower()
+        if unit == "week":
+            start = spans.monday(ref) + timedelta(weeks=step)
+            end, name = start + timedelta(days=7), f"the week of {spans.monday(ref) + timedelta(weeks=step)}"
+        elif unit == "month":
+            y, mo = spans.add_months(ref.year, ref.month, step)
+            (start, end), name = spans.month_bounds(y, mo), f"{calendar.month_name[mo]} {y}"
+        else:
+            start, end, name = date(ref.year + step, 1, 1), date(ref.year + step + 1, 1, 1), str(ref.year + step)
+    if unit == "week":
+        a, b = ((0, 2), (2, 4), (4, 7))[third]
+        s, e = start + timedelta(days=a), start + timedelta(days=b)
+    elif unit == "month":
+        s = start + timedelta(days=10 * third)
+        e = end if third == 2 else start + timedelta(days=10 * (third + 1))
+    else:
+        first, last = (1, 1) if part in ("beginning", "start") else (12, 12) if part == "end" else (1 + 4 * third, 4 + 4 * third)
+        s, e = date(start.year, first, 1), spans.month_bounds(start.year, last)[1]
+    sep = "-" if part == "mid" else " "
+    return spans.part(s, e, f"{_WORD[part]}{sep}{name}")
+
+
+def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    """"at Easter", "after Easter", "for Christmas", "last Halloween", "New Year's Eve 2024"."""
+    name, which = m["name"], " ".join((m["which"] or "").lower().split())
+    if m["y"]:
+        year = int(m["y"])
+    else:
+        occ = {ref.year + dy: holidays.holiday(name, ref.year + dy) for dy in (-1, 0, 1)}
+        if which in ("last", "this past"):
+            year = max(y for y, (_s, e, _) in occ.items() if e <= ref)
+        elif which == "next":
+            year = min(y for y, (s, _e, _) in occ.items() if s > ref)
+        elif which == "this":
+            year = ref.year
+        else:
+            year = directed([s for s, _e, _ in occ.values()], ref, ctx.direction, occ[ref.year][0]).year
+    start, end, label = holidays.holiday(name, year)
+    relation = (m["rel"] or "").lower()
+    if relation in ("before", "after"):
+        main = holidays.easter(year) if label == "Easter" else None
+        s, e = holidays.around(start, end, relation, main)
+        return spans.part(s, e, f"{relation} {label} {year} ({(main or start).isoformat()})")
+    if end - start == timedelta(days=1):
+        return spans.day(start)
+    return spans.part(start, end, f"{label} {year} ({start.isoformat()} to {(end - timedelta(days=1)).isoformat()})")
+
+
+#: Words that may follow a day of the month ("on the 14th at 10", "the 3rd because ..."); any other word makes
+#: it an ordinal of something else ("the 3rd floor", "the 21st century", "the 2nd time").
+_AFTER_DAY = frozenset(
+    """
+    at and but so because for from to till until in with when as or then instead which too already now is was we i she
+    he they it you our my his her their this that there if since after before though although unless while while
+    """.split()
+)
+_NEXT_WORD = re.compile(r"\s+(?:of\s+)?([A-Za-z]+)")
+
+
+#: How far from the reference day a day of an unsaid month is looked for (the month before, this one or the next).
+NEAR_DAYS = 45
+
+
+def _day_of(day: int, month: int, year: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None) -> date | None:
+    """The date of day ``day`` of a month the words leave unsaid (see the module's conventions)."""
+    named = [MONTHS[n.lower()] for n in MONTH_NAME.findall(text) if not (n == "May" and text.startswith("May"))]
+    if named:
+        months = [(y, named[0]) for y in (ref.year - 1, ref.year, ref.year + 1)]
+    else:
+        months = [spans.add_months(ref.year, ref.month, k) for k in range(-3, 4)]
+    options = [d for y, mo in months if (d := _day_of(day, mo, y)) is not None]
+    if weekday is not None:
+        options = [d for d in options if d.weekday() == weekday] or options
+        if not named:  # the weekday names the month: the nearest such one in the direction of the tense
+            return directed(options, ref, ctx.direction or "nearest", min(options, key=lambda d: abs((d - ref).days)))
+    if not options:
+        return None
+    near = min(options, key=lambda d: abs((d - ref).days))
+    if named:
+        return directed(options, ref, ctx.direction or "nearest", near)
+    options = [d for d in options if abs((d - ref).days) <= NEAR_DAYS]  # the month before, this one or the next
+    if ctx.months:  # the talk is of another month ("The trip starts in July." ... "The hut was full for the 14th")
+        talked = [d for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _day_of(day, ctx.months[0], y)) is not None]
+        if talked and abs(((t := min(talked, key=lambda d: abs((d - ref).days))) - ref).days) > NEAR_DAYS:
+            return t
+    return directed(options, ref, ctx.direction or "nearest", near) if options else near
+
+
+def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    """"on the 14th", "Tuesday the 22nd", "to the 30th": a day of the month with the month unsaid."""
+    if not m["prep"] and not m["dwd"]:
+        return None
+    nxt = _NEXT_WORD.match(m.string, m.end())
+    if nxt and nxt[0].lstrip().lower().startswith("of "):
+        return None  # "by the 5th of each month": every month, not a date
+    if nxt and nxt[1][0].islower() and nxt[1].lower() not in _AFTER_DAY:
+        return None
+    day = int(re.sub(r"\D", "", m["d"]))
+    weekday = weekday_index(m["dwd"]) if m["dwd"] else None
+    d = _unsaid_month(day, m.string, ref, ctx, weekday)
+    return spans.day(d) if d else None
+
+
+def h_range(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    """"12 to 16 July", "from the 6th to the 20th of December", "July 12-16", "28 June to 3 July", "from the 23rd to
+    the 27th" (the month unsaid: as for a day alone)."""
+    d1, d2 = int(re.sub(r"\D", "", m["d1"])), int(re.sub(r"\D", "", m["d"]))
+    if not m["month"]:
+        first = _unsaid_month(d1, m.string, ref, ctx, None)
+        if first is None:
+            return None
+        last = _day_of(d2, first.month, first.year) if d2 >= d1 else None
+        if last is None:
+            y, mo = spans.add_months(first.year, first.month, 1)
+            last = _day_of(d2, mo, y)
+        return spans.days(first, last) if last else None
+    month = MONTHS[m["month"].lower().rstrip(".")]
+    m1 = MONTHS[m["m1"].lower().rstrip(".")] if m.groupdict().get("m1") else month
+    wraps = m1 > month  # "28 December to 3 January": the run crosses a new year
+    if m["y"]:
+        year = int(m["y"]) - wraps  # a written year is the last day's
+    else:
+        options = [d for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _day_of(d1, m1, y)) is not None]
+        if not options:
+            return None
+        year = directed(options, ref, ctx.direction, options[1] if len(options) > 2 else options[0]).year
+    first, last = _day_of(d1, m1, year), _day_of(d2, month, year + wraps)
+    if first is None or last is None or not first <= last <= first + timedelta(days=92):
+        return None
+    return spans.days(first, last)
