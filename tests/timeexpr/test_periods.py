@@ -60,13 +60,13 @@ def test_in_n_days_or_weeks_ahead_is_that_day(text: str, said: str, expected: st
     "text, said, start, end",
     [
         ("The launch slipped to the end of next month.", "2025-03-10", "2025-04-21", "2025-05-01"),
-        ("We should hear back by the end of the month.", "2025-03-10", "2025-03-21", "2025-04-01"),
+        ("We should hear back by the end of the month.", "2025-03-10", "2025-03-22", "2025-04-01"),
         ("Grandad's surgery is in early June.", "2025-03-10", "2025-06-01", "2025-06-11"),
         ("They plan to open mid-September.", "2025-03-10", "2025-09-11", "2025-09-21"),
         ("I'll be travelling late next month.", "2025-03-10", "2025-04-21", "2025-05-01"),
         ("The report is due at the beginning of next week.", "2025-03-12", "2025-03-17", "2025-03-19"),
         ("We hope to finish the extension by the end of the year.", "2025-03-10", "2025-12-01", "2026-01-01"),
-        ("My cousin's wedding was at the end of January.", "2025-03-10", "2025-01-21", "2025-02-01"),
+        ("My cousin's wedding was at the end of January.", "2025-03-10", "2025-01-22", "2025-02-01"),
     ],
 )
 def test_a_part_of_a_period_is_its_days(text: str, said: str, start: str, end: str) -> None:
@@ -125,8 +125,9 @@ def test_a_day_of_an_unsaid_month(text: str, said: str, expected: str) -> None:
 def test_the_month_of_a_lone_day_can_come_from_the_talk_before() -> None:
     context = "Our canal trip starts in September. I've sorted the boat already."
     assert first_day("The lock keeper was busy for the 12th so we moor in town that night.", "2025-04-03", context) == "2025-09-12"
-    # a month the talk names near the day said leaves the nearest reading alone
+    # a month the talk names near the day said leaves the nearest reading alone, and so does one of what began
     assert first_day("The dentist is on the 9th.", "2025-04-03", "I was ill most of April.") == "2025-04-09"
+    assert first_day("My Spanish course starts on the 20th.", "2025-04-03", "Since October I've been learning online.") == "2025-04-20"
 
 
 @pytest.mark.parametrize(
@@ -188,7 +189,11 @@ def test_a_date_takes_its_own_clause_s_tense(text: str, said: str, expected: str
 def test_a_bare_weekday_is_read_and_every_weekday_is_not() -> None:
     assert labels("The invoice is due Friday.", "2025-03-10") == ["2025-03-14"]
     assert labels("We went climbing Saturday and it poured.", "2025-03-10") == ["2025-03-08"]
+    assert labels("My knee has been sore since Sunday.", "2025-03-12") == ["2025-03-09"]
     assert labels("I swim every Friday.", "2025-03-10") == []
+    assert labels("The new baker works Wednesday to Friday.", "2025-03-10") == []  # a schedule
+    assert labels("Exams are that week, and the viva is on the Thursday.", "2025-03-10") == []  # a day of another week
+    assert labels("We'll eat out on the Sunday after.", "2025-03-10") == []
 
 
 def test_this_week_said_on_a_sunday_of_what_is_ahead_is_the_coming_one() -> None:

@@ -119,12 +119,25 @@ def h_over_weekend(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 _RECURRING = re.compile(r"\s+(?:mornings|afternoons|evenings|nights)\b", re.IGNORECASE)
 
 
-_EVERY = re.compile(r"\b(?:every|each|most|all|other|some|any|one|black|cyber)\s+$", re.IGNORECASE)
+#: Words before a weekday that make it no date of its own: every one ("every Thursday"), or one of a week the talk
+#: is about ("the same week, on the Friday", "the Saturday after").
+_EVERY = re.compile(r"\b(?:every|each|most|all|other|some|any|one|black|cyber|the|that|a)\s+$", re.IGNORECASE)
+_DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+#: A run or list of weekdays is a schedule ("She works Thursday to Saturday", "open Monday and Friday").
+_SCHEDULE_AFTER = re.compile(rf"\s*(?:to|through|till|until|-|\u2013|and|or|&|,)\s*{_DAYS}", re.IGNORECASE)
+_SCHEDULE_BEFORE = re.compile(rf"{_DAYS}\s*(?:to|through|till|until|-|\u2013|and|or|&|,)\s*$", re.IGNORECASE)
+_SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
 
 
 def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
-    """A weekday with no word before it ("report due Thursday", "a long ride Saturday"), not "every Thursday"."""
-    return None if _EVERY.search(m.string, 0, m.start()) else h_weekday(m, ref, ctx)
+    """A weekday with no word before it ("report due Thursday", "a long ride Saturday", "limping since Sunday"), not
+    "every Thursday", "on the Friday" of another week, or a schedule ("Thursday to Saturday")."""
+    s, text = m.start(), m.string
+    if _EVERY.search(text, 0, s) or _SCHEDULE_AFTER.match(text, m.end()) or _SCHEDULE_BEFORE.search(text, 0, s):
+        return None
+    if _SINCE.search(text, 0, s):  # what began "since Sunday" began on the last one
+        return h_weekday(m, ref, Ctx(prefer="past", months=ctx.months))
+    return h_weekday(m, ref, ctx)
 
 
 def h_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:

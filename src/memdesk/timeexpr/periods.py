@@ -2,7 +2,7 @@
 end of next month", "early May"), a named holiday and the time around it ("after Easter"), a day of a month left
 unsaid ("on the 14th", "Tuesday the 22nd") and a run of days ("12 to 16 July", "from the 23rd to the 27th").
 
-Conventions: a month's beginning/early part is days 1-10, its middle 11-20, its end/late part 21 to the last day; a
+Conventions: a month's beginning/early part is days 1-10, its middle 11-20, its end/late part its last ten days; a
 week's beginning is Monday-Tuesday, its middle Wednesday-Thursday, its end Friday-Sunday; a year's beginning is
 January, its end December, early/mid/late are January-April, May-August, September-December. A day of the month
 whose month is unsaid is in the month the sentence names ("the July meeting moves to the 11th"), else the nearest
@@ -60,7 +60,7 @@ def h_part(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         a, b = ((0, 2), (2, 4), (4, 7))[third]
         s, e = start + timedelta(days=a), start + timedelta(days=b)
     elif unit == "month":
-        s = start + timedelta(days=10 * third)
+        s = end - timedelta(days=10) if third == 2 else start + timedelta(days=10 * third)  # the end: its last ten days
         e = end if third == 2 else start + timedelta(days=10 * (third + 1))
     else:
         first, last = (1, 1) if part in ("beginning", "start") else (12, 12) if part == "end" else (1 + 4 * third, 4 + 4 * third)
@@ -89,10 +89,11 @@ def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     if relation in ("before", "after"):
         main = holidays.easter(year) if label == "Easter" else None
         s, e = holidays.around(start, end, relation, main)
-        return spans.part(s, e, f"{relation} {label} {year} ({(main or start).isoformat()})")
-    if end - start == timedelta(days=1):
-        return spans.day(start)
-    return spans.part(start, end, f"{label} {year} ({start.isoformat()} to {(end - timedelta(days=1)).isoformat()})")
+    else:
+        s, e = start, end
+    if e - s == timedelta(days=1):
+        return spans.day(s)
+    return spans.part(s, e, f"{s.isoformat()} to {(e - timedelta(days=1)).isoformat()}")  # the days, as dates
 
 
 #: Words that may follow a day of the month ("on the 14th at 10", "the 3rd because ..."); any other word makes

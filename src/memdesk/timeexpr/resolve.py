@@ -116,6 +116,9 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
 _STARTS = re.compile(r"\b(?:from|since|starting(?: on| from)?|as of|beginning(?: on)?|effective)\s+(?:the\s+)?$", re.IGNORECASE)
 _STARTS_HERE = re.compile(r"(?:from|since)\s", re.IGNORECASE)  # a mention that opens with its own "since"
 
+#: A month that dates what began or is over ("since September", "last March"): not the month the talk is of.
+_BEGUN = re.compile(r"\b(?:since|last|from|until|till|ago|back in)\s+$", re.IGNORECASE)
+
 #: The most characters of ``context`` :func:`resolve` reads (its end: the turns just before the text).
 CONTEXT_CHARS = 2000
 
@@ -149,7 +152,8 @@ def resolve(
     last is the month of a day said alone ("the 14th") when the talk is of a month away from ``ref``.
     """
     ref_day = ref.date()
-    months = tuple(MONTHS[n.lower()] for n in reversed(MONTH_NAME.findall(context[-CONTEXT_CHARS:])))
+    months = tuple(MONTHS[x[1].lower()] for x in reversed(list(MONTH_NAME.finditer(context[-CONTEXT_CHARS:])))
+                   if not _BEGUN.search(context[-CONTEXT_CHARS:], 0, x.start()))  # fmt: skip
     if prefer == "auto":
         tense = sentence_tense(text)
         ctx = Ctx(prefer=tense or "past", direction=tense or "nearest", months=months)
