@@ -201,8 +201,10 @@ def test_this_week_said_on_a_sunday_of_what_is_ahead_is_the_coming_one() -> None
     assert labels("This week was exhausting.", "2025-03-09") == ["week of 2025-03-03"]
 
 
-def test_the_anchor_is_the_narrowest_exact_mention() -> None:
+def test_the_anchor_is_the_first_exact_mention_narrowed_by_one_within_it() -> None:
     main = main_anchor(resolve("Help me plan this week: the essay is due Thursday.", at("2025-03-09"), prefer="auto"))
     assert main is not None and main.label == "2025-03-13"
+    main = main_anchor(resolve("I signed up for a kiln course last week, starting on 2 May.", at("2025-03-19"), prefer="auto"))
+    assert main is not None and main.label == "week of 2025-03-10"  # two times apart: the first dates the text
     main = main_anchor(resolve("Recently, well, last Friday actually", at("2025-03-10")))
     assert main is not None and main.label == "2025-03-07"

@@ -202,14 +202,17 @@ def resolve(
 
 
 def main_anchor(mentions: list[TimeMention]) -> TimeMention | None:
-    """The mention that best dates the text: the narrowest exact one ("this week ... due Thursday" is dated by the
-    Thursday, "in April, after Easter" by the weeks after Easter), the first of equals; else the first approximate one."""
+    """The mention that best dates the text: the first exact one, narrowed by a narrower exact one within it
+    ("this week ... due Thursday" is dated by the Thursday, "in April, after Easter" by the weeks after Easter);
+    else the first approximate one."""
     if not mentions:
         return None
     exact = [t for t in mentions if not t.approximate]
     if not exact:
         return mentions[0]
-    return min(exact, key=lambda t: (t.end - t.start) if t.end is not None else timedelta.max)
+    first = exact[0]
+    within = [t for t in exact if first.end is None or t.end is None or (t.start < first.end and first.start < t.end)]
+    return min(within, key=lambda t: (t.end - t.start) if t.end is not None else timedelta.max)
 
 
 def format_anchor(mention: TimeMention | None, ref: datetime) -> str:
