@@ -109,6 +109,10 @@ def test_advice_becomes_procedural_and_keeps_you() -> None:
         ("Been a crazy few weeks.", "It has been a crazy few weeks."),
         ("Been a lifeguard for six summers.", "Priya has been a lifeguard for six summers."),
         ("Been a fan of that band since school.", "Priya has been a fan of that band since school."),
+        # a lead-in before a colon is no verb; a shouted verb keeps its case
+        ("Unrelated: my bike got stolen.", "Unrelated: my bike got stolen."),
+        ("Sorted: the boiler works again.", "Sorted: the boiler works again."),
+        ("PASSED THE EXAM!!", "Priya PASSED THE EXAM!!"),
     ],
 )
 def test_a_sentence_without_its_subject_gets_the_right_one(text: str, expected: str) -> None:

@@ -111,6 +111,26 @@ def test_atoms_split_a_compound_statement() -> None:
     assert atoms("Nadia lives in Leith with her cat, Biscuit.", "Nadia") == ["Nadia lives in Leith.", "Nadia's cat is called Biscuit."]
 
 
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        # a clause about someone else after ", and" is a statement of its own
+        ("I rent a room in Didsbury with my lodger Pete, and he's a night nurse.",
+         ["I rent a room in Didsbury.", "My lodger is called Pete.", "He's a night nurse."]),
+        ("I work at the bakery on Elm Street, and she works at the café opposite.",
+         ["I work at the bakery on Elm Street.", "She works at the café opposite."]),
+        # a description after the companion's name stays with the name
+        ("We live in Hove with our rabbit Pip, a grumpy old lop.", ["We live in Hove.", "Our rabbit is called Pip, a grumpy old lop."]),
+        # a lead-in before a colon stays with the first statement of what follows
+        ("Quick update: I live in Dundee with my sister, Morag.", ["Quick update: I live in Dundee.", "My sister is Morag."]),
+        # "and it's ..." says how the first clause went: no split
+        ("I moved to Cardiff in May, and it's been lovely.", ["I moved to Cardiff in May, and it's been lovely."]),
+    ],
+)  # fmt: skip
+def test_atoms_split_clauses_of_someone_else_and_keep_what_describes(sentence: str, expected: list[str]) -> None:
+    assert atoms(sentence) == expected
+
+
 def test_a_move_closes_the_address_not_the_cat(mem: Memory) -> None:
     mem.add([user("I live in a flat in Leith with my cat, Biscuit.", MAR)], scope=S)
     mem.add([user("We moved to Portobello.", JUN)], scope=S)

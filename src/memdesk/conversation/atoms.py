@@ -25,6 +25,10 @@ __all__ = ["atoms"]
 
 _PRONOUNS = r"i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our"
 _OWN = rf"(?:{_PRONOUNS})\b"
+#: A clause of someone else's after ", and": "..., and she's been limping since Sunday" (a person or an animal the
+#: sentence named; "it" is left alone: "..., and it's great" says how the first clause went).
+_SOMEONE = r"(?:(?:she|he|they)(?:'s|'re|'ve|'d|\s+(?:is|are|was|were|has|have|had|will|can)\b)|(?:she|he)\s+[a-z]{2,}s\b)"
+_SOMEONE_AFTER = re.compile(rf",\s+(?:and|but|so|while)\s+{_SOMEONE}", re.IGNORECASE)
 _VERBS = r"(?:live|lives|lived|living|stay|stays|stayed|staying|moved|share|shares|shared|sharing|rent|rents|rented|renting)"
 
 
@@ -32,7 +36,7 @@ def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The clause break and the "with my ..." split, for the first person and, if given, a named subject."""
     who = r"(?:i|we)" if not subject else rf"(?:i|we|(?-i:{re.escape(subject)}))"
     own = _OWN if not subject else rf"(?:{_PRONOUNS}|(?-i:{re.escape(subject)})(?:'s)?)\b"
-    brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
+    brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own}|{_SOMEONE})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
     with_ = re.compile(
         rf"^(?P<head>{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
         rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their|another)\s+.+?)(?P<end>[.!?]*)$",
@@ -58,7 +62,8 @@ _PEOPLE = frozenset(
     """.split()
 )
 _NAMED = re.compile(
-    r"^(?P<whose>my|our|his|her|their|a|an|another)\s+(?P<noun>[\w-]+(?:\s+(?!called\b|named\b)[\w-]+)?)\s*,?\s+(?:(?:called|named)\s+)?(?P<name>(?-i:[A-Z][\w'-]+))$",
+    r"^(?P<whose>my|our|his|her|their|a|an|another)\s+(?P<noun>[\w-]+(?:\s+(?!called\b|named\b)[\w-]+)?)\s*,?\s+(?:(?:called|named)\s+)?(?P<name>(?-i:[A-Z][\w'-]+))"
+    r"(?P<app>,\s+(?:a|an|the)\s+[^,;]+)?$",
     re.IGNORECASE,
 )
 
@@ -83,7 +88,7 @@ def _companions(head: str, with_: str, subject: str | None = None) -> list[str]:
         verb = "is" if noun.split()[-1].lower() in _PEOPLE else "is called"
         whose = m.group("whose").lower()
         whose = own if whose in ("a", "an") or (whose in ("his", "her", "their") and first not in ("i", "we")) else whose.capitalize()
-        out.append(f"{whose} {noun} {verb} {m.group('name')}")
+        out.append(f"{whose} {noun} {verb} {m.group('name')}{m.group('app') or ''}")  # "..., a five year old collie"
     return out
 
 
@@ -106,6 +111,10 @@ def _verbs(part: str) -> list[str] | None:
     return [f"{m.group('subj')} {m.group('one')}{m.group('a')}", f"{m.group('subj')} {m.group('two')}{m.group('b')}"]
 
 
+#: A short lead-in before a colon ("Unrelated: ...", "Big news: ...", "Update: ...").
+_LEAD_IN = re.compile(r"^(?:[A-Za-z][\w'-]*\s+){0,2}[A-Za-z][\w'-]*:\s+(?=\S)")
+
+
 def _end(text: str, punct: str) -> str:
     text = text.strip().rstrip(",;:")
     return text if text[-1:] in ".!?" else text + (punct or ".")
@@ -119,10 +128,15 @@ def atoms(sentence: str, subject: str | None = None) -> list[str]:
     s = sentence.strip()
     if not s:
         return []
+    lead = _LEAD_IN.match(s)
+    if lead and len(s) > lead.end():  # "Unrelated: I live in ...": the statements of what follows, the lead-in with the first
+        rest = atoms(s[lead.end() :], subject)
+        first = rest[0] if s[lead.end()].isupper() else rest[0][0].lower() + rest[0][1:]
+        return [s] if len(rest) == 1 else [f"{lead.group(0)}{first}", *rest[1:]]
     _BREAK, _WITH = _patterns(subject)
     punct = s[-1] if s[-1] in ".!?" else "."
     whole = _WITH.match(s.rstrip(".!?"))
-    if whole and ";" not in whole.group("mid") and len(whole.group("mid").split()) >= 2:
+    if whole and ";" not in whole.group("mid") and len(whole.group("mid").split()) >= 2 and not _SOMEONE_AFTER.search(whole.group("with")):
         companions = _companions(whole.group("head"), whole.group("with"))
         return [_end(whole.group("head") + whole.group("mid"), punct), *(_end(c, punct) for c in companions)]
     parts: list[str] = []

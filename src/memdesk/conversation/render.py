@@ -99,13 +99,16 @@ def _restore_subject(text: str, speaker: str | None) -> str:
     if _IMPERSONAL_BEEN.match(text):
         return "It has " + text[0].lower() + text[1:]
     first = ws[0]
+    if re.match(r"^\S+:", text):
+        return text  # "Unrelated: ...", "Update: ...": a lead-in, not a verb with its subject dropped
     adverb_then_past = first in ("just", "finally") and len(ws) > 1 and _is_past(ws[1])
     # "Mixed emotions are rough": an "-ed" word before a noun and a verb is an adjective, not a dropped-subject past
     adjective = first.endswith("ed") and len(ws) > 2 and ws[2] in ("is", "are", "was", "were", "can", "will", "make", "makes")
     if (_is_past(first) and not adjective) or first in ("been", "gonna", "going") or adverb_then_past:
         lead = _ELLIPSIS_LEADS.get(first)
         rest = text[len(text.split()[0]) :] if lead and lead != first else text[1:]
-        head = lead if lead and lead != first else text[0].lower()
+        shouted = text.split()[0].isupper() and len(text.split()[0]) > 1  # "GOT THE JOB!": not "gOT"
+        head = lead if lead and lead != first else (text[0] if shouted else text[0].lower())
         return f"{speaker} {head}{rest}"
     return text
 
