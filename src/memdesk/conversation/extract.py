@@ -65,7 +65,7 @@ from .facts import claims_of
 from .updates import sentence_update
 from .render import attribute, chunks, fit, render, truncate
 from .social import social_question
-from .router import addressee_of, analyze_utterance, names_of, reference_of, talk_before
+from .router import addressee_of, analyze_utterance, names_of, reference_of
 from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, words
 
 logger = logging.getLogger(__name__)
@@ -246,11 +246,10 @@ class RuleExtractor:
             quote = fit(quoted, len(said) + self.max_context_chars, head=said)
             prov += [prev_id] if prev_id and prev_id != utterance.message_id else []
         out: list[MemoryRecord] = []
-        talk = talk_before(utterance)
         for sentence in content:
             for piece in atoms(sentence.text):
                 atom = sentence if piece == sentence.text else replace(
-                    sentence, text=piece, times=resolve(piece, ts, prefer="auto", context=talk) if ts is not None else []
+                    sentence, text=piece, times=resolve(piece, ts, prefer="auto") if ts is not None else []
                 )
                 kind = self._kind([atom], mask)
                 parts, rewritten = render([atom], speaker, addressee, keep_you=_instructs(kind, [atom]))

@@ -80,15 +80,6 @@ def reference_of(utterance: Utterance) -> tuple[datetime | None, Literal["said_a
     return utterance.reference_time, "added_at"
 
 
-#: How many turns before a message :func:`talk_before` reads.
-TALK_TURNS = 4
-
-
-def talk_before(utterance: Utterance) -> str:
-    """The turns just before the message and the message itself: what a date said alone ("the 14th") is read in."""
-    return " ".join([m.text() for m in utterance.context[-TALK_TURNS:]] + [utterance.message.text()])
-
-
 def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bool = False) -> bool:
     """A whole reply that only takes up the other person's turn ("I'll try it.", "We do that already.",
     "Yeah, we'll miss him."): no number, no name but the speakers', not the answer to a question, and
@@ -103,8 +94,7 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     against :func:`reference_of`, each in the direction of its sentence's tense. With ``filler`` (the
     learned small-talk test, :mod:`.filler`) a statement or question it reads as small talk is phatic."""
     ts, _ = reference_of(utterance)
-    talk = talk_before(utterance)
-    times_of = (lambda s: resolve(s, ts, prefer="auto", context=talk)) if ts is not None else None
+    times_of = (lambda s: resolve(s, ts, prefer="auto")) if ts is not None else None
     prev = utterance.context[-1] if utterance.context else None
     previous = prev.text() if prev is not None and prev.speaker != utterance.message.speaker else ""
     text, names = utterance.message.text(), names_of(utterance)

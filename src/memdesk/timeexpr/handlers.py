@@ -22,8 +22,6 @@ class Ctx:
 
     prefer: str = "past"
     direction: Literal["past", "future", "current", "nearest"] | None = None
-    #: months the turns before it name, the most recent first: the month of "the 14th" when the talk is of another one
-    months: tuple[int, ...] = ()
 
 
 #: How far back "current" (a present-tense clause) still reads a date as the occurrence just begun:
@@ -136,7 +134,7 @@ def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     if _EVERY.search(text, 0, s) or _SCHEDULE_AFTER.match(text, m.end()) or _SCHEDULE_BEFORE.search(text, 0, s):
         return None
     if _SINCE.search(text, 0, s):  # what began "since Sunday" began on the last one
-        return h_weekday(m, ref, Ctx(prefer="past", months=ctx.months))
+        return h_weekday(m, ref, Ctx(prefer="past"))
     return h_weekday(m, ref, ctx)
 
 

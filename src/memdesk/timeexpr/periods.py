@@ -6,7 +6,8 @@ Conventions: a month's beginning/early part is days 1-10, its middle 11-20, its 
 week's beginning is Monday-Tuesday, its middle Wednesday-Thursday, its end Friday-Sunday; a year's beginning is
 January, its end December, early/mid/late are January-April, May-August, September-December. A day of the month
 whose month is unsaid is in the month the sentence names ("the July meeting moves to the 11th"), else the nearest
-month in the direction of the clause's tense (a weekday with it picks the month where the day is that weekday).
+month in the direction of the clause's tense (a weekday with it picks the month where the day is that weekday). A
+month named only in earlier turns is not used: which of them a lone day belongs to is not in the words.
 """
 
 from __future__ import annotations
@@ -89,11 +90,10 @@ def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     if relation in ("before", "after"):
         main = holidays.easter(year) if label == "Easter" else None
         s, e = holidays.around(start, end, relation, main)
-    else:
-        s, e = start, end
-    if e - s == timedelta(days=1):
-        return spans.day(s)
-    return spans.part(s, e, f"{s.isoformat()} to {(e - timedelta(days=1)).isoformat()}")  # the days, as dates
+        return spans.part(s, e, f"{relation} {label} {year}")  # its ends are conventions: the words say it, not dates
+    if end - start == timedelta(days=1):
+        return spans.day(start)
+    return spans.part(start, end, f"{start.isoformat()} to {(end - timedelta(days=1)).isoformat()}")
 
 
 #: Words that may follow a day of the month ("on the 14th at 10", "the 3rd because ..."); any other word makes
@@ -136,10 +136,6 @@ def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None)
     if named:
         return directed(options, ref, ctx.direction or "nearest", near)
     options = [d for d in options if abs((d - ref).days) <= NEAR_DAYS]  # the month before, this one or the next
-    if ctx.months:  # the talk is of another month ("The trip starts in July." ... "The hut was full for the 14th")
-        talked = [d for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _day_of(day, ctx.months[0], y)) is not None]
-        if talked and abs(((t := min(talked, key=lambda d: abs((d - ref).days))) - ref).days) > NEAR_DAYS:
-            return t
     return directed(options, ref, ctx.direction or "nearest", near) if options else near
 
 

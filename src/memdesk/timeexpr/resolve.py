@@ -47,7 +47,7 @@ from .handlers import Ctx, Handler
 from .holidays import HOLIDAY_RE
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .words import MONTH_NAME, MONTHS, clause_tense, sentence_tense
+from .words import clause_tense, sentence_tense
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -116,11 +116,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
 _STARTS = re.compile(r"\b(?:from|since|starting(?: on| from)?|as of|beginning(?: on)?|effective)\s+(?:the\s+)?$", re.IGNORECASE)
 _STARTS_HERE = re.compile(r"(?:from|since)\s", re.IGNORECASE)  # a mention that opens with its own "since"
 
-#: A month that dates what began or is over ("since September", "last March"): not the month the talk is of.
-_BEGUN = re.compile(r"\b(?:since|last|from|until|till|ago|back in)\s+$", re.IGNORECASE)
 
-#: The most characters of ``context`` :func:`resolve` reads (its end: the turns just before the text).
-CONTEXT_CHARS = 2000
 
 #: Handlers whose year (or direction) depends on the tense around the mention.
 _DIRECTED = frozenset({h.h_mdy, h.h_month_rel, h.h_weekday, h.h_bare_weekday, h.h_rel_period, p.h_part, p.h_holiday,
@@ -136,7 +132,7 @@ MAX_MENTIONS = 64
 
 
 def resolve(
-    text: str, ref: datetime, *, prefer: Literal["past", "future", "auto"] = "past", context: str = ""
+    text: str, ref: datetime, *, prefer: Literal["past", "future", "auto"] = "past"
 ) -> list[TimeMention]:
     """All time expressions in ``text``, resolved against ``ref``, in text order.
 
@@ -147,18 +143,13 @@ def resolve(
     without a year and to "in <Month>" (nearest occurrence that way), and reads "in two weeks"
     after a past verb as a duration, not a date. With no tense cue ``"auto"`` reads like
     ``"past"``. At most :data:`MAX_MENTIONS` mentions are read (the first rules' first).
-
-    ``context``: what was said just before (the turns before and the rest of the message): the month it names
-    last is the month of a day said alone ("the 14th") when the talk is of a month away from ``ref``.
     """
     ref_day = ref.date()
-    months = tuple(MONTHS[x[1].lower()] for x in reversed(list(MONTH_NAME.finditer(context[-CONTEXT_CHARS:])))
-                   if not _BEGUN.search(context[-CONTEXT_CHARS:], 0, x.start()))  # fmt: skip
     if prefer == "auto":
         tense = sentence_tense(text)
-        ctx = Ctx(prefer=tense or "past", direction=tense or "nearest", months=months)
+        ctx = Ctx(prefer=tense or "past", direction=tense or "nearest")
     else:
-        ctx = Ctx(prefer=prefer, months=months)
+        ctx = Ctx(prefer=prefer)
     auto = prefer == "auto"
     taken: list[tuple[int, int]] = []
     found: list[TimeMention] = []
@@ -176,14 +167,14 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                if tense == "present" or (tense is None and handler not in (h.h_weekday, h.h_bare_weekday)):
+                if tense == "present" or (tense is None and handler is not h.h_weekday):
                     # no cue that it is past: the date a person infers is the coming one; one just begun only
                     # when it starts a state ("from 1 October I'm driving for ..."), not for a day something
                     # happens on ("The review is pencilled in for 14 January", said on 10 February)
                     starts = _STARTS.search(text, 0, s) or _STARTS_HERE.match(m[0])
-                    here = Ctx(prefer="future", direction="current" if starts else "future", months=months)
+                    here = Ctx(prefer="future", direction="current" if starts else "future")
                 else:
-                    here = Ctx(prefer=tense or "past", direction=tense or "nearest", months=months)
+                    here = Ctx(prefer=tense or "past", direction=tense or "nearest")
             try:
                 res = handler(m, ref_day, here)
             except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999)
