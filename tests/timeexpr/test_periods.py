@@ -131,6 +131,9 @@ def test_a_lone_day_is_in_a_month_near_the_reference_whatever_months_the_talk_na
     # the turns before are not read: which of the months they name a lone day belongs to is not in its words
     assert first_day("The farrier comes on the 27th.", "2025-02-16") == "2025-02-27"
     assert first_day("We got back on the 11th, tired but happy.", "2025-03-14") == "2025-03-11"
+    # the day something was wanted for, said in the past, leaves its month open: no date rather than a guess
+    assert resolve("The campsite was full for the 14th, so we slept in the van.", at("2025-03-04"), prefer="auto") == []
+    assert first_day("I booked the restaurant for the 14th.", "2025-03-04") == "2025-03-14"
 
 
 @pytest.mark.parametrize(

@@ -143,6 +143,8 @@ def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     """"on the 14th", "Tuesday the 22nd", "to the 30th": a day of the month with the month unsaid."""
     if not m["prep"] and not m["dwd"]:
         return None
+    if (m["prep"] or "").lower() == "for" and ctx.direction == "past":
+        return None  # "the hut was full for the 14th": the day something was wanted for, in a month the clause leaves open
     nxt = _NEXT_WORD.match(m.string, m.end())
     if nxt and nxt[0].lstrip().lower().startswith("of "):
         return None  # "by the 5th of each month": every month, not a date
