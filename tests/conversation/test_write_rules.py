@@ -125,6 +125,8 @@ def test_atoms_split_a_compound_statement() -> None:
         ("Quick update: I live in Dundee with my sister, Morag.", ["Quick update: I live in Dundee.", "My sister is Morag."]),
         # "and it's ..." says how the first clause went: no split
         ("I moved to Cardiff in May, and it's been lovely.", ["I moved to Cardiff in May, and it's been lovely."]),
+        # nor a consequence that restates the first clause
+        ("My aunt left the cottage to Rhian, so she's the owner now.", ["My aunt left the cottage to Rhian, so she's the owner now."]),
     ],
 )  # fmt: skip
 def test_atoms_split_clauses_of_someone_else_and_keep_what_describes(sentence: str, expected: list[str]) -> None:

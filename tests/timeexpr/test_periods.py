@@ -102,6 +102,8 @@ def test_a_holiday_and_the_weeks_around_it(text: str, said: str, start: str) -> 
 def test_the_weeks_around_a_holiday_are_said_in_words_not_dates() -> None:
     (m,) = resolve("We're repainting the kitchen after Easter.", at("2025-02-01"), prefer="auto")
     assert m.label == "after Easter 2025" and m.end.date() == date(2025, 5, 12)  # type: ignore[union-attr]
+    (m,) = resolve("We're off to the coast over Easter.", at("2025-02-01"), prefer="auto")
+    assert m.label == "Easter 2025" and (m.start.date(), m.end.date()) == (date(2025, 4, 18), date(2025, 4, 22))  # type: ignore[union-attr]
 
 
 def test_a_holiday_word_that_dates_nothing_is_not_a_mention() -> None:

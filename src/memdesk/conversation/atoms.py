@@ -25,10 +25,11 @@ __all__ = ["atoms"]
 
 _PRONOUNS = r"i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our"
 _OWN = rf"(?:{_PRONOUNS})\b"
-#: A clause of someone else's after ", and": "..., and she's been limping since Sunday" (a person or an animal the
-#: sentence named; "it" is left alone: "..., and it's great" says how the first clause went).
+#: A clause of someone else's after ", and" / ", but": "..., and she's been limping since Sunday" (a person or an
+#: animal the sentence named; "it" is left alone: "..., and it's great" says how the first clause went; so is ", so
+#: she's the owner now": a consequence restates the first clause and means nothing alone).
 _SOMEONE = r"(?:(?:she|he|they)(?:'s|'re|'ve|'d|\s+(?:is|are|was|were|has|have|had|will|can)\b)|(?:she|he)\s+[a-z]{2,}s\b)"
-_SOMEONE_AFTER = re.compile(rf",\s+(?:and|but|so|while)\s+{_SOMEONE}", re.IGNORECASE)
+_SOMEONE_AFTER = re.compile(rf",\s+(?:and|but)\s+{_SOMEONE}", re.IGNORECASE)
 _VERBS = r"(?:live|lives|lived|living|stay|stays|stayed|staying|moved|share|shares|shared|sharing|rent|rents|rented|renting)"
 
 
@@ -36,7 +37,7 @@ def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The clause break and the "with my ..." split, for the first person and, if given, a named subject."""
     who = r"(?:i|we)" if not subject else rf"(?:i|we|(?-i:{re.escape(subject)}))"
     own = _OWN if not subject else rf"(?:{_PRONOUNS}|(?-i:{re.escape(subject)})(?:'s)?)\b"
-    brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own}|{_SOMEONE})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
+    brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own})|,\s+(?:and|but)\s+(?={_SOMEONE})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
     with_ = re.compile(
         rf"^(?P<head>{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
         rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their|another)\s+.+?)(?P<end>[.!?]*)$",

@@ -93,7 +93,7 @@ def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         return spans.part(s, e, f"{relation} {label} {year}")  # its ends are conventions: the words say it, not dates
     if end - start == timedelta(days=1):
         return spans.day(start)
-    return spans.part(start, end, f"{start.isoformat()} to {(end - timedelta(days=1)).isoformat()}")
+    return spans.part(start, end, f"{label} {year}")  # "Easter 2025": the words say which days
 
 
 #: Words that may follow a day of the month ("on the 14th at 10", "the 3rd because ..."); any other word makes
