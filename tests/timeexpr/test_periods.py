@@ -217,3 +217,15 @@ def test_the_anchor_is_the_first_exact_mention_narrowed_by_one_within_it() -> No
     assert main is not None and main.label == "week of 2025-03-10"  # two times apart: the first dates the text
     main = main_anchor(resolve("Recently, well, last Friday actually", at("2025-03-10")))
     assert main is not None and main.label == "2025-03-07"
+
+
+@pytest.mark.parametrize(
+    "said, expected",
+    [("2025-03-04T08:00:00+13:00", "2025-03-05"), ("2025-03-04T23:30:00-03:00", "2025-03-05"), ("2025-03-04T00:15:00+05:30", "2025-03-05")],
+)
+def test_a_date_is_read_in_the_message_s_own_time_zone_not_utc(said: str, expected: str) -> None:
+    """08:00 in Auckland is the evening before in UTC; 23:30 in São Paulo the small hours after: "tomorrow" is the
+    local one, and the interval keeps the message's offset."""
+    ref = datetime.fromisoformat(said)
+    (m,) = resolve("The plumber comes tomorrow.", ref, prefer="auto")
+    assert m.start.date().isoformat() == expected and m.start.utcoffset() == ref.utcoffset()
