@@ -298,3 +298,15 @@ def test_a_small_talk_question_makes_no_record_but_a_question_about_something_do
     assert [r.speaker for r in mem.get_all(scope=S)] == ["Nadia"]
     mem.add([user("What's the best way to store sourdough starter?", mid="q2")], scope=S)
     assert any(r.provenance == ["q2"] for r in mem.get_all(scope=S))
+
+
+def test_a_stored_date_keeps_the_message_s_local_day(mem: Memory) -> None:
+    """A message said at 07:30 in Auckland (the evening before in UTC): its "tomorrow" and lone "the 20th" are the local
+    days, and stay so once stored and read back."""
+    from datetime import timedelta
+
+    auckland = datetime(2025, 3, 4, 7, 30, tzinfo=timezone(timedelta(hours=13)))
+    mem.add([user("My new glasses are ready tomorrow, and the eye test is on the 20th.", auckland)], scope=S)
+    found = {t["text"]: t["start"] for r in mem.get_all(scope=S) for t in r.metadata.get("time_expressions", [])}
+    assert found == {"tomorrow": "2025-03-05", "on the 20th": "2025-03-20"}
+    assert all(r.event_time is None or r.event_time.utcoffset() == timedelta(hours=13) for r in mem.get_all(scope=S))
