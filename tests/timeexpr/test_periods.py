@@ -163,6 +163,7 @@ def test_an_ordinal_of_something_else_is_no_date(text: str) -> None:
         ("The festival runs September 12-14.", "2025-05-01", "2025-09-12", "2025-09-14"),
         ("I'll be at my parents' from the 22nd to the 28th.", "2025-12-10", "2025-12-22", "2025-12-28"),
         ("We're skiing from 28 December to 3 January.", "2025-11-10", "2025-12-28", "2026-01-03"),
+        ("The conference is from the 24th to the 26th, in Dundee.", "2025-03-14", "2025-03-24", "2025-03-26"),
     ],
 )
 def test_a_run_of_days(text: str, said: str, start: str, last: str) -> None:

@@ -90,10 +90,10 @@ def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     if relation in ("before", "after"):
         main = holidays.easter(year) if label == "Easter" else None
         s, e = holidays.around(start, end, relation, main)
-        return spans.part(s, e, f"{relation} {label} {year}")  # its ends are conventions: the words say it, not dates
+        return s, e, "part", f"{relation} {label} {year}", True  # its ends are conventions: approximate, said in words
     if end - start == timedelta(days=1):
         return spans.day(start)
-    return spans.part(start, end, f"{label} {year}")  # "Easter 2025": the words say which days
+    return start, end, "part", f"{label} {year}", True  # "over Easter": some of its days, which the words leave open
 
 
 #: Words that may follow a day of the month ("on the 14th at 10", "the 3rd because ..."); any other word makes

@@ -171,7 +171,8 @@ def resolve(
                     # no cue that it is past: the date a person infers is the coming one; one just begun only
                     # when it starts a state ("from 1 October I'm driving for ..."), not for a day something
                     # happens on ("The review is pencilled in for 14 January", said on 10 February)
-                    starts = _STARTS.search(text, 0, s) or _STARTS_HERE.match(m[0])
+                    # "from the 24th to the 26th" is a run of days, not a state that began on the 24th
+                    starts = _STARTS.search(text, 0, s) or (handler is not p.h_range and _STARTS_HERE.match(m[0]))
                     here = Ctx(prefer="future", direction="current" if starts else "future")
                 else:
                     here = Ctx(prefer=tense or "past", direction=tense or "nearest")
@@ -192,18 +193,24 @@ def resolve(
     return found
 
 
+#: Granularities that hold a narrower date said with them ("this week ... due Thursday", "in April, after Easter").
+_COARSE = frozenset({"week", "weekend", "month", "season", "year"})
+
+
 def main_anchor(mentions: list[TimeMention]) -> TimeMention | None:
-    """The mention that best dates the text: the first exact one, narrowed by a narrower exact one within it
-    ("this week ... due Thursday" is dated by the Thursday, "in April, after Easter" by the weeks after Easter);
-    else the first approximate one."""
+    """The mention that best dates the text: the first exact one, narrowed by the narrowest other mention within it when
+    it is a whole week, month, season or year ("this week ... due Thursday" is dated by the Thursday, "in April, after
+    Easter" by the weeks after Easter); else the first approximate one."""
     if not mentions:
         return None
     exact = [t for t in mentions if not t.approximate]
     if not exact:
         return mentions[0]
     first = exact[0]
-    within = [t for t in exact if first.end is None or t.end is None or (t.start < first.end and first.start < t.end)]
-    return min(within, key=lambda t: (t.end - t.start) if t.end is not None else timedelta.max)
+    if first.granularity not in _COARSE or first.end is None:
+        return first
+    within = [t for t in mentions if t.end is not None and t.start < first.end and first.start < t.end]
+    return min(within, key=lambda t: (t.end - t.start, t.approximate))  # type: ignore[operator]
 
 
 def format_anchor(mention: TimeMention | None, ref: datetime) -> str:
