@@ -204,6 +204,8 @@ def test_a_bare_weekday_is_read_and_every_weekday_is_not() -> None:
     assert labels("The new baker works Wednesday to Friday.", "2025-03-10") == []  # a schedule
     assert labels("Exams are that week, and the viva is on the Thursday.", "2025-03-10") == []  # a day of another week
     assert labels("We'll eat out on the Sunday after.", "2025-03-10") == []
+    assert labels("My day off is Sunday now.", "2025-03-10") == []  # a routine as often as a day: no guess
+    assert labels("My day off is on Sunday this week.", "2025-03-10")[0] == "2025-03-16"
 
 
 def test_this_week_said_on_a_sunday_of_what_is_ahead_is_the_coming_one() -> None:

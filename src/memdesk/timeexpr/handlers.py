@@ -125,6 +125,7 @@ _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SCHEDULE_AFTER = re.compile(rf"\s*(?:to|through|till|until|-|\u2013|and|or|&|,)\s*{_DAYS}", re.IGNORECASE)
 _SCHEDULE_BEFORE = re.compile(rf"{_DAYS}\s*(?:to|through|till|until|-|\u2013|and|or|&|,)\s*$", re.IGNORECASE)
 _SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
+_COPULA = re.compile(r"(?:\b(?:is|are|was|were|be)|['\u2019]s)\s+(?:now\s+|still\s+|always\s+)?$", re.IGNORECASE)
 
 
 def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
@@ -133,6 +134,8 @@ def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     s, text = m.start(), m.string
     if _EVERY.search(text, 0, s) or _SCHEDULE_AFTER.match(text, m.end()) or _SCHEDULE_BEFORE.search(text, 0, s):
         return None
+    if _COPULA.search(text, 0, s):
+        return None  # "My day off is Sunday": a weekday said of a routine as often as of one day; no date rather than a guess
     if _SINCE.search(text, 0, s):  # what began "since Sunday" began on the last one
         return h_weekday(m, ref, Ctx(prefer="past"))
     return h_weekday(m, ref, ctx)
