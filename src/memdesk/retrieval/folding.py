@@ -26,7 +26,7 @@ class FoldKey:
     label: str
     text: str
     messages: frozenset[str]
-    #: the text holds its own anchor (``"... yesterday (2023-08-24) ..."``): another line under another anchor keeps it
+    #: the text holds its own anchor (``"... yesterday (2024-02-09) ..."``): another line under another anchor keeps it
     dated: bool = False
 
     def within(self, other: "FoldKey") -> bool:
