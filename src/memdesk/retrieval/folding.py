@@ -43,18 +43,18 @@ class FoldKey:
 
 def folded(hits: Sequence[SearchHit], key: Callable[[SearchHit], FoldKey]) -> set[int]:
     """Indexes of the hits whose line another hit of ``hits`` shows (see the module docstring). Of two hits with the
-    same text the later one folds; a chain folds into its longest line."""
-    keys = [key(h) for h in hits]
+    same text the later one folds; a chain folds into its longest line. ``key`` is called only for hits that share a
+    message with another."""
     by_message: dict[str, list[int]] = {}
-    for i, k in enumerate(keys):
-        for m in k.messages:
+    for i, h in enumerate(hits):
+        for m in set(h.record.provenance):
             by_message.setdefault(m, []).append(i)
+    keys = {i: key(hits[i]) for ids in by_message.values() if len(ids) > 1 for i in ids}
     out: set[int] = set()
-    for i, k in enumerate(keys):
+    for i, k in keys.items():
         if not k.text.strip():
             continue
-        others = {j for m in k.messages for j in by_message[m] if j != i}
-        for j in others:
+        for j in {j for m in k.messages for j in by_message[m] if j != i}:
             o = keys[j]
             if k.within(o) and (len(o.text) > len(k.text) or j < i):
                 out.add(i)

@@ -55,6 +55,7 @@ class Serializer:
         self.token_counter = token_counter or TokenCounter()
         self.group_by_anchor = group_by_anchor
         self.fold = group_by_anchor if fold is None else fold
+        self._fold_keys: dict[tuple[str, str], FoldKey] = {}
 
     @staticmethod
     def anchor(hit: SearchHit) -> str:
@@ -87,6 +88,16 @@ class Serializer:
         dated = anchor != "undated" and f" {normalized_text(anchor)} " in text
         return FoldKey(anchor, r.provenance_label(), text, frozenset(r.provenance), dated)
 
+    def _cached_fold_key(self, hit: SearchHit) -> FoldKey:
+        """:meth:`fold_key`, kept by record id and text (a block is serialized several times while it is packed)."""
+        cache_key = (hit.record.id, hit.record.embed_text())
+        key = self._fold_keys.get(cache_key)
+        if key is None:
+            if len(self._fold_keys) > 100_000:
+                self._fold_keys.clear()
+            key = self._fold_keys[cache_key] = self.fold_key(hit)
+        return key
+
     @classmethod
     def line(cls, hit: SearchHit) -> str:
         return f"- [{cls.anchor(hit)}] {cls.text(hit)}"
@@ -103,7 +114,7 @@ class Serializer:
 
     def serialize(self, hits: Sequence[SearchHit]) -> Evidence:
         lines: list[str] = []
-        skip = folded(hits, self.fold_key) if self.fold else set()
+        skip = folded(hits, self._cached_fold_key) if self.fold else set()
         shown = [h for i, h in enumerate(hits) if i not in skip]
         for memory_type in ALL_TYPES:
             group = [h for h in shown if h.memory_type is memory_type]
