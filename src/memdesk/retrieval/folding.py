@@ -3,10 +3,11 @@
 One message is stored as several records: its sentences, the message with the turn it answers (a question-answer
 view), facts drawn from it. When a block holds a sentence and the question-answer view of the same message, the
 sentence's words appear twice. :func:`folded` finds the records whose shown text (normalized as de-duplication
-compares it) is contained in the shown text of another record of the block that shares a message with it, under the
-same temporal anchor and the same provenance label: the serializer writes no line for those (their words are in the
-longer line, with the same anchor and the same "by"/"via" label), and the packer prices them so. Nothing is cut:
-every word a folded record shows stays in the block, and the hit stays among the block's hits.
+compares it, on whole words) is contained in the shown text of another record of the block that shares a message
+with it, with the same provenance label, under the same temporal anchor or under another one when the text writes its
+own date (``"... yesterday (2024-02-09)"``): the serializer writes no line for those (their words are in the longer
+line, with their date and the same "by"/"via" label), and the packer prices them so. Nothing is cut: every word a
+folded record shows stays in the block, and the hit stays among the block's hits.
 """
 
 from __future__ import annotations

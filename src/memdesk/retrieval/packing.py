@@ -164,7 +164,8 @@ class BudgetPacker:
             state.used += cost - refund
             if fold_key is not None:
                 state.keep(fold_key, self.tokens(line) if cost else 0, folds)
-            state.headers.update(key for key, _ in headers)
+            if cost:  # a folded record opens no header
+                state.headers.update(key for key, _ in headers)
             if prov:
                 state.prov.add(prov)
                 state.covered.update(prov)

@@ -38,9 +38,10 @@ class Serializer:
 
     Records of one session share an anchor, so a block of ~30 records saves a few tokens on most lines.
 
-    ``fold`` (default: on with ``group_by_anchor``) writes no line for a record whose words another record of the block
-    shows under the same anchor and label, e.g. a sentence of a message beside the question-answer view holding that
-    message (:mod:`memdesk.retrieval.folding`); the folded record stays among the block's hits.
+    ``fold`` (default: on with ``group_by_anchor``) writes no line for a record whose words another record of the same
+    message shows with the same label, under the same anchor or with the record's own date in its words, e.g. a
+    sentence of a message beside the question-answer view holding that message (:mod:`memdesk.retrieval.folding`); the
+    folded record stays among the block's hits.
     """
 
     HEADERS = {
