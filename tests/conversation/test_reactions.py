@@ -135,3 +135,11 @@ def test_through_memory_the_reaction_stays_in_the_raw_log_only(tmp_path) -> None
         assert any("practice" in m.content for m in mem.messages(scope=S))
     finally:
         mem.close()
+
+
+def test_the_llm_prompts_state_the_rule() -> None:
+    from memdesk.llm.templates import load_prompt
+
+    for name in ("extract_utterance", "extract_batch"):
+        prompt = load_prompt(name)
+        assert "an assistant's reply to a user message that asked for nothing" in (prompt.system or "") + prompt.user
