@@ -135,11 +135,12 @@ def test_another_speakers_or_roles_records_are_never_offered_nor_closed(tmp_path
 
     mem, _ = memory(tmp_path, reply)
     jo = mem.add([said("I live in Leeds.", JAN, speaker="Jo")], scope=S).records[0]
-    bot = mem.add([said("I live in the cloud.", JAN, speaker=None, role="assistant")], scope=S).records[0]  # type: ignore[arg-type]
+    # (the assistant's turns give something of their own, a number: a mere reaction to the user's turn makes no record)
+    bot = mem.add([said("I live in the cloud, in 2 data centres.", JAN, speaker=None, role="assistant")], scope=S).records[0]  # type: ignore[arg-type]
     mine = mem.add([said("I live in Bristol.", JAN)], scope=S).records[0]
     assert shown == [{}, {}, {}]  # nobody else's facts were shown to anyone
-    claim = mem.add([said("I live in Bath now.", APR, speaker=None, role="assistant")], scope=S).records[0]  # type: ignore[arg-type]
-    assert list(shown[-1].values()) == ["I live in the cloud."]  # the assistant's own record, not the user's
+    claim = mem.add([said("I live in Bath now, in 1 data centre.", APR, speaker=None, role="assistant")], scope=S).records[0]  # type: ignore[arg-type]
+    assert list(shown[-1].values()) == ["I live in the cloud, in 2 data centres."]  # the assistant's own record, not the user's
     assert claim.role == "assistant" and claim.metadata["replaces"] == [bot.id]  # its own record only
     assert mem.store.get(mine.id).superseded_by is None and mem.store.get(jo.id).superseded_by is None  # type: ignore[union-attr]
     mem.close()

@@ -195,8 +195,8 @@ class RuleExtractor:
         groups = self._groups(content)
         whole = before is not None or (self.turn_views and len(groups) > 1)
         for group in groups:
-            if whole and len(group) == 1 and _fragment(group[0]):
-                continue  # "A bit." means something only next to the rest: the turn or context view has it
+            if whole and (len(group) == 1 and _fragment(group[0]) or (self.filler is not None and self.filler.all_filler(group, names))):
+                continue  # "A bit." means something only next to the rest, small talk nothing alone: the turn or context view has it
             kind = self._kind(group, mask)
             parts, rewritten = render(group, speaker, addressee, keep_you=_instructs(kind, group))
             limit = self.max_fact_chars if kind is MemoryType.SEMANTIC else self.max_summary_chars

@@ -7,8 +7,10 @@ chats (``bench/filler/train.py``, ``bench/filler/sentences.txt``; the weights sh
 ``conversation/data/filler_minilm.json``).
 
 It decides per turn (:func:`memdesk.conversation.router.analyze_utterance`): a turn is small talk when every
-sentence of it is, so a turn with a fact keeps all its words; it leaves alone an answer to a question about
-something and what is said of someone in particular. Within a sentence it decides only where nothing anchors a
+statement of it is (a question beside them makes no record of its own there), so a turn with a fact keeps all its
+words; it leaves alone an answer to a question about something and what is said of someone in particular. In a turn
+that says something, a sentence it reads as small talk gets no sentence view of its own (:meth:`FillerTest.all_filler`,
+:class:`memdesk.conversation.extract.RuleExtractor`): the whole-turn and reply views still hold it. Within a sentence it decides only where nothing anchors a
 fact (:func:`anchor_strength`): a number, a name other than the speakers', an instruction, or more than
 :data:`MAX_WORDS` words keep a sentence whatever the model says, so evidence with a name, a date or a quantity is
 never dropped by it; concrete words alone raise the bar. The router, the rule extractor and the LLM
@@ -23,7 +25,7 @@ import re
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from importlib import resources
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -111,6 +113,11 @@ class FillerTest:
         if len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         return p
+
+    def all_filler(self, sentences: Sequence[Any], names: Iterable[str] = ()) -> bool:
+        """Whether every one of ``sentences`` (anything with a ``text``) is small talk (:meth:`is_filler`)."""
+        names = list(names)
+        return bool(sentences) and all(self.is_filler(s.text, names) for s in sentences)
 
     def is_filler(self, text: str, names: Iterable[str] = ()) -> bool:
         """Small talk: nothing anchors a fact in ``text`` and the weights say small talk (or only concrete words

@@ -36,6 +36,7 @@ from .facts import claims_of, same_value
 from .filler import FillerTest
 from .lexicon import phatic_elsewhere
 from .updates import gives_value_of
+from .reactions import reaction_turn
 from .router import analyze_utterance, names_of
 from .rules import content_words, is_phatic
 from .social import social_question
@@ -93,7 +94,10 @@ def _fix_year(record: MemoryRecord, mentions: list[TimeMention]) -> None:
 
 def small_talk(u: Utterance, filler: FillerTest | None = None) -> bool:
     """Whether the rules (and ``filler``, the learned small-talk test) read every sentence of ``u`` as small
-    talk; in another language, whether it is only greetings and thanks (:func:`.lexicon.phatic_elsewhere`)."""
+    talk; in another language, whether it is only greetings and thanks (:func:`.lexicon.phatic_elsewhere`); in any
+    language, whether it is an assistant's reaction to a turn that asked for nothing (:func:`.reactions.reaction_turn`)."""
+    if reaction_turn(u):
+        return True
     if not is_english(u.message.text()):
         return phatic_elsewhere(u.message.text(), names_of(u))
     sentences = analyze_utterance(u, filler)

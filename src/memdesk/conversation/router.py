@@ -31,6 +31,10 @@ How it decides (sentence by sentence, see :func:`memdesk.conversation.rules.anal
    ``keep_questions`` is on (the question is context for the reply), else 000. Mask 000 is
    given only to turns whose every sentence is phatic (or questions, if ``keep_questions`` is
    off): a lost informative turn costs recall, a kept filler costs only a little storage.
+
+Before all of this, an assistant's reply to a user turn that asked for nothing and that gives nothing of its own
+(:func:`memdesk.conversation.reactions.reaction_turn`: congratulations, sympathy, the user's instruction or news
+said back) gets ``000``, in any language.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from ..records import RouteMask
 from ..timeexpr.resolve import resolve
 from .base import Utterance
 from .filler import FillerTest
+from .reactions import reaction_turn
 from .rules import Sentence, analyze, content_words, short_remark, words
 from .social import THIRD_PERSON, only_reacts, plain_named, social_question
 
@@ -107,9 +112,11 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
         # stands for freedom."), and what is said of someone in particular may be a fact ("They're a real support.")
         # a turn is small talk when every sentence of it is; one with a fact keeps its sentences together, so
         # its turn view and the words around the fact stay as said
-        said = [s for s in sentences if s.kind != "phatic"]
+        # a question beside the statements ("Cool setup! Got time to rehearse?") makes no record of its own there, so
+        # the statements alone decide; a turn of questions only is decided on its questions
+        said = [s for s in sentences if s.kind == "content"] or [s for s in sentences if s.kind != "phatic"]
         if said and all(not s.procedural and not THIRD_PERSON.search(s.text) and filler.is_filler(s.text, names) for s in said):
-            return [Sentence(text=s.text, kind="phatic") for s in sentences]
+            return [Sentence(text=s.text, kind="phatic") if s in said or s.kind == "phatic" else s for s in sentences]
     return sentences
 
 
@@ -149,6 +156,9 @@ class RuleRouter:
 
     def route(self, utterance: Utterance) -> RouteMask:
         text = utterance.message.text()
+        if reaction_turn(utterance):
+            logger.debug("routed %s -> 000 (a reply to a turn that asked for nothing, giving nothing)", utterance.message_id)
+            return RouteMask()
         if not is_english(text):
             # the rules read English only: keep any other language whole rather than drop it
             mask = RouteMask(episodic=True) if _DATED.search(text) else RouteMask(semantic=True)

@@ -355,9 +355,11 @@ TEASER = re.compile(
 
 #: A truism: something generic that lets, makes or helps "us" (people in general) do or be something ("Challenges
 #: force us to develop.", "Dancing lets us be ourselves."), or that "it's amazing how ..." (:func:`.rules.is_phatic`
-#: reads it when it names nobody and nothing in particular).
+#: reads it when it names nobody and nothing in particular). The generic subject is bare: "The landlord lets us
+#: keep the dog" names a landlord in particular and is a fact.
 TRUISM = re.compile(
-    r"^(?!.*\b(?:i|my|me|mine|his|her|their|your)\b)(?:[a-z'-]+\s+){1,4}(?:(?:can|could|really|often|always|sometimes|will|do|does|truly)\s+)*"
+    r"^(?!.*\b(?:i|my|me|mine|his|her|their|your)\b)(?!(?:the|a|an|our|this|that|these|those|its)\b)"
+    r"(?:[a-z'-]+\s+){1,4}(?:(?:can|could|really|often|always|sometimes|will|do|does|truly)\s+)*"
     r"(?:lets?|makes?|helps?|forces?|teaches?|reminds?|allows?|pushes?|keeps?|shows?|comforts?|inspires?|"
     r"motivates?|connects?|shifts?|changes?|unites?|shapes?)\s+(?:us|people|everyone|everybody|one|ourselves)\b|"
     r"^(?!.*\b(?:i|my|me|mine|his|her|their|your)\b)(?:[a-z'-]+\s+){1,5}(?:is|are)\s+(?:so |really |truly |just |absolutely )?(?:vital|key|essential|crucial|a must|priceless|"
