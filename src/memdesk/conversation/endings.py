@@ -32,7 +32,7 @@ from .claims import Claim
 
 __all__ = ["ended_claims", "mentions", "reversal", "reverses", "valued_end"]
 
-_CAP = r"(?-i:[A-Z][\w'&.-]*)"
+_CAP = r"(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'&.-]*)"
 #: a subject: a name ("Okafor Lettings", "Dr Penn") or a possessed/definite noun ("my fixie", "the runner beans")
 _SUBJECT = (
     rf"(?P<thing>(?:(?-i:Dr|Mr|Mrs|Ms)\.?\s+)?{_CAP}(?:\s+{_CAP}){{0,3}}"
@@ -42,11 +42,11 @@ _DONE = r"(?:\s+(?:has|have|had|was|were|got|is|are)|'s|'ve)?(?:\s+(?:just|final
 #: predicates of ending: death, loss, theft, sale, departure, closing, failure, cancellation, distance
 _ENDING = (
     r"(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|stolen|written\s+off|scrapped|sold(?!\s+out)|rehomed|"
-    r"ran\s+away|run\s+away|went\s+missing|gone\s+missing|left(?=\s*(?:$|[,.;:!?])|\s+to\s+[a-z]|\s+(?-i:[A-Z])|\s+(?:the|our|my|his|her|their)\s+"
+    r"ran\s+away|run\s+away|went\s+missing|gone\s+missing|left(?=\s*(?:$|[,.;:!?])|\s+(?:to|for)\s+[a-z]|\s+for\s+(?-i:[A-Z])|\s+(?-i:[A-Z])|\s+(?:the|our|my|his|her|their)\s+"
     r"(?:company|firm|team|practice|school|club|band|group|choir|office|department|business|country|area)\b)|"
-    r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|retired|resigned|quit|stepped\s+down|"
+    r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|(?:retired|resigned|quit)(?=\s*(?:$|[,.;:!?])|\s+(?:as|at|from|the|his|her|their|last|this|on|in|after|because)\b)|stepped\s+down|"
     r"handed\s+(?:over\s+)?(?:(?:the|his|her|their|its)\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to|"
-    r"closed(?:\s+down)?|shut(?:\s+down)?|gone\s+bust|went\s+bust|gone\s+under|folded|"
+    r"closed(?:\s+down)?|closing(?:\s+down)?|shut(?:\s+down)?|shutting\s+down|gone\s+bust|(?:over|off)(?=\s*(?:$|[,.;:!?]|\s+(?:so|and|now|this|for|until|till|after\s+all)\b))|finished(?=\s*(?:$|[,.;:!?]|\s+(?:so|and|last|this|on|in)\b))|went\s+bust|gone\s+under|folded|"
     r"failed|fell\s+through|double-booked|cancell?ed|called\s+off|ended\s+(?:the|our|my|it)|"
     r"too\s+(?:far|expensive|dear|small|big|noisy|busy|much))\b"
 )
@@ -67,7 +67,7 @@ _NOT_THINGS = frozenset(
 )
 #: "..., so no climbing", "no more dairy": a clause of no verb that rules an activity out
 _NO_MORE = re.compile(
-    r"(?:(?:^|[,;:]\s*)no\s+more\s+|[;:]\s*no\s+|\bso\s+no\s+(?:more\s+)?)(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?=\s*(?:$|[,.;:!?]|\s+(?:for|until|till|now|anymore|this|at)\b))",
+    r"(?:(?:^|[,;:]\s*)no\s+more\s+|[;:]\s*no\s+|\bso\s+no\s+(?:more\s+)?)(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)(?=\s*(?:$|[,.;:!?]|\s+(?:for|until|till|now|anymore|this|at)\b))",
     re.IGNORECASE,
 )
 #: the speaker gives a thing up: "I've handed the rota to Becky", "we've decided to sell the caravan"
@@ -93,8 +93,14 @@ _FUNCTION = frozenset("the a an my our your his her their to of in at for on wit
 _NEGATION = re.compile(r"\b(?:no\s+longer|not|never|n't|anymore|any\s+more)\b", re.IGNORECASE)
 
 
+#: sentence adverbs and conjunctions that open a clause, never part of a thing's name ("Also Eirik quit")
+_OPENERS = frozenset("also and but so then now well anyway btw update sadly finally".split())
+
+
 def _thing(raw: str) -> str | None:
     words = raw.strip(" ,.;:!?'\"").split()
+    while words and words[0].lower() in _OPENERS:
+        words = words[1:]
     while words and (words[0].lower() in ("my", "our", "the", "his", "her", "their") or words[0] == "old"):
         words = words[1:]
     if words and words[-1].endswith("'s"):
@@ -176,7 +182,9 @@ def mentions(value: str, text: str) -> bool:
     text = text.replace("\u2019", "'")
     wanted = _stems(value)
     said = _stems(text)
-    if not wanted or _NEGATION.search(text) or not all(any(s.startswith(w) or (len(s) > 2 and len(w) - len(s) <= 1 and w.startswith(s)) for s in said) for w in wanted):
+    found = sum(any(s.startswith(w) or (len(s) > 2 and len(w) - len(s) <= 1 and w.startswith(s)) for s in said) for w in wanted)
+    # every word of the thing; of a thing of three words or more, all but one ("my terrible gas oven" / "an old gas one")
+    if not wanted or _NEGATION.search(text) or found < len(wanted) - (1 if len(wanted) >= 3 else 0):
         return False
     if _in_list(text, value):
         return False

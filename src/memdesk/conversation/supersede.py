@@ -61,6 +61,7 @@ from .attributes import same_role
 from .endings import mentions, reverses, valued_end
 from .topics import rehabits, retopics
 from .facts import Claim, same_value
+from .replies import old_values, restates
 from .updates import only_names, owner_only, updated_by
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
@@ -271,8 +272,10 @@ class Supersession:
                 until = _effective(new, old)
                 if victim.row is not None:
                     old.valid_to, old.superseded_by = until, new.id
-                else:
-                    closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
+                    continue
+                closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
+                for reply in self._replies(store, records, new, vectors[i], old, closed):  # replies that restate it go too
+                    closed[reply.id] = reply.model_copy(update={"valid_to": until, "superseded_by": new.id})
         out = []
         for record in closed.values():
             out.append((record, store.get_vectors(record.memory_type, [record.id])[0]))
@@ -303,6 +306,24 @@ class Supersession:
                 if (claims := claims_in(r)) or generic:
                     out.append(_Candidate(r, hit.score, claims, None))
         return out
+
+    def _replies(
+        self, store: Store, records: Sequence[MemoryRecord], new: MemoryRecord, vector: np.ndarray, old: MemoryRecord,
+        closed: dict[str, MemoryRecord],
+    ) -> list[MemoryRecord]:  # fmt: skip
+        """Other speakers' current replies to ``old``'s message that restate what it said and ``new`` does not (:mod:`.replies`)."""
+        typed, named = old_values(old.text(), claims_in(old), new.text())
+        if not typed and not named:
+            return []
+        message, batch = _message_of(old), {r.id for r in records}
+        others = [
+            hit.record for memory_type in MemoryType for hit in store.search(vector, new.scope, memory_type, self.k)
+            if hit.record.id not in batch and hit.record.id not in closed and hit.record.superseded_by is None
+            and (hit.record.speaker, hit.record.role) != (old.speaker, old.role) and restates(hit.record.text(), typed, named)
+        ]  # fmt: skip
+        # a reply to old's message, and every other view of that reply's words
+        replies = {_message_of(r) for r in others if message in r.provenance[1:]}
+        return [r for r in others if _message_of(r) in replies]
 
     def _named(
         self, store: Store, records: Sequence[MemoryRecord], new: MemoryRecord, named: list[str],

@@ -35,14 +35,26 @@ _NUMBER_WORDS = {
 _NUM = r"(?:\d[\d,]*(?:\.\d+)?|" + "|".join(_NUMBER_WORDS) + r")"
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bmidnight\b"
+_CLOCK = rf"(?:{_CLOCK})"
+#: currencies by name, singular or plural ("15,000 pesos", "3,400 dirhams", "12 million naira")
+_CURRENCY = (
+    r"(?:pounds?|euros?|dollars?|quid|pesos?|dirhams?|naira|cedis?|rupees?|yen|yuan|francs?|kr|kroner|kronor|krona|zloty|złoty|zł|"
+    r"rand|reais|real|lira|shillings?|baht|won|ringgit|dinars?|riyals?|dong|pesetas?|usd|eur|gbp|pln|inr|nok|sek|dkk|chf|aud|cad|ksh)"
+)
 _UNIT_TIME = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
 
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
-        ("money", r"[£$€]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:pounds|euros|dollars|quid)\b"),
+        # an amount of money: a currency sign or name, or a rate ("55 an hour")
+        ("money", rf"[£$€₹¥₦]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
+                  r"|\b\d[\d,]*(?:\.\d+)?\s+(?:an|a|per)\s+(?:hour|night|session|lesson|visit|month)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|bn)\b"),
+        ("percent", r"\b\d+(?:\.\d+)?\s?(?:%|percent\b|per\s+cent\b)"),
         ("dose", r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|micrograms?|milligrams?)\b"),
-        ("clock", r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bmidnight\b"),
+        # a span of the clock is one value: "7pm to 7am" is not "7am to 7pm"
+        ("clock", rf"{_CLOCK}\s*(?:to|-|–|until|till)\s*{_CLOCK}"),
+        ("clock", _CLOCK),
         ("date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b(?:in|until|till|by|from|to)\s+{_MONTH}\b"
                  r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|(?-i:\b(?:January|February|March|April|June|July|August|September|October|November|December)\b)"),
         ("frequency", rf"\bevery\s+(?:other\s+|second\s+|single\s+)?(?:{_DAY}|day|week|month|morning|evening|night|weekend|fortnight|year)\b"
@@ -69,7 +81,8 @@ _CUE = re.compile(
     r"\b(?:now|instead|again|new|newer|up\s+to|down\s+to|back\s+to|extra|"
     r"raised|raises|lowered|increased|reduced|cut|cuts|dropped|dropping|drops|pushed|pushes|moved|moving|shortened|extended|"
     r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|slipped|settled\s+at|went\s+in|rose|fell|grew|grown|doubled|halved|"
-    r"switched|swapped|replaced|updated|revised|only\s+need|"
+    r"switched|swapped|replaced|updated|revised|only\s+need|change|later|earlier|as\s+of|"
+    rf"starting\s+(?:today|tomorrow|now|next|this|on|from|in|\d|{_MONTH}|{_DAY})|"
     rf"from\s+(?:next\s+\w+|{_MONTH}|{_DAY}|the\s+new\s+year))\b",
     re.IGNORECASE,
 )
@@ -144,8 +157,11 @@ def values_of(text: str) -> dict[str, set[str]]:
 
 def topic_terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
     """The words of ``text`` that may say what a value is of: no values, no common words, no names in ``skip``."""
-    spans = [span for _, _, span in _spans(text)]
-    kept = "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(text.lower()))
+    # an amount keeps its currency and scale ("dirhams", "million"): they say what the amount is of
+    spans = [(span, kind == "money") for kind, _, span in _spans(text)]
+    kept = "".join(
+        " " if any(a <= i < b and (not money or not ch.isalpha()) for (a, b), money in spans) else ch for i, ch in enumerate(text.lower())
+    )
     return {_stem(w) for w in _WORDS.findall(kept) if len(w) > 2 and not w.isdigit() and w not in _COMMON and w not in skip}
 
 

@@ -1,0 +1,171 @@
+"""More ways a change is said (issue 28, fourth session): a dropped subject, accented names, a workplace named by a
+common noun, a job got with no employer named, things that end by being over, closing or left for, amounts in
+any currency, rates, percentages, spans of the clock, and replies that restate a value that went."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from memdesk.conversation.base import RoutedExtraction
+from memdesk.conversation.endings import ended_claims, mentions
+from memdesk.conversation.extract import RuleExtractor
+from memdesk.conversation.facts import claims_of, with_subject
+from memdesk.conversation.memory import Memory
+from memdesk.conversation.replies import old_values, restates
+from memdesk.conversation.router import RuleRouter
+from memdesk.conversation.updates import topic_terms, update_of, values_of
+from memdesk.records import Scope
+from memdesk.store import open_store
+
+S = Scope(user_id="ines")
+T0 = datetime(2025, 5, 6, 9, 0, tzinfo=timezone.utc)
+
+
+def keyed(text: str) -> set[tuple[str, str | None, str]]:
+    return {(c.key, c.value, c.op) for c in claims_of(text)}
+
+
+@pytest.mark.parametrize(
+    "text,subjected",
+    [
+        ("Moved to Hove on Friday.", "I moved to Hove on Friday."),
+        ("Update: sold the piano last week.", "Update: I sold the piano last week."),
+        ("Finally quit the agency!", "Finally I quit the agency!"),
+        ("Speed is what matters.", "Speed is what matters."),  # a noun, not a verb
+        ("Red suits you.", "Red suits you."),
+    ],
+)
+def test_a_dropped_subject_is_the_speaker(text: str, subjected: str) -> None:
+    assert with_subject(text) == subjected
+
+
+@pytest.mark.parametrize(
+    "text,claim",
+    [
+        ("Relocated to Santa Cruz de Tenerife in March.", ("residence", "Santa Cruz de Tenerife", "set")),
+        ("We moved to Vila Nova de Gaia last month.", ("residence", "Vila Nova de Gaia", "set")),
+        ("Émile and I split up in the spring.", ("partner", "Émile", "end")),
+        ("I'm seeing Øystein now.", ("partner", "Øystein", "set")),
+        ("I'm a line cook at a seafood restaurant by the harbour.", ("employer", "seafood restaurant", "set")),
+        ("I work weekends at a garden centre shop.", ("employer", "garden centre shop", "set")),
+        ("I handed in my notice at the clinic.", ("employer", "clinic", "end")),
+        ("Left the bakery on Friday, bittersweet.", ("employer", "bakery", "end")),
+        ("Monday was my first day at Orla Health.", ("employer", "Orla Health", "set")),
+        ("My first week in the Tidewater office went fine.", ("employer", "Tidewater", "set")),
+        ("Guess what, I got a job!", ("employer", "job", "set")),
+        ("Started a new job this week, it's a lot.", ("employer", "new job", "set")),
+        ("I've jacked in the saxophone.", ("negation", "saxophone", "end")),
+    ],
+)
+def test_more_ways_of_saying_a_change(text: str, claim: tuple[str, str | None, str]) -> None:
+    assert claim in keyed(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Tomorrow is my first day at school, says my nephew.",  # lowercase: no named employer
+        "I left the keys at the bakery.",  # left something somewhere: no workplace left
+        "Tomorrow is my first appointment.",
+        "My job interview went well!",
+    ],
+)
+def test_no_employer_change_where_none_is_said(text: str) -> None:
+    assert not any(k == "employer" for k, _, _ in keyed(text))
+    assert not any(k.startswith("role") for k, _, _ in keyed(text))
+
+
+@pytest.mark.parametrize(
+    "text,thing",
+    [
+        ("Lent is over, so chocolate is back.", "Lent"),
+        ("The festival is off this year.", "festival"),
+        ("Harbour Books is closing down in June.", "Harbour Books"),
+        ("Marek left for Gdynia in the summer.", "Marek"),
+        ("The pilot project finished last week.", "pilot project"),
+        ("Also Tilde died in her sleep.", "Tilde"),  # a clause opener is no part of the name
+        ("No more early morning swims for me.", "early morning swims"),
+    ],
+)
+def test_things_that_end(text: str, thing: str) -> None:
+    assert thing in {c.value for c in ended_claims(text)}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Nadia quit smoking last year.", "If the festival is off we'll stay home.", "Not sure the course is over yet."],
+)
+def test_no_thing_ends_where_nothing_does(text: str) -> None:
+    assert not ended_claims(text)
+
+
+def test_a_long_thing_is_named_by_all_but_one_of_its_words() -> None:
+    assert mentions("dodgy gas boiler", "The gas boiler leaks.")
+    assert not mentions("dodgy gas boiler", "The gas kettle leaks.")
+    assert not mentions("gas hob", "The hob is electric.")  # two words: both
+
+
+@pytest.mark.parametrize(
+    "text,kind,value",
+    [
+        ("Rent is 9,500 rupees a month.", "money", "9500 rupees"),
+        ("She earns 2 million naira a year.", "money", "2 million naira"),
+        ("My tutor charges 30 an hour.", "money", "30 an hour"),
+        ("Savings are up to 12% of my pay.", "percent", "12"),
+        ("I work 9pm to 5am on Sundays.", "clock", "9pm 5am"),
+    ],
+)
+def test_amounts_rates_percentages_and_spans(text: str, kind: str, value: str) -> None:
+    assert value in values_of(text).get(kind, set())
+
+
+def test_a_span_of_the_clock_is_one_value_and_a_currency_says_what_an_amount_is_of() -> None:
+    assert values_of("on lates, 2pm to 10pm")["clock"] != values_of("on earlies now, 10pm to 2pm")["clock"]
+    assert "rupee" in topic_terms("Rent is 9,500 rupees a month.")
+    assert update_of("Bumped my prices, starting Monday: 40 an hour.") is not None
+    assert update_of("Small change: the course starts a week later, on 9 June.") is not None
+
+
+def test_a_reply_that_restates_the_old_value_goes_with_it() -> None:
+    typed, named = old_values("My rent is 9,500 rupees a month.", [], "Rent went up to 11,000 rupees.")
+    assert restates("On 9,500 rupees, keep 3,000 aside for food.", typed, named)
+    assert not restates("Keep a third aside for food.", typed, named)
+
+
+@pytest.fixture
+def mem(tmp_path, minilm):
+    m = Memory(open_store(f"sqlite:///{tmp_path}/w.db"), minilm, RoutedExtraction(RuleRouter(), RuleExtractor()))
+    yield m
+    m.close()
+
+
+def said(mem: Memory, *turns: tuple[str, str]) -> list[str]:
+    """Add each (role, line) a minute apart; the current memories' texts."""
+    for i, (role, line) in enumerate(turns):
+        who = "Ines" if role == "user" else "Assistant"
+        mem.add([{"content": line, "speaker": who, "role": role, "timestamp": T0 + timedelta(minutes=i)}], scope=S)
+    return [r.text() for r in mem.get_all(scope=S)]
+
+
+def test_replies_follow_the_value_they_restate(mem: Memory) -> None:
+    now = said(
+        mem,
+        ("user", "My rent is 9,500 rupees a month and I want to save more."),
+        ("assistant", "With rent at 9,500 rupees, try putting 2,000 rupees aside first."),
+        ("user", "My rent went up to 11,000 rupees from June."),
+    )
+    assert not any("9,500" in t for t in now)
+    assert any("11,000" in t for t in now)
+
+
+def test_a_new_job_closes_the_old_workplace_not_the_home(mem: Memory) -> None:
+    now = said(
+        mem,
+        ("user", "I'm a sous chef at a tapas restaurant in Gràcia."),
+        ("user", "I live in Sants with two flatmates."),
+        ("user", "Big news: got a new job! Monday was my first day at Cala Foods."),
+    )
+    assert not any("tapas" in t for t in now)
+    assert any("Sants" in t for t in now)
