@@ -169,3 +169,48 @@ def test_a_new_job_closes_the_old_workplace_not_the_home(mem: Memory) -> None:
     )
     assert not any("tapas" in t for t in now)
     assert any("Sants" in t for t in now)
+
+
+@pytest.mark.parametrize(
+    "text,claim",
+    [
+        ("And Bronagh is moving to Galway!", ("residence:bronagh", "Galway", "set")),
+        ("So Wiktor has moved back to Poznań.", ("residence:wiktor", "Poznań", "set")),
+        ("My cousin Dara is moving to Cork in May.", ("residence:cousin dara", "Cork", "set")),
+        ("I'm living with my aunt in Tralee now.", ("residence", "Tralee", "set")),
+        ("We moved out of our flat in Rathmines.", ("residence", "Rathmines", "end")),
+    ],
+)
+def test_homes_that_move(text: str, claim: tuple[str, str | None, str]) -> None:
+    assert claim in keyed(text)
+
+
+def test_a_named_persons_move_closes_their_home_not_the_speakers() -> None:
+    from memdesk.conversation.supersede import replaces
+
+    theirs = next(c for c in claims_of("Wiktor is moving to Gdańsk.") if c.attribute == "residence")
+    assert replaces(theirs, next(c for c in claims_of("My brother Wiktor lives in Poznań.") if c.attribute == "residence"))
+    assert not replaces(theirs, next(c for c in claims_of("I live in Łódź.") if c.attribute == "residence"))
+
+
+@pytest.mark.parametrize(
+    "text,old,closes",
+    [
+        ("I walk the dog at lunchtime now, not in the evening.", "I walk the dog in the evening.", True),
+        ("We do the big shop on Saturdays now instead of Thursdays.", "We do the big shop on Thursdays.", True),
+        ("Rent is 900 a month now instead of 850.", "Rent is 850 a month.", True),
+        ("I walk the dog at lunchtime now, not in the evening.", "I read in the evening.", False),  # not what the value is of
+        ("I walk the dog at lunchtime now, not in the evening.", "I never walk the dog in the evening.", False),
+        ("If we shop on Saturdays now instead of Thursdays, fine.", "We do the big shop on Thursdays.", False),
+    ],
+)
+def test_a_new_value_said_against_the_old_one(text: str, old: str, closes: bool) -> None:
+    from memdesk.conversation.topics import contrast_claim, contrasts
+
+    claim = contrast_claim(text)
+    assert (claim is not None and contrasts(claim, old)) is closes
+
+
+def test_a_phone_number_is_one_value() -> None:
+    assert values_of("Call me on 44 7911 1234 after six.")["number"] == {"44 7911 1234"}
+    assert "number" not in values_of("We paid 1,200 in 2024.")

@@ -145,7 +145,7 @@ def valued_end(claim: Claim) -> str | None:
     """The words naming what an end claim ends, when it names one (``None`` for an end of a whole attribute
     or slot, a textual change, update or reversal, a revision, and a person leaving a role: that closes the
     role, not every statement naming the person)."""
-    if claim.op != "end" or not claim.value or claim.attribute in ("change", "update", "revision", "reversal", "role"):
+    if claim.op != "end" or not claim.value or claim.attribute in ("change", "update", "revision", "reversal", "role", "contrast"):
         return None
     return claim.value if _thing(claim.value) else None
 

@@ -28,7 +28,7 @@ import re
 from .attributes import attribute_claims
 from .claims import Claim, Op
 from .endings import ended_claims, reversal
-from .topics import habit_claim, topic_claim
+from .topics import contrast_claim, habit_claim, topic_claim
 from .updates import update_of
 from ..timeexpr.words import DAY_RE, MONTH_RE
 
@@ -83,7 +83,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"{_I}{_HAVE}\s+{_ADV}(?:moved|relocated|moved back)\s+(?:to|into)\s+(?:a\s+\w+\s+in\s+)?(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"{_I}\s+{_ADV}live\s+(?:in\s+(?:a|an|the)\s+(?:[\w-]+\s+){{0,2}}?)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"{_I}{_HAVE}\s+{_ADV}lived\s+in\s+(?:the\s+)?{_NAME}\s+for\b"), "residence", "set", ""),
-    (_p(rf"\b(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based|settled)\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
+    (_p(rf"\b(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based|settled)\s+(?:with\s+(?:my\s+)?[\w-]+(?:\s+[\w-]+)?\s+)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+in\s+{_NAME}\s+now\b"), "residence", "set", ""),
     (_p(rf"\b(?:my|our)\s+(?:new\s+)?(?:home|flat|house|place|apartment)\s+is\s+(?:now\s+)?in\s+{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"\bhome\s+(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
@@ -92,9 +92,11 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
         rf"(?:in\s+)?(?:a|an|the|my|our)\s+(?:[\w-]+\s+){{0,2}}?{_DWELLING}\s+in\s+(?:the\s+)?{_NAME}{_STOP}(?![^.;!?]*\b(?:for|over)\s+(?:a|an|the|one|two|three|four|\d+|our|my)\s+(?:night|week|weekend|fortnight|month|holiday|break|trip|days|nights|weeks)\b)"), "residence", "set", ""),
     (_p(rf"{_I}\s+(?:don't|do not|no longer)\s+live\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+not\s+in\s+{_NAME}\s+(?:anymore|any more)\b"), "residence", "end", ""),
-    (_p(rf"{_I}{_HAVE}\s+{_ADV}moved\s+(?:out\s+of|away\s+from)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
+    (_p(rf"{_I}{_HAVE}\s+{_ADV}moved\s+(?:out\s+of|away\s+from)\s+(?:(?:my|our|the)\s+(?:[\w-]+\s+)?{_DWELLING}\s+in\s+)?(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
     # someone close to the speaker: their home, one per person ("My son Euan lives in Aberdeen")
-    (_p(rf"\b(?:my|our)\s+(?P<slot>{_KIN}(?:\s+{_CAP})?)\s+(?:now\s+|still\s+)?(?:lives|live|is\s+living|are\s+living|is\s+based|are\s+based|has\s+moved|have\s+moved)\s+(?:in|to)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", None),
+    (_p(rf"\b(?:my|our)\s+(?P<slot>{_KIN}(?:\s+{_CAP})?)\s+(?:now\s+|still\s+)?(?:lives|live|is\s+living|are\s+living|is\s+based|are\s+based|has\s+moved|have\s+moved|is\s+moving)\s+(?:in|to)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", None),
+    # someone named moves: their home, the slot their name ("Agnieszka is moving to Wrocław", "Tom has moved to Leeds")
+    (_p(rf"(?:^|[,;:!.]\s*|\b(?:and|so|but|also)\s+)(?P<slot>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zà-ÿ\w'-]+))\s+(?:is\s+moving|has\s+moved|moved|is\s+relocating|has\s+relocated)\s+(?:back\s+)?to\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", None),
     # employer
     (_p(rf"\bi\s+{_ADV}(?:work|teach)\s+(?:at|for|in)\s+{_ORG}{_STOP}"), "employer", "set", ""),
     (_p(rf"\bi(?:'m| am)\s+{_ADV}(?:working|teaching)\s+(?:at|for)\s+{_ORG}{_STOP}"), "employer", "set", ""),
@@ -343,6 +345,8 @@ def claims_of(sentence: str) -> list[Claim]:
         out.append(topic)
     if (habit := habit_claim(text)) is not None:
         out.append(habit)
+    if (contrast := contrast_claim(text)) is not None:
+        out.append(contrast)
     for pattern in _PLANS:
         m = pattern.search(text)
         if m and _clean(m.group("value")):

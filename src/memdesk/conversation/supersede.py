@@ -59,7 +59,7 @@ import numpy as np
 
 from .attributes import same_role
 from .endings import mentions, reverses, valued_end
-from .topics import rehabits, retopics
+from .topics import contrasts, rehabits, retopics
 from .facts import Claim, same_value
 from .replies import old_values, restates
 from .updates import only_names, owner_only, updated_by
@@ -161,8 +161,8 @@ def _same_speaker(a: MemoryRecord, b: MemoryRecord) -> bool:
 
 def _same_key(new: Claim, old: Claim) -> bool:
     """One attribute and slot; a role's slot by its words ("deputy" is the "deputy principal")."""
-    if new.attribute == old.attribute == "role" and new.slot and old.slot:
-        return same_role(new.slot, old.slot)
+    if new.attribute == old.attribute and new.attribute in ("role", "residence") and new.slot and old.slot:
+        return same_role(new.slot, old.slot)  # a person's home by any of their words ("Agnieszka" / "sister agnieszka")
     return new.key == old.key
 
 
@@ -208,7 +208,7 @@ def _all_replaced(new: list[Claim], old: list[Claim]) -> bool:
     )
 
 
-_TEXTUAL = ("change", "update", "negation", "reversal", "topic", "habit")
+_TEXTUAL = ("change", "update", "negation", "reversal", "topic", "habit", "contrast")
 
 
 def _ends(claims: list[Claim], value: str) -> bool:
@@ -292,7 +292,7 @@ class Supersession:
             return _same_speaker(r, new)
 
         # a generic negation may close a memory no attribute rule read ("Maya plays the violin")
-        generic = any(c.attribute in ("change", "update", "reversal", "topic", "habit") or valued_end(c) for c in claims_in(new))
+        generic = any(c.attribute in ("change", "update", "reversal", "topic", "habit", "contrast") or valued_end(c) for c in claims_in(new))
         out = []
         for j, r in enumerate(records[:i]):
             if same(r) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
@@ -365,7 +365,7 @@ class Supersession:
         victims = [
             c for c in candidates
             if _all_replaced(claims, c.claims) or any(negates(n, c.record) for n in claims) or any(mentions(v, c.record.text()) and not _ends(c.claims, v) for v in ends)
-            or any(reverses(n, c.record.text()) or retopics(n, c.record.text()) or rehabits(n, c.record.text()) for n in claims)
+            or any(reverses(n, c.record.text()) or retopics(n, c.record.text()) or rehabits(n, c.record.text()) or contrasts(n, c.record.text()) for n in claims)
         ]  # fmt: skip
         for update in (n for n in claims if n.attribute == "update"):
             # the memories whose value it changes, close enough in meaning, that share the most words saying

@@ -64,7 +64,8 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("weekday", rf"\b{_DAY}s?\s+(?:to|-|through|and|or)\s+{_DAY}s?\b|\b{_DAY}s\b|\b{_DAY}\s+(?:nights|mornings|evenings|afternoons)\b"),
         ("date", rf"\b{_DAY}\b"),
         ("duration", rf"\b{_NUM}\s+{_UNIT_TIME}\b(?!\s+(?:a|per)\s+week)"),
-        ("number", r"\b\d{4,}(?:\s\d{3,})+\b|\b\d{6,}\b"),
+        # a long number: a phone ("33 1120 0453", "+44 7700 900123"), an account
+        ("number", r"\b\d{4,}(?:\s\d{3,})+\b|\b\d{6,}\b|(?<![\w,.])\+?\d{2,4}(?:[\s-]\d{3,4}){2,}\b"),
     )
 )
 _COUNT = re.compile(rf"(?<![\w-])(?P<n>{_NUM})(?![\w-])(?:\s+(?P<noun>(?:[a-z][\w-]*\s+){{0,2}}?[a-z][\w-]{{2,}}s)\b)?", re.IGNORECASE)
