@@ -84,7 +84,6 @@ def test_no_employer_change_where_none_is_said(text: str) -> None:
         ("The festival is off this year.", "festival"),
         ("Harbour Books is closing down in June.", "Harbour Books"),
         ("Marek left for Gdynia in the summer.", "Marek"),
-        ("The pilot project finished last week.", "pilot project"),
         ("Also Tilde died in her sleep.", "Tilde"),  # a clause opener is no part of the name
         ("No more early morning swims for me.", "early morning swims"),
     ],
@@ -95,7 +94,12 @@ def test_things_that_end(text: str, thing: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Nadia quit smoking last year.", "If the festival is off we'll stay home.", "Not sure the course is over yet."],
+    [
+        "Nadia quit smoking last year.",
+        "If the festival is off we'll stay home.",
+        "Not sure the course is over yet.",
+        "The roof is finished at last.",  # a thing made is finished, and stays
+    ],
 )
 def test_no_thing_ends_where_nothing_does(text: str) -> None:
     assert not ended_claims(text)
@@ -214,3 +218,56 @@ def test_a_new_value_said_against_the_old_one(text: str, old: str, closes: bool)
 def test_a_phone_number_is_one_value() -> None:
     assert values_of("Call me on 44 7911 1234 after six.")["number"] == {"44 7911 1234"}
     assert "number" not in values_of("We paid 1,200 in 2024.")
+
+
+@pytest.mark.parametrize(
+    "sentence,statements",
+    [
+        (
+            "Quick one: I live in Ghent with my cat Pippa, a shy tabby, and she's been off her food since Monday.",
+            ["Quick one: I live in Ghent.", "My cat is called Pippa, a shy tabby.", "She's been off her food since Monday."],
+        ),
+        (
+            "I rent a room in Salford with him, he's in his final year of medicine.",
+            ["I rent a room in Salford with him.", "He's in his final year of medicine."],
+        ),
+        ("We live in Brno with our dog, Fík.", ["We live in Brno.", "Our dog is called Fík."]),
+        ("I asked Noor, she said yes.", ["I asked Noor, she said yes."]),  # too short to stand alone
+    ],
+)
+def test_a_compound_statement_becomes_statements(sentence: str, statements: list[str]) -> None:
+    from memdesk.conversation.atoms import atoms
+
+    assert atoms(sentence) == statements
+
+
+@pytest.mark.parametrize(
+    "text,thing",
+    [
+        ("Then Leon left Brightside Academy.", "Leon Brightside Academy"),  # Leon at the academy, not Leon
+        ("Priti resigned from the committee.", "Priti committee"),
+        ("Halvard left for Tromsø in June.", "Halvard"),  # gone away
+    ],
+)
+def test_someone_leaving_a_place_ends_them_there(text: str, thing: str) -> None:
+    assert thing in {c.value for c in ended_claims(text)}
+
+
+def test_a_move_closes_the_home_not_the_pet_beside_it(mem: Memory) -> None:
+    now = said(
+        mem,
+        ("user", "Random question: I live in Utrecht with my rabbit Mochi, a lop, and she's been sneezing since Friday."),
+        ("user", "We moved to Leiden last week!"),
+    )
+    assert not any("Utrecht" in t for t in now)
+    assert any("Mochi" in t for t in now)
+
+
+def test_a_new_value_closes_its_sentence_not_the_rest_of_the_turn(mem: Memory) -> None:
+    now = said(
+        mem,
+        ("user", "My grandad Ewan is 88 and lives with us in Ayr. He takes levothyroxine 50 mcg every morning."),
+        ("user", "The GP raised his levothyroxine to 75 mcg."),
+    )
+    assert not any("50 mcg" in t for t in now)
+    assert any("Ayr" in t for t in now)

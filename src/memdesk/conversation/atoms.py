@@ -34,13 +34,19 @@ def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     own = _OWN if not subject else rf"(?:{_PRONOUNS}|(?-i:{re.escape(subject)})(?:'s)?)\b"
     brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
     with_ = re.compile(
-        rf"^(?P<head>{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
+        rf"^(?P<head>(?:[\w'-]+(?:\s+[\w'-]+){{0,2}}:\s+)?{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
         rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their|another)\s+.+?)(?P<end>[.!?]*)$",
         re.IGNORECASE,
     )
     return brk, with_
 
 
+#: a comma, or ", and" / ", but", before a clause of a third person ("..., and she's been limping since Sunday",
+#: "..., he's in his third year of law"): a statement about someone else
+_OTHER = re.compile(
+    r",\s+(?:and\s+|but\s+)?(?=(?:he|she|they)(?:'s|'re|'ll|'d|\s+(?:is|are|was|were|has|have|had|will|does|did|can|goes|works|lives)\b))",
+    re.IGNORECASE,
+)
 _MIN_WORDS = 3
 _CONTRACTED = re.compile(r"^\s*(?:i'm|we're|i've|we've|i'll|we'll|i'd|we'd)\s+\S", re.IGNORECASE)
 
@@ -70,12 +76,20 @@ def _companions(head: str, with_: str, subject: str | None = None) -> list[str]:
     parts = re.split(r",?\s+and\s+(?=(?:my|our|his|her|their|a|an)\b)", with_[len("with ") :], flags=re.IGNORECASE)
     first = head.split()[0].lower()
     own = "Our" if first == "we" else "My" if first == "i" else f"{head.split()[0]}'s"
-    named = [_NAMED.match(p.strip()) for p in parts]
+    # a name may come with a description after it ("my dog Kora, a five year old collie"): it goes with the name
+    described = [re.match(r"^(?P<core>.+?),\s+(?P<about>(?:a|an|the)\s+[^,]+)$", p.strip()) for p in parts]
+    cores = [d.group("core") if d and not _NAMED.match(p.strip()) else p.strip() for p, d in zip(parts, described)]
+    abouts = [d.group("about") if d and not _NAMED.match(p.strip()) else "" for p, d in zip(parts, described)]
+    named = [_NAMED.match(c) for c in cores]
     if not all(named):
         return [f"{head} {with_}"]
     out = []
-    for m in named:
+    for m, about in zip(named, abouts):
         assert m is not None
+        if about:
+            m_name = f"{m.group('name')}, {about}"
+        else:
+            m_name = m.group("name")
         if m.group("whose").lower() == "another":
             out.append(f"{head} with {m.group(0)}")  # "I share with another doctor, Priti": not "my doctor"
             continue
@@ -83,7 +97,7 @@ def _companions(head: str, with_: str, subject: str | None = None) -> list[str]:
         verb = "is" if noun.split()[-1].lower() in _PEOPLE else "is called"
         whose = m.group("whose").lower()
         whose = own if whose in ("a", "an") or (whose in ("his", "her", "their") and first not in ("i", "we")) else whose.capitalize()
-        out.append(f"{whose} {noun} {verb} {m.group('name')}")
+        out.append(f"{whose} {noun} {verb} {m_name}")
     return out
 
 
@@ -119,6 +133,10 @@ def atoms(sentence: str, subject: str | None = None) -> list[str]:
     s = sentence.strip()
     if not s:
         return []
+    clauses = [c for c in _OTHER.split(s) if c]
+    if len(clauses) > 1 and all(_clause(c) for c in clauses):
+        punct = s[-1] if s[-1] in ".!?" else "."
+        return [a for c in clauses for a in atoms(_end(c[0].upper() + c[1:], punct), subject)]
     _BREAK, _WITH = _patterns(subject)
     punct = s[-1] if s[-1] in ".!?" else "."
     whole = _WITH.match(s.rstrip(".!?"))

@@ -46,7 +46,7 @@ _ENDING = (
     r"(?:company|firm|team|practice|school|club|band|group|choir|office|department|business|country|area)\b)|"
     r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|(?:retired|resigned|quit)(?=\s*(?:$|[,.;:!?])|\s+(?:as|at|from|the|his|her|their|last|this|on|in|after|because)\b)|stepped\s+down|"
     r"handed\s+(?:over\s+)?(?:(?:the|his|her|their|its)\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to|"
-    r"closed(?:\s+down)?|closing(?:\s+down)?|shut(?:\s+down)?|shutting\s+down|gone\s+bust|(?:over|off)(?=\s*(?:$|[,.;:!?]|\s+(?:so|and|now|this|for|until|till|after\s+all)\b))|finished(?=\s*(?:$|[,.;:!?]|\s+(?:so|and|last|this|on|in)\b))|went\s+bust|gone\s+under|folded|"
+    r"closed(?:\s+down)?|closing(?:\s+down)?|shut(?:\s+down)?|shutting\s+down|gone\s+bust|(?:over|off)(?=\s*(?:$|[,.;:!?]|\s+(?:so|and|now|this|for|until|till|after\s+all)\b))|went\s+bust|gone\s+under|folded|"
     r"failed|fell\s+through|double-booked|cancell?ed|called\s+off|ended\s+(?:the|our|my|it)|"
     r"too\s+(?:far|expensive|dear|small|big|noisy|busy|much))\b"
 )
@@ -55,6 +55,8 @@ _THING_ENDS = re.compile(
     rf"{_SUBJECT}{_DONE}\s+{_ENDING}",
     re.IGNORECASE,
 )
+#: what a person left, quit or resigned from, when named ("Vidya Academy", "the choir")
+_LEFT_WHAT = re.compile(r"\s+(?!(?:for|to|early|late|today|yesterday|last|this|on|in|at|after|because|and|but|so)\b)(?:from\s+)?(?:the\s+|our\s+|my\s+|his\s+|her\s+|their\s+)?(?P<what>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'&-]*)(?:\s+(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'&-]*))*|[a-z][\w-]+)")
 _KIN = re.compile(
     r"(?:son|daughter|mum|mom|dad|mother|father|parents|brother|sister|grandson|granddaughter|aunt|uncle|cousin|niece|nephew|"
     r"husband|wife|partner|kids|children|child|family)\b",
@@ -122,6 +124,8 @@ def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list
         thing = _thing(m.group("thing"))
         if thing and _KIN.match(thing) and not re.search(r"died|passed|put", m.group(0), re.IGNORECASE):
             continue  # "my sister has moved to Lille": a family member moves house, and stays family
+        if thing and (left := _LEFT_WHAT.match(text, m.end())) and re.search(r"(?:left|quit|resigned)$", m.group(0), re.IGNORECASE):
+            thing = f"{thing} {left.group('what')}"  # "Arjun left Vidya Academy": Arjun at the academy ends, not Arjun
         if thing and thing.lower() not in speaker_names:
             out.append(Claim(attribute="ended", value=thing, op="end"))
     for m in _GIVEN_UP.finditer(text):
