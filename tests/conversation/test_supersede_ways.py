@@ -271,3 +271,13 @@ def test_a_new_value_closes_its_sentence_not_the_rest_of_the_turn(mem: Memory) -
     )
     assert not any("50 mcg" in t for t in now)
     assert any("Ayr" in t for t in now)
+
+
+def test_what_someone_is_and_what_they_do_are_two_statements_and_a_value_stays_with_its_cause() -> None:
+    from memdesk.conversation.atoms import atoms
+
+    assert atoms("My niece Aoife is 14, in second year, and plays camogie on Saturdays.") == [
+        "My niece Aoife is 14, in second year.", "My niece Aoife plays camogie on Saturdays."
+    ]
+    assert atoms("My dad is 70, and his wife is 68.") == ["My dad is 70, and his wife is 68."]
+    assert atoms("Three hens died, so we're down to nine now.", clauses=False) == ["Three hens died, so we're down to nine now."]

@@ -109,9 +109,17 @@ _VERB_AND_VERB = re.compile(
 )
 
 
+#: "My son Ewan is 15, in year 10, and plays in a band": what the subject is, and what it does, after ", and"
+_IS_AND_VERB = re.compile(
+    rf"^(?P<subj>(?:(?:my|our)\s+[\w-]+(?:\s+(?-i:[A-Z])[\w'-]+)?|(?-i:[A-Z])[\w'-]+))\s+(?P<one>is)\b(?P<a>[^;]+?),\s+and\s+"
+    r"(?P<two>(?!(?:his|this|its|hers|ours|yours|theirs|thus|plus|less|us|yes|always|sometimes|perhaps|as|is|was)\b)[a-z]+s)\b(?P<b>.+)$",
+    re.IGNORECASE,
+)
+
+
 def _verbs(part: str) -> list[str] | None:
     """Two verbs of one subject ("My son Ewan lives in Perth and works offshore"): two statements, else ``None``."""
-    m = _VERB_AND_VERB.match(part.strip())
+    m = _VERB_AND_VERB.match(part.strip()) or _IS_AND_VERB.match(part.strip())
     if m is None or len(m.group("a").split()) < 2:
         return None
     third = not m.group("subj").lower() in ("i", "we")
@@ -125,18 +133,19 @@ def _end(text: str, punct: str) -> str:
     return text if text[-1:] in ".!?" else text + (punct or ".")
 
 
-def atoms(sentence: str, subject: str | None = None) -> list[str]:
+def atoms(sentence: str, subject: str | None = None, *, clauses: bool = True) -> list[str]:
     """The statements ``sentence`` makes, each a sentence of its own; ``[sentence]`` when it makes one.
 
     ``subject``: a name the sentence may use instead of "I" (a model's third-person fact: "Maya lives
-    in Leith with her cat, Biscuit")."""
+    in Leith with her cat, Biscuit"). ``clauses=False``: no split between two clauses of the speaker's own
+    ("..., so we're nine now" stays with what it follows), the other splits as ever."""
     s = sentence.strip()
     if not s:
         return []
-    clauses = [c for c in _OTHER.split(s) if c]
-    if len(clauses) > 1 and all(_clause(c) for c in clauses):
+    parts = [c for c in _OTHER.split(s) if c]
+    if len(parts) > 1 and all(_clause(c) for c in parts):
         punct = s[-1] if s[-1] in ".!?" else "."
-        return [a for c in clauses for a in atoms(_end(c[0].upper() + c[1:], punct), subject)]
+        return [a for c in parts for a in atoms(_end(c[0].upper() + c[1:], punct), subject, clauses=clauses)]
     _BREAK, _WITH = _patterns(subject)
     punct = s[-1] if s[-1] in ".!?" else "."
     whole = _WITH.match(s.rstrip(".!?"))
@@ -145,7 +154,7 @@ def atoms(sentence: str, subject: str | None = None) -> list[str]:
         return [_end(whole.group("head") + whole.group("mid"), punct), *(_end(c, punct) for c in companions)]
     parts: list[str] = []
     start = 0
-    for m in _BREAK.finditer(s):
+    for m in _BREAK.finditer(s) if clauses else ():
         piece = s[start : m.start()]
         if _clause(piece) and len(s[m.end() :].split()) >= _MIN_WORDS:
             parts.append(piece)

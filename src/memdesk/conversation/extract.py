@@ -238,7 +238,8 @@ class RuleExtractor:
         record that joins two of them, so a later change closes only the statement it replaces ("We
         moved" closes "Maya lives in a flat in Leith", not "Maya lives with Maya's cat, Biscuit"). The
         turn replied to shapes each statement's embedding, as a context view would. ``split=False`` (a turn whose
-        only claims are new values): one record per sentence, a sentence's value kept with what it is of."""
+        only claims are new values): no split between two clauses of the speaker's own, a value kept with what it
+        is of ("..., so we're nine now")."""
         speaker, addressee = utterance.message.speaker, addressee_of(utterance)
         ts, _ = reference_of(utterance)
         quote, prov = None, [utterance.message_id]
@@ -250,7 +251,7 @@ class RuleExtractor:
             prov += [prev_id] if prev_id and prev_id != utterance.message_id else []
         out: list[MemoryRecord] = []
         for sentence in content:
-            for piece in atoms(sentence.text) if split else [sentence.text]:
+            for piece in atoms(sentence.text, clauses=split):
                 atom = sentence if piece == sentence.text else replace(
                     sentence, text=piece, times=resolve(piece, ts, prefer="auto") if ts is not None else []
                 )
