@@ -281,3 +281,22 @@ def test_what_someone_is_and_what_they_do_are_two_statements_and_a_value_stays_w
     ]
     assert atoms("My dad is 70, and his wife is 68.") == ["My dad is 70, and his wife is 68."]
     assert atoms("Three hens died, so we're down to nine now.", clauses=False) == ["Three hens died, so we're down to nine now."]
+
+
+def test_amounts_in_two_currencies_are_of_two_things() -> None:
+    from memdesk.conversation.updates import update_of, updated_by
+
+    earned = update_of("Now I earn 3,400 dirhams a month at the hotel.")
+    assert not updated_by(earned, "I send 15,000 pesos a month home from my hotel pay.", frozenset())
+    assert updated_by(earned, "My hotel pay is 2,800 dirhams a month.", frozenset())
+    rate = update_of("New rate from May: 60 an hour.")
+    assert updated_by(rate, "My rate is 50 euros an hour.", frozenset())
+
+
+def test_the_old_value_named_in_a_change_is_not_a_new_one() -> None:
+    from memdesk.conversation.updates import new_only
+
+    assert values_of(new_only("Now I can pay 300 a month into savings instead of 200.")) == {"money": {"300 month"}}
+    assert values_of(new_only("I take it at 9pm now, not at 7am.")) == {"clock": {"9pm"}}
+    typed, _ = old_values("I put 200 a month into savings.", [], "Now I can pay 300 a month into savings instead of 200.")
+    assert restates("On 200 a month you'll reach the goal by 2027.", typed, set())

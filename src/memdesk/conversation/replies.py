@@ -14,7 +14,7 @@ import re
 from typing import Iterable
 
 from .claims import Claim
-from .updates import values_of
+from .updates import new_only, values_of
 
 __all__ = ["old_values", "restates"]
 
@@ -32,6 +32,7 @@ def _flat(text: str) -> set[str]:
 def old_values(old_text: str, old_claims: Iterable[Claim], new_text: str) -> tuple[set[str], set[str]]:
     """What a closed statement said that its successor does not: its typed values, and the values of its
     set claims (names, places), that ``new_text`` does not hold."""
+    new_text = new_only(new_text)  # "instead of 15,000" names the old value, not the new one
     typed = _flat(old_text) - _flat(new_text)
     named = {
         c.value for c in old_claims

@@ -23,7 +23,7 @@ import re
 
 from .claims import Claim
 
-__all__ = ["gives_value_of", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
+__all__ = ["gives_value_of", "new_only", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
 
 _NUMBER_WORDS = {
     w: str(i)
@@ -204,12 +204,36 @@ def _when(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
     return out
 
 
+#: what a sentence names as the old value: "instead of 15,000", "rather than Tuesdays", ", not in the morning"
+_OLD_NAMED = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+[^.;!?]*|,\s+not\s+[^.;!?]*", re.IGNORECASE)
+
+
+def new_only(text: str) -> str:
+    """``text`` less what it names as the old value ("send 20,000 instead of 15,000": "send 20,000")."""
+    return _OLD_NAMED.sub("", text)
+
+
+def _currency(value: str) -> str | None:
+    """The currency of a money value: its sign or its name in the singular ("15000 pesos": "peso"), else ``None``."""
+    if m := re.search(r"[£$€₹¥₦]", value):
+        return m.group(0)
+    m = re.search(rf"\b{_CURRENCY}$", value)
+    return m.group(0).rstrip("s") if m else None
+
+
 def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     """Whether ``old`` holds a value of a kind ``new`` gives, and not the same one (counts: of the same noun, if both name one)."""
     new, old = _when(new), _when(old)
     for kind, values in new.items():
         before = old.get(kind)
         if not before:
+            continue
+        if kind == "money":
+            # amounts in two currencies are of two things (pesos sent home, dirhams earned); a bare amount is of any
+            for v in values:
+                same = [b for b in before if None in (_currency(b), _currency(v)) or _currency(b) == _currency(v)]
+                if same and v not in same:
+                    return True
             continue
         if kind != "count":
             if not values & before:
@@ -230,7 +254,7 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     possessive ("My one-to-ones with Tom are every Monday") must share the word it is of ("one-to-ones")."""
     if claim.attribute != "update" or not claim.value:
         return set()
-    if not _differs(values_of(claim.value), values_of(old_text)):
+    if not _differs(values_of(new_only(claim.value)), values_of(old_text)):
         return set()
     old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
     if not _subject_ok(claim, old_terms) or _other_owner(claim.value, old_text, names):
