@@ -191,8 +191,10 @@ class RuleExtractor:
         out: list[MemoryRecord] = []
         before = self._previous_turn(utterance) if self.context_views != "none" else None
         claims = [c for s in content for c in claims_of(s.text)]
-        if claims:  # a turn that claims: one record per statement; a new value alone closes by value, whole sentences
-            return self._statements(content, utterance, mask, before, split=any(c.attribute != "update" for c in claims))
+        split = any(c.attribute != "update" for c in claims)
+        # a turn that claims: one record per statement; one of new values only when it holds more than one statement
+        if split or claims and (len(content) > 1 or any(len(atoms(s.text, clauses=False)) > 1 for s in content)):
+            return self._statements(content, utterance, mask, before, split=split)
         groups = self._groups(content)
         whole = before is not None or (self.turn_views and len(groups) > 1)
         for group in groups:
