@@ -30,6 +30,8 @@ _OWN = rf"(?:{_PRONOUNS})\b"
 #: she's the owner now": a consequence restates the first clause and means nothing alone).
 _SOMEONE = r"(?:(?:she|he|they)(?:'s|'re|'ve|'d|\s+(?:is|are|was|were|has|have|had|will|can)\b)|(?:she|he)\s+[a-z]{2,}s\b)"
 _SOMEONE_AFTER = re.compile(rf",\s+(?:and|but)\s+{_SOMEONE}", re.IGNORECASE)
+#: where such a clause begins: a comma, or ", and" / ", but", before it ("..., he's in his third year of law")
+_OTHER = re.compile(rf",\s+(?:and\s+|but\s+)?(?={_SOMEONE})", re.IGNORECASE)
 _VERBS = r"(?:live|lives|lived|living|stay|stays|stayed|staying|moved|share|shares|shared|sharing|rent|rents|rented|renting)"
 
 
@@ -37,7 +39,7 @@ def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The clause break and the "with my ..." split, for the first person and, if given, a named subject."""
     who = r"(?:i|we)" if not subject else rf"(?:i|we|(?-i:{re.escape(subject)}))"
     own = _OWN if not subject else rf"(?:{_PRONOUNS}|(?-i:{re.escape(subject)})(?:'s)?)\b"
-    brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own})|,\s+(?:and|but)\s+(?={_SOMEONE})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
+    brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
     with_ = re.compile(
         rf"^(?P<head>{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
         rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their|another)\s+.+?)(?P<end>[.!?]*)$",
@@ -101,9 +103,17 @@ _VERB_AND_VERB = re.compile(
 )
 
 
+#: "My son Ewan is 15, in year 10, and plays in a band": what the subject is, and what it does, after ", and"
+_IS_AND_VERB = re.compile(
+    r"^(?P<subj>(?:(?:my|our)\s+[\w-]+(?:\s+(?-i:[A-Z])[\w'-]+)?|(?-i:[A-Z])[\w'-]+))\s+(?P<one>is)\b(?P<a>[^;]+?),\s+and\s+"
+    r"(?P<two>(?!(?:his|this|its|hers|ours|yours|theirs|thus|plus|less|us|yes|always|sometimes|perhaps|as|is|was)\b)[a-z]+s)\b(?P<b>.+)$",
+    re.IGNORECASE,
+)
+
+
 def _verbs(part: str) -> list[str] | None:
     """Two verbs of one subject ("My son Ewan lives in Perth and works offshore"): two statements, else ``None``."""
-    m = _VERB_AND_VERB.match(part.strip())
+    m = _VERB_AND_VERB.match(part.strip()) or _IS_AND_VERB.match(part.strip())
     if m is None or len(m.group("a").split()) < 2:
         return None
     third = not m.group("subj").lower() in ("i", "we")
@@ -121,19 +131,24 @@ def _end(text: str, punct: str) -> str:
     return text if text[-1:] in ".!?" else text + (punct or ".")
 
 
-def atoms(sentence: str, subject: str | None = None) -> list[str]:
+def atoms(sentence: str, subject: str | None = None, *, clauses: bool = True) -> list[str]:
     """The statements ``sentence`` makes, each a sentence of its own; ``[sentence]`` when it makes one.
 
     ``subject``: a name the sentence may use instead of "I" (a model's third-person fact: "Maya lives
-    in Leith with her cat, Biscuit")."""
+    in Leith with her cat, Biscuit"). ``clauses=False``: no split between two clauses of the speaker's own
+    ("..., so we're nine now" stays with what it follows), the other splits as ever."""
     s = sentence.strip()
     if not s:
         return []
     lead = _LEAD_IN.match(s)
     if lead and len(s) > lead.end():  # "Unrelated: I live in ...": the statements of what follows, the lead-in with the first
-        rest = atoms(s[lead.end() :], subject)
+        rest = atoms(s[lead.end() :], subject, clauses=clauses)
         first = rest[0] if s[lead.end()].isupper() else rest[0][0].lower() + rest[0][1:]
         return [s] if len(rest) == 1 else [f"{lead.group(0)}{first}", *rest[1:]]
+    parts = [c for c in _OTHER.split(s) if c]
+    if len(parts) > 1 and all(_clause(c) for c in parts):
+        punct = s[-1] if s[-1] in ".!?" else "."
+        return [a for c in parts for a in atoms(_end(c[0].upper() + c[1:], punct), subject, clauses=clauses)]
     _BREAK, _WITH = _patterns(subject)
     punct = s[-1] if s[-1] in ".!?" else "."
     whole = _WITH.match(s.rstrip(".!?"))
@@ -142,7 +157,7 @@ def atoms(sentence: str, subject: str | None = None) -> list[str]:
         return [_end(whole.group("head") + whole.group("mid"), punct), *(_end(c, punct) for c in companions)]
     parts: list[str] = []
     start = 0
-    for m in _BREAK.finditer(s):
+    for m in _BREAK.finditer(s) if clauses else ():
         piece = s[start : m.start()]
         if _clause(piece) and len(s[m.end() :].split()) >= _MIN_WORDS:
             parts.append(piece)

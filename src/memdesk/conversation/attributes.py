@@ -34,7 +34,7 @@ from .claims import Claim
 
 __all__ = ["attribute_claims", "same_role"]
 
-_CAP = r"(?-i:[A-Z][\w'&.-]*)"
+_CAP = r"(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'&.-]*)"
 _PERSON = rf"(?P<value>(?:(?-i:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?{_CAP}(?:\s+{_CAP}){{0,2}})"
 _TITLE = rf"(?P<value>(?-i:The\s+|A\s+)?{_CAP}(?:\s+(?:{_CAP}|(?-i:of|the|a|and|is|in|on|for|to|like|pe|de|la|van|der)))*?)"
 _BY = r"(?=\s+by\b|\s*(?:$|[,.;:!?)])|\s+(?:now|instead|and|because|so|at|on|in|last|this)\b)"
@@ -117,13 +117,15 @@ _READING_END = _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+)?(?:finished|gave\s
 #: "I had to stop five-a-side football", "I'm off five-a-side for six weeks", "I've stepped back from the band".
 _STOPPED = _p(
     r"\b(?:i|we)(?:'ve|\s+have|'d|\s+had)?\s+(?:had\s+to\s+|have\s+to\s+|decided\s+to\s+)?(?:stop|stopped|quit|give\s+up|gave\s+up|given\s+up|"
-    r"stepped\s+back\s+from|stepped\s+down\s+from|dropped\s+out\s+of|finished\s+with|pulled\s+out\s+of)\s+"
+    r"stepped\s+back\s+from|stepped\s+down\s+from|dropped\s+out\s+of|finished\s+with|pulled\s+out\s+of|packed\s+in|packed\s+up|jacked\s+in|ditched)\s+"
     r"(?!(?:at|in|on|by|to|for|from|with|into|the\s+car)\b)(?:playing\s+|going\s+to\s+|doing\s+|attending\s+)?(?P<value>[a-z][\w'-]*(?:\s+[\w'-]+){0,3}?)"
     r"(?=\s*(?:$|[,.;:!?]|\s(?:because|for|since|after|as|so|and|but|until|on|at|in|now|this|last|due)\b))"
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+left\s+(?:the\s+|my\s+|our\s+)(?P<group>(?:[\w-]+\s+)?(?:club|choir|band|team|group|society|gym|course|class|league|orchestra|committee|board|union|church|congregation))\b"
     r"|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+off\s+(?P<off>[a-z][\w'-]*(?:\s+[\w'-]+){0,2}?)\s+(?:for|until|till)\b"
 )
 _STOP = r"(?![\w'-])"
+#: time words, never a person ("Tomorrow is my first day")
+_WHEN = frozenset("today tomorrow tonight yesterday now next this last monday tuesday wednesday thursday friday saturday sunday".split())
 _STOP_OBJECTS = frozenset("it that this them him her there work home job now".split())
 _NOT_PEOPLE = frozenset("i we my our the they he she it this that so and but then also now".split())
 
@@ -163,7 +165,7 @@ def _roles(text: str) -> list[Claim]:
     for pattern in _ROLE_SET:
         for m in pattern.finditer(text):
             slot, value = _role(m.group("slot")), _clean(m.group("value"))
-            if slot and value and value.lower() not in ("i", "we"):
+            if slot and value and value.lower() not in ("i", "we") and value.split()[0].lower() not in _WHEN:
                 out.append(Claim(attribute="role", slot=slot, value=value))
     if (m := _JOB_FOR.search(text)) and (value := _clean(m.group("value"))):
         out.append(Claim(attribute="employer", value=value))

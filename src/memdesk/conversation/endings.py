@@ -32,7 +32,7 @@ from .claims import Claim
 
 __all__ = ["ended_claims", "mentions", "reversal", "reverses", "valued_end"]
 
-_CAP = r"(?-i:[A-Z][\w'&.-]*)"
+_CAP = r"(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'&.-]*)"
 #: a subject: a name ("Okafor Lettings", "Dr Penn") or a possessed/definite noun ("my fixie", "the runner beans")
 _SUBJECT = (
     rf"(?P<thing>(?:(?-i:Dr|Mr|Mrs|Ms)\.?\s+)?{_CAP}(?:\s+{_CAP}){{0,3}}"
@@ -42,11 +42,11 @@ _DONE = r"(?:\s+(?:has|have|had|was|were|got|is|are)|'s|'ve)?(?:\s+(?:just|final
 #: predicates of ending: death, loss, theft, sale, departure, closing, failure, cancellation, distance
 _ENDING = (
     r"(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|stolen|written\s+off|scrapped|sold(?!\s+out)|rehomed|"
-    r"ran\s+away|run\s+away|went\s+missing|gone\s+missing|left(?=\s*(?:$|[,.;:!?])|\s+to\s+[a-z]|\s+(?-i:[A-Z])|\s+(?:the|our|my|his|her|their)\s+"
+    r"ran\s+away|run\s+away|went\s+missing|gone\s+missing|left(?=\s*(?:$|[,.;:!?])|\s+(?:to|for)\s+[a-z]|\s+for\s+(?-i:[A-Z])|\s+(?-i:[A-Z])|\s+(?:the|our|my|his|her|their)\s+"
     r"(?:company|firm|team|practice|school|club|band|group|choir|office|department|business|country|area)\b)|"
-    r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|retired|resigned|quit|stepped\s+down|"
+    r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|(?:retired|resigned|quit)(?=\s*(?:$|[,.;:!?])|\s+(?:as|at|from|the|his|her|their|last|this|on|in|after|because)\b)|stepped\s+down|"
     r"handed\s+(?:over\s+)?(?:(?:the|his|her|their|its)\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to|"
-    r"closed(?:\s+down)?|shut(?:\s+down)?|gone\s+bust|went\s+bust|gone\s+under|folded|"
+    r"closed(?:\s+down)?|closing(?:\s+down)?|shut(?:\s+down)?|shutting\s+down|gone\s+bust|(?:over|off)(?=\s*(?:$|[,.;:!?]|\s+(?:so|and|now|this|for|until|till|after\s+all)\b))|went\s+bust|gone\s+under|folded|"
     r"failed|fell\s+through|double-booked|cancell?ed|called\s+off|ended\s+(?:the|our|my|it)|"
     r"too\s+(?:far|expensive|dear|small|big|noisy|busy|much))\b"
 )
@@ -55,6 +55,8 @@ _THING_ENDS = re.compile(
     rf"{_SUBJECT}{_DONE}\s+{_ENDING}",
     re.IGNORECASE,
 )
+#: what a person left, quit or resigned from, when named ("Vidya Academy", "the choir")
+_LEFT_WHAT = re.compile(r"\s+(?!(?:for|to|early|late|today|yesterday|last|this|on|in|at|after|because|and|but|so)\b)(?:from\s+)?(?:the\s+|our\s+|my\s+|his\s+|her\s+|their\s+)?(?P<what>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'&-]*)(?:\s+(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'&-]*))*|[a-z][\w-]+)")
 _KIN = re.compile(
     r"(?:son|daughter|mum|mom|dad|mother|father|parents|brother|sister|grandson|granddaughter|aunt|uncle|cousin|niece|nephew|"
     r"husband|wife|partner|kids|children|child|family)\b",
@@ -67,7 +69,7 @@ _NOT_THINGS = frozenset(
 )
 #: "..., so no climbing", "no more dairy": a clause of no verb that rules an activity out
 _NO_MORE = re.compile(
-    r"(?:(?:^|[,;:]\s*)no\s+more\s+|[;:]\s*no\s+|\bso\s+no\s+(?:more\s+)?)(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*)?)(?=\s*(?:$|[,.;:!?]|\s+(?:for|until|till|now|anymore|this|at)\b))",
+    r"(?:(?:^|[,;:]\s*)no\s+more\s+|[;:]\s*no\s+|\bso\s+no\s+(?:more\s+)?)(?P<thing>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2}?)(?=\s*(?:$|[,.;:!?]|\s+(?:for|until|till|now|anymore|this|at)\b))",
     re.IGNORECASE,
 )
 #: the speaker gives a thing up: "I've handed the rota to Becky", "we've decided to sell the caravan"
@@ -93,8 +95,14 @@ _FUNCTION = frozenset("the a an my our your his her their to of in at for on wit
 _NEGATION = re.compile(r"\b(?:no\s+longer|not|never|n't|anymore|any\s+more)\b", re.IGNORECASE)
 
 
+#: sentence adverbs and conjunctions that open a clause, never part of a thing's name ("Also Eirik quit")
+_OPENERS = frozenset("also and but so then now well anyway btw update sadly finally".split())
+
+
 def _thing(raw: str) -> str | None:
     words = raw.strip(" ,.;:!?'\"").split()
+    while words and words[0].lower() in _OPENERS:
+        words = words[1:]
     while words and (words[0].lower() in ("my", "our", "the", "his", "her", "their") or words[0] == "old"):
         words = words[1:]
     if words and words[-1].endswith("'s"):
@@ -116,6 +124,8 @@ def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list
         thing = _thing(m.group("thing"))
         if thing and _KIN.match(thing) and not re.search(r"died|passed|put", m.group(0), re.IGNORECASE):
             continue  # "my sister has moved to Lille": a family member moves house, and stays family
+        if thing and (left := _LEFT_WHAT.match(text, m.end())) and re.search(r"(?:left|quit|resigned)$", m.group(0), re.IGNORECASE):
+            thing = f"{thing} {left.group('what')}"  # "Arjun left Vidya Academy": Arjun at the academy ends, not Arjun
         if thing and thing.lower() not in speaker_names:
             out.append(Claim(attribute="ended", value=thing, op="end"))
     for m in _GIVEN_UP.finditer(text):
@@ -139,7 +149,7 @@ def valued_end(claim: Claim) -> str | None:
     """The words naming what an end claim ends, when it names one (``None`` for an end of a whole attribute
     or slot, a textual change, update or reversal, a revision, and a person leaving a role: that closes the
     role, not every statement naming the person)."""
-    if claim.op != "end" or not claim.value or claim.attribute in ("change", "update", "revision", "reversal", "role"):
+    if claim.op != "end" or not claim.value or claim.attribute in ("change", "update", "revision", "reversal", "role", "contrast"):
         return None
     return claim.value if _thing(claim.value) else None
 
@@ -176,7 +186,9 @@ def mentions(value: str, text: str) -> bool:
     text = text.replace("\u2019", "'")
     wanted = _stems(value)
     said = _stems(text)
-    if not wanted or _NEGATION.search(text) or not all(any(s.startswith(w) or (len(s) > 2 and len(w) - len(s) <= 1 and w.startswith(s)) for s in said) for w in wanted):
+    found = sum(any(s.startswith(w) or (len(s) > 2 and len(w) - len(s) <= 1 and w.startswith(s)) for s in said) for w in wanted)
+    # every word of the thing; of a thing of three words or more, all but one ("my terrible gas oven" / "an old gas one")
+    if not wanted or _NEGATION.search(text) or found < len(wanted) - (1 if len(wanted) >= 3 else 0):
         return False
     if _in_list(text, value):
         return False

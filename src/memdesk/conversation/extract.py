@@ -190,8 +190,11 @@ class RuleExtractor:
 
         out: list[MemoryRecord] = []
         before = self._previous_turn(utterance) if self.context_views != "none" else None
-        if any(c.attribute != "update" for s in content for c in claims_of(s.text)):  # a new value closes by value: no split
-            return self._statements(content, utterance, mask, before)
+        claims = [c for s in content for c in claims_of(s.text)]
+        split = any(c.attribute != "update" for c in claims)
+        # a turn that claims: one record per statement; one of new values only when it holds more than one statement
+        if split or claims and (len(content) > 1 or any(len(atoms(s.text, clauses=False)) > 1 for s in content)):
+            return self._statements(content, utterance, mask, before, split=split)
         groups = self._groups(content)
         whole = before is not None or (self.turn_views and len(groups) > 1)
         for group in groups:
@@ -230,12 +233,15 @@ class RuleExtractor:
         return out
 
     def _statements(
-        self, content: list[Sentence], utterance: Utterance, mask: RouteMask, before: tuple[str, str, list[Sentence], bool] | None
+        self, content: list[Sentence], utterance: Utterance, mask: RouteMask, before: tuple[str, str, list[Sentence], bool] | None,
+        split: bool = True,
     ) -> list[MemoryRecord]:
         """A turn that changes a fact (:mod:`.facts`): one record per statement (:mod:`.atoms`), and no
         record that joins two of them, so a later change closes only the statement it replaces ("We
         moved" closes "Maya lives in a flat in Leith", not "Maya lives with Maya's cat, Biscuit"). The
-        turn replied to shapes each statement's embedding, as a context view would."""
+        turn replied to shapes each statement's embedding, as a context view would. ``split=False`` (a turn whose
+        only claims are new values): no split between two clauses of the speaker's own, a value kept with what it
+        is of ("..., so we're nine now")."""
         speaker, addressee = utterance.message.speaker, addressee_of(utterance)
         ts, _ = reference_of(utterance)
         quote, prov = None, [utterance.message_id]
@@ -247,7 +253,7 @@ class RuleExtractor:
             prov += [prev_id] if prev_id and prev_id != utterance.message_id else []
         out: list[MemoryRecord] = []
         for sentence in content:
-            for piece in atoms(sentence.text):
+            for piece in atoms(sentence.text, clauses=split):
                 atom = sentence if piece == sentence.text else replace(
                     sentence, text=piece, times=resolve(piece, ts, prefer="auto") if ts is not None else []
                 )

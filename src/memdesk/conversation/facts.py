@@ -28,16 +28,19 @@ import re
 from .attributes import attribute_claims
 from .claims import Claim, Op
 from .endings import ended_claims, reversal
-from .topics import habit_claim, topic_claim
+from .topics import contrast_claim, habit_claim, topic_claim
 from .updates import update_of
 from ..timeexpr.words import DAY_RE, MONTH_RE
 
-__all__ = ["Claim", "changes_of", "claims_of", "same_value"]
+__all__ = ["Claim", "changes_of", "claims_of", "same_value", "with_subject"]
 
-_CAP = r"(?-i:[A-Z][\w'&.-]*)"
-_NAME = rf"(?P<value>{_CAP}(?:\s+(?:{_CAP}|(?-i:of|de|la|&)\s+{_CAP}))*)"
+#: a capitalised word, accented capitals too ("Álvaro", "Łódź")
+_CAP = r"(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'&.-]*)"
+#: a name of one or more capitalised words, joined by the particles place and family names use ("São José dos Campos")
+_JOIN = r"(?-i:of|de|la|le|da|do|dos|das|del|di|du|van|von|der|den|&)"
+_NAME = rf"(?P<value>{_CAP}(?:\s+(?:{_CAP}|{_JOIN}\s+{_CAP}))*)"
 #: an employer: a name ("Harbour Table") or a common noun after an article ("the library", "a bakery")
-_ORG = rf"(?P<value>{_CAP}(?:\s+(?:{_CAP}|(?-i:of|de|la|&)\s+{_CAP}))*|(?:the|a|an)\s+[\w-]+(?:\s+(?-i:[a-z][\w-]*)){{0,2}}?)"
+_ORG = rf"(?P<value>{_CAP}(?:\s+(?:{_CAP}|{_JOIN}\s+{_CAP}))*|(?:the|a|an)\s+[\w-]+(?:\s+(?-i:[a-z][\w-]*)){{0,2}}?)"
 _PHRASE = r"(?P<value>[\w'&-]+(?:\s+[\w'&-]+){0,4}?)"
 _STOP = r"(?![\w'-])"
 _END = (
@@ -50,6 +53,12 @@ _HAVE = r"(?:'ve|\s+have)?"
 _ANYMORE = r"\s+(?:anymore|any more|these days|now)\b"
 _DWELLING = r"(?:flat|house|room|hostel|cottage|bungalow|apartment|studio|bedsit|houseshare|flatshare|maisonette|terrace)"
 _KIN = r"(?:son|daughter|mum|mom|dad|mother|father|parents|brother|sister|grandson|granddaughter|aunt|uncle|cousin|niece|nephew|friend|best\s+friend)"
+#: nouns naming a workplace ("the hospital", "a payments startup")
+_WORKPLACE = (
+    r"(?:company|firm|startup|start-up|hospital|clinic|surgery|practice|school|college|university|bank|shop|store|supermarket|restaurant|"
+    r"caf[eé]|bakery|bar|pub|hotel|agency|warehouse|factory|plant|office|library|pharmacy|charity|studio|salon|garage|lab|laboratory|"
+    r"publisher|nursery|council|ministry|newspaper|consultancy)"
+)
 _PARTNER_NOUN = r"(?:boyfriend|girlfriend|partner|husband|wife|fianc[eé]e?|spouse)"
 _SPLIT = r"(?:broke|broken|split|splitted)\s+up|separated|divorced|called\s+off\s+(?:the|our)\s+engagement"
 _THINGS = (
@@ -74,7 +83,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"{_I}{_HAVE}\s+{_ADV}(?:moved|relocated|moved back)\s+(?:to|into)\s+(?:a\s+\w+\s+in\s+)?(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"{_I}\s+{_ADV}live\s+(?:in\s+(?:a|an|the)\s+(?:[\w-]+\s+){{0,2}}?)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"{_I}{_HAVE}\s+{_ADV}lived\s+in\s+(?:the\s+)?{_NAME}\s+for\b"), "residence", "set", ""),
-    (_p(rf"\b(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based|settled)\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
+    (_p(rf"\b(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based|settled)\s+(?:with\s+(?:my\s+)?[\w-]+(?:\s+[\w-]+)?\s+)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+in\s+{_NAME}\s+now\b"), "residence", "set", ""),
     (_p(rf"\b(?:my|our)\s+(?:new\s+)?(?:home|flat|house|place|apartment)\s+is\s+(?:now\s+)?in\s+{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"\bhome\s+(?:for\s+(?:me|us)\s+)?is\s+(?:now\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
@@ -83,9 +92,11 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
         rf"(?:in\s+)?(?:a|an|the|my|our)\s+(?:[\w-]+\s+){{0,2}}?{_DWELLING}\s+in\s+(?:the\s+)?{_NAME}{_STOP}(?![^.;!?]*\b(?:for|over)\s+(?:a|an|the|one|two|three|four|\d+|our|my)\s+(?:night|week|weekend|fortnight|month|holiday|break|trip|days|nights|weeks)\b)"), "residence", "set", ""),
     (_p(rf"{_I}\s+(?:don't|do not|no longer)\s+live\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+not\s+in\s+{_NAME}\s+(?:anymore|any more)\b"), "residence", "end", ""),
-    (_p(rf"{_I}{_HAVE}\s+{_ADV}moved\s+(?:out\s+of|away\s+from)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
+    (_p(rf"{_I}{_HAVE}\s+{_ADV}moved\s+(?:out\s+of|away\s+from)\s+(?:(?:my|our|the)\s+(?:[\w-]+\s+)?{_DWELLING}\s+in\s+)?(?:the\s+)?{_NAME}{_STOP}"), "residence", "end", ""),
     # someone close to the speaker: their home, one per person ("My son Euan lives in Aberdeen")
-    (_p(rf"\b(?:my|our)\s+(?P<slot>{_KIN}(?:\s+{_CAP})?)\s+(?:now\s+|still\s+)?(?:lives|live|is\s+living|are\s+living|is\s+based|are\s+based|has\s+moved|have\s+moved)\s+(?:in|to)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", None),
+    (_p(rf"\b(?:my|our)\s+(?P<slot>{_KIN}(?:\s+{_CAP})?)\s+(?:now\s+|still\s+)?(?:lives|live|is\s+living|are\s+living|is\s+based|are\s+based|has\s+moved|have\s+moved|is\s+moving)\s+(?:in|to)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", None),
+    # someone named moves: their home, the slot their name ("Agnieszka is moving to Wrocław", "Tom has moved to Leeds")
+    (_p(rf"(?:^|[,;:!.]\s*|\b(?:and|so|but|also)\s+)(?P<slot>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zà-ÿ\w'-]+))\s+(?:is\s+moving|has\s+moved|moved|is\s+relocating|has\s+relocated)\s+(?:back\s+)?to\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", None),
     # employer
     (_p(rf"\bi\s+{_ADV}(?:work|teach)\s+(?:at|for|in)\s+{_ORG}{_STOP}"), "employer", "set", ""),
     (_p(rf"\bi(?:'m| am)\s+{_ADV}(?:working|teaching)\s+(?:at|for)\s+{_ORG}{_STOP}"), "employer", "set", ""),
@@ -94,6 +105,16 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"\bi{_HAVE}\s+{_ADV}(?:got|landed|accepted|started)\s+(?:a\s+|the\s+)?(?:new\s+)?job\s+(?:at|with)\s+{_ORG}{_STOP}"), "employer", "set", ""),
     (_p(rf"\bi{_HAVE}\s+{_ADV}(?:joined|started\s+at|switched\s+to|moved\s+to\s+work\s+at)\s+(?:the\s+)?{_NAME}{_STOP}(?!\s+as\s+(?:my|our)\b)"), "employer", "set", ""),
     (_p(rf"\bso\s+now\s+i\s+work\s+(?:at|for)\s+{_ORG}{_STOP}"), "employer", "set", ""),
+    # a first day or week at a named employer ("Tomorrow is my first day in the Vireo office", "First week at Lumen Pay done")
+    (_p(rf"\bfirst\s+(?:day|week|month|shift)\s+(?:at\s+(?:the\s+)?|in\s+the\s+){_NAME}{_STOP}"), "employer", "set", ""),
+    # a job got or started with no employer named: a new one, whichever it is ("I got a job!", "started a new job today")
+    (_p(rf"\b(?:got|landed|started|found|begun|began)\s+(?P<value>a\s+new\s+job|a\s+job(?=\s*(?:$|[!.,;])))"), "employer", "set", ""),
+    # a job at a workplace named by a common noun ("I'm a QA engineer at a healthcare startup", "I work nights at a warehouse")
+    (_p(rf"\bi(?:'m|\s+am)\s+{_ADV}(?:a|an)\s+(?:[\w-]+\s+){{1,3}}?(?:at|for|in)\s+(?:a|an|the)\s+(?P<value>(?:[\w-]+\s+){{0,2}}?{_WORKPLACE}){_STOP}"), "employer", "set", ""),
+    (_p(rf"\bi\s+{_ADV}work\s+(?:nights|days|evenings|weekends|shifts|part-time|full-time|part\s+time|full\s+time)\s+(?:at|for|in)\s+(?:a\s+|an\s+|the\s+)?"
+        rf"(?P<value>{_CAP}(?:\s+(?:{_CAP}|{_JOIN}\s+{_CAP}))*|(?:[\w-]+\s+){{0,2}}?{_WORKPLACE}){_STOP}"), "employer", "set", ""),
+    # leaving a workplace named by a common noun ("I resigned from the hospital", "Left the startup on the 27th")
+    (_p(rf"\bi{_HAVE}\s+{_ADV}(?:quit|left|resigned\s+from|handed\s+in\s+my\s+notice\s+at)\s+(?:my\s+job\s+at\s+)?the\s+(?P<value>(?:[\w-]+\s+)?{_WORKPLACE}){_STOP}"), "employer", "end", ""),
     (_p(rf"\bi\s+(?:don't|do not|no longer)\s+work\s+(?:at|for|in)\s+{_ORG}{_STOP}"), "employer", "end", ""),
     (_p(rf"\bi(?:'m| am)\s+(?:not|no longer)\s+(?:working\s+)?at\s+{_ORG}\s+(?:anymore|any more)\b"), "employer", "end", ""),
     (_p(rf"\bi{_HAVE}\s+{_ADV}(?:quit|resigned\s+from)\s+(?:my\s+job\s+at\s+)?(?:the\s+)?{_NAME}{_STOP}"), "employer", "end", ""),
@@ -266,9 +287,26 @@ def changes_of(text: str) -> list[Claim]:
     return out
 
 
+#: A chat sentence that drops its subject ("Moved to Leeds last week!", "Left the startup on the 27th"): a past
+#: verb opening it, after any interjection ("Update: Sold the van").
+_ELIDED = re.compile(
+    r"^(?P<lead>\s*(?:(?:update|news|so|and|also|finally|well|ok|okay|oh|anyway|btw|big\s+news|good\s+news)\b[:,!-]*\s+)*)"
+    r"(?P<verb>[a-z]{2,}ed|left|quit|sold|got|took|found|bought|began|gave|lost)\b(?!\s+(?:is|are|was|were|has|have|to\s+be)\b)",
+    re.IGNORECASE,
+)
+
+
+def with_subject(text: str) -> str:
+    """``text`` with the elided first-person subject restored ("Moved to Leeds" -> "I moved to Leeds")."""
+    m = _ELIDED.match(text)
+    if m is None:
+        return text
+    return f"{text[: m.start('verb')]}I {m.group('verb').lower()}{text[m.end('verb'):]}"
+
+
 def claims_of(sentence: str) -> list[Claim]:
     """The attribute claims ``sentence`` (English, first person) makes, in rule order."""
-    text = sentence.replace("\u2019", "'")
+    text = with_subject(sentence.replace("\u2019", "'"))
     out: list[Claim] = []
     for pattern, attribute, op, slot in _RULES:
         m = pattern.search(text)
@@ -307,6 +345,8 @@ def claims_of(sentence: str) -> list[Claim]:
         out.append(topic)
     if (habit := habit_claim(text)) is not None:
         out.append(habit)
+    if (contrast := contrast_claim(text)) is not None:
+        out.append(contrast)
     for pattern in _PLANS:
         m = pattern.search(text)
         if m and _clean(m.group("value")):

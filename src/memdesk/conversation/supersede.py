@@ -59,8 +59,9 @@ import numpy as np
 
 from .attributes import same_role
 from .endings import mentions, reverses, valued_end
-from .topics import rehabits, retopics
+from .topics import contrasts, rehabits, retopics
 from .facts import Claim, same_value
+from .replies import old_values, restates
 from .updates import only_names, owner_only, updated_by
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
@@ -160,8 +161,8 @@ def _same_speaker(a: MemoryRecord, b: MemoryRecord) -> bool:
 
 def _same_key(new: Claim, old: Claim) -> bool:
     """One attribute and slot; a role's slot by its words ("deputy" is the "deputy principal")."""
-    if new.attribute == old.attribute == "role" and new.slot and old.slot:
-        return same_role(new.slot, old.slot)
+    if new.attribute == old.attribute and new.attribute in ("role", "residence") and new.slot and old.slot:
+        return same_role(new.slot, old.slot)  # a person's home by any of their words ("Agnieszka" / "sister agnieszka")
     return new.key == old.key
 
 
@@ -207,7 +208,7 @@ def _all_replaced(new: list[Claim], old: list[Claim]) -> bool:
     )
 
 
-_TEXTUAL = ("change", "update", "negation", "reversal", "topic", "habit")
+_TEXTUAL = ("change", "update", "negation", "reversal", "topic", "habit", "contrast")
 
 
 def _ends(claims: list[Claim], value: str) -> bool:
@@ -271,8 +272,10 @@ class Supersession:
                 until = _effective(new, old)
                 if victim.row is not None:
                     old.valid_to, old.superseded_by = until, new.id
-                else:
-                    closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
+                    continue
+                closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
+                for reply in self._replies(store, records, new, vectors[i], old, closed):  # replies that restate it go too
+                    closed[reply.id] = reply.model_copy(update={"valid_to": until, "superseded_by": new.id})
         out = []
         for record in closed.values():
             out.append((record, store.get_vectors(record.memory_type, [record.id])[0]))
@@ -289,7 +292,7 @@ class Supersession:
             return _same_speaker(r, new)
 
         # a generic negation may close a memory no attribute rule read ("Maya plays the violin")
-        generic = any(c.attribute in ("change", "update", "reversal", "topic", "habit") or valued_end(c) for c in claims_in(new))
+        generic = any(c.attribute in ("change", "update", "reversal", "topic", "habit", "contrast") or valued_end(c) for c in claims_in(new))
         out = []
         for j, r in enumerate(records[:i]):
             if same(r) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
@@ -303,6 +306,24 @@ class Supersession:
                 if (claims := claims_in(r)) or generic:
                     out.append(_Candidate(r, hit.score, claims, None))
         return out
+
+    def _replies(
+        self, store: Store, records: Sequence[MemoryRecord], new: MemoryRecord, vector: np.ndarray, old: MemoryRecord,
+        closed: dict[str, MemoryRecord],
+    ) -> list[MemoryRecord]:  # fmt: skip
+        """Other speakers' current replies to ``old``'s message that restate what it said and ``new`` does not (:mod:`.replies`)."""
+        typed, named = old_values(old.text(), claims_in(old), new.text())
+        if not typed and not named:
+            return []
+        message, batch = _message_of(old), {r.id for r in records}
+        others = [
+            hit.record for memory_type in MemoryType for hit in store.search(vector, new.scope, memory_type, self.k)
+            if hit.record.id not in batch and hit.record.id not in closed and hit.record.superseded_by is None
+            and (hit.record.speaker, hit.record.role) != (old.speaker, old.role) and restates(hit.record.text(), typed, named)
+        ]  # fmt: skip
+        # a reply to old's message, and every other view of that reply's words
+        replies = {_message_of(r) for r in others if message in r.provenance[1:]}
+        return [r for r in others if _message_of(r) in replies]
 
     def _named(
         self, store: Store, records: Sequence[MemoryRecord], new: MemoryRecord, named: list[str],
@@ -344,7 +365,7 @@ class Supersession:
         victims = [
             c for c in candidates
             if _all_replaced(claims, c.claims) or any(negates(n, c.record) for n in claims) or any(mentions(v, c.record.text()) and not _ends(c.claims, v) for v in ends)
-            or any(reverses(n, c.record.text()) or retopics(n, c.record.text()) or rehabits(n, c.record.text()) for n in claims)
+            or any(reverses(n, c.record.text()) or retopics(n, c.record.text()) or rehabits(n, c.record.text()) or contrasts(n, c.record.text()) for n in claims)
         ]  # fmt: skip
         for update in (n for n in claims if n.attribute == "update"):
             # the memories whose value it changes, close enough in meaning, that share the most words saying

@@ -16,7 +16,7 @@ import re
 
 from .claims import Claim
 
-__all__ = ["habit_claim", "rehabits", "retopics", "topic_claim"]
+__all__ = ["contrast_claim", "contrasts", "habit_claim", "rehabits", "retopics", "topic_claim"]
 
 _COPULA = re.compile(
     r"(?:^|[,;:]\s*|\b(?:so|and|but|now)\s+)(?P<det>the|my|our|this\s+year's|this\s+month's)\s+"
@@ -122,3 +122,41 @@ def rehabits(claim: Claim, old: str) -> bool:
         if obj and not obj & new_obj:
             return True
     return False
+
+
+_CH = r"(?:[^,.;:!?]|(?<=\d)[,.](?=\d))"  # a character of one clause (a comma inside "20,000" is one)
+_W = r"(?:\d[\d,.]*\d|[\w'-]+)"
+#: "I take it in the evening now, not in the morning", "we meet on Fridays now instead of Tuesdays": a new value said
+#: against the old one, which the clause names after "not" or "instead of".
+_CONTRAST = re.compile(
+    rf"(?P<new>{_CH}*\b(?:now|instead|these\s+days|from\s+now\s+on)\b{_CH}*?),?\s+(?:and\s+|but\s+)?(?:not|instead\s+of|rather\s+than)\s+"
+    rf"(?P<old>(?:(?:in|at|on|with|from|by|for|to)\s+)?(?:the\s+|a\s+|an\s+|my\s+|our\s+)?{_W}(?:\s+{_W}){{0,2}}?)(?=\s*(?:$|[,.;:!?]|\s+(?:any\s?more|anymore)\b))"
+    rf"|(?P<new2>{_CH}*?)\s+instead\s+of\s+(?P<old2>{_W}(?:\s+{_W}){{0,2}}?)(?=\s*(?:$|[,.;:!?]))",
+    re.IGNORECASE,
+)
+_PLAIN = frozenset("the a an my our in at on with from by for to i we it now instead these days".split())
+
+
+def contrast_claim(text: str) -> Claim | None:
+    """A ``contrast`` claim when ``text`` says a new value against the old one (slot: the words of the new clause,
+    what the value is of; value: the old value's words)."""
+    m = _CONTRAST.search(text.replace("\u2019", "'"))
+    if m is None:
+        return None
+    new, old = (m.group("new"), m.group("old")) if m.group("old") else (m.group("new2"), m.group("old2"))
+    if re.search(r"\b(?:if|whether|might|could|would|should)\b", new, re.IGNORECASE):
+        return None
+    return Claim(attribute="contrast", slot=new.strip(), value=old.strip(), op="end")
+
+
+def contrasts(claim: Claim, old: str) -> bool:
+    """Whether a ``contrast`` claim ends ``old``: it names the old value (every word of it, by its first five
+    letters) and shares a word saying what the value is of ("the amlodipine"), and negates nothing itself."""
+    if claim.attribute != "contrast" or not claim.value:
+        return False
+    said = _stems(old)
+    if re.search(r"\b(?:not|never|no\s+longer)\b|n't\b", old, re.IGNORECASE):
+        return False
+    value = {w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _PLAIN}
+    topic = _stems(claim.slot) - value - {w[:5] for w in _PLAIN} - {w[:5] for w in _GENERIC_VERBS}
+    return bool(value) and value <= said and bool(topic & said)

@@ -23,7 +23,7 @@ import re
 
 from .claims import Claim
 
-__all__ = ["gives_value_of", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
+__all__ = ["gives_value_of", "new_only", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
 
 _NUMBER_WORDS = {
     w: str(i)
@@ -35,14 +35,26 @@ _NUMBER_WORDS = {
 _NUM = r"(?:\d[\d,]*(?:\.\d+)?|" + "|".join(_NUMBER_WORDS) + r")"
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bmidnight\b"
+_CLOCK = rf"(?:{_CLOCK})"
+#: currencies by name, singular or plural ("15,000 pesos", "3,400 dirhams", "12 million naira")
+_CURRENCY = (
+    r"(?:pounds?|euros?|dollars?|quid|pesos?|dirhams?|naira|cedis?|rupees?|yen|yuan|francs?|kr|kroner|kronor|krona|zloty|złoty|zł|"
+    r"rand|reais|real|lira|shillings?|baht|won|ringgit|dinars?|riyals?|dong|pesetas?|usd|eur|gbp|pln|inr|nok|sek|dkk|chf|aud|cad|ksh)"
+)
 _UNIT_TIME = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
 
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
-        ("money", r"[£$€]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:pounds|euros|dollars|quid)\b"),
+        # an amount of money: a currency sign or name, or a rate ("55 an hour")
+        ("money", rf"[£$€₹¥₦]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
+                  r"|\b\d[\d,]*(?:\.\d+)?\s+(?:an|a|per)\s+(?:hour|night|session|lesson|visit|month)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|bn)\b"),
+        ("percent", r"\b\d+(?:\.\d+)?\s?(?:%|percent\b|per\s+cent\b)"),
         ("dose", r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|micrograms?|milligrams?)\b"),
-        ("clock", r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bmidnight\b"),
+        # a span of the clock is one value: "7pm to 7am" is not "7am to 7pm"
+        ("clock", rf"{_CLOCK}\s*(?:to|-|–|until|till)\s*{_CLOCK}"),
+        ("clock", _CLOCK),
         ("date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b(?:in|until|till|by|from|to)\s+{_MONTH}\b"
                  r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|(?-i:\b(?:January|February|March|April|June|July|August|September|October|November|December)\b)"),
         ("frequency", rf"\bevery\s+(?:other\s+|second\s+|single\s+)?(?:{_DAY}|day|week|month|morning|evening|night|weekend|fortnight|year)\b"
@@ -52,7 +64,8 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("weekday", rf"\b{_DAY}s?\s+(?:to|-|through|and|or)\s+{_DAY}s?\b|\b{_DAY}s\b|\b{_DAY}\s+(?:nights|mornings|evenings|afternoons)\b"),
         ("date", rf"\b{_DAY}\b"),
         ("duration", rf"\b{_NUM}\s+{_UNIT_TIME}\b(?!\s+(?:a|per)\s+week)"),
-        ("number", r"\b\d{4,}(?:\s\d{3,})+\b|\b\d{6,}\b"),
+        # a long number: a phone ("33 1120 0453", "+44 7700 900123"), an account
+        ("number", r"\b\d{4,}(?:\s\d{3,})+\b|\b\d{6,}\b|(?<![\w,.])\+?\d{2,4}(?:[\s-]\d{3,4}){2,}\b"),
     )
 )
 _COUNT = re.compile(rf"(?<![\w-])(?P<n>{_NUM})(?![\w-])(?:\s+(?P<noun>(?:[a-z][\w-]*\s+){{0,2}}?[a-z][\w-]{{2,}}s)\b)?", re.IGNORECASE)
@@ -69,7 +82,8 @@ _CUE = re.compile(
     r"\b(?:now|instead|again|new|newer|up\s+to|down\s+to|back\s+to|extra|"
     r"raised|raises|lowered|increased|reduced|cut|cuts|dropped|dropping|drops|pushed|pushes|moved|moving|shortened|extended|"
     r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|slipped|settled\s+at|went\s+in|rose|fell|grew|grown|doubled|halved|"
-    r"switched|swapped|replaced|updated|revised|only\s+need|"
+    r"switched|swapped|replaced|updated|revised|only\s+need|change|later|earlier|as\s+of|"
+    rf"starting\s+(?:today|tomorrow|now|next|this|on|from|in|\d|{_MONTH}|{_DAY})|"
     rf"from\s+(?:next\s+\w+|{_MONTH}|{_DAY}|the\s+new\s+year))\b",
     re.IGNORECASE,
 )
@@ -144,8 +158,11 @@ def values_of(text: str) -> dict[str, set[str]]:
 
 def topic_terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
     """The words of ``text`` that may say what a value is of: no values, no common words, no names in ``skip``."""
-    spans = [span for _, _, span in _spans(text)]
-    kept = "".join(" " if any(a <= i < b for a, b in spans) else ch for i, ch in enumerate(text.lower()))
+    # an amount keeps its currency and scale ("dirhams", "million"): they say what the amount is of
+    spans = [(span, kind == "money") for kind, _, span in _spans(text)]
+    kept = "".join(
+        " " if any(a <= i < b and (not money or not ch.isalpha()) for (a, b), money in spans) else ch for i, ch in enumerate(text.lower())
+    )
     return {_stem(w) for w in _WORDS.findall(kept) if len(w) > 2 and not w.isdigit() and w not in _COMMON and w not in skip}
 
 
@@ -187,12 +204,36 @@ def _when(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
     return out
 
 
+#: what a sentence names as the old value: "instead of 15,000", "rather than Tuesdays", ", not in the morning"
+_OLD_NAMED = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+[^.;!?]*|,\s+not\s+[^.;!?]*", re.IGNORECASE)
+
+
+def new_only(text: str) -> str:
+    """``text`` less what it names as the old value ("send 20,000 instead of 15,000": "send 20,000")."""
+    return _OLD_NAMED.sub("", text)
+
+
+def _currency(value: str) -> str | None:
+    """The currency of a money value: its sign or its name in the singular ("15000 pesos": "peso"), else ``None``."""
+    if m := re.search(r"[£$€₹¥₦]", value):
+        return m.group(0)
+    m = re.search(rf"\b{_CURRENCY}$", value)
+    return m.group(0).rstrip("s") if m else None
+
+
 def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     """Whether ``old`` holds a value of a kind ``new`` gives, and not the same one (counts: of the same noun, if both name one)."""
     new, old = _when(new), _when(old)
     for kind, values in new.items():
         before = old.get(kind)
         if not before:
+            continue
+        if kind == "money":
+            # amounts in two currencies are of two things (pesos sent home, dirhams earned); a bare amount is of any
+            for v in values:
+                same = [b for b in before if None in (_currency(b), _currency(v)) or _currency(b) == _currency(v)]
+                if same and v not in same:
+                    return True
             continue
         if kind != "count":
             if not values & before:
@@ -213,7 +254,7 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     possessive ("My one-to-ones with Tom are every Monday") must share the word it is of ("one-to-ones")."""
     if claim.attribute != "update" or not claim.value:
         return set()
-    if not _differs(values_of(claim.value), values_of(old_text)):
+    if not _differs(values_of(new_only(claim.value)), values_of(old_text)):
         return set()
     old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
     if not _subject_ok(claim, old_terms) or _other_owner(claim.value, old_text, names):
