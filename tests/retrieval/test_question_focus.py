@@ -32,6 +32,12 @@ S = Scope(user_id="u")
         ("Which is better?", None),  # "which" then a verb: no noun to name
         ("", None),
         ("¿Dónde vive Priya?", None),  # another language: no focus
+        ("On which date does Priya's lease end?", "date"),  # a preposition carried before the wh-phrase
+        ("At what time is the ferry?", "date"),
+        ("For how many nights did Priya book the cabin?", "count"),
+        ("In which village does Priya's aunt live?", "name"),
+        ("From where did the parcel come?", "place"),
+        ("On the whole, what did Priya think of it?", None),  # a preposition opening another phrase
     ],
 )
 def test_question_focus_reads_the_slot_from_the_wh_word(question, slot):

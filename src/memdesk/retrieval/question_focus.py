@@ -74,7 +74,10 @@ _FUNCTION = frozenset(
     what where who which how why please also then there here yes no not just i'm i've i'd i'll""".split()
 )
 
-_WH = re.compile(r"^\W*(?:and |so |but )?(who|whom|whose|where|when|what|which|how)\b\s*(\w+)?", re.IGNORECASE)
+_LEAD = r"^\W*(?:and |so |but )?(?:(?:on|in|at|from|to|for|with|by|during|since|until|about) )?"
+"""What may open a question before its wh-word: a conjunction, a preposition the wh-phrase carries with it ("On what
+day ...", "In which city ...", "For how long ...")."""
+_WH = re.compile(_LEAD + r"(who|whom|whose|where|when|what|which|how)\b\s*(\w+)?", re.IGNORECASE)
 _AUX = frozenset(
     """is are was were do does did has have had will would can could should may might am be been 's""".split()
 )
@@ -115,7 +118,7 @@ _DENIAL = re.compile(
 past habit ("used to", "formerly", "ex-") or a verb of leaving ("left", "quit", "stopped", "moved away",
 "retired", "resigned")."""
 _PAST = re.compile(
-    r"^\W*(?:and |so |but )?(?:who|whom|whose|where|when|what|which|how)\b(?:\s+\w+)?\s+(?:did|was|were|had|used)\b"
+    _LEAD + r"(?:who|whom|whose|where|when|what|which|how)\b(?:\s+\w+)?\s+(?:did|was|were|had|used)\b"
     r"|\b(?:used to|previously|formerly|originally|at first|earlier|former|previous)\b|\bbefore(?:\W*$| (?:that|then|this|now)\b)",
     re.IGNORECASE,
 )
