@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memdesk.records import Scope, SemanticRecord
-from memdesk.retrieval.question_focus import Focus, RecordValues, question_focus
+from memdesk.retrieval.question_focus import QUESTION_VIEW, Focus, RecordValues, asks_about_asking, only_asks, question_focus
 from memdesk.retrieval.retrieve import Retriever
 from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
 
@@ -197,3 +197,44 @@ def test_a_record_states_an_occupation_by_its_noun_or_verb():
         assert role.answers(RecordValues.of(text)), text
     for text in ("Priya is a member of the choir.", "Priya likes working late.", "Priya is vegetarian."):
         assert not role.answers(RecordValues.of(text)), text
+
+
+@pytest.mark.parametrize(
+    "text, asks",
+    [
+        ("Noor asked: Which ferry goes to Arran on Sundays?", True),
+        ("Noor asked the assistant: Can you draft a note to the landlord?", True),
+        ("Noor asked: how do we get the tent dry before packing?", True),
+        ("Noor asked: Noor is coeliac, does the bakery do gluten-free bread?", False),  # a statement, then a question
+        ("Noor asked: The ferry is the 9:40, right?", False),  # a tag question states what it checks
+    ],
+)
+def test_a_question_view_only_asks_when_its_asked_part_opens_an_interrogative_clause(text, asks):
+    assert only_asks(text, QUESTION_VIEW) is asks
+    assert not only_asks(text, "sentence")  # only the write side's question view is a question asked
+
+
+def test_a_question_about_asking_is_told_apart():
+    assert asks_about_asking("What did Noor ask about the ferry?")
+    assert asks_about_asking("Which question did Noor have about the lease?")
+    assert not asks_about_asking("Which ferry goes to Arran?")
+
+
+def test_a_question_someone_asked_ranks_under_the_record_that_answers(store):
+    """The stored question sits closer to a question on its topic than the answer does; demoted as a superseded record
+    is (``asking_weight``), the answer ranks first, and a question about what was asked still finds the question (the
+    focus bonus is off: the answer states a name the question asks for, which alone would rank it first)."""
+    asked = SemanticRecord(scope=S, fact="Noor asked: Which ferry goes to Arran on Sundays?", provenance=["asked"],
+                           metadata={"view": QUESTION_VIEW})  # fmt: skip
+    put(store, asked, [1, 0.2, 0])
+    put(store, SemanticRecord(scope=S, fact="The Sunday ferry to Arran sails from Ardrossan at 9:40", provenance=["answer"]),
+        [1, 0.45, 0])  # fmt: skip
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"Noor noted an unrelated errand {i}", provenance=[f"f{i}"]), [0, 1, 0.1 * i])
+    q = unit([1, 0, 0])
+    hits = Retriever.fused(store, K=3, focus_weight=0).retrieve(q, S, query_text="Which ferry goes to Arran on Sundays?", hybrid=False)
+    assert hits[0].record.provenance == ["answer"]
+    flat = Retriever.fused(store, K=3, focus_weight=0, asking_weight=None).retrieve(q, S, query_text="Which ferry goes to Arran on Sundays?", hybrid=False)
+    assert flat[0].record.provenance == ["asked"]
+    about = Retriever.fused(store, K=3, focus_weight=0).retrieve(q, S, query_text="What did Noor ask about the Arran ferry?", hybrid=False)
+    assert about[0].record.provenance == ["asked"]

@@ -37,7 +37,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["DENIAL_WEIGHT", "FOCUS_WEIGHT", "Focus", "RecordValues", "question_focus"]
+__all__ = [
+    "ASKING_WEIGHT", "DENIAL_WEIGHT", "FOCUS_WEIGHT", "QUESTION_VIEW", "Focus", "RecordValues", "asks_about_asking",
+    "only_asks", "question_focus",
+]
 
 FOCUS_WEIGHT = 1.0
 """The default read path's bonus, in standard deviations, for a record that states a value of the asked kind
@@ -47,6 +50,26 @@ DENIAL_WEIGHT = 0.5
 """A record that only denies values of the asked kind, for a question asking what holds now, has its fused score
 demoted by this factor before standardizing, as a superseded record is (``Retriever.superseded_weight``): it says
 what no longer holds, which is not the answer to what holds now."""
+
+ASKING_WEIGHT = 0.5
+"""A record of a question someone asked ("Noor asked: Which ferry goes to Arran?") has its fused score demoted by this
+factor before standardizing, as a superseded record is, unless the question asks what was asked
+(:func:`asks_about_asking`): a question states no value, so it answers no question, yet it sits close to any question
+on its topic (two questions share their form as well as their words)."""
+
+QUESTION_VIEW = "question"
+"""The ``view`` (record metadata) of a record the write side keeps of a turn that only asks something
+(:mod:`memdesk.conversation.extract`): "Noor asked: Which ferry goes to Arran?"."""
+
+_INTERROGATIVE = re.compile(
+    r"^[^:]{0,80}:\s*\W*(?:and |so |but |ok |okay |also )?(?:who|whom|whose|where|when|what|what's|which|how|why|"
+    r"is|are|was|were|am|do|does|did|can|could|will|would|should|shall|may|might|have|has|had|any|anything)\b",
+    re.IGNORECASE,
+)
+"""The asked part of a question view opens an interrogative clause: a wh-word or an auxiliary before its subject.
+"Noor asked: Noor is vegan, can the hut cook for her?" opens with a statement and states it."""
+
+_ABOUT_ASKING = re.compile(r"\b(?:ask|asks|asked|asking|question|questions|wonder|wondered|enquir\w*|inquir\w*|request\w*)\b", re.IGNORECASE)
 
 Slot = Literal["name", "place", "date", "count", "role"]
 
@@ -188,6 +211,18 @@ def question_focus(question: str | None) -> Focus | None:
         if _WHAT_NOUN.match(question):  # "What car does ...", "What book is ...": a named thing
             return Focus("name", said, current)
     return None
+
+
+def only_asks(text: str, view: str | None) -> bool:
+    """True when a record of this ``text`` and ``view`` is a question someone asked and states nothing: a question view
+    whose asked part opens an interrogative clause (see :data:`ASKING_WEIGHT`)."""
+    return view == QUESTION_VIEW and bool(_INTERROGATIVE.match(text))
+
+
+def asks_about_asking(question: str | None) -> bool:
+    """True when ``question`` asks what someone asked or wondered ("What did Noor ask about the ferry?"): a record of a
+    question asked answers it (see :data:`ASKING_WEIGHT`)."""
+    return bool(question and _ABOUT_ASKING.search(question))
 
 
 def _bare(word: str) -> str:
