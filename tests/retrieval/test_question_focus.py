@@ -238,3 +238,27 @@ def test_a_question_someone_asked_ranks_under_the_record_that_answers(store):
     assert flat[0].record.provenance == ["asked"]
     about = Retriever.fused(store, K=3, focus_weight=0).retrieve(q, S, query_text="What did Noor ask about the Arran ferry?", hybrid=False)
     assert about[0].record.provenance == ["asked"]
+
+
+@pytest.mark.parametrize(
+    "question, setting",
+    [
+        ("Where does Priya live these days?", "home"),
+        ("Where is Priya's new flat?", "home"),
+        ("Where did Priya move to?", "home"),
+        ("Where does Priya work now?", "work"),
+        ("Where is Priya's new job?", "work"),
+        ("Where is the christening?", None),  # neither: any place answers
+    ],
+)
+def test_a_where_question_names_home_or_work(question, setting):
+    assert question_focus(question).setting == setting
+
+
+def test_a_record_placing_someone_at_work_does_not_answer_where_they_live():
+    home, work = question_focus("Where does Priya live now?"), question_focus("Where does Priya work?")
+    at_work = RecordValues.of("Priya started at Wirral General last month.")
+    at_home = RecordValues.of("Priya rents a flat in Birkenhead near the park.")
+    plain = RecordValues.of("The christening is at St Saviour's.")  # no setting: answers either
+    assert not home.answers(at_work) and home.answers(at_home) and home.answers(plain)
+    assert work.answers(at_work) and not work.answers(at_home) and work.answers(plain)

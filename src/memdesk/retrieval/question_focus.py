@@ -72,6 +72,16 @@ _INTERROGATIVE = re.compile(
 _ABOUT_ASKING = re.compile(r"\b(?:ask|asks|asked|asking|question|questions|wonder|wondered|enquir\w*|inquir\w*|request\w*)\b", re.IGNORECASE)
 
 Slot = Literal["name", "place", "date", "count", "role"]
+Setting = Literal["home", "work"]
+
+_HOME = r"live|lives|living|lived|reside\w*|home|house|flat|apartment|address|rent\w*|moved|move|moving|neighbourhood|neighborhood"
+_WORK = r"work|works|working|worked|job|jobs|employ\w*|office|company|hired|shifts?|colleagues?|boss|started at|position|post"
+_ASKS_HOME = re.compile(rf"\b(?:{_HOME})\b", re.IGNORECASE)
+_ASKS_WORK = re.compile(rf"\b(?:{_WORK})\b", re.IGNORECASE)
+"""Where someone lives and where someone works: a question names one of the two settings by its verb or noun ("Where
+does Dana live?", "Where is Dana's flat?"; "Where does Dana work?", "Which company is Dana at?"), and a record places
+someone in one of them by the same words ("moved to York, into a terraced house"; "started at York Hospital", "works
+nights at a warehouse")."""
 
 _MONTHS = "january february march april may june july august september october november december"
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
@@ -157,6 +167,9 @@ class Focus:
     said: frozenset[str]
     current: bool = True
     """The question asks what holds now (not "Where did ... before?"): a value a record denies does not answer it."""
+    setting: Setting | None = None
+    """For a place: whether the question asks where someone lives (``"home"``) or works (``"work"``), None when it
+    says neither; a record that places someone only at the other does not answer it."""
 
     def answers(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
         """True when a record with these ``values`` states a value of the asked kind (for a question about the past,
@@ -167,6 +180,8 @@ class Focus:
             return values.count
         if self.slot == "role":
             return values.role
+        if self.slot == "place" and self.setting is not None and self.setting not in values.settings and values.settings:
+            return False  # "Where does Dana live?": "Dana started at York Hospital" places her at work, not at home
         return bool(self._stated(values, past=not self.current) - self.said - user_names)
 
     def denies(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
@@ -196,7 +211,7 @@ def question_focus(question: str | None) -> Focus | None:
     if wh in ("who", "whom"):
         return Focus("name", said, current)
     if wh == "where":
-        return Focus("place", said, current)
+        return Focus("place", said, current, _setting(question))
     if wh == "when" or (wh in ("what", "which") and nxt in ("date", "day", "year", "month", "time")):
         return Focus("date", said, current)
     if wh == "how" and nxt in _COUNT_HOW:
@@ -225,6 +240,12 @@ def asks_about_asking(question: str | None) -> bool:
     return bool(question and _ABOUT_ASKING.search(question))
 
 
+def _setting(text: str) -> Setting | None:
+    """The setting a question names (see :data:`_ASKS_HOME`), None for neither or both."""
+    home, work = bool(_ASKS_HOME.search(text)), bool(_ASKS_WORK.search(text))
+    return None if home == work else "home" if home else "work"
+
+
 def _bare(word: str) -> str:
     return word.replace("’", "'").removesuffix("'s")
 
@@ -242,6 +263,8 @@ class RecordValues:
     denied_names: frozenset[str] = frozenset()
     denied_places: frozenset[str] = frozenset()
     role: bool = False
+    settings: frozenset[str] = frozenset()
+    """Where it places someone: ``"home"``, ``"work"``, both or neither (see :data:`_ASKS_HOME`)."""
 
     @classmethod
     def of(cls, text: str) -> RecordValues:
@@ -273,6 +296,7 @@ class RecordValues:
         return cls(
             frozenset(names), frozenset(places), date, count,
             frozenset(denied_names - names), frozenset(denied_places - places), bool(_ROLE.search(body)),
+            frozenset(k for k, cue in (("home", _ASKS_HOME), ("work", _ASKS_WORK)) if cue.search(body)),
         )  # fmt: skip
 
 
