@@ -129,3 +129,15 @@ def test_a_question_asking_for_know_how_takes_no_side(question):
 )
 def test_facts_of_the_user_s_life_keep_the_user_s_words_first(question):
     assert role_boosts(question, 3.0, {"Noor"}) == {"assistant": -3.0, "tool": -3.0, "system": -3.0}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "In which language should the assistant answer Noor?",
+        "How long should replies to Noor be?",
+        "How should messages to Noor be formatted?",
+    ],
+)
+def test_a_question_about_how_the_assistant_is_to_answer_keeps_the_user_s_instruction_first(question):
+    assert role_boosts(question, 3.0, {"Noor"}) == {"assistant": -3.0, "tool": -3.0, "system": -3.0}

@@ -18,7 +18,8 @@ Dana lives?"), or one that says neither "I" nor "you" ("How old is Theo?", the u
 first-person question, told as a penalty on every other role's records, so that the user's records keep the scores
 of a question that takes no side (:func:`role_boosts`).
 
-Two kinds of question take another side. One that names the assistant ("Which books did the assistant recommend?",
+Two kinds of question take another side (a question about how the assistant is to answer, "In which language should
+the assistant reply?", keeps the user's: the user's instruction answers it). One that names the assistant ("Which books did the assistant recommend?",
 "What did the AI suggest for the trip?") asks for the assistant's words: the assistant's records get the bonus a
 first-person question gives the user's. One that asks for know-how rather than for a fact of the user's life
 (:func:`asks_for_advice`: what one should do, how something is done, what a term means, what a plan, list or
@@ -66,6 +67,14 @@ _ADVICE = re.compile(
 )
 """A question asking for know-how (see the module docstring): a modal of advice, "how do/can/to ...", what a term
 means, or the content of a plan, list, recipe or other document drawn up ("the packing list", "the revision plan")."""
+_INSTRUCTION = re.compile(
+    r"\b(?:should|must|ought to|shall)\b.{0,60}?\b(?:assistant|bot|you|answers?|repl(?:y|ies)|responses?|respond|"
+    r"messages?|write|written|format(?:ted)?)\b"
+    r"|\b(?:assistant|bot|you|answers?|repl(?:y|ies)|responses?)\b.{0,40}?\b(?:should|must|ought to)\b",
+    re.IGNORECASE,
+)
+"""A question about how the assistant is to answer ("In which language should the assistant reply to Leila?", "How
+long should answers to Olu be?"): the user's instruction answers it, not the assistant's replies."""
 
 
 def grammatical_person(question: str) -> Person | None:
@@ -95,6 +104,8 @@ def role_boosts(question: str | None, weight: float, names: Iterable[str] = ()) 
     otherwise."""
     if not question or weight <= 0:
         return {}
+    if _INSTRUCTION.search(question):  # how the assistant is to answer: the user's instruction says it
+        return {role: -weight for role in ROLES if role != "user"}
     if names_assistant(question):
         return {"assistant": weight}
     if asks_for_advice(question):
