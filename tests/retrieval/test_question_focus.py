@@ -262,3 +262,13 @@ def test_a_record_placing_someone_at_work_does_not_answer_where_they_live():
     plain = RecordValues.of("The christening is at St Saviour's.")  # no setting: answers either
     assert not home.answers(at_work) and home.answers(at_home) and home.answers(plain)
     assert work.answers(at_work) and not work.answers(at_home) and work.answers(plain)
+
+
+def test_a_question_about_when_something_happened_is_not_answered_by_a_plan_s_date():
+    happened = question_focus("When did Priya's choir perform the Requiem?")
+    upcoming = question_focus("When is Priya's choir performing the Requiem?")
+    plan = RecordValues.of("The choir wants to perform the Requiem next spring, maybe in April.")
+    done = RecordValues.of("The choir sang the Requiem on 12 April at St Luke's.")
+    assert plan.plan and not done.plan
+    assert happened.answers(done) and not happened.answers(plan)
+    assert upcoming.answers(done) and upcoming.answers(plan)  # what is to come: a plan's date answers

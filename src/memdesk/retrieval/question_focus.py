@@ -76,6 +76,14 @@ Setting = Literal["home", "work"]
 
 _HOME = r"live|lives|living|lived|reside\w*|home|house|flat|apartment|address|rent\w*|moved|move|moving|neighbourhood|neighborhood"
 _WORK = r"work|works|working|worked|job|jobs|employ\w*|office|company|hired|shifts?|colleagues?|boss|started at|position|post"
+_PLAN = re.compile(
+    r"\b(?:will|shall|going to|gonna|plan(?:s|ning|ned)? (?:to|for|on)|is planned|are planned|want(?:s)? to|hope(?:s)? to|"
+    r"would like to|intend(?:s)? to|next (?:week|month|year|summer|winter|spring|autumn|time))\b|['’]ll\b",
+    re.IGNORECASE,
+)
+"""A record speaking of what is to come: a future auxiliary, a plan, a wish or "next ..." ("Next year we want to do the
+Alta Via 2", "the release is planned for May"): a question about when something happened ("When did ...?") is not
+answered by its date."""
 _ASKS_HOME = re.compile(rf"\b(?:{_HOME})\b", re.IGNORECASE)
 _ASKS_WORK = re.compile(rf"\b(?:{_WORK})\b", re.IGNORECASE)
 """Where someone lives and where someone works: a question names one of the two settings by its verb or noun ("Where
@@ -174,8 +182,8 @@ class Focus:
     def answers(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
         """True when a record with these ``values`` states a value of the asked kind (for a question about the past,
         a value it says no longer holds counts too)."""
-        if self.slot == "date":
-            return values.date
+        if self.slot == "date":  # "When did the hike end?" is not answered by a plan's date ("next year we want to ...")
+            return values.date and (self.current or not values.plan)
         if self.slot == "count":
             return values.count
         if self.slot == "role":
@@ -265,6 +273,8 @@ class RecordValues:
     role: bool = False
     settings: frozenset[str] = frozenset()
     """Where it places someone: ``"home"``, ``"work"``, both or neither (see :data:`_ASKS_HOME`)."""
+    plan: bool = False
+    """It speaks of what is to come (:data:`_PLAN`): its date is a plan's, not when something happened."""
 
     @classmethod
     def of(cls, text: str) -> RecordValues:
@@ -297,6 +307,7 @@ class RecordValues:
             frozenset(names), frozenset(places), date, count,
             frozenset(denied_names - names), frozenset(denied_places - places), bool(_ROLE.search(body)),
             frozenset(k for k, cue in (("home", _ASKS_HOME), ("work", _ASKS_WORK)) if cue.search(body)),
+            bool(_PLAN.search(body)),
         )  # fmt: skip
 
 
