@@ -9,7 +9,8 @@ session recall@10. Only conversations the run has fully ingested are used (``wor
 
 Configs: ``engram`` (paper path, k=20, K=25), ``engram-untyped``, ``engram-hybrid`` (RRF BM25),
 ``fused`` (the default read path), ``fused-untyped`` (one pooled score scale), ``fused-dense`` (no BM25), ``fused-dense-untyped``,
-``fused-nostem`` (unstemmed BM25), ``fused-flat`` (budget priced for the flat one-anchor-per-line block).
+``fused-nostem`` (unstemmed BM25), ``fused-flat`` (budget priced for the flat one-anchor-per-line block); the option
+``fold=false`` writes a line for every record (no folding of repeated words, :mod:`memdesk.retrieval.folding`).
 A config may change its retriever's constructor options: ``fused:lexical_weight=0.1+lexical_k=30``.
 
 The run's embedder is ``MEMDESK_EMBEDDER``'s (default MiniLM; ``MEMDESK_EMBEDDER=nomic`` for a run made with
@@ -43,7 +44,7 @@ from memdesk.store import open_store
 
 
 def _fused(store, profile=None, **kw):
-    ser = Serializer(group_by_anchor=kw.pop("grouped", True))
+    ser = Serializer(group_by_anchor=kw.pop("grouped", True), fold=kw.pop("fold", None))
     return Retriever.fused(store, serializer=ser, **{**(profile or {}), **kw}), ser
 
 

@@ -60,6 +60,10 @@ class PenaltyPacker(BudgetPacker):
     SIMILAR: float | None = None
     #: scale the penalty by the share of the record's turns already shown (``penaltyf<x>``)
     FRACTION = False
+    #: also take this much per 50 tokens of its line off a record's score (``penalty<x>~<length>``)
+    LENGTH = 0.0
+    #: also take this much per record already shown from the same day (at most 3) (``penalty<x>^<day>``)
+    DAY = 0.0
 
     def pack(self, ranked, budget=None, max_records=None):
         return super().pack(self.reordered(ranked), budget, max_records)
@@ -70,6 +74,7 @@ class PenaltyPacker(BudgetPacker):
         import numpy as np
 
         covered: set[str] = set()
+        days: dict = {}
         shown: list[np.ndarray] = []
         heap: list[tuple[float, int, bool, object]] = []
         seq = 0
@@ -80,7 +85,13 @@ class PenaltyPacker(BudgetPacker):
             if not hit and self.SIMILAR is not None and shown:
                 hit = float(np.max(np.stack(shown) @ VECTORS[h.record.id])) >= self.SIMILAR
             share = len(prov & covered) / len(prov) if self.FRACTION and prov else 1.0
-            return h.score - (self.PENALTY * share if hit else 0.0), hit
+            length = self.LENGTH * self.tokens(self.serializer.line(h)) / 50 if self.LENGTH else 0.0
+            if self.DAY:
+                day = h.record.event_time.date() if h.record.event_time else None
+                crowd = min(days.get(day, 0), 3) if day else 0
+                length += self.DAY * crowd
+                hit = hit or bool(crowd)
+            return h.score - (self.PENALTY * share if hit else 0.0) - length, hit
 
         def release(bound):
             nonlocal seq
@@ -92,6 +103,8 @@ class PenaltyPacker(BudgetPacker):
                     heapq.heappush(heap, (-now, seq, True, h))
                     continue
                 covered.update(h.record.provenance)
+                if h.record.event_time:
+                    days[h.record.event_time.date()] = days.get(h.record.event_time.date(), 0) + 1
                 if self.SIMILAR is not None:
                     shown.append(VECTORS[h.record.id])
                 yield h
@@ -110,10 +123,13 @@ def packer_of(variant: str):
     head, *drops = variant.split("+")
     base = {"base": BudgetPacker, "overlap": OverlapPacker}.get(head)
     if base is None:  # penalty<x> or penalty<x>@<cosine>
+        head, _, day = head.partition("^")
+        head, _, length = head.partition("~")
         penalty, _, similar = head.removeprefix("penalty").partition("@")
         fraction = penalty.startswith("f")
         base = type(head, (PenaltyPacker,), {
             "PENALTY": float(penalty.removeprefix("f")), "SIMILAR": float(similar) if similar else None, "FRACTION": fraction,
+            "LENGTH": float(length or 0), "DAY": float(day or 0),
         })  # fmt: skip
     dropped = {tuple(d.removeprefix("drop:").split("/")) for d in drops}
     if not dropped:
@@ -156,10 +172,40 @@ def ranked_lists(benchmark: str, run_dir: Path, config: str, conversations: set[
     return out
 
 
-def measure(rows, packer_cls, budgets, diagnose: int | None):
+def timeline_serializer(fold: bool):
+    """A block with no memory-type headers: one timeline of anchor groups (a layout measured, not shipped)."""
+    from memdesk.hits import Evidence
+    from memdesk.retrieval.folding import folded
+    from memdesk.retrieval.serialize import Serializer, _time_key
+
+    class Timeline(Serializer):
+        def layout(self, hit):
+            anchor = self.anchor(hit)
+            return [(f"anchor:{anchor}", f"[{anchor}]")], f"- {self.text(hit)}"
+
+        def serialize(self, hits):
+            skip = folded(hits, self.fold_key) if self.fold else set()
+            by_anchor: dict = {}
+            for i, h in enumerate(hits):
+                if i not in skip:
+                    by_anchor.setdefault(self.anchor(h), []).append(h)
+            lines = []
+            for anchor in sorted(by_anchor, key=lambda a: _time_key(by_anchor[a])):
+                lines.append(f"[{anchor}]")
+                lines.extend(f"- {self.text(h)}" for h in by_anchor[anchor])
+            text = "\n".join(lines)
+            return Evidence(hits=list(hits), text=text, tokens=self.token_counter.count(text) if text else 0)
+
+    return Timeline(group_by_anchor=True, fold=fold)
+
+
+def measure(rows, packer_cls, budgets, diagnose: int | None, fold: str = "on"):
     from memdesk.retrieval.serialize import Serializer
 
-    ser = Serializer(group_by_anchor=True)
+    if fold.startswith("timeline"):
+        ser = timeline_serializer(fold != "timeline-off")
+    else:
+        ser = Serializer(group_by_anchor=True, fold=fold == "on")
     result = {}
     for budget in budgets:
         packer = packer_cls(ser, budget, max_records=100)
@@ -214,6 +260,7 @@ def main() -> None:
     ap.add_argument("--variants", default="base")
     ap.add_argument("--conversations", default="", help="comma-separated conversation ids (default: all ingested)")
     ap.add_argument("--K", type=int, default=300, help="candidates kept in the unbudgeted ranking")
+    ap.add_argument("--fold", default="on", help="comma-separated: on (fold repeated lines, the default block), off, timeline (no type headers), timeline-off")
     args = ap.parse_args()
     convs = set(filter(None, args.conversations.split(","))) or None
     budgets = [int(b) for b in args.budgets.split(",")]
@@ -221,9 +268,10 @@ def main() -> None:
     for config in args.configs.split(","):
         rows = ranked_lists(args.benchmark, args.run_dir, config, convs, args.K, with_vectors="@" in args.variants)
         for variant in args.variants.split(","):
-            row = {"config": config, "variant": variant, "conversations": sorted(convs) if convs else "all",
-                   "budgets": measure(rows, packers[variant], budgets, args.diagnose)}
-            print(json.dumps(row), flush=True)
+            for fold in args.fold.split(","):
+                row = {"config": config, "variant": variant, "fold": fold, "conversations": sorted(convs) if convs else "all",
+                       "budgets": measure(rows, packers[variant], budgets, args.diagnose, fold)}
+                print(json.dumps(row), flush=True)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ from ..records import MemoryRecord
 from ..hits import SearchHit
 
 if TYPE_CHECKING:
+    from .folding import FoldKey
     from .serialize import Serializer
 
 __all__ = ["BudgetPacker", "fit", "is_statement", "normalized_text"]
@@ -75,10 +76,11 @@ class BudgetPacker:
         self.max_records = max_records
         self.cover_dedupe = cover_dedupe
         self._tokens: dict[str, int] = {}
-        self._layouts: dict[tuple[str, str], tuple[tuple[str, ...], str, list[tuple[str, str]], str]] = {}
+        self._layouts: dict[tuple[str, str], tuple[tuple[str, ...], str, list[tuple[str, str]], str, "FoldKey | None"]] = {}
 
-    def _layout(self, h: SearchHit) -> tuple[tuple[str, ...], str, list[tuple[str, str]], str]:
-        """(provenance, normalized text, headers, line) of a hit, cached by record id and text."""
+    def _layout(self, h: SearchHit) -> tuple[tuple[str, ...], str, list[tuple[str, str]], str, "FoldKey | None"]:
+        """(provenance, normalized text, headers, line, fold key or None when the serializer does not fold) of a hit,
+        cached by record id and text."""
 
         key = (h.record.id, h.record.embed_text())  # an updated record keeps its id, not its text
         cached = self._layouts.get(key)
@@ -86,7 +88,8 @@ class BudgetPacker:
             if len(self._layouts) > 100_000:
                 self._layouts.clear()
             headers, line = self.serializer.layout(h)
-            cached = (tuple(sorted(h.record.provenance)), normalized_text(h.record.embed_text()), headers, line)
+            fold_key = self.serializer.fold_key(h) if getattr(self.serializer, "fold", False) else None
+            cached = (tuple(sorted(h.record.provenance)), normalized_text(h.record.embed_text()), headers, line, fold_key)
             self._layouts[key] = cached
         return cached
 
@@ -138,21 +141,31 @@ class BudgetPacker:
         for h in ranked:
             if (cap is not None and taken + len(out) >= cap) or budget - state.used < self.MIN_LINE:
                 break
-            prov, text, headers, line = self._layout(h)
+            prov, text, headers, line, fold_key = self._layout(h)
             statement = is_statement(h.record)
             if (prov and prov in state.prov and not statement) or text in state.text:
                 continue
             if self.cover_dedupe and prov and state.covered.issuperset(prov) and not statement:
                 continue
-            cost = self.tokens(line) + sum(self.tokens(text) for key, text in headers if key not in state.headers)
-            if state.used + cost > budget:
+            refund, folds = 0, []
+            if fold_key is not None and state.folds_into(fold_key):
+                cost = 0  # its words are in a line already kept: it writes no line of its own
+            else:
+                cost = self.tokens(line) + sum(self.tokens(text) for key, text in headers if key not in state.headers)
+                if fold_key is not None:
+                    folds = state.folded_by(fold_key)
+                    refund = sum(c for _, c in folds)
+            if state.used + cost - refund > budget:
                 misses += 1
                 if misses >= self.MAX_MISSES:
                     break
                 continue
             misses = 0
-            state.used += cost
-            state.headers.update(key for key, _ in headers)
+            state.used += cost - refund
+            if fold_key is not None:
+                state.keep(fold_key, self.tokens(line) if cost else 0, folds)
+            if cost:  # a folded record opens no header
+                state.headers.update(key for key, _ in headers)
             if prov:
                 state.prov.add(prov)
                 state.covered.update(prov)
@@ -162,7 +175,8 @@ class BudgetPacker:
 
 
 class _Packed:
-    """What a packing has taken so far: priced tokens, provenances, texts, covered messages and open headers."""
+    """What a packing has taken so far: priced tokens, provenances, texts, covered messages and open headers, and
+    the lines written (by message, with their priced tokens: a longer line holding one's words folds it)."""
 
     def __init__(self) -> None:
         self.used = 0
@@ -170,6 +184,31 @@ class _Packed:
         self.text: set[str] = set()
         self.covered: set[str] = set()
         self.headers: set[str] = set()
+        self.lines: dict[str, list[list]] = {}  # message -> [[FoldKey, priced tokens], ...] of lines written
+
+    def _written(self, key: "FoldKey") -> list[list]:
+        seen: dict[int, list] = {}
+        for m in key.messages:
+            for entry in self.lines.get(m, ()):
+                seen[id(entry)] = entry
+        return list(seen.values())
+
+    def folds_into(self, key: "FoldKey") -> bool:
+        """Whether a line written already shows every word of ``key``'s."""
+        return any(key.within(entry[0]) for entry in self._written(key))
+
+    def folded_by(self, key: "FoldKey") -> list[tuple[list, int]]:
+        """The lines written that ``key``'s line would fold, with their priced tokens."""
+        return [(entry, entry[1]) for entry in self._written(key) if entry[1] and entry[0].within(key)]
+
+    def keep(self, key: "FoldKey", tokens: int, folds: list[tuple[list, int]]) -> None:
+        """Record a line written (``tokens`` 0: folded into one already written) and the lines it folds."""
+        for entry, _ in folds:
+            entry[1] = 0
+        if tokens:
+            entry = [key, tokens]
+            for m in key.messages:
+                self.lines.setdefault(m, []).append(entry)
 
 
 class _Replay:

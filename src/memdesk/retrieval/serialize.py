@@ -7,6 +7,8 @@ from typing import Sequence
 from ..records import ALL_TYPES, MemoryType
 from ..hits import Evidence, SearchHit
 from ..text.tokens import TokenCounter
+from .folding import FoldKey, folded
+from .packing import normalized_text
 
 
 class Serializer:
@@ -35,6 +37,11 @@ class Serializer:
         - (by assistant) the first lesson is on Tuesday
 
     Records of one session share an anchor, so a block of ~30 records saves a few tokens on most lines.
+
+    ``fold`` (default: on with ``group_by_anchor``) writes no line for a record whose words another record of the same
+    message shows with the same label, under the same anchor or with the record's own date in its words, e.g. a
+    sentence of a message beside the question-answer view holding that message (:mod:`memdesk.retrieval.folding`); the
+    folded record stays among the block's hits.
     """
 
     HEADERS = {
@@ -43,9 +50,13 @@ class Serializer:
         MemoryType.PROCEDURAL: "Instructions (procedural):",
     }
 
-    def __init__(self, token_counter: TokenCounter | None = None, *, group_by_anchor: bool = False) -> None:
+    def __init__(
+        self, token_counter: TokenCounter | None = None, *, group_by_anchor: bool = False, fold: bool | None = None
+    ) -> None:
         self.token_counter = token_counter or TokenCounter()
         self.group_by_anchor = group_by_anchor
+        self.fold = group_by_anchor if fold is None else fold
+        self._fold_keys: dict[tuple[str, str], FoldKey] = {}
 
     @staticmethod
     def anchor(hit: SearchHit) -> str:
@@ -53,14 +64,40 @@ class Serializer:
         return r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else "undated")
 
     @staticmethod
-    def text(hit: SearchHit) -> str:
-        """The record's text as shown: title and body, with the speaker when the text lacks the name."""
+    def words(hit: SearchHit) -> str:
+        """The record's text as shown, without its provenance label: title and body, with the speaker when the text
+        lacks the name."""
         r = hit.record
         text = r.text()  # the record's text, written once
         if r.speaker and r.speaker not in text and r.speaker != r.role:
             text = f"{r.speaker}: {text}"
-        label = r.provenance_label()
+        return text
+
+    @classmethod
+    def text(cls, hit: SearchHit) -> str:
+        """The record's text as shown: :meth:`words`, after the provenance label when it has one."""
+        text = cls.words(hit)
+        label = hit.record.provenance_label()
         return f"({label}) {text}" if label else text
+
+    @classmethod
+    def fold_key(cls, hit: SearchHit) -> FoldKey:
+        """What :func:`~memdesk.retrieval.folding.folded` compares: anchor, label, shown words, messages."""
+        r = hit.record
+        text = f" {normalized_text(cls.words(hit))} "
+        anchor = cls.anchor(hit)
+        dated = anchor != "undated" and f" {normalized_text(anchor)} " in text
+        return FoldKey(anchor, r.provenance_label(), text, frozenset(r.provenance), dated)
+
+    def _cached_fold_key(self, hit: SearchHit) -> FoldKey:
+        """:meth:`fold_key`, kept by record id and text (a block is serialized several times while it is packed)."""
+        cache_key = (hit.record.id, hit.record.embed_text())
+        key = self._fold_keys.get(cache_key)
+        if key is None:
+            if len(self._fold_keys) > 100_000:
+                self._fold_keys.clear()
+            key = self._fold_keys[cache_key] = self.fold_key(hit)
+        return key
 
     @classmethod
     def line(cls, hit: SearchHit) -> str:
@@ -78,8 +115,10 @@ class Serializer:
 
     def serialize(self, hits: Sequence[SearchHit]) -> Evidence:
         lines: list[str] = []
+        skip = folded(hits, self._cached_fold_key) if self.fold else set()
+        shown = [h for i, h in enumerate(hits) if i not in skip]
         for memory_type in ALL_TYPES:
-            group = [h for h in hits if h.memory_type is memory_type]
+            group = [h for h in shown if h.memory_type is memory_type]
             if not group:
                 continue
             lines.append(self.HEADERS[memory_type])
