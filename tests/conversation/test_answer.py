@@ -35,7 +35,7 @@ SEM = SemanticRecord(
     scope=SCOPE, speaker="Tomas", fact="Tomas bakes rye bread.", event_time=datetime(2023, 5, 8, tzinfo=timezone.utc)
 )
 EVIDENCE = Evidence(
-    hits=[hit(SEM, 0.41), hit(EP, 0.73)],
+    hits=[hit(SEM, 0.19), hit(EP, 0.73)],
     text="- [2023-05-08] Tomas (semantic) Tomas bakes rye bread.\n"
          "- [2023-05-07] Priya (episodic) Pottery class: Priya went to her first pottery class.",
     tokens=30,

@@ -14,7 +14,7 @@ def fact(text: str, superseded: bool = False) -> SemanticRecord:
     return SemanticRecord(scope=SCOPE, speaker="Noor", fact=text, superseded_by="newer" if superseded else None)
 
 
-def hits(*records: SemanticRecord, top: float = 0.4) -> list[SearchHit]:
+def hits(*records: SemanticRecord, top: float = 0.15) -> list[SearchHit]:
     """Hits best first, the first scored ``top`` (by default below :data:`TRUST`: the ranking is unsure, words
     decide)."""
     n = len(records)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memdesk.records import Scope, SemanticRecord
-from memdesk.retrieval.question_focus import Focus, RecordValues, question_focus
+from memdesk.retrieval.question_focus import QUESTION_VIEW, Focus, RecordValues, asks_about_asking, only_asks, question_focus
 from memdesk.retrieval.retrieve import Retriever
 from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
 
@@ -32,6 +32,12 @@ S = Scope(user_id="u")
         ("Which is better?", None),  # "which" then a verb: no noun to name
         ("", None),
         ("¿Dónde vive Priya?", None),  # another language: no focus
+        ("On which date does Priya's lease end?", "date"),  # a preposition carried before the wh-phrase
+        ("At what time is the ferry?", "date"),
+        ("For how many nights did Priya book the cabin?", "count"),
+        ("In which village does Priya's aunt live?", "name"),
+        ("From where did the parcel come?", "place"),
+        ("On the whole, what did Priya think of it?", None),  # a preposition opening another phrase
     ],
 )
 def test_question_focus_reads_the_slot_from_the_wh_word(question, slot):
@@ -191,3 +197,78 @@ def test_a_record_states_an_occupation_by_its_noun_or_verb():
         assert role.answers(RecordValues.of(text)), text
     for text in ("Priya is a member of the choir.", "Priya likes working late.", "Priya is vegetarian."):
         assert not role.answers(RecordValues.of(text)), text
+
+
+@pytest.mark.parametrize(
+    "text, asks",
+    [
+        ("Noor asked: Which ferry goes to Arran on Sundays?", True),
+        ("Noor asked the assistant: Can you draft a note to the landlord?", True),
+        ("Noor asked: how do we get the tent dry before packing?", True),
+        ("Noor asked: Noor is coeliac, does the bakery do gluten-free bread?", False),  # a statement, then a question
+        ("Noor asked: The ferry is the 9:40, right?", False),  # a tag question states what it checks
+    ],
+)
+def test_a_question_view_only_asks_when_its_asked_part_opens_an_interrogative_clause(text, asks):
+    assert only_asks(text, QUESTION_VIEW) is asks
+    assert not only_asks(text, "sentence")  # only the write side's question view is a question asked
+
+
+def test_a_question_about_asking_is_told_apart():
+    assert asks_about_asking("What did Noor ask about the ferry?")
+    assert asks_about_asking("Which question did Noor have about the lease?")
+    assert not asks_about_asking("Which ferry goes to Arran?")
+
+
+def test_a_question_someone_asked_ranks_under_the_record_that_answers(store):
+    """The stored question sits closer to a question on its topic than the answer does; demoted as a superseded record
+    is (``asking_weight``), the answer ranks first, and a question about what was asked still finds the question (the
+    focus bonus is off: the answer states a name the question asks for, which alone would rank it first)."""
+    asked = SemanticRecord(scope=S, fact="Noor asked: Which ferry goes to Arran on Sundays?", provenance=["asked"],
+                           metadata={"view": QUESTION_VIEW})  # fmt: skip
+    put(store, asked, [1, 0.2, 0])
+    put(store, SemanticRecord(scope=S, fact="The Sunday ferry to Arran sails from Ardrossan at 9:40", provenance=["answer"]),
+        [1, 0.45, 0])  # fmt: skip
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"Noor noted an unrelated errand {i}", provenance=[f"f{i}"]), [0, 1, 0.1 * i])
+    q = unit([1, 0, 0])
+    hits = Retriever.fused(store, K=3, focus_weight=0).retrieve(q, S, query_text="Which ferry goes to Arran on Sundays?", hybrid=False)
+    assert hits[0].record.provenance == ["answer"]
+    flat = Retriever.fused(store, K=3, focus_weight=0, asking_weight=None).retrieve(q, S, query_text="Which ferry goes to Arran on Sundays?", hybrid=False)
+    assert flat[0].record.provenance == ["asked"]
+    about = Retriever.fused(store, K=3, focus_weight=0).retrieve(q, S, query_text="What did Noor ask about the Arran ferry?", hybrid=False)
+    assert about[0].record.provenance == ["asked"]
+
+
+@pytest.mark.parametrize(
+    "question, setting",
+    [
+        ("Where does Priya live these days?", "home"),
+        ("Where is Priya's new flat?", "home"),
+        ("Where did Priya move to?", "home"),
+        ("Where does Priya work now?", "work"),
+        ("Where is Priya's new job?", "work"),
+        ("Where is the christening?", None),  # neither: any place answers
+    ],
+)
+def test_a_where_question_names_home_or_work(question, setting):
+    assert question_focus(question).setting == setting
+
+
+def test_a_record_placing_someone_at_work_does_not_answer_where_they_live():
+    home, work = question_focus("Where does Priya live now?"), question_focus("Where does Priya work?")
+    at_work = RecordValues.of("Priya started at Wirral General last month.")
+    at_home = RecordValues.of("Priya rents a flat in Birkenhead near the park.")
+    plain = RecordValues.of("The christening is at St Saviour's.")  # no setting: answers either
+    assert not home.answers(at_work) and home.answers(at_home) and home.answers(plain)
+    assert work.answers(at_work) and not work.answers(at_home) and work.answers(plain)
+
+
+def test_a_question_about_when_something_happened_is_not_answered_by_a_plan_s_date():
+    happened = question_focus("When did Priya's choir perform the Requiem?")
+    upcoming = question_focus("When is Priya's choir performing the Requiem?")
+    plan = RecordValues.of("The choir wants to perform the Requiem next spring, maybe in April.")
+    done = RecordValues.of("The choir sang the Requiem on 12 April at St Luke's.")
+    assert plan.plan and not done.plan
+    assert happened.answers(done) and not happened.answers(plan)
+    assert upcoming.answers(done) and upcoming.answers(plan)  # what is to come: a plan's date answers

@@ -23,6 +23,9 @@ S = Scope(user_id="u")
         ("Is Dana still at the Corran clinic?", True),
         ("Which gym does Dana currently use?", True),
         ("Does Dana eat meat any more?", True),
+        ("Which venue did Dana book in the end?", True),  # the outcome of a change: what held last
+        ("What did Dana finally call the puppy?", True),
+        ("Which flight did Dana end up taking?", True),
         ("Where does Dana live?", False),  # may never have changed: the ranking's order
         ("What did Dana cook on Sunday?", False),
         ("", False),

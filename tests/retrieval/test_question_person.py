@@ -85,3 +85,59 @@ def test_the_setting_reaches_the_default_read_path(tmp_path, monkeypatch):
             Settings()
     finally:
         store.close()
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which films did the assistant suggest for the weekend?",
+        "What did the bot say about repotting ferns?",
+        "What budget did the AI propose for Noor's trip?",
+    ],
+)
+def test_a_question_naming_the_assistant_asks_for_its_words(question):
+    assert role_boosts(question, 3.0, {"Noor"}) == {"assistant": 3.0}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What should Noor bring to the first climbing session?",  # a modal of advice
+        "How long should the cover letter be?",
+        "How do I rotate the log files nightly?",  # how something is done
+        "How can we keep the sourdough starter alive over a holiday?",
+        "What's the quickest way to descale a kettle?",
+        "What does FIFO stand for?",  # what a term means
+        "What does 'mise en place' mean?",
+        "Which spices were on the shopping list?",  # what a document drawn up says
+        "What did the training plan say about rest days?",
+        "What was the third stop on the itinerary?",
+    ],
+)
+def test_a_question_asking_for_know_how_takes_no_side(question):
+    assert role_boosts(question, 3.0, {"Noor"}) == {}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where does Noor live now?",
+        "How does Noor take her coffee?",  # a habit of someone's: their own words tell it
+        "What is the name of Noor's rabbit?",
+        "Which plan did Noor's landlord mention?",  # "plan" without a document drawn up: "which plan" asks a fact
+    ],
+)
+def test_facts_of_the_user_s_life_keep_the_user_s_words_first(question):
+    assert role_boosts(question, 3.0, {"Noor"}) == {"assistant": -3.0, "tool": -3.0, "system": -3.0}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "In which language should the assistant answer Noor?",
+        "How long should replies to Noor be?",
+        "How should messages to Noor be formatted?",
+    ],
+)
+def test_a_question_about_how_the_assistant_is_to_answer_keeps_the_user_s_instruction_first(question):
+    assert role_boosts(question, 3.0, {"Noor"}) == {"assistant": -3.0, "tool": -3.0, "system": -3.0}

@@ -2,7 +2,7 @@
 
 * :class:`ExtractiveAnswerer` (offline, no model): the answer is the text of the evidence record that
   answers the question (:mod:`memdesk.conversation.answer_choice`: the first hit when its calibrated relevance is
-  at least an even chance, else of the best few current hits the one holding most of the question's content
+  at least 0.2 (:data:`~memdesk.conversation.answer_choice.TRUST`), else of the best few current hits the one holding most of the question's content
   words) with its temporal anchor, labelled ``extractive: best evidence`` and flagged ``extractive=True``; when no
   current record holds any of them, it says so and
   names the closest record (and a since-replaced one that holds them) instead of presenting one as the answer.

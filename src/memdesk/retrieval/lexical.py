@@ -22,6 +22,7 @@ from typing import TypeVar
 import numpy as np
 
 from ..errors import InvalidInputError
+from ..hits import SearchHit
 
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 #: Function words that carry no retrieval signal in conversational text, and the pieces an apostrophe splits off.
@@ -162,4 +163,33 @@ def rrf_fuse(rankings: Iterable[tuple[Sequence[T], float]], c: float = 60.0) -> 
     return sorted(fused.items(), key=lambda kv: (-kv[1], order[kv[0]]))
 
 
-__all__ = ["BM25Index", "STOPWORDS", "rrf_fuse", "tokenize"]
+def fuse_hits(dense: list[SearchHit], lexical: list[SearchHit], c: float = 60.0) -> list[SearchHit]:
+    """Reciprocal-rank fusion (:func:`rrf_fuse`, constant ``c``) of a dense and a lexical list of hits, as hits carrying
+    the fused score (and both reasons in ``why``)."""
+    by_id: dict[str, tuple[SearchHit | None, SearchHit | None]] = {}
+    for h in dense:
+        by_id.setdefault(h.record.id, (h, None))
+    for h in lexical:
+        d, _ = by_id.get(h.record.id, (None, None))
+        by_id[h.record.id] = (d, h)
+    fused = rrf_fuse([([h.record.id for h in dense], 1.0), ([h.record.id for h in lexical], 1.0)], c)
+    out = []
+    for record_id, score in fused:
+        d, lex = by_id[record_id]
+        base = d or lex
+        assert base is not None
+        reasons = [x.why for x in (d, lex) if x is not None]
+        out.append(
+            SearchHit.model_construct(
+                record=base.record,
+                score=score,
+                cosine=d.cosine if d is not None else None,
+                memory_type=base.memory_type,
+                rank=base.rank,
+                why=f"{' + '.join(reasons)}; fused {score:.4f}",
+            )
+        )
+    return out
+
+
+__all__ = ["BM25Index", "STOPWORDS", "fuse_hits", "rrf_fuse", "tokenize"]

@@ -37,7 +37,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["DENIAL_WEIGHT", "FOCUS_WEIGHT", "Focus", "RecordValues", "question_focus"]
+__all__ = [
+    "ASKING_WEIGHT", "DENIAL_WEIGHT", "FOCUS_WEIGHT", "QUESTION_VIEW", "Focus", "RecordValues", "asks_about_asking",
+    "only_asks", "question_focus",
+]
 
 FOCUS_WEIGHT = 1.0
 """The default read path's bonus, in standard deviations, for a record that states a value of the asked kind
@@ -48,7 +51,45 @@ DENIAL_WEIGHT = 0.5
 demoted by this factor before standardizing, as a superseded record is (``Retriever.superseded_weight``): it says
 what no longer holds, which is not the answer to what holds now."""
 
+ASKING_WEIGHT = 0.5
+"""A record of a question someone asked ("Noor asked: Which ferry goes to Arran?") has its fused score demoted by this
+factor before standardizing, as a superseded record is, unless the question asks what was asked
+(:func:`asks_about_asking`): a question states no value, so it answers no question, yet it sits close to any question
+on its topic (two questions share their form as well as their words)."""
+
+QUESTION_VIEW = "question"
+"""The ``view`` (record metadata) of a record the write side keeps of a turn that only asks something
+(:mod:`memdesk.conversation.extract`): "Noor asked: Which ferry goes to Arran?"."""
+
+_INTERROGATIVE = re.compile(
+    r"^[^:]{0,80}:\s*\W*(?:and |so |but |ok |okay |also )?(?:who|whom|whose|where|when|what|what's|which|how|why|"
+    r"is|are|was|were|am|do|does|did|can|could|will|would|should|shall|may|might|have|has|had|any|anything)\b",
+    re.IGNORECASE,
+)
+"""The asked part of a question view opens an interrogative clause: a wh-word or an auxiliary before its subject.
+"Noor asked: Noor is vegan, can the hut cook for her?" opens with a statement and states it."""
+
+_ABOUT_ASKING = re.compile(r"\b(?:ask|asks|asked|asking|question|questions|wonder|wondered|enquir\w*|inquir\w*|request\w*)\b", re.IGNORECASE)
+
 Slot = Literal["name", "place", "date", "count", "role"]
+Setting = Literal["home", "work"]
+
+_HOME = r"live|lives|living|lived|reside\w*|home|house|flat|apartment|address|rent\w*|moved|move|moving|neighbourhood|neighborhood"
+_WORK = r"work|works|working|worked|job|jobs|employ\w*|office|company|hired|shifts?|colleagues?|boss|started at|position|post"
+_PLAN = re.compile(
+    r"\b(?:will|shall|going to|gonna|plan(?:s|ning|ned)? (?:to|for|on)|is planned|are planned|want(?:s)? to|hope(?:s)? to|"
+    r"would like to|intend(?:s)? to|next (?:week|month|year|summer|winter|spring|autumn|time))\b|['’]ll\b",
+    re.IGNORECASE,
+)
+"""A record speaking of what is to come: a future auxiliary, a plan, a wish or "next ..." ("Next year we want to do the
+Alta Via 2", "the release is planned for May"): a question about when something happened ("When did ...?") is not
+answered by its date."""
+_ASKS_HOME = re.compile(rf"\b(?:{_HOME})\b", re.IGNORECASE)
+_ASKS_WORK = re.compile(rf"\b(?:{_WORK})\b", re.IGNORECASE)
+"""Where someone lives and where someone works: a question names one of the two settings by its verb or noun ("Where
+does Dana live?", "Where is Dana's flat?"; "Where does Dana work?", "Which company is Dana at?"), and a record places
+someone in one of them by the same words ("moved to York, into a terraced house"; "started at York Hospital", "works
+nights at a warehouse")."""
 
 _MONTHS = "january february march april may june july august september october november december"
 _DAYS = "monday tuesday wednesday thursday friday saturday sunday"
@@ -74,7 +115,10 @@ _FUNCTION = frozenset(
     what where who which how why please also then there here yes no not just i'm i've i'd i'll""".split()
 )
 
-_WH = re.compile(r"^\W*(?:and |so |but )?(who|whom|whose|where|when|what|which|how)\b\s*(\w+)?", re.IGNORECASE)
+_LEAD = r"^\W*(?:and |so |but )?(?:(?:on|in|at|from|to|for|with|by|during|since|until|about) )?"
+"""What may open a question before its wh-word: a conjunction, a preposition the wh-phrase carries with it ("On what
+day ...", "In which city ...", "For how long ...")."""
+_WH = re.compile(_LEAD + r"(who|whom|whose|where|when|what|which|how)\b\s*(\w+)?", re.IGNORECASE)
 _AUX = frozenset(
     """is are was were do does did has have had will would can could should may might am be been 's""".split()
 )
@@ -115,7 +159,7 @@ _DENIAL = re.compile(
 past habit ("used to", "formerly", "ex-") or a verb of leaving ("left", "quit", "stopped", "moved away",
 "retired", "resigned")."""
 _PAST = re.compile(
-    r"^\W*(?:and |so |but )?(?:who|whom|whose|where|when|what|which|how)\b(?:\s+\w+)?\s+(?:did|was|were|had|used)\b"
+    _LEAD + r"(?:who|whom|whose|where|when|what|which|how)\b(?:\s+\w+)?\s+(?:did|was|were|had|used)\b"
     r"|\b(?:used to|previously|formerly|originally|at first|earlier|former|previous)\b|\bbefore(?:\W*$| (?:that|then|this|now)\b)",
     re.IGNORECASE,
 )
@@ -131,16 +175,21 @@ class Focus:
     said: frozenset[str]
     current: bool = True
     """The question asks what holds now (not "Where did ... before?"): a value a record denies does not answer it."""
+    setting: Setting | None = None
+    """For a place: whether the question asks where someone lives (``"home"``) or works (``"work"``), None when it
+    says neither; a record that places someone only at the other does not answer it."""
 
     def answers(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
         """True when a record with these ``values`` states a value of the asked kind (for a question about the past,
         a value it says no longer holds counts too)."""
-        if self.slot == "date":
-            return values.date
+        if self.slot == "date":  # "When did the hike end?" is not answered by a plan's date ("next year we want to ...")
+            return values.date and (self.current or not values.plan)
         if self.slot == "count":
             return values.count
         if self.slot == "role":
             return values.role
+        if self.slot == "place" and self.setting is not None and self.setting not in values.settings and values.settings:
+            return False  # "Where does Dana live?": "Dana started at York Hospital" places her at work, not at home
         return bool(self._stated(values, past=not self.current) - self.said - user_names)
 
     def denies(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
@@ -170,7 +219,7 @@ def question_focus(question: str | None) -> Focus | None:
     if wh in ("who", "whom"):
         return Focus("name", said, current)
     if wh == "where":
-        return Focus("place", said, current)
+        return Focus("place", said, current, _setting(question))
     if wh == "when" or (wh in ("what", "which") and nxt in ("date", "day", "year", "month", "time")):
         return Focus("date", said, current)
     if wh == "how" and nxt in _COUNT_HOW:
@@ -185,6 +234,24 @@ def question_focus(question: str | None) -> Focus | None:
         if _WHAT_NOUN.match(question):  # "What car does ...", "What book is ...": a named thing
             return Focus("name", said, current)
     return None
+
+
+def only_asks(text: str, view: str | None) -> bool:
+    """True when a record of this ``text`` and ``view`` is a question someone asked and states nothing: a question view
+    whose asked part opens an interrogative clause (see :data:`ASKING_WEIGHT`)."""
+    return view == QUESTION_VIEW and bool(_INTERROGATIVE.match(text))
+
+
+def asks_about_asking(question: str | None) -> bool:
+    """True when ``question`` asks what someone asked or wondered ("What did Noor ask about the ferry?"): a record of a
+    question asked answers it (see :data:`ASKING_WEIGHT`)."""
+    return bool(question and _ABOUT_ASKING.search(question))
+
+
+def _setting(text: str) -> Setting | None:
+    """The setting a question names (see :data:`_ASKS_HOME`), None for neither or both."""
+    home, work = bool(_ASKS_HOME.search(text)), bool(_ASKS_WORK.search(text))
+    return None if home == work else "home" if home else "work"
 
 
 def _bare(word: str) -> str:
@@ -204,6 +271,10 @@ class RecordValues:
     denied_names: frozenset[str] = frozenset()
     denied_places: frozenset[str] = frozenset()
     role: bool = False
+    settings: frozenset[str] = frozenset()
+    """Where it places someone: ``"home"``, ``"work"``, both or neither (see :data:`_ASKS_HOME`)."""
+    plan: bool = False
+    """It speaks of what is to come (:data:`_PLAN`): its date is a plan's, not when something happened."""
 
     @classmethod
     def of(cls, text: str) -> RecordValues:
@@ -235,6 +306,8 @@ class RecordValues:
         return cls(
             frozenset(names), frozenset(places), date, count,
             frozenset(denied_names - names), frozenset(denied_places - places), bool(_ROLE.search(body)),
+            frozenset(k for k, cue in (("home", _ASKS_HOME), ("work", _ASKS_WORK)) if cue.search(body)),
+            bool(_PLAN.search(body)),
         )  # fmt: skip
 
 

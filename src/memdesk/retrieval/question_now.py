@@ -8,7 +8,8 @@ when it recognises the change (supersession, :mod:`memdesk.conversation.supersed
 side still knows two things: the question asks what holds *now*, and of two records on the *same topic* (their
 vectors close to each other, not merely both close to the question) the later one was said last.
 :func:`asks_now` reads the first from the question's words ("now", "currently", "these days", "at the moment",
-"still", "any more", "nowadays", "latest", "most recent"); :func:`later_on_topic` gives the second as a penalty,
+"still", "any more", "nowadays", "latest", "most recent", and what held at the end of a change: "in the end", "finally",
+"eventually", "end up", "after all"); :func:`later_on_topic` gives the second as a penalty,
 in standard deviations, on each relevant candidate that a later relevant candidate on the same topic follows.
 
 A question without such a word gets no penalty: "Where does Dana live?" may ask about a fact that never changed,
@@ -36,7 +37,7 @@ TOP = 20
 """Candidates compared: the best few by score (a penalty only reorders the records that could rank first)."""
 
 _NOW = re.compile(
-    r"\b(?:now|currently|these days|nowadays|at the moment|at present|still|any ?more|latest|most recent)\b",
+    r"\b(?:now|currently|these days|nowadays|at the moment|at present|still|any ?more|latest|most recent|in the end|finally|eventually|end(?:s|ed)? up|after all)\b",
     re.IGNORECASE,
 )
 _HYPOTHETICAL = re.compile(r"^\W*(?:would|could|might|should|if)\b|\bif (?:she|he|they|i|you|we)\b", re.IGNORECASE)

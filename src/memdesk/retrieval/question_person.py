@@ -18,6 +18,15 @@ Dana lives?"), or one that says neither "I" nor "you" ("How old is Theo?", the u
 first-person question, told as a penalty on every other role's records, so that the user's records keep the scores
 of a question that takes no side (:func:`role_boosts`).
 
+Two kinds of question take another side (a question about how the assistant is to answer, "In which language should
+the assistant reply?", keeps the user's: the user's instruction answers it). One that names the assistant ("Which books did the assistant recommend?",
+"What did the AI suggest for the trip?") asks for the assistant's words: the assistant's records get the bonus a
+first-person question gives the user's. One that asks for know-how rather than for a fact of the user's life
+(:func:`asks_for_advice`: what one should do, how something is done, what a term means, what a plan, list or
+recipe that was drawn up says: "What should Sam pack first?", "How do I split a Rust crate?", "What does SMART
+stand for?", "What was on the packing list?") takes no side: in a chat with an assistant such answers are as often
+the assistant's replies as the user's words.
+
 The cue is a handful of English pronouns and the user's names: a question in another language reads as one in the
 third person.
 """
@@ -30,7 +39,10 @@ from typing import Literal
 
 from ..records import ROLES
 
-__all__ = ["FIRST_PERSON", "PERSON_WEIGHT", "SECOND_PERSON", "grammatical_person", "names_user", "role_boosts"]
+__all__ = [
+    "FIRST_PERSON", "PERSON_WEIGHT", "SECOND_PERSON", "asks_for_advice", "grammatical_person", "names_assistant", "names_user",
+    "role_boosts",
+]
 
 PERSON_WEIGHT = 3.0
 """The default read path's bonus, in standard deviations of a memory type's scores, for the user's
@@ -42,6 +54,27 @@ _WORD = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 _NAME_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?", re.UNICODE)
 
 Person = Literal["first", "second"]
+
+_ASSISTANT = re.compile(r"\b(?:the|your|an|my) (?:ai |chat |virtual )?(?:assistant|bot|chatbot)\b|\bthe ai\b", re.IGNORECASE)
+"""A question naming the assistant: "the assistant", "the bot", "the AI"."""
+_ADVICE = re.compile(
+    r"\b(?:should|ought to|shall)\b"  # what one should do: "What should Sam do with the cat?"
+    r"|^\W*how (?:do|can|could|would|might) (?:i|you|we|one)\b"
+    r"|\bhow to\b|\b(?:best|right|quickest|easiest) way\b"  # how something is done
+    r"|\bstands? for\b|\bwhat (?:does|do) [\w' -]{1,40}? mean\b|\bmeaning of\b"  # what a term means
+    r"|\bthe (?:[\w-]+ ){0,2}(?:list|checklist|plan|timeline|route|recipe|steps|instructions|itinerary|template|outline|draft|script|tips|advice|explanation)\b",
+    re.IGNORECASE,
+)
+"""A question asking for know-how (see the module docstring): a modal of advice, "how do/can/to ...", what a term
+means, or the content of a plan, list, recipe or other document drawn up ("the packing list", "the revision plan")."""
+_INSTRUCTION = re.compile(
+    r"\b(?:should|must|ought to|shall)\b.{0,60}?\b(?:assistant|bot|you|answers?|repl(?:y|ies)|responses?|respond|"
+    r"messages?|write|written|format(?:ted)?)\b"
+    r"|\b(?:assistant|bot|you|answers?|repl(?:y|ies)|responses?)\b.{0,40}?\b(?:should|must|ought to)\b",
+    re.IGNORECASE,
+)
+"""A question about how the assistant is to answer ("In which language should the assistant reply to Leila?", "How
+long should answers to Olu be?"): the user's instruction answers it, not the assistant's replies."""
 
 
 def grammatical_person(question: str) -> Person | None:
@@ -71,11 +104,28 @@ def role_boosts(question: str | None, weight: float, names: Iterable[str] = ()) 
     otherwise."""
     if not question or weight <= 0:
         return {}
+    if _INSTRUCTION.search(question):  # how the assistant is to answer: the user's instruction says it
+        return {role: -weight for role in ROLES if role != "user"}
+    if names_assistant(question):
+        return {"assistant": weight}
+    if asks_for_advice(question):
+        return {}
     if grammatical_person(question) == "first":
         return {"user": weight}
     if names_user(question, names) or third_person(question):  # the same order, told as a penalty on the others
         return {role: -weight for role in ROLES if role != "user"}
     return {}
+
+
+def names_assistant(question: str) -> bool:
+    """True when ``question`` names the assistant ("What did the assistant suggest?"): it asks for the assistant's
+    words."""
+    return bool(_ASSISTANT.search(question))
+
+
+def asks_for_advice(question: str) -> bool:
+    """True when ``question`` asks for know-how rather than a fact of someone's life (see the module docstring)."""
+    return bool(_ADVICE.search(question))
 
 
 def third_person(question: str) -> bool:

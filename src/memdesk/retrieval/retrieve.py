@@ -32,9 +32,9 @@ import numpy as np
 from ..runtime import aio
 from ..errors import InvalidInputError, UnknownScopeError
 from ..filters import RecordFilter, as_filter
-from .lexical import rrf_fuse
+from .lexical import fuse_hits
 from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa: F401 - dedupe re-exported
-from .question_focus import FOCUS_WEIGHT, question_focus
+from .question_focus import ASKING_WEIGHT, FOCUS_WEIGHT, asks_about_asking, question_focus
 from .question_now import NOW_WEIGHT, asks_now
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
@@ -118,6 +118,9 @@ class Retriever:
         now_weight: in score fusion, for a question asking what holds now ("... now?", "still", "these days"),
             taken off a relevant record that a later relevant record on the same topic follows
             (:mod:`memdesk.retrieval.question_now`); 0 turns it off.
+        asking_weight: in score fusion, a record of a question someone asked has its fused score multiplied by this
+            (as a superseded one's is), unless the question asks what was asked
+            (:data:`memdesk.retrieval.question_focus.ASKING_WEIGHT`); None leaves it.
         redundancy_penalty: with a token budget, a record sharing a message with a record ranked above it is packed as
             if its score were this much lower (:mod:`memdesk.retrieval.redundancy`); 0 packs in rank order.
     """
@@ -149,6 +152,7 @@ class Retriever:
         focus_weight: float = 0.0,
         now_weight: float = 0.0,
         redundancy_penalty: float = 0.0,
+        asking_weight: float | None = None,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -173,6 +177,7 @@ class Retriever:
         self.focus_weight = focus_weight
         self.now_weight = now_weight
         self.redundancy_penalty = redundancy_penalty
+        self.asking_weight = asking_weight
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
@@ -190,7 +195,7 @@ class Retriever:
         (1.5 standard deviations). Both bonuses are gated (``bonus_gate``, 1 standard deviation)."""
         defaults = dict(
             lexical_k=k, person_weight=PERSON_WEIGHT, time_weight=TIME_WEIGHT, bonus_gate=BONUS_GATE, lexical_prior=LEXICAL_PRIOR,
-            lexical_floor=LEXICAL_FLOOR, focus_weight=FOCUS_WEIGHT, now_weight=NOW_WEIGHT,
+            lexical_floor=LEXICAL_FLOOR, focus_weight=FOCUS_WEIGHT, now_weight=NOW_WEIGHT, asking_weight=ASKING_WEIGHT,
         )
         serializer = serializer or Serializer(group_by_anchor=True)
         return cls(store, k=k, K=K, hybrid=True, fusion="score", token_budget=token_budget, serializer=serializer, **(defaults | options))
@@ -276,7 +281,7 @@ class Retriever:
         if hybrid_on:
             if not query_text or not query_text.strip():
                 raise InvalidInputError("hybrid retrieval needs the query text")
-            candidates = self._fuse(candidates, self.lexical_hits(lexical_query, scope, wanted, where=where))
+            candidates = fuse_hits(candidates, self.lexical_hits(lexical_query, scope, wanted, where=where), self.rrf_c)
         if demote and any(h.record.superseded_by for h in candidates):
             for h in candidates:
                 if h.record.superseded_by:
@@ -324,6 +329,7 @@ class Retriever:
                 focus=question_focus(person_text) if self.focus_weight > 0 else None,
                 focus_weight=self.focus_weight,
                 now_weight=self.now_weight if asks_now(person_text) else 0.0,
+                asking_weight=None if self.asking_weight is None or asks_about_asking(person_text) else self.asking_weight,
             )
             ranks: dict[MemoryType, int] = {}
 
@@ -366,30 +372,3 @@ class Retriever:
             )
             for rank, (i, score) in enumerate(aio.offload(index.bm25.top, query_text, self.lexical_k))
         ]
-
-    def _fuse(self, dense: list[SearchHit], lexical: list[SearchHit]) -> list[SearchHit]:
-        """Reciprocal-rank fusion of the dense and lexical lists, as hits carrying the fused score."""
-        by_id: dict[str, tuple[SearchHit | None, SearchHit | None]] = {}
-        for h in dense:
-            by_id.setdefault(h.record.id, (h, None))
-        for h in lexical:
-            d, _ = by_id.get(h.record.id, (None, None))
-            by_id[h.record.id] = (d, h)
-        fused = rrf_fuse([([h.record.id for h in dense], 1.0), ([h.record.id for h in lexical], 1.0)], self.rrf_c)
-        out = []
-        for record_id, score in fused:
-            d, lex = by_id[record_id]
-            base = d or lex
-            assert base is not None
-            reasons = [x.why for x in (d, lex) if x is not None]
-            out.append(
-                SearchHit.model_construct(
-                    record=base.record,
-                    score=score,
-                    cosine=d.cosine if d is not None else None,
-                    memory_type=base.memory_type,
-                    rank=base.rank,
-                    why=f"{' + '.join(reasons)}; fused {score:.4f}",
-                )
-            )
-        return out

@@ -27,7 +27,8 @@ from ..runtime import aio
 from .calibration import TypeMoments
 from .lexical import BM25Index
 from ..filters import RecordFilter
-from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, user_name_words
+from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, only_asks, user_name_words
+from .rank_why import RankWhy as _Why
 from .question_now import later_on_topic
 from .question_time import TimeWindow
 from ..records import MemoryRecord, MemoryType, Scope, _aware as aware_utc
@@ -68,7 +69,7 @@ class ScopeIndex:
         self.position = {r.id: i for i, r in enumerate(self.records)}
         self.bm25 = BM25Index([r.embed_text() for r in self.records], tokenizer=tokenizer)
         self.record_types = [MemoryType(r.type) for r in self.records]
-        self.superseded, self.roles, self.event_times, self.said_times = _columns(self.records)
+        self.superseded, self.roles, self.event_times, self.said_times, self.asking = _columns(self.records)
         self.user_names = user_names(self.records)
         self.values = [RecordValues.of(r.text()) for r in self.records]
         self.by_type = _by_type(self.records)
@@ -94,8 +95,9 @@ class ScopeIndex:
         out.bm25 = self.bm25.extended([r.embed_text() for r in new])
         out.record_types = self.record_types + [MemoryType(r.type) for r in new]
         columns = _columns(new)
-        out.superseded, out.roles, out.event_times, out.said_times = (
-            np.concatenate([old, added]) for old, added in zip((self.superseded, self.roles, self.event_times, self.said_times), columns)
+        out.superseded, out.roles, out.event_times, out.said_times, out.asking = (
+            np.concatenate([old, added])
+            for old, added in zip((self.superseded, self.roles, self.event_times, self.said_times, self.asking), columns)
         )  # fmt: skip
         out.user_names = self.user_names | user_names(new)
         out.values = self.values + [RecordValues.of(r.text()) for r in new]
@@ -130,6 +132,7 @@ class ScopeIndex:
         focus: Focus | None = None,
         focus_weight: float = 0.0,
         now_weight: float = 0.0,
+        asking_weight: float | None = None,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
 
@@ -148,7 +151,10 @@ class ScopeIndex:
         now, a record that only denies values of the asked kind ("no longer works at X") has its fused score demoted
         by :data:`~memdesk.retrieval.question_focus.DENIAL_WEIGHT`, as a superseded one is; ``now_weight`` (a
         question asking what holds now) taken off a relevant record that a later relevant one on its topic follows
-        (:func:`~memdesk.retrieval.question_now.later_on_topic`);
+        (:func:`~memdesk.retrieval.question_now.later_on_topic`); with ``asking_weight``, a record of a question someone
+        asked that states nothing (:func:`~memdesk.retrieval.question_focus.only_asks`) has its fused score demoted by that factor, as a
+        superseded one is (:func:`~memdesk.retrieval.question_focus.asks_about_asking`: not for a question about what was
+        asked);
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
         deviations, clipped to [0, 1] (no bonus at or below its type's mean). With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
@@ -181,6 +187,8 @@ class ScopeIndex:
         demoted = self.superseded[positions] if superseded_weight is not None else None
         if demoted is not None and demoted.any():
             fused[demoted] -= (1.0 - superseded_weight) * np.abs(fused[demoted])  # type: ignore[operator]
+        if asking_weight is not None and (asked := self.asking[positions]).any():  # a question asked states nothing
+            fused[asked] -= (1.0 - asking_weight) * np.abs(fused[asked])
         names = user_name_words(self.user_names) if focus is not None and focus_weight > 0 else frozenset()
         denied = None  # a closing statement ("no longer works at X") for a question asking what holds now
         if focus is not None and focus_weight > 0 and focus.current:
@@ -255,13 +263,15 @@ def _by_type(records: Sequence[MemoryRecord], start: int = 0) -> dict[MemoryType
     return {t: start + pos for t in MemoryType if (pos := np.flatnonzero(types == t.value)).size}
 
 
-def _columns(records: Sequence[MemoryRecord]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per record: superseded or not, role, event time and said time (POSIX seconds, NaN when unknown)."""
+def _columns(records: Sequence[MemoryRecord]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per record: superseded or not, role, event time and said time (POSIX seconds, NaN when unknown), and whether it
+    is a question someone asked that states nothing (:func:`~memdesk.retrieval.question_focus.only_asks`)."""
     return (
         np.array([r.superseded_by is not None for r in records], dtype=bool),
         np.array([r.role for r in records], dtype=object),
         np.array([_seconds(r.event_time) for r in records], dtype=np.float64),
         np.array([_seconds(r.said_time()) for r in records], dtype=np.float64),
+        np.array([only_asks(r.text(), (r.metadata or {}).get("view")) for r in records], dtype=bool),
     )
 
 
@@ -274,42 +284,6 @@ def _lexical_top(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
     if hit.size > k:
         hit = hit[np.argpartition(-scores[hit], k - 1)[:k]]
     return [(i, float(scores[i])) for i in sorted(hit.tolist(), key=lambda i: (-scores[i], i))]
-
-
-class _Why:
-    """Why a fused candidate ranks where it does, formatted only when a hit is made of it."""
-
-    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus", "focus_bonus", "denies", "followed")
-
-    def __init__(
-        self, origin: tuple[str, int], cosine: float, bm25: float, z: float, superseded_weight: float | None = None,
-        role_bonus: float = 0.0, time_bonus: tuple[float, str] | None = None, focus_bonus: tuple[float, str] | None = None,
-        denies: str | None = None, followed: float = 0.0,
-    ) -> None:  # fmt: skip
-        self.origin, self.cosine, self.bm25, self.z = origin, cosine, bm25, z
-        self.superseded_weight = superseded_weight
-        self.role_bonus = role_bonus
-        self.time_bonus = time_bonus
-        self.focus_bonus = focus_bonus
-        self.denies = denies
-        self.followed = followed
-
-    def __str__(self) -> str:
-        where, rank = self.origin
-        head = f"{where} top-{rank + 1}" + (f" by cosine {self.cosine:.3f}" if where != "bm25" else f" ({self.bm25:.2f}), cosine {self.cosine:.3f}")
-        lexical = f" + bm25 {self.bm25:.2f}" if self.bm25 > 0 and where != "bm25" else ""
-        person = (
-            f" incl. +{self.role_bonus:.2f}: whose words the question asks about" if self.role_bonus > 0
-            else f" incl. {self.role_bonus:.2f}: not the words of the person the question asks about" if self.role_bonus < 0
-            else ""
-        )  # fmt: skip
-        when = f" incl. +{self.time_bonus[0]:.2f}: dated in the question's {self.time_bonus[1]}" if self.time_bonus else ""
-        focus = f" incl. +{self.focus_bonus[0]:.2f}: states the {self.focus_bonus[1]} asked for" if self.focus_bonus else ""
-        demoted = f"; superseded, x{self.superseded_weight}" if self.superseded_weight is not None else ""
-        if self.denies:
-            demoted += f"; says a {self.denies} no longer holds, x{DENIAL_WEIGHT}"
-        later = f" incl. -{self.followed:.2f}: a later record on its topic follows it" if self.followed else ""
-        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}{focus}{later}"
 
 
 class ScopeIndexCache:
