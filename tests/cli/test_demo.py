@@ -81,18 +81,11 @@ def test_demo_answers_every_sample_question_right_offline(run, monkeypatch):
 
 #: Questions whose first hit is not yet from a gold message, with the reason (each is a write-side problem: the read
 #: path should not rank a closed record first).
-FIRST_HIT_KNOWN_WRONG = {
-    # "I no longer work at the Riverside clinic" closes "moved to York last week, into a terraced house near the
-    # river" (the change claim and the move share the stem "river"), so the move record is superseded
-    "Where does Maya live now?",
-}
-
-
 def test_demo_ranks_a_gold_record_first_for_its_questions(run, monkeypatch):
     """The first hit of each sample question comes from a message that answers it (the default fused read path with the
-    packaged MiniLM), except the questions :data:`FIRST_HIT_KNOWN_WRONG` names, which must still be wrong (a fix there
-    should move the question here)."""
+    packaged MiniLM): all seven."""
     monkeypatch.setenv("MEMDESK_EMBEDDER", "minilm")
     answers = json.loads(run("demo", "--json").stdout)["answers"]
     first = {a["question"]: bool(set(a["evidence"][0]["provenance"]) & set(a["gold_ids"])) for a in answers}
-    assert {q for q, right in first.items() if not right} == FIRST_HIT_KNOWN_WRONG
+    assert len(first) == len(DEMO_KEYS)
+    assert {q for q, right in first.items() if not right} == set()

@@ -251,3 +251,26 @@ def test_a_word_and_its_forms_are_one_mention() -> None:
     assert mentions("smoking", "Odile smokes after dinner.")
     assert mentions("running", "I run with a club on Thursdays.")
     assert not mentions("tennis", "We have ten hens.")
+
+
+@pytest.mark.parametrize(
+    "value, text, named",
+    [
+        ("Riverside", "We moved into a terraced house near the river.", False),  # a compound is not its first part
+        ("Seaview", "Our flat looks over the sea.", False),
+        ("smoking", "I smoke ten cigarettes a day.", True),  # an inflection is the same word
+        ("the choir", "I sing in the choir on Thursdays.", True),
+    ],
+)
+def test_mentions_compares_stems_not_prefixes(value, text, named):
+    assert mentions(value, text) is named
+
+
+def test_a_cause_before_the_subject_is_not_what_changed():
+    """'Because of the night shifts I moved my runs ...' changes the runs; the night shifts still hold."""
+    for sentence in (
+        "Because of the night shifts I moved my runs to Monday evenings.",
+        "Due to the new baby we switched our swimming to Sundays.",
+    ):
+        (change,) = [c for c in claims_of(sentence) if c.attribute == "change"]
+        assert not any(w in change.value.lower() for w in ("night", "shift", "baby")), change

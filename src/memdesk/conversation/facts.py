@@ -267,6 +267,10 @@ _CLAUSES = re.compile(r"[;:]\s+|,\s+(?:(?:so|and|but|then)\s+)?|\s+(?:so|but)\s+
 
 _DAY_MONTH = re.compile(rf"\b{DAY_RE}\s+(?:of\s+)?{MONTH_RE}(?!\w)|\b{MONTH_RE}\s+{DAY_RE}\b", re.IGNORECASE)
 _FROM_TO = re.compile(r"(\bfrom\s+.+?)\s+to\s+.*$", re.IGNORECASE)
+#: A cause said before the subject ("Because of the night shifts I moved my runs to ..."): why it changed, not what.
+_CAUSE = re.compile(
+    r"^\s*(?:because\s+of|due\s+to|thanks\s+to|owing\s+to|on\s+account\s+of)\s+.+?\s+(?=(?:i|we)\b)", re.IGNORECASE
+)
 
 
 def changes_of(text: str) -> list[Claim]:
@@ -278,7 +282,7 @@ def changes_of(text: str) -> list[Claim]:
         if len(clause.split()) < 2:
             continue
         # "from Manchester to Glasgow": what changed is what it was, not what it becomes
-        was = _FROM_TO.sub(r"\1", clause).strip(" ,.;:!?")
+        was = _CAUSE.sub("", _FROM_TO.sub(r"\1", clause)).strip(" ,.;:!?")
         strong, weak = _CHANGE.search(clause), _WEAK_CHANGE.search(clause)
         cue = strong or weak
         if cue is None or _NOT_A_CHANGE.search(clause[: cue.start()]) or re.search(r"\byou\b", clause, re.IGNORECASE):

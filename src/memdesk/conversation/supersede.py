@@ -56,6 +56,7 @@ from datetime import datetime
 from typing import Sequence
 
 import numpy as np
+import snowballstemmer
 
 from .attributes import same_role
 from .endings import mentions, reverses, valued_end
@@ -117,13 +118,16 @@ _COMMON = frozenset(
     eleven twelve first second third last next january february march april may june july august september october november december
     instead anymore longer stopped quit left changed moved moving switched going gone back down up cut sold
     news good bad big sad great change plan plans decided decide got get getting make made take took
+    work works working worked
     """.split()
 )
-_STEM = 5
+
 
 
 def _terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
-    return {w[:_STEM] for w in _WORDS.findall(text.lower()) if len(w) > 2 and w not in _COMMON and w not in skip}
+    """The distinctive words of ``text``, Snowball-stemmed ("shifts" and "shift" meet; "Riverside" is no "river")."""
+    stem = snowballstemmer.stemmer("english").stemWord  # PyStemmer's C stemmer when installed: ~1 us to build
+    return {stem(w) for w in _WORDS.findall(text.lower()) if len(w) > 2 and w not in _COMMON and w not in skip}
 
 
 def _change_overlap(claim: Claim, record: MemoryRecord, df: dict[str, int]) -> int:

@@ -31,7 +31,7 @@ STOPWORDS = frozenset(
     did do does doing done for from had has have having he her here hers him his how i if in into is it
     its just me my no not of on or our ours she so some than that the their them then there these they
     this those to too us very was we were what when where which while who whom why will with would you
-    your yours""".split()
+    your yours now""".split()
 ) | frozenset(  # what an apostrophe leaves of a possessive or a contraction ("Maya's", "it's", "don't", "we'll")
     "s t d ll m re ve don didn doesn isn aren wasn weren won wouldn couldn shouldn haven hasn hadn".split()
 )
