@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memdesk.records import Scope, SemanticRecord
-from memdesk.retrieval.question_now import asks_now, later_on_topic
+from memdesk.retrieval.question_now import asks_now, asks_then, later_on_topic
 from memdesk.retrieval.retrieve import Retriever
 from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
 
@@ -77,3 +77,58 @@ def test_asked_what_holds_now_the_later_statement_ranks_first(store):
 )
 def test_a_hypothetical_or_an_adjective_current_asks_no_current_state(question):
     assert not asks_now(question)
+
+
+@pytest.mark.parametrize(
+    "question, then",
+    [
+        ("Where did Dana work before she moved to Leeds?", True),
+        ("What date was the fitting first booked for?", True),
+        ("What did the flat cost originally?", True),
+        ("Who did Dana use to live with?", True),
+        ("What was Dana's previous phone?", True),
+        ("Where does Dana work now, and where before?", False),  # "now" asks what holds now
+        ("How old is Dana's son?", False),
+        ("Where does Dana work?", False),
+    ],
+)
+def test_a_question_asks_what_held_before_a_change_by_its_words(question, then):
+    assert asks_then(question) is then
+
+
+def test_asked_what_held_before_a_change_the_superseded_record_is_not_demoted(store):
+    """"Dana works at the Corran clinic" was closed by "Dana started at St Mary's": asked where Dana worked before,
+    the closed record ranks as it scores (not halved); asked where Dana works, the current one comes first."""
+    now = datetime(2025, 3, 20, tzinfo=timezone.utc)
+    new = SemanticRecord(scope=S, fact="Dana started at St Mary's hospital", provenance=["new"], metadata=_said(20))
+    old = SemanticRecord(scope=S, fact="Dana works at the Corran clinic", provenance=["old"], valid_to=now,
+                         superseded_by=new.id, metadata=_said(1))  # fmt: skip
+    put(store, old, [1, 0.30, 0])
+    put(store, new, [1, 0.45, 0])
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"Dana noted an unrelated errand {i}", provenance=[f"f{i}"]),
+            [0, 1, 0.1 * i])  # fmt: skip
+    q = unit([1, 0.2, 0])
+    before = Retriever.fused(store, K=10).retrieve(q, S, query_text="Where did Dana work before St Mary's?", hybrid=False)
+    assert before[0].record.provenance == ["old"] and "superseded" not in before[0].why
+    current = Retriever.fused(store, K=10).retrieve(q, S, query_text="Where does Dana work?", hybrid=False)
+    assert current[0].record.provenance == ["new"]
+
+
+def test_asked_what_held_before_a_change_what_replaced_it_ranks_lower(store):
+    """The record that closed the answer ("Dana switched to soy milk", closer to the question here) is demoted for a
+    question about what held before, as a superseded record is for any other question."""
+    now = datetime(2025, 3, 20, tzinfo=timezone.utc)
+    new = SemanticRecord(scope=S, fact="Dana switched to soy milk", provenance=["new"], metadata=_said(20))
+    old = SemanticRecord(scope=S, fact="Dana drinks oat milk in her coffee", provenance=["old"], valid_to=now,
+                         superseded_by=new.id, metadata=_said(1))  # fmt: skip
+    put(store, new, [1, 0.25, 0])
+    put(store, old, [1, 0.40, 0])
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"Dana noted an unrelated errand {i}", provenance=[f"f{i}"]),
+            [0, 1, 0.1 * i])  # fmt: skip
+    q = unit([1, 0.2, 0])
+    before = Retriever.fused(store, K=10).retrieve(q, S, query_text="Which milk did Dana use before?", hybrid=False)
+    assert before[0].record.provenance == ["old"]
+    plain = Retriever.fused(store, K=10).retrieve(q, S, query_text="Which milk does Dana use?", hybrid=False)
+    assert plain[0].record.provenance == ["new"]

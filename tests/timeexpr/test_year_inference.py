@@ -83,3 +83,23 @@ def test_progressive_is_not_an_ing_adjective() -> None:
     assert progressive("They're repainting the hall.")
     assert not progressive("The view is stunning.")
     assert not progressive("This is everything.")
+
+
+@pytest.mark.parametrize(
+    "text, said, expected",
+    [
+        # what was booked or rented is ahead, however the date is attached: an appositive, "from"
+        ("We booked a cottage on the coast, 18 to 25 October.", "2025-09-15", "2025-10-18"),
+        ("We rented a studio near the station from 1 December.", "2025-11-18", "2025-12-01"),
+        ("I hired a van for the 9th of June.", "2025-05-02", "2025-06-09"),
+        # an acknowledgement is no narrated past
+        ("Dentist on 30 August, noted.", "2025-03-23", "2025-08-30"),
+        ("Updated: 28 October at the clinic.", "2025-09-29", "2025-10-28"),
+        # a narrated past keeps its year
+        ("I rented a van on 12 February.", "2025-03-01", "2025-02-12"),
+    ],
+)
+def test_what_an_arrangement_dates_is_ahead(text: str, said: str, expected: str) -> None:
+    ref = datetime.fromisoformat(said + "T10:00:00+00:00")
+    dated = [m for m in resolve(text, ref) if m.granularity in ("day", "range")]
+    assert dated and dated[0].start.date().isoformat() == expected, [(m.text, m.start) for m in resolve(text, ref)]

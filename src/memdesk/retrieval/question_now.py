@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-__all__ = ["NOW_WEIGHT", "SAME_TOPIC", "asks_now", "later_on_topic"]
+__all__ = ["NOW_WEIGHT", "SAME_TOPIC", "asks_now", "asks_then", "later_on_topic"]
 
 NOW_WEIGHT = 1.5
 """The default read path's penalty, in standard deviations, on a record that a later record on the same topic
@@ -47,6 +47,21 @@ def asks_now(question: str | None) -> bool:
     """True when ``question`` asks what holds now (see the module docstring); not a hypothetical ("Would Dana still
     ... if ...?"), and not "current" as an adjective ("How long has Dana had her current job?" asks a duration)."""
     return bool(question and _NOW.search(question) and not _HYPOTHETICAL.search(question))
+
+
+#: Words of a question asking what held before a change: "Where did she work before ...?", "What date was it first
+#: booked for?", "What did it cost originally?", "Who did he use to live with?".
+_THEN = re.compile(
+    r"\b(?:before|originally|original|initially|at first|first (?:booked|planned|set|given|scheduled|due|chosen|picked)|"
+    r"used to|use to|previous(?:ly)?|formerly|former)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_then(question: str | None) -> bool:
+    """True when ``question`` asks what held before a change (and not what holds now): a superseded record answers it,
+    so a search for it does not demote superseded records."""
+    return bool(question and _THEN.search(question) and not asks_now(question))
 
 
 def later_on_topic(

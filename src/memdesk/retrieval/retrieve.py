@@ -35,7 +35,7 @@ from ..filters import RecordFilter, as_filter
 from .lexical import fuse_hits
 from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa: F401 - dedupe re-exported
 from .question_focus import ASKING_WEIGHT, FOCUS_WEIGHT, asks_about_asking, question_focus
-from .question_now import NOW_WEIGHT, asks_now
+from .question_now import NOW_WEIGHT, asks_now, asks_then
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
 from .redundancy import demote_repeated
@@ -250,6 +250,7 @@ class Retriever:
         demote = self.superseded_weight is not None and where.as_of is None and not where.include_superseded
         if demote:  # current facts first; a superseded record stays findable for what else it says
             where = where.model_copy(update={"include_superseded": True})
+            demote = not asks_then(query_text)  # "Where did she work before ...?": what was, undemoted
         hybrid_on = self.hybrid if hybrid is None else hybrid
         lexical_query = lexical_text if lexical_text and lexical_text.strip() else query_text
         if self.fusion == "score":
@@ -330,6 +331,7 @@ class Retriever:
                 focus_weight=self.focus_weight,
                 now_weight=self.now_weight if asks_now(person_text) else 0.0,
                 asking_weight=None if self.asking_weight is None or asks_about_asking(person_text) else self.asking_weight,
+                replaced_weight=self.superseded_weight if asks_then(person_text) else None,
             )
             ranks: dict[MemoryType, int] = {}
 

@@ -133,6 +133,7 @@ class ScopeIndex:
         focus_weight: float = 0.0,
         now_weight: float = 0.0,
         asking_weight: float | None = None,
+        replaced_weight: float | None = None,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
 
@@ -158,7 +159,8 @@ class ScopeIndex:
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
         deviations, clipped to [0, 1] (no bonus at or below its type's mean). With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
-        moved as far below zero when negative (``x - (1 - w) * |x|``), so it always ranks lower.
+        moved as far below zero when negative (``x - (1 - w) * |x|``), so it always ranks lower; with
+        ``replaced_weight`` (a question asking what held before a change), the records that closed a candidate are.
         """
         if not self.records:
             return
@@ -187,6 +189,10 @@ class ScopeIndex:
         demoted = self.superseded[positions] if superseded_weight is not None else None
         if demoted is not None and demoted.any():
             fused[demoted] -= (1.0 - superseded_weight) * np.abs(fused[demoted])  # type: ignore[operator]
+        if replaced_weight is not None and (closed := positions[self.superseded[positions]]).size:  # "before ...?"
+            gone = {self.records[i].superseded_by for i in closed.tolist()}
+            new = np.fromiter((self.records[i].id in gone for i in positions.tolist()), dtype=bool, count=len(positions))
+            fused[new] -= (1.0 - replaced_weight) * np.abs(fused[new])
         if asking_weight is not None and (asked := self.asking[positions]).any():  # a question asked states nothing
             fused[asked] -= (1.0 - asking_weight) * np.abs(fused[asked])
         names = user_name_words(self.user_names) if focus is not None and focus_weight > 0 else frozenset()

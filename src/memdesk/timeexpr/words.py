@@ -93,6 +93,7 @@ _ED_ADJECTIVES = frozenset(
     """
     excited interested tired bored scared worried married used supposed based pleased thrilled stressed
     indeed need proceed succeed exceed speed freed agreed concerned dedicated talented committed
+    noted updated
     """.split()
 )
 
@@ -165,11 +166,12 @@ _FORWARD_CUE = re.compile(
     re.IGNORECASE,
 )
 #: A date set by an arrangement, however many words stand between: "I booked my training for 21 June",
-#: "We've moved the trip to 4 August", "They put the match back to 3 May" (the booking is past, what it books
-#: is ahead).
+#: "We've moved the trip to 4 August", "They put the match back to 3 May", "We rented an office from 1 December",
+#: "We booked a cottage near the coast, 18 to 25 October" (the booking is past, what it books is ahead).
 _SET_FOR = re.compile(
     r"\b(?:book(?:ed)?|reserved?|scheduled?|arranged?|planned|set|fixed|moved|postponed|rescheduled|pushed|put|"
-    r"changed|brought|delayed|signed \w+ up)\b(?:\s+[\w'-]+){0,6}?\s+(?:for|to|until|till)\s+(?:the\s+)?"
+    r"changed|brought|delayed|signed \w+ up|rent(?:ed)?|hired|leased)\b(?:[\s,]+[\w'-]+){0,6}?"
+    r"(?:\s+(?:for|to|until|till|from)|,)\s+(?:the\s+)?"
     rf"(?:{DAY_RE}\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE}|(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th))\b",
     re.IGNORECASE,
 )
