@@ -51,6 +51,7 @@ _ATTITUDE = frozenset(
     remarkable incredible unbelievable insane impressive fun exciting cool sick dope rad great good nice
     glad happy pleased grateful thankful appreciate appreciated sorry sad hate heartbreaking
     sounds sound seem seems seemed looks look looked must totally absolutely completely definitely sure certainly
+    earn earns earned paid pay pays off every each whole
     pushing push moving going trying chasing striving growing shining rocking smiling believing working fighting
     hang hold hanging holding onward forward ahead up on
     """.split()
@@ -123,8 +124,8 @@ def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | No
     if listener:  # the listener's name is the listener: "Maya's garden is gorgeous" said to Maya
         clause = re.sub(rf"^(?:{'|'.join(map(re.escape, listener))})(?:'s)?\b", "your", clause)
     said = _WORD.findall(clause)
-    if all(w in PHATIC_WORDS or w in name_parts for w in said):
-        return True  # an interjection or a vocative: "wow", "Rui"
+    if all(w in name_parts for w in said) or told and all(w in PHATIC_WORDS or w in name_parts for w in said):
+        return True  # a vocative, or an interjection after news: "Rui", "wow" (after a question "It was amazing" answers it)
     if _ADVICE.search(clause):
         return False
     heard = {w[:4] for w in _WORD.findall(news.lower().replace("\u2019", "'")) if len(w) > 3}
