@@ -115,3 +115,16 @@ def test_a_verdict_of_the_speakers_own_event_stays() -> None:
     # "it" speaks of the speaker's own sentence, not of the listener's news
     recs = _records(_utt("We repainted the whole boat on Sunday. It was so rewarding.", NEWS))
     assert any("rewarding" in r for r in recs)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Bom trabalho. Obrigada!", "Fine by me. Merci!", "shukran habibi", "Hej då, Bashir!", "Görüşürüz!", "Grazie mille, ciao!"],
+)
+def test_thanks_and_greetings_in_other_languages_make_no_record(text: str) -> None:
+    assert _records(_utt(text, "Here's the schedule for Saturday.")) == []
+
+
+def test_a_mixed_language_wish_states_nothing() -> None:
+    assert stance("Tanti auguri to you both!")
+    assert not stance("Tanti auguri, we're getting married in May too!")

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .lexicon import PHATIC_WORDS
+from .lexicon import PHATIC_ELSEWHERE, PHATIC_WORDS
 from .social import ABSTRACT_WORDS, EVALUATIVE_WORDS, REACTION_WORDS, SOCIAL_REST_WORDS
 
 __all__ = ["STANCE_WORDS", "stance_only", "stance_clause"]
@@ -51,14 +51,15 @@ _ATTITUDE = frozenset(
     remarkable incredible unbelievable insane impressive fun exciting cool sick dope rad great good nice
     glad happy pleased grateful thankful appreciate appreciated sorry sad hate heartbreaking
     sounds sound seem seems seemed looks look looked must totally absolutely completely definitely sure certainly
-    earn earns earned paid pay pays off every each whole
+    earn earns earned paid pay pays off every each whole both
     pushing push moving going trying chasing striving growing shining rocking smiling believing working fighting
     hang hold hanging holding onward forward ahead up on
     """.split()
 )
 
-#: The words a stance clause may hold beyond function words and names.
-STANCE_WORDS = ABSTRACT_WORDS | EVALUATIVE_WORDS | SOCIAL_REST_WORDS | REACTION_WORDS | _ATTITUDE
+#: The words a stance clause may hold beyond function words and names (greetings and wishes in other languages too:
+#: "Tanti auguri to you both").
+STANCE_WORDS = ABSTRACT_WORDS | EVALUATIVE_WORDS | SOCIAL_REST_WORDS | REACTION_WORDS | _ATTITUDE | PHATIC_ELSEWHERE
 
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _CLAUSE_BREAK = re.compile(r"\s*(?:[,;:!.\u2013\u2014]+|\s-\s)\s*|\s+(?:and|but|so|because|cause|'cause)\s+(?=(?:i|i'm|we|we're|you|you're|your|that|it|this|keep|stay|don't)\b)")
