@@ -128,3 +128,23 @@ def test_thanks_and_greetings_in_other_languages_make_no_record(text: str) -> No
 def test_a_mixed_language_wish_states_nothing() -> None:
     assert stance("Tanti auguri to you both!")
     assert not stance("Tanti auguri, we're getting married in May too!")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Beyond happy for Bashir!",  # the listener named where "you" would be
+        "Wishing you the very best with the next one.",
+        "Cheers, Bash!",  # a nickname: a prefix of the listener's name
+        "That welding news is huge 🔥 so thrilled for you.",  # an emoji between two clauses
+        "Trust your instincts and keep pushing.",  # the listener's own thing after "your"
+        "Three tries, including the practical!",  # the listener's news said back
+    ],
+)
+def test_stance_in_other_shapes(text: str) -> None:
+    assert stance(text, "I passed my welding certification after three tries, including the practical.")
+
+
+def test_a_name_that_is_not_the_listeners_keeps_the_sentence() -> None:
+    assert not stance("Beyond happy for Tomasz!")
+    assert not stance("Cheers, Bash! I'm off to Porto now.")

@@ -52,6 +52,8 @@ _ATTITUDE = frozenset(
     glad happy pleased grateful thankful appreciate appreciated sorry sad hate heartbreaking
     sounds sound seem seems seemed looks look looked must totally absolutely completely definitely sure certainly
     earn earns earned paid pay pays off every each whole both
+    including like than as into over through around
+    tackle tackling overcome overcoming conquer face facing pursue pursuing chase follow forget
     pushing push moving going trying chasing striving growing shining rocking smiling believing working fighting
     hang hold hanging holding onward forward ahead up on
     """.split()
@@ -75,13 +77,13 @@ _FEELING = (
 )
 #: "I'm (so) proud of you ...", "we're thrilled for you", "I'm rooting for you", "I'm in awe of you".
 _FEELS_FOR_YOU = re.compile(
-    rf"^(?:i|we)(?:'m| am|'re| are)?(?: (?:so|really|very|super|truly|just|always|incredibly|totally|beyond|all|both))* {_FEELING}"
+    rf"^(?:(?:i|we)(?:'m| am|'re| are)? )?(?:(?:so|really|very|super|truly|just|always|incredibly|totally|beyond|all|both) )*{_FEELING}"
     rf"(?: (?:of|for|with|by))? {_YOU}\b"
 )
 #: "I believe in you", "I admire your grit", "we love you", "I appreciate you".
 _VALUES_YOU = re.compile(
-    rf"^(?:i|we)(?: (?:so|really|truly|totally|just|always|honestly|still|all|both))* (?:believe in|admire|respect|love|adore|appreciate|"
-    rf"support|trust|miss|envy|applaud|salute|look up to) {_YOU}\b"
+    rf"^(?:(?:i|we) )?(?:(?:so|really|truly|totally|just|always|honestly|still|all|both) )*(?:believe in|admire|respect|love|adore|appreciate|"
+    rf"support|trust|miss|envy|applaud|salute|look up to|wish|wishing) {_YOU}\b"
 )
 _ADDRESSED = re.compile(rf"^{_YOU}\b")
 #: A demonstrative subject: what the listener just told ("That sounds amazing", "Those shots are stunning", "What a day").
@@ -93,7 +95,7 @@ _ENCOURAGE = re.compile(
 
 def _clauses(text: str) -> list[str]:
     s = " ".join(text.replace("\u2019", "'").lower().split())
-    return [c for c in (_LEAD.sub("", p.strip()) for p in _CLAUSE_BREAK.split(s)) if c]
+    return [c for c in (_LEAD.sub("", re.sub(r"^[^\w']+", "", p.strip())) for p in _CLAUSE_BREAK.split(s)) if c]
 
 
 def _rest(words: list[str], news: set[str], names: set[str]) -> list[str]:
@@ -116,14 +118,22 @@ def _unheaded(said: list[str]) -> list[str]:
     return said
 
 
+def _yours_unheaded(said: list[str]) -> list[str]:
+    """``said`` without the word after each "your" ("believe in your abilities"): the listener's own."""
+    return [w for i, w in enumerate(said) if i == 0 or said[i - 1] != "your"]
+
+
 def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | None = None, news: str = "", told: bool = True) -> bool:
     """Whether one lower-cased clause is only the speaker's stance toward the listener or the listener's news
     (the module docstring's four targets). ``news`` is the listener's turn before (its words may be restated);
     ``told``: whether that turn told something rather than asked about something."""
     name_parts = {p.lower() for n in names if n for p in n.split()}
     listener = {p.lower() for p in (addressee or "").split()}
-    if listener:  # the listener's name is the listener: "Maya's garden is gorgeous" said to Maya
-        clause = re.sub(rf"^(?:{'|'.join(map(re.escape, listener))})(?:'s)?\b", "your", clause)
+    if listener:  # the listener's name is the listener: "Maya's garden is gorgeous", "so happy for Maya" said to Maya
+        alt = "|".join(map(re.escape, listener))
+        clause = re.sub(rf"\b(?:{alt})'s\b", "your", clause)
+        clause = re.sub(rf"^(?:{alt})\b", "you", clause)
+        clause = re.sub(rf"\b(?:for|of|to|with|in) (?:{alt})\b", lambda m: m.group(0).split()[0] + " you", clause)
     said = _WORD.findall(clause)
     if all(w in name_parts for w in said) or told and all(w in PHATIC_WORDS or w in name_parts for w in said):
         return True  # a vocative, or an interjection after news: "Rui", "wow" (after a question "It was amazing" answers it)
@@ -139,9 +149,9 @@ def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | No
         return not _rest(_unheaded(said), set(), name_parts)
     if _DEICTIC.match(clause):  # a verdict on the listener's news, restating it at most
         return told and not _rest(_unheaded(said), heard, name_parts)
-    if _ENCOURAGE.match(clause):  # "keep going", "stay positive", "don't be afraid to take risks"
-        return not _rest(said, heard, name_parts)
-    return told and not _rest(said, set(), name_parts)  # no subject: "so inspiring", "huge congrats", "wow"
+    if _ENCOURAGE.match(clause):  # "keep going", "stay positive", "believe in your abilities"
+        return not _rest(_yours_unheaded(said), heard, name_parts)
+    return told and not _rest(said, heard, name_parts)  # no subject: "so inspiring", "huge congrats", "including the dog"
 
 
 def stance_only(text: str, *, names: Iterable[str] = (), addressee: str | None = None, previous: str = "", asked: bool = False) -> bool:
@@ -151,11 +161,13 @@ def stance_only(text: str, *, names: Iterable[str] = (), addressee: str | None =
     raw = text.strip().replace("\u2019", "'")
     if not raw or raw.endswith("?") or re.search(r"\d", raw):
         return False
+    raw = " ".join(re.sub(r"[^\w\s.,!?;:'\"()&/\u2013\u2014-]", " ", raw).split())  # emoji and symbols
     known = {p.lower() for n in names if n for p in n.split()}
     capitals = re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w-]*", raw)
-    if any(w.lower() not in known for w in capitals):
+    nicknames = [w for w in capitals if w.lower() not in known and any(len(w) >= 3 and k.startswith(w.lower()) for k in known)]
+    if any(w.lower() not in known and w not in nicknames for w in capitals):
         return False
-    names = list(names)
+    names = [*names, *nicknames]  # "Thanks, Mel!" to Melanie
     clauses = _clauses(raw)
     return bool(clauses) and all(
         stance_clause(c, names=names, addressee=addressee, news=previous, told=not asked) for c in clauses
