@@ -83,3 +83,24 @@ def test_never_fails_and_keeps_text_without_pronouns(text: str) -> None:
     assert out is None or isinstance(out, str)
     if not any(w in text.lower() for w in ("i", "me", "my", "you", "mine")):
         assert out == text.replace("\u2019", "'")
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("I'm Priya, a nurse in Leeds.", "Priya is a nurse in Leeds."),
+        ("Hi, I'm Priya, the new cook at the bistro.", "Hi, Priya is the new cook at the bistro."),
+        ("I am Priya, from Goa originally.", "Priya is from Goa originally."),
+        ("I'm Priya, 34, and I sell candles.", "Priya is 34, and Priya sells candles."),
+        ("I'm Priya and I teach maths.", "Priya teaches maths."),
+        ("I'm Priya, Dev's sister.", "Priya is Dev's sister."),
+        ("I'm Priya, nice to meet you.", "Priya is Priya, nice to meet Leo."),
+        ("I'm tired, Priya said.", "Priya is tired, Priya said."),
+    ],
+)
+def test_a_self_introduction_names_the_speaker_once(text: str, expected: str) -> None:
+    assert third_person(text, "Priya", "Leo") == expected
+
+
+def test_a_self_introduction_by_first_name_under_a_full_name() -> None:
+    assert third_person("I'm Priya, a nurse.", "Priya Shah") == "Priya Shah is a nurse."

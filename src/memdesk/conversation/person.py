@@ -19,7 +19,9 @@ The rules, word by word (a token walk, not chained regular expressions):
 * ``you`` is the addressee only where it is a subject (clause start, after a conjunction or an
   auxiliary) or an object; ``thank you``, ``you know,`` and plural ``you`` (``you guys``,
   ``you two``, ``you and ...``) stay as they are;
-* "we", "us" and "our" are left alone (whom they include is not known).
+* "we", "us" and "our" are left alone (whom they include is not known);
+* a self-introduction names the speaker once: "I'm Priya, a nurse in Leeds" -> "Priya is a nurse in Leeds",
+  "I'm Priya and I teach maths" -> "Priya teaches maths" (not "Priya is Priya, ...").
 """
 
 from __future__ import annotations
@@ -181,7 +183,11 @@ class _Rewriter:
         after = not self.boundary_after(k) and self.word(k + 1) in ("and", "or")
         if after or k < 2 or self.boundary_before(k) or self.word(k - 1) not in ("and", "or"):
             return after
+        if self.boundary_before(k - 1):
+            return False  # "I'm Priya, 34, and I sell candles": a second clause
         other = self.tokens[self.words[k - 2]]
+        if other.lower() in self.speaker.lower().split():
+            return False  # "I'm Priya and I teach": the speaker is not their own partner
         named = other[:1].isupper() and other.lower() not in _SUBORDINATORS and not _is_adverb(other)
         return named or other.lower() in _PARTNERS
 
@@ -243,7 +249,7 @@ class _Rewriter:
             elif ad and w.startswith("you"):
                 self.second_person(k, ad, w, tail)
         text = "".join(self.tokens)
-        return re.sub(r"\b(\w+)'s's\b", r"\1's", text)
+        return _introduction(re.sub(r"\b(\w+)'s's\b", r"\1's", text), sp)
 
     def second_person(self, k: int, ad: str, w: str, tail: str) -> None:
         nxt = self.word(k + 1) if not self.boundary_after(k) else ""
@@ -272,6 +278,20 @@ class _Rewriter:
             self.set(k, ad)  # an object: "call you tomorrow", "tell you about it"
         else:
             self.failed = True  # "the day you move out": a subject the rules cannot see; keep the sentence
+
+
+#: What may follow "I'm <name>," as a description of the speaker ("a nurse", "the new cook", "from Leeds",
+#: "34", "Ana's brother"); anything else ("nice to meet you") keeps the introduction as it was.
+_DESCRIPTION = r"(?:a|an|the|from|one|\d|[A-Z]\w*'s\b|[a-z]+'s\b|currently|originally|mostly)"
+
+
+def _introduction(text: str, speaker: str) -> str:
+    """Name the speaker once where the rewrite made "Priya is Priya, a nurse" of "I'm Priya, a nurse"."""
+    first = speaker.split()[0]
+    names = "|".join(re.escape(n) for n in dict.fromkeys((speaker, first)))
+    said = rf"\b{re.escape(speaker)} is (?:{names})\b"
+    text = re.sub(rf"{said},?\s+and\s+(?={re.escape(speaker)}\b)", "", text)
+    return re.sub(rf"{said},\s+(?={_DESCRIPTION})", f"{speaker} is ", text)
 
 
 def third_person(text: str, speaker: str | None, addressee: str | None = None) -> str | None:
