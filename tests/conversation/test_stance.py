@@ -148,3 +148,16 @@ def test_stance_in_other_shapes(text: str) -> None:
 def test_a_name_that_is_not_the_listeners_keeps_the_sentence() -> None:
     assert not stance("Beyond happy for Tomasz!")
     assert not stance("Cheers, Bash! I'm off to Porto now.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Hi Bashir, thanks for asking.", "Thank you so much for the pointers.", "Your welding course sounds brilliant.", "Your new workshop bench looks so good!"],
+)
+def test_thanks_and_compliments_on_the_listeners_things(text: str) -> None:
+    assert stance(text, "How are you doing? Here's my new workshop bench [shares an image: a workbench].", asked=True) or stance(text)
+
+
+def test_thanks_that_say_something_of_the_speakers_stay() -> None:
+    assert not stance("Thanks for the tip about my landlord.")
+    assert not stance("Your welding course won an award at the fair.")

@@ -85,12 +85,18 @@ _VALUES_YOU = re.compile(
     rf"^(?:(?:i|we) )?(?:(?:so|really|truly|totally|just|always|honestly|still|all|both) )*(?:believe in|admire|respect|love|adore|appreciate|"
     rf"support|trust|miss|envy|applaud|salute|look up to|wish|wishing) {_YOU}\b"
 )
+#: Thanks: for what the listener did or said ("Thanks for asking", "thank you so much for the tip").
+_THANKS = re.compile(r"^(?:(?:i|we) )?(?:thanks|thank you|thank u|thx|ty|cheers|many thanks)(?: (?:so|very) much| a lot| a ton| again)?(?= for\b|$)")
 _ADDRESSED = re.compile(rf"^{_YOU}\b")
 #: A demonstrative subject: what the listener just told ("That sounds amazing", "Those shots are stunning", "What a day").
 _DEICTIC = re.compile(r"^(?:that|this|it|those|these|what an?|such an?|how)\b")
 _ENCOURAGE = re.compile(
     r"^(?:keep|stay|don't|do not|never|go|believe|hang|hold|trust|enjoy|savor|savour|cherish|embrace|be proud|be brave|dream)\b"
 )
+
+
+#: A greeting, a thanks or an interjection: a clause of nothing else is stance whatever came before ("Hi Mo, ...").
+_GREETING = frozenset("hi hey hello heya hiya yo howdy wow oh ooh omg aw aww haha yay yeah yes yep ok okay thanks thank you".split())
 
 
 def _clauses(text: str) -> list[str]:
@@ -108,14 +114,18 @@ def _rest(words: list[str], news: set[str], names: set[str]) -> list[str]:
 
 
 def _unheaded(said: list[str]) -> list[str]:
-    """``said`` without the head noun of a determined subject ("your kids", "those new shots", "what a surprise"):
-    the thing of the listener's that the clause evaluates."""
+    """``said`` without the head of a determined subject, up to two words ("your kids", "your dance studio", "those
+    new shots", "what a surprise"): the thing of the listener's that the clause evaluates."""
     det = 2 if said[:1] in (["what"], ["such"]) and said[1:2] in (["a"], ["an"]) else 1 if said[:1] in (["your"], ["those"], ["these"], ["that"], ["this"]) else 0
-    for i in range(det, min(det + 3, len(said))) if det else ():
-        w = said[i]
-        if w not in STANCE_WORDS and w not in PHATIC_WORDS:
-            return said[:i] + said[i + 1 :]
-    return said
+    if not det:
+        return said
+    i = det
+    while i < min(det + 3, len(said)) and (said[i] in STANCE_WORDS or said[i] in PHATIC_WORDS):
+        i += 1  # "those new shots": a word of evaluation before the head
+    j = i
+    while j < min(i + 2, len(said)) and said[j] not in STANCE_WORDS and said[j] not in PHATIC_WORDS:
+        j += 1
+    return said[:i] + said[j:]
 
 
 def _yours_unheaded(said: list[str]) -> list[str]:
@@ -135,13 +145,13 @@ def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | No
         clause = re.sub(rf"^(?:{alt})\b", "you", clause)
         clause = re.sub(rf"\b(?:for|of|to|with|in) (?:{alt})\b", lambda m: m.group(0).split()[0] + " you", clause)
     said = _WORD.findall(clause)
-    if all(w in name_parts for w in said) or told and all(w in PHATIC_WORDS or w in name_parts for w in said):
+    if all(w in name_parts or w in _GREETING for w in said) or told and all(w in PHATIC_WORDS or w in name_parts for w in said):
         return True  # a vocative, or an interjection after news: "Rui", "wow" (after a question "It was amazing" answers it)
     if _ADVICE.search(clause):
         return False
     heard = {w[:4] for w in _WORD.findall(news.lower().replace("\u2019", "'")) if len(w) > 3}
-    m = _FEELS_FOR_YOU.match(clause) or _VALUES_YOU.match(clause)
-    if m:  # a feeling toward the listener; what it is for is the listener's own ("... for finishing the marathon")
+    m = _FEELS_FOR_YOU.match(clause) or _VALUES_YOU.match(clause) or _THANKS.match(clause)
+    if m:  # a feeling toward the listener or thanks; what it is for is the listener's own ("... for finishing the marathon")
         return not _OWN.search(clause[m.end() :])
     if _SELF.search(clause):
         return False  # the speaker's own state, plan or taste ("I'm so happy here", "I find pottery relaxing")
