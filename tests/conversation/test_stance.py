@@ -161,3 +161,11 @@ def test_thanks_and_compliments_on_the_listeners_things(text: str) -> None:
 def test_thanks_that_say_something_of_the_speakers_stay() -> None:
     assert not stance("Thanks for the tip about my landlord.")
     assert not stance("Your welding course won an award at the fair.")
+
+
+def test_encouragement_between_peers_and_an_instruction_to_an_assistant() -> None:
+    # between two people an imperative of going on is encouragement; said to an assistant, it instructs
+    assert _records(_utt("Don't forget, trust yourself and your instincts. Keep going!", NEWS)) == []
+    before = Message(id="m1", role="assistant", speaker="Desk", content="Here's the draft of your cover letter.", timestamp=TS)
+    u = Utterance(message_id="m2", message=Message(id="m2", role="user", speaker="Ines", content="Don't forget, trust yourself and keep going.", timestamp=TS), scope=SCOPE, context=[before])
+    assert _records(u) != []

@@ -107,7 +107,8 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     sentences = analyze(text, times_of=times_of, names=names, previous=previous)
     asked = previous.rstrip().endswith("?")
     told = not _asked_about(previous, names)
-    sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous)
+    to_assistant = utterance.message.role == "user" and prev is not None and prev.role != "user"
+    sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous, instructs=to_assistant)
     if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
         return [Sentence(text=s.text, kind="phatic") for s in sentences]  # "Long, but good.", "I'll try it.": a reaction
     if filler is not None and told:
@@ -123,16 +124,18 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     return sentences
 
 
-def _without_stance(sentences: list[Sentence], names: list[str], addressee: str | None, previous: str, *, told: bool) -> list[Sentence]:
+def _without_stance(sentences: list[Sentence], names: list[str], addressee: str | None, previous: str, *, told: bool, instructs: bool = False) -> list[Sentence]:
     """``sentences`` with those that state only the speaker's stance toward the listener or the listener's news made
     phatic (:func:`.stance.stance_only`: "So proud of you!", "That sounds amazing."). "That"/"it" speaks of the
     listener's news only before the speaker has said anything of their own in the turn ("We swam a mile. It was
     rewarding." evaluates the speaker's swim), and only when the listener ``told`` something: after any question it
-    may answer it ("Are you nervous?" "A bit.")."""
+    may answer it ("Are you nervous?" "A bit."). An imperative is stance only between peers ("Keep going!", "Don't
+    forget, believe in yourself."): a user's imperative to an assistant (``instructs``) is an instruction ("Keep it
+    short.")."""
     out: list[Sentence] = []
     own = False
     for s in sentences:
-        if s.kind == "content" and not s.image and not s.procedural and stance_only(s.text, names=names, addressee=addressee, previous=previous, asked=own or not told):
+        if s.kind == "content" and not s.image and not (s.procedural and instructs) and stance_only(s.text, names=names, addressee=addressee, previous=previous, asked=own or not told):
             out.append(Sentence(text=s.text, kind="phatic"))
             continue
         own = own or s.kind == "content"
