@@ -66,7 +66,8 @@ from .updates import sentence_update
 from .render import attribute, chunks, fit, render, truncate
 from .social import social_question
 from .router import addressee_of, analyze_utterance, names_of, reference_of
-from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, words
+from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, is_phatic, words
+from .sentences import split_sentences
 
 logger = logging.getLogger(__name__)
 
@@ -168,8 +169,8 @@ class RuleExtractor:
         if not mask.bits:
             return []
         if not is_english(utterance.message.text()):
-            if phatic_elsewhere(utterance.message.text(), names_of(utterance)):
-                return []  # "Gracias!", "Merci beaucoup !", "Dobrý večer!": thanks or a greeting in another language
+            if all(phatic_elsewhere(s, names_of(utterance)) or is_english(s) and is_phatic(s, names_of(utterance)) for s in split_sentences(utterance.message.text())):
+                return []  # "Gracias!", "Good idea. Obrigado.", "Dobrý večer!": thanks or a greeting in another language
             return self._verbatim(utterance, mask)
         sentences = analyze_utterance(utterance, self.filler)
         names = names_of(utterance)
