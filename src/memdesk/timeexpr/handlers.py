@@ -125,6 +125,24 @@ _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SCHEDULE_AFTER = re.compile(rf"\s*(?:to|through|till|until|-|\u2013|and|or|&|,)\s*{_DAYS}", re.IGNORECASE)
 _SCHEDULE_BEFORE = re.compile(rf"{_DAYS}\s*(?:to|through|till|until|-|\u2013|and|or|&|,)\s*$", re.IGNORECASE)
 _SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
+#: A weekday as a noun with a determiner and an adjective: "the only Saturday they had left", "a free Friday", "the
+#: first Monday": one of many, not a date.
+_DET_ADJ = re.compile(
+    r"\b(?:the|a|an|that|one|any|every|each|no)\s+(?:only|first|second|third|fourth|final|last|same|following|previous|"
+    r"free|spare|whole|entire|long|rainy|sunny|quiet|busy|particular|usual|typical|normal|single|odd)\s+$",
+    re.IGNORECASE,
+)
+#: Words that may follow a weekday that is a date ("due Thursday night", "a ride Saturday with Tom", "Friday is
+#: free"); another lower-case word makes the weekday a modifier of a noun ("Monday production", "Friday meetings"):
+#: a routine, not a date.
+_AFTER_WEEKDAY = frozenset(
+    """
+    morning mornings afternoon evening night noon midnight lunch lunchtime dinner breakfast week at and but so because
+    for from to till until in with when as or then instead which too already now is was will would works suits could
+    should might i we you he she they it is are if after before by on this that the our my his her their
+    """.split()
+)
+_NEXT = re.compile(r"\s+([A-Za-z]+)")
 _COPULA = re.compile(r"(?:\b(?:is|are|was|were|be)|['\u2019]s)\s+(?:now\s+|still\s+|always\s+)?$", re.IGNORECASE)
 
 
@@ -134,6 +152,11 @@ def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     s, text = m.start(), m.string
     if _EVERY.search(text, 0, s) or _SCHEDULE_AFTER.match(text, m.end()) or _SCHEDULE_BEFORE.search(text, 0, s):
         return None
+    if _DET_ADJ.search(text, 0, s):
+        return None
+    nxt = _NEXT.match(text, m.end())
+    if nxt and nxt[1].islower() and nxt[1] not in _AFTER_WEEKDAY:
+        return None  # "Monday production in December": which day it is done on, every week
     if _COPULA.search(text, 0, s):
         return None  # "My day off is Sunday": a weekday said of a routine as often as of one day; no date rather than a guess
     if _SINCE.search(text, 0, s):  # what began "since Sunday" began on the last one
@@ -244,6 +267,18 @@ def h_mdy(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 
 def h_month_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     return spans.month(int(m["y"]), MONTHS[m["month"].lower().rstrip(".")])
+
+
+def h_month_of_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    """"October next year", "next year, in June", "3 May last year": the month (or day) in the year the words name."""
+    if m["month"] == "may":
+        return None  # "next year may be ...": the verb
+    year = ref.year + {"last": -1, "this": 0, "next": 1}[m["which"].lower()]
+    mon = MONTHS[m["month"].lower().rstrip(".")]
+    if m["d"]:
+        d = _valid_day(year, mon, int(re.sub(r"\D", "", m["d"])))
+        return spans.day(d) if d else None
+    return spans.month(year, mon)
 
 
 def h_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:

@@ -83,11 +83,16 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         rf"(?:the\s+)?(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), p.h_range),
     (_p(rf"(?P<month>{MONTH_RE})\s+(?P<d1>{DAY_RE})\s*(?:-|\u2013|to|until|till|through)\s*(?P<d>{DAY_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), p.h_range),
     (_p(rf"from\s+the\s+(?P<d1>{_ORD})\s+(?:to|until|till)\s+the\s+(?P<d>{_ORD})(?P<month>)?(?P<y>)?"), p.h_range),
+    # a day of a month named by its place: "on the 12th of next month"
+    (_p(rf"(?:(?P<prep>on|by|for|to|until|till|from|before|after)\s+)?(?P<dwd>)?the\s+(?P<d>{_ORD})\s+of\s+(?P<which>this|next|last)\s+month"), p.h_ordinal),
     # a part of a period, a holiday and the time around it
-    (_p(rf"(?:the\s+)?(?P<part>end|beginning|start|middle)\s+of\s+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
+    (_p(rf"(?:(?P<bound>by|until|till|up to|through)\s+)?(?:the\s+)?(?P<part>end|beginning|start|middle)\s+of\s+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
     (_p(rf"(?P<part>early|mid|late)[\s-]+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
     (_p(rf"(?:(?P<rel>before|after|until|till|since|by)\s+|(?:at|over|for|on|around|during)\s+|(?P<which>this past|this|last|next)\s+)"
         rf"(?P<name>{HOLIDAY_RE})(?:\s+(?P<y>{YEAR_RE}))?"), p.h_holiday),
+    # a month (or a day of it) in a year named by its place: "October next year", "next year, in June", "3 May last year"
+    (_p(rf"(?:(?P<d>{DAY_RE})\s+(?:of\s+)?)?(?P<month>{MONTH_RE})\s+(?P<which>next|last|this)\s+year"), h.h_month_of_year),
+    (_p(rf"(?P<which>next|last|this)\s+year,?\s+(?:in\s+|on\s+)?(?:(?P<d>{DAY_RE})\s+(?:of\s+)?)?(?P<month>{MONTH_RE})"), h.h_month_of_year),
     # a weekday written with a date ("Saturday 13 July", "Fri, 16 Feb") is part of that one mention
     (_p(rf"{DATED_WEEKDAY}(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), h.h_mdy),
     (_p(rf"{DATED_WEEKDAY}(?P<month>{MONTH_RE})\s+(?P<d>{DAY_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), h.h_mdy),
@@ -101,7 +106,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(r"(?P<which>this past|last|past|previous|this|next|earlier this|later this|the coming|the following)\s+(?P<unit>weekend|week|month|year)"), h.h_rel_period),
     (_p(r"(?:over|on|during)\s+the\s+weekend"), h.h_over_weekend),
     # a day of the month with its month unsaid: "on the 14th", "Tuesday the 22nd"
-    (_p(rf"(?:(?P<prep>on|by|for|to|until|till|from|since|before|after)\s+)?(?:(?P<dwd>{WEEKDAY_RE}),?\s+)?the\s+(?P<d>{_ORD})"), p.h_ordinal),
+    (_p(rf"(?:(?P<prep>on|by|for|to|until|till|from|since|before|after)\s+)?(?:(?P<dwd>{WEEKDAY_RE}),?\s+(?:the\s+)?|the\s+)(?P<d>{_ORD})"), p.h_ordinal),
     (_p(rf"(?:(?P<which>this past|last|past|this coming|coming|this|next)\s+|on\s+)(?P<wd>{WEEKDAY_RE})"), h.h_weekday),
     (_p(rf"(?:(?P<which>this past|last|past|this|next)\s+)(?P<season>{SEASON_RE})(?:\s+(?P<year>{YEAR_RE}))?"), h.h_season),
     (_p(r"(?:(?P<which>last|this|next)\s+|in\s+)(?P<month>january|february|march|april|june|july|august|september|october|november|december|may)"), h.h_month_rel),
@@ -167,7 +172,11 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                if tense == "present" or (tense is None and handler is not h.h_weekday):
+                if tense is None and handler is h.h_month_rel:
+                    # a month named with no tense around it ("only one migraine in February") is the nearest one: a
+                    # person names one most of a year away as "next February"
+                    here = Ctx(prefer="past", direction="nearest")
+                elif tense == "present" or (tense is None and handler is not h.h_weekday):
                     # no cue that it is past: the date a person infers is the coming one; one just begun only
                     # when it starts a state ("from 1 October I'm driving for ..."), not for a day something
                     # happens on ("The review is pencilled in for 14 January", said on 10 February)
