@@ -8,7 +8,9 @@ Pure functions over records (read through the public ``Memory.get_all``) and a c
   temporal anchor, text, or metadata such as the extractor's resolved time expressions) that overlaps none
   of those messages' labelled dates; a record is judged only when every message of its provenance is
   labelled. A date equal to the day the record's message was said is the anchor a record gets when it
-  says no date, and is not counted (no resolution is not a wrong resolution);
+  says no date, and is not counted (no resolution is not a wrong resolution); nor is a date whose year the
+  speaker wrote ("built in 1924"): it is theirs, not an inference. An event time is the first day of the
+  record's anchor and stands for that anchor's days ("at the end of August": its last ten days);
 - :func:`supersession_checks`: for each ``closes`` / ``keeps`` item, whether every record of message
   ``from`` whose text contains ``contains`` is closed / current (and one exists). A record is current when
   ``Memory.get_all`` still lists it and it has no end (``valid_to``).
@@ -108,7 +110,10 @@ def record_dates(record: MemoryRecord) -> list[tuple[str, Span]]:
     was said or added and the context it was embedded with)."""
     found: list[tuple[str, Span]] = []
     if record.event_time is not None:
-        found.append(("event_time", (record.event_time.date(), record.event_time.date())))
+        day = record.event_time.date()
+        # the event time is the first day of the record's anchor: when that is a stretch of days ("at the end of
+        # August", "in about a month"), the dates it stands for are the stretch's, not its first day alone
+        found.append(("event_time", next((s for s in _expression_spans(record) if s[0] == day), (day, day))))
     if record.temporal_anchor:
         found += [("anchor", s) for s in date_spans(record.temporal_anchor, bare_year=True)]
     found += [("text", s) for s in date_spans(record.text())]
@@ -116,6 +121,32 @@ def record_dates(record: MemoryRecord) -> list[tuple[str, Span]]:
         if key not in _NOT_STATED:
             found += [("metadata", s) for s in _metadata_spans(value)]
     return found
+
+
+_WRITTEN_YEAR = re.compile(r"(?<![\d-])(?:1[89]|20)\d{2}(?![\d-])|\d{4}-\d{2}-\d{2}")
+
+
+def _expression_spans(record: MemoryRecord) -> list[Span]:
+    """The span of each resolved time expression the record keeps (``metadata["time_expressions"]``)."""
+    items = record.metadata.get("time_expressions")
+    out: list[Span] = []
+    for t in items if isinstance(items, list) else []:
+        start = _DAY.fullmatch(str(t.get("start", ""))) if isinstance(t, dict) else None
+        end = _DAY.fullmatch(str(t.get("end") or "")) if start else None
+        first = _safe_date(*start.groups()) if start else None
+        after = _safe_date(*end.groups()) if end else None
+        if first and after and after > first:
+            out.append((first, after - timedelta(days=1)))  # [start, end): its days
+    return out
+
+
+def written_spans(record: MemoryRecord) -> set[Span]:
+    """The spans of the record's time expressions whose words write their year ("built in 1924", "until 2029", "May
+    2026"): the date is the speaker's own, not one the rules inferred, and cannot be a wrong resolution."""
+    items = record.metadata.get("time_expressions")
+    if not isinstance(items, list):
+        return set()
+    return {s for t in items if isinstance(t, dict) and _WRITTEN_YEAR.search(str(t.get("text", ""))) for s in _metadata_spans(t)}
 
 
 def _overlaps(a: Span, b: Span) -> bool:
@@ -149,8 +180,9 @@ def wrong_date_records(records: Sequence[MemoryRecord], chat: Chat) -> tuple[int
         checked += 1
         expected = [d for p in sources for d in labels[p]]
         fallback = {said[p] for p in sources if p in said} | ({t.date()} if (t := record.said_time()) else set())
+        written = written_spans(record)
         for where, span in record_dates(record):
-            if span[0] == span[1] and span[0] in fallback:
+            if (span[0] == span[1] and span[0] in fallback) or span in written:
                 continue
             if not any(_overlaps(span, d.span()) for d in expected):
                 found = span[0].isoformat() if span[0] == span[1] else f"{span[0]}/{span[1]}"
