@@ -107,8 +107,12 @@ def test_an_event_time_stands_for_its_anchor_and_a_written_year_is_the_speakers(
     inferred = {"text": "in May", "label": "May 2024", "start": "2024-05-01", "end": "2024-06-01"}
     guessed = SemanticRecord(scope=SCOPE, fact="Wren's exam is in May.", provenance=["k1-m3"],
                              metadata={**_said("2025-03-18"), "time_expressions": [inferred]})
-    checked, problems = wrong_date_records([stretch, bare, written, guessed], chat)
-    assert checked == 4
+    unlabelled = {"text": "on Friday", "label": "2025-03-21", "start": "2025-03-21", "end": "2025-03-22"}
+    other = SemanticRecord(scope=SCOPE, fact="Wren's exam is on 14 May; revision on Friday (2025-03-21).", provenance=["k1-m3"],
+                           metadata={**_said("2025-03-18"), "time_expressions": [unlabelled]})
+    checked, problems = wrong_date_records([stretch, bare, written, guessed, other], chat)
+    assert checked == 5
+    # a day only an expression the author left unlabelled gives is not judged ("on Friday" beside a labelled "on 14 May")
     assert [(p.record_id, p.found, p.where) for p in problems] == [
         (bare.id, "2025-05-11", "event_time"), (guessed.id, "2024-05-01/2024-06-01", "metadata")]
 

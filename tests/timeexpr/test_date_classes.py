@@ -144,3 +144,59 @@ def test_a_month_with_no_tense_is_the_nearest() -> None:
     assert _dates("Two flat tyres in January.", "2025-02-14") == [("2025-01-01", "2025-02-01")]
     assert _dates("Only one migraine in November, with no coffee.", "2025-12-03") == [("2025-11-01", "2025-12-01")]
     assert _dates("Budget review in March.", "2025-02-14") == [("2025-03-01", "2025-04-01")]
+
+
+def test_a_month_in_a_verbless_note_is_the_nearest() -> None:
+    assert _dates("Sleep diary: after cutting coffee, just two bad nights in November.", "2025-12-03") == [
+        ("2025-11-01", "2025-12-01")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text, dated",
+    [
+        ("That leaves the last three days for packing.", False),
+        ("Keep the last two weeks of the course free.", False),
+        ("I've slept badly the last two nights and the last three days.", True),
+        ("It snowed the last four days.", True),
+        ("Prices rose in the last two months.", True),
+    ],
+)
+def test_the_last_n_days_are_before_now_only_as_an_adverbial(text: str, dated: bool) -> None:
+    assert bool(_dates(text, "2025-03-12")) is dated
+
+
+@pytest.mark.parametrize(
+    "text, dated",
+    [
+        ("Two mid-week sessions of an hour each.", False),
+        ("The mid-month report goes to finance.", False),
+        ("Let's catch up mid-week.", True),
+        ("Payday is mid-month, so after that.", True),
+    ],
+)
+def test_a_part_of_a_period_before_a_noun_is_a_kind_not_a_date(text: str, dated: bool) -> None:
+    assert bool(_dates(text, "2025-03-12")) is dated
+
+
+@pytest.mark.parametrize(
+    "text, said, expected",
+    [
+        # a plan runs forward: a later day read as past moves to the year after the day ahead of it
+        ("Course starts 20 November, ten weeks, so ends around 29 January.", "2025-11-01",
+         [("2025-11-20", "2025-11-21"), ("2026-01-29", "2026-01-30")]),
+        ("Fittings on 9 December and 16 December, and the wedding on 10 January.", "2025-11-20",
+         [("2025-12-09", "2025-12-10"), ("2025-12-16", "2025-12-17"), ("2026-01-10", "2026-01-11")]),
+        # a later clause that narrates keeps its past
+        ("We fly out on 3 June; we were there on 2 May as well.", "2025-05-20",
+         [("2025-06-03", "2025-06-04"), ("2025-05-02", "2025-05-03")]),
+    ],
+)
+def test_days_in_a_plan_run_forward(text: str, said: str, expected: list[tuple[str, str]]) -> None:
+    assert _dates(text, said) == expected
+
+
+def test_a_weekday_a_date_is_said_to_be_picks_its_year() -> None:
+    # 20 September is a Saturday in 2025, a Friday in 2024
+    assert _dates("The only Saturday the hall had free was 20 September.", "2025-01-15") == [("2025-09-20", "2025-09-21")]
+    assert _dates("The only Friday the hall had free was 20 September.", "2025-01-15") == [("2024-09-20", "2024-09-21")]

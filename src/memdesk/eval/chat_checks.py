@@ -8,9 +8,10 @@ Pure functions over records (read through the public ``Memory.get_all``) and a c
   temporal anchor, text, or metadata such as the extractor's resolved time expressions) that overlaps none
   of those messages' labelled dates; a record is judged only when every message of its provenance is
   labelled. A date equal to the day the record's message was said is the anchor a record gets when it
-  says no date, and is not counted (no resolution is not a wrong resolution); nor is a date whose year the
-  speaker wrote ("built in 1924"): it is theirs, not an inference. An event time is the first day of the
-  record's anchor and stands for that anchor's days ("at the end of August": its last ten days);
+  says no date, and is not counted (no resolution is not a wrong resolution); nor is a date that only an
+  expression without a label of its own gives (the author left it unlabelled: nothing to judge it by), or one
+  whose year the speaker wrote ("built in 1924": theirs, not an inference). An event time is the first day of
+  the record's anchor and stands for that anchor's days ("at the end of August": its last ten days);
 - :func:`supersession_checks`: for each ``closes`` / ``keeps`` item, whether every record of message
   ``from`` whose text contains ``contains`` is closed / current (and one exists). A record is current when
   ``Memory.get_all`` still lists it and it has no end (``valid_to``).
@@ -126,27 +127,57 @@ def record_dates(record: MemoryRecord) -> list[tuple[str, Span]]:
 _WRITTEN_YEAR = re.compile(r"(?<![\d-])(?:1[89]|20)\d{2}(?![\d-])|\d{4}-\d{2}-\d{2}")
 
 
+def _days(expression: Any) -> Span | None:
+    """The days of one resolved time expression (a ``metadata["time_expressions"]`` entry: ``[start, end)``)."""
+    if not isinstance(expression, dict):
+        return None
+    start, end = _DAY.fullmatch(str(expression.get("start", ""))), _DAY.fullmatch(str(expression.get("end") or ""))
+    first = _safe_date(*start.groups()) if start else None
+    after = _safe_date(*end.groups()) if end else None
+    return (first, after - timedelta(days=1)) if first and after and after > first else None
+
+
 def _expression_spans(record: MemoryRecord) -> list[Span]:
-    """The span of each resolved time expression the record keeps (``metadata["time_expressions"]``)."""
+    """The days of each resolved time expression the record keeps (``metadata["time_expressions"]``)."""
     items = record.metadata.get("time_expressions")
-    out: list[Span] = []
+    return [d for t in items if (d := _days(t))] if isinstance(items, list) else []
+
+
+def _expressions(record: MemoryRecord) -> list[tuple[str, set[Span]]]:
+    """Each resolved time expression the record keeps: its words, and the spans it can show up as (its days, and
+    its metadata entry read as :func:`_metadata_spans` reads it)."""
+    items = record.metadata.get("time_expressions")
+    out: list[tuple[str, set[Span]]] = []
     for t in items if isinstance(items, list) else []:
-        start = _DAY.fullmatch(str(t.get("start", ""))) if isinstance(t, dict) else None
-        end = _DAY.fullmatch(str(t.get("end") or "")) if start else None
-        first = _safe_date(*start.groups()) if start else None
-        after = _safe_date(*end.groups()) if end else None
-        if first and after and after > first:
-            out.append((first, after - timedelta(days=1)))  # [start, end): its days
+        if isinstance(t, dict):
+            days = _days(t)
+            out.append((str(t.get("text", "")), ({days} if days else set()) | set(_metadata_spans(t))))
     return out
 
 
-def written_spans(record: MemoryRecord) -> set[Span]:
-    """The spans of the record's time expressions whose words write their year ("built in 1924", "until 2029", "May
-    2026"): the date is the speaker's own, not one the rules inferred, and cannot be a wrong resolution."""
-    items = record.metadata.get("time_expressions")
-    if not isinstance(items, list):
-        return set()
-    return {s for t in items if isinstance(t, dict) and _WRITTEN_YEAR.search(str(t.get("text", ""))) for s in _metadata_spans(t)}
+_DATE_WORD = re.compile(r"\d+(?:st|nd|rd|th)?|" + "|".join(_MONTHS) + r"|monday|tuesday|wednesday|thursday|friday|saturday|"
+                        r"sunday|yesterday|tomorrow|today|tonight|weekend", re.I)  # fmt: skip
+
+
+def _same_expression(said: str, label: str) -> bool:
+    """Whether a resolved expression and a labelled one are the same words (one holds the other, or they share a
+    number, month, weekday or day word: "Thursday" and "by Thursday night")."""
+    a, b = " ".join(said.lower().split()), " ".join(label.lower().split())
+    if a and b and (a in b or b in a):
+        return True
+    return bool({w.lower() for w in _DATE_WORD.findall(a)} & {w.lower() for w in _DATE_WORD.findall(b)})
+
+
+def unjudged_spans(record: MemoryRecord, labels: Sequence[DateLabel]) -> set[Span]:
+    """The spans that only expressions with no label of their own give the record: a year the speaker wrote ("built
+    in 1924", "until 2029": the date is theirs, not an inference), or an expression the chat's author did not label
+    ("Flights in October are dear" beside a labelled "from 22 September"): nothing to judge them by."""
+    exprs = _expressions(record)
+    unjudged = {s for text, spans in exprs for s in spans if _WRITTEN_YEAR.search(text)
+                or not any(_same_expression(text, d.text) for d in labels)}  # fmt: skip
+    judged = {s for text, spans in exprs for s in spans if not _WRITTEN_YEAR.search(text)
+              and any(_same_expression(text, d.text) for d in labels)}  # fmt: skip
+    return unjudged - judged
 
 
 def _overlaps(a: Span, b: Span) -> bool:
@@ -180,9 +211,9 @@ def wrong_date_records(records: Sequence[MemoryRecord], chat: Chat) -> tuple[int
         checked += 1
         expected = [d for p in sources for d in labels[p]]
         fallback = {said[p] for p in sources if p in said} | ({t.date()} if (t := record.said_time()) else set())
-        written = written_spans(record)
+        unjudged = unjudged_spans(record, expected)
         for where, span in record_dates(record):
-            if (span[0] == span[1] and span[0] in fallback) or span in written:
+            if (span[0] == span[1] and span[0] in fallback) or span in unjudged:
                 continue
             if not any(_overlaps(span, d.span()) for d in expected):
                 found = span[0].isoformat() if span[0] == span[1] else f"{span[0]}/{span[1]}"

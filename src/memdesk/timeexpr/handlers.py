@@ -132,17 +132,17 @@ _DET_ADJ = re.compile(
     r"free|spare|whole|entire|long|rainy|sunny|quiet|busy|particular|usual|typical|normal|single|odd)\s+$",
     re.IGNORECASE,
 )
-#: Words that may follow a weekday that is a date ("due Thursday night", "a ride Saturday with Tom", "Friday is
-#: free"); another lower-case word makes the weekday a modifier of a noun ("Monday production", "Friday meetings"):
-#: a routine, not a date.
-_AFTER_WEEKDAY = frozenset(
+#: Words that may follow a weekday or a period that is a date ("due Thursday night", "a ride Saturday with Tom",
+#: "Friday is free", "mid-week at the latest"); another lower-case word makes it a modifier of a noun ("Monday
+#: production", "Friday meetings", "two mid-week rides"): a routine, not a date.
+AFTER_DATE = frozenset(
     """
     morning mornings afternoon evening night noon midnight lunch lunchtime dinner breakfast week at and but so because
     for from to till until in with when as or then instead which too already now is was will would works suits could
     should might i we you he she they it is are if after before by on this that the our my his her their
     """.split()
 )
-_NEXT = re.compile(r"\s+([A-Za-z]+)")
+NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")
 _COPULA = re.compile(r"(?:\b(?:is|are|was|were|be)|['\u2019]s)\s+(?:now\s+|still\s+|always\s+)?$", re.IGNORECASE)
 
 
@@ -154,8 +154,8 @@ def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         return None
     if _DET_ADJ.search(text, 0, s):
         return None
-    nxt = _NEXT.match(text, m.end())
-    if nxt and nxt[1].islower() and nxt[1] not in _AFTER_WEEKDAY:
+    nxt = NEXT_WORD.match(text, m.end())
+    if nxt and nxt[1].islower() and nxt[1] not in AFTER_DATE:
         return None  # "Monday production in December": which day it is done on, every week
     if _COPULA.search(text, 0, s):
         return None  # "My day off is Sunday": a weekday said of a routine as often as of one day; no date rather than a guess
@@ -203,7 +203,17 @@ def h_season_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     return spans.season(m["season"].lower(), int(m["y"]))
 
 
+#: What makes "the last two days" the time before now: a preposition before it ("in the last two days", "for the last
+#: week"), or a clause that narrates or is perfect ("It rained the last three days", "I've been ill the last two days").
+_BEFORE_NOW = re.compile(r"\b(?:in|for|over|during|within|from|since|throughout|across)\s+$", re.IGNORECASE)
+_PERFECT_OR_PAST = re.compile(r"\b(?:have|has|had|was|were|'ve|'d)\b|\b[a-z]{3,}ed\b", re.IGNORECASE)
+
+
 def h_past_n(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    if m[0].lower().startswith("the last") and not _BEFORE_NOW.search(m.string, 0, m.start()) and not (
+        _PERFECT_OR_PAST.search(m.string, 0, m.start())
+    ):
+        return None  # "which leaves the last two days for proofreading": the final days of a stretch, not the past ones
     n, _ = count_word(m["n"])
     unit = m["unit"].lower().rstrip("s")
     if n > 200:
@@ -251,6 +261,14 @@ def h_us_numeric(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     return spans.day(d) if d else None
 
 
+#: A weekday that a date is said to be: "the only Saturday they had free was 27 September", "Sunday is 4 May".
+_COPULA_WEEKDAY = re.compile(
+    r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b[^.;:!?]{0,40}?\b(?:is|was|will be|would be)\s+"
+    r"(?:on\s+)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
+
+
 def h_mdy(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     day = int(re.sub(r"\D", "", m["d"]))
     month = MONTHS[m["month"].lower().rstrip(".")]
@@ -260,7 +278,8 @@ def h_mdy(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         # "on 5 December" said in May: the one before when narrated, the one after when planned; "Thursday 12 March":
         # the year in which that day is a Thursday (one of three years in a row at most)
         options = [x for x in (_valid_day(year + dy, month, day) for dy in (-1, 0, 1)) if x is not None]
-        named = [x for x in options if m["dwd"] and x.weekday() == weekday_index(m["dwd"])]
+        wd = m["dwd"] or ((c := _COPULA_WEEKDAY.search(m.string, 0, m.start())) and c["wd"])
+        named = [x for x in options if wd and x.weekday() == weekday_index(wd)]
         d = named[0] if len(named) == 1 else directed(options, ref, ctx.direction, d)
     return spans.day(d) if d else None
 

@@ -18,7 +18,7 @@ import re
 from datetime import date, timedelta
 
 from . import holidays, spans
-from .handlers import Ctx, directed
+from .handlers import AFTER_DATE, NEXT_WORD, Ctx, directed
 from .words import MONTH_NAME, MONTHS, weekday_index
 
 __all__ = ["h_part", "h_holiday", "h_ordinal", "h_range"]
@@ -42,6 +42,10 @@ def h_part(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     """"the end of next month", "early May", "mid-June 2025", "the beginning of the week", "late next year"."""
     part = m["part"].lower()
     third = _THIRD[part]
+    if not m["month"] and not m["which"] and (nxt := NEXT_WORD.match(m.string, m.end())) and nxt[1].islower() and (
+        nxt[1] not in AFTER_DATE
+    ):
+        return None  # "two mid-week rides", "the end-of-year party": a kind of thing, not a date
     if m["month"]:
         mon = MONTHS[m["month"].lower().rstrip(".")]
         year = _month_year(mon, m["y"], ref, ctx)
@@ -52,7 +56,7 @@ def h_part(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         unit = m["unit"].lower()
         if unit == "week":
             start = spans.monday(ref) + timedelta(weeks=step)
-            end, name = start + timedelta(days=7), f"the week of {spans.monday(ref) + timedelta(weeks=step)}"
+            end, name = start + timedelta(days=7), f"week of {spans.monday(ref) + timedelta(weeks=step)}"
         elif unit == "month":
             y, mo = spans.add_months(ref.year, ref.month, step)
             (start, end), name = spans.month_bounds(y, mo), f"{calendar.month_name[mo]} {y}"
@@ -170,6 +174,8 @@ def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 def h_range(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     """"12 to 16 July", "from the 6th to the 20th of December", "July 12-16", "28 June to 3 July", "from the 23rd to
     the 27th" (the month unsaid: as for a day alone)."""
+    if re.search(r"\sand\s", m[0], re.IGNORECASE) and not m[0].lower().startswith("between"):
+        return None  # "on 9 December and 16 December": two days, not the run between them
     d1, d2 = int(re.sub(r"\D", "", m["d1"])), int(re.sub(r"\D", "", m["d"]))
     if not m["month"]:
         first = _unsaid_month(d1, m.string, ref, ctx, None)

@@ -47,7 +47,7 @@ from .handlers import Ctx, Handler
 from .holidays import HOLIDAY_RE
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .words import clause_tense, sentence_tense
+from .words import clause_tense, sentence_tense, verbless
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -158,6 +158,7 @@ def resolve(
     auto = prefer == "auto"
     taken: list[tuple[int, int]] = []
     found: list[TimeMention] = []
+    inferred: list[TimeMention] = []  # days whose year the rules chose
     for pattern, handler in _RULES:
         if len(found) >= MAX_MENTIONS:  # taken stays short, so the overlap test below is O(1) per match
             break
@@ -172,7 +173,7 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                if tense is None and handler is h.h_month_rel:
+                if handler is h.h_month_rel and (tense is None or verbless(text, (s, e))):
                     # a month named with no tense around it ("only one migraine in February") is the nearest one: a
                     # person names one most of a year away as "next February"
                     here = Ctx(prefer="past", direction="nearest")
@@ -198,8 +199,41 @@ def resolve(
                 granularity=gran, label=label, approximate=approx,
             )  # fmt: skip
             found.append(mention)
+            if auto and handler in (h.h_mdy, p.h_range) and not m.groupdict().get("y"):
+                inferred.append(mention)
     found.sort(key=lambda t: t.span)
-    return found
+    return _runs_forward(found, inferred, text, ref) if len(inferred) > 1 else found
+
+
+#: What narrates a clause whatever else it says: a past form of "be", "have" or "do", or a time word before now.
+_NARRATED = re.compile(r"\b(?:was|were|had|did|ago|yesterday)\b", re.IGNORECASE)
+
+
+def _next_year(t: TimeMention) -> TimeMention | None:
+    try:
+        start, end = t.start.replace(year=t.start.year + 1), t.end.replace(year=t.end.year + 1) if t.end else None
+    except ValueError:  # 29 February
+        return None
+    label = start.date().isoformat() if t.granularity == "day" else f"{start.date()} to {(end - timedelta(days=1)).date()}"  # type: ignore[operator]
+    return t.model_copy(update={"start": start, "end": end, "label": label})
+
+
+def _runs_forward(found: list[TimeMention], inferred: list[TimeMention], text: str, ref: datetime) -> list[TimeMention]:
+    """Days said without their year in one sentence after a day that is ahead run forward, as a plan does: "starting
+    23 March, about five weeks, so finished around 27 April", "visits on 7 December, 14 December and 11 January" (said
+    in November: next January). A later day read as past moves to the next year when that puts it after the one before
+    it, unless its clause narrates ("I fly out on 3 June; I was there on 2 May too")."""
+    ahead: TimeMention | None = None
+    out: list[TimeMention] = []
+    for t in found:
+        if t in inferred and ahead is not None and t.start < ref and not _NARRATED.search(text, ahead.span[1], t.span[0]):
+            moved = _next_year(t)
+            if moved is not None and moved.start >= ahead.start:
+                t = moved
+        if t in inferred and t.start >= ref:
+            ahead = t
+        out.append(t)
+    return out
 
 
 #: Granularities that hold a narrower date said with them ("this week ... due Thursday", "in April, after Easter").

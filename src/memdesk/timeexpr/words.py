@@ -251,6 +251,24 @@ _NOTE = re.compile(
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
 
 
+def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int, str]:
+    """The break before the clause of ``text`` around ``span``, where the clause starts, and its words."""
+    brk = None
+    for brk in _CLAUSE_BREAK.finditer(text, 0, span[0]):
+        pass
+    start = brk.end() if brk else 0
+    after = _CLAUSE_BREAK.search(text, span[1])
+    return brk, start, text[start : after.start() if after else len(text)]
+
+
+def verbless(text: str, span: tuple[int, int]) -> bool:
+    """Whether the clause of ``text`` around ``span`` has no verb that gives it a tense ("only one migraine in
+    February", "interview in November"): its tense, if :func:`clause_tense` gives one, is a guess."""
+    clause = _clause(text, span)[2]
+    return not (_FORWARD_CUE.search(clause) or _REQUEST.match(clause) or set_for(text, span) or sentence_tense(clause)
+                or progressive(clause) or _PRESENT.search(clause) or simple_present(clause))
+
+
 def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
     """The tense the clause of ``text`` around ``span`` (a time expression) gives it: "future" if the
     clause looks forward ("starting on 15 April", "booked for 2 March", "I booked my training for 21 June",
@@ -259,12 +277,7 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
     occurrence still to come or just begun, else "future" if the sentence arranges something ("Our week off
     is booked: a cabin from 13 October"), else the tense of the whole sentence (:func:`sentence_tense`).
     ``None``: no cue either way."""
-    brk = None
-    for brk in _CLAUSE_BREAK.finditer(text, 0, span[0]):
-        pass
-    start = brk.end() if brk else 0
-    after = _CLAUSE_BREAK.search(text, span[1])
-    clause = text[start : after.start() if after else len(text)]
+    brk, start, clause = _clause(text, span)
     if _FORWARD_CUE.search(clause) or _REQUEST.match(clause) or set_for(text, span):
         return "future"
     own = sentence_tense(clause)
