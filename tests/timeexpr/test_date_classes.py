@@ -140,13 +140,14 @@ def test_a_month_in_a_year_named_by_its_place(text: str, said: str, expected: st
     assert _main(text, said) == expected
 
 
-def test_a_month_with_no_tense_is_the_nearest() -> None:
+def test_a_month_with_no_tense_is_the_month_just_past_or_the_coming_one() -> None:
+    assert _dates("Holiday in January.", "2025-03-20") == [("2026-01-01", "2026-02-01")]
     assert _dates("Two flat tyres in January.", "2025-02-14") == [("2025-01-01", "2025-02-01")]
     assert _dates("Only one migraine in November, with no coffee.", "2025-12-03") == [("2025-11-01", "2025-12-01")]
     assert _dates("Budget review in March.", "2025-02-14") == [("2025-03-01", "2025-04-01")]
 
 
-def test_a_month_in_a_verbless_note_is_the_nearest() -> None:
+def test_a_month_in_a_verbless_note_is_the_month_just_past() -> None:
     assert _dates("Sleep diary: after cutting coffee, just two bad nights in November.", "2025-12-03") == [
         ("2025-11-01", "2025-12-01")
     ]
@@ -200,3 +201,8 @@ def test_a_weekday_a_date_is_said_to_be_picks_its_year() -> None:
     # 20 September is a Saturday in 2025, a Friday in 2024
     assert _dates("The only Saturday the hall had free was 20 September.", "2025-01-15") == [("2025-09-20", "2025-09-21")]
     assert _dates("The only Friday the hall had free was 20 September.", "2025-01-15") == [("2024-09-20", "2024-09-21")]
+
+
+def test_a_verbless_clause_takes_its_sentences_tense() -> None:
+    # said in January: the sentence plans, so its October is the coming one, not the nearest
+    assert _dates("Priya wants a trip to Peru, ten days in October.", "2025-01-12") == [("2025-10-01", "2025-11-01")]

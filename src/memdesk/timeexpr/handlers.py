@@ -21,12 +21,15 @@ class Ctx:
     occurrence before, after, or nearest the reference; ``None`` keeps the reference's year."""
 
     prefer: str = "past"
-    direction: Literal["past", "future", "current", "nearest"] | None = None
+    direction: Literal["past", "future", "current", "nearest", "recent"] | None = None
 
 
 #: How far back "current" (a present-tense clause) still reads a date as the occurrence just begun:
 #: "From 1 September I'm driving for another firm", said on 8 September, began a week ago.
 CURRENT_WINDOW = timedelta(days=31)
+#: How far back a month named with no tense at all is still read as the one just past ("Update: only one migraine
+#: in February", said in March: the month before); one further back is the coming one.
+RECENT_WINDOW = timedelta(days=31)
 
 
 def directed(candidates: list[date], ref: date, direction: str | None, default: date) -> date:
@@ -40,6 +43,9 @@ def directed(candidates: list[date], ref: date, direction: str | None, default: 
         return max((d for d in candidates if d <= ref), default=default)
     if direction == "nearest":
         return min(candidates, key=lambda d: abs((d - ref).days))
+    if direction == "recent":  # the one just past if it began within RECENT_WINDOW, else the coming one
+        past = [d for d in candidates if ref - RECENT_WINDOW <= d < ref]
+        return max(past) if past else directed(candidates, ref, "future", default)
     return default
 
 

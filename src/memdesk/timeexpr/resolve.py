@@ -174,9 +174,9 @@ def resolve(
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
                 if handler is h.h_month_rel and (tense is None or verbless(text, (s, e))):
-                    # a month named with no tense around it ("only one migraine in February") is the nearest one: a
-                    # person names one most of a year away as "next February"
-                    here = Ctx(prefer="past", direction="nearest")
+                    # a month named with no tense ("Update: only one migraine in February", said in March) is the one
+                    # just past if it is the month before (a report), else the coming one
+                    here = Ctx(prefer="past", direction="recent")
                 elif tense == "present" or (tense is None and handler is not h.h_weekday):
                     # no cue that it is past: the date a person infers is the coming one; one just begun only
                     # when it starts a state ("from 1 October I'm driving for ..."), not for a day something
