@@ -206,3 +206,17 @@ def test_a_weekday_a_date_is_said_to_be_picks_its_year() -> None:
 def test_a_verbless_clause_takes_its_sentences_tense() -> None:
     # said in January: the sentence plans, so its October is the coming one, not the nearest
     assert _dates("Priya wants a trip to Peru, ten days in October.", "2025-01-12") == [("2025-10-01", "2025-11-01")]
+
+
+@pytest.mark.parametrize(
+    "text, said, expected",
+    [
+        ("Next week I'm doing hill repeats on Tuesday and Thursday.", "2025-04-28", "2025-05-06"),  # said on a Monday
+        ("Last week was mad, the boiler broke on Tuesday.", "2025-05-01", "2025-04-22"),  # said on a Thursday
+        ("Next week: the plumber Monday, then quiet.", "2025-05-01", "2025-05-05"),
+    ],
+)
+def test_a_weekday_in_a_named_week_is_that_weeks_day(text: str, said: str, expected: str) -> None:
+    ref = datetime.fromisoformat(said + "T10:00:00+00:00")
+    days = [m for m in resolve(text, ref, prefer="auto") if m.granularity == "day"]
+    assert days and days[0].start.date().isoformat() == expected

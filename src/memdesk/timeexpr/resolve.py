@@ -159,6 +159,7 @@ def resolve(
     taken: list[tuple[int, int]] = []
     found: list[TimeMention] = []
     inferred: list[TimeMention] = []  # days whose year the rules chose
+    weekdays: list[TimeMention] = []  # weekdays said without "last" or "next"
     for pattern, handler in _RULES:
         if len(found) >= MAX_MENTIONS:  # taken stays short, so the overlap test below is O(1) per match
             break
@@ -201,8 +202,27 @@ def resolve(
             found.append(mention)
             if auto and handler in (h.h_mdy, p.h_range) and not m.groupdict().get("y"):
                 inferred.append(mention)
+            if handler in (h.h_weekday, h.h_bare_weekday) and not m.groupdict().get("which"):
+                weekdays.append(mention)
     found.sort(key=lambda t: t.span)
+    found = _in_named_week(found, weekdays) if weekdays else found
     return _runs_forward(found, inferred, text, ref) if len(inferred) > 1 else found
+
+
+def _in_named_week(found: list[TimeMention], weekdays: list[TimeMention]) -> list[TimeMention]:
+    """A weekday said without "last"/"next" in a sentence that names one week ("Next week I'm doing hill repeats on
+    Tuesday", "Last week was mad: the boiler broke on Monday") is that week's day."""
+    weeks = [t for t in found if t.granularity == "week" and not t.approximate and t.end is not None]
+    if len(weeks) != 1:
+        return found
+    week = weeks[0]
+    out = []
+    for t in found:
+        if t in weekdays and not week.start <= t.start < week.end:  # type: ignore[operator]
+            day = week.start + timedelta(days=t.start.weekday() - week.start.weekday())
+            t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
+        out.append(t)
+    return out
 
 
 #: What narrates a clause whatever else it says: a past form of "be", "have" or "do", or a time word before now.
