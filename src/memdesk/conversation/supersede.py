@@ -56,7 +56,6 @@ from datetime import datetime
 from typing import Sequence
 
 import numpy as np
-import snowballstemmer
 
 from .attributes import same_role
 from .endings import mentions, reverses, valued_end
@@ -66,6 +65,7 @@ from .replies import old_values, restates
 from .updates import only_names, owner_only, updated_by
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
+from ..retrieval.stemming import stem, stems_meet
 from ..store.base import Store
 
 __all__ = ["Supersession", "claims_in", "named_in", "replaces"]
@@ -93,17 +93,17 @@ _FUNCTION = frozenset("the a an my our to of in at for on with and or some any".
 def negates(claim: Claim, record: MemoryRecord) -> bool:
     """Whether a generic ``negation`` end ("I no longer play the violin") negates what ``record`` says
     ("Maya plays the violin in an orchestra"): every content word of the negated words is in its text
-    (by its first five letters, so "play" finds "plays"), and the record does not itself negate."""
+    (by its stem, so "play" finds "plays" and "playing"), and the record does not itself negate."""
     if claim.attribute != "negation" or claim.op != "end" or not claim.value:
         return False
     text = record.text().replace("\u2019", "'")
     if _NEGATIVE.search(text):
         return False
-    said = _WORDS.findall(text.lower())
-    wanted = [w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
+    said = {stem(w) for w in _WORDS.findall(text.lower())}
+    wanted = [stem(w) for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
     if wanted and any(c.attribute == "hobby" for c in claims_in(record)):
         wanted = wanted[-1:]  # a pastime by its head word: "stepped back from the church band" / "plays drums in the band"
-    return bool(wanted) and all(any(s.startswith(w) for s in said) for w in wanted)
+    return bool(wanted) and all(any(stems_meet(s, w) for s in said) for w in wanted)
 
 
 #: Words too common to say what changed: function words, time words, chat words.
@@ -126,7 +126,6 @@ _COMMON = frozenset(
 
 def _terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
     """The distinctive words of ``text``, Snowball-stemmed ("shifts" and "shift" meet; "Riverside" is no "river")."""
-    stem = snowballstemmer.stemmer("english").stemWord  # PyStemmer's C stemmer when installed: ~1 us to build
     return {stem(w) for w in _WORDS.findall(text.lower()) if len(w) > 2 and w not in _COMMON and w not in skip}
 
 

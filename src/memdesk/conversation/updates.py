@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from .claims import Claim
+from ..retrieval.stemming import stem
 
 __all__ = ["gives_value_of", "new_only", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
 
@@ -112,11 +113,6 @@ _COMMON = frozenset(
 _OWNER = re.compile(r"\b([A-Za-z][a-z]+)'s\b")
 
 
-def _stem(word: str) -> str:
-    w = word[:-1] if word.endswith("s") and len(word) > 3 and not word.endswith("ss") else word
-    return w[:5]
-
-
 def _spans(text: str) -> list[tuple[str, str, tuple[int, int]]]:
     """(kind, normalised value, span) of each typed value of ``text``; a count only where no other kind is."""
     out: list[tuple[str, str, tuple[int, int]]] = []
@@ -136,7 +132,7 @@ def _spans(text: str) -> list[tuple[str, str, tuple[int, int]]]:
         noun = m.group("noun")
         if noun is None and n in ("0", "1"):
             continue  # "the old one", "none": a pronoun, not a count
-        value = f"{n} {_stem(noun.split()[-1].lower())}" if noun else n
+        value = f"{n} {stem(noun.split()[-1].lower())}" if noun else n
         out.append(("count", value, m.span("n")))  # the noun counted still says what the value is of
     return out
 
@@ -163,7 +159,7 @@ def topic_terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
     kept = "".join(
         " " if any(a <= i < b and (not money or not ch.isalpha()) for (a, b), money in spans) else ch for i, ch in enumerate(text.lower())
     )
-    return {_stem(w) for w in _WORDS.findall(kept) if len(w) > 2 and not w.isdigit() and w not in _COMMON and w not in skip}
+    return {stem(w) for w in _WORDS.findall(kept) if len(w) > 2 and not w.isdigit() and w not in _COMMON and w not in skip}
 
 
 def update_of(text: str) -> Claim | None:
@@ -269,14 +265,14 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
 def only_names(claim: Claim, shared: set[str]) -> bool:
     """Whether the words an update shares with a memory are all names ("Cluj", "Musa"): weaker evidence."""
     text = claim.value or ""
-    capital = {_stem(w.lower()) for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+", text)}
+    capital = {stem(w.lower()) for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+", text)}
     return bool(shared) and shared <= capital
 
 
 def owner_only(claim: Claim, shared: set[str]) -> bool:
     """Whether the words shared are only the owner of what the value is of ("Jess's party" / "Jess's
     birthday"): the party's date is not the birthday's."""
-    owners = {_stem(w.lower()) for w in re.findall(r"\b([A-Z][a-z]+)'s\b", (claim.value or "").replace("\u2019", "'"))}
+    owners = {stem(w.lower()) for w in re.findall(r"\b([A-Z][a-z]+)'s\b", (claim.value or "").replace("\u2019", "'"))}
     return bool(shared) and shared <= owners
 
 
@@ -299,4 +295,4 @@ def _other_owner(new: str, old: str, names: frozenset[str]) -> bool:
 
 def _subject_ok(claim: Claim, old_terms: set[str]) -> bool:
     m = _OTHER_SUBJECT.match(claim.value or "")
-    return m is None or _stem(m.group("who").lower()) in old_terms
+    return m is None or stem(m.group("who").lower()) in old_terms
