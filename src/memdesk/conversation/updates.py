@@ -20,6 +20,7 @@ when one follows: "140 Jersey cows", "318 pupils", "nine").
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from .claims import Claim
 from ..retrieval.stemming import stem
@@ -243,10 +244,18 @@ def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     return False
 
 
-def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str = "") -> set[str]:
+def valueless(texts: Iterable[str]) -> str:
+    """The statements of ``texts`` that give no typed value, joined: those that may say what a value said beside
+    them is of ("The footbridge is delayed." beside "The new finish date is November."; "The test moved!" beside
+    "They changed it to 26 April"). A statement with a value of its own is of that value ("The dentist is on
+    14 November" says nothing of "The wedding is on 8 February" beside it)."""
+    return " ".join(t for t in texts if not values_of(t))
+
+
+def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str = "", said_with: str = "") -> set[str]:
     """The topic words an ``update`` claim shares with a memory whose value it changes (empty when it does
-    not). ``context``: the other statements of the memory's message, which may name what its value is of
-    ("The footbridge is delayed." beside "The new finish date is November."). An update said only as a
+    not). ``context``: the statements beside the memory in its message, ``said_with``: those beside the update in
+    its message, which may name what the value is of (:func:`valueless`). An update said only as a
     possessive ("My one-to-ones with Tom are every Monday") must share the word it is of ("one-to-ones")."""
     if claim.attribute != "update" or not claim.value:
         return set()
@@ -255,7 +264,7 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
     if not _subject_ok(claim, old_terms) or _other_owner(claim.value, old_text, names):
         return set()
-    shared = topic_terms(claim.value, names) & old_terms
+    shared = (topic_terms(claim.value, names) | (topic_terms(said_with, names) if said_with else set())) & old_terms
     if _CUE.search(claim.value) is None and (m := _POSSESSIVE.match(claim.value)):
         head = topic_terms(m.group("head"))
         return shared if head & shared else set()
