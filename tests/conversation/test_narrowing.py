@@ -83,3 +83,21 @@ def test_what_changed_goes_and_what_was_said_beside_it_stays(mem: Memory, first:
     assert any(kept in t for t in now)
     stored = mem.get_all(scope=S, filters={"include_superseded": True})
     assert all(r.superseded_by is None for r in stored if kept in r.text())
+
+
+@pytest.mark.parametrize(
+    "first,change,gone,kept",
+    [
+        ("Two things: my car's MOT is on 4 May, and my son Leo has his violin recital on 9 May.",
+         "The garage moved the MOT to 11 May.", "4 May", "Leo"),
+        ("Heads up, the boiler service is booked for 3 June and our team dinner is on 12 June.",
+         "The boiler service got moved to 10 June, the engineer is off.", "3 June", "dinner"),
+        ("Remember that my dentist is on 8 July, and also my sister Noor lands at Heathrow on 15 July.",
+         "Change: the dentist is now on 22 July.", "8 July", "Noor"),
+    ],
+)
+def test_a_sentence_of_two_values_is_two_statements(mem: Memory, first: str, change: str, gone: str, kept: str) -> None:
+    now = said(mem, first, change)
+    assert not any(gone in t for t in now)
+    stored = mem.get_all(scope=S, filters={"include_superseded": True})
+    assert any(kept in t for t in now) and all(r.superseded_by is None for r in stored if kept in r.text())

@@ -263,14 +263,15 @@ class Supersession:
             if not claims and not named:
                 continue
             beside = valueless(r.text() for r in records if r is not new and r.provenance[:1] == new.provenance[:1])
-            candidates = self._candidates(store, records, vectors, i, closed) if claims else []
+            candidates, views = self._candidates(store, records, vectors, i, closed) if claims else ([], [])
             victims = self._victims(candidates, claims, beside) if claims else []
             victims += self._named(store, records, new, named, closed, {v.record.id for v in victims})
-            stored = [c for c in candidates if c.row is None]
-            close, keep = narrowings([c.record for c in stored], {v.record.id for v in victims})
-            victims = [v for v in victims if v.row is not None or v.record.id in close] + [c for c in stored if c.record.id in close and c not in victims]
-            for rid, kept in keep.items():
-                closed[rid] = narrow(next(c.record for c in stored if c.record.id == rid), kept, new.id)
+            close, keep = narrowings(views, {v.record.id for v in victims})
+            taken = {v.record.id for v in victims}
+            victims = [v for v in victims if v.row is not None or v.record.id in close] + [_Candidate(r, 0.0, [], None) for r in views if r.id in close - taken]
+            for r in views:
+                if r.id in keep:
+                    closed[r.id] = narrow(r, keep[r.id], new.id)
             for victim in victims:
                 old = victim.record
                 until = _effective(new, old)
@@ -284,25 +285,27 @@ class Supersession:
 
     def _candidates(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray, i: int, closed: dict[str, MemoryRecord]
-    ) -> list[_Candidate]:
-        """Earlier current memories of the new record's speaker and role that made claims: the batch's, then the store's."""
+    ) -> tuple[list[_Candidate], list[MemoryRecord]]:
+        """Earlier current memories of the new record's speaker and role that made claims: the batch's, then the
+        store's; and every current stored memory found, claims or not (the views :mod:`.narrowing` reads)."""
         new = records[i]
         owner = new.provenance[:1]
         # a generic negation may close a memory no attribute rule read ("Maya plays the violin")
         generic = any(c.attribute in ("change", "update", "reversal", "topic", "habit", "contrast") or valued_end(c) for c in claims_in(new))
-        out = []
+        out, views = [], []
         for j, r in enumerate(records[:i]):
             if _same_speaker(r, new) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
                 out.append(_Candidate(r, float(vectors[j] @ vectors[i]), claims, j))
         batch = {r.id for r in records}
         for memory_type in MemoryType:
             for hit in store.search(vectors[i], new.scope, memory_type, self.k, speaker=new.speaker):
-                r = hit.record
-                if r.id in batch or r.id in closed or r.superseded_by is not None or not _same_speaker(r, new):
+                r = closed.get(hit.record.id, hit.record)  # a memory narrowed by an earlier record of the batch, as narrowed
+                if r.id in batch or r.superseded_by is not None or not _same_speaker(r, new):
                     continue
+                views.append(r)
                 if (claims := claims_in(r)) or generic:
                     out.append(_Candidate(r, hit.score, claims, None))
-        return out
+        return out, views
 
     def _replies(
         self, store: Store, records: Sequence[MemoryRecord], new: MemoryRecord, vector: np.ndarray, old: MemoryRecord,
