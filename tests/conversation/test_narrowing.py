@@ -10,7 +10,7 @@ import pytest
 from memdesk.conversation.base import RoutedExtraction
 from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.memory import Memory
-from memdesk.conversation.narrowing import narrow, narrowings, statements_of
+from memdesk.conversation.narrowing import less, narrow, narrowings, statements_of
 from memdesk.conversation.router import RuleRouter
 from memdesk.records import Scope, SemanticRecord
 from memdesk.store import open_store
@@ -30,27 +30,35 @@ OTHER = fact("Ravi's sister Mina marries on 20 June.", message="m2")
 
 
 def test_a_joined_view_holds_the_statements_of_its_message() -> None:
-    assert statements_of(JOINED, [A, B, JOINED, OTHER]) == [A, B]
+    assert statements_of(JOINED, [A, B, JOINED, OTHER]) == [A, B]  # not the same words said in another message
     assert statements_of(A, [A, B, JOINED]) == []  # a statement joins nothing
-    assert statements_of(JOINED, [A, JOINED]) == []  # one statement inside is not a join
+    assert statements_of(JOINED, [A, JOINED]) == [A]
+
+
+def test_a_view_is_what_it_said_less_what_went() -> None:
+    assert less(JOINED, [A]) == B.text()
+    assert less(JOINED, [A, B]) == ""  # nothing left: it goes
+    assert less(JOINED, [fact("Ravi's dentist is on 9 March.")]) is None  # not in it: nothing to take out
 
 
 def test_a_view_keeps_what_still_holds_and_goes_when_nothing_does() -> None:
     close, keep = narrowings([A, B, JOINED], {A.id, JOINED.id})
-    assert close == {A.id} and keep == {JOINED.id: [B]}
+    assert close == {A.id} and keep == {JOINED.id: (B.text(), [A])}
     close, keep = narrowings([A, B, JOINED], {A.id})  # the view itself was not to close: narrowed all the same
-    assert close == {A.id} and keep == {JOINED.id: [B]}
+    assert close == {A.id} and keep == {JOINED.id: (B.text(), [A])}
+    close, keep = narrowings([A, JOINED], {A.id})  # what is left need not be a record of its own
+    assert keep == {JOINED.id: (B.text(), [A])}
     close, keep = narrowings([A, B, JOINED], {A.id, B.id})
     assert close == {A.id, B.id, JOINED.id} and keep == {}
     assert narrowings([A, B, JOINED], {OTHER.id}) == ({OTHER.id}, {})
 
 
 def test_a_narrowed_view_says_and_claims_only_what_it_keeps() -> None:
-    got = narrow(JOINED, [B], by="new1")
+    joined = JOINED.model_copy(update={"metadata": {"claims": A.metadata["claims"] + [{"attribute": "plan", "op": "set"}]}})
+    got = narrow(joined, B.text(), [A], by="new1")
     assert got.id == JOINED.id and got.text() == B.text()
-    assert got.metadata["narrowed_by"] == "new1" and "claims" not in got.metadata
-    assert narrow(JOINED, [B, A], by="n").text() == JOINED.text()  # in the order said
-    assert narrow(JOINED, [A], by="n").metadata["claims"] == A.metadata["claims"]
+    assert got.metadata["narrowed_by"] == "new1" and got.metadata["claims"] == [{"attribute": "plan", "op": "set"}]
+    assert "claims" not in narrow(JOINED, B.text(), [A], by="n").metadata
 
 
 @pytest.fixture

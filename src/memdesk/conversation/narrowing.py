@@ -4,14 +4,13 @@ The rule extractor stores each statement of a message as a record, and also view
 ("The dentist is on 14 November. And my sister's wedding is on 8 February."). When a new memory closes one
 statement ("the dentist moved to the 19th"), a view holding it and another statement that still holds is neither
 current nor gone: closing it would drop the wedding from it, keeping it would keep the old dentist date. It is
-*narrowed* instead: a new version of the same record that says only the statements that still hold (its history
-keeps the version before), with their claims; ``metadata["narrowed_by"]`` names the memory that narrowed it.
+*narrowed* instead: a new version of the same record that says only what still holds (its history keeps the
+version before), less the claims of what went; ``metadata["narrowed_by"]`` names the memory that narrowed it.
 
-:func:`narrowings` decides, for the views of one message among the memories compared with a new one:
-
-* a view whose statements (the other views of the message its text holds) are some closed and some not is
-  narrowed to those not closed, whether the view itself was to be closed or not;
-* a view whose statements are all closed is closed too (it says nothing that still holds).
+:func:`narrowings` decides, for the views of one message among the memories compared with a new one: a view holding
+a statement that closes (another view of the message, inside its text) is narrowed to its text less the statements
+that close, whether the view itself was to be closed or not ("Also I have 62,000 saved. Goal is 150,000." keeps "Goal
+is 150,000." when the savings change); one with fewer than three words left is closed too (it says nothing more).
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from collections.abc import Sequence
 
 from ..records import MemoryRecord
 
-__all__ = ["narrow", "narrowings", "statements_of"]
+__all__ = ["less", "narrow", "narrowings", "statements_of"]
 
 #: how much of a statement's text must begin inside a view for the view to hold it (a view is cut to its length
 #: limit: its last statement may be cut short)
@@ -37,40 +36,55 @@ def _message(record: MemoryRecord) -> str:
 
 
 def statements_of(view: MemoryRecord, others: Sequence[MemoryRecord]) -> list[MemoryRecord]:
-    """The records of ``others`` of the same message as ``view`` whose text ``view``'s text holds, none of them
-    inside another one's; empty unless there are two or more (``view`` is then a statement, not a join)."""
+    """The records of ``others`` of the same message as ``view``, shorter than it, whose text ``view``'s text holds
+    (none of them inside another one's): the statements it joins."""
     text = _plain(view.text())
     inside = [
         o for o in others
         if o.id != view.id and _message(o) == _message(view) and len(_plain(o.text())) < len(text) and _plain(o.text())[:_HEAD] in text
     ]  # fmt: skip
     longest = [o for o in inside if not any(p is not o and _plain(o.text()) in _plain(p.text()) and len(p.text()) > len(o.text()) for p in inside)]
-    unique = list({_plain(o.text()): o for o in longest}.values())
-    return unique if len(unique) >= 2 else []
+    return list({_plain(o.text()): o for o in longest}.values())
 
 
-def narrow(view: MemoryRecord, kept: Sequence[MemoryRecord], by: str) -> MemoryRecord:
-    """A new version of ``view`` saying only the statements ``kept`` (in their order in it), with their claims."""
-    order = _plain(view.text())
-    kept = sorted(kept, key=lambda r: order.find(_plain(r.text())[:_HEAD]))
-    first = kept[0]
-    body = " ".join(r.body() for r in kept)
-    fields = {"summary": body} if view.memory_type.value == "episodic" else {"fact": body} if view.memory_type.value == "semantic" else {"content": body}
-    if hasattr(view, "title"):
-        fields["title"] = getattr(first, "title", "") or ""
-    claims = [c for r in kept for c in (r.metadata.get("claims") or [])]
-    metadata = {**view.metadata, "narrowed_by": by}
-    if claims:
-        metadata["claims"] = claims
-    else:
-        metadata.pop("claims", None)
-    return view.model_copy(update={**fields, "metadata": metadata, "event_time": first.event_time, "temporal_anchor": first.temporal_anchor})
+def less(view: MemoryRecord, gone: Sequence[MemoryRecord]) -> str | None:
+    """``view``'s text less the statements ``gone``: ``""`` when what is left is under three words (the view says
+    nothing more), ``None`` when one of them is not in it word for word."""
+    body = view.body()
+    for g in gone:
+        said = g.body().strip()
+        at = body.find(said)
+        if at < 0:
+            said = said.rstrip(".!?")
+            at = body.find(said)
+        if at < 0 or not said:
+            return None
+        body = body[:at] + body[at + len(said) :]
+    left = re.sub(r"\s+([.,;!?])", r"\1", re.sub(r"\s+", " ", body)).strip(" ,;.")
+    if len(left.split()) < 3:
+        return ""
+    return left if left[-1] in ".!?" else left + "."
 
 
-def narrowings(records: Sequence[MemoryRecord], closing: set[str]) -> tuple[set[str], dict[str, list[MemoryRecord]]]:
+def narrow(view: MemoryRecord, text: str, gone: Sequence[MemoryRecord], by: str) -> MemoryRecord:
+    """A new version of ``view`` saying ``text``, less the claims of the statements ``gone``, its title and event
+    time read from the new text (:func:`.extract.text_fields`)."""
+    from .extract import text_fields  # the record fields a text decides, as for an edit
+
+    body = {"episodic": "summary", "semantic": "fact"}.get(view.memory_type.value, "content")
+    dropped = [c for g in gone for c in (g.metadata.get("claims") or [])]
+    claims = [c for c in (view.metadata.get("claims") or []) if c not in dropped]
+    metadata = {k: v for k, v in view.metadata.items() if k != "claims"} | {"narrowed_by": by} | ({"claims": claims} if claims else {})
+    fields = {"event_time": None, "temporal_anchor": None} | text_fields(view.memory_type, text, view.said_time())
+    return view.model_copy(update={body: text, **fields, "metadata": metadata})
+
+
+def narrowings(records: Sequence[MemoryRecord], closing: set[str]) -> tuple[set[str], dict[str, tuple[str, list[MemoryRecord]]]]:
     """For stored memories compared with a new one (``closing``: the ids of those it closes): the ids to close
-    after all, and the memories to narrow, by id, with the statements each keeps (see the module docstring)."""
-    close, narrowed = set(closing), {}
+    after all, and the memories to narrow, by id, with their new text and the statements that went (see the module
+    docstring)."""
+    close: set[str] = set(closing)
+    narrowed: dict[str, tuple[str, list[MemoryRecord]]] = {}
     by_message: dict[str, list[MemoryRecord]] = {}
     for r in records:
         by_message.setdefault(_message(r), []).append(r)
@@ -78,14 +92,13 @@ def narrowings(records: Sequence[MemoryRecord], closing: set[str]) -> tuple[set[
         if not any(v.id in closing for v in views):
             continue
         for view in views:
-            parts = statements_of(view, views)
-            gone = [p for p in parts if p.id in closing]
+            gone = [p for p in statements_of(view, views) if p.id in closing]
             if not gone:
                 continue
-            kept = [p for p in parts if p.id not in closing]
-            if kept:
-                close.discard(view.id)
-                narrowed[view.id] = kept
-            else:
+            left = less(view, gone)
+            if left == "":
                 close.add(view.id)
+            elif left is not None:
+                close.discard(view.id)
+                narrowed[view.id] = (left, gone)
     return close, narrowed

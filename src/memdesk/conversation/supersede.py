@@ -271,7 +271,7 @@ class Supersession:
             victims = [v for v in victims if v.row is not None or v.record.id in close] + [_Candidate(r, 0.0, [], None) for r in views if r.id in close - taken]
             for r in views:
                 if r.id in keep:
-                    closed[r.id] = narrow(r, keep[r.id], new.id)
+                    closed[r.id] = narrow(r, *keep[r.id], new.id)
             for victim in victims:
                 old = victim.record
                 until = _effective(new, old)
