@@ -90,3 +90,19 @@ def test_a_new_date_closes_its_statement_not_the_one_beside_it(mem: Memory, firs
 def test_a_new_value_closes_what_the_statement_before_it_names(mem: Memory, first: str, change: str, gone: str) -> None:
     now = said(mem, first, change)
     assert not any(gone in t for t in now)
+
+
+@pytest.mark.parametrize(
+    "first,change,gone,new",
+    [
+        ("We have 3,100 dollars in pledges for the roof appeal.", "The roof appeal pledges climbed to 4,300 dollars!", "3,100", "4,300"),
+        ("The waiting list for the allotments has 25 names.", "The allotment waiting list hit 40 names this week.", "25 names", "40 names"),
+        ("My savings for the van are at £2,000.", "Van savings topped £3,500 after the bonus.", "2,000", "3,500"),
+        ("Choir membership is 60 singers.", "Choir membership dipped to 48 singers over the summer.", "60 singers", "48"),
+    ],
+)
+def test_a_value_moving_along_its_scale_is_a_new_value(mem: Memory, first: str, change: str, gone: str, new: str) -> None:
+    """Verbs that move a value along its scale ("climbed to", "hit", "topped", "dipped to") say a new value."""
+    now = said(mem, first, change)
+    assert not any(gone in t for t in now)
+    assert any(new in t for t in now)

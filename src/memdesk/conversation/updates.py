@@ -84,6 +84,9 @@ _CUE = re.compile(
     r"\b(?:now|instead|again|new|newer|up\s+to|down\s+to|back\s+to|extra|"
     r"raised|raises|lowered|increased|reduced|cut|cuts|dropped|dropping|drops|pushed|pushes|moved|moving|shortened|extended|"
     r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|slipped|settled\s+at|went\s+in|rose|fell|grew|grown|doubled|halved|"
+    # a value moving along its scale: "savings jumped to 115,000", "the list hit 40", "pledges crossed 5,000"
+    r"(?:jump(?:ed|s)|climb(?:ed|s)|reach(?:ed|es)|soar(?:ed|s)|dip(?:ped|s)|s[au]nk|slid|shr[au]nk|plunged|tumbled|cross(?:ed|es)|"
+    r"top(?:ped|s)|pass(?:ed|es)|hits?)\s+(?:to\s+|past\s+|over\s+)?[£$€₹¥₦]?(?=\d)|"
     r"switched|swapped|replaced|updated|revised|only\s+need|change|later|earlier|as\s+of|"
     rf"starting\s+(?:today|tomorrow|now|next|this|on|from|in|\d|{_MONTH}|{_DAY})|"
     rf"from\s+(?:next\s+\w+|{_MONTH}|{_DAY}|the\s+new\s+year))\b",
