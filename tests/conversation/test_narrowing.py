@@ -10,7 +10,7 @@ import pytest
 from memdesk.conversation.base import RoutedExtraction
 from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.memory import Memory
-from memdesk.conversation.narrowing import less, narrow, narrowings, statements_of
+from memdesk.conversation.narrowing import kept_text, narrow, narrowings, statements_of
 from memdesk.conversation.router import RuleRouter
 from memdesk.records import Scope, SemanticRecord
 from memdesk.store import open_store
@@ -35,10 +35,9 @@ def test_a_joined_view_holds_the_statements_of_its_message() -> None:
     assert statements_of(JOINED, [A, JOINED]) == [A]
 
 
-def test_a_view_is_what_it_said_less_what_went() -> None:
-    assert less(JOINED, [A]) == B.text()
-    assert less(JOINED, [A, B]) == ""  # nothing left: it goes
-    assert less(JOINED, [fact("Ravi's dentist is on 9 March.")]) is None  # not in it: nothing to take out
+def test_a_narrowed_view_says_its_statements_in_their_order() -> None:
+    assert kept_text(JOINED, [B]) == B.text()
+    assert kept_text(JOINED, [B, A]) == JOINED.text()
 
 
 def test_a_view_keeps_what_still_holds_and_goes_when_nothing_does() -> None:
@@ -46,8 +45,8 @@ def test_a_view_keeps_what_still_holds_and_goes_when_nothing_does() -> None:
     assert close == {A.id} and keep == {JOINED.id: (B.text(), [A])}
     close, keep = narrowings([A, B, JOINED], {A.id})  # the view itself was not to close: narrowed all the same
     assert close == {A.id} and keep == {JOINED.id: (B.text(), [A])}
-    close, keep = narrowings([A, JOINED], {A.id})  # what is left need not be a record of its own
-    assert keep == {JOINED.id: (B.text(), [A])}
+    close, keep = narrowings([A, JOINED], {A.id})  # what it says beside the statement that went goes with it
+    assert close == {A.id, JOINED.id} and keep == {}
     close, keep = narrowings([A, B, JOINED], {A.id, B.id})
     assert close == {A.id, B.id, JOINED.id} and keep == {}
     assert narrowings([A, B, JOINED], {OTHER.id}) == ({OTHER.id}, {})

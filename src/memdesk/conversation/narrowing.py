@@ -8,9 +8,9 @@ current nor gone: closing it would drop the wedding from it, keeping it would ke
 version before), less the claims of what went; ``metadata["narrowed_by"]`` names the memory that narrowed it.
 
 :func:`narrowings` decides, for the views of one message among the memories compared with a new one: a view holding
-a statement that closes (another view of the message, inside its text) is narrowed to its text less the statements
-that close, whether the view itself was to be closed or not ("Also I have 62,000 saved. Goal is 150,000." keeps "Goal
-is 150,000." when the savings change); one with fewer than three words left is closed too (it says nothing more).
+a statement that closes (another view of the message, inside its text) is narrowed to the statements inside it that
+do not close, whether the view itself was to be closed or not; one left with none is closed too (what it says beside
+its statements, such as "Asking 68,000." after "I'm selling the Peugeot.", means something only next to them).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from ..records import MemoryRecord
 
-__all__ = ["less", "narrow", "narrowings", "statements_of"]
+__all__ = ["kept_text", "narrow", "narrowings", "statements_of"]
 
 #: how much of a statement's text must begin inside a view for the view to hold it (a view is cut to its length
 #: limit: its last statement may be cut short)
@@ -47,23 +47,10 @@ def statements_of(view: MemoryRecord, others: Sequence[MemoryRecord]) -> list[Me
     return list({_plain(o.text()): o for o in longest}.values())
 
 
-def less(view: MemoryRecord, gone: Sequence[MemoryRecord]) -> str | None:
-    """``view``'s text less the statements ``gone``: ``""`` when what is left is under three words (the view says
-    nothing more), ``None`` when one of them is not in it word for word."""
-    body = view.body()
-    for g in gone:
-        said = g.body().strip()
-        at = body.find(said)
-        if at < 0:
-            said = said.rstrip(".!?")
-            at = body.find(said)
-        if at < 0 or not said:
-            return None
-        body = body[:at] + body[at + len(said) :]
-    left = re.sub(r"\s+([.,;!?])", r"\1", re.sub(r"\s+", " ", body)).strip(" ,;.")
-    if len(left.split()) < 3:
-        return ""
-    return left if left[-1] in ".!?" else left + "."
+def kept_text(view: MemoryRecord, kept: Sequence[MemoryRecord]) -> str:
+    """What a view says when only the statements ``kept`` hold: their texts, in the order the view says them."""
+    order = _plain(view.text())
+    return " ".join(r.body().strip() for r in sorted(kept, key=lambda r: order.find(_plain(r.text())[:_HEAD])))
 
 
 def narrow(view: MemoryRecord, text: str, gone: Sequence[MemoryRecord], by: str) -> MemoryRecord:
@@ -92,13 +79,14 @@ def narrowings(records: Sequence[MemoryRecord], closing: set[str]) -> tuple[set[
         if not any(v.id in closing for v in views):
             continue
         for view in views:
-            gone = [p for p in statements_of(view, views) if p.id in closing]
+            parts = statements_of(view, views)
+            gone = [p for p in parts if p.id in closing]
             if not gone:
                 continue
-            left = less(view, gone)
-            if left == "":
-                close.add(view.id)
-            elif left is not None:
+            kept = [p for p in parts if p.id not in closing]
+            if kept:
                 close.discard(view.id)
-                narrowed[view.id] = (left, gone)
+                narrowed[view.id] = (kept_text(view, kept), gone)
+            else:
+                close.add(view.id)
     return close, narrowed
