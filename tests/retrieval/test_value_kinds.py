@@ -100,3 +100,13 @@ def test_the_record_with_the_asked_value_outranks_the_one_only_on_the_topic(stor
     hits = Retriever.fused(store, K=10).retrieve(unit([1, 0, 0]), S, query_text=question)
     assert [h.record.provenance[0] for h in hits[:2]] == ["value", "topic"]
     assert "asked for" in hits[0].why
+
+
+def test_the_focus_bonus_counts_more_in_a_small_scope():
+    """Up to twice the weight in a scope of a few records, tending to the weight in a big one."""
+    from memdesk.retrieval.question_focus import FOCUS_SCOPE, focus_scale
+
+    assert focus_scale(0) == 2.0 and focus_scale(int(FOCUS_SCOPE)) == 1.5
+    sizes = [10, 50, 200, 1000, 100_000]
+    assert [focus_scale(n) for n in sizes] == sorted((focus_scale(n) for n in sizes), reverse=True)
+    assert 1.0 < focus_scale(100_000) < 1.01

@@ -40,13 +40,20 @@ from typing import Literal
 from .value_kinds import asked_kind, stated_kinds
 
 __all__ = [
-    "ASKING_WEIGHT", "DENIAL_WEIGHT", "FOCUS_WEIGHT", "QUESTION_VIEW", "Focus", "RecordValues", "asks_about_asking",
-    "only_asks", "question_focus",
+    "ASKING_WEIGHT", "DENIAL_WEIGHT", "FOCUS_SCOPE", "FOCUS_WEIGHT", "QUESTION_VIEW", "Focus", "RecordValues",
+    "asks_about_asking", "focus_scale", "only_asks", "question_focus",
 ]
 
 FOCUS_WEIGHT = 1.0
 """The default read path's bonus, in standard deviations, for a record that states a value of the asked kind
 (measured on the tune chats and a LoCoMo replay: ``bench/results/chats/28r3-tune/README.md``)."""
+
+FOCUS_SCOPE = 200.0
+"""The focus bonus is ``focus_weight * (1 + FOCUS_SCOPE / (FOCUS_SCOPE + n))`` in a scope of n records
+(:func:`focus_scale`): up to twice the weight in a small scope, tending to the weight in a big one. In a scope of a few
+dozen records, the records on the asked topic are few and the one stating a value of the asked kind is nearly always
+the answer; in one of thousands many records near the topic state a value of the kind (every dated event states a
+date), so the value tells less. Measured at 0 (off), 100, 200 and 300 (``bench/results/chats/28vt/README.md``)."""
 
 DENIAL_WEIGHT = 0.5
 """A record that only denies values of the asked kind, for a question asking what holds now, has its fused score
@@ -245,6 +252,12 @@ def question_focus(question: str | None) -> Focus | None:
         if _WHAT_NOUN.match(question):  # "What car does ...", "What book is ...": a named thing
             return Focus("name", said, current)
     return None
+
+
+def focus_scale(records: int) -> float:
+    """The focus bonus's factor in a scope of ``records`` records (see :data:`FOCUS_SCOPE`): 2 for none, 1.5 at
+    ``FOCUS_SCOPE``, tending to 1."""
+    return 1.0 + FOCUS_SCOPE / (FOCUS_SCOPE + max(records, 0))
 
 
 def only_asks(text: str, view: str | None) -> bool:

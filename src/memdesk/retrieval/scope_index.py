@@ -27,7 +27,7 @@ from ..runtime import aio
 from .calibration import TypeMoments
 from .lexical import BM25Index
 from ..filters import RecordFilter
-from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, only_asks, user_name_words
+from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, focus_scale, only_asks, user_name_words
 from .rank_why import RankWhy as _Why
 from .question_now import later_on_topic
 from .question_time import TimeWindow
@@ -217,7 +217,7 @@ class ScopeIndex:
         bonus = boosted + (time_weight * (window >= 0) if window is not None else 0.0)
         stated = np.zeros(len(positions))  # the focus bonus: the record states a value of the asked kind
         if focus is not None and focus_weight > 0:
-            stated = focus_weight * np.fromiter(
+            stated = focus_scale(len(self.records)) * focus_weight * np.fromiter(
                 (focus.answers(self.values[i], names) for i in positions.tolist()), dtype=bool, count=len(positions)
             )
             bonus = bonus + stated
