@@ -50,6 +50,7 @@ def main() -> None:
     ap.add_argument("benchmark", choices=["longmemeval", "locomo"])
     ap.add_argument("conversation", help="a LongMemEval question id or a LoCoMo conversation id")
     ap.add_argument("--sessions", type=int, default=4, help="how many sessions of it to ingest")
+    ap.add_argument("--skip", type=int, default=0, help="start after this many sessions (into an empty store)")
     ap.add_argument("--data", default=None, help="the benchmark file (default: the shared data)")
     args = ap.parse_args()
 
@@ -62,7 +63,7 @@ def main() -> None:
     sessions: dict[str, list] = {}
     for m in conv.messages:
         sessions.setdefault(conv.session_of.get(m.id or "", ""), []).append(m)
-    chosen = list(sessions.values())[: args.sessions]
+    chosen = list(sessions.values())[args.skip : args.skip + args.sessions]
     settings = Settings.load()
     embedder = make_embedder(settings)
     calls: list[dict] = []
@@ -98,7 +99,7 @@ def main() -> None:
     out = {
         "embedder": embedder.model_id,
         "settings": {k: getattr(embedder, k, None) for k in ("n_ctx", "batch_size", "threads")},
-        "benchmark": args.benchmark, "conversation": conv.id, "sessions": len(chosen), "messages": n_messages,
+        "benchmark": args.benchmark, "conversation": conv.id, "skip": args.skip, "sessions": len(chosen), "messages": n_messages,
         "records": sum(s["records"] for s in per_session),
         "load_s": round(load_s, 2), "wall_s": round(wall, 2), "cpu_s": round(cpu, 2),
         "messages_per_s": round(n_messages / wall, 3),
