@@ -445,6 +445,18 @@ def test_thanks_or_a_greeting_in_another_language_makes_no_record(text):
     assert RuleExtractor().extract(utt(text, "Ana"), ALL) == []
 
 
+@pytest.mark.parametrize(
+    "text,fact",
+    [("Dzień dobry. The boiler in the cellar finally died this week.", "boiler"),
+     ("Buenas tardes! I start at the bakery on Calle Mayor next month.", "bakery"),
+     ("The trial shift went well. Merci beaucoup!", "trial shift")],
+)
+def test_a_greeting_in_another_language_inside_an_english_turn_is_no_part_of_a_record(text, fact):
+    bodies = [body(r) for r in RuleExtractor().extract(utt(text, "Ana"), ALL)]
+    assert bodies and all(fact in b for b in bodies), bodies
+    assert not any(w in b for b in bodies for w in ("Dzień", "Buenas", "Merci")), bodies
+
+
 @pytest.mark.parametrize("text", ["Je déménage à Lyon en mai.", "Mañana tengo cita con el dentista.", "Danke, ich ziehe nach Graz."])
 def test_a_statement_in_another_language_is_not_small_talk(text):
     from memdesk.conversation.lexicon import phatic_elsewhere

@@ -14,12 +14,14 @@ The rules, word by word (a token walk, not chained regular expressions):
   "I no longer work" -> "no longer works") unless it is a modal, a past form or follows a
   coordinated subject ("Ravi and I live" stays plural); after an auxiliary ("did I take", "do I")
   the auxiliary agrees instead ("does Priya");
-* ``my``/``mine`` -> "Priya's", ``me`` -> "Priya"; ``myself``/``yourself`` keep the sentence as said
+* ``my``/``mine`` -> "Priya's" (not a capital "My" inside a sentence: "near My Khe beach"), ``me`` -> "Priya"; ``myself``/``yourself`` keep the sentence as said
   (the pronoun a name takes is not known);
 * ``you`` is the addressee only where it is a subject (clause start, after a conjunction or an
   auxiliary) or an object; ``thank you``, ``you know,`` and plural ``you`` (``you guys``,
   ``you two``, ``you and ...``) stay as they are;
-* "we", "us" and "our" are left alone (whom they include is not known).
+* "we", "us" and "our" are left alone (whom they include is not known);
+* a self-introduction names the speaker once: "I'm Priya, a nurse in Leeds" -> "Priya is a nurse in Leeds",
+  "I'm Priya and I teach maths" and "I'm Priya, I teach maths" -> "Priya teaches maths" (not "Priya is Priya, ...").
 """
 
 from __future__ import annotations
@@ -85,10 +87,12 @@ _OBJECT_FOLLOWERS = frozenset(
     what how when where why if and or but as than like
     """.split()
 )
+#: Prepositions before a name that make it a place or an object ("in Hoi An and I ..."), not a partner in the subject.
+_PLACE_PREPOSITIONS = frozenset("in at to from near into for with of on by".split())
 _PLURAL_YOU = frozenset("guys two both all lot folks people".split())
 #: Informal contractions of a verb and "to" that a third-person subject spells out ("I wanna" -> "Priya wants to").
 _INFORMAL = {"wanna": "wants to", "gotta": "has to", "gonna": "is gonna"}
-_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z]+")
+_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|[\W\d_]+")  # words in any alphabet: "Hội An" is two words
 _BOUNDARY = re.compile(r"[,.;:!?()\"\u2013\u2014]|\s-\s")
 
 
@@ -181,7 +185,16 @@ class _Rewriter:
         after = not self.boundary_after(k) and self.word(k + 1) in ("and", "or")
         if after or k < 2 or self.boundary_before(k) or self.word(k - 1) not in ("and", "or"):
             return after
+        if self.boundary_before(k - 1):
+            return False  # "I'm Priya, 34, and I sell candles": a second clause
         other = self.tokens[self.words[k - 2]]
+        if other.lower() in self.speaker.lower().split():
+            return False  # "I'm Priya and I teach": the speaker is not their own partner
+        j = k - 2  # the first word of the name before "and" ("Hoi An")
+        while j > 0 and not self.boundary_before(j) and self.tokens[self.words[j - 1]][:1].isupper():
+            j -= 1
+        if j > 0 and not self.boundary_before(j) and self.word(j - 1) in _PLACE_PREPOSITIONS:
+            return False  # "I live in Hoi An and I guide tours": a place, then a second clause
         named = other[:1].isupper() and other.lower() not in _SUBORDINATORS and not _is_adverb(other)
         return named or other.lower() in _PARTNERS
 
@@ -234,6 +247,8 @@ class _Rewriter:
                     self.set(k + 1, "is")
                 else:
                     self.subject(k, sp)
+            elif w in ("my", "mine") and raw[0] == "M" and not self.boundary_before(k):
+                continue  # a capital inside a sentence is a name's: "a flat near My Khe beach"
             elif w in ("my", "mine"):
                 self.set(k, f"{sp}'s")
             elif w == "me":
@@ -243,7 +258,7 @@ class _Rewriter:
             elif ad and w.startswith("you"):
                 self.second_person(k, ad, w, tail)
         text = "".join(self.tokens)
-        return re.sub(r"\b(\w+)'s's\b", r"\1's", text)
+        return _introduction(re.sub(r"\b(\w+)'s's\b", r"\1's", text), sp)
 
     def second_person(self, k: int, ad: str, w: str, tail: str) -> None:
         nxt = self.word(k + 1) if not self.boundary_after(k) else ""
@@ -272,6 +287,20 @@ class _Rewriter:
             self.set(k, ad)  # an object: "call you tomorrow", "tell you about it"
         else:
             self.failed = True  # "the day you move out": a subject the rules cannot see; keep the sentence
+
+
+#: What may follow "I'm <name>," as a description of the speaker ("a nurse", "the new cook", "from Leeds",
+#: "34", "Ana's brother"); anything else ("nice to meet you") keeps the introduction as it was.
+_DESCRIPTION = r"(?:a|an|the|from|one|\d|[A-Z]\w*'s\b|[a-z]+'s\b|currently|originally|mostly)"
+
+
+def _introduction(text: str, speaker: str) -> str:
+    """Name the speaker once where the rewrite made "Priya is Priya, a nurse" of "I'm Priya, a nurse"."""
+    first = speaker.split()[0]
+    names = "|".join(re.escape(n) for n in dict.fromkeys((speaker, first)))
+    said = rf"\b{re.escape(speaker)} is (?:{names})\b"
+    text = re.sub(rf"{said}(?:,?\s+and|,)\s+(?={re.escape(speaker)}\b)", "", text)
+    return re.sub(rf"{said},\s+(?={_DESCRIPTION})", f"{speaker} is ", text)
 
 
 def third_person(text: str, speaker: str | None, addressee: str | None = None) -> str | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Literal
 
 from ..timeexpr.resolve import TimeMention
-from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS
+from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, phatic_elsewhere
 from .sentences import split_sentences
 from .social import (
     EVALUATIVE_WORDS, GENERIC_BENEFIT, PAST_COPULA, RETURN_GREETING, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA,
@@ -345,7 +345,8 @@ def analyze(
         image = raw.startswith("[shares an image")
         # "It was really rewarding." right after an event says how it went: it stays with that sentence
         follows_content = bool(out) and out[-1].kind == "content" and _VERDICT_ON_PREVIOUS.match(raw) is not None
-        if not image and not follows_content and (is_phatic(raw, names) or echoes(raw, previous)):
+        # a greeting in another language inside an English turn ("Hola! I moved to Cusco.") is small talk too
+        if not image and not follows_content and (is_phatic(raw, names) or phatic_elsewhere(raw, names) or echoes(raw, previous)):
             out.append(Sentence(text=raw, kind="phatic"))
             continue
         s = raw if image else strip_lead_filler(raw, names)
