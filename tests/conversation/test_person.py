@@ -93,6 +93,7 @@ def test_never_fails_and_keeps_text_without_pronouns(text: str) -> None:
         ("I am Priya, from Goa originally.", "Priya is from Goa originally."),
         ("I'm Priya, 34, and I sell candles.", "Priya is 34, and Priya sells candles."),
         ("I'm Priya and I teach maths.", "Priya teaches maths."),
+        ("I'm Priya, I teach maths at Müller's school.", "Priya teaches maths at Müller's school."),
         ("I'm Priya, Dev's sister.", "Priya is Dev's sister."),
         ("I'm Priya, nice to meet you.", "Priya is Priya, nice to meet Leo."),
         ("I'm tired, Priya said.", "Priya is tired, Priya said."),
@@ -104,3 +105,16 @@ def test_a_self_introduction_names_the_speaker_once(text: str, expected: str) ->
 
 def test_a_self_introduction_by_first_name_under_a_full_name() -> None:
     assert third_person("I'm Priya, a nurse.", "Priya Shah") == "Priya Shah is a nurse."
+
+
+@pytest.mark.parametrize(
+    "text,expected",
+    [
+        ("I moved with my cousin to a flat near My Khe beach.", "Priya moved with Priya's cousin to a flat near My Khe beach."),
+        ("My sister loves the My Little Pony films.", "Priya's sister loves the My Little Pony films."),
+        ("I live with my parents in Hội An and I guide tours.", "Priya lives with Priya's parents in Hội An and Priya guides tours."),
+        ("My friend Thái and I run a café in Kraków.", "Priya's friend Thái and Priya run a café in Kraków."),
+    ],
+)
+def test_names_are_words_in_any_alphabet_and_a_capital_my_inside_a_sentence_is_a_names(text: str, expected: str) -> None:
+    assert third_person(text, "Priya") == expected

@@ -14,14 +14,14 @@ The rules, word by word (a token walk, not chained regular expressions):
   "I no longer work" -> "no longer works") unless it is a modal, a past form or follows a
   coordinated subject ("Ravi and I live" stays plural); after an auxiliary ("did I take", "do I")
   the auxiliary agrees instead ("does Priya");
-* ``my``/``mine`` -> "Priya's", ``me`` -> "Priya"; ``myself``/``yourself`` keep the sentence as said
+* ``my``/``mine`` -> "Priya's" (not a capital "My" inside a sentence: "near My Khe beach"), ``me`` -> "Priya"; ``myself``/``yourself`` keep the sentence as said
   (the pronoun a name takes is not known);
 * ``you`` is the addressee only where it is a subject (clause start, after a conjunction or an
   auxiliary) or an object; ``thank you``, ``you know,`` and plural ``you`` (``you guys``,
   ``you two``, ``you and ...``) stay as they are;
 * "we", "us" and "our" are left alone (whom they include is not known);
 * a self-introduction names the speaker once: "I'm Priya, a nurse in Leeds" -> "Priya is a nurse in Leeds",
-  "I'm Priya and I teach maths" -> "Priya teaches maths" (not "Priya is Priya, ...").
+  "I'm Priya and I teach maths" and "I'm Priya, I teach maths" -> "Priya teaches maths" (not "Priya is Priya, ...").
 """
 
 from __future__ import annotations
@@ -87,10 +87,12 @@ _OBJECT_FOLLOWERS = frozenset(
     what how when where why if and or but as than like
     """.split()
 )
+#: Prepositions before a name that make it a place or an object ("in Hoi An and I ..."), not a partner in the subject.
+_PLACE_PREPOSITIONS = frozenset("in at to from near into for with of on by".split())
 _PLURAL_YOU = frozenset("guys two both all lot folks people".split())
 #: Informal contractions of a verb and "to" that a third-person subject spells out ("I wanna" -> "Priya wants to").
 _INFORMAL = {"wanna": "wants to", "gotta": "has to", "gonna": "is gonna"}
-_TOKEN = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?|[^A-Za-z]+")
+_TOKEN = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?|[\W\d_]+")  # words in any alphabet: "Hội An" is two words
 _BOUNDARY = re.compile(r"[,.;:!?()\"\u2013\u2014]|\s-\s")
 
 
@@ -188,6 +190,11 @@ class _Rewriter:
         other = self.tokens[self.words[k - 2]]
         if other.lower() in self.speaker.lower().split():
             return False  # "I'm Priya and I teach": the speaker is not their own partner
+        j = k - 2  # the first word of the name before "and" ("Hoi An")
+        while j > 0 and not self.boundary_before(j) and self.tokens[self.words[j - 1]][:1].isupper():
+            j -= 1
+        if j > 0 and not self.boundary_before(j) and self.word(j - 1) in _PLACE_PREPOSITIONS:
+            return False  # "I live in Hoi An and I guide tours": a place, then a second clause
         named = other[:1].isupper() and other.lower() not in _SUBORDINATORS and not _is_adverb(other)
         return named or other.lower() in _PARTNERS
 
@@ -240,6 +247,8 @@ class _Rewriter:
                     self.set(k + 1, "is")
                 else:
                     self.subject(k, sp)
+            elif w in ("my", "mine") and raw[0] == "M" and not self.boundary_before(k):
+                continue  # a capital inside a sentence is a name's: "a flat near My Khe beach"
             elif w in ("my", "mine"):
                 self.set(k, f"{sp}'s")
             elif w == "me":
@@ -290,7 +299,7 @@ def _introduction(text: str, speaker: str) -> str:
     first = speaker.split()[0]
     names = "|".join(re.escape(n) for n in dict.fromkeys((speaker, first)))
     said = rf"\b{re.escape(speaker)} is (?:{names})\b"
-    text = re.sub(rf"{said},?\s+and\s+(?={re.escape(speaker)}\b)", "", text)
+    text = re.sub(rf"{said}(?:,?\s+and|,)\s+(?={re.escape(speaker)}\b)", "", text)
     return re.sub(rf"{said},\s+(?={_DESCRIPTION})", f"{speaker} is ", text)
 
 
