@@ -60,14 +60,12 @@ from ..timeexpr.resolve import TimeMention, main_anchor, resolve
 from .base import Utterance
 from .filler import FillerTest
 from .atoms import atoms
-from .lexicon import phatic_elsewhere
 from .facts import claims_of
 from .updates import sentence_update, values_of
 from .render import attribute, chunks, fit, render, truncate
 from .social import social_question
 from .router import addressee_of, analyze_utterance, names_of, reference_of
-from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, is_phatic, words
-from .sentences import split_sentences
+from .rules import SUBJECTS, Sentence, analyze, content_words, greets_only, has_past_event, words
 
 logger = logging.getLogger(__name__)
 
@@ -169,7 +167,7 @@ class RuleExtractor:
         if not mask.bits:
             return []
         if not is_english(utterance.message.text()):
-            if all(phatic_elsewhere(s, names_of(utterance)) or is_english(s) and is_phatic(s, names_of(utterance)) for s in split_sentences(utterance.message.text())):
+            if greets_only(utterance.message.text(), names_of(utterance)):
                 return []  # "Gracias!", "Good idea. Obrigado.", "Dobrý večer!": thanks or a greeting in another language
             return self._verbatim(utterance, mask)
         sentences = analyze_utterance(utterance, self.filler)
