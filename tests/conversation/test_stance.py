@@ -10,7 +10,7 @@ import pytest
 from memdesk.conversation.base import Utterance
 from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.router import RuleRouter
-from memdesk.conversation.stance import stance_only
+from memdesk.conversation.stance import instructs_reply, stance_only
 from memdesk.records import Message, Scope
 
 TS = datetime(2024, 9, 14, 18, 5, tzinfo=timezone.utc)
@@ -169,3 +169,48 @@ def test_encouragement_between_peers_and_an_instruction_to_an_assistant() -> Non
     before = Message(id="m1", role="assistant", speaker="Desk", content="Here's the draft of your cover letter.", timestamp=TS)
     u = Utterance(message_id="m2", message=Message(id="m2", role="user", speaker="Ines", content="Don't forget, trust yourself and keep going.", timestamp=TS), scope=SCOPE, context=[before])
     assert _records(u) != []
+
+
+@pytest.mark.parametrize(
+    "text,instructs",
+    [
+        ("Keep it short.", True),
+        ("Be brief.", True),
+        ("Please keep your replies concise from now on.", True),
+        ("Always answer in bullet points.", True),
+        ("No emojis, please.", True),
+        ("Make the summaries simpler.", True),
+        ("Keep going!", False),
+        ("Keep it up!", False),
+        ("Be careful on the ice.", False),
+        ("Can you keep it short?", False),
+    ],
+)
+def test_an_imperative_on_how_to_answer_is_an_instruction(text: str, instructs: bool) -> None:
+    assert instructs_reply(text) is instructs
+
+
+def test_a_users_instruction_survives_when_the_processor_sees_only_user_turns() -> None:
+    # the default admission shows the processor only user turns as context: no assistant turn to see
+    first = Message(id="m1", role="user", speaker="Ines", content="Can you help me plan meals this week?", timestamp=TS)
+    for text in ("Keep it short.", "Be brief, and no emojis."):
+        u = Utterance(message_id="m2", message=Message(id="m2", role="user", speaker="Ines", content=text, timestamp=TS), scope=SCOPE, context=[first])
+        assert _records(u) != [], text
+    # between two people the same shape of encouragement stays small talk
+    assert _records(_utt("Keep going!", NEWS)) == []
+
+
+def test_a_users_instruction_is_kept_through_memory() -> None:
+    from memdesk import Memory
+
+    with Memory.open(database_url="sqlite:///:memory:") as mem:
+        scope = Scope(user_id="ines")
+        mem.add(
+            [
+                {"role": "user", "speaker": "Ines", "content": "Can you help me plan meals this week?"},
+                {"role": "assistant", "speaker": "Desk", "content": "Of course! What do you like to eat?"},
+                {"role": "user", "speaker": "Ines", "content": "Keep it short."},
+            ],
+            scope=scope,
+        )
+        assert any(r.body() == "Keep it short." for r in mem.get_all(scope=scope))

@@ -52,7 +52,7 @@ from .base import Utterance
 from .filler import FillerTest
 from .reactions import reaction_turn
 from .rules import Sentence, analyze, content_words, short_remark, words
-from .stance import stance_only
+from .stance import instructs_reply, stance_only
 from .social import THIRD_PERSON, only_reacts, plain_named, social_question
 
 logger = logging.getLogger(__name__)
@@ -107,10 +107,14 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     sentences = analyze(text, times_of=times_of, names=names, previous=previous)
     asked = previous.rstrip().endswith("?")
     told = not _asked_about(previous, names)
-    to_assistant = utterance.message.role == "user" and prev is not None and prev.role != "user"
+    # a user with no other person in the exchange talks to an assistant (the default admission shows the processor
+    # only user turns as context, so an assistant's turn is rarely there to see)
+    me = utterance.message.speaker
+    to_assistant = utterance.message.role == "user" and not any(m.role == "user" and m.speaker != me for m in utterance.context)
     sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous, instructs=to_assistant)
     if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
-        return [Sentence(text=s.text, kind="phatic") for s in sentences]  # "Long, but good.", "I'll try it.": a reaction
+        # "Long, but good.", "I'll try it.": a reaction; but "Keep it short." tells how to answer
+        return [s if s.kind == "content" and instructs_reply(s.text) else Sentence(text=s.text, kind="phatic") for s in sentences]
     if filler is not None and told:
         # an answer to a question about something carries what was asked ("What does it stand for?" "It
         # stands for freedom."), and what is said of someone in particular may be a fact ("They're a real support.")

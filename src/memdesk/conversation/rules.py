@@ -16,6 +16,7 @@ from ..text.lang import is_english
 from ..timeexpr.resolve import TimeMention
 from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, phatic_elsewhere
 from .sentences import split_sentences
+from .stance import instructs_reply
 from .social import (
     EVALUATIVE_WORDS, GENERIC_BENEFIT, PAST_COPULA, RETURN_GREETING, PHATIC_IMPERATIVES, PHATIC_SENTENCE, REMARKS, SINGULAR_SELF, SOCIAL_FORMULA,
     SOCIAL_REST_WORDS, LOOKING_FORWARD, TEASER, THIRD_PERSON, TRUISM, VERDICT, VERDICT_OF, WE_DO, WISHES, abstract_only, echoes, evaluates,
@@ -354,7 +355,8 @@ def analyze(
         # "It was really rewarding." right after an event says how it went: it stays with that sentence
         follows_content = bool(out) and out[-1].kind == "content" and _VERDICT_ON_PREVIOUS.match(raw) is not None
         # a greeting in another language inside an English turn ("Hola! I moved to Cusco.") is small talk too
-        if not image and not follows_content and (is_phatic(raw, names) or phatic_elsewhere(raw, names) or echoes(raw, previous)):
+        instruction = instructs_reply(raw)
+        if not image and not follows_content and not instruction and (is_phatic(raw, names) or phatic_elsewhere(raw, names) or echoes(raw, previous)):
             out.append(Sentence(text=raw, kind="phatic"))
             continue
         s = raw if image else strip_lead_filler(raw, names)
@@ -368,12 +370,12 @@ def analyze(
         # (nor is what is said of someone in particular: "They're a real support." of a family)
         someone = THIRD_PERSON.search(s) is not None
         remark = remark or (not answers and not someone and not plain_named(s, names) and abstract_only(content_words(s, names)))
-        if kind == "content" and not image and not times and not follows_content and (remark or generic_remark(s, names)):
+        if kind == "content" and not image and not times and not follows_content and not instruction and (remark or generic_remark(s, names)):
             out.append(Sentence(text=raw, kind="phatic"))  # a sentiment or truism: nothing to remember
             continue
         sent = Sentence(text=s, kind=kind, image=image, times=times)
         if kind == "content":
-            sent.procedural = bool(PROCEDURAL_CUES.search(s)) or is_imperative(s)
+            sent.procedural = bool(PROCEDURAL_CUES.search(s)) or is_imperative(s) or instruction
             sent.episodic = image or bool(times) or has_past_event(s) or bool(EPISODIC_CUES.search(s))
             sent.semantic = bool(SEMANTIC_CUES.search(s)) or not (sent.episodic or sent.procedural)
         out.append(sent)

@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from .lexicon import PHATIC_ELSEWHERE, PHATIC_WORDS
 from .social import ABSTRACT_WORDS, EVALUATIVE_WORDS, REACTION_WORDS, SOCIAL_REST_WORDS
 
-__all__ = ["STANCE_WORDS", "stance_only", "stance_clause"]
+__all__ = ["STANCE_WORDS", "instructs_reply", "stance_only", "stance_clause"]
 
 #: Words of attitude the other lexicons lack: deserving, luck, courage and fear, admiration, outlook.
 _ATTITUDE = frozenset(
@@ -182,3 +182,24 @@ def stance_only(text: str, *, names: Iterable[str] = (), addressee: str | None =
     return bool(clauses) and all(
         stance_clause(c, names=names, addressee=addressee, news=previous, told=not asked) for c in clauses
     )
+
+
+#: How a reply is said and what it is ("Keep it short.", "Be brief.", "Always answer in bullet points."): an imperative
+#: with one of these words tells the listener how to answer, an instruction to keep, never small talk.
+_REPLY_MANNER = frozenset(
+    """
+    short shorter brief briefer concise succinct terse simple simpler plain detailed formal informal casual friendly
+    polite positive neutral direct technical gentle honest blunt
+    reply replies answer answers response responses message messages summary summaries explanation explanations
+    tone language emoji emojis bullet bullets table tables list lists format paragraph paragraphs words
+    """.split()
+)
+_REPLY_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+_REPLY_OPENERS = frozenset("keep be make use write answer reply respond talk speak stop avoid don't never always only no".split())
+
+
+def instructs_reply(sentence: str) -> bool:
+    """An imperative on how to answer ("Keep it short.", "Be brief.", "Always keep replies short.", "No emojis."),
+    unlike an encouragement ("Keep going!") or a social formula."""
+    ws = _REPLY_WORD.findall(re.sub(r"^(?:please|pls|and|also|oh|ok|okay)\W+", "", sentence.strip().lower()))
+    return bool(ws) and ws[0] in _REPLY_OPENERS and any(w in _REPLY_MANNER for w in ws[1:]) and not sentence.rstrip().endswith("?")
