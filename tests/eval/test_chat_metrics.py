@@ -93,6 +93,30 @@ def test_wrong_dates_are_records_whose_date_no_label_allows():
     assert problems[0].expected == ["2025-05-14"]
 
 
+def test_an_event_time_stands_for_its_anchor_and_a_written_year_is_the_speakers():
+    chat = Chat.model_validate(tiny_chat())  # k1-m3 labelled 2025-05-14
+    mid_may = {"text": "in mid-May", "label": "mid-May 2025", "start": "2025-05-11", "end": "2025-05-21"}
+    stretch = EpisodicRecord(scope=SCOPE, title="exam", summary="Wren's exam is in mid-May.", provenance=["k1-m3"],
+                             event_time=datetime(2025, 5, 11, tzinfo=timezone.utc),
+                             metadata={**_said("2025-03-18"), "time_expressions": [mid_may]})
+    bare = EpisodicRecord(scope=SCOPE, title="exam", summary="Wren's exam is in mid-May.", provenance=["k1-m3"],
+                          event_time=datetime(2025, 5, 11, tzinfo=timezone.utc), metadata=_said("2025-03-18"))
+    built = {"text": "in 1998", "label": "1998", "start": "1998-01-01", "end": "1999-01-01"}
+    written = SemanticRecord(scope=SCOPE, fact="Wren's exam hall was built in 1998.", provenance=["k1-m3"],
+                             metadata={**_said("2025-03-18"), "time_expressions": [built]})
+    inferred = {"text": "in May", "label": "May 2024", "start": "2024-05-01", "end": "2024-06-01"}
+    guessed = SemanticRecord(scope=SCOPE, fact="Wren's exam is in May.", provenance=["k1-m3"],
+                             metadata={**_said("2025-03-18"), "time_expressions": [inferred]})
+    unlabelled = {"text": "on Friday", "label": "2025-03-21", "start": "2025-03-21", "end": "2025-03-22"}
+    other = SemanticRecord(scope=SCOPE, fact="Wren's exam is on 14 May; revision on Friday (2025-03-21).", provenance=["k1-m3"],
+                           metadata={**_said("2025-03-18"), "time_expressions": [unlabelled]})
+    checked, problems = wrong_date_records([stretch, bare, written, guessed, other], chat)
+    assert checked == 5
+    # a day only an expression the author left unlabelled gives is not judged ("on Friday" beside a labelled "on 14 May")
+    assert [(p.record_id, p.found, p.where) for p in problems] == [
+        (bare.id, "2025-05-11", "event_time"), (guessed.id, "2024-05-01/2024-06-01", "metadata")]
+
+
 def test_small_talk_records_and_supersession_items():
     chat = Chat.model_validate(tiny_chat())
     greeting = SemanticRecord(scope=SCOPE, fact="Desk asked how it can help.", provenance=["k1-m1"], role="assistant")

@@ -60,12 +60,10 @@ def test_in_n_days_or_weeks_ahead_is_that_day(text: str, said: str, expected: st
     "text, said, start, end",
     [
         ("The launch slipped to the end of next month.", "2025-03-10", "2025-04-21", "2025-05-01"),
-        ("We should hear back by the end of the month.", "2025-03-10", "2025-03-22", "2025-04-01"),
         ("Grandad's surgery is in early June.", "2025-03-10", "2025-06-01", "2025-06-11"),
         ("They plan to open mid-September.", "2025-03-10", "2025-09-11", "2025-09-21"),
         ("I'll be travelling late next month.", "2025-03-10", "2025-04-21", "2025-05-01"),
         ("The report is due at the beginning of next week.", "2025-03-12", "2025-03-17", "2025-03-19"),
-        ("We hope to finish the extension by the end of the year.", "2025-03-10", "2025-12-01", "2026-01-01"),
         ("My cousin's wedding was at the end of January.", "2025-03-10", "2025-01-22", "2025-02-01"),
     ],
 )

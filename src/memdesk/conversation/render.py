@@ -66,6 +66,10 @@ _CALENDAR_WORDS = re.compile(
 )
 
 
+#: What after a time expression carries on its words: a possessive, a hyphenated or glued word, a day number.
+_CONTINUES = re.compile(r"['\u2019]s\b|[-\w]|\s+\d{1,2}(?:st|nd|rd|th)\b", re.IGNORECASE)
+
+
 def _inline_times(s: Sentence) -> str:
     """The sentence with each relative time expression ("yesterday", "last week") followed by its
     absolute label; a date said in calendar words is left as said."""
@@ -74,8 +78,8 @@ def _inline_times(s: Sentence) -> str:
         if t.label.lower() in t.text.lower() or t.text.strip().isdigit() or _CALENDAR_WORDS.search(t.text):
             continue
         b = t.span[1]
-        if re.match(r"['\u2019]s\b", text[b:]):
-            continue  # "Tomorrow's gonna be ...": a label would break the word; the anchor carries it
+        if _CONTINUES.match(text, b):
+            continue  # "Tomorrow's gonna be", "mid-week-ish", "Friday 20th": a label would split the words; the anchor carries it
         text = f"{text[:b]} ({t.label}){text[b:]}"
     return text
 

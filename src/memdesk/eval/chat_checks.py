@@ -8,7 +8,10 @@ Pure functions over records (read through the public ``Memory.get_all``) and a c
   temporal anchor, text, or metadata such as the extractor's resolved time expressions) that overlaps none
   of those messages' labelled dates; a record is judged only when every message of its provenance is
   labelled. A date equal to the day the record's message was said is the anchor a record gets when it
-  says no date, and is not counted (no resolution is not a wrong resolution);
+  says no date, and is not counted (no resolution is not a wrong resolution); nor is a date that only an
+  expression without a label of its own gives (the author left it unlabelled: nothing to judge it by), or one
+  whose year the speaker wrote ("built in 1924": theirs, not an inference). An event time is the first day of
+  the record's anchor and stands for that anchor's days ("at the end of August": its last ten days);
 - :func:`supersession_checks`: for each ``closes`` / ``keeps`` item, whether every record of message
   ``from`` whose text contains ``contains`` is closed / current (and one exists). A record is current when
   ``Memory.get_all`` still lists it and it has no end (``valid_to``).
@@ -108,7 +111,10 @@ def record_dates(record: MemoryRecord) -> list[tuple[str, Span]]:
     was said or added and the context it was embedded with)."""
     found: list[tuple[str, Span]] = []
     if record.event_time is not None:
-        found.append(("event_time", (record.event_time.date(), record.event_time.date())))
+        day = record.event_time.date()
+        # the event time is the first day of the record's anchor: when that is a stretch of days ("at the end of
+        # August", "in about a month"), the dates it stands for are the stretch's, not its first day alone
+        found.append(("event_time", next((s for s in _expression_spans(record) if s[0] == day), (day, day))))
     if record.temporal_anchor:
         found += [("anchor", s) for s in date_spans(record.temporal_anchor, bare_year=True)]
     found += [("text", s) for s in date_spans(record.text())]
@@ -116,6 +122,62 @@ def record_dates(record: MemoryRecord) -> list[tuple[str, Span]]:
         if key not in _NOT_STATED:
             found += [("metadata", s) for s in _metadata_spans(value)]
     return found
+
+
+_WRITTEN_YEAR = re.compile(r"(?<![\d-])(?:1[89]|20)\d{2}(?![\d-])|\d{4}-\d{2}-\d{2}")
+
+
+def _days(expression: Any) -> Span | None:
+    """The days of one resolved time expression (a ``metadata["time_expressions"]`` entry: ``[start, end)``)."""
+    if not isinstance(expression, dict):
+        return None
+    start, end = _DAY.fullmatch(str(expression.get("start", ""))), _DAY.fullmatch(str(expression.get("end") or ""))
+    first = _safe_date(*start.groups()) if start else None
+    after = _safe_date(*end.groups()) if end else None
+    return (first, after - timedelta(days=1)) if first and after and after > first else None
+
+
+def _expression_spans(record: MemoryRecord) -> list[Span]:
+    """The days of each resolved time expression the record keeps (``metadata["time_expressions"]``)."""
+    items = record.metadata.get("time_expressions")
+    return [d for t in items if (d := _days(t))] if isinstance(items, list) else []
+
+
+def _expressions(record: MemoryRecord) -> list[tuple[str, set[Span]]]:
+    """Each resolved time expression the record keeps: its words, and the spans it can show up as (its days, and
+    its metadata entry read as :func:`_metadata_spans` reads it)."""
+    items = record.metadata.get("time_expressions")
+    out: list[tuple[str, set[Span]]] = []
+    for t in items if isinstance(items, list) else []:
+        if isinstance(t, dict):
+            days = _days(t)
+            out.append((str(t.get("text", "")), ({days} if days else set()) | set(_metadata_spans(t))))
+    return out
+
+
+_DATE_WORD = re.compile(r"\d+(?:st|nd|rd|th)?|" + "|".join(_MONTHS) + r"|monday|tuesday|wednesday|thursday|friday|saturday|"
+                        r"sunday|yesterday|tomorrow|today|tonight|weekend", re.I)  # fmt: skip
+
+
+def _same_expression(said: str, label: str) -> bool:
+    """Whether a resolved expression and a labelled one are the same words (one holds the other, or they share a
+    number, month, weekday or day word: "Thursday" and "by Thursday night")."""
+    a, b = " ".join(said.lower().split()), " ".join(label.lower().split())
+    if a and b and (a in b or b in a):
+        return True
+    return bool({w.lower() for w in _DATE_WORD.findall(a)} & {w.lower() for w in _DATE_WORD.findall(b)})
+
+
+def unjudged_spans(record: MemoryRecord, labels: Sequence[DateLabel]) -> set[Span]:
+    """The spans that only expressions with no label of their own give the record: a year the speaker wrote ("built
+    in 1924", "until 2029": the date is theirs, not an inference), or an expression the chat's author did not label
+    ("Flights in October are dear" beside a labelled "from 22 September"): nothing to judge them by."""
+    exprs = _expressions(record)
+    unjudged = {s for text, spans in exprs for s in spans if _WRITTEN_YEAR.search(text)
+                or not any(_same_expression(text, d.text) for d in labels)}  # fmt: skip
+    judged = {s for text, spans in exprs for s in spans if not _WRITTEN_YEAR.search(text)
+              and any(_same_expression(text, d.text) for d in labels)}  # fmt: skip
+    return unjudged - judged
 
 
 def _overlaps(a: Span, b: Span) -> bool:
@@ -149,8 +211,9 @@ def wrong_date_records(records: Sequence[MemoryRecord], chat: Chat) -> tuple[int
         checked += 1
         expected = [d for p in sources for d in labels[p]]
         fallback = {said[p] for p in sources if p in said} | ({t.date()} if (t := record.said_time()) else set())
+        unjudged = unjudged_spans(record, expected)
         for where, span in record_dates(record):
-            if span[0] == span[1] and span[0] in fallback:
+            if (span[0] == span[1] and span[0] in fallback) or span in unjudged:
                 continue
             if not any(_overlaps(span, d.span()) for d in expected):
                 found = span[0].isoformat() if span[0] == span[1] else f"{span[0]}/{span[1]}"

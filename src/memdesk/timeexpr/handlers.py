@@ -21,12 +21,15 @@ class Ctx:
     occurrence before, after, or nearest the reference; ``None`` keeps the reference's year."""
 
     prefer: str = "past"
-    direction: Literal["past", "future", "current", "nearest"] | None = None
+    direction: Literal["past", "future", "current", "nearest", "recent"] | None = None
 
 
 #: How far back "current" (a present-tense clause) still reads a date as the occurrence just begun:
 #: "From 1 September I'm driving for another firm", said on 8 September, began a week ago.
 CURRENT_WINDOW = timedelta(days=31)
+#: How far back a month named with no tense at all is still read as the one just past ("Update: only one migraine
+#: in February", said in March: the month before); one further back is the coming one.
+RECENT_WINDOW = timedelta(days=31)
 
 
 def directed(candidates: list[date], ref: date, direction: str | None, default: date) -> date:
@@ -40,6 +43,9 @@ def directed(candidates: list[date], ref: date, direction: str | None, default: 
         return max((d for d in candidates if d <= ref), default=default)
     if direction == "nearest":
         return min(candidates, key=lambda d: abs((d - ref).days))
+    if direction == "recent":  # the one just past if it began within RECENT_WINDOW, else the coming one
+        past = [d for d in candidates if ref - RECENT_WINDOW <= d < ref]
+        return max(past) if past else directed(candidates, ref, "future", default)
     return default
 
 
@@ -125,6 +131,24 @@ _DAYS = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _SCHEDULE_AFTER = re.compile(rf"\s*(?:to|through|till|until|-|\u2013|and|or|&|,)\s*{_DAYS}", re.IGNORECASE)
 _SCHEDULE_BEFORE = re.compile(rf"{_DAYS}\s*(?:to|through|till|until|-|\u2013|and|or|&|,)\s*$", re.IGNORECASE)
 _SINCE = re.compile(r"\bsince\s+$", re.IGNORECASE)
+#: A weekday as a noun with a determiner and an adjective: "the only Saturday they had left", "a free Friday", "the
+#: first Monday": one of many, not a date.
+_DET_ADJ = re.compile(
+    r"\b(?:the|a|an|that|one|any|every|each|no)\s+(?:only|first|second|third|fourth|final|last|same|following|previous|"
+    r"free|spare|whole|entire|long|rainy|sunny|quiet|busy|particular|usual|typical|normal|single|odd)\s+$",
+    re.IGNORECASE,
+)
+#: Words that may follow a weekday or a period that is a date ("due Thursday night", "a ride Saturday with Tom",
+#: "Friday is free", "mid-week at the latest"); another lower-case word makes it a modifier of a noun ("Monday
+#: production", "Friday meetings", "two mid-week rides"): a routine, not a date.
+AFTER_DATE = frozenset(
+    """
+    morning mornings afternoon evening night noon midnight lunch lunchtime dinner breakfast week at and but so because
+    for from to till until in with when as or then instead which too already now is was will would works suits could
+    should might i we you he she they it is are if after before by on this that the our my his her their
+    """.split()
+)
+NEXT_WORD = re.compile(r"\s+([A-Za-z]+)")
 _COPULA = re.compile(r"(?:\b(?:is|are|was|were|be)|['\u2019]s)\s+(?:now\s+|still\s+|always\s+)?$", re.IGNORECASE)
 
 
@@ -134,6 +158,11 @@ def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     s, text = m.start(), m.string
     if _EVERY.search(text, 0, s) or _SCHEDULE_AFTER.match(text, m.end()) or _SCHEDULE_BEFORE.search(text, 0, s):
         return None
+    if _DET_ADJ.search(text, 0, s):
+        return None
+    nxt = NEXT_WORD.match(text, m.end())
+    if nxt and nxt[1].islower() and nxt[1] not in AFTER_DATE:
+        return None  # "Monday production in December": which day it is done on, every week
     if _COPULA.search(text, 0, s):
         return None  # "My day off is Sunday": a weekday said of a routine as often as of one day; no date rather than a guess
     if _SINCE.search(text, 0, s):  # what began "since Sunday" began on the last one
@@ -180,7 +209,17 @@ def h_season_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     return spans.season(m["season"].lower(), int(m["y"]))
 
 
+#: What makes "the last two days" the time before now: a preposition before it ("in the last two days", "for the last
+#: week"), or a clause that narrates or is perfect ("It rained the last three days", "I've been ill the last two days").
+_BEFORE_NOW = re.compile(r"\b(?:in|for|over|during|within|from|since|throughout|across)\s+$", re.IGNORECASE)
+_PERFECT_OR_PAST = re.compile(r"\b(?:have|has|had|was|were|'ve|'d)\b|\b[a-z]{3,}ed\b", re.IGNORECASE)
+
+
 def h_past_n(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    if m[0].lower().startswith("the last") and not _BEFORE_NOW.search(m.string, 0, m.start()) and not (
+        _PERFECT_OR_PAST.search(m.string, 0, m.start())
+    ):
+        return None  # "which leaves the last two days for proofreading": the final days of a stretch, not the past ones
     n, _ = count_word(m["n"])
     unit = m["unit"].lower().rstrip("s")
     if n > 200:
@@ -228,6 +267,14 @@ def h_us_numeric(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     return spans.day(d) if d else None
 
 
+#: A weekday that a date is said to be: "the only Saturday they had free was 27 September", "Sunday is 4 May".
+_COPULA_WEEKDAY = re.compile(
+    r"\b(?P<wd>monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b[^.;:!?]{0,40}?\b(?:is|was|will be|would be)\s+"
+    r"(?:on\s+)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
+
+
 def h_mdy(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     day = int(re.sub(r"\D", "", m["d"]))
     month = MONTHS[m["month"].lower().rstrip(".")]
@@ -237,13 +284,26 @@ def h_mdy(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         # "on 5 December" said in May: the one before when narrated, the one after when planned; "Thursday 12 March":
         # the year in which that day is a Thursday (one of three years in a row at most)
         options = [x for x in (_valid_day(year + dy, month, day) for dy in (-1, 0, 1)) if x is not None]
-        named = [x for x in options if m["dwd"] and x.weekday() == weekday_index(m["dwd"])]
+        wd = m["dwd"] or ((c := _COPULA_WEEKDAY.search(m.string, 0, m.start())) and c["wd"])
+        named = [x for x in options if wd and x.weekday() == weekday_index(wd)]
         d = named[0] if len(named) == 1 else directed(options, ref, ctx.direction, d)
     return spans.day(d) if d else None
 
 
 def h_month_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     return spans.month(int(m["y"]), MONTHS[m["month"].lower().rstrip(".")])
+
+
+def h_month_of_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    """"October next year", "next year, in June", "3 May last year": the month (or day) in the year the words name."""
+    if m["month"] == "may":
+        return None  # "next year may be ...": the verb
+    year = ref.year + {"last": -1, "this": 0, "next": 1}[m["which"].lower()]
+    mon = MONTHS[m["month"].lower().rstrip(".")]
+    if m["d"]:
+        d = _valid_day(year, mon, int(re.sub(r"\D", "", m["d"])))
+        return spans.day(d) if d else None
+    return spans.month(year, mon)
 
 
 def h_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:

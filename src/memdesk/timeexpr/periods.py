@@ -4,7 +4,8 @@ unsaid ("on the 14th", "Tuesday the 22nd") and a run of days ("12 to 16 July", "
 
 Conventions: a month's beginning/early part is days 1-10, its middle 11-20, its end/late part its last ten days; a
 week's beginning is Monday-Tuesday, its middle Wednesday-Thursday, its end Friday-Sunday; a year's beginning is
-January, its end December, early/mid/late are January-April, May-August, September-December. A day of the month
+January, its end December, early/mid/late are January-April, May-August, September-December. The end of a month or a
+year as a bound ("by the end of April", "until the end of the year") is its last day: a deadline, not ten days. A day of the month
 whose month is unsaid is in the month the sentence names ("the July meeting moves to the 11th"), else the nearest
 month in the direction of the clause's tense (a weekday with it picks the month where the day is that weekday). A
 month named only in earlier turns is not used: which of them a lone day belongs to is not in the words.
@@ -17,7 +18,7 @@ import re
 from datetime import date, timedelta
 
 from . import holidays, spans
-from .handlers import Ctx, directed
+from .handlers import AFTER_DATE, NEXT_WORD, Ctx, directed
 from .words import MONTH_NAME, MONTHS, weekday_index
 
 __all__ = ["h_part", "h_holiday", "h_ordinal", "h_range"]
@@ -41,6 +42,10 @@ def h_part(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     """"the end of next month", "early May", "mid-June 2025", "the beginning of the week", "late next year"."""
     part = m["part"].lower()
     third = _THIRD[part]
+    if not m["month"] and not m["which"] and (nxt := NEXT_WORD.match(m.string, m.end())) and nxt[1].islower() and (
+        nxt[1] not in AFTER_DATE
+    ):
+        return None  # "two mid-week rides", "the end-of-year party": a kind of thing, not a date
     if m["month"]:
         mon = MONTHS[m["month"].lower().rstrip(".")]
         year = _month_year(mon, m["y"], ref, ctx)
@@ -51,7 +56,7 @@ def h_part(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         unit = m["unit"].lower()
         if unit == "week":
             start = spans.monday(ref) + timedelta(weeks=step)
-            end, name = start + timedelta(days=7), f"the week of {spans.monday(ref) + timedelta(weeks=step)}"
+            end, name = start + timedelta(days=7), f"week of {spans.monday(ref) + timedelta(weeks=step)}"
         elif unit == "month":
             y, mo = spans.add_months(ref.year, ref.month, step)
             (start, end), name = spans.month_bounds(y, mo), f"{calendar.month_name[mo]} {y}"
@@ -66,6 +71,8 @@ def h_part(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     else:
         first, last = (1, 1) if part in ("beginning", "start") else (12, 12) if part == "end" else (1 + 4 * third, 4 + 4 * third)
         s, e = date(start.year, first, 1), spans.month_bounds(start.year, last)[1]
+    if part == "end" and m.groupdict().get("bound") and unit != "week":
+        return spans.day(e - timedelta(days=1))  # "by the end of April", "till the end of the year": a deadline, its last day
     sep = "-" if part == "mid" else " "
     return spans.part(s, e, f"{_WORD[part]}{sep}{name}")
 
@@ -105,6 +112,8 @@ _AFTER_DAY = frozenset(
     """.split()
 )
 _NEXT_WORD = re.compile(r"\s+(?:of\s+)?([A-Za-z]+)")
+#: A finite verb right after a day: the day is a subject ("the 30th is a Friday"), not the object of a preposition.
+_CLAUSE_AFTER = re.compile(r"\s+(?:is|was|falls|fell|will|would|isn't|wasn't)\b", re.IGNORECASE)
 
 
 #: How far from the reference day a day of an unsaid month is looked for (the month before, this one or the next).
@@ -141,6 +150,12 @@ def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None)
 
 def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     """"on the 14th", "Tuesday the 22nd", "to the 30th": a day of the month with the month unsaid."""
+    if m.groupdict().get("which"):  # "on the 12th of next month": a day of the month the words name
+        y, mo = spans.add_months(ref.year, ref.month, _STEP[m["which"].lower()])
+        d = _day_of(int(re.sub(r"\D", "", m["d"])), mo, y)
+        return spans.day(d) if d else None
+    if (m["prep"] or "").lower() == "since" and _CLAUSE_AFTER.match(m.string, m.end()):
+        return None  # "since the 30th is a Friday": "since" opens a clause (because), the day is its subject
     if not m["prep"] and not m["dwd"]:
         return None
     if (m["prep"] or "").lower() == "for" and ctx.direction == "past":
@@ -159,6 +174,8 @@ def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 def h_range(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     """"12 to 16 July", "from the 6th to the 20th of December", "July 12-16", "28 June to 3 July", "from the 23rd to
     the 27th" (the month unsaid: as for a day alone)."""
+    if re.search(r"\sand\s", m[0], re.IGNORECASE) and not m[0].lower().startswith("between"):
+        return None  # "on 9 December and 16 December": two days, not the run between them
     d1, d2 = int(re.sub(r"\D", "", m["d1"])), int(re.sub(r"\D", "", m["d"]))
     if not m["month"]:
         first = _unsaid_month(d1, m.string, ref, ctx, None)

@@ -47,7 +47,7 @@ from .handlers import Ctx, Handler
 from .holidays import HOLIDAY_RE
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .words import clause_tense, sentence_tense
+from .words import clause_tense, sentence_tense, verbless
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -83,11 +83,16 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         rf"(?:the\s+)?(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), p.h_range),
     (_p(rf"(?P<month>{MONTH_RE})\s+(?P<d1>{DAY_RE})\s*(?:-|\u2013|to|until|till|through)\s*(?P<d>{DAY_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), p.h_range),
     (_p(rf"from\s+the\s+(?P<d1>{_ORD})\s+(?:to|until|till)\s+the\s+(?P<d>{_ORD})(?P<month>)?(?P<y>)?"), p.h_range),
+    # a day of a month named by its place: "on the 12th of next month"
+    (_p(rf"(?:(?P<prep>on|by|for|to|until|till|from|before|after)\s+)?(?P<dwd>)?the\s+(?P<d>{_ORD})\s+of\s+(?P<which>this|next|last)\s+month"), p.h_ordinal),
     # a part of a period, a holiday and the time around it
-    (_p(rf"(?:the\s+)?(?P<part>end|beginning|start|middle)\s+of\s+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
+    (_p(rf"(?:(?P<bound>by|until|till|up to|through)\s+)?(?:the\s+)?(?P<part>end|beginning|start|middle)\s+of\s+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
     (_p(rf"(?P<part>early|mid|late)[\s-]+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
     (_p(rf"(?:(?P<rel>before|after|until|till|since|by)\s+|(?:at|over|for|on|around|during)\s+|(?P<which>this past|this|last|next)\s+)"
         rf"(?P<name>{HOLIDAY_RE})(?:\s+(?P<y>{YEAR_RE}))?"), p.h_holiday),
+    # a month (or a day of it) in a year named by its place: "October next year", "next year, in June", "3 May last year"
+    (_p(rf"(?:(?P<d>{DAY_RE})\s+(?:of\s+)?)?(?P<month>{MONTH_RE})\s+(?P<which>next|last|this)\s+year"), h.h_month_of_year),
+    (_p(rf"(?P<which>next|last|this)\s+year,?\s+(?:in\s+|on\s+)?(?:(?P<d>{DAY_RE})\s+(?:of\s+)?)?(?P<month>{MONTH_RE})"), h.h_month_of_year),
     # a weekday written with a date ("Saturday 13 July", "Fri, 16 Feb") is part of that one mention
     (_p(rf"{DATED_WEEKDAY}(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), h.h_mdy),
     (_p(rf"{DATED_WEEKDAY}(?P<month>{MONTH_RE})\s+(?P<d>{DAY_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), h.h_mdy),
@@ -101,7 +106,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(r"(?P<which>this past|last|past|previous|this|next|earlier this|later this|the coming|the following)\s+(?P<unit>weekend|week|month|year)"), h.h_rel_period),
     (_p(r"(?:over|on|during)\s+the\s+weekend"), h.h_over_weekend),
     # a day of the month with its month unsaid: "on the 14th", "Tuesday the 22nd"
-    (_p(rf"(?:(?P<prep>on|by|for|to|until|till|from|since|before|after)\s+)?(?:(?P<dwd>{WEEKDAY_RE}),?\s+)?the\s+(?P<d>{_ORD})"), p.h_ordinal),
+    (_p(rf"(?:(?P<prep>on|by|for|to|until|till|from|since|before|after)\s+)?(?:(?P<dwd>{WEEKDAY_RE}),?\s+(?:the\s+)?|the\s+)(?P<d>{_ORD})"), p.h_ordinal),
     (_p(rf"(?:(?P<which>this past|last|past|this coming|coming|this|next)\s+|on\s+)(?P<wd>{WEEKDAY_RE})"), h.h_weekday),
     (_p(rf"(?:(?P<which>this past|last|past|this|next)\s+)(?P<season>{SEASON_RE})(?:\s+(?P<year>{YEAR_RE}))?"), h.h_season),
     (_p(r"(?:(?P<which>last|this|next)\s+|in\s+)(?P<month>january|february|march|april|june|july|august|september|october|november|december|may)"), h.h_month_rel),
@@ -153,6 +158,8 @@ def resolve(
     auto = prefer == "auto"
     taken: list[tuple[int, int]] = []
     found: list[TimeMention] = []
+    inferred: list[TimeMention] = []  # days whose year the rules chose
+    weekdays: list[TimeMention] = []  # weekdays said without "last" or "next"
     for pattern, handler in _RULES:
         if len(found) >= MAX_MENTIONS:  # taken stays short, so the overlap test below is O(1) per match
             break
@@ -167,7 +174,11 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                if tense == "present" or (tense is None and handler is not h.h_weekday):
+                if handler is h.h_month_rel and (tense is None or verbless(text, (s, e))):
+                    # a month named with no tense ("Update: only one migraine in February", said in March) is the one
+                    # just past if it is the month before (a report), else the coming one
+                    here = Ctx(prefer="past", direction="recent")
+                elif tense == "present" or (tense is None and handler is not h.h_weekday):
                     # no cue that it is past: the date a person infers is the coming one; one just begun only
                     # when it starts a state ("from 1 October I'm driving for ..."), not for a day something
                     # happens on ("The review is pencilled in for 14 January", said on 10 February)
@@ -189,8 +200,60 @@ def resolve(
                 granularity=gran, label=label, approximate=approx,
             )  # fmt: skip
             found.append(mention)
+            if auto and handler in (h.h_mdy, p.h_range) and not m.groupdict().get("y"):
+                inferred.append(mention)
+            if handler in (h.h_weekday, h.h_bare_weekday) and not m.groupdict().get("which"):
+                weekdays.append(mention)
     found.sort(key=lambda t: t.span)
-    return found
+    found = _in_named_week(found, weekdays) if weekdays else found
+    return _runs_forward(found, inferred, text, ref) if len(inferred) > 1 else found
+
+
+def _in_named_week(found: list[TimeMention], weekdays: list[TimeMention]) -> list[TimeMention]:
+    """A weekday said without "last"/"next" in a sentence that names one week ("Next week I'm doing hill repeats on
+    Tuesday", "Last week was mad: the boiler broke on Monday") is that week's day."""
+    weeks = [t for t in found if t.granularity == "week" and not t.approximate and t.end is not None]
+    if len(weeks) != 1:
+        return found
+    week = weeks[0]
+    out = []
+    for t in found:
+        if t in weekdays and not week.start <= t.start < week.end:  # type: ignore[operator]
+            day = week.start + timedelta(days=t.start.weekday() - week.start.weekday())
+            t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
+        out.append(t)
+    return out
+
+
+#: What narrates a clause whatever else it says: a past form of "be", "have" or "do", or a time word before now.
+_NARRATED = re.compile(r"\b(?:was|were|had|did|ago|yesterday)\b", re.IGNORECASE)
+
+
+def _next_year(t: TimeMention) -> TimeMention | None:
+    try:
+        start, end = t.start.replace(year=t.start.year + 1), t.end.replace(year=t.end.year + 1) if t.end else None
+    except ValueError:  # 29 February
+        return None
+    label = start.date().isoformat() if t.granularity == "day" else f"{start.date()} to {(end - timedelta(days=1)).date()}"  # type: ignore[operator]
+    return t.model_copy(update={"start": start, "end": end, "label": label})
+
+
+def _runs_forward(found: list[TimeMention], inferred: list[TimeMention], text: str, ref: datetime) -> list[TimeMention]:
+    """Days said without their year in one sentence after a day that is ahead run forward, as a plan does: "starting
+    23 March, about five weeks, so finished around 27 April", "visits on 7 December, 14 December and 11 January" (said
+    in November: next January). A later day read as past moves to the next year when that puts it after the one before
+    it, unless its clause narrates ("I fly out on 3 June; I was there on 2 May too")."""
+    ahead: TimeMention | None = None
+    out: list[TimeMention] = []
+    for t in found:
+        if t in inferred and ahead is not None and t.start < ref and not _NARRATED.search(text, ahead.span[1], t.span[0]):
+            moved = _next_year(t)
+            if moved is not None and moved.start >= ahead.start:
+                t = moved
+        if t in inferred and t.start >= ref:
+            ahead = t
+        out.append(t)
+    return out
 
 
 #: Granularities that hold a narrower date said with them ("this week ... due Thursday", "in April, after Easter").

@@ -83,8 +83,17 @@ TAKES_TIME = re.compile(
 )
 #: Irregular past forms that are only past ("We ate there on Friday" narrates; "read", "put", "set" cue nothing).
 _PAST_ONLY = IRREGULAR_PAST - SAME_AS_PRESENT
+#: "last" as a time word: before a period, a named day, month or season, or a count of them ("last week", "last
+#: Friday", "last May", "last night", "the last two years"); not the adjective of "my last day at work is 16 May", "the
+#: last train", "last orders", which says nothing of when.
+LAST_TIME = (
+    r"last(?=\s+(?:week|weekend|month|year|night|time|summer|spring|autumn|fall|winter|season|term|semester|couple|few|"
+    r"several|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|christmas|easter|new year|thanksgiving|halloween)\b)"
+)
 _PAST_CUE = re.compile(
-    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|last|[a-z]{3,}ed)\b",
+    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|" + LAST_TIME + r"|[a-z]{3,}ed)\b",
     re.IGNORECASE,
 )
 
@@ -99,7 +108,7 @@ _ED_ADJECTIVES = frozenset(
 
 
 #: A time word that places what is said before now, whatever the verbs: "two weeks ago", "last May".
-_PAST_TIME = re.compile(r"\b(?:ago|yesterday|last)\b", re.IGNORECASE)
+_PAST_TIME = re.compile(r"\b(?:ago|yesterday|" + LAST_TIME + r")\b", re.IGNORECASE)
 #: A finite verb in the present: an auxiliary, or a verb that takes a participle as its complement. A past-looking
 #: form after one is a participle, not a narrated past: "The inspection is confirmed for 15 May" (passive), "We've
 #: booked the camp from 28 July" (a present perfect takes no date of its own: the date is what was booked), "She
@@ -118,8 +127,20 @@ _PROGRESSIVE = re.compile(
 )
 
 
+#: A clause that opens with an "-ing" verb has dropped its subject and "be": "Picking it up on Saturday", "Flying
+#: out Friday": an arrangement, like the progressive it stands for.
+_DROPPED_BE = re.compile(r"^\W*(?:(?:and|also|just|still|then)\s+)?(?P<ing>[A-Za-z]{2,}ing)\s+(?!(?:on|in|at|of|to|for|is|was)\b)", re.IGNORECASE)
+#: "-ing" words that are not verbs at the head of a clause.
+_NOT_VERB_ING = frozenset("during according including regarding concerning considering notwithstanding".split())
+
+
 def progressive(text: str) -> bool:
-    """Whether ``text`` has a present progressive ("is replacing", "we're flying"; not "it's amazing")."""
+    """Whether ``text`` has a present progressive ("is replacing", "we're flying"; not "it's amazing"), or opens with
+    one whose subject and "be" are dropped ("Picking it up on Saturday")."""
+    if (d := _DROPPED_BE.match(text)) is not None:
+        ing = d["ing"].lower()
+        if not ing.endswith("thing") and ing not in _ING_NOUNS and ing not in _ING_ADJECTIVES and ing not in _NOT_VERB_ING:
+            return True
     for m in _PROGRESSIVE.finditer(text):
         ing = m["ing"].lower()
         if not ing.endswith("thing") and ing not in _ING_NOUNS and ing not in _ING_ADJECTIVES:
@@ -168,13 +189,25 @@ _FORWARD_CUE = re.compile(
 #: A date set by an arrangement, however many words stand between: "I booked my training for 21 June",
 #: "We've moved the trip to 4 August", "They put the match back to 3 May", "We rented an office from 1 December",
 #: "We booked a cottage near the coast, 18 to 25 October" (the booking is past, what it books is ahead).
+#: The verbs of it are those that set, move, approve or cancel what is planned, in any form ("decided to move the
+#: wedding to 12 June", "HR confirmed my leave from 1 May", "release targeted for 14 November", "I cancelled the exam
+#: in June": the exam was to be in the coming June).
 _SET_FOR = re.compile(
-    r"\b(?:book(?:ed)?|reserved?|scheduled?|arranged?|planned|set|fixed|moved|postponed|rescheduled|pushed|put|"
-    r"changed|brought|delayed|signed \w+ up|rent(?:ed)?|hired|leased)\b(?:[\s,]+[\w'-]+){0,6}?"
-    r"(?:\s+(?:for|to|until|till|from)|,)\s+(?:the\s+)?"
-    rf"(?:{DAY_RE}\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE}|(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th))\b",
+    r"\b(?:book(?:ed|ing)?|reserv(?:e|ed|ing)|schedul(?:e|ed|ing)|arrang(?:e|ed|ing)|plann(?:ed|ing)|set|fix(?:ed|ing)?|"
+    r"mov(?:e|ed|ing)|postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|push(?:ed|ing)?|put|chang(?:e|ed|ing)|brought|"
+    r"delay(?:ed|ing)?|signed \w+ up|rent(?:ed|ing)?|hir(?:e|ed|ing)|leas(?:e|ed|ing)|target(?:ed|ing)?|slated|"
+    r"pencill?ed(?: in)?|confirm(?:s|ed|ing)?|approv(?:e|es|ed|ing)|agreed|granted|(?P<cancel>cancel(?:s|led|ed|ling|ing)?|"
+    r"called off))\b(?:[\s,]+[\w'-]+){0,12}?"
+    r"(?:\s+(?:for|to|until|till|from|(?(cancel)(?:in|on)|(?!)))|,)\s+(?:the\s+)?"
+    rf"(?:{DAY_RE}(?:\s*(?:-|\u2013|to)\s*{DAY_RE})?\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE}|(?(cancel){MONTH_RE}|(?!))|"
+    r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th))\b",
     re.IGNORECASE,
 )
+
+
+def set_for(text: str, span: tuple[int, int]) -> bool:
+    """Whether the date at ``span`` is what an arrangement verb before it in ``text`` sets (:data:`_SET_FOR`)."""
+    return any(m.end() > span[0] for m in _SET_FOR.finditer(text, 0, span[1]))
 #: A clause in the present tense with a date: what is so on that date is the occurrence still to come or
 #: just begun ("My dad turns 70 on 14 August", "From 1 October I'm driving for another firm").
 _PRESENT = re.compile(
@@ -218,6 +251,24 @@ _NOTE = re.compile(
 _CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
 
 
+def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int, str]:
+    """The break before the clause of ``text`` around ``span``, where the clause starts, and its words."""
+    brk = None
+    for brk in _CLAUSE_BREAK.finditer(text, 0, span[0]):
+        pass
+    start = brk.end() if brk else 0
+    after = _CLAUSE_BREAK.search(text, span[1])
+    return brk, start, text[start : after.start() if after else len(text)]
+
+
+def verbless(text: str, span: tuple[int, int]) -> bool:
+    """Whether the clause of ``text`` around ``span`` has no verb that gives it a tense ("only one migraine in
+    February", "interview in November"): its tense, if :func:`clause_tense` gives one, is a guess."""
+    clause = _clause(text, span)[2]
+    return not (_FORWARD_CUE.search(clause) or _REQUEST.match(clause) or set_for(text, span) or sentence_tense(clause)
+                or progressive(clause) or _PRESENT.search(clause) or simple_present(clause))
+
+
 def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
     """The tense the clause of ``text`` around ``span`` (a time expression) gives it: "future" if the
     clause looks forward ("starting on 15 April", "booked for 2 March", "I booked my training for 21 June",
@@ -226,13 +277,8 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
     occurrence still to come or just begun, else "future" if the sentence arranges something ("Our week off
     is booked: a cabin from 13 October"), else the tense of the whole sentence (:func:`sentence_tense`).
     ``None``: no cue either way."""
-    brk = None
-    for brk in _CLAUSE_BREAK.finditer(text, 0, span[0]):
-        pass
-    start = brk.end() if brk else 0
-    after = _CLAUSE_BREAK.search(text, span[1])
-    clause = text[start : after.start() if after else len(text)]
-    if _FORWARD_CUE.search(clause) or _REQUEST.match(clause) or _SET_FOR.search(clause):
+    brk, start, clause = _clause(text, span)
+    if _FORWARD_CUE.search(clause) or _REQUEST.match(clause) or set_for(text, span):
         return "future"
     own = sentence_tense(clause)
     if own == "future":
