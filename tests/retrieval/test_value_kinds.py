@@ -110,3 +110,12 @@ def test_the_focus_bonus_counts_more_in_a_small_scope():
     sizes = [10, 50, 200, 1000, 100_000]
     assert [focus_scale(n) for n in sizes] == sorted((focus_scale(n) for n in sizes), reverse=True)
     assert 1.0 < focus_scale(100_000) < 1.01
+
+
+def test_an_occupation_places_someone_at_work_not_at_home():
+    """"Where does Priya live?" is not answered by where she works: an occupation at a place is a work setting."""
+    at_work = RecordValues.of("Priya is a midwife at the Ardmore clinic in Kelso.")
+    assert "work" in at_work.settings
+    assert not question_focus("Where does Priya live?").answers(at_work)
+    assert question_focus("Where does Priya work?").answers(at_work)
+    assert question_focus("Where does Priya live?").answers(RecordValues.of("Priya has a cottage in Kelso."))

@@ -330,10 +330,11 @@ class RecordValues:
         undated = _DAY_OF_MONTH.sub(" ", _NUMERIC_DATE.sub(" ", lowered))  # "14 January" and "2025-05-20" count nothing
         count = bool(_DIGITS.search(undated) or words & _NUMBERS)
         (names, places), (denied_names, denied_places) = found[False], found[True]
+        role = bool(_ROLE.search(body))  # "a nurse at St Mary's": an occupation places someone at work
         return cls(
             frozenset(names), frozenset(places), date, count,
-            frozenset(denied_names - names), frozenset(denied_places - places), bool(_ROLE.search(body)),
-            frozenset(k for k, cue in (("home", _ASKS_HOME), ("work", _ASKS_WORK)) if cue.search(body)),
+            frozenset(denied_names - names), frozenset(denied_places - places), role,
+            frozenset(k for k, cue in (("home", _ASKS_HOME), ("work", _ASKS_WORK)) if cue.search(body) or (k == "work" and role)),
             bool(_PLAN.search(body)), stated_kinds(body),
         )  # fmt: skip
 
