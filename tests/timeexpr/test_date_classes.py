@@ -241,3 +241,8 @@ def test_a_weekday_in_a_narrated_list_stays_past() -> None:
     days = [m for m in resolve("The suit came on Thursday, and the shift is on 12 December.", ref, prefer="auto")
             if m.granularity == "day"]
     assert days[0].start.date().isoformat() == "2025-11-20"
+
+
+def test_an_ing_noun_as_subject_is_no_dropped_progressive() -> None:
+    assert _dates("Shearing finished early, on 4 March.", "2025-03-10") == [("2025-03-04", "2025-03-05")]
+    assert _dates("Painting was done by 2 March.", "2025-03-10") == [("2025-03-02", "2025-03-03")]
