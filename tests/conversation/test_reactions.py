@@ -143,3 +143,22 @@ def test_the_llm_prompts_state_the_rule() -> None:
     for name in ("extract_utterance", "extract_batch"):
         prompt = load_prompt(name)
         assert "an assistant's reply to a user message that asked for nothing" in (prompt.system or "") + prompt.user
+
+
+@pytest.mark.parametrize(
+    ("told", "said_back"),
+    [
+        ("Ran my first 21 km this morning.", "21 km, what a milestone!"),
+        ("Still off sugar. Day 47.", "47 days! Superb."),
+        ("The bakery audit came back: 93 out of 100.", "93 is a great score, well done to the whole crew."),
+    ],
+)
+def test_a_number_said_back_is_not_something_of_its_own(told: str, said_back: str) -> None:
+    assert not gives_something(said_back, told)
+    assert reaction_turn(reply(said_back, told))
+
+
+def test_a_number_of_the_replys_own_is_still_given() -> None:
+    told = "Still off sugar. Day 47."
+    assert gives_something("47 days! Most cravings fade after 60.", told)
+    assert not reaction_turn(reply("47 days! Most cravings fade after 60.", told))

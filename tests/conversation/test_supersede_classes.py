@@ -92,12 +92,12 @@ def test_role_slots_and_people() -> None:
 @pytest.mark.parametrize(
     "old,new,shared",
     [
-        ("Our kitchen budget is £12,000.", "The new worktops push our kitchen budget up to £13,500.", {"kitch", "budge"}),
+        ("Our kitchen budget is £12,000.", "The new worktops push our kitchen budget up to £13,500.", {"kitchen", "budget"}),
         ("We keep 40 hens.", "We're down to 31 hens after the fox.", {"hen"}),
-        ("I take sertraline 50mg at night.", "My GP lowered my sertraline to 25mg.", {"sertr"}),
-        ("The plasterer is booked for 4 March.", "The plasterer moved us to 11 March.", {"plast"}),
+        ("I take sertraline 50mg at night.", "My GP lowered my sertraline to 25mg.", {"sertralin"}),
+        ("The plasterer is booked for 4 March.", "The plasterer moved us to 11 March.", {"plaster"}),
         ("I swim on Tuesdays and Thursdays.", "I swim on Mondays now.", {"swim"}),
-        ("I see my osteopath every other Friday.", "I only see my osteopath once a month now.", {"osteo"}),
+        ("I see my osteopath every other Friday.", "I only see my osteopath once a month now.", {"osteopath"}),
         ("My work phone is 07700 900111.", "I've got a new work phone, 07700 900222.", {"phone"}),
     ],
 )

@@ -33,7 +33,7 @@ S = Scope(user_id="u")
         ("", None),
         ("¿Dónde vive Priya?", None),  # another language: no focus
         ("On which date does Priya's lease end?", "date"),  # a preposition carried before the wh-phrase
-        ("At what time is the ferry?", "date"),
+        ("At what time is the ferry?", "clock"),  # a time of day (memdesk.retrieval.value_kinds)
         ("For how many nights did Priya book the cabin?", "count"),
         ("In which village does Priya's aunt live?", "name"),
         ("From where did the parcel come?", "place"),

@@ -72,6 +72,26 @@ def test_asked_what_holds_now_the_later_statement_ranks_first(store):
     assert off[0].record.provenance == ["old"]
 
 
+
+def test_asked_what_held_before_the_earlier_statement_ranks_first(store):
+    """"Kasia pays 1,100 a month for the flat" and, later and a little closer to the question, "The landlord put the
+    flat up to 1,250 a month" (the write side closed neither): asked what the flat cost before the rise, the earlier
+    ranks first and the later says why it was passed over; asked what it costs now, the later ranks first."""
+    put(store, SemanticRecord(scope=S, fact="Kasia pays 1,100 a month for the flat", provenance=["old"], metadata=_said(1)),
+        [1, 0.36, 0])  # fmt: skip
+    put(store, SemanticRecord(scope=S, fact="The landlord put the flat up to 1,250 a month", provenance=["new"],
+                              metadata=_said(20)), [1, 0.30, 0])  # fmt: skip
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"Kasia noted an unrelated errand {i}", provenance=[f"f{i}"]),
+            [0, 1, 0.1 * i])  # fmt: skip
+    q = unit([1, 0.2, 0])
+    before = Retriever.fused(store, K=10).retrieve(q, S, query_text="What did the flat cost before the rise?", hybrid=False)
+    assert before[0].record.provenance == ["old"]
+    assert "an earlier record on its topic precedes it" in next(h.why for h in before if h.record.provenance == ["new"])
+    now = Retriever.fused(store, K=10).retrieve(q, S, query_text="What does the flat cost now?", hybrid=False)
+    assert now[0].record.provenance == ["new"]
+
+
 @pytest.mark.parametrize(
     "question", ["Would Dana still train as a nurse if the course were dearer?", "How long has Dana had her current bike?"]
 )

@@ -4,7 +4,7 @@
 cat; a later "We moved to Portobello" ends the first, not the second. :func:`atoms` splits a sentence
 in the speaker's own words (before any person rewrite) into such statements:
 
-* at a semicolon, and at ", and" / ", but" / ", so" / " and" / " but" before a clause of the
+* at a semicolon, and at ", and" / ", but" / ", so" / " and" / " but" (", and also", " and also") before a clause of the
   speaker's own ("..., and I work nights now", "... but we kept the car");
 * two verbs of one subject joined by "and" ("My son Ewan lives in Perth and works offshore", "I live in
   Leeds and teach at the college"): a statement per verb, the subject said again;
@@ -39,7 +39,7 @@ def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The clause break and the "with my ..." split, for the first person and, if given, a named subject."""
     who = r"(?:i|we)" if not subject else rf"(?:i|we|(?-i:{re.escape(subject)}))"
     own = _OWN if not subject else rf"(?:{_PRONOUNS}|(?-i:{re.escape(subject)})(?:'s)?)\b"
-    brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)\s+(?={own})|\s+(?:and|but)\s+(?={own})", re.IGNORECASE)
+    brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)(?:\s+also|\s+then)?\s+(?={own})|\s+(?:and|but)(?:\s+also)?\s+(?={own})", re.IGNORECASE)
     with_ = re.compile(
         rf"^(?P<head>{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
         rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their|another)\s+.+?)(?P<end>[.!?]*)$",

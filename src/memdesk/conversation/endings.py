@@ -28,9 +28,8 @@ from __future__ import annotations
 
 import re
 
-import snowballstemmer
-
 from .claims import Claim
+from ..retrieval.stemming import stem, stems_meet
 
 __all__ = ["ended_claims", "mentions", "reversal", "reverses", "valued_end"]
 
@@ -158,17 +157,8 @@ def valued_end(claim: Claim) -> str | None:
 
 def _stems(text: str) -> list[str]:
     """The content words of ``text``, Snowball-stemmed ("smoking", "smokes", "smoke": "smoke"; "Riverside" is no
-    "river"); PyStemmer's C stemmer when installed (~1 us to build one)."""
-    stem = snowballstemmer.stemmer("english").stemWord
+    "river")."""
     return [stem(w) for w in _WORDS.findall(text.lower()) if w not in _FUNCTION and len(w) > 1]
-
-
-def _same(said: str, wanted: str) -> bool:
-    """One word, stemmed: equal, or one letter apart at the end ("photograph" / "photographi")."""
-    if said == wanted:
-        return True
-    short, long_ = sorted((said, wanted), key=len)
-    return len(short) > 2 and len(long_) - len(short) == 1 and long_.startswith(short)
 
 
 _ITEM = r"(?!(?:i|we|he|she|they|it|you|my|our|his|her|their|the|so|then)\b)[\w'-]+(?:\s+[\w'-]+)?"
@@ -191,7 +181,7 @@ def mentions(value: str, text: str) -> bool:
     text = text.replace("\u2019", "'")
     wanted = _stems(value)
     said = _stems(text)
-    found = sum(any(_same(s, w) for s in said) for w in wanted)
+    found = sum(any(stems_meet(s, w) for s in said) for w in wanted)
     # every word of the thing; of a thing of three words or more, all but one ("my terrible gas oven" / "an old gas one")
     if not wanted or _NEGATION.search(text) or found < len(wanted) - (1 if len(wanted) >= 3 else 0):
         return False
@@ -212,6 +202,10 @@ _NEGATES = re.compile(
 )
 
 
+#: words after a negation that are not what it negates ("no more", "not sure", "not that")
+_NOT_NEGATED = frozenset("more longer sure much very really that this such".split())
+
+
 def reversal(text: str) -> Claim | None:
     """A ``reversal`` end (the sentence as value) when ``text`` says the speaker does a thing again (see
     :func:`reverses`; "good to talk to you again" is a greeting, not a reversal)."""
@@ -230,12 +224,12 @@ def reversal(text: str) -> Claim | None:
 def reverses(claim: Claim, old: str) -> bool:
     """Whether a ``reversal`` ("We take cheques again") ends an earlier statement (``old``) that negated what it
     says ("We're card only, no cheques"; "I can't swim yet" for "I'm back to swimming"): a word ``old`` negates
-    is said, by its first four letters, in the reversal."""
+    is said, by its stem, in the reversal."""
     if claim.attribute != "reversal" or not claim.value:
         return False
-    said = _WORDS.findall(claim.value.lower())
+    said = {stem(w) for w in _WORDS.findall(claim.value.lower())}
     for m in _NEGATES.finditer(old.replace("\u2019", "'")):
-        stem = m.group("word").lower()[:4]
-        if stem not in ("more", "long", "sure", "much", "very", "real", "that", "this", "such") and any(w.startswith(stem) for w in said):
+        word = m.group("word").lower()
+        if word not in _NOT_NEGATED and any(stems_meet(stem(word), s) for s in said):
             return True
     return False

@@ -60,13 +60,12 @@ from ..timeexpr.resolve import TimeMention, main_anchor, resolve
 from .base import Utterance
 from .filler import FillerTest
 from .atoms import atoms
-from .lexicon import phatic_elsewhere
 from .facts import claims_of
-from .updates import sentence_update
+from .updates import sentence_update, values_of
 from .render import attribute, chunks, fit, render, truncate
 from .social import social_question
 from .router import addressee_of, analyze_utterance, names_of, reference_of
-from .rules import SUBJECTS, Sentence, analyze, content_words, has_past_event, words
+from .rules import SUBJECTS, Sentence, analyze, content_words, greets_only, has_past_event, words
 
 logger = logging.getLogger(__name__)
 
@@ -168,8 +167,8 @@ class RuleExtractor:
         if not mask.bits:
             return []
         if not is_english(utterance.message.text()):
-            if phatic_elsewhere(utterance.message.text(), names_of(utterance)):
-                return []  # "Gracias!", "Merci beaucoup !", "Dobrý večer!": thanks or a greeting in another language
+            if greets_only(utterance.message.text(), names_of(utterance)):
+                return []  # "Gracias!", "Good idea. Obrigado.", "Dobrý večer!": thanks or a greeting in another language
             return self._verbatim(utterance, mask)
         sentences = analyze_utterance(utterance, self.filler)
         names = names_of(utterance)
@@ -191,8 +190,9 @@ class RuleExtractor:
         out: list[MemoryRecord] = []
         before = self._previous_turn(utterance) if self.context_views != "none" else None
         claims = [c for s in content for c in claims_of(s.text)]
-        split = any(c.attribute != "update" for c in claims)
-        # a turn that claims: one record per statement; one of new values only when it holds more than one statement
+        # a turn that claims, or a sentence giving values in two statements ("the MOT is on 4 May, and my son's recital
+        # is on 9 May": either may change alone): a record per statement; of new values only if it holds two or more
+        split = any(c.attribute != "update" for c in claims) or any(sum(bool(values_of(a)) for a in atoms(s.text)) > 1 for s in content)
         if split or claims and (len(content) > 1 or any(len(atoms(s.text, clauses=False)) > 1 for s in content)):
             return self._statements(content, utterance, mask, before, split=split)
         groups = self._groups(content)

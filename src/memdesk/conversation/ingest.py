@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Protocol, Sequence
 
+import numpy as np
 from pydantic import BaseModel, Field
 
 from ..embed.base import Embedder
@@ -103,6 +104,7 @@ def ingest(
         records, owners = _records(memory, utterances, processed)
         vectors = memory.embedder.embed([r.embed_text() for r in records])
         closed = memory.supersession.resolve(memory.store, records, vectors)  # memories these records supersede
+        closed = _embed_narrowed(memory, closed)
     except Exception as e:
         _keep_pending(memory, scope, utterances, e, logged=claim)
         raise
@@ -112,7 +114,7 @@ def ingest(
     # the closing goes in the same transaction as the new records: a crash never keeps one without the other
     skipped = set(memory.store.write(records, vectors, messages=raws, owners=owners, claim=claim, closes=closed))
     owner_of = {r.id: owner for r, owner in zip(records, owners)}
-    superseded = [old for old, _ in closed if owner_of[old.superseded_by] not in skipped]  # type: ignore[index]
+    superseded = [old for old, _ in closed if old.superseded_by is not None and owner_of[old.superseded_by] not in skipped]
     return AddResult(
         message_ids=list(ids),
         routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed) if u.message_id not in skipped},
@@ -120,6 +122,18 @@ def ingest(
         warnings=memory._script_warnings(scope, [u.message.text() for u in utterances]),
         superseded=superseded,
     )
+
+
+def _embed_narrowed(memory: Parts, closed: list[tuple[MemoryRecord, np.ndarray]]) -> list[tuple[MemoryRecord, np.ndarray]]:
+    """The memories to close or narrow, a narrowed one (not closed: its text changed) with the vector of its new text."""
+    narrowed = [i for i, (r, _) in enumerate(closed) if r.superseded_by is None]
+    if not narrowed:
+        return closed
+    vectors = memory.embedder.embed([closed[i][0].embed_text() for i in narrowed])
+    out = list(closed)
+    for i, vector in zip(narrowed, vectors):
+        out[i] = (closed[i][0], vector)
+    return out
 
 
 def _records(

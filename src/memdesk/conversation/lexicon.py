@@ -52,9 +52,11 @@ ED_ADJECTIVES = frozenset(
 )
 
 
-#: Greetings, thanks, wishes and acknowledgements in the other languages people most often mix into an English chat
-#: (French, Spanish, Portuguese, Italian, German, Dutch, Czech, Polish), with their function words: a message made
-#: only of these (and names) is small talk in any language ("Merci beaucoup !", "Buenos días, Sofía!", "Díky").
+#: Greetings, thanks, wishes, acknowledgements and terms of address (a closed class in every language) in the other
+#: languages people most often mix into an English chat (French, Spanish, Portuguese, Italian, German, Dutch, Czech,
+#: Polish, the Scandinavian languages, Turkish, and Arabic, Hindi/Urdu, Russian, Japanese, Korean, Swahili,
+#: Indonesian and Hebrew as written in Latin letters), with their function words: a message made only of these (and
+#: names) is small talk in any language ("Merci beaucoup !", "Buenos días, Sofía!", "Díky").
 PHATIC_ELSEWHERE = frozenset(
     """
     bonjour bonsoir salut coucou merci beaucoup mille fois parfait super génial bravo félicitations bienvenue avec
@@ -68,7 +70,20 @@ PHATIC_ELSEWHERE = frozenset(
     hoi goedemorgen goedenavond bedankt dank je wel graag gedaan
     soirée journée nuit semaine buen buena fin semana nacht schönen wochenende buona notte giornata serata
     ahoj dobrý dobré den ráno večer díky děkuji moc prosím nashle
-    cześć dzień dobry dobranoc dzięki dziękuję bardzo proszę
+    cześć dzień dobry dobranoc dzięki dziękuję bardzo proszę dobrze wieczór wieczor
+    hermano hermana amigo amiga querido querida mano irmão irmã amico amica fratello caro cara cher chère mon ma
+    tanti tante auguroni grazie mille buon buone ciao ciao e aí tudo beleza fala
+    hej hejsan hallå hejdå då tack så mycket god morgon kväll natt ha det bra vi ses takk tak godmorgen
+    merhaba selam günaydın iyi akşamlar geceler teşekkürler teşekkür ederim sağol sağ ol görüşürüz hoşça kal
+    marhaba ahlan salam salaam alaikum shukran habibi habibti yalla sabah al khair kheir masaa
+    namaste namaskar shukriya dhanyavaad dhanyavad ji bhai didi
+    privet spasibo poka zdravstvuyte привет спасибо пока здравствуйте большое
+    arigato arigatou gozaimasu konnichiwa ohayo ohayou konbanwa sayonara
+    annyeong annyeonghaseyo kamsahamnida gomawo
+    jambo habari asante sana karibu
+    terima kasih selamat pagi siang malam
+    shalom toda raba lehitraot boker tov
+    o
     """.split()
 )
 _PHATIC_ANYWHERE = PHATIC_ELSEWHERE | PHATIC_WORDS

@@ -29,6 +29,7 @@ import re
 
 from ..text.lang import is_english
 from ..records import MemoryRecord, SemanticRecord, new_id
+from ..retrieval.stemming import stem
 from ..timeexpr.resolve import TimeMention
 from .atoms import atoms
 from .base import Utterance
@@ -46,12 +47,11 @@ log = logging.getLogger(__name__)
 __all__ = ["small_talk", "tidy"]
 
 _BRACKETED_DATE = re.compile(r"\s*\((?:\d{4}-\d{2}(?:-\d{2})?|week of \d{4}-\d{2}-\d{2}|weekend of \d{4}-\d{2}-\d{2})\)")
-_STEM = 5
 _NEGATED = re.compile(r"\b(?:no longer|not|never|anymore|any more)\b|n't\b", re.IGNORECASE)
 
 
 def _stems(words: list[str]) -> set[str]:
-    return {w[:_STEM] for w in words if len(w) > 2}
+    return {stem(w) for w in words if len(w) > 2}
 
 
 def _from_context(record: MemoryRecord, u: Utterance, names: list[str]) -> bool:

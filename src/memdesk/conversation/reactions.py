@@ -47,6 +47,7 @@ ADVICE = re.compile(
     r"try|trying|consider|recommend|suggest|tips?|worth|make sure|remember to|don't forget|be sure to|best to|better to)\b",
     re.IGNORECASE,
 )
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
 _LIST = re.compile(r"(?m)^\s*(?:[-*•]|\d+[.)])\s+")
 
 
@@ -55,11 +56,13 @@ def asks_for_something(text: str) -> bool:
     return bool(_ASKS.search(" ".join(text.replace("’", "'").split())))
 
 
-def gives_something(text: str) -> bool:
-    """Whether a reply carries something of its own: a digit, a list, advice (:data:`ADVICE`), or more than
+def gives_something(text: str, replied: str = "") -> bool:
+    """Whether a reply carries something of its own: a number the turn ``replied`` to does not hold (a number said
+    back, "98 is excellent!", is the news said back), a list, advice (:data:`ADVICE`), or more than
     :data:`MAX_REACTION_WORDS` words."""
     said = " ".join(text.replace("’", "'").split())
-    return bool(re.search(r"\d", said) or _LIST.search(text) or ADVICE.search(said) or len(_WORD.findall(said)) > MAX_REACTION_WORDS)
+    heard = set(_NUMBER.findall(replied))
+    return bool(any(n not in heard for n in _NUMBER.findall(said)) or _LIST.search(text) or ADVICE.search(said) or len(_WORD.findall(said)) > MAX_REACTION_WORDS)
 
 
 def reaction_turn(utterance: Utterance) -> bool:
@@ -71,4 +74,4 @@ def reaction_turn(utterance: Utterance) -> bool:
     replied = utterance.context[-1]
     if replied.role != "user" or (replied.speaker and replied.speaker == message.speaker):
         return False
-    return not asks_for_something(replied.text()) and not gives_something(message.text())
+    return not asks_for_something(replied.text()) and not gives_something(message.text(), replied.text())

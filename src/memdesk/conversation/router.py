@@ -52,6 +52,7 @@ from .base import Utterance
 from .filler import FillerTest
 from .reactions import reaction_turn
 from .rules import Sentence, analyze, content_words, short_remark, words
+from .stance import stance_only
 from .social import THIRD_PERSON, only_reacts, plain_named, social_question
 
 logger = logging.getLogger(__name__)
@@ -105,9 +106,12 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     text, names = utterance.message.text(), names_of(utterance)
     sentences = analyze(text, times_of=times_of, names=names, previous=previous)
     asked = previous.rstrip().endswith("?")
+    told = not _asked_about(previous, names)
+    to_assistant = utterance.message.role == "user" and prev is not None and prev.role != "user"
+    sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous, instructs=to_assistant)
     if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
         return [Sentence(text=s.text, kind="phatic") for s in sentences]  # "Long, but good.", "I'll try it.": a reaction
-    if filler is not None and not _asked_about(previous, names):
+    if filler is not None and told:
         # an answer to a question about something carries what was asked ("What does it stand for?" "It
         # stands for freedom."), and what is said of someone in particular may be a fact ("They're a real support.")
         # a turn is small talk when every sentence of it is; one with a fact keeps its sentences together, so
@@ -118,6 +122,25 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
         if said and all(not s.procedural and not THIRD_PERSON.search(s.text) and filler.is_filler(s.text, names) for s in said):
             return [Sentence(text=s.text, kind="phatic") if s in said or s.kind == "phatic" else s for s in sentences]
     return sentences
+
+
+def _without_stance(sentences: list[Sentence], names: list[str], addressee: str | None, previous: str, *, told: bool, instructs: bool = False) -> list[Sentence]:
+    """``sentences`` with those that state only the speaker's stance toward the listener or the listener's news made
+    phatic (:func:`.stance.stance_only`: "So proud of you!", "That sounds amazing."). "That"/"it" speaks of the
+    listener's news only before the speaker has said anything of their own in the turn ("We swam a mile. It was
+    rewarding." evaluates the speaker's swim), and only when the listener ``told`` something: after any question it
+    may answer it ("Are you nervous?" "A bit."). An imperative is stance only between peers ("Keep going!", "Don't
+    forget, believe in yourself."): a user's imperative to an assistant (``instructs``) is an instruction ("Keep it
+    short.")."""
+    out: list[Sentence] = []
+    own = False
+    for s in sentences:
+        if s.kind == "content" and not s.image and not (s.procedural and instructs) and stance_only(s.text, names=names, addressee=addressee, previous=previous, asked=own or not told):
+            out.append(Sentence(text=s.text, kind="phatic"))
+            continue
+        own = own or s.kind == "content"
+        out.append(s)
+    return out
 
 
 def _asked_about(previous: str, names: list[str]) -> bool:

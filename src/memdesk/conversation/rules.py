@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Literal
 
+from ..text.lang import is_english
 from ..timeexpr.resolve import TimeMention
 from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, phatic_elsewhere
 from .sentences import split_sentences
@@ -152,6 +153,13 @@ def _vocative_stripped(text: str) -> str:
     text = re.sub(r"^((?:hey|hi|hello|bye|thanks|thank you|see ya|see you|yo|congrats|(?:good )?(?:morning|afternoon|evening|night)|"
                   r"welcome back)\s*,?\s+)[A-Z][a-z]{1,12}\b", r"\1", text, flags=re.IGNORECASE)
     return re.sub(r",\s*[A-Z][a-z]{1,12}(?=\s*[!.?]*\s*$)", "", text)
+
+
+def greets_only(text: str, names: Iterable[str] = ()) -> bool:
+    """Whether every sentence of a turn is a greeting, thanks or acknowledgement, in any language ("Gracias!",
+    "Good idea. Obrigado.", "Dobrý večer!")."""
+    names = list(names)
+    return all(phatic_elsewhere(s, names) or is_english(s) and is_phatic(s, names) for s in split_sentences(text))
 
 
 def is_phatic(sentence: str, names: Iterable[str] = ()) -> bool:

@@ -56,16 +56,17 @@ from datetime import datetime
 from typing import Sequence
 
 import numpy as np
-import snowballstemmer
 
 from .attributes import same_role
 from .endings import mentions, reverses, valued_end
 from .topics import contrasts, rehabits, retopics
 from .facts import Claim, same_value
+from .narrowing import narrow, narrowings
 from .replies import old_values, restates
-from .updates import only_names, owner_only, updated_by
+from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
+from ..retrieval.stemming import stem, stems_meet
 from ..store.base import Store
 
 __all__ = ["Supersession", "claims_in", "named_in", "replaces"]
@@ -93,17 +94,17 @@ _FUNCTION = frozenset("the a an my our to of in at for on with and or some any".
 def negates(claim: Claim, record: MemoryRecord) -> bool:
     """Whether a generic ``negation`` end ("I no longer play the violin") negates what ``record`` says
     ("Maya plays the violin in an orchestra"): every content word of the negated words is in its text
-    (by its first five letters, so "play" finds "plays"), and the record does not itself negate."""
+    (by its stem, so "play" finds "plays" and "playing"), and the record does not itself negate."""
     if claim.attribute != "negation" or claim.op != "end" or not claim.value:
         return False
     text = record.text().replace("\u2019", "'")
     if _NEGATIVE.search(text):
         return False
-    said = _WORDS.findall(text.lower())
-    wanted = [w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
+    said = {stem(w) for w in _WORDS.findall(text.lower())}
+    wanted = [stem(w) for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
     if wanted and any(c.attribute == "hobby" for c in claims_in(record)):
         wanted = wanted[-1:]  # a pastime by its head word: "stepped back from the church band" / "plays drums in the band"
-    return bool(wanted) and all(any(s.startswith(w) for s in said) for w in wanted)
+    return bool(wanted) and all(any(stems_meet(s, w) for s in said) for w in wanted)
 
 
 #: Words too common to say what changed: function words, time words, chat words.
@@ -123,31 +124,20 @@ _COMMON = frozenset(
 )
 
 
-
 def _terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
     """The distinctive words of ``text``, Snowball-stemmed ("shifts" and "shift" meet; "Riverside" is no "river")."""
-    stem = snowballstemmer.stemmer("english").stemWord  # PyStemmer's C stemmer when installed: ~1 us to build
     return {stem(w) for w in _WORDS.findall(text.lower()) if len(w) > 2 and w not in _COMMON and w not in skip}
 
 
-def _change_overlap(claim: Claim, record: MemoryRecord, df: dict[str, int]) -> int:
-    """How many distinctive words a ``change`` claim shares with ``record`` (0 when it does not end it)."""
+def changed_by(claim: Claim, record: MemoryRecord, df: dict[str, int]) -> int:
+    """How many distinctive words a ``change`` claim ("I've left Halden Insurance") shares with ``record`` (in at
+    most two of the candidate records, ``df``; never the speaker's name), 0 when it does not end what the record
+    says: one shared word is needed, two for a weak change ("I'll be in the Glasgow office on Mondays instead")."""
     if claim.attribute != "change" or not claim.value:
         return 0
-    names = frozenset(p.lower() for p in (record.speaker or "").split())
+    names = _names(record.speaker)
     shared = [t for t in _terms(claim.value, names) & _terms(record.text(), names) if df.get(t, 0) <= 2]
     return len(shared) if len(shared) >= (2 if claim.slot == "weak" else 1) else 0
-
-
-def changed_by(claim: Claim, record: MemoryRecord, df: dict[str, int], speaker: str | None) -> bool:
-    """Whether a ``change`` claim ("I've left Halden Insurance") ends what ``record`` says: they share a
-    distinctive word (in at most two of the candidate records, ``df``; never the speaker's name), two for a
-    weak change ("I'll be in the Glasgow office on Mondays instead")."""
-    if claim.attribute != "change" or not claim.value:
-        return False
-    names = frozenset(p.lower() for p in (speaker or "").split())
-    shared = [t for t in _terms(claim.value, names) & _terms(record.text(), names) if df.get(t, 0) <= 2]
-    return len(shared) >= (2 if claim.slot == "weak" else 1)
 
 
 def _message_of(record: MemoryRecord) -> str:
@@ -218,6 +208,8 @@ _TEXTUAL = ("change", "update", "negation", "reversal", "topic", "habit", "contr
 def _ends(claims: list[Claim], value: str) -> bool:
     """Whether a memory's own claims end ``value`` (a second "Kona was stolen" does not close the first)."""
     return any(valued_end(c) is not None and same_value(c.value, value) for c in claims)
+
+
 #: Facts a revision ("I changed my mind", "we decided not to ...") never takes back: they change only when said.
 _DURABLE = ("partner", "residence", "employer", "job", "role", "pet")
 
@@ -263,14 +255,23 @@ class Supersession:
 
         Earlier records of the batch are closed in place (before they are written); the stored
         records to close come back as (closed copy, its vector), for :meth:`Store.replace` once the
-        new records are written."""
+        new records are written, with those narrowed (:mod:`.narrowing`: ``metadata["narrowed_by"]``, not
+        closed, their old vector: the caller embeds their new text)."""
         closed: dict[str, MemoryRecord] = {}
         for i, new in enumerate(records):
             claims, named = claims_in(new), named_in(new)
             if not claims and not named:
                 continue
-            victims = self._victims(self._candidates(store, records, vectors, i, closed), claims) if claims else []
+            beside = valueless(r.text() for r in records if r is not new and r.provenance[:1] == new.provenance[:1])
+            candidates, views = self._candidates(store, records, vectors, i, closed) if claims else ([], [])
+            victims = self._victims(candidates, claims, beside) if claims else []
             victims += self._named(store, records, new, named, closed, {v.record.id for v in victims})
+            close, keep = narrowings(views, {v.record.id for v in victims})
+            taken = {v.record.id for v in victims}
+            victims = [v for v in victims if v.row is not None or v.record.id in close] + [_Candidate(r, 0.0, [], None) for r in views if r.id in close - taken]
+            for r in views:
+                if r.id in keep:
+                    closed[r.id] = narrow(r, *keep[r.id], new.id)
             for victim in victims:
                 old = victim.record
                 until = _effective(new, old)
@@ -280,36 +281,31 @@ class Supersession:
                 closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
                 for reply in self._replies(store, records, new, vectors[i], old, closed):  # replies that restate it go too
                     closed[reply.id] = reply.model_copy(update={"valid_to": until, "superseded_by": new.id})
-        out = []
-        for record in closed.values():
-            out.append((record, store.get_vectors(record.memory_type, [record.id])[0]))
-        return out
+        return [(record, store.get_vectors(record.memory_type, [record.id])[0]) for record in closed.values()]
 
     def _candidates(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray, i: int, closed: dict[str, MemoryRecord]
-    ) -> list[_Candidate]:
-        """Earlier current memories of the new record's speaker and role that made claims: the batch's, then the store's."""
+    ) -> tuple[list[_Candidate], list[MemoryRecord]]:
+        """Earlier current memories of the new record's speaker and role that made claims: the batch's, then the
+        store's; and every current stored memory found, claims or not (the views :mod:`.narrowing` reads)."""
         new = records[i]
         owner = new.provenance[:1]
-
-        def same(r: MemoryRecord) -> bool:
-            return _same_speaker(r, new)
-
         # a generic negation may close a memory no attribute rule read ("Maya plays the violin")
         generic = any(c.attribute in ("change", "update", "reversal", "topic", "habit", "contrast") or valued_end(c) for c in claims_in(new))
-        out = []
+        out, views = [], []
         for j, r in enumerate(records[:i]):
-            if same(r) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
+            if _same_speaker(r, new) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
                 out.append(_Candidate(r, float(vectors[j] @ vectors[i]), claims, j))
         batch = {r.id for r in records}
         for memory_type in MemoryType:
             for hit in store.search(vectors[i], new.scope, memory_type, self.k, speaker=new.speaker):
-                r = hit.record
-                if r.id in batch or r.id in closed or r.superseded_by is not None or not same(r):
+                r = closed.get(hit.record.id, hit.record)  # a memory narrowed by an earlier record of the batch, as narrowed
+                if r.id in batch or r.superseded_by is not None or not _same_speaker(r, new):
                     continue
+                views.append(r)
                 if (claims := claims_in(r)) or generic:
                     out.append(_Candidate(r, hit.score, claims, None))
-        return out
+        return out, views
 
     def _replies(
         self, store: Store, records: Sequence[MemoryRecord], new: MemoryRecord, vector: np.ndarray, old: MemoryRecord,
@@ -346,20 +342,21 @@ class Supersession:
             out.append(_Candidate(old, 1.0, [], None))
         return out
 
-    def _updates(self, update: Claim, candidate: _Candidate, siblings: list[_Candidate]) -> set[str]:
-        """The words saying what a value is of that ``update`` shares with a candidate whose value it changes,
-        or with the other statements of its message (none when that message is not similar enough:
+    def _updates(self, update: Claim, candidate: _Candidate, siblings: list[_Candidate], beside: str) -> set[str]:
+        """The words saying what a value is of that ``update`` (or ``beside`` it) shares with a candidate whose value
+        it changes or the statements of its message giving no value (none when that message is not similar enough:
         ``update_min_score``, ``update_name_min_score`` when only names are shared)."""
         score = max(c.score for c in siblings)
         if score < self.update_min_score:
             return set()
-        context = " ".join(c.record.text() for c in siblings if c is not candidate)
-        shared = updated_by(update, candidate.record.text(), _names(candidate.record.speaker), context)
+        context = valueless(c.record.text() for c in siblings if c is not candidate)
+        shared = updated_by(update, candidate.record.text(), _names(candidate.record.speaker), context, beside)
         if shared and (owner_only(update, shared) or only_names(update, shared) and score < self.update_name_min_score):
             return set()
         return shared
 
-    def _victims(self, candidates: list[_Candidate], claims: list[Claim]) -> list[_Candidate]:
+    def _victims(self, candidates: list[_Candidate], claims: list[Claim], beside: str = "") -> list[_Candidate]:
+        """The candidates ``claims`` close; ``beside``: the statements of their message that give no value."""
         df: dict[str, int] = {}
         if any(n.attribute == "change" for n in claims):
             for c in candidates:
@@ -379,13 +376,13 @@ class Supersession:
             siblings: dict[str, list[_Candidate]] = {}
             for c in candidates:
                 siblings.setdefault(_message_of(c.record), []).append(c)
-            shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)]) for c in candidates}
+            shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)], beside) for c in candidates}
             best = max((len(s) for s in shared.values()), default=0)
             victims += [c for c in candidates if best and len(shared[id(c)]) == best and c not in victims]
         for change in (n for n in claims if n.attribute == "change"):
             # the memories that share the most distinctive words with what changed ("Igor switched from
             # handball": the handball club, not where Igor lives)
-            overlap = {id(c): _change_overlap(change, c.record, df) for c in candidates}
+            overlap = {id(c): changed_by(change, c.record, df) for c in candidates}
             best = max(overlap.values(), default=0)
             victims += [c for c in candidates if best and overlap[id(c)] == best and c not in victims]
         # a revision takes back a plan or a choice, not who the speaker is with, where they live or work

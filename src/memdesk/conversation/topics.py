@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from .claims import Claim
+from ..retrieval.stemming import stem
 
 __all__ = ["contrast_claim", "contrasts", "habit_claim", "rehabits", "retopics", "topic_claim"]
 
@@ -52,8 +53,9 @@ def topic_claim(text: str) -> Claim | None:
     return Claim(attribute="topic", slot=" ".join(words), value=value)
 
 
-def _stems(text: str) -> set[str]:
-    return {w[:5] for w in _WORDS.findall(text.lower()) if len(w) > 2 and w not in ("the", "and", "now", "with")}
+def _stems(text: str, skip: frozenset[str] = frozenset(("the", "and", "now", "with"))) -> set[str]:
+    """The stems of the words of ``text`` of three letters or more, less ``skip``."""
+    return {stem(w) for w in _WORDS.findall(text.lower()) if len(w) > 2 and w not in skip}
 
 
 def retopics(claim: Claim, old: str) -> bool:
@@ -95,7 +97,7 @@ _OBJ_STOP = frozenset("the a an my our to from at on in with for by of and".spli
 
 
 def habit_claim(text: str) -> Claim | None:
-    """A ``habit`` claim (slot: the verb's first four letters and its preposition; value: its object) when
+    """A ``habit`` claim (slot: the verb's stem and its preposition; value: its object) when
     ``text`` says the speaker does a thing instead, or now after a reason ("..., so I ... now")."""
     m = _HABIT.search(text.replace("\u2019", "'"))
     if m is None or m.group("verb").lower() in _GENERIC_VERBS or m.group("verb").lower().endswith("ly"):
@@ -103,22 +105,22 @@ def habit_claim(text: str) -> Claim | None:
     if m.group("cue").lower() != "instead" and not re.search(r"\bso\b", text[: m.start()], re.IGNORECASE):
         return None  # "I cycle to work now" may be one more habit; "..., so I cycle to work now" replaces one
     prep = (m.group("prep") or "").lower()
-    return Claim(attribute="habit", slot=f"{m.group('verb').lower()[:4]} {prep}".strip(), value=m.group("obj").strip())
+    return Claim(attribute="habit", slot=f"{stem(m.group('verb').lower())} {prep}".strip(), value=m.group("obj").strip())
 
 
 def rehabits(claim: Claim, old: str) -> bool:
-    """Whether a ``habit`` claim ends ``old``: its speaker does the same verb (by its first four letters), with
+    """Whether a ``habit`` claim ends ``old``: its speaker does the same verb (by its stem), with
     the same preposition, to an object the new one does not name ("takes the Overground" / "the Victoria line")."""
     if claim.attribute != "habit" or not claim.slot or not claim.value:
         return False
-    stem, _, prep = claim.slot.partition(" ")
+    verb, _, prep = claim.slot.partition(" ")
     words = _WORDS.findall(old.lower())
-    new_obj = {w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _OBJ_STOP}
+    new_obj = _stems(claim.value, _OBJ_STOP)
     for i, w in enumerate(words[1:], 1):
-        if not w.startswith(stem) or (prep and (i + 1 >= len(words) or words[i + 1] != prep)):
+        if stem(w) != verb or (prep and (i + 1 >= len(words) or words[i + 1] != prep)):
             continue
         start = i + (2 if prep else 1)
-        obj = {x[:5] for x in words[start : start + 4] if x not in _OBJ_STOP}
+        obj = {stem(x) for x in words[start : start + 4] if x not in _OBJ_STOP}
         if obj and not obj & new_obj:
             return True
     return False
@@ -150,13 +152,13 @@ def contrast_claim(text: str) -> Claim | None:
 
 
 def contrasts(claim: Claim, old: str) -> bool:
-    """Whether a ``contrast`` claim ends ``old``: it names the old value (every word of it, by its first five
-    letters) and shares a word saying what the value is of ("the amlodipine"), and negates nothing itself."""
+    """Whether a ``contrast`` claim ends ``old``: it names the old value (every word of it, by its stem) and
+    shares a word saying what the value is of ("the amlodipine"), and negates nothing itself."""
     if claim.attribute != "contrast" or not claim.value:
         return False
     said = _stems(old)
     if re.search(r"\b(?:not|never|no\s+longer)\b|n't\b", old, re.IGNORECASE):
         return False
-    value = {w[:5] for w in _WORDS.findall(claim.value.lower()) if w not in _PLAIN}
-    topic = _stems(claim.slot) - value - {w[:5] for w in _PLAIN} - {w[:5] for w in _GENERIC_VERBS}
+    value = _stems(claim.value, _PLAIN)
+    topic = _stems(claim.slot, _PLAIN | _GENERIC_VERBS | frozenset(("and", "now", "with"))) - value
     return bool(value) and value <= said and bool(topic & said)

@@ -20,8 +20,10 @@ when one follows: "140 Jersey cows", "318 pupils", "nine").
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from .claims import Claim
+from ..retrieval.stemming import stem
 
 __all__ = ["gives_value_of", "new_only", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
 
@@ -82,6 +84,9 @@ _CUE = re.compile(
     r"\b(?:now|instead|again|new|newer|up\s+to|down\s+to|back\s+to|extra|"
     r"raised|raises|lowered|increased|reduced|cut|cuts|dropped|dropping|drops|pushed|pushes|moved|moving|shortened|extended|"
     r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|slipped|settled\s+at|went\s+in|rose|fell|grew|grown|doubled|halved|"
+    # a value moving along its scale: "savings jumped to 115,000", "the list hit 40", "pledges crossed 5,000"
+    r"(?:jump(?:ed|s)|climb(?:ed|s)|reach(?:ed|es)|soar(?:ed|s)|dip(?:ped|s)|s[au]nk|slid|shr[au]nk|plunged|tumbled|cross(?:ed|es)|"
+    r"top(?:ped|s)|pass(?:ed|es)|hits?)\s+(?:to\s+|past\s+|over\s+)?[£$€₹¥₦]?(?=\d)|"
     r"switched|swapped|replaced|updated|revised|only\s+need|change|later|earlier|as\s+of|"
     rf"starting\s+(?:today|tomorrow|now|next|this|on|from|in|\d|{_MONTH}|{_DAY})|"
     rf"from\s+(?:next\s+\w+|{_MONTH}|{_DAY}|the\s+new\s+year))\b",
@@ -112,11 +117,6 @@ _COMMON = frozenset(
 _OWNER = re.compile(r"\b([A-Za-z][a-z]+)'s\b")
 
 
-def _stem(word: str) -> str:
-    w = word[:-1] if word.endswith("s") and len(word) > 3 and not word.endswith("ss") else word
-    return w[:5]
-
-
 def _spans(text: str) -> list[tuple[str, str, tuple[int, int]]]:
     """(kind, normalised value, span) of each typed value of ``text``; a count only where no other kind is."""
     out: list[tuple[str, str, tuple[int, int]]] = []
@@ -136,7 +136,7 @@ def _spans(text: str) -> list[tuple[str, str, tuple[int, int]]]:
         noun = m.group("noun")
         if noun is None and n in ("0", "1"):
             continue  # "the old one", "none": a pronoun, not a count
-        value = f"{n} {_stem(noun.split()[-1].lower())}" if noun else n
+        value = f"{n} {stem(noun.split()[-1].lower())}" if noun else n
         out.append(("count", value, m.span("n")))  # the noun counted still says what the value is of
     return out
 
@@ -163,7 +163,7 @@ def topic_terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
     kept = "".join(
         " " if any(a <= i < b and (not money or not ch.isalpha()) for (a, b), money in spans) else ch for i, ch in enumerate(text.lower())
     )
-    return {_stem(w) for w in _WORDS.findall(kept) if len(w) > 2 and not w.isdigit() and w not in _COMMON and w not in skip}
+    return {stem(w) for w in _WORDS.findall(kept) if len(w) > 2 and not w.isdigit() and w not in _COMMON and w not in skip}
 
 
 def update_of(text: str) -> Claim | None:
@@ -247,10 +247,18 @@ def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     return False
 
 
-def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str = "") -> set[str]:
+def valueless(texts: Iterable[str]) -> str:
+    """The statements of ``texts`` that give no typed value, joined: those that may say what a value said beside
+    them is of ("The footbridge is delayed." beside "The new finish date is November."; "The test moved!" beside
+    "They changed it to 26 April"). A statement with a value of its own is of that value ("The dentist is on
+    14 November" says nothing of "The wedding is on 8 February" beside it)."""
+    return " ".join(t for t in texts if not values_of(t))
+
+
+def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str = "", said_with: str = "") -> set[str]:
     """The topic words an ``update`` claim shares with a memory whose value it changes (empty when it does
-    not). ``context``: the other statements of the memory's message, which may name what its value is of
-    ("The footbridge is delayed." beside "The new finish date is November."). An update said only as a
+    not). ``context``: the statements beside the memory in its message, ``said_with``: those beside the update in
+    its message, which may name what the value is of (:func:`valueless`). An update said only as a
     possessive ("My one-to-ones with Tom are every Monday") must share the word it is of ("one-to-ones")."""
     if claim.attribute != "update" or not claim.value:
         return set()
@@ -259,7 +267,7 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
     if not _subject_ok(claim, old_terms) or _other_owner(claim.value, old_text, names):
         return set()
-    shared = topic_terms(claim.value, names) & old_terms
+    shared = (topic_terms(claim.value, names) | (topic_terms(said_with, names) if said_with else set())) & old_terms
     if _CUE.search(claim.value) is None and (m := _POSSESSIVE.match(claim.value)):
         head = topic_terms(m.group("head"))
         return shared if head & shared else set()
@@ -269,14 +277,14 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
 def only_names(claim: Claim, shared: set[str]) -> bool:
     """Whether the words an update shares with a memory are all names ("Cluj", "Musa"): weaker evidence."""
     text = claim.value or ""
-    capital = {_stem(w.lower()) for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+", text)}
+    capital = {stem(w.lower()) for w in re.findall(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+", text)}
     return bool(shared) and shared <= capital
 
 
 def owner_only(claim: Claim, shared: set[str]) -> bool:
     """Whether the words shared are only the owner of what the value is of ("Jess's party" / "Jess's
     birthday"): the party's date is not the birthday's."""
-    owners = {_stem(w.lower()) for w in re.findall(r"\b([A-Z][a-z]+)'s\b", (claim.value or "").replace("\u2019", "'"))}
+    owners = {stem(w.lower()) for w in re.findall(r"\b([A-Z][a-z]+)'s\b", (claim.value or "").replace("\u2019", "'"))}
     return bool(shared) and shared <= owners
 
 
@@ -299,4 +307,4 @@ def _other_owner(new: str, old: str, names: frozenset[str]) -> bool:
 
 def _subject_ok(claim: Claim, old_terms: set[str]) -> bool:
     m = _OTHER_SUBJECT.match(claim.value or "")
-    return m is None or _stem(m.group("who").lower()) in old_terms
+    return m is None or stem(m.group("who").lower()) in old_terms

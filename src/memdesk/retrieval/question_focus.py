@@ -37,14 +37,23 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from .value_kinds import asked_kind, stated_kinds
+
 __all__ = [
-    "ASKING_WEIGHT", "DENIAL_WEIGHT", "FOCUS_WEIGHT", "QUESTION_VIEW", "Focus", "RecordValues", "asks_about_asking",
-    "only_asks", "question_focus",
+    "ASKING_WEIGHT", "DENIAL_WEIGHT", "FOCUS_SCOPE", "FOCUS_WEIGHT", "QUESTION_VIEW", "Focus", "RecordValues",
+    "asks_about_asking", "focus_scale", "only_asks", "question_focus",
 ]
 
 FOCUS_WEIGHT = 1.0
 """The default read path's bonus, in standard deviations, for a record that states a value of the asked kind
 (measured on the tune chats and a LoCoMo replay: ``bench/results/chats/28r3-tune/README.md``)."""
+
+FOCUS_SCOPE = 200.0
+"""The focus bonus is ``focus_weight * (1 + FOCUS_SCOPE / (FOCUS_SCOPE + n))`` in a scope of n records
+(:func:`focus_scale`): up to twice the weight in a small scope, tending to the weight in a big one. In a scope of a few
+dozen records, the records on the asked topic are few and the one stating a value of the asked kind is nearly always
+the answer; in one of thousands many records near the topic state a value of the kind (every dated event states a
+date), so the value tells less. Measured at 0 (off), 100, 200 and 300 (``bench/results/chats/28vt/README.md``)."""
 
 DENIAL_WEIGHT = 0.5
 """A record that only denies values of the asked kind, for a question asking what holds now, has its fused score
@@ -71,7 +80,7 @@ _INTERROGATIVE = re.compile(
 
 _ABOUT_ASKING = re.compile(r"\b(?:ask|asks|asked|asking|question|questions|wonder|wondered|enquir\w*|inquir\w*|request\w*)\b", re.IGNORECASE)
 
-Slot = Literal["name", "place", "date", "count", "role"]
+Slot = Literal["name", "place", "date", "count", "role", "money", "amount", "duration", "clock", "time", "identity"]
 Setting = Literal["home", "work"]
 
 _HOME = r"live|lives|living|lived|reside\w*|home|house|flat|apartment|address|rent\w*|moved|move|moving|neighbourhood|neighborhood"
@@ -100,9 +109,11 @@ _NUMBERS = frozenset(
     twice once""".split()
 )
 _RELATIVE_DAY = re.compile(
-    r"\b(?:yesterday|today|tomorrow|tonight|(?:last|next|this) (?:week|month|year|weekend|summer|winter|spring|autumn))\b",
+    r"\b(?:yesterday|today|tomorrow|tonight|(?:last|next|this) (?:week|month|year|weekend|summer|winter|spring|autumn))\b"
+    r"|\bin (?:a|an|\d+|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple of) (?:days?|weeks?|months?|years?)\b",
     re.IGNORECASE,
 )
+"""A day named by its distance from now: "yesterday", "next week", "in three weeks"."""
 _NUMERIC_DATE = re.compile(r"\b\d{4}-\d{2}(?:-\d{2})?\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b(?:19|20)\d{2}\b")
 _DIGITS = re.compile(r"\d")
 _MONTH = "(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*"
@@ -178,10 +189,15 @@ class Focus:
     setting: Setting | None = None
     """For a place: whether the question asks where someone lives (``"home"``) or works (``"work"``), None when it
     says neither; a record that places someone only at the other does not answer it."""
+    kinds: frozenset[str] = frozenset()
+    """For a value of :mod:`memdesk.retrieval.value_kinds` (an amount, a duration, a time of day, an identity): the
+    kinds of value that answer it."""
 
     def answers(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
         """True when a record with these ``values`` states a value of the asked kind (for a question about the past,
         a value it says no longer holds counts too)."""
+        if self.kinds:  # "How much is the rent?": an amount of money, not a number of rooms
+            return bool(self.kinds & values.kinds)
         if self.slot == "date":  # "When did the hike end?" is not answered by a plan's date ("next year we want to ...")
             return values.date and (self.current or not values.plan)
         if self.slot == "count":
@@ -210,12 +226,14 @@ def question_focus(question: str | None) -> Focus | None:
     """The slot ``question`` asks for (see the module docstring), None when it asks for none of them."""
     if not question:
         return None
+    said = frozenset(_bare(w) for w in _WORD.findall(question.lower()))
+    current = _PAST.search(question) is None
+    if (kind := asked_kind(question)) is not None:  # "How much ...", "How long ...", "What time ...", "Who is Mette?"
+        return Focus(kind[0], said, current, kinds=kind[1])  # type: ignore[arg-type]
     m = _WH.match(question)
     if m is None:
         return None
     wh, nxt = m.group(1).lower(), (m.group(2) or "").lower()
-    said = frozenset(_bare(w) for w in _WORD.findall(question.lower()))
-    current = _PAST.search(question) is None
     if wh in ("who", "whom"):
         return Focus("name", said, current)
     if wh == "where":
@@ -234,6 +252,12 @@ def question_focus(question: str | None) -> Focus | None:
         if _WHAT_NOUN.match(question):  # "What car does ...", "What book is ...": a named thing
             return Focus("name", said, current)
     return None
+
+
+def focus_scale(records: int) -> float:
+    """The focus bonus's factor in a scope of ``records`` records (see :data:`FOCUS_SCOPE`): 2 for none, 1.5 at
+    ``FOCUS_SCOPE``, tending to 1."""
+    return 1.0 + FOCUS_SCOPE / (FOCUS_SCOPE + max(records, 0))
 
 
 def only_asks(text: str, view: str | None) -> bool:
@@ -275,6 +299,8 @@ class RecordValues:
     """Where it places someone: ``"home"``, ``"work"``, both or neither (see :data:`_ASKS_HOME`)."""
     plan: bool = False
     """It speaks of what is to come (:data:`_PLAN`): its date is a plan's, not when something happened."""
+    kinds: frozenset[str] = frozenset()
+    """The kinds of value of :mod:`memdesk.retrieval.value_kinds` it states (money, a duration, a time of day, ...)."""
 
     @classmethod
     def of(cls, text: str) -> RecordValues:
@@ -299,7 +325,8 @@ class RecordValues:
                     places.add(_bare(lower))
         lowered = body.lower()
         words = set(_WORD.findall(lowered))
-        date = bool(words & _CALENDAR or _NUMERIC_DATE.search(body) or _RELATIVE_DAY.search(body))
+        calendar = words & _CALENDAR or {w.removesuffix("s") for w in words} & _CALENDAR  # "on Fridays" names a day
+        date = bool(calendar or _NUMERIC_DATE.search(body) or _RELATIVE_DAY.search(body))
         undated = _DAY_OF_MONTH.sub(" ", _NUMERIC_DATE.sub(" ", lowered))  # "14 January" and "2025-05-20" count nothing
         count = bool(_DIGITS.search(undated) or words & _NUMBERS)
         (names, places), (denied_names, denied_places) = found[False], found[True]
@@ -307,7 +334,7 @@ class RecordValues:
             frozenset(names), frozenset(places), date, count,
             frozenset(denied_names - names), frozenset(denied_places - places), bool(_ROLE.search(body)),
             frozenset(k for k, cue in (("home", _ASKS_HOME), ("work", _ASKS_WORK)) if cue.search(body)),
-            bool(_PLAN.search(body)),
+            bool(_PLAN.search(body)), stated_kinds(body),
         )  # fmt: skip
 
 

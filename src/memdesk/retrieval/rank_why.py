@@ -15,12 +15,12 @@ __all__ = ["RankWhy"]
 class RankWhy:
     """Why a fused candidate ranks where it does, formatted only when a hit is made of it."""
 
-    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus", "focus_bonus", "denies", "followed")
+    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus", "focus_bonus", "denies", "followed", "preceded")
 
     def __init__(
         self, origin: tuple[str, int], cosine: float, bm25: float, z: float, superseded_weight: float | None = None,
         role_bonus: float = 0.0, time_bonus: tuple[float, str] | None = None, focus_bonus: tuple[float, str] | None = None,
-        denies: str | None = None, followed: float = 0.0,
+        denies: str | None = None, followed: float = 0.0, preceded: bool = False,
     ) -> None:  # fmt: skip
         self.origin, self.cosine, self.bm25, self.z = origin, cosine, bm25, z
         self.superseded_weight = superseded_weight
@@ -29,6 +29,7 @@ class RankWhy:
         self.focus_bonus = focus_bonus
         self.denies = denies
         self.followed = followed
+        self.preceded = preceded  # the question asks what held before: ``followed`` is for an earlier record on the topic
 
     def __str__(self) -> str:
         where, rank = self.origin
@@ -44,5 +45,6 @@ class RankWhy:
         demoted = f"; superseded, x{self.superseded_weight}" if self.superseded_weight is not None else ""
         if self.denies:
             demoted += f"; says a {self.denies} no longer holds, x{DENIAL_WEIGHT}"
-        later = f" incl. -{self.followed:.2f}: a later record on its topic follows it" if self.followed else ""
+        side = "an earlier record on its topic precedes it" if self.preceded else "a later record on its topic follows it"
+        later = f" incl. -{self.followed:.2f}: {side}" if self.followed else ""
         return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}{focus}{later}"

@@ -330,6 +330,7 @@ class Retriever:
                 focus=question_focus(person_text) if self.focus_weight > 0 else None,
                 focus_weight=self.focus_weight,
                 now_weight=self.now_weight if asks_now(person_text) else 0.0,
+                then_weight=self.now_weight if asks_then(person_text) else 0.0,  # what held before: the earliest
                 asking_weight=None if self.asking_weight is None or asks_about_asking(person_text) else self.asking_weight,
                 replaced_weight=self.superseded_weight if asks_then(person_text) else None,
             )

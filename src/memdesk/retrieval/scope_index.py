@@ -27,7 +27,7 @@ from ..runtime import aio
 from .calibration import TypeMoments
 from .lexical import BM25Index
 from ..filters import RecordFilter
-from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, only_asks, user_name_words
+from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, focus_scale, only_asks, user_name_words
 from .rank_why import RankWhy as _Why
 from .question_now import later_on_topic
 from .question_time import TimeWindow
@@ -132,6 +132,7 @@ class ScopeIndex:
         focus: Focus | None = None,
         focus_weight: float = 0.0,
         now_weight: float = 0.0,
+        then_weight: float = 0.0,
         asking_weight: float | None = None,
         replaced_weight: float | None = None,
     ) -> Iterator[tuple[int, float, "_Why"]]:
@@ -152,7 +153,8 @@ class ScopeIndex:
         now, a record that only denies values of the asked kind ("no longer works at X") has its fused score demoted
         by :data:`~memdesk.retrieval.question_focus.DENIAL_WEIGHT`, as a superseded one is; ``now_weight`` (a
         question asking what holds now) taken off a relevant record that a later relevant one on its topic follows
-        (:func:`~memdesk.retrieval.question_now.later_on_topic`); with ``asking_weight``, a record of a question someone
+        (:func:`~memdesk.retrieval.question_now.later_on_topic`), ``then_weight`` (a question asking what held before a
+        change, :func:`~memdesk.retrieval.question_now.asks_then`) off one that an earlier one on its topic precedes; with ``asking_weight``, a record of a question someone
         asked that states nothing (:func:`~memdesk.retrieval.question_focus.only_asks`) has its fused score demoted by that factor, as a
         superseded one is (:func:`~memdesk.retrieval.question_focus.asks_about_asking`: not for a question about what was
         asked);
@@ -217,7 +219,7 @@ class ScopeIndex:
         bonus = boosted + (time_weight * (window >= 0) if window is not None else 0.0)
         stated = np.zeros(len(positions))  # the focus bonus: the record states a value of the asked kind
         if focus is not None and focus_weight > 0:
-            stated = focus_weight * np.fromiter(
+            stated = focus_scale(len(self.records)) * focus_weight * np.fromiter(
                 (focus.answers(self.values[i], names) for i in positions.tolist()), dtype=bool, count=len(positions)
             )
             bonus = bonus + stated
@@ -226,10 +228,11 @@ class ScopeIndex:
             bonus, boosted, stated = bonus * gate, boosted * gate, stated * gate
         z = z + bonus + penalty  # after standardizing: a bonus every candidate shares changes no order
         boosted = boosted + penalty
-        followed = None  # asked what holds now: a record that a later one on its topic follows
-        if now_weight > 0 and len(positions) > 1:
+        followed = None  # asked what holds now: a record that a later one on its topic follows (asked what held
+        if (now_weight > 0 or then_weight > 0) and len(positions) > 1:  # before: one that an earlier one precedes)
+            said = self.said_times[positions] if now_weight > 0 else -self.said_times[positions]
             followed = later_on_topic(
-                z, self.vectors[positions], self.said_times[positions], gate=bonus_gate or 1.0, weight=now_weight,
+                z, self.vectors[positions], said, gate=bonus_gate or 1.0, weight=now_weight or then_weight,
                 speakers=np.array([self.records[i].speaker or "" for i in positions.tolist()], dtype=object),
             )
             z = z - followed
@@ -243,7 +246,7 @@ class ScopeIndex:
                 float(boosted[j]), (time_weight, when.label) if when is not None else None,
                 (float(stated[j]), focus.slot) if stated[j] > 0 and focus is not None else None,
                 focus.slot if denied is not None and denied[j] and focus is not None else None,
-                float(followed[j]) if followed is not None else 0.0,
+                float(followed[j]) if followed is not None else 0.0, preceded=now_weight <= 0 < then_weight,
             )
 
     def window_of(self, positions: np.ndarray, windows: Sequence[TimeWindow]) -> np.ndarray:

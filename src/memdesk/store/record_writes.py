@@ -111,8 +111,9 @@ class RecordWriter:
         """Log messages and insert records in ONE transaction: all or nothing (resumable ingest).
 
         ``closes``: stored records these records supersede (closed copies and their vectors, as :meth:`replace`
-        takes them), replaced in the same transaction, so a crash never keeps the new records without the closing
-        (one whose superseding record is skipped, or that is gone meanwhile, is left alone).
+        takes them, or narrowed ones: ``metadata["narrowed_by"]``), replaced in the same transaction, so a crash
+        never keeps the new records without the closing (one whose superseding record is skipped, or that is gone
+        meanwhile, is left alone).
 
         Records: InvalidInputError if an id already exists (use :meth:`replace`), repeats within
         the call, or a vector has the wrong shape or a non-finite value; EmbeddingMismatchError if
@@ -167,7 +168,8 @@ class RecordWriter:
                     self._insert_records(conn, *batch, bases=bases, owners=keep_owners)
                 written = {r.id for r in batch[0]} if batch is not None else set()
                 for rec, vector, payload in zip(*closing) if closing is not None else ():
-                    if rec.superseded_by in written and (found := self._replace_in(conn, rec, vector, payload)) is not None:
+                    by = rec.superseded_by or rec.metadata.get("narrowed_by")  # closed, or narrowed to what still holds
+                    if by in written and (found := self._replace_in(conn, rec, vector, payload)) is not None:
                         replaced.append((rec, vector, payload, found))
             if batch is not None:
                 self.search.added(*batch)

@@ -1,0 +1,171 @@
+"""What a sentence states: the speaker's stance toward the listener or the listener's news makes no record
+(:mod:`memdesk.conversation.stance`); an evaluation that states a preference, an event or a fact stays."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memdesk.conversation.base import Utterance
+from memdesk.conversation.extract import RuleExtractor
+from memdesk.conversation.router import RuleRouter
+from memdesk.conversation.stance import stance_only
+from memdesk.records import Message, Scope
+
+TS = datetime(2024, 9, 14, 18, 5, tzinfo=timezone.utc)
+SCOPE = Scope(user_id="u1")
+NAMES = ["Ines", "Bashir"]
+NEWS = "I passed my welding certification this morning, after three tries!"
+
+
+def stance(text: str, previous: str = NEWS, *, asked: bool = False) -> bool:
+    return stance_only(text, names=NAMES, addressee="Bashir", previous=previous, asked=asked)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a feeling toward the listener, what it is for being the listener's own
+        "So proud of you!",
+        "I'm incredibly proud of you for sticking with the welding.",
+        "We're all thrilled for you, Bashir.",
+        "Honestly, I'm in awe of you.",
+        "I believe in you.",
+        "I really admire your grit.",
+        # the listener: what they are, deserve, can or will do
+        "You deserve it.",
+        "You totally earned every bit of this.",
+        "You're such a natural.",
+        "You'll do great.",
+        "Your family must be so proud.",
+        "Bashir, your patience is amazing.",
+        # a verdict on the listener's news, restating it at most
+        "That sounds amazing.",
+        "Wow, what an achievement!",
+        "Such a huge relief.",
+        "That's a certification well deserved.",
+        "Those three tries really paid off.",
+        # encouragement
+        "Keep going!",
+        "Don't ever be afraid to take a leap.",
+        "Stay positive and keep pushing.",
+        # clauses of stance together
+        "That's so inspiring, I'm really proud of you for taking the leap.",
+    ],
+)
+def test_stance_toward_the_listener_states_nothing(text: str) -> None:
+    assert stance(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I find pottery relaxing.",  # a preference of the speaker's
+        "Caroline's painting won a prize.",  # an event, of someone named
+        "Your painting won first prize.",  # an event, not an evaluation
+        "I'm so happy here in the new flat.",  # the speaker's own state
+        "I'm proud of you, my brother took four tries.",  # something of the speaker's own beside the feeling
+        "I'm glad you liked my lemon tart.",  # the speaker's tart
+        "You should try the night classes at the college.",  # advice
+        "You're moving to Leeds?",  # a question
+        "That reminds me of my first job.",  # the speaker's own
+        "Keep the receipts for the accountant.",  # an instruction with an object of its own
+        "That took 40 hours of practice.",  # a number
+        "Your brother is a paramedic.",  # what someone is, not an evaluation
+        "We love cycling along the canal.",  # what the speaker does
+    ],
+)
+def test_evaluations_that_state_something_stay(text: str) -> None:
+    assert not stance(text)
+
+
+def test_after_a_question_a_verdict_answers_it() -> None:
+    # "How was it?" "It was amazing!": how the speaker's trip went, worth noting
+    assert stance("It was amazing!", "I just got back from the coast.")
+    assert not stance("It was amazing!", "How was the coast?", asked=True)
+    assert not stance("Just a little.", "Were you nervous?", asked=True)
+
+
+def _utt(text: str, previous: str, speaker: str = "Ines", other: str = "Bashir") -> Utterance:
+    before = Message(id="m1", speaker=other, content=previous, timestamp=TS)
+    return Utterance(message_id="m2", message=Message(id="m2", speaker=speaker, content=text, timestamp=TS), scope=SCOPE, context=[before])
+
+
+def _records(u: Utterance) -> list[str]:
+    return [r.body() for r in RuleExtractor().extract(u, RuleRouter().route(u))]
+
+
+def test_a_turn_of_stance_makes_no_record() -> None:
+    for reply in (
+        "Bashir!! I'm so proud of you for not giving up. You totally deserve this.",
+        "That sounds amazing. You worked so hard for it, keep going!",
+        "Wow, what a relief. Your persistence is inspiring.",
+    ):
+        assert _records(_utt(reply, NEWS)) == [], reply
+
+
+def test_a_turn_keeps_what_the_speaker_states_beside_the_stance() -> None:
+    recs = _records(_utt("So proud of you! I start my own course at the college in October.", NEWS))
+    assert recs and all("proud" not in r for r in recs)
+    assert any("college" in r for r in recs)
+
+
+def test_a_verdict_of_the_speakers_own_event_stays() -> None:
+    # "it" speaks of the speaker's own sentence, not of the listener's news
+    recs = _records(_utt("We repainted the whole boat on Sunday. It was so rewarding.", NEWS))
+    assert any("rewarding" in r for r in recs)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Bom trabalho. Obrigada!", "Fine by me. Merci!", "shukran habibi", "Hej då, Bashir!", "Görüşürüz!", "Grazie mille, ciao!"],
+)
+def test_thanks_and_greetings_in_other_languages_make_no_record(text: str) -> None:
+    assert _records(_utt(text, "Here's the schedule for Saturday.")) == []
+
+
+def test_a_mixed_language_wish_states_nothing() -> None:
+    assert stance("Tanti auguri to you both!")
+    assert not stance("Tanti auguri, we're getting married in May too!")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Beyond happy for Bashir!",  # the listener named where "you" would be
+        "Wishing you the very best with the next one.",
+        "Cheers, Bash!",  # a nickname: a prefix of the listener's name
+        "That welding news is huge 🔥 so thrilled for you.",  # an emoji between two clauses
+        "Trust your instincts and keep pushing.",  # the listener's own thing after "your"
+        "Three tries, including the practical!",  # the listener's news said back
+    ],
+)
+def test_stance_in_other_shapes(text: str) -> None:
+    assert stance(text, "I passed my welding certification after three tries, including the practical.")
+
+
+def test_a_name_that_is_not_the_listeners_keeps_the_sentence() -> None:
+    assert not stance("Beyond happy for Tomasz!")
+    assert not stance("Cheers, Bash! I'm off to Porto now.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Hi Bashir, thanks for asking.", "Thank you so much for the pointers.", "Your welding course sounds brilliant.", "Your new workshop bench looks so good!"],
+)
+def test_thanks_and_compliments_on_the_listeners_things(text: str) -> None:
+    assert stance(text, "How are you doing? Here's my new workshop bench [shares an image: a workbench].", asked=True) or stance(text)
+
+
+def test_thanks_that_say_something_of_the_speakers_stay() -> None:
+    assert not stance("Thanks for the tip about my landlord.")
+    assert not stance("Your welding course won an award at the fair.")
+
+
+def test_encouragement_between_peers_and_an_instruction_to_an_assistant() -> None:
+    # between two people an imperative of going on is encouragement; said to an assistant, it instructs
+    assert _records(_utt("Don't forget, trust yourself and your instincts. Keep going!", NEWS)) == []
+    before = Message(id="m1", role="assistant", speaker="Desk", content="Here's the draft of your cover letter.", timestamp=TS)
+    u = Utterance(message_id="m2", message=Message(id="m2", role="user", speaker="Ines", content="Don't forget, trust yourself and keep going.", timestamp=TS), scope=SCOPE, context=[before])
+    assert _records(u) != []
