@@ -220,3 +220,29 @@ def test_a_weekday_in_a_named_week_is_that_weeks_day(text: str, said: str, expec
     ref = datetime.fromisoformat(said + "T10:00:00+00:00")
     days = [m for m in resolve(text, ref, prefer="auto") if m.granularity == "day"]
     assert days and days[0].start.date().isoformat() == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # said on Monday 2025-11-24: a tenseless list whose days are ahead is a list of plans
+        ("Suit fitting on Thursday, last shift on 12 December, new route from 5 January.", "2025-11-27"),
+        ("Noted: vet on Friday and the kennel from 20 December.", "2025-11-28"),
+    ],
+)
+def test_a_weekday_in_a_list_of_plans_is_ahead(text: str, expected: str) -> None:
+    ref = datetime.fromisoformat("2025-11-24T10:00:00+00:00")
+    days = [m for m in resolve(text, ref, prefer="auto") if m.granularity == "day"]
+    assert days and days[0].start.date().isoformat() == expected
+
+
+def test_a_weekday_in_a_narrated_list_stays_past() -> None:
+    ref = datetime.fromisoformat("2025-11-24T10:00:00+00:00")
+    days = [m for m in resolve("The suit came on Thursday, and the shift is on 12 December.", ref, prefer="auto")
+            if m.granularity == "day"]
+    assert days[0].start.date().isoformat() == "2025-11-20"
+
+
+def test_an_ing_noun_as_subject_is_no_dropped_progressive() -> None:
+    assert _dates("Shearing finished early, on 4 March.", "2025-03-10") == [("2025-03-04", "2025-03-05")]
+    assert _dates("Painting was done by 2 March.", "2025-03-10") == [("2025-03-02", "2025-03-03")]

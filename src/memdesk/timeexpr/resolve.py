@@ -206,7 +206,24 @@ def resolve(
                 weekdays.append(mention)
     found.sort(key=lambda t: t.span)
     found = _in_named_week(found, weekdays) if weekdays else found
+    found = _plan_weekdays(found, weekdays, inferred, text, ref) if weekdays and inferred else found
     return _runs_forward(found, inferred, text, ref) if len(inferred) > 1 else found
+
+
+def _plan_weekdays(
+    found: list[TimeMention], weekdays: list[TimeMention], inferred: list[TimeMention], text: str, ref: datetime
+) -> list[TimeMention]:
+    """A weekday in a sentence with no tense whose other days are ahead is ahead too: a list of plans ("Suit on
+    Thursday, last shift on 12 December, Shetland from 5 January"), not a narrated day."""
+    if sentence_tense(text) is not None or _NARRATED.search(text) or not any(t.start >= ref for t in inferred):
+        return found
+    out = []
+    for t in found:
+        if t in weekdays and t.start < ref and t.granularity == "day":
+            day = t.start + timedelta(days=7)
+            t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
+        out.append(t)
+    return out
 
 
 def _in_named_week(found: list[TimeMention], weekdays: list[TimeMention]) -> list[TimeMention]:

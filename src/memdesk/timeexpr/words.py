@@ -128,8 +128,10 @@ _PROGRESSIVE = re.compile(
 
 
 #: A clause that opens with an "-ing" verb has dropped its subject and "be": "Picking it up on Saturday", "Flying
-#: out Friday": an arrangement, like the progressive it stands for.
-_DROPPED_BE = re.compile(r"^\W*(?:(?:and|also|just|still|then)\s+)?(?P<ing>[A-Za-z]{2,}ing)\s+(?!(?:on|in|at|of|to|for|is|was)\b)", re.IGNORECASE)
+#: out Friday": an arrangement, like the progressive it stands for; not an "-ing" noun that is the subject of the
+#: verb after it ("Pruning finished early, on 7 March").
+_DROPPED_BE = re.compile(r"^\W*(?:(?:and|also|just|still|then)\s+)?(?P<ing>[A-Za-z]{2,}ing)\s+"
+    r"(?!(?:on|in|at|of|to|for|is|was|were|has|had|will|would|can|could|must|took|went|began|ran)\b|[a-z]+ed\b)", re.IGNORECASE)
 #: "-ing" words that are not verbs at the head of a clause.
 _NOT_VERB_ING = frozenset("during according including regarding concerning considering notwithstanding".split())
 
