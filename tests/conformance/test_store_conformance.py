@@ -653,6 +653,20 @@ def test_write_closes_what_the_new_records_supersede_in_the_same_transaction(sto
     assert store.get(old[1].id).superseded_by is None
 
 
+def test_write_narrows_a_record_in_the_same_transaction(store: Store, rng) -> None:
+    """A ``closes`` entry that is narrowed (``metadata["narrowed_by"]``: a new text of what still holds, still current)
+    replaces the stored record with the new records, its old version kept in the history; none without the other."""
+    old = semantic(U1A1, 1)
+    store.write(old, unit(rng, 1))
+    new = semantic(U1A1, 1)
+    narrowed = old[0].model_copy(update={"fact": "what still holds", "metadata": {**old[0].metadata, "narrowed_by": new[0].id}})
+    store.write(new, unit(rng, 1), messages=[_msg(2)], owners=["D1:2"], closes=[(narrowed, unit(rng, 1)[0])])
+    got = store.get(old[0].id)
+    assert got is not None and got.fact == "what still holds" and got.superseded_by is None and got.valid_to is None
+    assert got.metadata["narrowed_by"] == new[0].id and store.get(new[0].id) is not None
+    assert [e.event for e in store.history(old[0].id)][-1] == HistoryEvent.UPDATE
+
+
 # --- collections -----------------------------------------------------------------------------------------
 def test_collections_put_get_search_count(store: Store, rng) -> None:
     ids = [f"ex{i}" for i in range(50)]
