@@ -354,8 +354,8 @@ def analyze(
         image = raw.startswith("[shares an image")
         # "It was really rewarding." right after an event says how it went: it stays with that sentence
         follows_content = bool(out) and out[-1].kind == "content" and _VERDICT_ON_PREVIOUS.match(raw) is not None
+        instruction = instructs_reply(raw)  # "Keep it short.": never small talk
         # a greeting in another language inside an English turn ("Hola! I moved to Cusco.") is small talk too
-        instruction = instructs_reply(raw)
         if not image and not follows_content and not instruction and (is_phatic(raw, names) or phatic_elsewhere(raw, names) or echoes(raw, previous)):
             out.append(Sentence(text=raw, kind="phatic"))
             continue

@@ -194,12 +194,11 @@ _REPLY_MANNER = frozenset(
     tone language emoji emojis bullet bullets table tables list lists format paragraph paragraphs words
     """.split()
 )
-_REPLY_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _REPLY_OPENERS = frozenset("keep be make use write answer reply respond talk speak stop avoid don't never always only no".split())
 
 
 def instructs_reply(sentence: str) -> bool:
     """An imperative on how to answer ("Keep it short.", "Be brief.", "Always keep replies short.", "No emojis."),
     unlike an encouragement ("Keep going!") or a social formula."""
-    ws = _REPLY_WORD.findall(re.sub(r"^(?:please|pls|and|also|oh|ok|okay)\W+", "", sentence.strip().lower()))
+    ws = _WORD.findall(re.sub(r"^(?:please|pls|and|also|oh|ok|okay)\W+", "", sentence.strip().lower()))
     return bool(ws) and ws[0] in _REPLY_OPENERS and any(w in _REPLY_MANNER for w in ws[1:]) and not sentence.rstrip().endswith("?")
