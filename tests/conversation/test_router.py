@@ -216,6 +216,8 @@ def test_locomo_only_few_turns_are_dropped(locomo_path: Path) -> None:
     [
         ("I work at St. Anne's in York. It's busy.", ["I work at St. Anne's in York.", "It's busy."]),
         ("Dr. Rao and Mrs. Bell came. Mr. Ito did not.", ["Dr. Rao and Mrs. Bell came.", "Mr. Ito did not."]),
+        ("I send it to my tutor, Dra. Vidal, by May. Ing. Soto signs.", ["I send it to my tutor, Dra. Vidal, by May.", "Ing. Soto signs."]),
+        ("Sra. Pinto and Profa. Lemos came. Dott. Sala did not.", ["Sra. Pinto and Profa. Lemos came.", "Dott. Sala did not."]),
         ("Try a hard cheese, e.g. Comté. It melts well.", ["Try a hard cheese, e.g. Comté.", "It melts well."]),
         ("She studied in the U.S. The course was hard.", ["She studied in the U.S.", "The course was hard."]),
         ("We toured the U.S. Virgin Islands.", ["We toured the U.S. Virgin Islands."]),

@@ -14,8 +14,15 @@ __all__ = ["HEADING_WORDS", "plain_line", "split_sentences"]
 #: A candidate sentence end: terminal punctuation, closing quotes/brackets, space, then an opening
 #: capital, digit or quote; or the start of an appended image caption.
 _SENT_END = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|[.!?]+\s*(?=\[shares an image)")
-#: Abbreviations that never end a sentence before a capital (titles before names, "e.g." before an example).
-_TITLES = frozenset("mr mrs ms mx dr prof st mt ft rev fr sr jr sgt capt lt col gen gov sen rep hon messrs mme mlle".split())
+#: Abbreviations that never end a sentence before a capital (titles before names, "e.g." before an example),
+#: English and the titles other languages put before a name in an English sentence ("my supervisor, Dra. Ruiz";
+#: "Sra.", "Profa.", "Ing.", "Lic.", "Arq.", "Dott.", "Pr." are no sentence ends either).
+_TITLES = frozenset(
+    """
+    mr mrs ms mx dr prof st mt ft rev fr sr jr sgt capt lt col gen gov sen rep hon messrs mme mlle
+    dra sra srta sres dres profa ing lic arq dott dssa sig pr mons
+    """.split()
+)
 _NEVER_FINAL = frozenset("e.g i.e vs cf approx incl esp viz no nos fig".split())
 #: Abbreviations that end a sentence only when a usual sentence opener follows ("in the U.S. The ...").
 _MAYBE_FINAL = frozenset("u.s u.k u.n e.u etc co inc ltd corp rd ave blvd ln dept univ".split())
