@@ -162,6 +162,50 @@ def test_an_answer_without_the_asked_value_comes_with_its_message_s_statement_of
     place = SemanticRecord(scope=SCOPE, speaker="Noor", fact="Noor started at St Mary's.", provenance=["m9"])
     ev = hits(shifts, fact("Noor moved into a flat by the canal."), fact("Noor likes tea."), place)
     c = choose("Where does Noor work?", ev)
-    assert c.answer is ev[0] and c.beside is ev[3]
+    assert c.answer is ev[0] and c.beside is ev[3].record
     text = ExtractiveAnswerer().answer("Where does Noor work?", Evidence(hits=ev, text="x", tokens=1)).answer
     assert "Noor works night shifts now." in text and "St Mary's" in text
+
+
+def test_the_message_s_statement_of_the_value_is_read_from_its_mates_when_the_block_left_it_out():
+    """"Start date 1 July." answers "Where will Noor work from July?" by its date; the same message said where
+    ("Noor will be a ward sister at Lakeshore Hospital.") but ranked out of the block: the answerer reads it from
+    the message's other records. Another message's place, or a closed statement, is never brought in."""
+    start = SemanticRecord(scope=SCOPE, speaker="Noor", fact="Start date 1 July.", provenance=["m4"])
+    place = SemanticRecord(scope=SCOPE, speaker="Noor", fact="Noor will be a ward sister at Lakeshore Hospital.", provenance=["m4"])
+    ev = hits(start, fact("Noor likes tea."), top=0.6)
+    asked: list[str] = []
+
+    def mates(record):
+        asked.append(record.id)
+        return [place] if record.provenance == ["m4"] else []
+
+    c = choose("Where will Noor work from July?", ev, mates=mates)
+    assert c.answer is ev[0] and c.beside is place and asked == [start.id]
+    text = ExtractiveAnswerer().answer("Where will Noor work from July?", Evidence(hits=ev, text="x", tokens=1), mates=mates).answer
+    assert text.index("Start date 1 July.") < text.index("Lakeshore Hospital")
+    assert choose("Where will Noor work from July?", ev).beside is None  # without mates: nothing to read
+    assert choose("Where will Noor work from July?", ev, mates=lambda r: [fact("Noor no longer works at Lakeshore Hospital.")]).beside is None
+
+
+def test_a_memory_answer_brings_in_a_statement_of_the_same_message_ranked_out_of_the_block(tmp_path):
+    """End to end through Memory (SQLite, the packaged embedder): the asked value, said in the first hit's own
+    message, is in the offline answer even when the block has no room for it."""
+    from memdesk import Memory
+    from memdesk.retrieval.retrieve import Retriever
+
+    mem = Memory.open(database_url=f"sqlite:///{tmp_path / 'm.db'}")
+    scope = Scope(user_id="noor")
+    try:
+        mem.add([{"role": "user", "content": "I got the job offer! Charge nurse at Lakeshore Hospital in Leeds. Start date 1 July."}],
+                scope=scope, speaker="Noor")
+        record = next(r for r in mem.get_all(scope=scope) if "Start date" in r.text() and "Lakeshore" not in r.text())
+        mates = mem.retriever.same_message(scope, record)
+        assert mates and all(m.provenance[:1] == record.provenance[:1] and m.id != record.id for m in mates)
+        assert isinstance(mem.retriever, Retriever)
+        first = mem.search("Where will Noor work from July?", scope=scope, K=1)
+        assert [h.record.id for h in first] == [record.id]  # the block holds the date, not the place
+        out = mem.answer("Where will Noor work from July?", scope=scope, K=1)
+        assert "Lakeshore" in out.answer
+    finally:
+        mem.close()

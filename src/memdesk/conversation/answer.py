@@ -14,10 +14,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
 
 from ..llm.base import ChatModel
 from ..llm.templates import OnePrompt
 from ..hits import Answer, Evidence, SearchHit
+from ..records import MemoryRecord
 from .answer_choice import choose
 
 #: What an answerer says when the evidence does not support an answer.
@@ -52,8 +54,17 @@ class ExtractiveAnswerer:
     def __init__(self, *, label: str = EXTRACTIVE_LABEL) -> None:
         self.label = label
 
-    def answer(self, question: str, evidence: Evidence, *, question_time: str | None = None) -> Answer:
-        choice = choose(question, evidence.hits)
+    def answer(
+        self,
+        question: str,
+        evidence: Evidence,
+        *,
+        question_time: str | None = None,
+        mates: Callable[[MemoryRecord], Sequence[MemoryRecord]] | None = None,
+    ) -> Answer:
+        """The answer from ``evidence``; ``mates(record)``, when given, reads the other current records of a record's
+        message, so an answer lacking the asked value can be followed by a statement of its message that says it."""
+        choice = choose(question, evidence.hits, mates=mates)
         if choice.closest is None:
             return Answer(question=question, answer=ABSTAIN, extractive=True, evidence=evidence, model=None)
         if choice.answer is not None:
@@ -71,9 +82,9 @@ class ExtractiveAnswerer:
         return Answer(question=question, answer=text, extractive=True, evidence=evidence, model=None)
 
 
-def _said(hit: SearchHit) -> str:
-    """A record's words with its anchor, and who said them when that is not the user."""
-    r = hit.record
+def _said(said: SearchHit | MemoryRecord) -> str:
+    """A record's (or a hit's record's) words with its anchor, and who said them when that is not the user."""
+    r = said.record if isinstance(said, SearchHit) else said
     anchor = r.temporal_anchor or (r.event_time.date().isoformat() if r.event_time else None)
     text = r.body().strip()
     if r.provenance_label():  # never present a tool's or an assistant's words as the user's

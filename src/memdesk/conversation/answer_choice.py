@@ -31,7 +31,10 @@ answer, and the next replaced record holding the words is tried. When no record,
 question's words and the first hit is a closing statement, the first current hit that states a value of the asked
 kind answers ("Where does Noor work now?": "Noor no longer works at the Riverside clinic", then "Noor is a nurse at
 St Mary's now"). An answer that states no value of the asked kind comes with a statement
-of its own message that does (:attr:`Choice.beside`). Otherwise nothing in memory says the answer directly: :class:`Choice` then carries the
+of its own message that does (:attr:`Choice.beside`): one in the evidence, else, when the caller can read the other
+current records of the answer's message (``mates``), one of those ("Where will Noor work from July?": "Start date
+July 1." comes with "Assistant professor at Lakeshore University.", said in the same message but ranked out of the
+block). Otherwise nothing in memory says the answer directly: :class:`Choice` then carries the
 closest record (the first hit) and the replaced one, if any, and the answerer says so rather than
 presenting the first hit as the answer.
 """
@@ -40,7 +43,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..hits import SearchHit
@@ -86,13 +89,21 @@ class Choice:
     closest: SearchHit | None
     earlier: SearchHit | None
     terms: tuple[str, ...]
-    beside: SearchHit | None = None
+    beside: MemoryRecord | None = None
     """A statement of the answer's own message that states the value of the asked kind the answer does not ("Where
     does Maya work?": "Maya works night shifts now" beside "Maya started at York Hospital"), None otherwise."""
 
 
-def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW, trust: float = TRUST) -> Choice:
-    """The hit of ``hits`` (best first) that answers ``question``; see the module docstring."""
+def choose(
+    question: str,
+    hits: Sequence[SearchHit],
+    *,
+    window: int = WINDOW,
+    trust: float = TRUST,
+    mates: Callable[[MemoryRecord], Sequence[MemoryRecord]] | None = None,
+) -> Choice:
+    """The hit of ``hits`` (best first) that answers ``question``; see the module docstring. ``mates(record)``, when
+    given, reads the other current records of ``record``'s message (for :attr:`Choice.beside`)."""
     if not hits:
         return Choice(None, None, None, ())
     words = [set(_TOKENIZER(h.record.embed_text())) for h in hits]
@@ -105,8 +116,11 @@ def choose(question: str, hits: Sequence[SearchHit], *, window: int = WINDOW, tr
     weights = _weights(_TOKENIZER(question), words)
 
     def chosen(i: int, terms: tuple[str, ...]) -> Choice:  # a current hit answers; its message may say the value
-        beside = None if states[i] else _restated(i, hits, denial, states)
-        return Choice(hits[i], hits[0], None, terms, hits[beside] if beside is not None else None)
+        if states[i]:
+            return Choice(hits[i], hits[0], None, terms)
+        beside = _restated(i, hits, denial, states)
+        said = hits[beside].record if beside is not None else _mate_stating(question, hits[i].record, mates)
+        return Choice(hits[i], hits[0], None, terms, said)
 
     if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
         return chosen(0, tuple(weights))
@@ -146,6 +160,24 @@ def _focus_marks(question: str, hits: Sequence[SearchHit]) -> tuple[list[bool], 
     names = user_name_words(h.record.speaker for h in hits if h.record.role == "user" and h.record.speaker)
     values = [RecordValues.of(h.record.text()) for h in hits]
     return [focus.denies(v, names) for v in values], [focus.answers(v, names) for v in values]
+
+
+def _mate_stating(
+    question: str, record: MemoryRecord, mates: Callable[[MemoryRecord], Sequence[MemoryRecord]] | None
+) -> MemoryRecord | None:
+    """The shortest current record of ``record``'s message (read by ``mates``) that states a value of the kind
+    ``question`` asks for and is no closing statement; None without ``mates``, a kind asked or such a record."""
+    focus = question_focus(question) if mates is not None else None
+    if focus is None or mates is None:
+        return None
+    found = [r for r in mates(record) if r.role == record.role]
+    names = user_name_words(r.speaker for r in (record, *found) if r.role == "user" and r.speaker)
+    stating = []
+    for r in found:
+        values = RecordValues.of(r.text())
+        if focus.answers(values, names) and not focus.denies(values, names):
+            stating.append(r)
+    return min(stating, key=lambda r: (len(r.text()), r.id), default=None)
 
 
 def _restated(i: int, hits: Sequence[SearchHit], denial: list[bool], states: list[bool]) -> int | None:

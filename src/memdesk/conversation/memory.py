@@ -19,6 +19,7 @@ from ..settings import Settings
 from ..errors import EmptyInputError, InvalidInputError, MessageTooLargeError
 from ..records import (
     AddResult,
+    MemoryRecord,
     MemoryType,
     Scope,
     new_id,
@@ -272,6 +273,16 @@ class Memory(Curation, ClosesOnExit):
         if question_time and search_args.get("asked_at") is None:
             search_args["asked_at"] = parse_asked_at(question_time)
         evidence = self.evidence(question, scope=scope, **search_args)
+        from .answer import ExtractiveAnswerer
+
+        narrowed = any(search_args.get(k) is not None for k in ("filters", "as_of", "types", "speaker"))
+        if isinstance(self.answerer, ExtractiveAnswerer) and not narrowed:
+            # the offline answer may add a statement of its record's message that the block left out (current
+            # records of the same scope only: not when the caller narrowed what may be read)
+            def mates(record: MemoryRecord) -> list[MemoryRecord]:
+                return self.retriever.same_message(as_scope(scope), record)
+
+            return self.answerer.answer(question, evidence, question_time=question_time, mates=mates)
         return self.answerer.answer(question, evidence, question_time=question_time)
 
 

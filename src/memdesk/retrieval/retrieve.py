@@ -40,7 +40,7 @@ from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
 from .redundancy import demote_repeated
 from .relevance import COSINE, FUSED, RRF, calibrate
-from ..records import ALL_TYPES, MemoryType, Scope
+from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope
 from ..hits import SearchHit
 from .scope_index import TYPE_PRIOR, ScopeIndexCache
 
@@ -209,6 +209,16 @@ class Retriever:
     def drop_cached_text(self) -> None:
         """Drop every cached per-scope index (they hold records and their text): called when a scope is forgotten."""
         self.indexes.clear()
+
+    def same_message(self, scope: Scope, record: MemoryRecord) -> list[MemoryRecord]:
+        """The other current records of ``scope`` drawn from ``record``'s own message (its first provenance id: the
+        other statements said with it; a reply's view of the next message is not one), read from the scope's cached
+        index (the one the default search builds); empty on a read path without one."""
+        if self.fusion != "score" or not record.provenance:
+            return []
+        index = self.indexes.get(scope, tuple(MemoryType), RecordFilter(include_superseded=True), stem=self.stem)
+        own = record.provenance[0]
+        return [r for r in index.records if r.id != record.id and r.superseded_by is None and r.provenance[:1] == [own]]
 
     def check_scope(self, scope: Scope) -> None:
         if not self.store.has_scope(scope):
