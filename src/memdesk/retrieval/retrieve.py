@@ -346,7 +346,7 @@ class Retriever:
                     )
 
             ordered = demote_repeated(hits(), self.redundancy_penalty) if self.redundancy_penalty > 0 else hits()
-            packed = self.packer.pack(ordered, max_records=K) if self.packer is not None else dedupe(list(hits()))[:K]
+            packed = self.packer.pack(ordered, max_records=K) if self.packer is not None else dedupe(hits(), K)
             return calibrate(packed, FUSED if self.calibrated else None, len(index.records))
 
         return aio.offload(ranked_hits)
