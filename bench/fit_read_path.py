@@ -6,7 +6,9 @@ cosine + BM25 score. This script scores a vector of those parameters with the re
 stores ingested once (:func:`chat_replay.ingest`, the harness's write side), and fits them with
 leave-one-author-out cross-validation: each fold fits on every author's sets but one (plus the ``dev-*`` sets,
 written by helpers who knew the rules: training only) and scores the left-out author's sets, before
-(the shipped values) and after (the fold's fit). Run from the repository root:
+(the shipped values) and after (the fold's fit). The fit is a greedy forward selection over one-parameter moves
+from the shipped values, in rounds (:meth:`Fitter.fit`); the folds share the first round's scored vectors. Run from
+the repository root:
 
     export OMP_NUM_THREADS=1 MEMDESK_CONFIG="" PYTHONPATH=$PWD/src
     python bench/fit_read_path.py ingest --work /tmp/rpf                 # every set, once (minutes)
@@ -75,7 +77,7 @@ GRID: dict[str, tuple] = {
     "now_weight": (0.75, 1.5, 2.5),
     "asking_weight": (0.25, 0.5, 1.0),
     "denial_weight": (0.25, 0.5, 1.0),
-    "superseded_weight": (0.25, 0.5, 0.75),
+    "superseded_weight": (0.25, 0.5, 0.6, 0.75, 0.9, 1.0),
     "type_prior": (20.0, 200.0, 1e6),
 }
 """Each parameter's candidate values. ``focus_scope`` and ``denial_weight`` are the module constants
@@ -180,29 +182,36 @@ class Fitter:
     def objective(self, values: dict, groups: list[str]) -> float:
         return float(np.mean([p1 + 0.1 * rr for p1, rr in (self.group_score(values, g) for g in groups)]))
 
-    def deviations(self) -> list[dict]:
-        """The shipped values with one parameter moved to another value of its grid: scored once, shared by folds."""
-        return [self.start | {n: v} for n, grid in GRID.items() for v in grid if v != self.start[n]]
+    def deviations(self, origin: dict | None = None) -> list[dict]:
+        """``origin`` (default the shipped values) with one parameter moved to another value of its grid."""
+        origin = origin or self.start
+        return [origin | {n: v} for n, grid in GRID.items() for v in grid if v != origin[n]]
 
-    def fit(self, groups: list[str], min_gain: float, log) -> dict:
-        """Greedy forward selection over the one-parameter deviations, on the objective over ``groups``: each
-        parameter's best deviation that gains more than ``min_gain`` alone, tried best first on top of what was
-        taken, kept when the combination still gains more than ``min_gain``."""
-        base = self.objective(self.start, groups)
-        best: dict[str, tuple[object, float]] = {}
-        for trial in self.deviations():
-            (name, value), = ((n, v) for n, v in trial.items() if v != self.start[n])
-            gain = self.objective(trial, groups) - base
-            if gain > min_gain and gain > best.get(name, (None, 0.0))[1]:
-                best[name] = (value, gain)
-        chosen, score = dict(self.start), base
-        for name, (value, alone) in sorted(best.items(), key=lambda kv: -kv[1][1]):
-            trial = chosen | {name: value}
-            s = self.objective(trial, groups)
-            kept = s > score + min_gain
-            log(f"  {name}={value}: alone {alone:+.4f}, with those taken {s - score:+.4f}{' (taken)' if kept else ''}")
-            if kept:
-                chosen, score = trial, s
+    def fit(self, groups: list[str], min_gain: float, rounds: int, log) -> dict:
+        """Greedy forward selection over one-parameter moves, on the objective over ``groups``: each parameter's
+        best move that gains more than ``min_gain`` alone, tried best first on top of what was taken, kept when
+        the combination still gains more than ``min_gain``; repeated from what was taken, at most ``rounds`` times
+        (the first round's moves, from the shipped values, are shared by every fold)."""
+        chosen = dict(self.start)
+        for n in range(rounds):
+            origin = dict(chosen)
+            base = self.objective(origin, groups)
+            best: dict[str, tuple[object, float]] = {}
+            for trial in self.deviations(origin):
+                (name, value), = ((k, v) for k, v in trial.items() if v != origin[k])
+                gain = self.objective(trial, groups) - base
+                if gain > min_gain and gain > best.get(name, (None, 0.0))[1]:
+                    best[name] = (value, gain)
+            score = base
+            for name, (value, alone) in sorted(best.items(), key=lambda kv: -kv[1][1]):
+                trial = chosen | {name: value}
+                s = self.objective(trial, groups)
+                kept = s > score + min_gain
+                log(f"  round {n + 1}: {name}={value}: alone {alone:+.4f}, with those taken {s - score:+.4f}{' (taken)' if kept else ''}")
+                if kept:
+                    chosen, score = trial, s
+            if chosen == origin:
+                break
         return chosen
 
 
@@ -245,7 +254,7 @@ def cmd_cv(args) -> None:
     for held in AUTHORS:
         train = [g for g in fitter.groups if g != held]
         log(f"fold {held} (left out: {', '.join(AUTHORS[held])})")
-        chosen = fitter.fit(train, args.min_gain, log)
+        chosen = fitter.fit(train, args.min_gain, args.rounds, log)
         before, after = fitter.group_score(start, held), fitter.group_score(chosen, held)
         folds.append({
             "left_out": held, "sets": list(AUTHORS[held]),
@@ -256,7 +265,7 @@ def cmd_cv(args) -> None:
         log(f"fold {held}: p@1 {before[0]:.3f} -> {after[0]:.3f}, mrr {before[1]:.3f} -> {after[1]:.3f} "
             f"({fitter.evaluations} vectors scored)")  # fmt: skip
     log("fit on all sets")
-    final = fitter.fit(list(fitter.groups), args.min_gain, log)
+    final = fitter.fit(list(fitter.groups), args.min_gain, args.rounds, log)
     per_set = {
         name: {"before": list(fitter.scores(start)[name][:, :2].mean(0)), "after": list(fitter.scores(final)[name][:, :2].mean(0))}
         for name in fitter.sets
@@ -266,7 +275,7 @@ def cmd_cv(args) -> None:
         for trial in [start] + fitter.deviations()
     ]  # each one-parameter move's precision@1 per author (every fold's fit reads these)
     result = {
-        "start": start, "grid": GRID, "min_gain": args.min_gain, "folds": folds, "screen": screen,
+        "start": start, "grid": GRID, "min_gain": args.min_gain, "rounds": args.rounds, "folds": folds, "screen": screen,
         "all_sets": {"changed": {k: v for k, v in final.items() if v != start[k]}, "per_set": per_set},
     }  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -326,6 +335,7 @@ def main() -> None:
     c.add_argument("--work", type=Path, required=True)
     c.add_argument("--out", type=Path, required=True)
     c.add_argument("--min-gain", type=float, default=0.002)
+    c.add_argument("--rounds", type=int, default=2, help="rounds of moves from what the last one took")
     lo = sub.add_parser("locomo")
     lo.add_argument("--run", type=Path, required=True, help="a LoCoMo run's folder of shard-*/ (read only)")
     lo.add_argument("--set", action="append", default=[], metavar="NAME=VALUE")
