@@ -21,14 +21,33 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from memdesk.conversation.memory import build_memory
+from memdesk.conversation.memory import Memory, build_memory
 from memdesk.eval import metrics as M
 from memdesk.eval.chat_run import MRR_CUTOFF, ChatEval, records_bucket
-from memdesk.eval.datasets.chats import load_chats
+from memdesk.eval.datasets.chats import ChatSet, load_chats
 from memdesk.retrieval.retrieve import Retriever
 from memdesk.settings import Settings
 
 BUCKETS = ("1-15", "16-60", "61+")
+
+
+def open_work(work: Path) -> Memory:
+    """The configured Memory over ``<work>/chats.db`` (the harness's Memory, its database moved there)."""
+    work.mkdir(parents=True, exist_ok=True)
+    return build_memory(Settings().model_copy(update={"database_url": f"sqlite:///{work / 'chats.db'}"}))
+
+
+def ingest(memory: Memory, chats: ChatSet, work: Path) -> dict[str, int]:
+    """Each chat of ``chats`` not yet in ``<work>/ingested.json`` written into ``memory`` as the harness writes it
+    (:meth:`ChatEval.write_chat`); returns chat id -> records stored, for every chat ingested so far."""
+    done_file = work / "ingested.json"
+    done = json.loads(done_file.read_text()) if done_file.exists() else {}
+    runner = ChatEval(memory)
+    for chat in chats.chats:
+        if chat.id not in done:
+            done[chat.id] = runner.write_chat(chat).records
+            done_file.write_text(json.dumps(done))
+    return done
 
 
 def main() -> None:
@@ -50,17 +69,13 @@ def main() -> None:
         changes = {k: json.loads(v) for k, v in (o.split("=", 1) for o in args.set)}
         fused = Retriever.fused.__func__  # type: ignore[attr-defined]
         Retriever.fused = classmethod(lambda cls, store, **kw: fused(cls, store, **(kw | changes)))  # type: ignore[method-assign]
-    memory = build_memory(Settings().model_copy(update={"database_url": f"sqlite:///{args.work / 'chats.db'}"}))
-    done_file = args.work / "ingested.json"
-    done = json.loads(done_file.read_text()) if done_file.exists() else {}
+    memory = open_work(args.work)
     runner = ChatEval(memory)
     rows: dict[str, list[tuple[float, float, float]]] = defaultdict(list)
     out = args.json.open("w") if args.json else None
     try:
+        done = ingest(memory, chats, args.work)
         for chat in chats.chats:
-            if chat.id not in done:
-                done[chat.id] = runner.write_chat(chat).records
-                done_file.write_text(json.dumps(done))
             bucket = records_bucket(done[chat.id])
             scope = runner.scope_of(chat)
             for q in chat.questions:

@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memdesk.errors import InvalidInputError
-from memdesk.retrieval.packing import BudgetPacker
+from memdesk.retrieval.packing import BudgetPacker, dedupe
 from memdesk.records import EpisodicRecord, MemoryType, Scope, SemanticRecord
 from memdesk.hits import SearchHit
 from memdesk.retrieval.retrieve import Serializer
@@ -19,6 +19,23 @@ def hit(record, score=1.0):
 
 def fact(text, prov, anchor="2023-05-07"):
     return hit(SemanticRecord(scope=S, fact=text, provenance=prov, temporal_anchor=anchor))
+
+
+def test_dedupe_with_a_limit_keeps_the_first_distinct_hits_and_reads_no_further():
+    ranked = [fact("Ana likes tea", ["m1"]), fact("ana LIKES tea.", ["m2"]), fact("Ben rows on Sundays", ["m3"]),
+              fact("Cleo moved to Leeds", ["m4"])]
+    read = []
+
+    def lazily():
+        for h in ranked:
+            read.append(h)
+            yield h
+        raise AssertionError("read past the limit")
+
+    kept = dedupe(lazily(), limit=2)
+    assert [h.record.provenance for h in kept] == [["m1"], ["m3"]]  # the repeated text is skipped, not counted
+    assert len(read) == 3
+    assert dedupe(ranked) == [ranked[0], ranked[2], ranked[3]]
 
 
 def test_block_never_exceeds_the_budget_and_short_records_fill_the_rest():

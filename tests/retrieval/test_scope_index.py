@@ -12,7 +12,7 @@ import pytest
 from memdesk.filters import RecordFilter
 from memdesk.retrieval.question_time import question_windows
 from memdesk.records import ALL_TYPES, EpisodicRecord, Scope, SemanticRecord
-from memdesk.retrieval.retrieve import Retriever
+from memdesk.retrieval.retrieve import SUPERSEDED_WEIGHT, Retriever
 from memdesk.retrieval.scope_index import ScopeIndex, ScopeIndexCache
 from memdesk.retrieval.stemming import StemmingTokenizer
 from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
@@ -82,11 +82,29 @@ def test_a_superseded_memory_ranks_below_the_one_that_replaced_it(store):
     hits = Retriever.fused(store, k=10, K=10).retrieve(q, A, query_text="Where does Priya live?")
     ids = [h.record.id for h in hits]
     assert ids.index(new.id) < ids.index(old.id)  # demoted below the current fact, still findable
-    assert "superseded, x0.5" in hits[ids.index(old.id)].why
+    assert f"superseded, x{SUPERSEDED_WEIGHT}" in hits[ids.index(old.id)].why
     undemoted = Retriever.fused(store, k=10, K=10, superseded_weight=1.0).retrieve(q, A, query_text="Where does Priya live?")
     assert undemoted[0].record.id == old.id  # the weight, not chance, put it lower
     dropped = Retriever.fused(store, k=10, K=10, superseded_weight=None).retrieve(q, A, query_text="Where does Priya live?")
     assert old.id not in {h.record.id for h in dropped}
+
+
+def test_the_default_demotion_leaves_a_closed_record_that_matches_far_better_than_any_current_one_first(store):
+    # the write side closed the cat with the move ("We moved to Ely" closing "I live in Leeds with my cat, Biscuit");
+    # asked the cat's name, the closed record still matches far better than anything current
+    now = datetime(2024, 6, 1, tzinfo=timezone.utc)
+    moved = SemanticRecord(scope=A, fact="Tomas moved to Ely with the family", event_time=now, provenance=["new"])
+    cat = SemanticRecord(
+        scope=A, fact="Tomas lives in Leeds with his cat Biscuit", valid_to=now, superseded_by=moved.id, provenance=["old"]
+    )
+    put(store, cat, [1, 0, 0])
+    put(store, moved, [0.65, 0.76, 0])
+    for n in range(4):
+        put(store, SemanticRecord(scope=A, fact=f"Tomas note {n}", provenance=[f"d{n}"]), [0, 0.3 * n, 1])
+    q, asked = unit([1, 0, 0]), "What is the name of the cat Tomas has?"
+    assert Retriever.fused(store, k=10, K=10).retrieve(q, A, query_text=asked)[0].record.id == cat.id
+    halved = Retriever.fused(store, k=10, K=10, superseded_weight=0.5).retrieve(q, A, query_text=asked)
+    assert halved[0].record.id == moved.id  # the demotion ENGRAM's path keeps would bury it
 
 
 def test_as_of_reads_what_held_then(store):

@@ -244,12 +244,15 @@ def _fitted(hits: list[SearchHit], serializer: "Serializer", budget: int) -> tup
     return out, 0
 
 
-def dedupe(hits: Sequence[SearchHit]) -> list[SearchHit]:
+def dedupe(hits: Iterable[SearchHit], limit: int | None = None) -> list[SearchHit]:
     """Keep the first (best) hit of each provenance set and of each normalized text; the statements a compound
-    message was split into (:func:`is_statement`) are kept one per text."""
+    message was split into (:func:`is_statement`) are kept one per text. With ``limit``, the first ``limit`` hits
+    kept (``hits`` is consumed only as far as that needs)."""
     seen_prov: set[tuple[str, ...]] = set()
     seen_text: set[str] = set()
-    out = []
+    out: list[SearchHit] = []
+    if limit is not None and limit < 1:
+        return out
     for h in hits:
         prov = tuple(sorted(h.record.provenance))
         text = normalized_text(h.record.embed_text())
@@ -260,4 +263,6 @@ def dedupe(hits: Sequence[SearchHit]) -> list[SearchHit]:
             seen_prov.add(prov)
         seen_text.add(text)
         out.append(h)
+        if limit is not None and len(out) >= limit:
+            break
     return out

@@ -52,6 +52,13 @@ at 10 and 20 (``bench/results/scores/README.md``): it kept a lone shared word fr
 chats and cost others their one rare matching noun; on the tune chats it lost (p@1 0.725 at 20, 0.728 off)."""
 LEXICAL_FLOOR = 0.5
 """The default read path's lexical floor (see :class:`Retriever`'s ``lexical_floor``)."""
+SUPERSEDED_WEIGHT = 0.6
+"""The default read path's demotion of a superseded record (see :class:`Retriever`'s ``superseded_weight``; the
+constructor's own default, 0.5, is ENGRAM's path's). Fitted with every other read-path weight, leave-one-author-out
+over six writers' chat sets (``bench/fit_read_path.py``, ``bench/results/read-path-fit/README.md``): of all the
+one-weight moves it alone gained on the left-out writer (precision@1 +0.005 on average, on 4 of 6 folds, none lower;
+MRR@10 higher on all 6). A softer demotion keeps a closed record that matches the question far better than anything
+current (a change the write side read too broadly) above weak current matches; 0.9 and 1.0 lost."""
 from .serialize import Serializer
 from .stemming import StemmingTokenizer
 from ..store.base import Store
@@ -192,10 +199,12 @@ class Retriever:
         """memdesk's default read path: dense + stemmed BM25 score fusion, the asker's own words
         first (``person_weight``, 3 standard deviations), per-type calibration, a token budget (default 900 cl100k
         tokens) over an anchor-grouped block; records dated when the question asks about get ``time_weight``
-        (1.5 standard deviations). Both bonuses are gated (``bonus_gate``, 1 standard deviation)."""
+        (1.5 standard deviations). Both bonuses are gated (``bonus_gate``, 1 standard deviation). A superseded record's
+        fused score is multiplied by :data:`SUPERSEDED_WEIGHT`."""
         defaults = dict(
             lexical_k=k, person_weight=PERSON_WEIGHT, time_weight=TIME_WEIGHT, bonus_gate=BONUS_GATE, lexical_prior=LEXICAL_PRIOR,
             lexical_floor=LEXICAL_FLOOR, focus_weight=FOCUS_WEIGHT, now_weight=NOW_WEIGHT, asking_weight=ASKING_WEIGHT,
+            superseded_weight=SUPERSEDED_WEIGHT,
         )
         serializer = serializer or Serializer(group_by_anchor=True)
         return cls(store, k=k, K=K, hybrid=True, fusion="score", token_budget=token_budget, serializer=serializer, **(defaults | options))
@@ -356,7 +365,7 @@ class Retriever:
                     )
 
             ordered = demote_repeated(hits(), self.redundancy_penalty) if self.redundancy_penalty > 0 else hits()
-            packed = self.packer.pack(ordered, max_records=K) if self.packer is not None else dedupe(list(hits()))[:K]
+            packed = self.packer.pack(ordered, max_records=K) if self.packer is not None else dedupe(hits(), K)
             return calibrate(packed, FUSED if self.calibrated else None, len(index.records))
 
         return aio.offload(ranked_hits)
