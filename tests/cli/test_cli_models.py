@@ -37,7 +37,19 @@ def test_verify_without_an_install_names_the_command(models_run) -> None:
 
 def test_an_unknown_model_is_a_usage_error(models_run) -> None:
     r = models_run("models", "install", "no-such-model", ok=False)
-    assert r.exit_code != 0 and "known: nomic" in r.output
+    assert r.exit_code != 0 and "known: embeddinggemma, nomic" in r.output
+
+
+def test_embeddinggemma_is_refused_without_accepting_the_gemma_terms(models_run, tmp_path) -> None:
+    r = models_run("models", "install", "embeddinggemma", ok=False)
+    assert r.exit_code != 0 and "TermsNotAcceptedError" in r.output and "--accept-gemma-terms" in r.output
+    assert not (tmp_path / "models").exists()  # nothing downloaded or written
+
+
+def test_list_names_the_terms_flag(models_run) -> None:
+    listed = json.loads(models_run("models", "list", "--json").output)
+    gemma = next(m for m in listed["models"] if m["name"] == "embeddinggemma")
+    assert gemma["install"] == "memdesk models install embeddinggemma --accept-gemma-terms" and gemma["dim"] == 768
 
 
 def test_an_installed_copy_is_listed(models_run, tmp_path) -> None:

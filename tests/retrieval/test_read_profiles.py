@@ -14,6 +14,7 @@ def test_profiles_are_matched_by_model_name_before_the_file_hash() -> None:
     assert read_profile("nomic-embed-text-v1.5-q8_0@0a4d066fb01b") is PROFILES["nomic-embed-text-v1.5"]
     assert read_profile("nomic-embed-text-v1.5@f7af6f66802f") is PROFILES["nomic-embed-text-v1.5"]
     assert read_profile("all-MiniLM-L6-v2-int8-onnx") is PROFILES["all-MiniLM-L6-v2"]
+    assert read_profile("embeddinggemma-300m-q8_0@ca7bb8f25c58") is PROFILES["embeddinggemma-300m"]
     assert read_profile("hashing-256") is DEFAULT_PROFILE and read_profile(None) is DEFAULT_PROFILE
 
 

@@ -272,7 +272,7 @@ def history(obj: Ctx, record_id, user_id, agent_id, run_id, as_json) -> None:
 
 @main.command()
 @click.option(
-    "--embedder", type=click.Choice(["minilm", "multilingual", "hashing", "openai", "nomic", "gguf"]), required=True,
+    "--embedder", type=click.Choice(["minilm", "multilingual", "hashing", "openai", "nomic", "embeddinggemma", "gguf"]), required=True,
     help="The new embedder (nomic / gguf: MEMDESK_EMBEDDER_MODEL and friends apply).",
 )
 @click.option("--embedding-model", default=None, help="Model name for the openai embedder.")

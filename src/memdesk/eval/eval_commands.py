@@ -53,9 +53,9 @@ def _common(f):
         click.option("--k", "k", default=20, show_default=True, help="Records per memory type (typed top-k)."),
         click.option("--K", "K", default=25, show_default=True, help="Records kept after merge (K)."),
         click.option("--no-sweep", is_flag=True, help="Skip the k/K sweep of the typed system."),
-        click.option("--embedder", type=click.Choice(["minilm", "nomic", "hashing", "settings"]), default="minilm",
+        click.option("--embedder", type=click.Choice(["minilm", "nomic", "embeddinggemma", "hashing", "settings"]), default="minilm",
                      show_default=True, help="'settings' uses MEMDESK_EMBEDDER; 'nomic' is nomic-embed-text-v1.5 "
-                                             "(memdesk models install nomic)."),
+                                             "(memdesk models install nomic); 'embeddinggemma' is EmbeddingGemma-300M."),
         click.option("--processor", type=click.Choice(["rules", "llm"]), default=None,
                      help="Processor of the typed store (default: MEMDESK_PROCESSOR, i.e. what memdesk-default uses; "
                           "'llm' needs the LLM settings)."),
@@ -78,10 +78,10 @@ def _embedder(choice: str, settings: Settings) -> Embedder:
         from ..embed import HashingEmbedder
 
         return HashingEmbedder()
-    if choice in ("settings", "nomic"):
+    if choice in ("settings", "nomic", "embeddinggemma"):
         from ..embed import make_embedder
 
-        return make_embedder(settings if choice == "settings" else settings.model_copy(update={"embedder": "nomic"}))
+        return make_embedder(settings if choice == "settings" else settings.model_copy(update={"embedder": choice}))
     from ..embed import MiniLMEmbedder
 
     return MiniLMEmbedder()

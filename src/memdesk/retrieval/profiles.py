@@ -37,6 +37,8 @@ PROFILES: Mapping[str, ReadProfile] = MappingProxyType({
     # nomic: less BM25, one pooled score scale for all memory types, repeats of a shown message packed later
     # (bench/results/locomo-nomic/profile-30n/README.md)
     "nomic-embed-text-v1.5": ReadProfile(lexical_weight=0.1, type_prior=1e6, redundancy_penalty=0.5),
+    # EmbeddingGemma: nomic's pooled scale and redundancy penalty, BM25 weight 0.2 (bench/results/locomo-gemma/README.md)
+    "embeddinggemma-300m": ReadProfile(lexical_weight=0.2, type_prior=1e6, redundancy_penalty=0.5),
 })  # fmt: skip
 
 
