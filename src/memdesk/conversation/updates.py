@@ -51,7 +51,9 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     for kind, pattern in (
         # an amount of money: a currency sign or name, or a rate ("55 an hour")
         ("money", rf"[£$€₹¥₦]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
-                  r"|\b\d[\d,]*(?:\.\d+)?\s+(?:an|a|per)\s+(?:hour|night|session|lesson|visit|month)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|bn)\b"),
+                  r"|\b\d[\d,]*(?:\.\d+)?\s+(?:an|a|per)\s+(?:hour|night|session|lesson|visit|month)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|bn)\b"
+                  # an amount by its scale or its thousands ("50k", "3.5k", "170,000"), not a count of a noun ("40,000 words")
+                  r"|\b\d+(?:\.\d+)?k\b|\b\d{1,3}(?:,\d{3})+\b(?!\s+[a-z-]{2,}s\b)"),
         ("percent", r"\b\d+(?:\.\d+)?\s?(?:%|percent\b|per\s+cent\b)"),
         ("dose", r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|micrograms?|milligrams?)\b"),
         # a span of the clock is one value: "7pm to 7am" is not "7am to 7pm"
@@ -60,7 +62,8 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b(?:in|until|till|by|from|to)\s+{_MONTH}\b"
                  r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|(?-i:\b(?:January|February|March|April|June|July|August|September|October|November|December)\b)"),
         ("frequency", rf"\bevery\s+(?:other\s+|second\s+|single\s+)?(?:{_DAY}|day|week|month|morning|evening|night|weekend|fortnight|year)\b"
-                      rf"|\b(?:once|twice|{_NUM}\s+times)\s+(?:a|per|every)\s+\w+\b|\b{_NUM}\s+days?\s+(?:a|per)\s+week\b"),
+                      rf"|\b(?:once|twice|{_NUM}\s+times)\s+(?:a|per|every)\s+\w+\b"
+                      rf"|\b{_NUM}\s+(?:days?|mornings?|afternoons?|evenings?|nights?|shifts?|sessions?)\s+(?:a|per)\s+(?:week|month)\b"),
         # a schedule: days in the plural, a range, or "Monday nights" ("on Saturday" alone is a date)
         ("date", rf"\b(?:first|second|third|fourth|last)\s+{_DAY}\b"),
         ("weekday", rf"\b{_DAY}s?\s+(?:to|-|through|and|or)\s+{_DAY}s?\b|\b{_DAY}s\b|\b{_DAY}\s+(?:nights|mornings|evenings|afternoons)\b"),
@@ -82,7 +85,8 @@ _NOT_COUNTED = re.compile(
 #: Words that say a value changed or is the current one.
 _CUE = re.compile(
     r"\b(?:now|instead|again|new|newer|up\s+to|down\s+to|back\s+to|extra|"
-    r"raised|raises|lowered|increased|reduced|cut|cuts|dropped|dropping|drops|pushed|pushes|moved|moving|shortened|extended|"
+    r"rais(?:ed|es|ing)|lower(?:ed|ing)|increas(?:ed|ing)|reduc(?:ed|ing)|cut|cuts|cutting|dropped|dropping|drops|push(?:ed|es|ing)|"
+    r"bump(?:ed|s|ing)|upped|moved|moving|shortened|extend(?:ed|s|ing)|in\s+the\s+end|actually|correction|"
     r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|slipped|settled\s+at|went\s+in|rose|fell|grew|grown|doubled|halved|"
     # a value moving along its scale: "savings jumped to 115,000", "the list hit 40", "pledges crossed 5,000"
     r"(?:jump(?:ed|s)|climb(?:ed|s)|reach(?:ed|es)|soar(?:ed|s)|dip(?:ped|s)|s[au]nk|slid|shr[au]nk|plunged|tumbled|cross(?:ed|es)|"
@@ -143,7 +147,7 @@ def _spans(text: str) -> list[tuple[str, str, tuple[int, int]]]:
 
 def _normal(value: str, kind: str) -> str:
     words = [_NUMBER_WORDS.get(w, w) for w in re.findall(r"[a-z0-9.:£$€]+", value.lower().replace(",", ""))]
-    if kind == "weekday":
+    if kind in ("weekday", "frequency"):  # "Wednesdays" is "Wednesday"; "two mornings a week" / "one morning a week"
         words = [w[:-1] if w.endswith("s") else w for w in words]
     return " ".join(w for w in words if w not in ("in", "until", "till", "by", "from", "to", "of", "the", "a", "per"))
 
@@ -168,7 +172,7 @@ def topic_terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
 
 def update_of(text: str) -> Claim | None:
     """An ``update`` claim (the sentence as value) when ``text`` gives a value with a word of change."""
-    if _NOT_AN_UPDATE.search(text) or (_CUE.search(text) is None and _POSSESSIVE.match(text) is None):
+    if _NOT_AN_UPDATE.search(text) or (_CUE.search(text) is None and _POSSESSIVE.match(text) is None and not _names_old(text)):
         return None
     kinds = values_of(text)
     if not kinds:
@@ -206,6 +210,13 @@ def _when(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
 
 #: what a sentence names as the old value: "instead of 15,000", "rather than Tuesdays", ", not in the morning"
 _OLD_NAMED = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+[^.;!?]*|,\s+not\s+[^.;!?]*", re.IGNORECASE)
+
+
+def _names_old(text: str) -> bool:
+    """Whether ``text`` gives a value and names the one it replaces, of the same kind ("gave me 20%, not 24%",
+    "approved at 170,000 in the end, not 180", "three nights instead of two")."""
+    old = " ".join(m.group(0) for m in _OLD_NAMED.finditer(text))
+    return bool(old) and bool(_when(values_of(new_only(text))).keys() & _when(values_of(old)).keys())
 
 
 def new_only(text: str) -> str:
@@ -247,6 +258,22 @@ def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     return False
 
 
+def _lists(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
+    """Whether ``old`` lists several values of each kind ``new`` gives one of ("the tins for $18 and the jars for
+    $28", "60,000 in savings and a loan of 180,000", three exam dates): one new value replaces one of them, not the list."""
+    new, old = _when(new), _when(old)
+    old = {k: {v for v in vs if k != "date" or not _A_DAY.fullmatch(v)} for k, vs in old.items()}  # "11 November, a Monday": one date
+    kinds = [k for k in new if old.get(k)]
+    return bool(kinds) and all(k in _LISTED and 1 < len(old[k]) and len(new[k]) <= len(old[k]) for k in kinds)
+
+
+#: kinds whose values a memory lists as several things ("$18 ... $28"); a count's values or a schedule's days are one state
+_LISTED = ("money", "date", "percent", "dose")
+
+
+_A_DAY = re.compile(_DAY)
+
+
 def valueless(texts: Iterable[str]) -> str:
     """The statements of ``texts`` that give no typed value, joined: those that may say what a value said beside
     them is of ("The footbridge is delayed." beside "The new finish date is November."; "The test moved!" beside
@@ -262,7 +289,8 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     possessive ("My one-to-ones with Tom are every Monday") must share the word it is of ("one-to-ones")."""
     if claim.attribute != "update" or not claim.value:
         return set()
-    if not _differs(values_of(new_only(claim.value)), values_of(old_text)):
+    given, held = values_of(new_only(claim.value)), values_of(old_text)
+    if not _differs(given, held) or _lists(given, held):
         return set()
     old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
     if not _subject_ok(claim, old_terms) or _other_owner(claim.value, old_text, names):
