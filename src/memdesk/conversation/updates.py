@@ -3,16 +3,18 @@
 Much of what changes in a life is a value, not a named attribute: the budget goes up to £52,000, the herd
 is up to 152 cows, the fitters moved us to 16 February, the dose was lowered to 2.5mg, "I start at 5am now,
 Monday to Thursday", "I only need to see Jess once a month now". :func:`update_of` reads such a sentence
-(a word of change, "now", "instead", "up to", "moved ... to", "raised", ..., and at least one typed value)
+(a word of change, "now", "instead", "up to", "moved ... to", "raised", "bumping", "actually", ..., or the old value
+named beside the new one, "20%, not 24%"; and at least one typed value)
 into an ``update`` claim whose value is the sentence; :func:`updated_by` says which earlier memory it
 updates: one holding a value of the same kind that differs ("£48,000", "140 ... cows", "2 March", "4am",
 "every other Friday") and sharing with the sentence the words that say what the value is of ("budget",
 "cows", "fitters", "amlodipine"); the supersession keeps only the memories sharing the most such words
 (:meth:`memdesk.conversation.supersede.Supersession.resolve`).
 
-Value kinds: ``money`` (£48,000, €5k, 300 dollars), ``dose`` (5mg, 2.5 ml), ``clock`` (4am, 14:30),
-``date`` (2 March, 16 February, in January), ``weekday`` (Monday to Thursday, Wednesdays), ``frequency``
-(every other Friday, once a month, three times a week, four days a week), ``duration`` (three weeks, 25
+Value kinds: ``money`` (£48,000, €5k, 300 dollars, 41k, 3,100: an amount by its scale or its thousands; the
+currencies are the read side's, :data:`memdesk.retrieval.value_kinds.CURRENCY_NAMES`), ``dose`` (5mg, 2.5 ml),
+``clock`` (4am, 14:30), ``date`` (2 March, the 3rd of May, in January), ``weekday`` (Monday to Thursday,
+Wednesdays), ``frequency`` (every other Friday, once a month, three times a week, two mornings a week), ``duration`` (three weeks, 25
 minutes), ``number`` (a long number: a phone, an account) and ``count`` (a number, with the noun it counts
 when one follows: "140 Jersey cows", "318 pupils", "nine").
 """
@@ -24,6 +26,7 @@ from collections.abc import Iterable
 
 from .claims import Claim
 from ..retrieval.stemming import stem
+from ..retrieval.value_kinds import CURRENCY_NAMES, CURRENCY_SIGNS
 
 __all__ = ["gives_value_of", "new_only", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
 
@@ -39,18 +42,14 @@ _MONTH = r"(?:january|february|march|april|may|june|july|august|september|octobe
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bmidnight\b"
 _CLOCK = rf"(?:{_CLOCK})"
-#: currencies by name, singular or plural ("15,000 pesos", "3,400 dirhams", "12 million naira")
-_CURRENCY = (
-    r"(?:pounds?|euros?|dollars?|quid|pesos?|dirhams?|naira|cedis?|rupees?|yen|yuan|francs?|kr|kroner|kronor|krona|zloty|złoty|zł|"
-    r"rand|reais|real|lira|shillings?|baht|won|ringgit|dinars?|riyals?|dong|pesetas?|usd|eur|gbp|pln|inr|nok|sek|dkk|chf|aud|cad|ksh)"
-)
+_CURRENCY = rf"(?:{CURRENCY_NAMES})"  # the read side's currencies (:mod:`memdesk.retrieval.value_kinds`): one list
 _UNIT_TIME = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
 
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
         # an amount of money: a currency sign or name, or a rate ("55 an hour")
-        ("money", rf"[£$€₹¥₦]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
+        ("money", rf"[{CURRENCY_SIGNS}]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
                   r"|\b\d[\d,]*(?:\.\d+)?\s+(?:an|a|per)\s+(?:hour|night|session|lesson|visit|month)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|bn)\b"
                   # an amount by its scale or its thousands ("50k", "3.5k", "170,000"), not a count of a noun ("40,000 words")
                   r"|\b\d+(?:\.\d+)?k\b|\b\d{1,3}(?:,\d{3})+\b(?!\s+[a-z-]{2,}s\b)"),
@@ -60,7 +59,8 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("clock", rf"{_CLOCK}\s*(?:to|-|–|until|till)\s*{_CLOCK}"),
         ("clock", _CLOCK),
         ("date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b(?:in|until|till|by|from|to)\s+{_MONTH}\b"
-                 r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|(?-i:\b(?:January|February|March|April|June|July|August|September|October|November|December)\b)"),
+                 rf"|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b(?:\s+of\s+{_MONTH}\b)?|"
+                 r"(?-i:\b(?:January|February|March|April|June|July|August|September|October|November|December)\b)"),
         ("frequency", rf"\bevery\s+(?:other\s+|second\s+|single\s+)?(?:{_DAY}|day|week|month|morning|evening|night|weekend|fortnight|year)\b"
                       rf"|\b(?:once|twice|{_NUM}\s+times)\s+(?:a|per|every)\s+\w+\b"
                       rf"|\b{_NUM}\s+(?:days?|mornings?|afternoons?|evenings?|nights?|shifts?|sessions?)\s+(?:a|per)\s+(?:week|month)\b"),
@@ -209,7 +209,7 @@ def _when(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
 
 
 #: what a sentence names as the old value: "instead of 15,000", "rather than Tuesdays", ", not in the morning"
-_OLD_NAMED = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+[^.;!?]*|,\s+not\s+[^.;!?]*", re.IGNORECASE)
+_OLD_NAMED = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?:[^.;!?]|\.(?=\d))*|,\s+not\s+(?:[^.;!?]|\.(?=\d))*", re.IGNORECASE)
 
 
 def _names_old(text: str) -> bool:
@@ -226,7 +226,7 @@ def new_only(text: str) -> str:
 
 def _currency(value: str) -> str | None:
     """The currency of a money value: its sign or its name in the singular ("15000 pesos": "peso"), else ``None``."""
-    if m := re.search(r"[£$€₹¥₦]", value):
+    if m := re.search(rf"[{CURRENCY_SIGNS}]", value):
         return m.group(0)
     m = re.search(rf"\b{_CURRENCY}$", value)
     return m.group(0).rstrip("s") if m else None
@@ -234,7 +234,7 @@ def _currency(value: str) -> str | None:
 
 def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     """Whether ``old`` holds a value of a kind ``new`` gives, and not the same one (counts: of the same noun, if both name one)."""
-    new, old = _when(new), _when(old)
+    new, old = _when(_dated(new)), _when(_dated(old))
     for kind, values in new.items():
         before = old.get(kind)
         if not before:
@@ -261,10 +261,18 @@ def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
 def _lists(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     """Whether ``old`` lists several values of each kind ``new`` gives one of ("the tins for $18 and the jars for
     $28", "60,000 in savings and a loan of 180,000", three exam dates): one new value replaces one of them, not the list."""
-    new, old = _when(new), _when(old)
-    old = {k: {v for v in vs if k != "date" or not _A_DAY.fullmatch(v)} for k, vs in old.items()}  # "11 November, a Monday": one date
+    new, old = _when(new), _when(_dated(old))
+    if len(signs := {_currency(v) for v in new.get("money", ())}) == 1 and None not in signs:  # "€28,000": the euro amounts
+        old["money"] = {v for v in old.get("money", ()) if _currency(v) in signs}
     kinds = [k for k in new if old.get(k)]
     return bool(kinds) and all(k in _LISTED and 1 < len(old[k]) and len(new[k]) <= len(old[k]) for k in kinds)
+
+
+def _dated(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
+    """``kinds`` less the days of the week named beside a date ("11 November, a Monday", "Sunday 21 September": one date)."""
+    dates = kinds.get("date", set())
+    days = {v for v in dates if _A_DAY.fullmatch(v)}
+    return kinds | {"date": dates - days} if days and dates - days else kinds
 
 
 #: kinds whose values a memory lists as several things ("$18 ... $28"); a count's values or a schedule's days are one state
