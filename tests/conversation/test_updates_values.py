@@ -66,5 +66,5 @@ def test_one_new_value_does_not_replace_a_list_of_them(old: str, new: str) -> No
 
 
 def test_an_amount_in_another_currency_is_no_list_of_the_new_one() -> None:
-    claim = update_of("We raised the wedding budget to €31,000.")
+    claim = update_of("We raised the wedding budget to €31,000, my uncle gave 2,000.")
     assert claim is not None and "budget" in updated_by(claim, "The wedding budget is €27,000: my aunt gives 4,000.", frozenset())

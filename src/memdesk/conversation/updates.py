@@ -262,8 +262,9 @@ def _lists(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     """Whether ``old`` lists several values of each kind ``new`` gives one of ("the tins for $18 and the jars for
     $28", "60,000 in savings and a loan of 180,000", three exam dates): one new value replaces one of them, not the list."""
     new, old = _when(new), _when(_dated(old))
-    if len(signs := {_currency(v) for v in new.get("money", ())}) == 1 and None not in signs:  # "€28,000": the euro amounts
+    if len(signs := {_currency(v) for v in new.get("money", ())} - {None}) == 1:  # "€28,000 (and 3,000 from gran)": the euro amounts
         old["money"] = {v for v in old.get("money", ()) if _currency(v) in signs}
+        new["money"] = {v for v in new["money"] if _currency(v) in signs}
     kinds = [k for k in new if old.get(k)]
     return bool(kinds) and all(k in _LISTED and 1 < len(old[k]) and len(new[k]) <= len(old[k]) for k in kinds)
 
