@@ -222,6 +222,13 @@ def test_a_change_of_plan_does_not_take_back_who_comes_along(mem: Memory) -> Non
     assert has(current, "Leo")
 
 
+def test_a_home_said_with_who_one_lives_with_is_closed_by_a_move(mem: Memory) -> None:
+    current = chat(mem, "I live with my aunt in Tarbes.", "I moved to Pau last month.")
+    assert not has(current, "aunt in Tarbes") and has(current, "Pau")
+    current = chat(mem, "We rent a car in Faro for the weekend.", "I moved to Lagos in June.")
+    assert has(current, "car in Faro")
+
+
 def test_a_party_moved_is_not_the_birthday_moved(mem: Memory) -> None:
     current = chat(mem, "Jess's birthday is on 19 November.", "We've moved Jess's party to 22 November at the boathouse.")
     assert has(current, "19 November") and has(current, "22 November")

@@ -83,6 +83,10 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"{_I}{_HAVE}\s+{_ADV}(?:moved|relocated|moved back)\s+(?:to|into)\s+(?:a\s+\w+\s+in\s+)?(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"{_I}\s+{_ADV}live\s+(?:in\s+(?:a|an|the)\s+(?:[\w-]+\s+){{0,2}}?)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"{_I}{_HAVE}\s+{_ADV}lived\s+in\s+(?:the\s+)?{_NAME}\s+for\b"), "residence", "set", ""),
+    # living with someone, renting rooms, or a dwelling on a named street ("I live with my aunt in Tarbes", "We rent two
+    # rooms in Gdynia", "I live in a houseshare on rue Vernet")
+    (_p(rf"{_I}\s+{_ADV}(?:live|rent)\s+(?:with\s+(?:my|our)\s+[\w-]+(?:\s+[\w-]+)?\s+|(?:a|one|two|three|four|\d+)\s+rooms?\s+)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
+    (_p(rf"{_I}\s+{_ADV}live\s+in\s+(?:a|an|the)\s+{_DWELLING}\s+on\s+(?:(?-i:[a-z]+)\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+{_ADV}(?:living|based|settled)\s+(?:with\s+(?:my\s+)?[\w-]+(?:\s+[\w-]+)?\s+)?in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", ""),
     (_p(rf"\b(?:i'm|i am|we're|we are)\s+in\s+{_NAME}\s+now\b"), "residence", "set", ""),
     (_p(rf"\b(?:my|our)\s+(?:new\s+)?(?:home|flat|house|place|apartment)\s+is\s+(?:now\s+)?in\s+{_NAME}{_STOP}"), "residence", "set", ""),

@@ -3,16 +3,18 @@
 Much of what changes in a life is a value, not a named attribute: the budget goes up to £52,000, the herd
 is up to 152 cows, the fitters moved us to 16 February, the dose was lowered to 2.5mg, "I start at 5am now,
 Monday to Thursday", "I only need to see Jess once a month now". :func:`update_of` reads such a sentence
-(a word of change, "now", "instead", "up to", "moved ... to", "raised", ..., and at least one typed value)
+(a word of change, "now", "instead", "up to", "moved ... to", "raised", "bumping", "actually", ..., or the old value
+named beside the new one, "20%, not 24%"; and at least one typed value)
 into an ``update`` claim whose value is the sentence; :func:`updated_by` says which earlier memory it
 updates: one holding a value of the same kind that differs ("£48,000", "140 ... cows", "2 March", "4am",
 "every other Friday") and sharing with the sentence the words that say what the value is of ("budget",
 "cows", "fitters", "amlodipine"); the supersession keeps only the memories sharing the most such words
 (:meth:`memdesk.conversation.supersede.Supersession.resolve`).
 
-Value kinds: ``money`` (£48,000, €5k, 300 dollars), ``dose`` (5mg, 2.5 ml), ``clock`` (4am, 14:30),
-``date`` (2 March, 16 February, in January), ``weekday`` (Monday to Thursday, Wednesdays), ``frequency``
-(every other Friday, once a month, three times a week, four days a week), ``duration`` (three weeks, 25
+Value kinds: ``money`` (£48,000, €5k, 300 dollars, 41k, 3,100: an amount by its scale or its thousands; the
+currencies are the read side's, :data:`memdesk.retrieval.value_kinds.CURRENCY_NAMES`), ``dose`` (5mg, 2.5 ml),
+``clock`` (4am, 14:30), ``date`` (2 March, the 3rd of May, in January), ``weekday`` (Monday to Thursday,
+Wednesdays), ``frequency`` (every other Friday, once a month, three times a week, two mornings a week), ``duration`` (three weeks, 25
 minutes), ``number`` (a long number: a phone, an account) and ``count`` (a number, with the noun it counts
 when one follows: "140 Jersey cows", "318 pupils", "nine").
 """
@@ -24,6 +26,7 @@ from collections.abc import Iterable
 
 from .claims import Claim
 from ..retrieval.stemming import stem
+from ..retrieval.value_kinds import CURRENCY_NAMES, CURRENCY_SIGNS
 
 __all__ = ["gives_value_of", "new_only", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
 
@@ -39,28 +42,28 @@ _MONTH = r"(?:january|february|march|april|may|june|july|august|september|octobe
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bmidnight\b"
 _CLOCK = rf"(?:{_CLOCK})"
-#: currencies by name, singular or plural ("15,000 pesos", "3,400 dirhams", "12 million naira")
-_CURRENCY = (
-    r"(?:pounds?|euros?|dollars?|quid|pesos?|dirhams?|naira|cedis?|rupees?|yen|yuan|francs?|kr|kroner|kronor|krona|zloty|złoty|zł|"
-    r"rand|reais|real|lira|shillings?|baht|won|ringgit|dinars?|riyals?|dong|pesetas?|usd|eur|gbp|pln|inr|nok|sek|dkk|chf|aud|cad|ksh)"
-)
+_CURRENCY = rf"(?:{CURRENCY_NAMES})"  # the read side's currencies (:mod:`memdesk.retrieval.value_kinds`): one list
 _UNIT_TIME = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
 
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
         # an amount of money: a currency sign or name, or a rate ("55 an hour")
-        ("money", rf"[£$€₹¥₦]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
-                  r"|\b\d[\d,]*(?:\.\d+)?\s+(?:an|a|per)\s+(?:hour|night|session|lesson|visit|month)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|bn)\b"),
+        ("money", rf"[{CURRENCY_SIGNS}]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
+                  r"|\b\d[\d,]*(?:\.\d+)?\s+(?:an|a|per)\s+(?:hour|night|session|lesson|visit|month)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|bn)\b"
+                  # an amount by its scale or its thousands ("50k", "3.5k", "170,000"), not a count of a noun ("40,000 words")
+                  r"|\b\d+(?:\.\d+)?k\b|\b\d{1,3}(?:,\d{3})+\b(?!\s+[a-z-]{2,}s\b)"),
         ("percent", r"\b\d+(?:\.\d+)?\s?(?:%|percent\b|per\s+cent\b)"),
         ("dose", r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|micrograms?|milligrams?)\b"),
         # a span of the clock is one value: "7pm to 7am" is not "7am to 7pm"
         ("clock", rf"{_CLOCK}\s*(?:to|-|–|until|till)\s*{_CLOCK}"),
         ("clock", _CLOCK),
         ("date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b(?:in|until|till|by|from|to)\s+{_MONTH}\b"
-                 r"|\bthe\s+\d{1,2}(?:st|nd|rd|th)\b|(?-i:\b(?:January|February|March|April|June|July|August|September|October|November|December)\b)"),
+                 rf"|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b(?:\s+of\s+{_MONTH}\b)?|"
+                 r"(?-i:\b(?:January|February|March|April|June|July|August|September|October|November|December)\b)"),
         ("frequency", rf"\bevery\s+(?:other\s+|second\s+|single\s+)?(?:{_DAY}|day|week|month|morning|evening|night|weekend|fortnight|year)\b"
-                      rf"|\b(?:once|twice|{_NUM}\s+times)\s+(?:a|per|every)\s+\w+\b|\b{_NUM}\s+days?\s+(?:a|per)\s+week\b"),
+                      rf"|\b(?:once|twice|{_NUM}\s+times)\s+(?:a|per|every)\s+\w+\b"
+                      rf"|\b{_NUM}\s+(?:days?|mornings?|afternoons?|evenings?|nights?|shifts?|sessions?)\s+(?:a|per)\s+(?:week|month)\b"),
         # a schedule: days in the plural, a range, or "Monday nights" ("on Saturday" alone is a date)
         ("date", rf"\b(?:first|second|third|fourth|last)\s+{_DAY}\b"),
         ("weekday", rf"\b{_DAY}s?\s+(?:to|-|through|and|or)\s+{_DAY}s?\b|\b{_DAY}s\b|\b{_DAY}\s+(?:nights|mornings|evenings|afternoons)\b"),
@@ -82,7 +85,8 @@ _NOT_COUNTED = re.compile(
 #: Words that say a value changed or is the current one.
 _CUE = re.compile(
     r"\b(?:now|instead|again|new|newer|up\s+to|down\s+to|back\s+to|extra|"
-    r"raised|raises|lowered|increased|reduced|cut|cuts|dropped|dropping|drops|pushed|pushes|moved|moving|shortened|extended|"
+    r"rais(?:ed|es|ing)|lower(?:ed|ing)|increas(?:ed|ing)|reduc(?:ed|ing)|cut|cuts|cutting|dropped|dropping|drops|push(?:ed|es|ing)|"
+    r"bump(?:ed|s|ing)|upped|moved|moving|shortened|extend(?:ed|s|ing)|in\s+the\s+end|actually|correction|"
     r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|slipped|settled\s+at|went\s+in|rose|fell|grew|grown|doubled|halved|"
     # a value moving along its scale: "savings jumped to 115,000", "the list hit 40", "pledges crossed 5,000"
     r"(?:jump(?:ed|s)|climb(?:ed|s)|reach(?:ed|es)|soar(?:ed|s)|dip(?:ped|s)|s[au]nk|slid|shr[au]nk|plunged|tumbled|cross(?:ed|es)|"
@@ -143,7 +147,7 @@ def _spans(text: str) -> list[tuple[str, str, tuple[int, int]]]:
 
 def _normal(value: str, kind: str) -> str:
     words = [_NUMBER_WORDS.get(w, w) for w in re.findall(r"[a-z0-9.:£$€]+", value.lower().replace(",", ""))]
-    if kind == "weekday":
+    if kind in ("weekday", "frequency"):  # "Wednesdays" is "Wednesday"; "two mornings a week" / "one morning a week"
         words = [w[:-1] if w.endswith("s") else w for w in words]
     return " ".join(w for w in words if w not in ("in", "until", "till", "by", "from", "to", "of", "the", "a", "per"))
 
@@ -168,7 +172,7 @@ def topic_terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
 
 def update_of(text: str) -> Claim | None:
     """An ``update`` claim (the sentence as value) when ``text`` gives a value with a word of change."""
-    if _NOT_AN_UPDATE.search(text) or (_CUE.search(text) is None and _POSSESSIVE.match(text) is None):
+    if _NOT_AN_UPDATE.search(text) or (_CUE.search(text) is None and _POSSESSIVE.match(text) is None and not _names_old(text)):
         return None
     kinds = values_of(text)
     if not kinds:
@@ -205,7 +209,14 @@ def _when(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
 
 
 #: what a sentence names as the old value: "instead of 15,000", "rather than Tuesdays", ", not in the morning"
-_OLD_NAMED = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+[^.;!?]*|,\s+not\s+[^.;!?]*", re.IGNORECASE)
+_OLD_NAMED = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?:[^.;!?]|\.(?=\d))*|,\s+not\s+(?:[^.;!?]|\.(?=\d))*", re.IGNORECASE)
+
+
+def _names_old(text: str) -> bool:
+    """Whether ``text`` gives a value and names the one it replaces, of the same kind ("gave me 20%, not 24%",
+    "approved at 170,000 in the end, not 180", "three nights instead of two")."""
+    old = " ".join(m.group(0) for m in _OLD_NAMED.finditer(text))
+    return bool(old) and bool(_when(values_of(new_only(text))).keys() & _when(values_of(old)).keys())
 
 
 def new_only(text: str) -> str:
@@ -215,7 +226,7 @@ def new_only(text: str) -> str:
 
 def _currency(value: str) -> str | None:
     """The currency of a money value: its sign or its name in the singular ("15000 pesos": "peso"), else ``None``."""
-    if m := re.search(r"[£$€₹¥₦]", value):
+    if m := re.search(rf"[{CURRENCY_SIGNS}]", value):
         return m.group(0)
     m = re.search(rf"\b{_CURRENCY}$", value)
     return m.group(0).rstrip("s") if m else None
@@ -223,7 +234,7 @@ def _currency(value: str) -> str | None:
 
 def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     """Whether ``old`` holds a value of a kind ``new`` gives, and not the same one (counts: of the same noun, if both name one)."""
-    new, old = _when(new), _when(old)
+    new, old = _when(_dated(new)), _when(_dated(old))
     for kind, values in new.items():
         before = old.get(kind)
         if not before:
@@ -247,6 +258,31 @@ def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     return False
 
 
+def _lists(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
+    """Whether ``old`` lists several values of each kind ``new`` gives one of ("the tins for $18 and the jars for
+    $28", "60,000 in savings and a loan of 180,000", three exam dates): one new value replaces one of them, not the list."""
+    new, old = _when(new), _when(_dated(old))
+    if len(signs := {_currency(v) for v in new.get("money", ())} - {None}) == 1:  # "€28,000 (and 3,000 from gran)": the euro amounts
+        old["money"] = {v for v in old.get("money", ()) if _currency(v) in signs}
+        new["money"] = {v for v in new["money"] if _currency(v) in signs}
+    kinds = [k for k in new if old.get(k)]
+    return bool(kinds) and all(k in _LISTED and 1 < len(old[k]) and len(new[k]) <= len(old[k]) for k in kinds)
+
+
+def _dated(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
+    """``kinds`` less the days of the week named beside a date ("11 November, a Monday", "Sunday 21 September": one date)."""
+    dates = kinds.get("date", set())
+    days = {v for v in dates if _A_DAY.fullmatch(v)}
+    return kinds | {"date": dates - days} if days and dates - days else kinds
+
+
+#: kinds whose values a memory lists as several things ("$18 ... $28"); a count's values or a schedule's days are one state
+_LISTED = ("money", "date", "percent", "dose")
+
+
+_A_DAY = re.compile(_DAY)
+
+
 def valueless(texts: Iterable[str]) -> str:
     """The statements of ``texts`` that give no typed value, joined: those that may say what a value said beside
     them is of ("The footbridge is delayed." beside "The new finish date is November."; "The test moved!" beside
@@ -262,7 +298,8 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     possessive ("My one-to-ones with Tom are every Monday") must share the word it is of ("one-to-ones")."""
     if claim.attribute != "update" or not claim.value:
         return set()
-    if not _differs(values_of(new_only(claim.value)), values_of(old_text)):
+    given, held = values_of(new_only(claim.value)), values_of(old_text)
+    if not _differs(given, held) or _lists(given, held):
         return set()
     old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
     if not _subject_ok(claim, old_terms) or _other_owner(claim.value, old_text, names):

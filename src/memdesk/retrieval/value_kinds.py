@@ -20,7 +20,7 @@ import re
 import unicodedata
 from typing import Literal
 
-__all__ = ["Kind", "asked_kind", "stated_kinds"]
+__all__ = ["CURRENCY_NAMES", "CURRENCY_SIGNS", "Kind", "asked_kind", "stated_kinds"]
 
 Kind = Literal["money", "quantity", "duration", "clock", "identity"]
 
@@ -43,13 +43,16 @@ _CLOCK = re.compile(
     re.IGNORECASE,
 )
 """A time of day: "14:30", "9am", "9 p.m.", "noon", "ten o'clock"."""
-_CURRENCY_SIGN = re.escape("".join(c for c in map(chr, range(0x20, 0x3000)) if unicodedata.category(c) == "Sc"))
-"""Every currency sign ($, €, £, ¥, ₹, ₵, ₦, ...): Unicode's category Sc."""
-_CURRENCY = (
-    r"dollars?|euros?|eur|usd|gbp|pounds?|pence|p|cents?|yen|yuan|rmb|won|rupees?|rs|inr|lei|ron|zł|zloty|złoty|pln|"
-    r"kronor|krona|kroner|krone|sek|nok|dkk|kr|francs?|chf|soles?|pesos?|reais|brl|rand|naira|kes|shillings?|"
-    r"dirhams?|aed|riyals?|baht|dong|vnd|ringgit|rm|lira|forint|huf|kč|czk|hryvnia|uah|ngn|php|mxn|nzd|aud|cad"
+CURRENCY_SIGNS = re.escape("".join(c for c in map(chr, range(0x20, 0x3000)) if unicodedata.category(c) == "Sc"))
+"""Every currency sign ($, €, £, ¥, ₹, ₵, ₦, ...): Unicode's category Sc (for a character class)."""
+CURRENCY_NAMES = (
+    r"dollars?|euros?|eur|usd|gbp|pounds?|quid|pence|p|cents?|yen|yuan|rmb|won|rupees?|rs|inr|lei|ron|zł|zloty|złoty|pln|"
+    r"kronor|krona|kroner|krone|sek|nok|dkk|kr|francs?|chf|soles?|pesos?|pesetas?|reais|real|brl|rand|naira|kes|ksh|shillings?|"
+    r"cedis?|dirhams?|aed|dinars?|riyals?|baht|dong|vnd|ringgit|rm|lira|forint|huf|kč|czk|hryvnia|uah|ngn|php|mxn|nzd|aud|cad"
 )
+"""Currencies by name or code, singular or plural (an alternation: the one list the read side and
+:mod:`memdesk.conversation.updates` share)."""
+_CURRENCY_SIGN, _CURRENCY = CURRENCY_SIGNS, CURRENCY_NAMES
 _MONEY = re.compile(
     rf"[{_CURRENCY_SIGN}]\s*\d|\d\s*[{_CURRENCY_SIGN}]"
     rf"|\b\d+(?:[.,]\d+)*\s*(?:k\b|m\b|million\b|thousand\b|bn\b|billion\b|%|percent\b|per cent\b)?\s*(?:{_CURRENCY})\b"
