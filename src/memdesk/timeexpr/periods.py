@@ -18,7 +18,7 @@ import re
 from datetime import date, timedelta
 
 from . import holidays, spans
-from .handlers import AFTER_DATE, NEXT_WORD, Ctx, directed
+from .handlers import AFTER_DATE, CURRENT_WINDOW, NEXT_WORD, Ctx, directed
 from .words import MONTH_NAME, MONTHS, weekday_index
 
 __all__ = ["h_part", "h_holiday", "h_ordinal", "h_range"]
@@ -130,22 +130,32 @@ def _day_of(day: int, month: int, year: int) -> date | None:
 def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None) -> date | None:
     """The date of day ``day`` of a month the words leave unsaid (see the module's conventions)."""
     named = [MONTHS[n.lower()] for n in MONTH_NAME.findall(text) if not (n == "May" and text.startswith("May"))]
+    if named and weekday is not None and not any(
+        d is not None and d.weekday() == weekday for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _day_of(day, named[0], y))
+    ):
+        named = []  # "on Saturday the 22nd, ... on December 6": the 22nd that is a Saturday is not December's
     if named:
         months = [(y, named[0]) for y in (ref.year - 1, ref.year, ref.year + 1)]
     else:
         months = [spans.add_months(ref.year, ref.month, k) for k in range(-3, 4)]
     options = [d for y, mo in months if (d := _day_of(day, mo, y)) is not None]
+    direction = ctx.direction or "nearest"
+    if direction == "current" and not named:
+        # a state from a day of this month or the next ("open homes every Sunday from the 19th", said on the 10th):
+        # the nearest such day that is ahead or just begun
+        options = [d for d in options if d >= ref - CURRENT_WINDOW] or options
+        direction = "nearest"
     if weekday is not None:
         options = [d for d in options if d.weekday() == weekday] or options
         if not named:  # the weekday names the month: the nearest such one in the direction of the tense
-            return directed(options, ref, ctx.direction or "nearest", min(options, key=lambda d: abs((d - ref).days)))
+            return directed(options, ref, direction, min(options, key=lambda d: abs((d - ref).days)))
     if not options:
         return None
     near = min(options, key=lambda d: abs((d - ref).days))
     if named:
-        return directed(options, ref, ctx.direction or "nearest", near)
+        return directed(options, ref, direction, near)
     options = [d for d in options if abs((d - ref).days) <= NEAR_DAYS]  # the month before, this one or the next
-    return directed(options, ref, ctx.direction or "nearest", near) if options else near
+    return directed(options, ref, direction, near) if options else near
 
 
 def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
@@ -156,6 +166,8 @@ def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         return spans.day(d) if d else None
     if (m["prep"] or "").lower() == "since" and _CLAUSE_AFTER.match(m.string, m.end()):
         return None  # "since the 30th is a Friday": "since" opens a clause (because), the day is its subject
+    if (m["prep"] or "").lower() == "since":
+        ctx = Ctx(prefer="past", direction="past")  # what holds since a day began on it: the day is not ahead
     if not m["prep"] and not m["dwd"]:
         return None
     if (m["prep"] or "").lower() == "for" and ctx.direction == "past":
