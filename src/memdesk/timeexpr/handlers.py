@@ -18,10 +18,13 @@ from .words import FIRST_IN, MONTHS, TAKES_TIME, count_word, weekday_index
 class Ctx:
     """How to read an ambiguous form: ``prefer`` for a bare weekday; ``direction`` (from the
     sentence's tense, ``prefer="auto"``) for a day-month without a year and "in <Month>": the
-    occurrence before, after, or nearest the reference; ``None`` keeps the reference's year."""
+    occurrence before, after, or nearest the reference; ``None`` keeps the reference's year. ``earlier``: the turns
+    said just before, where "on the 16th" may have been said with its month ("back on 16 October")."""
 
     prefer: str = "past"
     direction: Literal["past", "future", "current", "nearest", "recent"] | None = None
+    #: what was said just before (earlier turns): a day of the month said alone there may name its month
+    earlier: str = ""
 
 
 #: How far back "current" (a present-tense clause) still reads a date as the occurrence just begun:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import calendar
 import re
+from dataclasses import replace
 from datetime import date, timedelta
 
 from . import holidays, spans
@@ -116,6 +117,14 @@ _NEXT_WORD = re.compile(r"\s+(?:of\s+)?([A-Za-z]+)")
 _CLAUSE_AFTER = re.compile(r"\s+(?:is|was|falls|fell|will|would|isn't|wasn't)\b", re.IGNORECASE)
 
 
+#: A day said with its month ("16 October", "October 16th"), in earlier turns.
+_DAY_MONTH = re.compile(
+    r"\b(?:([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    r"(January|February|March|April|May|June|July|August|September|October|November|December)|"
+    r"(January|February|March|April|June|July|August|September|October|November|December)\s+"
+    r"([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?)\b"
+)
+_LONE_DAY = re.compile(r"\bthe\s+([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b", re.IGNORECASE)
 #: How far from the reference day a day of an unsaid month is looked for (the month before, this one or the next).
 NEAR_DAYS = 45
 
@@ -130,6 +139,11 @@ def _day_of(day: int, month: int, year: int) -> date | None:
 def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None) -> date | None:
     """The date of day ``day`` of a month the words leave unsaid (see the module's conventions)."""
     named = [MONTHS[n.lower()] for n in MONTH_NAME.findall(text) if not (n == "May" and text.startswith("May"))]
+    if not named and ctx.earlier:
+        # "I leave on the 16th and land on the 17th" after "coming back on 16 October": the month said just before
+        # with a day this sentence says alone
+        lone = {int(d) for d in _LONE_DAY.findall(text)} | {day}
+        named = [MONTHS[(m1 or m2).lower()] for d1, m1, m2, d2 in _DAY_MONTH.findall(ctx.earlier) if int(d1 or d2) in lone][-1:]
     if named and weekday is not None and not any(
         d is not None and d.weekday() == weekday for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _day_of(day, named[0], y))
     ):
@@ -167,7 +181,7 @@ def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     if (m["prep"] or "").lower() == "since" and _CLAUSE_AFTER.match(m.string, m.end()):
         return None  # "since the 30th is a Friday": "since" opens a clause (because), the day is its subject
     if (m["prep"] or "").lower() == "since":
-        ctx = Ctx(prefer="past", direction="past")  # what holds since a day began on it: the day is not ahead
+        ctx = replace(ctx, prefer="past", direction="past")  # what holds since a day began on it: the day is not ahead
     if not m["prep"] and not m["dwd"]:
         return None
     if (m["prep"] or "").lower() == "for" and ctx.direction == "past":

@@ -36,6 +36,7 @@ both in the reference's timezone (naive if the reference is naive).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date, datetime, time, timedelta
 from typing import Literal
 
@@ -94,11 +95,11 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     # a month (or a day of it) in a year named by its place: "October next year", "next year, in June", "3 May last year"
     (_p(rf"(?:(?P<d>{DAY_RE})\s+(?:of\s+)?)?(?P<month>{MONTH_RE})\s+(?P<which>next|last|this)\s+year"), h.h_month_of_year),
     (_p(rf"(?P<which>next|last|this)\s+year,?\s+(?:in\s+|on\s+)?(?:(?P<d>{DAY_RE})\s+(?:of\s+)?)?(?P<month>{MONTH_RE})"), h.h_month_of_year),
+    # a weekday said after the date it names: "install on 16 March, Monday"
+    (_p(rf"(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?,?\s+(?P<dwd>{WEEKDAY_RE})"), h.h_mdy),
     # a weekday written with a date ("Saturday 13 July", "Fri, 16 Feb") is part of that one mention
     (_p(rf"{DATED_WEEKDAY}(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), h.h_mdy),
     (_p(rf"{DATED_WEEKDAY}(?P<month>{MONTH_RE})\s+(?P<d>{DAY_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), h.h_mdy),
-    # a weekday said after the date it names: "install on 16 March, Monday"
-    (_p(rf"(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?,?\s+(?P<dwd>{WEEKDAY_RE})"), h.h_mdy),
     (_p(rf"(?P<month>{MONTH_RE}),?\s+(?:of\s+)?(?P<y>{YEAR_RE})"), h.h_month_year),
     (_p(rf"(?P<season>{SEASON_RE})(?:\s+of)?\s+(?P<y>{YEAR_RE})"), h.h_season_year),
     (_p(r"the day before yesterday|the day after tomorrow"), h.h_simple),
@@ -143,7 +144,7 @@ MAX_MENTIONS = 64
 
 
 def resolve(
-    text: str, ref: datetime, *, prefer: Literal["past", "future", "auto"] = "past"
+    text: str, ref: datetime, *, prefer: Literal["past", "future", "auto"] = "past", earlier: str = ""
 ) -> list[TimeMention]:
     """All time expressions in ``text``, resolved against ``ref``, in text order.
 
@@ -153,7 +154,9 @@ def resolve(
     ``text`` (:func:`sentence_tense`; pass one sentence) and also applies it to a day-month
     without a year and to "in <Month>" (nearest occurrence that way), and reads "in two weeks"
     after a past verb as a duration, not a date. With no tense cue ``"auto"`` reads like
-    ``"past"``. At most :data:`MAX_MENTIONS` mentions are read (the first rules' first).
+    ``"past"``. ``earlier``: what was said just before (earlier turns of the conversation), where a day of the month
+    said alone here ("I leave on the 16th") may have been said with its month ("back on 16 October"). At most
+    :data:`MAX_MENTIONS` mentions are read (the first rules' first).
     """
     ref_day = ref.date()
     if prefer == "auto":
@@ -194,6 +197,8 @@ def resolve(
                     here = Ctx(prefer="future", direction="current" if starts else "future")
                 else:
                     here = Ctx(prefer=tense or "past", direction=tense or "nearest")
+            if earlier:
+                here = replace(here, earlier=earlier)
             try:
                 res = handler(m, ref_day, here)
             except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999)

@@ -311,8 +311,7 @@ def verbless(text: str, span: tuple[int, int]) -> bool:
 #: fixed rate ends in March": reported speech or a present clause keeps its own time).
 _LATER_PRESENT = re.compile(
     r"\b(?:am|is|are|has|have|do|does|can|will|must|isn't|aren't|hasn't|haven't|doesn't|don't|can't|won't)\b|"
-    r"'(?:m|re|ve|ll)\b|\b(?:i|you|we|they|he|she|it)\s+(?:also\s+|just\s+|only\s+)?(?!(?:could|would|should|might|"
-    r"was|were|had|did|never|always|usually|often|also|just|only)\b)[a-z]{2,}s\b|"
+    r"'(?:m|re|ve|ll)\b|\bit\s+(?:also\s+|just\s+|only\s+)?(?!(?:was|has|is|does)\b)[a-z]{2,}s\b|"
     r"\b(?:turns|starts|begins|ends|finishes|opens|closes|arrives|lands|departs|leaves|runs|falls|happens|goes|comes|"
     r"expires|renews|moves|rises|drops)\b",
     re.IGNORECASE,
@@ -325,7 +324,7 @@ def _present_after_past(text: str, start: int, end: int) -> bool:
     for m in _PAST_CUE.finditer(text, start, end):
         if past_verb(text, m):
             last = m
-    return last is not None and _LATER_PRESENT.search(text, last.end(), end) is not None
+    return last is not None and (_LATER_PRESENT.search(text, last.end(), end) is not None or simple_present(text[last.end() : end]))
 
 
 _PERSON = re.compile(r"\b(?:i|you|we|they|he|she)\b|\b(?:i|you|we|they|he|she)'", re.IGNORECASE)
