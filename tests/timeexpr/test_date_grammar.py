@@ -221,3 +221,18 @@ def test_a_verbless_notes_weekday_is_ahead(text: str, said: str, expected: str) 
 def test_a_lone_day_takes_the_month_said_with_it_just_before(text: str, earlier: str, expected: list[str]) -> None:
     ref = datetime.fromisoformat("2025-09-08T10:00:00+00:00")
     assert [m.start.date().isoformat() for m in resolve(text, ref, prefer="auto", earlier=earlier)] == expected
+
+
+@pytest.mark.parametrize(
+    "text, said, expected",
+    [
+        # a number that is part of a name ("v2.1") is no count before a participle: "shipped" narrates
+        ("v2.1 shipped on Friday!", "2024-06-03", "2024-05-31"),
+        # "-ied" verbs narrate like other "-ed" ones
+        ("The freezer died on Saturday in the night.", "2025-03-17", "2025-03-15"),
+        # a clause with an article is no note: its weekday keeps the narrated reading
+        ("But the boiler broke on Saturday during lunch.", "2025-03-17", "2025-03-15"),
+    ],
+)
+def test_narrated_days_stay_past(text: str, said: str, expected: str) -> None:
+    assert _main(text, said) == expected

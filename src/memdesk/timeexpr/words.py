@@ -94,7 +94,7 @@ LAST_TIME = (
     r"september|october|november|december|christmas|easter|new year|thanksgiving|halloween)\b)"
 )
 _PAST_CUE = re.compile(
-    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|" + LAST_TIME + r"|[a-z]{3,}ed)\b",
+    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|" + LAST_TIME + r"|[a-z]{3,}ed|[a-z]+ied)\b",
     re.IGNORECASE,
 )
 
@@ -162,8 +162,8 @@ _ING_ADJECTIVES = frozenset(
 #: What may stand before a participle used as an adjective, not before a finite verb: a determiner, a number or a
 #: preposition ("a shared flat", "four raised beds", "from untreated larch"). A finite past verb follows its subject.
 _ATTRIBUTIVE = re.compile(
-    r"\b(?:a|an|the|my|your|his|her|its|our|their|these|those|some|any|no|every|each|of|from|with|in|into|onto|"
-    r"for|newly|freshly|very|\d+|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|several|many|few)\s+$",
+    r"(?:\b(?:a|an|the|my|your|his|her|its|our|their|these|those|some|any|no|every|each|of|from|with|in|into|onto|"
+    r"for|newly|freshly|very|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|several|many|few)|(?<![\w.])\d+)\s+$",
     re.IGNORECASE,
 )
 #: A heading of a note: one to three words before a colon at the start of a text or line ("Suggested schedule:",
@@ -330,11 +330,17 @@ def _present_after_past(text: str, start: int, end: int) -> bool:
 _PERSON = re.compile(r"\b(?:i|you|we|they|he|she)\b|\b(?:i|you|we|they|he|she)'", re.IGNORECASE)
 
 
+#: The head of a note: at most four words before its date, none of them an article or a conjunction (a note drops
+#: them: "Physio on Wednesday", "Choir practice on Thursday"; "But the generator died on Saturday" is a clause).
+_NOTE_HEAD = re.compile(r"^\W*(?!(?:the|a|an|and|but|so|then|or)\b)[\w'-]+(?:\s+(?!(?:the|a|an)\b)[\w'-]+){0,3}\s+$", re.IGNORECASE)
+
+
 def note(text: str, span: tuple[int, int]) -> bool:
-    """Whether the clause of ``text`` around ``span`` is a note with no verb and no personal subject ("Physio on
-    Wednesday at 8:30 with Dr Fabre"): a plan written down, not a narrated day ("We hit 200 orders on Thursday" has a
-    subject, so a verb whose tense the form leaves open)."""
-    return verbless(text, span) and not _PERSON.search(_clause(text, span)[2])
+    """Whether the clause of ``text`` around ``span`` is a note with no verb, no personal subject and no article
+    before its date (:data:`_NOTE_HEAD`: "Physio on Wednesday at 8:30 with Dr Fabre"): a plan written down, not a
+    narrated day ("We hit 200 orders on Thursday" has a subject, so a verb whose tense the form leaves open)."""
+    _brk, start, clause = _clause(text, span)
+    return verbless(text, span) and not _PERSON.search(clause) and _NOTE_HEAD.match(text, start, span[0]) is not None
 
 
 def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
