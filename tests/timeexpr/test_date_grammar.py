@@ -236,3 +236,19 @@ def test_a_lone_day_takes_the_month_said_with_it_just_before(text: str, earlier:
 )
 def test_narrated_days_stay_past(text: str, said: str, expected: str) -> None:
     assert _main(text, said) == expected
+
+
+@pytest.mark.parametrize(
+    "text, said, expected",
+    [
+        # a clause with no subject after an arrangement: its past-looking first word is an adjective
+        ("Hip surgery is booked, left hip replacement at the county hospital on 8 July.", "2025-06-16", "2025-07-08"),
+        ("The repair is scheduled, used parts only, on 2 June.", "2025-05-20", "2025-06-02"),
+        # a clause with a subject of its own narrates
+        ("The flight is booked, and I paid the deposit on 2 June.", "2025-06-16", "2025-06-02"),
+        # after a narrated arrangement the subjectless clause narrates too
+        ("The van was delayed and came on 18 September instead.", "2025-09-22", "2025-09-18"),
+    ],
+)
+def test_a_subjectless_clause_after_an_arrangement_is_not_narrated(text: str, said: str, expected: str) -> None:
+    assert _dates(text, said)[-1][0] == expected

@@ -343,6 +343,12 @@ def note(text: str, span: tuple[int, int]) -> bool:
     return verbless(text, span) and not _PERSON.search(clause) and _NOTE_HEAD.match(text, start, span[0]) is not None
 
 
+def _opens_with_past(text: str, start: int, end: int) -> bool:
+    """Whether the clause ``text[start:end]`` opens with its first narrating past form (no subject before it)."""
+    first = next((m for m in _PAST_CUE.finditer(text, start, end) if past_verb(text, m)), None)
+    return first is not None and re.fullmatch(r"\W*(?:and\s+|then\s+)?", text[start : first.start()]) is not None
+
+
 def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
     """The tense the clause of ``text`` around ``span`` (a time expression) gives it: "future" if the
     clause looks forward ("starting on 15 April", "booked for 2 March", "I booked my training for 21 June",
@@ -359,6 +365,13 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         return own
     if own == "past" and _present_after_past(text, start, span[0]):
         return "present"
+    if own == "past" and brk is not None and _opens_with_past(text, start, span[0]) and _FORWARD_CUE.search(text, 0, brk.start()) and (
+        sentence_tense(text[: brk.start()]) != "past"
+    ):
+        # a clause with no subject of its own after an arrangement not narrated ("Knee surgery is booked, left knee
+        # replacement on 8 July"): its past-looking first word cannot be a verb of the arrangement's subject; it is an
+        # adjective ("The robot was delayed and went in on 18 September" narrates both)
+        return "future"
     if progressive(clause):  # "A joiner called Ross is replacing the windows on 3 November": under way or ahead
         return "present"
     if own is not None:
