@@ -7,8 +7,11 @@ week's beginning is Monday-Tuesday, its middle Wednesday-Thursday, its end Frida
 January, its end December, early/mid/late are January-April, May-August, September-December. The end of a month or a
 year as a bound ("by the end of April", "until the end of the year") is its last day: a deadline, not ten days. A day of the month
 whose month is unsaid is in the month the sentence names ("the July meeting moves to the 11th"), else the nearest
-month in the direction of the clause's tense (a weekday with it picks the month where the day is that weekday). A
-month named only in earlier turns is not used: which of them a lone day belongs to is not in the words.
+month in the direction of the clause's tense (a weekday with it picks the month where the day is that weekday, even
+when the sentence names another month: "on Saturday the 22nd, ... on December 6"). With no month in the sentence, a
+month said in the turns just before with one of the sentence's lone days is theirs ("I leave on the 16th and land
+on the 17th" after "back on 16 October"); another month of earlier turns is not used. A state from a day ("from the
+19th") is the nearest such day ahead or begun within a month; "since the 26th" is never ahead.
 """
 
 from __future__ import annotations

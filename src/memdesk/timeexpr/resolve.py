@@ -14,7 +14,12 @@ Conventions (chosen, documented, tested):
 * "last Friday" is the most recent Friday strictly before the reference day; "this Saturday" is
   the next Saturday on or after the reference day; "next Monday" is the Monday of the following
   week. A bare "on Friday" is read as the most recent past Friday (narrated memories are mostly
-  past; pass ``prefer="future"`` to read it as the next one).
+  past; pass ``prefer="future"`` to read it as the next one; with ``"auto"`` a note with no verb,
+  subject or article before it, "Physio on Wednesday at 8:30", is ahead). "a week from Friday",
+  "a week on Friday" and "Friday week" are seven days after the coming Friday (today when it is
+  Friday); "two weeks from today" counts from today; "for two weeks from tomorrow" is those days.
+* "next June" is the June of next year, as "next Monday" is the Monday of next week; "last June"
+  the most recent June before the reference's month; "in June" follows the tense.
 * "N days/weeks/months/years ago" subtracts N units; day counts resolve to a day, week counts
   to the week that contains the shifted day, month counts to a calendar month, year counts to a
   calendar year. Number words: "a"/"an"/"one" = 1 ... "twenty" = 20; "a couple of" = 2,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import sys
 import tempfile
 
 from memdesk.conversation.memory import Memory
@@ -27,8 +28,10 @@ def main() -> None:
     ap.add_argument("--old", required=True)
     ap.add_argument("--out")
     args = ap.parse_args()
-    spec = importlib.util.spec_from_file_location("old_chat_checks", args.old)
+    # loaded as a module of memdesk.eval, so its relative imports are those of the current tree
+    spec = importlib.util.spec_from_file_location("memdesk.eval._old_chat_checks", args.old)
     old = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules[spec.name] = old  # type: ignore[union-attr]
     spec.loader.exec_module(old)  # type: ignore[union-attr]
     chats = load_chats(args.data)
     totals = {"new": [0, 0], "old": [0, 0]}
@@ -52,7 +55,8 @@ def main() -> None:
         for line in lines[name]:
             print("  ", line)
     if args.out:
-        json.dump({"data": args.data, "totals": totals, "wrong": lines}, open(args.out, "w"), indent=1)
+        with open(args.out, "w") as f:
+            json.dump({"data": args.data, "totals": totals, "wrong": lines}, f, indent=1)
 
 
 if __name__ == "__main__":
