@@ -252,3 +252,16 @@ def test_narrated_days_stay_past(text: str, said: str, expected: str) -> None:
 )
 def test_a_subjectless_clause_after_an_arrangement_is_not_narrated(text: str, said: str, expected: str) -> None:
     assert _dates(text, said)[-1][0] == expected
+
+
+@pytest.mark.parametrize(
+    "text, said, expected",
+    [
+        # the month named for another date would put the lone day most of a year away: it is the nearby day
+        ("To have the cake iced before the 2nd we must order by 21 December.", "2024-12-16", "2025-01-02"),
+        # a month named for the day itself, months ahead, still holds it
+        ("The June fete moves to the 14th.", "2025-01-10", "2025-06-14"),
+    ],
+)
+def test_a_lone_day_is_not_put_a_year_away_by_another_dates_month(text: str, said: str, expected: str) -> None:
+    assert _dates(text, said)[0][0] == expected

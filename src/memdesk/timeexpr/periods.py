@@ -130,6 +130,9 @@ _DAY_MONTH = re.compile(
 _LONE_DAY = re.compile(r"\bthe\s+([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b", re.IGNORECASE)
 #: How far from the reference day a day of an unsaid month is looked for (the month before, this one or the next).
 NEAR_DAYS = 45
+#: How far from the reference day a day put in a month the sentence names for another date may be: further, it is read
+#: as a day alone (a lone day is not most of a year away).
+FAR_DAYS = 300
 
 
 def _day_of(day: int, month: int, year: int) -> date | None:
@@ -170,7 +173,12 @@ def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None)
         return None
     near = min(options, key=lambda d: abs((d - ref).days))
     if named:
-        return directed(options, ref, direction, near)
+        chosen = directed(options, ref, direction, near)
+        if abs((chosen - ref).days) <= FAR_DAYS or weekday is not None:
+            return chosen
+        # the month the sentence names for another date puts this day most of a year away ("delivered before the 3rd
+        # we have to order by 20 December", said on 16 December): the day is the nearby one, not December's
+        return _unsaid_month(day, "", ref, ctx, None) or chosen
     options = [d for d in options if abs((d - ref).days) <= NEAR_DAYS]  # the month before, this one or the next
     return directed(options, ref, direction, near) if options else near
 
