@@ -265,3 +265,16 @@ def test_a_subjectless_clause_after_an_arrangement_is_not_narrated(text: str, sa
 )
 def test_a_lone_day_is_not_put_a_year_away_by_another_dates_month(text: str, said: str, expected: str) -> None:
     assert _dates(text, said)[0][0] == expected
+
+
+@pytest.mark.parametrize(
+    "text, said, expected",
+    [
+        # the last item of a list of objects: its participle belongs to the object; the sentence's verb dates it
+        ("We need six tables, a tent, and the chairs stacked by the 28th.", "2025-05-06", "2025-05-28"),
+        # a narrated sentence keeps its past
+        ("We bought bread, milk, and the kids painted eggs on Sunday.", "2025-05-06", "2025-05-04"),
+    ],
+)
+def test_a_participle_in_a_list_of_objects_is_not_narrated(text: str, said: str, expected: str) -> None:
+    assert _main(text, said) == expected

@@ -343,6 +343,17 @@ def note(text: str, span: tuple[int, int]) -> bool:
     return verbless(text, span) and not _PERSON.search(clause) and _NOTE_HEAD.match(text, start, span[0]) is not None
 
 
+def _in_list(text: str, brk: re.Match[str]) -> bool:
+    """Whether the clause break ``brk`` (", and" or ",") follows a list item: a short segment with no verb between it
+    and a comma before it ("a van" in "I need 20 chairs, a van, and ...")."""
+    if brk[0].strip().lower() not in (",", "and"):
+        return False
+    before = text[: brk.start()].rstrip(" ,")
+    comma = before.rfind(",")
+    item = before[comma + 1 :].strip() if comma >= 0 else ""
+    return bool(item) and len(item.split()) <= 4 and not (sentence_tense(item) or _PRESENT.search(item) or simple_present(item))
+
+
 def _opens_with_past(text: str, start: int, end: int) -> bool:
     """Whether the clause ``text[start:end]`` opens with its first narrating past form (no subject before it)."""
     first = next((m for m in _PAST_CUE.finditer(text, start, end) if past_verb(text, m)), None)
@@ -365,6 +376,10 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         return own
     if own == "past" and _present_after_past(text, start, span[0]):
         return "present"
+    if own == "past" and brk is not None and _in_list(text, brk) and sentence_tense(text) != "past":
+        # the last item of a list of objects ("I need 20 chairs, a van, and the boxes labelled by the 31st"): its
+        # participle is the object's, the sentence's verb dates it
+        return sentence_tense(text)
     if own == "past" and brk is not None and _opens_with_past(text, start, span[0]) and _FORWARD_CUE.search(text, 0, brk.start()) and (
         sentence_tense(text[: brk.start()]) != "past"
     ):
