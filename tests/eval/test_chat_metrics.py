@@ -117,6 +117,16 @@ def test_an_event_time_stands_for_its_anchor_and_a_written_year_is_the_speakers(
         (bare.id, "2025-05-11", "event_time"), (guessed.id, "2024-05-01/2024-06-01", "metadata")]
 
 
+def test_an_unlabelled_expressions_anchor_is_not_judged():
+    chat = Chat.model_validate(tiny_chat())  # k1-m3 labelled 2025-05-14 ("on 14 May")
+    late = {"text": "end of June", "label": "end of June 2025", "start": "2025-06-21", "end": "2025-07-01"}
+    record = SemanticRecord(scope=SCOPE, fact="Wren's exam is on 14 May; lessons until end of June.", provenance=["k1-m3"],
+                            temporal_anchor="end of June 2025", event_time=datetime(2025, 6, 21, tzinfo=timezone.utc),
+                            metadata={**_said("2025-03-18"), "time_expressions": [late]})
+    # the anchor is the unlabelled expression's label, read as June 2025: nothing to judge it by, like its days
+    assert wrong_date_records([record], chat) == (1, [])
+
+
 def test_small_talk_records_and_supersession_items():
     chat = Chat.model_validate(tiny_chat())
     greeting = SemanticRecord(scope=SCOPE, fact="Desk asked how it can help.", provenance=["k1-m1"], role="assistant")

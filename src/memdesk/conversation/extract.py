@@ -64,7 +64,7 @@ from .facts import claims_of
 from .updates import sentence_update, values_of
 from .render import attribute, chunks, fit, render, truncate
 from .social import social_question
-from .router import addressee_of, analyze_utterance, names_of, reference_of
+from .router import addressee_of, analyze_utterance, names_of, reference_of, times_reader
 from .rules import SUBJECTS, Sentence, analyze, content_words, greets_only, has_past_event, words
 
 logger = logging.getLogger(__name__)
@@ -243,7 +243,7 @@ class RuleExtractor:
         only claims are new values): no split between two clauses of the speaker's own, a value kept with what it
         is of ("..., so we're nine now")."""
         speaker, addressee = utterance.message.speaker, addressee_of(utterance)
-        ts, _ = reference_of(utterance)
+        times_of = times_reader(utterance)
         quote, prov = None, [utterance.message_id]
         if before is not None:
             who, prev_id, prev_sents, asked = before
@@ -255,7 +255,7 @@ class RuleExtractor:
         for sentence in content:
             for piece in atoms(sentence.text, clauses=split):
                 atom = sentence if piece == sentence.text else replace(
-                    sentence, text=piece, times=resolve(piece, ts, prefer="auto") if ts is not None else []
+                    sentence, text=piece, times=times_of(piece) if times_of is not None else []
                 )
                 kind = self._kind([atom], mask)
                 parts, rewritten = render([atom], speaker, addressee, keep_you=_instructs(kind, [atom]))

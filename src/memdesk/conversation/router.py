@@ -41,13 +41,13 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
 from typing import Literal
 
 from ..text.lang import is_english
 from ..records import RouteMask
-from ..timeexpr.resolve import resolve
+from ..timeexpr.resolve import TimeMention, resolve
 from .base import Utterance
 from .filler import FillerTest
 from .reactions import reaction_turn
@@ -57,7 +57,7 @@ from .social import THIRD_PERSON, only_reacts, plain_named, social_question
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RuleRouter", "analyze_utterance", "names_of", "addressee_of", "reference_of"]
+__all__ = ["RuleRouter", "analyze_utterance", "names_of", "addressee_of", "reference_of", "times_reader"]
 
 
 def addressee_of(utterance: Utterance) -> str | None:
@@ -95,12 +95,35 @@ def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bo
     return only_reacts(content_words(text, names), len(words(text)))
 
 
+#: How far back earlier turns are read for the month of a day said alone ("I leave on the 16th" after "back on 16
+#: October"), and how many of them.
+EARLIER_WINDOW, EARLIER_TURNS = timedelta(days=1), 6
+
+
+def earlier_text(utterance: Utterance) -> str:
+    """The turns said just before ``utterance`` (at most :data:`EARLIER_TURNS`, within :data:`EARLIER_WINDOW` of it),
+    oldest first: where a day of the month it says alone may have been said with its month."""
+    said = utterance.message.timestamp
+    turns = [m for m in utterance.context[-EARLIER_TURNS:]
+             if said is None or m.timestamp is None or timedelta(0) <= said - m.timestamp <= EARLIER_WINDOW]  # fmt: skip
+    return "\n".join(m.text() for m in turns)
+
+
+def times_reader(utterance: Utterance) -> Callable[[str], list[TimeMention]] | None:
+    """What resolves the time expressions of a piece of ``utterance``: against :func:`reference_of`, in the direction
+    of the piece's tense, a lone day of the month with the month of :func:`earlier_text`; ``None`` with no time."""
+    ts, _ = reference_of(utterance)
+    if ts is None:
+        return None
+    earlier = earlier_text(utterance)
+    return lambda s: resolve(s, ts, prefer="auto", earlier=earlier)
+
+
 def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) -> list[Sentence]:
     """The sentence analysis the router and the rule extractor share; time expressions are resolved
     against :func:`reference_of`, each in the direction of its sentence's tense. With ``filler`` (the
     learned small-talk test, :mod:`.filler`) a statement or question it reads as small talk is phatic."""
-    ts, _ = reference_of(utterance)
-    times_of = (lambda s: resolve(s, ts, prefer="auto")) if ts is not None else None
+    times_of = times_reader(utterance)
     prev = utterance.context[-1] if utterance.context else None
     previous = prev.text() if prev is not None and prev.speaker != utterance.message.speaker else ""
     text, names = utterance.message.text(), names_of(utterance)

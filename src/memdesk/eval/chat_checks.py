@@ -144,14 +144,17 @@ def _expression_spans(record: MemoryRecord) -> list[Span]:
 
 
 def _expressions(record: MemoryRecord) -> list[tuple[str, set[Span]]]:
-    """Each resolved time expression the record keeps: its words, and the spans it can show up as (its days, and
-    its metadata entry read as :func:`_metadata_spans` reads it)."""
+    """Each resolved time expression the record keeps: its words, and the spans it can show up as (its days, its
+    metadata entry read as :func:`_metadata_spans` reads it, and its label read as the record's anchor is read)."""
     items = record.metadata.get("time_expressions")
     out: list[tuple[str, set[Span]]] = []
     for t in items if isinstance(items, list) else []:
         if isinstance(t, dict):
             days = _days(t)
-            out.append((str(t.get("text", "")), ({days} if days else set()) | set(_metadata_spans(t))))
+            # its label is also the record's temporal anchor when it dates the record ("end of September 2025"),
+            # read there as the dates its words name (September 2025)
+            label = set(date_spans(str(t.get("label", "")), bare_year=True))
+            out.append((str(t.get("text", "")), ({days} if days else set()) | set(_metadata_spans(t)) | label))
     return out
 
 

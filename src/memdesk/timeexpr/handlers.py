@@ -18,10 +18,13 @@ from .words import FIRST_IN, MONTHS, TAKES_TIME, count_word, weekday_index
 class Ctx:
     """How to read an ambiguous form: ``prefer`` for a bare weekday; ``direction`` (from the
     sentence's tense, ``prefer="auto"``) for a day-month without a year and "in <Month>": the
-    occurrence before, after, or nearest the reference; ``None`` keeps the reference's year."""
+    occurrence before, after, or nearest the reference; ``None`` keeps the reference's year. ``earlier``: the turns
+    said just before, where "on the 16th" may have been said with its month ("back on 16 October")."""
 
     prefer: str = "past"
     direction: Literal["past", "future", "current", "nearest", "recent"] | None = None
+    #: what was said just before (earlier turns): a day of the month said alone there may name its month
+    earlier: str = ""
 
 
 #: How far back "current" (a present-tense clause) still reads a date as the occurrence just begun:
@@ -67,6 +70,31 @@ def h_in(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     if unit in ("day", "week") and not approx and n <= 200:
         return spans.day(ref + timedelta(days=n * (7 if unit == "week" else 1)))  # "in two weeks": that day
     return _shift(ref, n, unit, approx)
+
+
+def h_counted_from(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    """"a week from Friday", "two weeks from today", "a week on Friday", "Wednesday week" (a week after the coming
+    Wednesday): the day counted on from the coming weekday (today when it is that weekday), today or tomorrow; after
+    "for" ("for two weeks from tomorrow") the days from that day on."""
+    base_word = m["wd"].lower()
+    if base_word in ("today", "now"):
+        base = ref
+    elif base_word == "tomorrow":
+        base = ref + timedelta(days=1)
+    else:
+        if not m["n"] and _EVERY.search(m.string, 0, m.start()):
+            return None  # "every Monday week": not one day
+        base = ref + timedelta(days=(weekday_index(base_word) - ref.weekday()) % 7)
+    n, approx = count_word(m["n"]) if m["n"] else (1, False)
+    if n > 52 or approx:
+        return None
+    step = n * (1 if (m["unit"] or "week").lower().startswith("day") else 7)
+    if m["n"] and _FOR.search(m.string, 0, m.start()):
+        return spans.days(base, base + timedelta(days=step - 1))  # "off sick for two weeks from tomorrow": those days
+    return spans.day(base + timedelta(days=step))
+
+
+_FOR = re.compile(r"\bfor\s+$", re.IGNORECASE)
 
 
 def _shift(ref: date, n: int, unit: str, approx: bool) -> spans.Span | None:
@@ -241,7 +269,7 @@ def h_month_rel(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     if which == "last":
         year = ref.year if mon < ref.month else ref.year - 1
     elif which == "next":
-        year = ref.year if mon > ref.month else ref.year + 1
+        year = ref.year + 1  # "next June": the June of next year, as "next Friday" is the Friday of next week
     else:
         # "in January": compare month starts, so the current month counts as both before and after
         here = date(ref.year, ref.month, 1)

@@ -7,18 +7,22 @@ week's beginning is Monday-Tuesday, its middle Wednesday-Thursday, its end Frida
 January, its end December, early/mid/late are January-April, May-August, September-December. The end of a month or a
 year as a bound ("by the end of April", "until the end of the year") is its last day: a deadline, not ten days. A day of the month
 whose month is unsaid is in the month the sentence names ("the July meeting moves to the 11th"), else the nearest
-month in the direction of the clause's tense (a weekday with it picks the month where the day is that weekday). A
-month named only in earlier turns is not used: which of them a lone day belongs to is not in the words.
+month in the direction of the clause's tense (a weekday with it picks the month where the day is that weekday, even
+when the sentence names another month: "on Saturday the 22nd, ... on December 6"). With no month in the sentence, a
+month said in the turns just before with one of the sentence's lone days is theirs ("I leave on the 16th and land
+on the 17th" after "back on 16 October"); another month of earlier turns is not used. A state from a day ("from the
+19th") is the nearest such day ahead or begun within a month; "since the 26th" is never ahead.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+from dataclasses import replace
 from datetime import date, timedelta
 
 from . import holidays, spans
-from .handlers import AFTER_DATE, NEXT_WORD, Ctx, directed
+from .handlers import AFTER_DATE, CURRENT_WINDOW, NEXT_WORD, Ctx, directed
 from .words import MONTH_NAME, MONTHS, weekday_index
 
 __all__ = ["h_part", "h_holiday", "h_ordinal", "h_range"]
@@ -116,8 +120,19 @@ _NEXT_WORD = re.compile(r"\s+(?:of\s+)?([A-Za-z]+)")
 _CLAUSE_AFTER = re.compile(r"\s+(?:is|was|falls|fell|will|would|isn't|wasn't)\b", re.IGNORECASE)
 
 
+#: A day said with its month ("16 October", "October 16th"), in earlier turns.
+_DAY_MONTH = re.compile(
+    r"\b(?:([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\s+(?:of\s+)?"
+    r"(January|February|March|April|May|June|July|August|September|October|November|December)|"
+    r"(January|February|March|April|June|July|August|September|October|November|December)\s+"
+    r"([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?)\b"
+)
+_LONE_DAY = re.compile(r"\bthe\s+([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b", re.IGNORECASE)
 #: How far from the reference day a day of an unsaid month is looked for (the month before, this one or the next).
 NEAR_DAYS = 45
+#: How far from the reference day a day put in a month the sentence names for another date may be: further, it is read
+#: as a day alone (a lone day is not most of a year away).
+FAR_DAYS = 300
 
 
 def _day_of(day: int, month: int, year: int) -> date | None:
@@ -130,22 +145,42 @@ def _day_of(day: int, month: int, year: int) -> date | None:
 def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None) -> date | None:
     """The date of day ``day`` of a month the words leave unsaid (see the module's conventions)."""
     named = [MONTHS[n.lower()] for n in MONTH_NAME.findall(text) if not (n == "May" and text.startswith("May"))]
+    if not named and ctx.earlier:
+        # "I leave on the 16th and land on the 17th" after "coming back on 16 October": the month said just before
+        # with a day this sentence says alone
+        lone = {int(d) for d in _LONE_DAY.findall(text)} | {day}
+        named = [MONTHS[(m1 or m2).lower()] for d1, m1, m2, d2 in _DAY_MONTH.findall(ctx.earlier) if int(d1 or d2) in lone][-1:]
+    if named and weekday is not None and not any(
+        d is not None and d.weekday() == weekday for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _day_of(day, named[0], y))
+    ):
+        named = []  # "on Saturday the 22nd, ... on December 6": the 22nd that is a Saturday is not December's
     if named:
         months = [(y, named[0]) for y in (ref.year - 1, ref.year, ref.year + 1)]
     else:
         months = [spans.add_months(ref.year, ref.month, k) for k in range(-3, 4)]
     options = [d for y, mo in months if (d := _day_of(day, mo, y)) is not None]
+    direction = ctx.direction or "nearest"
+    if direction == "current" and not named:
+        # a state from a day of this month or the next ("open homes every Sunday from the 19th", said on the 10th):
+        # the nearest such day that is ahead or just begun
+        options = [d for d in options if d >= ref - CURRENT_WINDOW] or options
+        direction = "nearest"
     if weekday is not None:
         options = [d for d in options if d.weekday() == weekday] or options
         if not named:  # the weekday names the month: the nearest such one in the direction of the tense
-            return directed(options, ref, ctx.direction or "nearest", min(options, key=lambda d: abs((d - ref).days)))
+            return directed(options, ref, direction, min(options, key=lambda d: abs((d - ref).days)))
     if not options:
         return None
     near = min(options, key=lambda d: abs((d - ref).days))
     if named:
-        return directed(options, ref, ctx.direction or "nearest", near)
+        chosen = directed(options, ref, direction, near)
+        if abs((chosen - ref).days) <= FAR_DAYS or weekday is not None:
+            return chosen
+        # the month the sentence names for another date puts this day most of a year away ("delivered before the 3rd
+        # we have to order by 20 December", said on 16 December): the day is the nearby one, not December's
+        return _unsaid_month(day, "", ref, ctx, None) or chosen
     options = [d for d in options if abs((d - ref).days) <= NEAR_DAYS]  # the month before, this one or the next
-    return directed(options, ref, ctx.direction or "nearest", near) if options else near
+    return directed(options, ref, direction, near) if options else near
 
 
 def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
@@ -156,6 +191,8 @@ def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         return spans.day(d) if d else None
     if (m["prep"] or "").lower() == "since" and _CLAUSE_AFTER.match(m.string, m.end()):
         return None  # "since the 30th is a Friday": "since" opens a clause (because), the day is its subject
+    if (m["prep"] or "").lower() == "since":
+        ctx = replace(ctx, prefer="past", direction="past")  # what holds since a day began on it: the day is not ahead
     if not m["prep"] and not m["dwd"]:
         return None
     if (m["prep"] or "").lower() == "for" and ctx.direction == "past":

@@ -14,7 +14,12 @@ Conventions (chosen, documented, tested):
 * "last Friday" is the most recent Friday strictly before the reference day; "this Saturday" is
   the next Saturday on or after the reference day; "next Monday" is the Monday of the following
   week. A bare "on Friday" is read as the most recent past Friday (narrated memories are mostly
-  past; pass ``prefer="future"`` to read it as the next one).
+  past; pass ``prefer="future"`` to read it as the next one; with ``"auto"`` a note with no verb,
+  subject or article before it, "Physio on Wednesday at 8:30", is ahead). "a week from Friday",
+  "a week on Friday" and "Friday week" are seven days after the coming Friday (today when it is
+  Friday); "two weeks from today" counts from today; "for two weeks from tomorrow" is those days.
+* "next June" is the June of next year, as "next Monday" is the Monday of next week; "last June"
+  the most recent June before the reference's month; "in June" follows the tense.
 * "N days/weeks/months/years ago" subtracts N units; day counts resolve to a day, week counts
   to the week that contains the shifted day, month counts to a calendar month, year counts to a
   calendar year. Number words: "a"/"an"/"one" = 1 ... "twenty" = 20; "a couple of" = 2,
@@ -36,6 +41,7 @@ both in the reference's timezone (naive if the reference is naive).
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import date, datetime, time, timedelta
 from typing import Literal
 
@@ -47,7 +53,7 @@ from .handlers import Ctx, Handler
 from .holidays import HOLIDAY_RE
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .words import clause_tense, sentence_tense, verbless
+from .words import clause_tense, note, sentence_tense, verbless
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -83,6 +89,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
         rf"(?:the\s+)?(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), p.h_range),
     (_p(rf"(?P<month>{MONTH_RE})\s+(?P<d1>{DAY_RE})\s*(?:-|\u2013|to|until|till|through)\s*(?P<d>{DAY_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), p.h_range),
     (_p(rf"from\s+the\s+(?P<d1>{_ORD})\s+(?:to|until|till)\s+the\s+(?P<d>{_ORD})(?P<month>)?(?P<y>)?"), p.h_range),
+    (_p(rf"the\s+(?P<d1>{_ORD})\s*(?:-|\u2013)\s*(?:the\s+)?(?P<d>{_ORD})(?P<month>)?(?P<y>)?"), p.h_range),
     # a day of a month named by its place: "on the 12th of next month"
     (_p(rf"(?:(?P<prep>on|by|for|to|until|till|from|before|after)\s+)?(?P<dwd>)?the\s+(?P<d>{_ORD})\s+of\s+(?P<which>this|next|last)\s+month"), p.h_ordinal),
     # a part of a period, a holiday and the time around it
@@ -93,6 +100,8 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     # a month (or a day of it) in a year named by its place: "October next year", "next year, in June", "3 May last year"
     (_p(rf"(?:(?P<d>{DAY_RE})\s+(?:of\s+)?)?(?P<month>{MONTH_RE})\s+(?P<which>next|last|this)\s+year"), h.h_month_of_year),
     (_p(rf"(?P<which>next|last|this)\s+year,?\s+(?:in\s+|on\s+)?(?:(?P<d>{DAY_RE})\s+(?:of\s+)?)?(?P<month>{MONTH_RE})"), h.h_month_of_year),
+    # a weekday said after the date it names: "install on 16 March, Monday"
+    (_p(rf"(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?,?\s+(?P<dwd>{WEEKDAY_RE})"), h.h_mdy),
     # a weekday written with a date ("Saturday 13 July", "Fri, 16 Feb") is part of that one mention
     (_p(rf"{DATED_WEEKDAY}(?P<d>{DAY_RE})(?:\s+of)?\s+(?P<month>{MONTH_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), h.h_mdy),
     (_p(rf"{DATED_WEEKDAY}(?P<month>{MONTH_RE})\s+(?P<d>{DAY_RE})(?:,?\s+(?P<y>{YEAR_RE}))?"), h.h_mdy),
@@ -101,6 +110,9 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(r"the day before yesterday|the day after tomorrow"), h.h_simple),
     (_p(rf"(?P<n>{NUM_RE})\s+(?P<unit>{UNIT_RE})\s+(?:ago|back|before now)"), h.h_ago),
     (_p(rf"in\s+(?:about\s+|around\s+)?(?P<n>{NUM_RE})\s+(?P<unit>{UNIT_RE})(?:'?s)?(?:\s+time)?"), h.h_in),
+    # a day counted from another: "a week from Friday", "two weeks from today", "a week on Friday", "Wednesday week"
+    (_p(rf"(?P<n>{NUM_RE})\s+(?P<unit>days?|weeks?)\s+(?:from|on)\s+(?P<wd>{WEEKDAY_RE}|today|tomorrow|now)"), h.h_counted_from),
+    (_p(rf"(?P<wd>{WEEKDAY_RE})\s+week(?P<n>)(?P<unit>)"), h.h_counted_from),
     (_p(r"the week before last"), h.h_week_before_last),
     (_p(rf"(?:the\s+)?(?:past|last)\s+(?P<n>{NUM_RE})\s+(?P<unit>{UNIT_RE})"), h.h_past_n),
     (_p(r"(?P<which>this past|last|past|previous|this|next|earlier this|later this|the coming|the following)\s+(?P<unit>weekend|week|month|year)"), h.h_rel_period),
@@ -137,7 +149,7 @@ MAX_MENTIONS = 64
 
 
 def resolve(
-    text: str, ref: datetime, *, prefer: Literal["past", "future", "auto"] = "past"
+    text: str, ref: datetime, *, prefer: Literal["past", "future", "auto"] = "past", earlier: str = ""
 ) -> list[TimeMention]:
     """All time expressions in ``text``, resolved against ``ref``, in text order.
 
@@ -147,7 +159,9 @@ def resolve(
     ``text`` (:func:`sentence_tense`; pass one sentence) and also applies it to a day-month
     without a year and to "in <Month>" (nearest occurrence that way), and reads "in two weeks"
     after a past verb as a duration, not a date. With no tense cue ``"auto"`` reads like
-    ``"past"``. At most :data:`MAX_MENTIONS` mentions are read (the first rules' first).
+    ``"past"``. ``earlier``: what was said just before (earlier turns of the conversation), where a day of the month
+    said alone here ("I leave on the 16th") may have been said with its month ("back on 16 October"). At most
+    :data:`MAX_MENTIONS` mentions are read (the first rules' first).
     """
     ref_day = ref.date()
     if prefer == "auto":
@@ -178,8 +192,9 @@ def resolve(
                     # a month named with no tense ("Update: only one migraine in February", said in March) is the one
                     # just past if it is the month before (a report), else the coming one
                     here = Ctx(prefer="past", direction="recent")
-                elif tense == "present" or (tense is None and handler is not h.h_weekday):
-                    # no cue that it is past: the date a person infers is the coming one; one just begun only
+                elif tense == "present" or (tense is None and (handler is not h.h_weekday or note(text, (s, e)))):
+                    # no cue that it is past: the date a person infers is the coming one (a weekday too when its
+                    # clause is a verbless note: "Physio on Wednesday at 8:30"); one just begun only
                     # when it starts a state ("from 1 October I'm driving for ..."), not for a day something
                     # happens on ("The review is pencilled in for 14 January", said on 10 February)
                     # "from the 24th to the 26th" is a run of days, not a state that began on the 24th
@@ -187,6 +202,8 @@ def resolve(
                     here = Ctx(prefer="future", direction="current" if starts else "future")
                 else:
                     here = Ctx(prefer=tense or "past", direction=tense or "nearest")
+            if earlier:
+                here = replace(here, earlier=earlier)
             try:
                 res = handler(m, ref_day, here)
             except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999)

@@ -61,7 +61,7 @@ def count_word(word: str) -> tuple[int, bool]:
 
 
 _FUTURE_CUE = re.compile(
-    r"\b(?:will|shall|gonna|going to|plan(?:s|ning)? (?:to|on)|about to|can't wait|looking forward|"
+    r"\b(?:will|won't|shall|gonna|going to|plan(?:s|ning)? (?:to|on)|about to|can't wait|looking forward|"
     r"hop(?:e|ing) to|intend to|next|upcoming|coming up|tomorrow|soon|"
     r"(?:am|is|are)\s+(?:\w+ly\s+)?(?:leaving|moving|starting|flying|going|coming|arriving|meeting|visiting|heading|"
     r"travell?ing|getting|having|doing|opening|seeing|taking|picking))\b|'ll\b|'(?:m|re|s)\s+(?:leaving|moving|starting|"
@@ -87,13 +87,14 @@ _PAST_ONLY = IRREGULAR_PAST - SAME_AS_PRESENT
 #: Friday", "last May", "last night", "the last two years"); not the adjective of "my last day at work is 16 May", "the
 #: last train", "last orders", which says nothing of when.
 LAST_TIME = (
-    r"last(?=\s+(?:week|weekend|month|year|night|time|summer|spring|autumn|fall|winter|season|term|semester|couple|few|"
-    r"several|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+    r"last(?=\s+(?:week|weekend|month|year|night|time|summer|spring|autumn|fall|winter|season|term|semester|"
+    r"(?:couple|few|several|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+(?:of\s+)?"
+    r"(?:days?|nights?|weeks?|weekends?|months?|years?|hours?|minutes?|decades?|times?|terms?|seasons?|summers?|winters?)|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
     r"september|october|november|december|christmas|easter|new year|thanksgiving|halloween)\b)"
 )
 _PAST_CUE = re.compile(
-    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|" + LAST_TIME + r"|[a-z]{3,}ed)\b",
+    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|" + LAST_TIME + r"|[a-z]{3,}ed|[a-z]+ied)\b",
     re.IGNORECASE,
 )
 
@@ -158,6 +159,33 @@ _ING_ADJECTIVES = frozenset(
 )
 
 
+#: What may stand before a participle used as an adjective, not before a finite verb: a determiner, a number or a
+#: preposition ("a shared flat", "four raised beds", "from untreated larch"). A finite past verb follows its subject.
+_ATTRIBUTIVE = re.compile(
+    r"(?:\b(?:a|an|the|my|your|his|her|its|our|their|these|those|some|any|no|every|each|of|from|with|in|into|onto|"
+    r"for|newly|freshly|very|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|several|many|few)|(?<![\w.])\d+)\s+$",
+    re.IGNORECASE,
+)
+#: A heading of a note: one to three words before a colon at the start of a text or line ("Suggested schedule:",
+#: "Updated plan:"): a label, not a narrated clause.
+_HEADING = re.compile(r"(?:^|\n)\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:")
+
+
+def past_verb(text: str, m: re.Match[str]) -> bool:
+    """Whether the past cue ``m`` of ``text`` (:data:`_PAST_CUE`) narrates: not an adjective in "-ed" ("excited"), not a
+    participle after a determiner or a preposition ("a shared flat", "from untreated larch"), not a word of a heading
+    ("Suggested schedule: ...")."""
+    word = m[0].lower()
+    if word in _ED_ADJECTIVES:
+        return False
+    if word in ("was", "were", "ago", "yesterday") or word.startswith("last"):
+        return True
+    if _ATTRIBUTIVE.search(text, max(0, m.start() - 12), m.start()):
+        return False
+    head = _HEADING.match(text)
+    return not (head is not None and head.start() <= m.start() < head.end())
+
+
 def sentence_tense(text: str) -> Literal["past", "future"] | None:
     """"future" if ``text`` plans something ("I'll", "going to", "next ..."), else
     "past" if it narrates ("went", "-ed" as a finite verb, "ago"), else ``None``. A past-looking form after a
@@ -169,7 +197,7 @@ def sentence_tense(text: str) -> Literal["past", "future"] | None:
     if progressive(text):
         return None  # a present progressive: what it dates is ahead or under way (:func:`clause_tense`)
     present = _PRESENT_FINITE.search(text)
-    first = next((m for m in _PAST_CUE.finditer(text) if m[0].lower() not in _ED_ADJECTIVES), None)
+    first = next((m for m in _PAST_CUE.finditer(text) if past_verb(text, m)), None)
     if first is not None and (present is None or first.start() < present.start()):
         return "past"
     return None
@@ -193,7 +221,8 @@ _FORWARD_CUE = re.compile(
 #: "We booked a cottage near the coast, 18 to 25 October" (the booking is past, what it books is ahead).
 #: The verbs of it are those that set, move, approve or cancel what is planned, in any form ("decided to move the
 #: wedding to 12 June", "HR confirmed my leave from 1 May", "release targeted for 14 November", "I cancelled the exam
-#: in June": the exam was to be in the coming June).
+#: in June": the exam was to be in the coming June). A weekday may name the day ("test booked at the centre for
+#: Saturday the 31st", "moved the call to Friday").
 _SET_FOR = re.compile(
     r"\b(?:book(?:ed|ing)?|reserv(?:e|ed|ing)|schedul(?:e|ed|ing)|arrang(?:e|ed|ing)|plann(?:ed|ing)|set|fix(?:ed|ing)?|"
     r"mov(?:e|ed|ing)|postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|push(?:ed|ing)?|put|chang(?:e|ed|ing)|brought|"
@@ -201,8 +230,8 @@ _SET_FOR = re.compile(
     r"pencill?ed(?: in)?|confirm(?:s|ed|ing)?|approv(?:e|es|ed|ing)|agreed|granted|(?P<cancel>cancel(?:s|led|ed|ling|ing)?|"
     r"called off))\b(?:[\s,]+[\w'-]+){0,12}?"
     r"(?:\s+(?:for|to|until|till|from|(?(cancel)(?:in|on)|(?!)))|,)\s+(?:the\s+)?"
-    rf"(?:{DAY_RE}(?:\s*(?:-|\u2013|to)\s*{DAY_RE})?\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE}|(?(cancel){MONTH_RE}|(?!))|"
-    r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th))\b",
+    rf"(?:{WEEKDAY_RE},?\s+(?:the\s+)?)?(?:{DAY_RE}(?:\s*(?:-|\u2013|to)\s*{DAY_RE})?\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE}|"
+    rf"(?(cancel){MONTH_RE}|(?!))|(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)|(?<!,\s){WEEKDAY_RE})\b",
     re.IGNORECASE,
 )
 
@@ -247,17 +276,23 @@ _REQUEST = re.compile(
 #: The words of a verbless note before its date: a noun phrase ("interview on", "flight out at 9 on"), not one
 #: that carries on a narrated clause ("then", "and", "back", "before").
 _NOTE = re.compile(
-    r"\s*(?!(?:and|then|or|but|plus|also|back|before|after|until|till|while|when|since|the|on|in|at|by)\b)[a-z][\w'-]*(?:\s+[\w'-]+){0,5}\s+$",
+    r"\s*(?!(?:and|then|or|but|plus|also|back|before|after|until|till|while|when|since|the|on|in|at|by)\b)[a-z][\w'-]*(?:\s+[^\s,;:()]+){0,5}\s+$",
     re.IGNORECASE,
 )
-_CLAUSE_BREAK = re.compile(r"[,;:()]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r",(?!\d{3})|[;:()!?]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
+
+
+#: "and" between two participles joins them ("printed and delivered"): no clause starts there.
+_JOINED = re.compile(r"[a-z]{2,}ed\s+and\s+[a-z]{2,}ed\b", re.IGNORECASE)
 
 
 def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int, str]:
     """The break before the clause of ``text`` around ``span``, where the clause starts, and its words."""
     brk = None
-    for brk in _CLAUSE_BREAK.finditer(text, 0, span[0]):
-        pass
+    for b in _CLAUSE_BREAK.finditer(text, 0, span[0]):
+        if b[0].strip().lower() == "and" and (j := _JOINED.search(text, max(0, b.start() - 30))) and j.start() < b.start() < j.end():
+            continue
+        brk = b
     start = brk.end() if brk else 0
     after = _CLAUSE_BREAK.search(text, span[1])
     return brk, start, text[start : after.start() if after else len(text)]
@@ -269,6 +304,60 @@ def verbless(text: str, span: tuple[int, int]) -> bool:
     clause = _clause(text, span)[2]
     return not (_FORWARD_CUE.search(clause) or _REQUEST.match(clause) or set_for(text, span) or sentence_tense(clause)
                 or progressive(clause) or _PRESENT.search(clause) or simple_present(clause))
+
+
+#: A finite verb in the present or a modal: after a past verb and before a date, it is the verb the date goes with
+#: ("The landlord told us it goes up from 1 March", "Kade asked if I can do more hours in August", "Our mortgage
+#: fixed rate ends in March": reported speech or a present clause keeps its own time).
+_LATER_PRESENT = re.compile(
+    r"\b(?:am|is|are|has|have|do|does|can|will|must|isn't|aren't|hasn't|haven't|doesn't|don't|can't|won't)\b|"
+    r"'(?:m|re|ve|ll)\b|\bit\s+(?:also\s+|just\s+|only\s+)?(?!(?:was|has|is|does)\b)[a-z]{2,}s\b|"
+    r"\b(?:turns|starts|begins|ends|finishes|opens|closes|arrives|lands|departs|leaves|runs|falls|happens|goes|comes|"
+    r"expires|renews|moves|rises|drops)\b",
+    re.IGNORECASE,
+)
+
+
+def _present_after_past(text: str, start: int, end: int) -> bool:
+    """Whether a present or modal verb follows the last narrating past verb of ``text[start:end]``."""
+    last = None
+    for m in _PAST_CUE.finditer(text, start, end):
+        if past_verb(text, m):
+            last = m
+    return last is not None and (_LATER_PRESENT.search(text, last.end(), end) is not None or simple_present(text[last.end() : end]))
+
+
+_PERSON = re.compile(r"\b(?:i|you|we|they|he|she)\b|\b(?:i|you|we|they|he|she)'", re.IGNORECASE)
+
+
+#: The head of a note: at most four words before its date, none of them an article or a conjunction (a note drops
+#: them: "Physio on Wednesday", "Choir practice on Thursday"; "But the generator died on Saturday" is a clause).
+_NOTE_HEAD = re.compile(r"^\W*(?!(?:the|a|an|and|but|so|then|or)\b)[\w'-]+(?:\s+(?!(?:the|a|an)\b)[\w'-]+){0,3}\s+$", re.IGNORECASE)
+
+
+def note(text: str, span: tuple[int, int]) -> bool:
+    """Whether the clause of ``text`` around ``span`` is a note with no verb, no personal subject and no article
+    before its date (:data:`_NOTE_HEAD`: "Physio on Wednesday at 8:30 with Dr Fabre"): a plan written down, not a
+    narrated day ("We hit 200 orders on Thursday" has a subject, so a verb whose tense the form leaves open)."""
+    _brk, start, clause = _clause(text, span)
+    return verbless(text, span) and not _PERSON.search(clause) and _NOTE_HEAD.match(text, start, span[0]) is not None
+
+
+def _in_list(text: str, brk: re.Match[str]) -> bool:
+    """Whether the clause break ``brk`` (", and" or ",") follows a list item: a short segment with no verb between it
+    and a comma before it ("a van" in "I need 20 chairs, a van, and ...")."""
+    if brk[0].strip().lower() not in (",", "and"):
+        return False
+    before = text[: brk.start()].rstrip(" ,")
+    comma = before.rfind(",")
+    item = before[comma + 1 :].strip() if comma >= 0 else ""
+    return bool(item) and len(item.split()) <= 4 and not (sentence_tense(item) or _PRESENT.search(item) or simple_present(item))
+
+
+def _opens_with_past(text: str, start: int, end: int) -> bool:
+    """Whether the clause ``text[start:end]`` opens with its first narrating past form (no subject before it)."""
+    first = next((m for m in _PAST_CUE.finditer(text, start, end) if past_verb(text, m)), None)
+    return first is not None and re.fullmatch(r"\W*(?:and\s+|then\s+)?", text[start : first.start()]) is not None
 
 
 def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
@@ -285,6 +374,19 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
     own = sentence_tense(clause)
     if own == "future":
         return own
+    if own == "past" and _present_after_past(text, start, span[0]):
+        return "present"
+    if own == "past" and brk is not None and _in_list(text, brk) and sentence_tense(text) != "past":
+        # the last item of a list of objects ("I need 20 chairs, a van, and the boxes labelled by the 31st"): its
+        # participle is the object's, the sentence's verb dates it
+        return sentence_tense(text)
+    if own == "past" and brk is not None and _opens_with_past(text, start, span[0]) and _FORWARD_CUE.search(text, 0, brk.start()) and (
+        sentence_tense(text[: brk.start()]) != "past"
+    ):
+        # a clause with no subject of its own after an arrangement not narrated ("Knee surgery is booked, left knee
+        # replacement on 8 July"): its past-looking first word cannot be a verb of the arrangement's subject; it is an
+        # adjective ("The robot was delayed and went in on 18 September" narrates both)
+        return "future"
     if progressive(clause):  # "A joiner called Ross is replacing the windows on 3 November": under way or ahead
         return "present"
     if own is not None:
