@@ -465,7 +465,7 @@ def test_a_greeting_with_a_name_or_word_not_yet_known_is_small_talk(text):
     assert phatic_elsewhere(text, [])
 
 
-@pytest.mark.parametrize("text", ["Yes, Thursday.", "Thanks, Lisbon was lovely.", "Merci, 14h.", "Gracias, Pedro llega mañana."])
+@pytest.mark.parametrize("text", ["Yes, Thursday.", "Thanks, Lisbon was lovely.", "Merci, 14h.", "Gracias, Pedro llega mañana.", "Mon: RSVP."])
 def test_a_greeting_beside_a_clause_or_an_answer_is_not_small_talk(text):
     from memdesk.conversation.lexicon import phatic_elsewhere
 

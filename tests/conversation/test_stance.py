@@ -245,6 +245,7 @@ def test_commitments_and_reactions_that_name_nothing_state_nothing(text: str) ->
         "We'll be there!",  # being somewhere is a plan
         "I'll send you photos of my greenhouse.",  # the speaker's own greenhouse
         "I'll try growing leeks in pots on the balcony.",  # a plan of the speaker's own
+        "We'll let them grow.",  # a commitment that does something with them
         "I can see why, my uncle lost his beans to a flood.",  # something of the speaker's beside the reaction
         "I know a drainage contractor near the allotment.",  # what the speaker knows of the world
         "Raised beds by the shed, and Odile wants some too.",  # a name the listener did not say

@@ -91,8 +91,18 @@ _PHATIC_ANYWHERE = PHATIC_ELSEWHERE | PHATIC_WORDS
 _ANY_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
-#: The greetings and thanks of :data:`PHATIC_WORDS` (not its acknowledgements: "Yes, Tuesday." answers a question).
-_GREETS = frozenset("hi hey heya hiya hello howdy greetings morning evening afternoon goodnight thanks thank thx ty cheers bye goodbye".split())
+#: Greetings and thanks proper, in English and the languages above (not acknowledgements, "Yes, Tuesday." answers a
+#: question, nor function words: "Mon: EOQ." is a line of a plan).
+_GREETS = frozenset(
+    """
+    hi hey heya hiya hello howdy greetings morning evening afternoon goodnight thanks thank thx ty cheers bye goodbye
+    bonjour bonsoir salut coucou merci hola buenos buenas gracias olá oi obrigado obrigada valeu ciao buongiorno
+    buonasera grazie hallo guten danke hoi goedemorgen goedenavond bedankt ahoj díky děkuji cześć dziękuję dzięki hej
+    hejsan tack takk tak merhaba selam günaydın teşekkürler sağol marhaba ahlan salam salaam shukran namaste namaskar
+    shukriya dhanyavaad dhanyavad privet spasibo arigato arigatou konnichiwa ohayo ohayou konbanwa annyeong
+    annyeonghaseyo kamsahamnida gomawo jambo asante karibu terima kasih selamat shalom toda kia ora aloha mahalo
+    """.split()
+)
 #: The most words of a greeting that names someone not yet known ("Buenos días, Dolores.", "Gracias, cariño.").
 MAX_GREETING_WORDS = 5
 
@@ -107,7 +117,7 @@ def phatic_elsewhere(text: str, names: Iterable[str] = ()) -> bool:
     other = [w for w in said if not (w in _PHATIC_ANYWHERE or w in names or w.split("'")[-1] in _PHATIC_ANYWHERE)]
     if not said or len(other) > 1:
         return False
-    greets = any(w in PHATIC_ELSEWHERE or w in _GREETS for w in said)
+    greets = any(w in _GREETS for w in said)
     if not other:
         return True
     # the word stands in a phrase of at most two words of its own ("Danke, good plan."), not in a clause ("Paris is lovely")

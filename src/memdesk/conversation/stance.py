@@ -107,7 +107,7 @@ _COMMIT_WORDS = frozenset(
     """
     let know posted updated update loop shout word spread tune tuning tuned list add adding check checking look looking
     into give send try trying see find think consider keep mind remember note noted reach touch back note remind
-    sometime soon later day definitely be sure make
+    sometime soon later definitely be sure make goes went turns turned out how
     """.split()
 )
 #: A commitment to be somewhere or meet someone is a plan ("We'll be there!", "I'll come by").
@@ -191,7 +191,8 @@ def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | No
         return told
     c = _COMMITS.match(clause)
     if c and told and not _OWN.search(_OWN_FORMULA.sub("", clause[c.end() :])) and not _GOES.search(clause):  # "I'll let you know"
-        return not [w for w in _rest(_WORD.findall(_OWN_FORMULA.sub("", clause[c.end() :])), set(), name_parts) if w not in _COMMIT_WORDS]
+        done = [w for w in _WORD.findall(_OWN_FORMULA.sub("", clause[c.end() :])) if w not in PHATIC_WORDS and w not in name_parts]
+        return not [w for w in done if w not in _COMMIT_WORDS and w not in REACTION_WORDS]  # "we'll let them rest" does something
     p = _PERCEIVES.match(clause)
     if p and told and not _OWN.search(clause[p.end() :]):  # "I can see why you love it there": the news said back
         return not _rest(_WORD.findall(clause[p.end() :]), heard, name_parts)
