@@ -23,7 +23,7 @@ when its target is
 * encouragement: an imperative of going on, holding firm or daring ("Keep going!", "Stay positive", "Don't be afraid
   to take risks").
 
-* nothing at all: a commitment to nothing ("I'll let you know", "I'll add it to my list") after news, or the
+* nothing at all: a commitment to nothing ("I'll let you know", "I'll put it on my list") after news, or the
   speaker's understanding of the news said back ("I can see why you moved", "That's just what I needed").
 
 A question that asks after the listener and names nothing ("Anything new on your end?") is read by
@@ -96,8 +96,8 @@ _THANKS = re.compile(r"^(?:(?:i|we) )?(?:thanks|thank you|thank u|thx|ty|cheers|
 _ADDRESSED = re.compile(rf"^{_YOU}\b")
 #: A demonstrative subject: what the listener just told ("That sounds amazing", "Those shots are stunning", "What a day").
 _DEICTIC = re.compile(r"^(?:that|this|it|those|these|what an?|such an?|how)\b")
-#: A commitment to nothing: what the speaker will or should do, with nothing named ("I'll let you know", "I'll
-#: definitely be tuning in", "I'll add it to my list", "We should totally do that sometime").
+#: A commitment to nothing: what the speaker will or should do, with nothing named ("I'll let you know", "I'll be
+#: sure to look", "I'll put it on my list", "We should totally do that sometime").
 _COMMITS = re.compile(
     r"^(?:i|we)(?:'ll| will|'d| would|'m gonna| am gonna|'m going to| am going to| should| could| gotta| have to| might| may)"
     r"(?: (?:really|definitely|totally|def|surely|sure|probably|certainly|also|just|be sure to|make sure to|try to|have to|so))*\b"
@@ -112,7 +112,7 @@ _COMMIT_WORDS = frozenset(
 )
 #: A commitment to be somewhere or meet someone is a plan ("We'll be there!", "I'll come by").
 _GOES = re.compile(r"\b(?:there|come|coming|join|bring|meet|visit|call|go|going|pick|drop|by)\b")
-#: The speaker's own things a commitment may name without naming anything: "add it to my list", "on my end".
+#: The speaker's own things a commitment may name without naming anything: "put it on my list", "on my end".
 _OWN_FORMULA = re.compile(r"\b(?:my|our) (?:list|end|mind|best|part|radar|calendar)\b")
 #: A reaction of understanding to the listener's news: "I can see why ...", "I hear you", "I remember you mentioning
 #: ...", "I know what you mean"; what follows may only restate the news.
@@ -204,7 +204,7 @@ def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | No
         return told and not _rest(_unheaded(said), heard, name_parts)
     if _ENCOURAGE.match(clause):  # "keep going", "stay positive", "believe in your abilities"
         going_on = [w for w in _WORD.findall(re.sub(r"in'(?=\W|$)", "ing", clause)) if not re.fullmatch(r"[a-z]{2,}ing", w)]
-        if said[0] == "keep" and len(going_on) < len(said):  # "keep diving in", "keep on rockin' it": going on with it
+        if said[0] == "keep" and len(going_on) < len(said):  # "keep sketching", "keep on strummin' it": going on with it
             return not _rest(going_on, heard, name_parts)
         return not _rest(_yours_unheaded(said), heard, name_parts)
     return told and not _rest(said, heard, name_parts)  # no subject: "so inspiring", "huge congrats", "including the dog"
@@ -243,7 +243,7 @@ _ASKING_AFTER = SMALL_TALK_QUESTION_WORDS | frozenset("end side lately recently 
 
 def news_question(text: str, *, names: Iterable[str] = ()) -> bool:
     """A question that asks after the listener and names nothing: "How have you been?", "Anything new on your end?",
-    "What's been going on since we last talked?", "Any pictures?". It holds nothing of the asker's (no first person,
+    "How's life been since we last chatted?", "Any pictures?". It holds nothing of the asker's (no first person,
     no request), asks for no fact (a time, a place, a kind, an amount) and has no word beyond those of small talk
     (:data:`STANCE_WORDS` and the words of small-talk questions): the answer, in the listener's turn, is what to
     note. A question that takes up a word of the listener's news ("What got you into rowing?") is about something."""
