@@ -457,6 +457,21 @@ def test_a_greeting_in_another_language_inside_an_english_turn_is_no_part_of_a_r
     assert not any(w in b for b in bodies for w in ("Dzień", "Buenas", "Merci")), bodies
 
 
+@pytest.mark.parametrize("text", ["Salut, Téo !", "Grazie, tesoro.", "Kia ora, Wiremu!", "top, danke", "Merci, great idea."])
+def test_a_greeting_with_a_name_or_word_not_yet_known_is_small_talk(text):
+    # the first message of a chat names someone no earlier turn named; a term of address or an interjection beside thanks
+    from memdesk.conversation.lexicon import phatic_elsewhere
+
+    assert phatic_elsewhere(text, [])
+
+
+@pytest.mark.parametrize("text", ["Yes, Thursday.", "Thanks, Lisbon was lovely.", "Merci, 14h.", "Gracias, Pedro llega mañana.", "Mon: RSVP."])
+def test_a_greeting_beside_a_clause_or_an_answer_is_not_small_talk(text):
+    from memdesk.conversation.lexicon import phatic_elsewhere
+
+    assert not phatic_elsewhere(text, [])
+
+
 @pytest.mark.parametrize("text", ["Je déménage à Lyon en mai.", "Mañana tengo cita con el dentista.", "Danke, ich ziehe nach Graz."])
 def test_a_statement_in_another_language_is_not_small_talk(text):
     from memdesk.conversation.lexicon import phatic_elsewhere

@@ -10,7 +10,7 @@ import pytest
 from memdesk.conversation.base import Utterance
 from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.router import RuleRouter
-from memdesk.conversation.stance import instructs_reply, stance_only
+from memdesk.conversation.stance import instructs_reply, news_question, stance_only
 from memdesk.records import Message, Scope
 
 TS = datetime(2024, 9, 14, 18, 5, tzinfo=timezone.utc)
@@ -214,3 +214,87 @@ def test_a_users_instruction_is_kept_through_memory() -> None:
             scope=scope,
         )
         assert any(r.body() == "Keep it short." for r in mem.get_all(scope=scope))
+
+
+GARDEN = "The allotment flooded again, so I moved the leeks to the raised beds by the shed."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a commitment to nothing: what the speaker will do names nothing of its own
+        "I'll let you know how it goes.",
+        "Good luck with the leeks, I'll definitely keep you posted!",
+        "We should totally add it to our list.",
+        # understanding of the listener's news, the news said back at most
+        "I can see why you moved the leeks.",
+        "I remember you mentioning the allotment.",
+        "I totally get why you moved them to the raised beds.",
+        # a verdict on the listener's reply in the speaker's words
+        "Perfect, that's just what I needed.",
+    ],
+)
+def test_commitments_and_reactions_that_name_nothing_state_nothing(text: str) -> None:
+    assert stance(text, GARDEN)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'll bring the spare hose on Saturday.",  # a plan with an object and a day
+        "We'll be there!",  # being somewhere is a plan
+        "I'll send you photos of my greenhouse.",  # the speaker's own greenhouse
+        "I'll try growing leeks in pots on the balcony.",  # a plan of the speaker's own
+        "We'll let them grow.",  # a commitment that does something with them
+        "I can see why, my uncle lost his beans to a flood.",  # something of the speaker's beside the reaction
+        "I know a drainage contractor near the allotment.",  # what the speaker knows of the world
+        "Raised beds by the shed, and Odile wants some too.",  # a name the listener did not say
+        'Leeks! "The Vegetable Grower" says leeks love it wet.',  # a title
+    ],
+)
+def test_commitments_and_reactions_with_something_of_their_own_stay(text: str) -> None:
+    assert not stance(text, GARDEN)
+
+
+def test_a_name_said_back_is_the_news_said_back() -> None:
+    assert stance("Every Thursday evening it is.", "Yes, remind me every Thursday evening, not every day.")
+    assert not stance("Every Thursday evening, and Odile comes on Fridays.", "Yes, remind me every Thursday evening, not every day.")
+
+
+def test_a_commitment_after_a_question_answers_it() -> None:
+    assert not stance("I'll let you know.", "Will you come to the harvest supper?", asked=True)
+
+
+@pytest.mark.parametrize("text", ["Anything new on your end?", "How have things been since we last spoke?", "Any photos?", "How's everything going, Bashir?"])
+def test_a_question_that_asks_after_the_listener_states_nothing(text: str) -> None:
+    assert news_question(text, names=NAMES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Did the flood reach the greenhouse?",  # asks about something the listener did not say
+        "Should I move my carrots too?",  # the asker's own matter
+        "Can you recommend a leek variety?",  # a request
+        "When did the allotment flood?",  # asks for a fact
+        "How is Odile getting on?",  # someone not named in the exchange
+        "Any photos of the raised beds?",  # takes up the listener's news: about something
+    ],
+)
+def test_a_question_about_something_stays(text: str) -> None:
+    assert not news_question(text, names=NAMES)
+
+
+def test_a_turn_of_reactions_and_a_question_after_news_makes_no_record() -> None:
+    assert _records(_utt("I can see why you moved them. Anything else new on your end?", GARDEN)) == []
+    assert _records(_utt("I'll keep you posted! Did the flood reach the greenhouse?", GARDEN)) != []
+
+
+@pytest.mark.parametrize("text", ["Keep practising and enjoying it!", "Keep strummin' it!", "Don't get discouraged, just keep going."])
+def test_encouragement_to_go_on_with_whatever_the_listener_does_states_nothing(text: str) -> None:
+    assert stance(text, "I sketched the harbour again today.")
+
+
+@pytest.mark.parametrize("text", ["Keep taking your iron tablets.", "Keep watering the ferns twice a week.", "Keep sketching the harbour boats for Odile."])
+def test_going_on_with_something_named_is_advice_and_stays(text: str) -> None:
+    assert not stance(text, "I sketched the harbour again today.")

@@ -83,6 +83,7 @@ PHATIC_ELSEWHERE = frozenset(
     jambo habari asante sana karibu
     terima kasih selamat pagi siang malam
     shalom toda raba lehitraot boker tov
+    kia ora tēnā koe aloha mahalo
     o
     """.split()
 )
@@ -90,9 +91,35 @@ _PHATIC_ANYWHERE = PHATIC_ELSEWHERE | PHATIC_WORDS
 _ANY_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
+#: Greetings and thanks proper, in English and the languages above (not acknowledgements, "Yes, Tuesday." answers a
+#: question, nor function words: "Mon: EOQ." is a line of a plan).
+_GREETS = frozenset(
+    """
+    hi hey heya hiya hello howdy greetings morning evening afternoon goodnight thanks thank thx ty cheers bye goodbye
+    bonjour bonsoir salut coucou merci hola buenos buenas gracias olá oi obrigado obrigada valeu ciao buongiorno
+    buonasera grazie hallo guten danke hoi goedemorgen goedenavond bedankt ahoj díky děkuji cześć dziękuję dzięki hej
+    hejsan tack takk tak merhaba selam günaydın teşekkürler sağol marhaba ahlan salam salaam shukran namaste namaskar
+    shukriya dhanyavaad dhanyavad privet spasibo arigato arigatou konnichiwa ohayo ohayou konbanwa annyeong
+    annyeonghaseyo kamsahamnida gomawo jambo asante karibu terima kasih selamat shalom toda kia ora aloha mahalo
+    """.split()
+)
+#: The most words of a greeting that names someone not yet known ("Buenos días, Dolores.", "Gracias, cariño.").
+MAX_GREETING_WORDS = 5
+
+
 def phatic_elsewhere(text: str, names: Iterable[str] = ()) -> bool:
     """Whether ``text`` (not English) is only greetings, thanks and acknowledgements (:data:`PHATIC_ELSEWHERE`,
-    :data:`PHATIC_WORDS`) and the names of the people talking."""
+    :data:`PHATIC_WORDS`) and the names of the people talking. A short greeting or thanks (at most
+    :data:`MAX_GREETING_WORDS` words, no digit) may hold one word besides: the name or term of address of someone the
+    exchange has not named yet, or an interjection ("Konnichiwa, Aiko!", "Gracias, cariño.", "top, danke")."""
     said = [w.lower() for w in _ANY_WORD.findall(text)]
     names = {p.lower() for n in names if n for p in n.split()}
-    return bool(said) and all(w in _PHATIC_ANYWHERE or w in names or w.split("'")[-1] in _PHATIC_ANYWHERE for w in said)
+    other = [w for w in said if not (w in _PHATIC_ANYWHERE or w in names or w.split("'")[-1] in _PHATIC_ANYWHERE)]
+    if not said or len(other) > 1:
+        return False
+    greets = any(w in _GREETS for w in said)
+    if not other:
+        return True
+    # the word stands in a phrase of at most two words of its own ("Danke, good plan."), not in a clause ("Paris is lovely")
+    phrase = next(p for p in re.split(r"[,.!;:?\u2013\u2014]+", text.lower()) if other[0] in _ANY_WORD.findall(p))
+    return greets and len(said) <= MAX_GREETING_WORDS and len(_ANY_WORD.findall(phrase)) <= 2 and not re.search(r"\d", text)

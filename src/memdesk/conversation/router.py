@@ -52,7 +52,7 @@ from .base import Utterance
 from .filler import FillerTest
 from .reactions import reaction_turn
 from .rules import Sentence, analyze, content_words, short_remark, words
-from .stance import instructs_reply, stance_only
+from .stance import instructs_reply, news_question, stance_only
 from .social import THIRD_PERSON, only_reacts, plain_named, social_question
 
 logger = logging.getLogger(__name__)
@@ -162,6 +162,9 @@ def _without_stance(sentences: list[Sentence], names: list[str], addressee: str 
     out: list[Sentence] = []
     own = False
     for s in sentences:
+        if s.kind == "question" and news_question(s.text, names=names):
+            out.append(Sentence(text=s.text, kind="phatic"))  # "Anything new on your end?": asks after the listener
+            continue
         if s.kind == "content" and not s.image and not (s.procedural and instructs) and stance_only(s.text, names=names, addressee=addressee, previous=previous, asked=own or not told):
             out.append(Sentence(text=s.text, kind="phatic"))
             continue

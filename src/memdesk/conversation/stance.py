@@ -23,7 +23,13 @@ when its target is
 * encouragement: an imperative of going on, holding firm or daring ("Keep going!", "Stay positive", "Don't be afraid
   to take risks").
 
-A digit, a name other than the speakers', or anything of the speaker's own (a first-person possessive or object
+* nothing at all: a commitment to nothing ("I'll let you know", "I'll put it on my list") after news, or the
+  speaker's understanding of the news said back ("I can see why you moved", "That's just what I needed").
+
+A question that asks after the listener and names nothing ("Anything new on your end?") is read by
+:func:`news_question`.
+
+A digit, a name other than the speakers' (one name of the listener's turn said back is the news said back), or anything of the speaker's own (a first-person possessive or object
 outside the feeling) in a clause keeps the sentence. :func:`memdesk.conversation.router.analyze_utterance` makes
 such a sentence phatic: it gets no record, and a turn of nothing else makes none.
 """
@@ -34,9 +40,9 @@ import re
 from collections.abc import Iterable
 
 from .lexicon import PHATIC_ELSEWHERE, PHATIC_WORDS
-from .social import ABSTRACT_WORDS, EVALUATIVE_WORDS, REACTION_WORDS, SOCIAL_REST_WORDS
+from .social import ABSTRACT_WORDS, EVALUATIVE_WORDS, REACTION_WORDS, SMALL_TALK_QUESTION_WORDS, SOCIAL_REST_WORDS
 
-__all__ = ["STANCE_WORDS", "instructs_reply", "stance_only", "stance_clause"]
+__all__ = ["STANCE_WORDS", "instructs_reply", "news_question", "stance_only", "stance_clause"]
 
 #: Words of attitude the other lexicons lack: deserving, luck, courage and fear, admiration, outlook.
 _ATTITUDE = frozenset(
@@ -53,7 +59,7 @@ _ATTITUDE = frozenset(
     sounds sound seem seems seemed looks look looked must totally absolutely completely definitely sure certainly
     earn earns earned paid pay pays off every each whole both
     including like than as into over through around
-    tackle tackling overcome overcoming conquer face facing pursue pursuing chase follow forget
+    tackle tackling overcome overcoming conquer face facing pursue pursuing chase follow forget discouraged
     pushing push moving going trying chasing striving growing shining rocking smiling believing working fighting
     hang hold hanging holding onward forward ahead up on
     """.split()
@@ -63,7 +69,7 @@ _ATTITUDE = frozenset(
 #: "Tanti auguri to you both").
 STANCE_WORDS = ABSTRACT_WORDS | EVALUATIVE_WORDS | SOCIAL_REST_WORDS | REACTION_WORDS | _ATTITUDE | PHATIC_ELSEWHERE
 
-_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 _CLAUSE_BREAK = re.compile(r"\s*(?:[,;:!.\u2013\u2014]+|\s-\s)\s*|\s+(?:and|but|so|because|cause|'cause)\s+(?=(?:i|i'm|we|we're|you|you're|your|that|it|this|keep|stay|don't)\b)")
 _LEAD = re.compile(r"^(?:(?:wow|oh|aww+|aw|omg|yay|yeah|yes|haha+|hah|ha|well|honestly|seriously|really|just|and|but|so|plus|also|man|dude|gosh|geez|ooh|woah|whoa)\b\s*)+")
 
@@ -90,6 +96,34 @@ _THANKS = re.compile(r"^(?:(?:i|we) )?(?:thanks|thank you|thank u|thx|ty|cheers|
 _ADDRESSED = re.compile(rf"^{_YOU}\b")
 #: A demonstrative subject: what the listener just told ("That sounds amazing", "Those shots are stunning", "What a day").
 _DEICTIC = re.compile(r"^(?:that|this|it|those|these|what an?|such an?|how)\b")
+#: A commitment to nothing: what the speaker will or should do, with nothing named ("I'll let you know", "I'll be
+#: sure to look", "I'll put it on my list", "We should totally do that sometime").
+_COMMITS = re.compile(
+    r"^(?:i|we)(?:'ll| will|'d| would|'m gonna| am gonna|'m going to| am going to| should| could| gotta| have to| might| may)"
+    r"(?: (?:really|definitely|totally|def|surely|sure|probably|certainly|also|just|be sure to|make sure to|try to|have to|so))*\b"
+)
+#: The words a commitment to nothing holds beyond stance and function words: telling, checking, trying, keeping.
+_COMMIT_WORDS = frozenset(
+    """
+    let know posted updated update loop shout word spread tune tuning tuned list add adding check checking look looking
+    into give send try trying see find think consider keep mind remember note noted reach touch back note remind
+    sometime soon later definitely be sure make goes went turns turned out how
+    """.split()
+)
+#: A commitment to be somewhere or meet someone is a plan ("We'll be there!", "I'll come by").
+_GOES = re.compile(r"\b(?:there|come|coming|join|bring|meet|visit|call|go|going|pick|drop|by)\b")
+#: The speaker's own things a commitment may name without naming anything: "put it on my list", "on my end".
+_OWN_FORMULA = re.compile(r"\b(?:my|our) (?:list|end|mind|best|part|radar|calendar)\b")
+#: A reaction of understanding to the listener's news: "I can see why ...", "I hear you", "I remember you mentioning
+#: ...", "I know what you mean"; what follows may only restate the news.
+_PERCEIVES = re.compile(
+    r"^(?:i|we) (?:(?:can|totally|really|definitely|completely|so|just|also|do|too|still|could) )*"
+    r"(?:see (?:why|how|that|what you mean)|hear (?:you|ya|that|what you)|understand (?:why|how|that|what|you)|"
+    r"get (?:it|that|why|what you mean|you)|know (?:what you mean|the feeling|that feeling|how you feel|how it is)|"
+    r"feel (?:you|the same)|remember (?:you|when you)|relate|agree)\b"
+)
+#: A verdict on the listener's answer in the speaker's words: "That's what I needed", "just what I was looking for".
+_WHAT_I_NEEDED = re.compile(r"^(?:that's|that is|this is|just|exactly)(?: (?:just|exactly))? what (?:i|we) (?:needed|wanted|was looking for|were looking for|meant|was hoping for)$")
 _ENCOURAGE = re.compile(
     r"^(?:keep|stay|don't|do not|never|go|believe|hang|hold|trust|enjoy|savor|savour|cherish|embrace|be proud|be brave|dream)\b"
 )
@@ -153,6 +187,15 @@ def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | No
     m = _FEELS_FOR_YOU.match(clause) or _VALUES_YOU.match(clause) or _THANKS.match(clause)
     if m:  # a feeling toward the listener or thanks; what it is for is the listener's own ("... for finishing the marathon")
         return not _OWN.search(clause[m.end() :])
+    if _WHAT_I_NEEDED.match(clause):
+        return told
+    c = _COMMITS.match(clause)
+    if c and told and not _OWN.search(_OWN_FORMULA.sub("", clause[c.end() :])) and not _GOES.search(clause):  # "I'll let you know"
+        done = [w for w in _WORD.findall(_OWN_FORMULA.sub("", clause[c.end() :])) if w not in PHATIC_WORDS and w not in name_parts]
+        return not [w for w in done if w not in _COMMIT_WORDS and w not in REACTION_WORDS]  # "we'll let them rest" does something
+    p = _PERCEIVES.match(clause)
+    if p and told and not _OWN.search(clause[p.end() :]):  # "I can see why you love it there": the news said back
+        return not _rest(_WORD.findall(clause[p.end() :]), heard, name_parts)
     if _SELF.search(clause):
         return False  # the speaker's own state, plan or taste ("I'm so happy here", "I find pottery relaxing")
     if _ADDRESSED.match(clause):  # what the listener is, has, can or will do: words of evaluation only
@@ -160,6 +203,9 @@ def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | No
     if _DEICTIC.match(clause):  # a verdict on the listener's news, restating it at most
         return told and not _rest(_unheaded(said), heard, name_parts)
     if _ENCOURAGE.match(clause):  # "keep going", "stay positive", "believe in your abilities"
+        going_on = [w for w in _WORD.findall(re.sub(r"in'(?=\W|$)", "ing", clause)) if not re.fullmatch(r"[a-z]{2,}ing", w)]
+        if said[0] == "keep" and len(going_on) < len(said):  # "keep sketching", "keep on strummin' it": going on with it
+            return not _rest(going_on, heard, name_parts)
         return not _rest(_yours_unheaded(said), heard, name_parts)
     return told and not _rest(said, heard, name_parts)  # no subject: "so inspiring", "huge congrats", "including the dog"
 
@@ -175,13 +221,43 @@ def stance_only(text: str, *, names: Iterable[str] = (), addressee: str | None =
     known = {p.lower() for n in names if n for p in n.split()}
     capitals = re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w-]*", raw)
     nicknames = [w for w in capitals if w.lower() not in known and any(len(w) >= 3 and k.startswith(w.lower()) for k in known)]
-    if any(w.lower() not in known and w not in nicknames for w in capitals):
+    # one name said back is the news said back ("Every Sunday it is.", "Wow, Galway looks amazing!"); a title is not
+    restated = set(re.findall(r"\b[A-Z][\w-]*", previous)) if '"' not in raw else set()
+    others = [w for w in capitals if w.lower() not in known and w not in nicknames]
+    if len(others) > 1 or any(w not in restated for w in others):
         return False
     names = [*names, *nicknames]  # "Thanks, Mel!" to Melanie
     clauses = _clauses(raw)
     return bool(clauses) and all(
         stance_clause(c, names=names, addressee=addressee, news=previous, told=not asked) for c in clauses
     )
+
+
+_LAST_TALKED = re.compile(r"\b(?:since )?(?:we|i) last (?:talked|spoke|chatted|caught up|met|saw each other)\b")
+#: A question for a fact: a time, a place, a kind, an amount, a person, a reason ("When does it start?").
+_ASKS_FACT = re.compile(r"^(?:when|where|which|who|whom|whose|why|what (?:time|kind|sort|type|day|date)|how (?:much|many|long|far|old|often|big|come))\b")
+_ASKS_FOR = re.compile(r"\b(?:recommend|suggest|advice|advise|tips?|help|should|can you|could you|would you|will you)\b")
+#: The words of a question that asks after the listener and names nothing (beyond those of :data:`STANCE_WORDS`).
+_ASKING_AFTER = SMALL_TALK_QUESTION_WORDS | frozenset("end side lately recently since last".split())
+
+
+def news_question(text: str, *, names: Iterable[str] = ()) -> bool:
+    """A question that asks after the listener and names nothing: "How have you been?", "Anything new on your end?",
+    "How's life been since we last chatted?", "Any pictures?". It holds nothing of the asker's (no first person,
+    no request), asks for no fact (a time, a place, a kind, an amount) and has no word beyond those of small talk
+    (:data:`STANCE_WORDS` and the words of small-talk questions): the answer, in the listener's turn, is what to
+    note. A question that takes up a word of the listener's news ("What got you into rowing?") is about something."""
+    raw = text.strip().replace("\u2019", "'")
+    if not raw.endswith("?") or re.search(r"\d", raw):
+        return False
+    known = {p.lower() for n in names if n for p in n.split()}
+    if any(w.lower() not in known for w in re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w-]*", raw)):
+        return False
+    s = _LAST_TALKED.sub("", " ".join(raw.lower().split()))
+    if _SELF.search(s) or _ASKS_FOR.search(s) or _ASKS_FACT.match(s):
+        return False
+    said = _WORD.findall(s)
+    return bool(said) and not [w for w in _rest(said, set(), known) if w not in _ASKING_AFTER and w.split("'")[0] not in _ASKING_AFTER]
 
 
 #: How a reply is said and what it is ("Keep it short.", "Be brief.", "Always answer in bullet points."): an imperative
