@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memdesk.timeexpr.resolve import resolve
-from memdesk.timeexpr.words import sentence_tense, simple_present
+from memdesk.timeexpr.tense import sentence_tense, simple_present
 
 FRIDAY = datetime(2025, 3, 21, 18, 0, tzinfo=timezone.utc)
 

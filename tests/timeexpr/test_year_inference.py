@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memdesk.timeexpr.resolve import resolve
-from memdesk.timeexpr.words import progressive, sentence_tense
+from memdesk.timeexpr.tense import progressive, sentence_tense
 
 SAID = datetime(2025, 6, 20, 12, 0, tzinfo=timezone.utc)
 

@@ -1,0 +1,340 @@
+"""Tense cues of time expressions, for :mod:`memdesk.timeexpr.resolve`: whether a sentence or the clause holding an
+expression narrates (past), plans (future) or states (present), so "on Friday" is the Friday before or after the
+message (:func:`sentence_tense`, :func:`clause_tense`), and when a phrase is a verbless note or a booking."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from ..text.english import IRREGULAR_PAST, SAME_AS_PRESENT
+from .words import DAY_RE, MONTH_RE, WEEKDAY_RE
+
+_FUTURE_CUE = re.compile(
+    r"\b(?:will|won't|shall|gonna|going to|plan(?:s|ning)? (?:to|on)|about to|can't wait|looking forward|"
+    r"hop(?:e|ing) to|intend to|next|upcoming|coming up|tomorrow|soon|"
+    r"(?:am|is|are)\s+(?:\w+ly\s+)?(?:leaving|moving|starting|flying|going|coming|arriving|meeting|visiting|heading|"
+    r"travell?ing|getting|having|doing|opening|seeing|taking|picking))\b|'ll\b|'(?:m|re|s)\s+(?:leaving|moving|starting|"
+    r"flying|going|coming|arriving|meeting|visiting|heading|travell?ing|getting|having|doing|opening|seeing|taking|picking)\b",
+    re.IGNORECASE,
+)
+#: Irregular past forms that are only past ("We ate there on Friday" narrates; "read", "put", "set" cue nothing).
+_PAST_ONLY = IRREGULAR_PAST - SAME_AS_PRESENT
+#: "last" as a time word: before a period, a named day, month or season, or a count of them ("last week", "last
+#: Friday", "last May", "last night", "the last two years"); not the adjective of "my last day at work is 16 May", "the
+#: last train", "last orders", which says nothing of when.
+LAST_TIME = (
+    r"last(?=\s+(?:week|weekend|month|year|night|time|summer|spring|autumn|fall|winter|season|term|semester|"
+    r"(?:couple|few|several|\d+|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+(?:of\s+)?"
+    r"(?:days?|nights?|weeks?|weekends?|months?|years?|hours?|minutes?|decades?|times?|terms?|seasons?|summers?|winters?)|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
+    r"september|october|november|december|christmas|easter|new year|thanksgiving|halloween)\b)"
+)
+_PAST_CUE = re.compile(
+    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|" + LAST_TIME + r"|[a-z]{3,}ed|[a-z]+ied)\b",
+    re.IGNORECASE,
+)
+
+
+_ED_ADJECTIVES = frozenset(
+    """
+    excited interested tired bored scared worried married used supposed based pleased thrilled stressed
+    indeed need proceed succeed exceed speed freed agreed concerned dedicated talented committed
+    noted updated
+    """.split()
+)
+
+
+#: A time word that places what is said before now, whatever the verbs: "two weeks ago", "last May".
+_PAST_TIME = re.compile(r"\b(?:ago|yesterday|" + LAST_TIME + r")\b", re.IGNORECASE)
+#: A finite verb in the present: an auxiliary, or a verb that takes a participle as its complement. A past-looking
+#: form after one is a participle, not a narrated past: "The inspection is confirmed for 15 May" (passive), "We've
+#: booked the camp from 28 July" (a present perfect takes no date of its own: the date is what was booked), "She
+#: needs a tooth removed on 22 July", "I want it finished by 26 April" (an object's complement).
+_PRESENT_FINITE = re.compile(
+    r"\b(?:am|is|are|has|have|do|does|need|needs|want|wants|get|gets|keep|keeps)\b|'(?:m|re|ve)\b|"
+    r"\b(?:it|he|she|that|there|what|who|this)'s\b",
+    re.IGNORECASE,
+)
+#: Adjectives and nouns in "-ing" after a form of "be" ("It's amazing", "That's something"): not a progressive.
+_ING_NOUNS = frozenset("morning evening spring king ring wedding ceiling pudding darling sibling duckling ding".split())
+#: A present progressive: with a date it is an arrangement ("A joiner is replacing the windows on 3 November").
+_PROGRESSIVE = re.compile(
+    r"(?:\b(?:am|is|are)|'(?:m|re)|\b(?:he|she|it|that|there|who)'s)\s+(?:\w+ly\s+)?(?:not\s+)?(?P<ing>[a-z]{2,}ing)\b",
+    re.IGNORECASE,
+)
+
+
+#: A clause that opens with an "-ing" verb has dropped its subject and "be": "Picking it up on Saturday", "Flying
+#: out Friday": an arrangement, like the progressive it stands for; not an "-ing" noun that is the subject of the
+#: verb after it ("Pruning finished early, on 7 March").
+_DROPPED_BE = re.compile(r"^\W*(?:(?:and|also|just|still|then)\s+)?(?P<ing>[A-Za-z]{2,}ing)\s+"
+    r"(?!(?:on|in|at|of|to|for|is|was|were|has|had|will|would|can|could|must|took|went|began|ran)\b|[a-z]+ed\b)", re.IGNORECASE)
+#: "-ing" words that are not verbs at the head of a clause.
+_NOT_VERB_ING = frozenset("during according including regarding concerning considering notwithstanding".split())
+
+
+def progressive(text: str) -> bool:
+    """Whether ``text`` has a present progressive ("is replacing", "we're flying"; not "it's amazing"), or opens with
+    one whose subject and "be" are dropped ("Picking it up on Saturday")."""
+    if (d := _DROPPED_BE.match(text)) is not None:
+        ing = d["ing"].lower()
+        if not ing.endswith("thing") and ing not in _ING_NOUNS and ing not in _ING_ADJECTIVES and ing not in _NOT_VERB_ING:
+            return True
+    for m in _PROGRESSIVE.finditer(text):
+        ing = m["ing"].lower()
+        if not ing.endswith("thing") and ing not in _ING_NOUNS and ing not in _ING_ADJECTIVES:
+            return True
+    return False
+
+
+_ING_ADJECTIVES = frozenset(
+    """
+    amazing interesting exciting boring annoying confusing tiring relaxing stunning charming missing worrying surprising
+    encouraging disappointing frustrating refreshing rewarding challenging inspiring terrifying overwhelming promising
+    """.split()
+)
+
+
+#: What may stand before a participle used as an adjective, not before a finite verb: a determiner, a number or a
+#: preposition ("a shared flat", "four raised beds", "from untreated larch"). A finite past verb follows its subject.
+_ATTRIBUTIVE = re.compile(
+    r"(?:\b(?:a|an|the|my|your|his|her|its|our|their|these|those|some|any|no|every|each|of|from|with|in|into|onto|"
+    r"for|newly|freshly|very|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|several|many|few)|(?<![\w.])\d+)\s+$",
+    re.IGNORECASE,
+)
+#: A heading of a note: one to three words before a colon at the start of a text or line ("Suggested schedule:",
+#: "Updated plan:"): a label, not a narrated clause.
+_HEADING = re.compile(r"(?:^|\n)\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:")
+
+
+def past_verb(text: str, m: re.Match[str]) -> bool:
+    """Whether the past cue ``m`` of ``text`` (:data:`_PAST_CUE`) narrates: not an adjective in "-ed" ("excited"), not a
+    participle after a determiner or a preposition ("a shared flat", "from untreated larch"), not a word of a heading
+    ("Suggested schedule: ...")."""
+    word = m[0].lower()
+    if word in _ED_ADJECTIVES:
+        return False
+    if word in ("was", "were", "ago", "yesterday") or word.startswith("last"):
+        return True
+    if _ATTRIBUTIVE.search(text, max(0, m.start() - 12), m.start()):
+        return False
+    head = _HEADING.match(text)
+    return not (head is not None and head.start() <= m.start() < head.end())
+
+
+def sentence_tense(text: str) -> Literal["past", "future"] | None:
+    """"future" if ``text`` plans something ("I'll", "going to", "next ..."), else
+    "past" if it narrates ("went", "-ed" as a finite verb, "ago"), else ``None``. A past-looking form after a
+    present finite verb (:data:`_PRESENT_FINITE`) is a participle and narrates nothing."""
+    if _FUTURE_CUE.search(text):
+        return "future"
+    if _PAST_TIME.search(text):
+        return "past"
+    if progressive(text):
+        return None  # a present progressive: what it dates is ahead or under way (:func:`clause_tense`)
+    present = _PRESENT_FINITE.search(text)
+    first = next((m for m in _PAST_CUE.finditer(text) if past_verb(text, m)), None)
+    if first is not None and (present is None or first.start() < present.start()):
+        return "past"
+    return None
+
+
+#: A clause that looks forward from where it is said, whatever the tense of the rest of its sentence:
+#: "I accepted a position, starting on 15 April" starts on the coming 15 April; what is booked, ordered,
+#: signed up for or moved to a date happens then ("The fitters are booked for 2 March", "The fitting has
+#: moved to 9 September").
+_FORWARD_CUE = re.compile(
+    r"\b(?:start(?:s|ing)?|begin(?:s|ning)?|due|until|till|scheduled|rescheduled|booked(?: in)? for|is booked|are booked|"
+    r"open(?:s|ing)|kick(?:s|ing)? off|from now|(?:is|are|will be) (?:on|in|at)|deadline|to be \w+|won't be|will be|"
+    r"signed up|registered|entered|ordered|pre-?ordered|postponed|delayed|pushed back|brought forward|put back|"
+    r"(?:got|been|was|were) accepted|accepted (?:for|to|on)|got a (?:place|spot|slot)|invited to|selected for|shortlisted|"
+    r"qualified for|(?:got|made it) into (?:the )?(?-i:[A-Z])\w*|"
+    r"moved (?:\w+ )?to(?= (?:the )?\d| (?:january|february|march|april|may|june|july|august|september|october|november|december)\b))\b",
+    re.IGNORECASE,
+)
+#: A date set by an arrangement, however many words stand between: "I booked my training for 21 June",
+#: "We've moved the trip to 4 August", "They put the match back to 3 May", "We rented an office from 1 December",
+#: "We booked a cottage near the coast, 18 to 25 October" (the booking is past, what it books is ahead).
+#: The verbs of it are those that set, move, approve or cancel what is planned, in any form ("decided to move the
+#: wedding to 12 June", "HR confirmed my leave from 1 May", "release targeted for 14 November", "I cancelled the exam
+#: in June": the exam was to be in the coming June). A weekday may name the day ("test booked at the centre for
+#: Saturday the 31st", "moved the call to Friday").
+_SET_FOR = re.compile(
+    r"\b(?:book(?:ed|ing)?|reserv(?:e|ed|ing)|schedul(?:e|ed|ing)|arrang(?:e|ed|ing)|plann(?:ed|ing)|set|fix(?:ed|ing)?|"
+    r"mov(?:e|ed|ing)|postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|push(?:ed|ing)?|put|chang(?:e|ed|ing)|brought|"
+    r"delay(?:ed|ing)?|signed \w+ up|rent(?:ed|ing)?|hir(?:e|ed|ing)|leas(?:e|ed|ing)|target(?:ed|ing)?|slated|"
+    r"pencill?ed(?: in)?|confirm(?:s|ed|ing)?|approv(?:e|es|ed|ing)|agreed|granted|(?P<cancel>cancel(?:s|led|ed|ling|ing)?|"
+    r"called off))\b(?:[\s,]+[\w'-]+){0,12}?"
+    r"(?:\s+(?:for|to|until|till|from|(?(cancel)(?:in|on)|(?!)))|,)\s+(?:the\s+)?"
+    rf"(?:{WEEKDAY_RE},?\s+(?:the\s+)?)?(?:{DAY_RE}(?:\s*(?:-|\u2013|to)\s*{DAY_RE})?\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE}|"
+    rf"(?(cancel){MONTH_RE}|(?!))|(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)|(?<!,\s){WEEKDAY_RE})\b",
+    re.IGNORECASE,
+)
+
+
+def set_for(text: str, span: tuple[int, int]) -> bool:
+    """Whether the date at ``span`` is what an arrangement verb before it in ``text`` sets (:data:`_SET_FOR`)."""
+    return any(m.end() > span[0] for m in _SET_FOR.finditer(text, 0, span[1]))
+#: A clause in the present tense with a date: what is so on that date is the occurrence still to come or
+#: just begun ("My dad turns 70 on 14 August", "From 1 October I'm driving for another firm").
+_PRESENT = re.compile(
+    r"\b(?:is|are|am|isn't|aren't|has|have|hasn't|haven't)\b|\b(?:i|you|we|they|he|she|it|that|there)'(?:m|re|s|ve)\b|"
+    r"\b[a-z]+'s\s+(?:on|at|in|due|booked|set|scheduled|planned|coming|happening)\b|"
+    r"\b(?:turns|starts|begins|ends|finishes|opens|closes|arrives|lands|departs|leaves|runs|falls|happens|takes place)\b",
+    re.IGNORECASE,
+)
+#: A simple present after a personal subject: "We fly to Lisbon on Saturday", "She flies back on the 3rd" (with
+#: a date, a timetable: ahead). A past form, a form that is also the past ("read", "put"), an auxiliary or a
+#: modal after the subject is not one.
+_SUBJECT_VERB = re.compile(r"\b(?:i|you|we|they|he|she)\s+(?:also\s+|just\s+|only\s+|both\s+|all\s+)?(?P<verb>[a-z]{2,})\b", re.IGNORECASE)
+_NOT_SIMPLE_PRESENT = frozenset(
+    """
+    could would should might must may can will shall did do does was were had have has am is are
+    don't didn't can't won't wouldn't couldn't shouldn't never always usually often
+    """.split()
+) | IRREGULAR_PAST | SAME_AS_PRESENT
+
+
+def simple_present(clause: str) -> bool:
+    """Whether ``clause`` has a simple-present verb after a personal subject ("we fly", "she flies")."""
+    for m in _SUBJECT_VERB.finditer(clause):
+        verb = m["verb"].lower()
+        if verb in _NOT_SIMPLE_PRESENT or verb.endswith(("ed", "ing")):
+            continue
+        return True
+    return False
+#: An instruction or request opening a clause: it is about what is still to happen.
+_REQUEST = re.compile(
+    r"^\s*(?:please |and |so |then )*(?:book|remember|remind|plan|schedule|make sure|don't forget|order|buy|call|email|send|"
+    r"add|note|put|keep|block|reserve|arrange|set)\b",
+    re.IGNORECASE,
+)
+#: The words of a verbless note before its date: a noun phrase ("interview on", "flight out at 9 on"), not one
+#: that carries on a narrated clause ("then", "and", "back", "before").
+_NOTE = re.compile(
+    r"\s*(?!(?:and|then|or|but|plus|also|back|before|after|until|till|while|when|since|the|on|in|at|by)\b)[a-z][\w'-]*(?:\s+[^\s,;:()]+){0,5}\s+$",
+    re.IGNORECASE,
+)
+_CLAUSE_BREAK = re.compile(r",(?!\d{3})|[;:()!?]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
+
+
+#: "and" between two participles joins them ("printed and delivered"): no clause starts there.
+_JOINED = re.compile(r"[a-z]{2,}ed\s+and\s+[a-z]{2,}ed\b", re.IGNORECASE)
+
+
+def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int, str]:
+    """The break before the clause of ``text`` around ``span``, where the clause starts, and its words."""
+    brk = None
+    for b in _CLAUSE_BREAK.finditer(text, 0, span[0]):
+        if b[0].strip().lower() == "and" and (j := _JOINED.search(text, max(0, b.start() - 30))) and j.start() < b.start() < j.end():
+            continue
+        brk = b
+    start = brk.end() if brk else 0
+    after = _CLAUSE_BREAK.search(text, span[1])
+    return brk, start, text[start : after.start() if after else len(text)]
+
+
+def verbless(text: str, span: tuple[int, int]) -> bool:
+    """Whether the clause of ``text`` around ``span`` has no verb that gives it a tense ("only one migraine in
+    February", "interview in November"): its tense, if :func:`clause_tense` gives one, is a guess."""
+    clause = _clause(text, span)[2]
+    return not (_FORWARD_CUE.search(clause) or _REQUEST.match(clause) or set_for(text, span) or sentence_tense(clause)
+                or progressive(clause) or _PRESENT.search(clause) or simple_present(clause))
+
+
+#: A finite verb in the present or a modal: after a past verb and before a date, it is the verb the date goes with
+#: ("The landlord told us it goes up from 1 March", "Kade asked if I can do more hours in August", "Our mortgage
+#: fixed rate ends in March": reported speech or a present clause keeps its own time).
+_LATER_PRESENT = re.compile(
+    r"\b(?:am|is|are|has|have|do|does|can|will|must|isn't|aren't|hasn't|haven't|doesn't|don't|can't|won't)\b|"
+    r"'(?:m|re|ve|ll)\b|\bit\s+(?:also\s+|just\s+|only\s+)?(?!(?:was|has|is|does)\b)[a-z]{2,}s\b|"
+    r"\b(?:turns|starts|begins|ends|finishes|opens|closes|arrives|lands|departs|leaves|runs|falls|happens|goes|comes|"
+    r"expires|renews|moves|rises|drops)\b",
+    re.IGNORECASE,
+)
+
+
+def _present_after_past(text: str, start: int, end: int) -> bool:
+    """Whether a present or modal verb follows the last narrating past verb of ``text[start:end]``."""
+    last = None
+    for m in _PAST_CUE.finditer(text, start, end):
+        if past_verb(text, m):
+            last = m
+    return last is not None and (_LATER_PRESENT.search(text, last.end(), end) is not None or simple_present(text[last.end() : end]))
+
+
+_PERSON = re.compile(r"\b(?:i|you|we|they|he|she)\b|\b(?:i|you|we|they|he|she)'", re.IGNORECASE)
+
+
+#: The head of a note: at most four words before its date, none of them an article or a conjunction (a note drops
+#: them: "Physio on Wednesday", "Choir practice on Thursday"; "But the generator died on Saturday" is a clause).
+_NOTE_HEAD = re.compile(r"^\W*(?!(?:the|a|an|and|but|so|then|or)\b)[\w'-]+(?:\s+(?!(?:the|a|an)\b)[\w'-]+){0,3}\s+$", re.IGNORECASE)
+
+
+def note(text: str, span: tuple[int, int]) -> bool:
+    """Whether the clause of ``text`` around ``span`` is a note with no verb, no personal subject and no article
+    before its date (:data:`_NOTE_HEAD`: "Physio on Wednesday at 8:30 with Dr Fabre"): a plan written down, not a
+    narrated day ("We hit 200 orders on Thursday" has a subject, so a verb whose tense the form leaves open)."""
+    _brk, start, clause = _clause(text, span)
+    return verbless(text, span) and not _PERSON.search(clause) and _NOTE_HEAD.match(text, start, span[0]) is not None
+
+
+def _in_list(text: str, brk: re.Match[str]) -> bool:
+    """Whether the clause break ``brk`` (", and" or ",") follows a list item: a short segment with no verb between it
+    and a comma before it ("a van" in "I need 20 chairs, a van, and ...")."""
+    if brk[0].strip().lower() not in (",", "and"):
+        return False
+    before = text[: brk.start()].rstrip(" ,")
+    comma = before.rfind(",")
+    item = before[comma + 1 :].strip() if comma >= 0 else ""
+    return bool(item) and len(item.split()) <= 4 and not (sentence_tense(item) or _PRESENT.search(item) or simple_present(item))
+
+
+def _opens_with_past(text: str, start: int, end: int) -> bool:
+    """Whether the clause ``text[start:end]`` opens with its first narrating past form (no subject before it)."""
+    first = next((m for m in _PAST_CUE.finditer(text, start, end) if past_verb(text, m)), None)
+    return first is not None and re.fullmatch(r"\W*(?:and\s+|then\s+)?", text[start : first.start()]) is not None
+
+
+def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
+    """The tense the clause of ``text`` around ``span`` (a time expression) gives it: "future" if the
+    clause looks forward ("starting on 15 April", "booked for 2 March", "I booked my training for 21 June",
+    "I'll", an instruction), else the clause's own tense ("past" if it narrates), else "present" if the clause
+    is in the present tense ("My dad turns 70 on 14 August", "from 1 October I'm driving for ..."): the
+    occurrence still to come or just begun, else "future" if the sentence arranges something ("Our week off
+    is booked: a cabin from 13 October"), else the tense of the whole sentence (:func:`sentence_tense`).
+    ``None``: no cue either way."""
+    brk, start, clause = _clause(text, span)
+    if _FORWARD_CUE.search(clause) or _REQUEST.match(clause) or set_for(text, span):
+        return "future"
+    own = sentence_tense(clause)
+    if own == "future":
+        return own
+    if own == "past" and _present_after_past(text, start, span[0]):
+        return "present"
+    if own == "past" and brk is not None and _in_list(text, brk) and sentence_tense(text) != "past":
+        # the last item of a list of objects ("I need 20 chairs, a van, and the boxes labelled by the 31st"): its
+        # participle is the object's, the sentence's verb dates it
+        return sentence_tense(text)
+    if own == "past" and brk is not None and _opens_with_past(text, start, span[0]) and _FORWARD_CUE.search(text, 0, brk.start()) and (
+        sentence_tense(text[: brk.start()]) != "past"
+    ):
+        # a clause with no subject of its own after an arrangement not narrated ("Knee surgery is booked, left knee
+        # replacement on 8 July"): its past-looking first word cannot be a verb of the arrangement's subject; it is an
+        # adjective ("The robot was delayed and went in on 18 September" narrates both)
+        return "future"
+    if progressive(clause):  # "A joiner called Ross is replacing the windows on 3 November": under way or ahead
+        return "present"
+    if own is not None:
+        return own
+    if _PRESENT.search(clause) or simple_present(clause):
+        return "present"
+    if _FORWARD_CUE.search(text):
+        return "future"
+    if brk is not None and not brk[0].strip().isalpha() and _NOTE.match(text, start, span[0]):
+        # a verbless note of its own after a comma ("Embraer called, interview on the 1st of November"): what it
+        # dates is not narrated by the other clause's verb; one that carries on from it ("..., then Rome on 3 May",
+        # "..., the 3rd of May") is
+        return "present"
+    return sentence_tense(text)
