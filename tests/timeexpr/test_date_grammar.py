@@ -9,18 +9,11 @@ from datetime import datetime
 
 import pytest
 
-from memdesk.timeexpr.resolve import main_anchor, resolve
+from memdesk.timeexpr.resolve import resolve
+from tests.timeexpr.said import dates as _dates
+from tests.timeexpr.said import main_date as _main
 
 
-def _dates(text: str, said: str) -> list[tuple[str, str]]:
-    ref = datetime.fromisoformat(said + "T10:00:00+00:00")
-    return [(m.start.date().isoformat(), m.end.date().isoformat()) for m in resolve(text, ref, prefer="auto")]
-
-
-def _main(text: str, said: str) -> str | None:
-    ref = datetime.fromisoformat(said + "T10:00:00+00:00")
-    m = main_anchor(resolve(text, ref, prefer="auto"))
-    return m.start.date().isoformat() if m else None
 
 
 @pytest.mark.parametrize(
