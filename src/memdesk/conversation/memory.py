@@ -276,11 +276,12 @@ class Memory(Curation, ClosesOnExit):
         from .answer import ExtractiveAnswerer
 
         narrowed = any(search_args.get(k) is not None for k in ("filters", "as_of", "types", "speaker"))
-        if isinstance(self.answerer, ExtractiveAnswerer) and not narrowed:
+        same_message = getattr(self.retriever, "same_message", None)
+        if isinstance(self.answerer, ExtractiveAnswerer) and same_message is not None and not narrowed:
             # the offline answer may add a statement of its record's message that the block left out (current
             # records of the same scope only: not when the caller narrowed what may be read)
             def mates(record: MemoryRecord) -> list[MemoryRecord]:
-                return self.retriever.same_message(as_scope(scope), record)
+                return same_message(as_scope(scope), record)
 
             return self.answerer.answer(question, evidence, question_time=question_time, mates=mates)
         return self.answerer.answer(question, evidence, question_time=question_time)
