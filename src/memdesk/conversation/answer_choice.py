@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 from ..hits import SearchHit
 from ..records import MemoryRecord
-from ..retrieval.question_focus import RecordValues, question_focus, user_name_words
+from ..retrieval.question_focus import Focus, RecordValues, question_focus, user_name_words
 from ..retrieval.stemming import StemmingTokenizer
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
@@ -108,7 +108,8 @@ def choose(
         return Choice(None, None, None, ())
     words = [set(_TOKENIZER(h.record.embed_text())) for h in hits]
     common = _common(words)
-    denial, states = _focus_marks(question, hits)
+    focus = question_focus(question)
+    denial, states = _focus_marks(focus, [h.record for h in hits])
     current = [
         i for i, h in enumerate(hits)
         if h.record.superseded_by is None and not denial[i] and not _negated(i, hits, words, common)
@@ -119,7 +120,7 @@ def choose(
         if states[i]:
             return Choice(hits[i], hits[0], None, terms)
         beside = _restated(i, hits, denial, states)
-        said = hits[beside].record if beside is not None else _mate_stating(question, hits[i].record, mates)
+        said = hits[beside].record if beside is not None else _mate_stating(focus, hits[i].record, mates)
         return Choice(hits[i], hits[0], None, terms, said)
 
     if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
@@ -150,33 +151,35 @@ def choose(
     return Choice(None, hits[0], hits[old[0]] if old else None, tuple(weights))
 
 
-def _focus_marks(question: str, hits: Sequence[SearchHit]) -> tuple[list[bool], list[bool]]:
-    """Per hit: (whether it only says values of the kind ``question`` asks for no longer hold, for a question asking
+def _focus_marks(
+    focus: Focus | None, records: Sequence[MemoryRecord], names: frozenset[str] | None = None
+) -> tuple[list[bool], list[bool]]:
+    """Per record: (whether it only says values of the kind ``focus`` asks for no longer hold, for a question asking
     what holds now: :meth:`~memdesk.retrieval.question_focus.Focus.denies`; whether it states a value of that kind:
-    :meth:`~memdesk.retrieval.question_focus.Focus.answers`, True for every hit when the question asks for no kind)."""
-    focus = question_focus(question)
+    :meth:`~memdesk.retrieval.question_focus.Focus.answers`, True for every record when the question asks for no
+    kind). ``names``: the user's name words (default: read from ``records``)."""
     if focus is None:
-        return [False] * len(hits), [True] * len(hits)
-    names = user_name_words(h.record.speaker for h in hits if h.record.role == "user" and h.record.speaker)
-    values = [RecordValues.of(h.record.text()) for h in hits]
+        return [False] * len(records), [True] * len(records)
+    if names is None:
+        names = _user_names(records)
+    values = [RecordValues.of(r.text()) for r in records]
     return [focus.denies(v, names) for v in values], [focus.answers(v, names) for v in values]
 
 
+def _user_names(records: Sequence[MemoryRecord]) -> frozenset[str]:
+    return user_name_words(r.speaker for r in records if r.role == "user" and r.speaker)
+
+
 def _mate_stating(
-    question: str, record: MemoryRecord, mates: Callable[[MemoryRecord], Sequence[MemoryRecord]] | None
+    focus: Focus | None, record: MemoryRecord, mates: Callable[[MemoryRecord], Sequence[MemoryRecord]] | None
 ) -> MemoryRecord | None:
     """The shortest current record of ``record``'s message (read by ``mates``) that states a value of the kind
-    ``question`` asks for and is no closing statement; None without ``mates``, a kind asked or such a record."""
-    focus = question_focus(question) if mates is not None else None
+    ``focus`` asks for and is no closing statement; None without ``mates``, a kind asked or such a record."""
     if focus is None or mates is None:
         return None
     found = [r for r in mates(record) if r.role == record.role]
-    names = user_name_words(r.speaker for r in (record, *found) if r.role == "user" and r.speaker)
-    stating = []
-    for r in found:
-        values = RecordValues.of(r.text())
-        if focus.answers(values, names) and not focus.denies(values, names):
-            stating.append(r)
+    denial, states = _focus_marks(focus, found, _user_names([record, *found]))
+    stating = [r for r, denies, says in zip(found, denial, states) if says and not denies]
     return min(stating, key=lambda r: (len(r.text()), r.id), default=None)
 
 
