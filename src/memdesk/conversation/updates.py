@@ -261,7 +261,7 @@ def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
 def _lists(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     """Whether ``old`` lists several values of each kind ``new`` gives one of ("the tins for $18 and the jars for
     $28", "60,000 in savings and a loan of 180,000", three exam dates): one new value replaces one of them, not the list."""
-    new, old = _when(new), _when(_dated(old))
+    new, old = dict(_when(new)), dict(_when(_dated(old)))  # copies: the caller's values stay as they were read
     if len(signs := {_currency(v) for v in new.get("money", ())} - {None}) == 1:  # "€28,000 (and 3,000 from gran)": the euro amounts
         old["money"] = {v for v in old.get("money", ()) if _currency(v) in signs}
         new["money"] = {v for v in new["money"] if _currency(v) in signs}

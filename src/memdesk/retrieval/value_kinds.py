@@ -52,11 +52,10 @@ CURRENCY_NAMES = (
 )
 """Currencies by name or code, singular or plural (an alternation: the one list the read side and
 :mod:`memdesk.conversation.updates` share)."""
-_CURRENCY_SIGN, _CURRENCY = CURRENCY_SIGNS, CURRENCY_NAMES
 _MONEY = re.compile(
-    rf"[{_CURRENCY_SIGN}]\s*\d|\d\s*[{_CURRENCY_SIGN}]"
-    rf"|\b\d+(?:[.,]\d+)*\s*(?:k\b|m\b|million\b|thousand\b|bn\b|billion\b|%|percent\b|per cent\b)?\s*(?:{_CURRENCY})\b"
-    rf"|\b(?:{_CURRENCY})\s*\d"
+    rf"[{CURRENCY_SIGNS}]\s*\d|\d\s*[{CURRENCY_SIGNS}]"
+    rf"|\b\d+(?:[.,]\d+)*\s*(?:k\b|m\b|million\b|thousand\b|bn\b|billion\b|%|percent\b|per cent\b)?\s*(?:{CURRENCY_NAMES})\b"
+    rf"|\b(?:{CURRENCY_NAMES})\s*\d"
     r"|\b\d{1,3}(?:[,.\u202f\u00a0]\d{3})+(?![\d/-])|\b\d+(?:\.\d+)?\s*(?:k|million|thousand|bn|billion)\b|\b\d+(?:[.,]\d+)?\s*(?:%|percent\b|per cent\b)"
     r"|\b\d+(?:[.,]\d+)?\s*per\s+(?!cent\b)\w+"
     r"|\b\d+\.\d{2}\b",
