@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .lexicon import name_words
 from .rules import content_words
 from .social import abstract_only
 
@@ -61,7 +62,7 @@ def anchor_strength(text: str, names: Iterable[str] = ()) -> int:
     me going"); else 0. Content words are not all nouns ("I'm not giving up"), so the weak anchor only raises the
     bar (:attr:`FillerTest.weak_threshold`). A name that opens the sentence cannot be told from any capitalised
     first word: it anchors only through the concrete words around it."""
-    known = {p.lower() for n in names if n for p in n.split()}
+    known = name_words(names)
     if re.search(r"\d", text) or _ASKS.match(text) or len(_WORD.findall(text)) > MAX_WORDS:
         return 2
     if any(w.lower() not in known for w in _CAPITALISED.findall(text.strip())):

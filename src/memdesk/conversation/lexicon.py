@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from ..text.english import IRREGULAR_PAST
 
-__all__ = ["ED_ADJECTIVES", "IRREGULAR_PAST", "PHATIC_ELSEWHERE", "PHATIC_WORDS", "phatic_elsewhere"]
+__all__ = ["ED_ADJECTIVES", "IRREGULAR_PAST", "PHATIC_ELSEWHERE", "PHATIC_WORDS", "name_words", "phatic_elsewhere"]
 
 #: Words that carry no content on their own: greetings, thanks, interjections, evaluations,
 #: function words. A sentence made only of these (and names) is phatic.
@@ -107,13 +107,18 @@ _GREETS = frozenset(
 MAX_GREETING_WORDS = 5
 
 
+def name_words(names: Iterable[str]) -> set[str]:
+    """The lower-cased words of the speakers' names ("Ana Lima" -> ana, lima): the words a rule reads as names."""
+    return {p.lower() for n in names if n for p in n.split()}
+
+
 def phatic_elsewhere(text: str, names: Iterable[str] = ()) -> bool:
     """Whether ``text`` (not English) is only greetings, thanks and acknowledgements (:data:`PHATIC_ELSEWHERE`,
     :data:`PHATIC_WORDS`) and the names of the people talking. A short greeting or thanks (at most
     :data:`MAX_GREETING_WORDS` words, no digit) may hold one word besides: the name or term of address of someone the
     exchange has not named yet, or an interjection ("Konnichiwa, Aiko!", "Gracias, cariño.", "top, danke")."""
     said = [w.lower() for w in _ANY_WORD.findall(text)]
-    names = {p.lower() for n in names if n for p in n.split()}
+    names = name_words(names)
     other = [w for w in said if not (w in _PHATIC_ANYWHERE or w in names or w.split("'")[-1] in _PHATIC_ANYWHERE)]
     if not said or len(other) > 1:
         return False

@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Literal
 
 from ..text.lang import is_english
 from ..timeexpr.resolve import TimeMention
-from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, phatic_elsewhere
+from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, name_words, phatic_elsewhere
 from .sentences import split_sentences
 from .stance import instructs_reply
 from .social import (
@@ -138,7 +138,7 @@ def words(text: str) -> list[str]:
 
 def content_words(text: str, names: Iterable[str] = ()) -> list[str]:
     """Words that are neither phatic/function words nor the names of the people talking."""
-    name_parts = {p.lower() for n in names if n for p in n.split()}
+    name_parts = name_words(names)
     out = []
     for w in words(text):
         base = w.split("'")[0]
@@ -305,7 +305,7 @@ def generic_remark(sentence: str, names: Iterable[str] = ()) -> bool:
     about_you = re.match(r"^(?:you|you're|you've|you all|your|that's|that is|what)\b", s, re.IGNORECASE) is not None
     if not s or s.endswith("?") or re.search(r"\d", s) or SINGULAR_SELF.search(s) or (PAST_COPULA.search(s) and not about_you):
         return False
-    known = {p.lower() for n in names if n for p in n.split()}
+    known = name_words(names)
     if any(w.lower() not in known for w in re.findall(r"(?<!^)\b[A-Z][\w'-]*", s)):
         return False
     if (has_past_event(s) and not about_you) or PROCEDURAL_CUES.search(s) or is_imperative(s):
@@ -329,7 +329,7 @@ def short_remark(text: str, names: Iterable[str] = (), *, answers_question: bool
     ws = words(text)
     if answers_question or not ws or len(ws) > SHORT_REMARK_WORDS or re.search(r"\d", text) or text.rstrip().endswith("?"):
         return False
-    known = {p.lower() for n in names if n for p in n.split()}
+    known = name_words(names)
     capitals = [w for w in re.findall(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'-]*", text.strip()) if w.lower() not in known]
     # "Figo is asleep.": a subject and a verb say something of someone
     subject_verb = len(ws) > 1 and ws[1] in ("is", "was", "has", "had", "does", "did", "can", "will", "loves", "likes")

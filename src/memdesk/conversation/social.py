@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from .lexicon import name_words
+
 #: Whole sentences that are only social: agreement, encouragement, a one-word verdict on what was said.
 PHATIC_SENTENCE = re.compile(
     r"^(?:(?:i|you) bet|(?:quick|random|silly) question|(?:big|good|great|bad|some) news|guess what|fun fact|"
@@ -382,7 +384,7 @@ _PRAISED = frozenset("backing pride offer courage guts drive positivity energy v
 
 def plain_named(text: str, names: Iterable[str]) -> bool:
     """True if ``text`` holds a number or a capitalised word that is not a speaker's name (nor "I")."""
-    known = {p.lower() for n in names if n for p in n.split()}
+    known = name_words(names)
     caps = re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w'-]*", text.strip())
     return bool(re.search(r"\d", text)) or any(w.lower() not in known for w in caps)
 

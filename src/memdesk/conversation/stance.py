@@ -39,7 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .lexicon import PHATIC_ELSEWHERE, PHATIC_WORDS
+from .lexicon import PHATIC_ELSEWHERE, PHATIC_WORDS, name_words
 from .social import ABSTRACT_WORDS, EVALUATIVE_WORDS, REACTION_WORDS, SMALL_TALK_QUESTION_WORDS, SOCIAL_REST_WORDS
 
 __all__ = ["STANCE_WORDS", "instructs_reply", "news_question", "stance_only", "stance_clause"]
@@ -171,7 +171,7 @@ def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | No
     """Whether one lower-cased clause is only the speaker's stance toward the listener or the listener's news
     (the module docstring's four targets). ``news`` is the listener's turn before (its words may be restated);
     ``told``: whether that turn told something rather than asked about something."""
-    name_parts = {p.lower() for n in names if n for p in n.split()}
+    name_parts = name_words(names)
     listener = {p.lower() for p in (addressee or "").split()}
     if listener:  # the listener's name is the listener: "Maya's garden is gorgeous", "so happy for Maya" said to Maya
         alt = "|".join(map(re.escape, listener))
@@ -190,8 +190,9 @@ def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | No
     if _WHAT_I_NEEDED.match(clause):
         return told
     c = _COMMITS.match(clause)
-    if c and told and not _OWN.search(_OWN_FORMULA.sub("", clause[c.end() :])) and not _GOES.search(clause):  # "I'll let you know"
-        done = [w for w in _WORD.findall(_OWN_FORMULA.sub("", clause[c.end() :])) if w not in PHATIC_WORDS and w not in name_parts]
+    rest = _OWN_FORMULA.sub("", clause[c.end() :]) if c else ""
+    if c and told and not _OWN.search(rest) and not _GOES.search(clause):  # "I'll let you know"
+        done = [w for w in _WORD.findall(rest) if w not in PHATIC_WORDS and w not in name_parts]
         return not [w for w in done if w not in _COMMIT_WORDS and w not in REACTION_WORDS]  # "we'll let them rest" does something
     p = _PERCEIVES.match(clause)
     if p and told and not _OWN.search(clause[p.end() :]):  # "I can see why you love it there": the news said back
@@ -210,6 +211,10 @@ def stance_clause(clause: str, *, names: Iterable[str] = (), addressee: str | No
     return told and not _rest(said, heard, name_parts)  # no subject: "so inspiring", "huge congrats", "including the dog"
 
 
+#: A capitalised word not at a sentence's start (nor "I"): a name, unless it is a speaker's.
+_CAPITALS = re.compile(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w-]*")
+
+
 def stance_only(text: str, *, names: Iterable[str] = (), addressee: str | None = None, previous: str = "", asked: bool = False) -> bool:
     """Whether every clause of the sentence ``text`` is stance (:func:`stance_clause`) and at least one has a
     target: nothing in it is a proposition a person would note. ``previous`` is the listener's turn before;
@@ -218,8 +223,8 @@ def stance_only(text: str, *, names: Iterable[str] = (), addressee: str | None =
     if not raw or raw.endswith("?") or re.search(r"\d", raw):
         return False
     raw = " ".join(re.sub(r"[^\w\s.,!?;:'\"()&/\u2013\u2014-]", " ", raw).split())  # emoji and symbols
-    known = {p.lower() for n in names if n for p in n.split()}
-    capitals = re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w-]*", raw)
+    known = name_words(names)
+    capitals = _CAPITALS.findall(raw)
     nicknames = [w for w in capitals if w.lower() not in known and any(len(w) >= 3 and k.startswith(w.lower()) for k in known)]
     # one name said back is the news said back ("Every Sunday it is.", "Wow, Galway looks amazing!"); a title is not
     restated = set(re.findall(r"\b[A-Z][\w-]*", previous)) if '"' not in raw else set()
@@ -250,8 +255,8 @@ def news_question(text: str, *, names: Iterable[str] = ()) -> bool:
     raw = text.strip().replace("\u2019", "'")
     if not raw.endswith("?") or re.search(r"\d", raw):
         return False
-    known = {p.lower() for n in names if n for p in n.split()}
-    if any(w.lower() not in known for w in re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w-]*", raw)):
+    known = name_words(names)
+    if any(w.lower() not in known for w in _CAPITALS.findall(raw)):
         return False
     s = _LAST_TALKED.sub("", " ".join(raw.lower().split()))
     if _SELF.search(s) or _ASKS_FOR.search(s) or _ASKS_FACT.match(s):
