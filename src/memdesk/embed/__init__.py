@@ -6,7 +6,8 @@
 - :class:`HashingEmbedder`: deterministic feature hashing, for tests.
 - :class:`GGUFEmbedder`: a GGUF embedding model through ``xllamacpp`` (``nomic``: nomic-embed-text-v1.5).
 
-:func:`make_embedder` builds the one :class:`~memdesk.settings.Settings` asks for.
+:func:`make_embedder` builds the one :class:`~memdesk.settings.Settings` asks for; :func:`named_embedder` the one a
+command's ``--embedder`` option names.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ __all__ = [
     "OpenAIEmbedder",
     "embed_queries",
     "make_embedder",
+    "named_embedder",
     "normalize",
     "unsupported_script",
 ]
@@ -72,4 +74,12 @@ def make_embedder(settings: "Settings") -> Embedder:
         from .gguf_factory import make_gguf_embedder
 
         return make_gguf_embedder(settings)
-    raise ConfigError(f"unknown embedder {kind!r}: choose minilm, multilingual, hashing, openai, nomic, embeddinggemma or gguf")
+    from ..settings import EMBEDDER_NAMES
+
+    raise ConfigError(f"unknown embedder {kind!r}: choose one of {', '.join(EMBEDDER_NAMES)}")
+
+
+def named_embedder(choice: str, settings: "Settings") -> Embedder:
+    """The embedder a command's ``--embedder`` option names: ``settings`` is ``MEMDESK_EMBEDDER``'s, any other name
+    (one of :data:`~memdesk.settings.EMBEDDER_NAMES`) replaces it."""
+    return make_embedder(settings if choice == "settings" else settings.model_copy(update={"embedder": choice}))

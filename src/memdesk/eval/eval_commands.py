@@ -17,10 +17,9 @@ from pydantic import ValidationError
 
 from ..cli.context import Ctx, csv_list
 from ..cli.errors import ErrorReportingGroup
-from ..embed.base import Embedder
 from ..errors import ConfigError, MalformedFileError
 from ..llm.base import ChatModel
-from ..settings import Settings
+from ..settings import EMBEDDER_NAMES, Settings
 from .judging import BenchmarkJudge
 from .run import Benchmark
 from .summary import EvalSummary, targets
@@ -53,9 +52,10 @@ def _common(f):
         click.option("--k", "k", default=20, show_default=True, help="Records per memory type (typed top-k)."),
         click.option("--K", "K", default=25, show_default=True, help="Records kept after merge (K)."),
         click.option("--no-sweep", is_flag=True, help="Skip the k/K sweep of the typed system."),
-        click.option("--embedder", type=click.Choice(["minilm", "nomic", "embeddinggemma", "hashing", "settings"]), default="minilm",
+        click.option("--embedder", type=click.Choice((*EMBEDDER_NAMES, "settings")), default="minilm",
                      show_default=True, help="'settings' uses MEMDESK_EMBEDDER; 'nomic' is nomic-embed-text-v1.5 "
-                                             "(memdesk models install nomic); 'embeddinggemma' is EmbeddingGemma-300M."),
+                                             "(memdesk models install nomic); 'embeddinggemma' is EmbeddingGemma-300M; "
+                                             "the others as MEMDESK_EMBEDDER takes them."),
         click.option("--processor", type=click.Choice(["rules", "llm"]), default=None,
                      help="Processor of the typed store (default: MEMDESK_PROCESSOR, i.e. what memdesk-default uses; "
                           "'llm' needs the LLM settings)."),
@@ -73,21 +73,8 @@ def _common(f):
     return f
 
 
-def _embedder(choice: str, settings: Settings) -> Embedder:
-    if choice == "hashing":
-        from ..embed import HashingEmbedder
-
-        return HashingEmbedder()
-    if choice in ("settings", "nomic", "embeddinggemma"):
-        from ..embed import make_embedder
-
-        return make_embedder(settings if choice == "settings" else settings.model_copy(update={"embedder": choice}))
-    from ..embed import MiniLMEmbedder
-
-    return MiniLMEmbedder()
-
-
 def _run(ctx: click.Context, benchmark: Benchmark, **kw: Any) -> None:
+    from ..embed import named_embedder
     from ..runtime.extras import PLOTS_SKIPPED, can_plot
     from ..llm import UsageLedger
     from .run import run_eval
@@ -130,7 +117,7 @@ def _run(ctx: click.Context, benchmark: Benchmark, **kw: Any) -> None:
         chat_model=chat if kw["use_llm"] else None,
         judge=judge,
         ledger=ledger,
-        embedder=_embedder(kw["embedder"], settings),
+        embedder=named_embedder(kw["embedder"], settings),
         processor=kw["processor"],
         k=kw["k"],
         K=kw["K"],

@@ -27,6 +27,7 @@ import click
 from ..cli.context import csv_list
 from ..cli.errors import ErrorReportingGroup
 from ..errors import UsageError
+from ..settings import EMBEDDER_NAMES
 
 
 def default_store_url() -> str:
@@ -55,7 +56,8 @@ def common_options(f: Callable) -> Callable:
         click.option("--store", "store_url", default=None, help="Bank database URL (default: reasoning-banks.db in the user data dir)."),
         click.option("--name", default=None, help="Bank name (default: mac-<bench>-tags with a chat model, mac-<bench>-problem without)."),
         click.option("--data-dir", default=None, type=click.Path(file_okay=False), help="Benchmark data folder (default MEMDESK_DATA_DIR or ../shared/data)."),
-        click.option("--embedder", type=click.Choice(["minilm", "hashing", "settings"]), default="minilm", show_default=True),
+        click.option("--embedder", type=click.Choice((*EMBEDDER_NAMES, "settings")), default="minilm", show_default=True,
+                     help="'settings' uses MEMDESK_EMBEDDER; the others as MEMDESK_EMBEDDER takes them."),
         click.option("--llm", "use_llm", is_flag=True, help="Use the configured chat model (MEMDESK_LLM_BASE_URL / MEMDESK_LLM_MODEL)."),
         click.option("--llm-base-url", default=None, help="OpenAI-compatible endpoint (implies --llm)."),
         click.option("--llm-model", default=None, help="Model name at that endpoint (implies --llm)."),
@@ -106,12 +108,9 @@ class CommandEnv:
     @property
     def embedder(self):
         if self._embedder is None:
-            from ..embed import HashingEmbedder, MiniLMEmbedder, make_embedder
+            from ..embed import named_embedder
 
-            choice = self.kw["embedder"]
-            self._embedder = (
-                MiniLMEmbedder() if choice == "minilm" else HashingEmbedder() if choice == "hashing" else make_embedder(self.settings)
-            )
+            self._embedder = named_embedder(self.kw["embedder"], self.settings)
         return self._embedder
 
     def bank_name(self, tags: bool) -> str:
