@@ -477,3 +477,25 @@ def test_a_statement_in_another_language_is_not_small_talk(text):
     from memdesk.conversation.lexicon import phatic_elsewhere
 
     assert not phatic_elsewhere(text, ["Ana"])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["рахмет!", "Salem!", "perfekt. tack för all hjälp", "ok tack så mycket för hjälpen", "Dziękuję for all the help these months.",
+     "Kiitos paljon!", "Gracias por todo", "Merci pour tout !", "Diolch!"],
+)
+def test_thanks_for_the_help_in_any_of_the_known_languages_makes_no_record(text):
+    assert RuleExtractor().extract(utt(text, "Ana"), ALL) == [], text
+
+
+@pytest.mark.parametrize(
+    "text,fact",
+    [("Tack för att du hjälpte Lina med flytten till Malmö.", "Malmö"), ("Merci, je commence chez Dufour le 3 mars.", "Dufour"),
+     ("Danke für die 3 Tipps, ich fange am Montag an.", "Montag"), ("Dziękuję, the clinic moved me to nights.", "nights")],
+)
+def test_thanks_beside_a_name_a_number_or_a_clause_keeps_it(text, fact):
+    from memdesk.conversation.lexicon import thanks_for
+
+    assert not thanks_for(text)
+    bodies = [body(r) for r in RuleExtractor().extract(utt(text, "Ana"), ALL)]
+    assert any(fact in b for b in bodies), bodies

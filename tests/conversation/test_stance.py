@@ -298,3 +298,10 @@ def test_encouragement_to_go_on_with_whatever_the_listener_does_states_nothing(t
 @pytest.mark.parametrize("text", ["Keep taking your iron tablets.", "Keep watering the ferns twice a week.", "Keep sketching the harbour boats for Odile."])
 def test_going_on_with_something_named_is_advice_and_stays(text: str) -> None:
     assert not stance(text, "I sketched the harbour again today.")
+
+
+def test_a_number_said_back_is_the_news_but_a_number_of_its_own_is_kept() -> None:
+    news = "I'm 74 and I just finished my first half marathon in Tartu."
+    assert stance("A half marathon at 74, that's impressive!", news)
+    assert not stance("At 74 you need 3 rest days after it, that's important.", news)
+    assert _records(_utt("A half marathon at 74, that's impressive!", news)) == []

@@ -8,7 +8,10 @@ from collections.abc import Iterable
 
 from ..text.english import IRREGULAR_PAST
 
-__all__ = ["ED_ADJECTIVES", "IRREGULAR_PAST", "PHATIC_ELSEWHERE", "PHATIC_WORDS", "name_words", "phatic_elsewhere"]
+__all__ = [
+    "ED_ADJECTIVES", "IRREGULAR_PAST", "PHATIC_ELSEWHERE", "PHATIC_WORDS", "THANKS_WORDS", "name_words", "phatic_elsewhere",
+    "thanks_for",
+]
 
 #: Words that carry no content on their own: greetings, thanks, interjections, evaluations,
 #: function words. A sentence made only of these (and names) is phatic.
@@ -84,25 +87,48 @@ PHATIC_ELSEWHERE = frozenset(
     terima kasih selamat pagi siang malam
     shalom toda raba lehitraot boker tov
     kia ora tēnā koe aloha mahalo
-    o
+    perfekt perfetto klar okej jasne dobrze hyvä kiitos aitäh paldies ačiū hvala köszönöm köszi mulțumesc mersi
+    multumesc gràcies graciñas diolch takk tusen ευχαριστώ efharisto дякую спасибі привіт вітаю рахмет сәлем салем
+    salem rahmat salom спс благодаря благодарю мерси здравей cảm ơn cám xin chào salamat po maraming kumusta
+    dhonnobad nandri nanri dhanyabad asante ngiyabonga siyabonga enkosi dankie medaase meda ase oshe ese nagode na gode
+    ameseginalehu bayarlalaa fa'afetai faafetai malo vinaka tenkyu shukran شكرا مرسی ممنون धन्यवाद शुक्रिया 谢谢
+    多谢 謝謝 ありがとう 감사합니다 고마워 ขอบคุณ תודה
     """.split()
 )
 _PHATIC_ANYWHERE = PHATIC_ELSEWHERE | PHATIC_WORDS
 _ANY_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
-#: Greetings and thanks proper, in English and the languages above (not acknowledgements, "Yes, Tuesday." answers a
-#: question, nor function words: "Mon: EOQ." is a line of a plan).
-_GREETS = frozenset(
+#: Thanks proper, in English and the languages above and more (Latin letters and others' own scripts).
+THANKS_WORDS = frozenset(
     """
-    hi hey heya hiya hello howdy greetings morning evening afternoon goodnight thanks thank thx ty cheers bye goodbye
-    bonjour bonsoir salut coucou merci hola buenos buenas gracias olá oi obrigado obrigada valeu ciao buongiorno
-    buonasera grazie hallo guten danke hoi goedemorgen goedenavond bedankt ahoj díky děkuji cześć dziękuję dzięki hej
-    hejsan tack takk tak merhaba selam günaydın teşekkürler sağol marhaba ahlan salam salaam shukran namaste namaskar
-    shukriya dhanyavaad dhanyavad privet spasibo arigato arigatou konnichiwa ohayo ohayou konbanwa annyeong
-    annyeonghaseyo kamsahamnida gomawo jambo asante karibu terima kasih selamat shalom toda kia ora aloha mahalo
+    thanks thank thx ty cheers gracias merci danke grazie obrigado obrigada valeu bedankt díky děkuji dziękuję dzięki
+    tack takk tak teşekkürler sağol shukran shukriya dhanyavaad dhanyavad spasibo спасибо arigato arigatou kamsahamnida
+    gomawo asante toda mahalo kiitos aitäh paldies ačiū hvala köszönöm köszi mulțumesc mersi multumesc gràcies diolch
+    ευχαριστώ efharisto дякую спасибі рахмет rahmat спс благодаря благодарю мерси salamat dhonnobad nandri nanri
+    dhanyabad ngiyabonga siyabonga enkosi dankie medaase nagode ameseginalehu bayarlalaa fa'afetai faafetai vinaka
+    tenkyu شكرا مرسی ممنون धन्यवाद शुक्रिया 谢谢 多谢 謝謝 ありがとう 감사합니다 고마워 ขอบคุณ תודה
     """.split()
 )
+#: Greetings and thanks proper, in English and the languages above (not acknowledgements, "Yes, Tuesday." answers a
+#: question, nor function words: "Mon: EOQ." is a line of a plan).
+_GREETS = THANKS_WORDS | frozenset(
+    """
+    hi hey heya hiya hello howdy greetings morning evening afternoon goodnight bye goodbye
+    bonjour bonsoir salut coucou hola buenos buenas olá oi ciao buongiorno
+    buonasera hallo guten hoi goedemorgen goedenavond ahoj cześć hej
+    hejsan merhaba selam günaydın marhaba ahlan salam salaam namaste namaskar
+    privet konnichiwa ohayo ohayou konbanwa annyeong
+    annyeonghaseyo jambo karibu terima kasih selamat shalom kia ora aloha
+    salem сәлем салем salom привіт вітаю здравей chào kumusta
+    """.split()
+)
+#: The word after thanks that says what for, in the languages above ("tack för ...", "merci pour ...", "dzięki za ...").
+_THANKS_FOR = frozenset(
+    "for för pour por para per für voor za için kwa dla за на na pelo pela pelos pelas tad forr".split()
+)
+#: The most words a "thanks for ..." says besides its formula ("tack för all hjälp", "merci pour tout").
+MAX_THANKS_FOR_WORDS = 3
 #: The most words of a greeting that names someone not yet known ("Buenos días, Dolores.", "Gracias, cariño.").
 MAX_GREETING_WORDS = 5
 
@@ -119,6 +145,8 @@ def phatic_elsewhere(text: str, names: Iterable[str] = ()) -> bool:
     exchange has not named yet, or an interjection ("Konnichiwa, Aiko!", "Gracias, cariño.", "top, danke")."""
     said = [w.lower() for w in _ANY_WORD.findall(text)]
     names = name_words(names)
+    if thanks_for(text, said):
+        return True
     other = [w for w in said if not (w in _PHATIC_ANYWHERE or w in names or w.split("'")[-1] in _PHATIC_ANYWHERE)]
     if not said or len(other) > 1:
         return False
@@ -128,3 +156,22 @@ def phatic_elsewhere(text: str, names: Iterable[str] = ()) -> bool:
     # the word stands in a phrase of at most two words of its own ("Danke, good plan."), not in a clause ("Paris is lovely")
     phrase = next(p for p in re.split(r"[,.!;:?\u2013\u2014]+", text.lower()) if other[0] in _ANY_WORD.findall(p))
     return greets and len(said) <= MAX_GREETING_WORDS and len(_ANY_WORD.findall(phrase)) <= 2 and not re.search(r"\d", text)
+
+
+def thanks_for(text: str, said: list[str] | None = None) -> bool:
+    """Whether ``text`` is thanks for something said in a few words, in any of the languages of
+    :data:`THANKS_WORDS` ("tack för all hjälp", "Merci pour tout !", "Dziękuję for all the help"): a thanks word
+    (after acknowledgements, if any), at most two words of degree, the word for "for", and at most :data:`MAX_THANKS_FOR_WORDS` words besides those this
+    module holds, with no digit and no capitalised word after the first (a name or place says something)."""
+    said = said if said is not None else [w.lower() for w in _ANY_WORD.findall(text)]
+    # the thanks may follow an acknowledgement ("perfekt. tack för ...")
+    start = next((i for i, w in enumerate(said) if w not in _PHATIC_ANYWHERE or w in THANKS_WORDS), len(said))
+    if start >= len(said) - 1 or said[start] not in THANKS_WORDS or re.search(r"\d", text):
+        return False
+    if any(w[:1].isupper() for w in _ANY_WORD.findall(text)[start + 1 :]):
+        return False
+    # at most two words of degree between ("tack så mycket för ...", "thank you so much for ...")
+    at = next((j for j in range(start + 1, min(start + 4, len(said))) if said[j] in _THANKS_FOR), None)
+    if at is None or any(w not in _PHATIC_ANYWHERE for w in said[start + 1 : at]):
+        return False
+    return len([w for w in said[at + 1 :] if w not in _PHATIC_ANYWHERE]) <= MAX_THANKS_FOR_WORDS

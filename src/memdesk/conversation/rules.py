@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Literal
 
 from ..text.lang import is_english
 from ..timeexpr.resolve import TimeMention
-from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, name_words, phatic_elsewhere
+from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, THANKS_WORDS, name_words, phatic_elsewhere
 from .sentences import split_sentences
 from .stance import instructs_reply
 from .social import (
@@ -213,7 +213,11 @@ _LEAD_CONJUNCTION = re.compile(r"^(?:and|but|plus|so|also|oh and)\s+", re.IGNORE
 _OWN_CLAUSE = re.compile(r"(?:,|;|\s-|\s\u2013)\s*(?:and |but |also |btw |by the way )?(?:i|we|i'm|we're|i've|we've|i'll|we'll|my|our)\b|\b(?:and|but) (?:i|we)\b")
 
 
-_THANKS = re.compile(r"^(?:thanks|thank you|thx|cheers|ta)(?: so much| a lot| a ton)?\b[\s,!.:;-]*", re.IGNORECASE)
+#: Thanks, in English or a word of another language ("Dziękuję for all the help these months.").
+_THANKS = re.compile(
+    r"^(?:thank you|ta|" + "|".join(sorted(map(re.escape, THANKS_WORDS), key=len, reverse=True)) + r")(?: so much| a lot| a ton)?\b[\s,!.:;-]*",
+    re.IGNORECASE,
+)
 
 
 def _rest_content(text: str, names: Iterable[str]) -> list[str]:

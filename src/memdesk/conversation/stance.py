@@ -218,10 +218,11 @@ _CAPITALS = re.compile(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w-]*")
 def stance_only(text: str, *, names: Iterable[str] = (), addressee: str | None = None, previous: str = "", asked: bool = False) -> bool:
     """Whether every clause of the sentence ``text`` is stance (:func:`stance_clause`) and at least one has a
     target: nothing in it is a proposition a person would note. ``previous`` is the listener's turn before;
-    ``asked``: whether it asked about something. A question, a digit or a name other than the speakers' keeps it."""
+    ``asked``: whether it asked about something. A question, a number the listener did not say or a name other than
+    the speakers' keeps it."""
     raw = text.strip().replace("\u2019", "'")
-    if not raw or raw.endswith("?") or re.search(r"\d", raw):
-        return False
+    if not raw or raw.endswith("?") or set(re.findall(r"\d+", raw)) - set(re.findall(r"\d+", previous)):
+        return False  # a number of its own says something; one said back is the news ("At 71, that's wonderful")
     raw = " ".join(re.sub(r"[^\w\s.,!?;:'\"()&/\u2013\u2014-]", " ", raw).split())  # emoji and symbols
     known = name_words(names)
     capitals = _CAPITALS.findall(raw)
