@@ -482,7 +482,7 @@ def test_a_statement_in_another_language_is_not_small_talk(text):
 @pytest.mark.parametrize(
     "text",
     ["рахмет!", "Salem!", "perfekt. tack för all hjälp", "ok tack så mycket för hjälpen", "Dziękuję for all the help these months.",
-     "Kiitos paljon!", "Gracias por todo", "Merci pour tout !", "Diolch!"],
+     "Kiitos paljon!", "Gracias por todo", "Merci pour tout !", "Diolch!", "Good morning o"],
 )
 def test_thanks_for_the_help_in_any_of_the_known_languages_makes_no_record(text):
     assert RuleExtractor().extract(utt(text, "Ana"), ALL) == [], text

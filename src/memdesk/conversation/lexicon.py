@@ -93,6 +93,7 @@ PHATIC_ELSEWHERE = frozenset(
     dhonnobad nandri nanri dhanyabad asante ngiyabonga siyabonga enkosi dankie medaase meda ase oshe ese nagode na gode
     ameseginalehu bayarlalaa fa'afetai faafetai malo vinaka tenkyu shukran شكرا مرسی ممنون धन्यवाद शुक्रिया 谢谢
     多谢 謝謝 ありがとう 감사합니다 고마워 ขอบคุณ תודה
+    o
     """.split()
 )
 _PHATIC_ANYWHERE = PHATIC_ELSEWHERE | PHATIC_WORDS
