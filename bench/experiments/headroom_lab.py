@@ -21,7 +21,8 @@ Variants (comma-separated; ``+`` combines them):
 * ``prf<b>@<m>``: pseudo-relevance feedback (Rocchio): the question's vector plus ``b`` times the mean vector of the
   first ``m`` ranked records, renormalized, ranked again (BM25 and bonuses unchanged);
 * ``qp<name>``: the question embedded with another of EmbeddingGemma's task prompts (:data:`QUERY_PROMPTS`: ``qa``,
-  ``fact``, ``sim``) in place of the embedder's query prefix;
+  ``fact``, ``sim``) in place of the embedder's query prefix; ``qp<name>mix``: that vector and the question's own
+  (the embedder's prefix) averaged;
 * ``mmr<f>``: maximal marginal relevance over the first 150: a record loses ``f`` times its highest cosine with a
   record packed before it (beside the redundancy penalty);
 * ``sess<x>``: a record loses ``x`` (standard deviations) per record already packed from its session (at most 3),
@@ -95,7 +96,7 @@ def rank_run(run_dir: Path, convs: set[str] | None, variants: list[str], cache: 
     prompted: dict[str, np.ndarray] = {}
     for v in wanted:
         if v.startswith("qp") and any(v not in r["rankings"] for r in rows):
-            inner, prefix = embedder.inner, QUERY_PROMPTS[v.removeprefix("qp")]
+            inner, prefix = embedder.inner, QUERY_PROMPTS[v.removeprefix("qp").removesuffix("mix")]
             before, inner.query_prefix = inner.query_prefix, prefix
             try:
                 texts = [r["q"].question for r in rows]
@@ -115,6 +116,9 @@ def rank_run(run_dir: Path, convs: set[str] | None, variants: list[str], cache: 
                 if v.startswith("prf"):
                     beta, _, m = v.removeprefix("prf").partition("@")
                     qv = vector + float(beta) * _vectors(store, ranking[: int(m)]).mean(axis=0)
+                    row["rankings"][v] = retriever.retrieve(qv / np.linalg.norm(qv), scope, **search)
+                elif v.endswith("mix"):  # the two prompts' vectors averaged
+                    qv = vector + prompted[v][n]
                     row["rankings"][v] = retriever.retrieve(qv / np.linalg.norm(qv), scope, **search)
                 else:
                     row["rankings"][v] = retriever.retrieve(prompted[v][n], scope, **search)
