@@ -83,6 +83,7 @@ def test_one_update_per_statement_of_a_sentence() -> None:
         ("And I've resigned as treasurer, too much work.", ("ended", "treasurer")),
         ("Dara retired and sold the shop", ("ended", "Dara")),
         ("Tomas left the ship, went home to Gdansk.", ("ended", "Tomas ship")),
+        ("Left Casa Lobo, my notice ended Friday", ("ended", "Casa Lobo")),
         ("Pickle is adopted too, by a couple in Leith.", ("ended", "Pickle")),
         ("So I've resigned.", ("employer", None)),
         ("the nurse said to stop the ibuprofen, the swelling is gone", ("negation", "ibuprofen")),
@@ -93,7 +94,9 @@ def test_endings_said_in_chat(text: str, ended: tuple[str, str | None]) -> None:
     assert ended in ends(text)
 
 
-@pytest.mark.parametrize("text", ["Bank holiday today so no cycling.", "I left Leeds at 6am", "Miso was adopted from a shelter"])
+@pytest.mark.parametrize(
+    "text", ["Bank holiday today so no cycling.", "I left Leeds at 6am", "I left Paris yesterday.", "Miso was adopted from a shelter", "Ana left the studio at 5"]
+)
 def test_no_ending(text: str) -> None:
     assert not {e for e in ends(text) if e[0] == "ended"}
 

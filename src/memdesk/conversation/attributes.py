@@ -153,7 +153,7 @@ _STOP = r"(?![\w'-])"
 #: time words, never a person ("Tomorrow is my first day")
 _WHEN = frozenset("today tomorrow tonight yesterday now next this last monday tuesday wednesday thursday friday saturday sunday".split())
 _MONTHS = frozenset("january february march april may june july august september october november december".split())
-_STOP_OBJECTS = frozenset("it that this them him her there work home job now".split())
+_STOP_OBJECTS = frozenset("it that this them him her there work home job now car talking worrying".split())
 _NOT_PEOPLE = frozenset("i we my our the they he she it this that so and but then also now".split())
 
 

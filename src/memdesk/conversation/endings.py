@@ -44,8 +44,7 @@ _DONE = r"(?:\s+(?:has|have|had|was|were|got|is|are)|'s|'ve)?(?:\s+(?:just|final
 _ENDING = (
     r"(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|stolen|written\s+off|scrapped|sold(?!\s+out)|rehomed|"
     r"ran\s+away|run\s+away|went\s+missing|gone\s+missing|left(?=\s*(?:$|[,.;:!?])|\s+(?:to|for)\s+[a-z]|\s+for\s+(?-i:[A-Z])|\s+(?-i:[A-Z])|\s+(?:the|our|my|his|her|their)\s+"
-    r"(?:company|firm|team|practice|school|club|band|group|choir|office|department|business|country|area|boat|ship|crew|farm|site|project|"
-    r"kitchen|restaurant|hospital|lab|shop|store|bakery|factory|hotel|ward|unit|studio|church|programme|program|course|class)\b)|"
+    r"(?:company|firm|team|practice|school|club|band|group|choir|office|department|business|country|area|boat|ship|crew|farm|project|programme|program|course)\b)|"
     r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|(?:retired|resigned|quit)(?=\s*(?:$|[,.;:!?])|\s+(?:as|at|from|the|his|her|their|last|this|on|in|after|because|and|so|but|early|yesterday|today)\b)|stepped\s+down|"
     r"handed\s+(?:over\s+)?(?:(?:the|his|her|their|its)\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to|"
     r"closed(?:\s+down)?|closing(?:\s+down)?|shut(?:\s+down)?|shutting\s+down|gone\s+bust|(?:over|off)(?=\s*(?:$|[,.;:!?]|\s+(?:so|and|now|this|for|until|till|after\s+all)\b))|went\s+bust|gone\s+under|folded|"
@@ -78,7 +77,7 @@ _NO_MORE = re.compile(
 #: the speaker gives a thing up: "I've handed the rota to Becky", "we've decided to sell the caravan"
 _GIVEN_UP = re.compile(
     r"\b(?:i|we)(?:'ve|\s+have|'d|\s+had|'m|\s+am|'re|\s+are)?\s+(?:just\s+|finally\s+)?(?:(?:decided\s+to|had\s+to|agreed\s+to)\s+)?"
-    r"(?:(?P<hand>handed|hand|passed|pass)\s+(?:over\s+|on\s+)?|(?:gave|given|give)\s+(?:away|up)\s+|(?:sold|sell|lost|got\s+rid\s+of|get\s+rid\s+of)\s+|"
+    r"(?:(?P<hand>handed|hand|passed|pass)\s+(?:over\s+|on\s+)?|(?:gave|given|give)\s+(?:away|up)\s+|(?:sold|sell|got\s+rid\s+of|get\s+rid\s+of)\s+|"
     r"(?:taking|having|on|took|taken)\s+a\s+break\s+from\s+|finished\s+(?=(?-i:[A-Z])[\w-]*'s\s)|finished\s+(?:at|with)\s+(?=the\s+(?-i:[A-Z])))"
     r"(?P<thing>(?:the|my|our|(?-i:[A-Z])[\w-]*'s)\s+(?:old\s+)?(?:[\w-]+\s+){0,2}?[\w-]+)"
     r"(?=\s+(?:over\s+|on\s+)?to\b|\s*(?:$|[,.;:!?])|\s+(?:at|for|because|since|as|so|and|but|until|till|last|this|yesterday)\b)",
@@ -94,6 +93,7 @@ _SPEAKER_LEFT = re.compile(
     rf"(?P<role>[a-z][\w-]*(?:\s+[a-z][\w-]*)?){_CLAUSE_END}",
     re.IGNORECASE,
 )
+_AT_WORK = re.compile(r"\b(?:start(?:ing|ed|s)?|job|work(?:ing)?|joined|hired|notice|boss|shift|contract|position|role|kitchen|office)\b", re.IGNORECASE)
 #: a day's exception, not an end: "public holiday today so no driving" (but "no more dairy from today" is one)
 _ONE_DAY = re.compile(r"(?<!from\s)(?<!starting\s)(?<!as\s\sof\s)\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening))\b", re.IGNORECASE)
 #: "I used to volunteer at the food bank": what the speaker did and does no longer
@@ -149,6 +149,8 @@ def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list
         if not _NEGATED.search(text[: m.start()][-25:]) and (thing := _thing(m.group("thing"))):
             out.append(Claim(attribute="ended", value=thing, op="end"))
     for m in _SPEAKER_LEFT.finditer(text):
+        if m.group("thing") and not _AT_WORK.search(text):
+            continue  # "I left Paris yesterday": a trip; "left Casa Lobo, starting at the Ritz on Monday": a job
         if not _NEGATED.search(text[: m.start()][-25:]) and (thing := _thing(m.group("thing") or m.group("off") or m.group("role"))):
             out.append(Claim(attribute="ended", value=thing, op="end"))
     for m in _USED_TO.finditer(text):
