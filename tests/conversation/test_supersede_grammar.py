@@ -143,3 +143,20 @@ def test_a_day_off_ends_nothing(mem: Memory) -> None:
 def test_a_revision_with_a_claim_that_closes_nothing_takes_back_nothing_else(mem: Memory) -> None:
     current = chat(mem, "Lunch ideas please. Nothing with peppers, Joe hates them.", "Correction to the lunch thing: I eat fish again since June.")
     assert has(current, "peppers")
+
+
+@pytest.mark.parametrize(
+    "text,unit",
+    [
+        ("I've been moved to the surgical ward from June.", "surgical ward"),
+        ("and I went back to late shifts, the early ones were too hard", "late shifts"),
+        ("Tom changes to Alder school after Easter", "Alder school"),
+    ],
+)
+def test_a_transfer_changes_the_unit(text: str, unit: str) -> None:
+    assert ("change", unit) in ends(text)
+
+
+def test_a_transfer_closes_the_unit_of_the_same_kind(mem: Memory) -> None:
+    current = chat(mem, "I work on the cardiac ward at St Anne's, three long days a week.", "I went back to the surgical ward this week.")
+    assert not has(current, "cardiac")

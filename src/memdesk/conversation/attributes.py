@@ -134,11 +134,12 @@ _RESIGNED = _p(
     r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:resigned|handed\s+in\s+(?:my|our)\s+notice|given\s+(?:my|our)\s+notice|gave\s+(?:my\s+)?notice)"
     r"(?=\s*(?:$|[,.;:!?])|\s+(?:today|yesterday|this|last|on|and|so|but|because)\b)"
 )
-#: "I've been moved to the paediatric ward", "they've put me on the day shift": the speaker's unit of one kind changes, a
-#: ``change`` of the unit's words (what shares its noun, "the maternity ward", ends)
+#: "I've been moved to the paediatric ward", "I went back to day shifts", "Maya changes to Alder Road school after Easter":
+#: a unit of one kind changes, a ``change`` of the unit's words (what shares its noun, "the maternity ward", ends)
 _TRANSFER = _p(
-    r"\b(?:i|we)(?:'ve|\s+have|'m|\s+am|'re|\s+are)?\s+(?:just\s+)?(?:been\s+|being\s+|got\s+)?(?:moved|transferred|reassigned|switched|posted)\s+(?:over\s+)?(?:to|onto)\s+"
-    r"(?:the\s+)?(?P<value>[a-z][\w-]*\s+(?:ward|shift|shifts|team|unit|department|desk|branch|route|site|section|floor|clinic|office))\b"
+    r"\b(?:(?:been|being|got|get|gets)\s+)?(?:moved|moves|transferred|transfers|reassigned|switched|switches|changed|changes|posted|"
+    r"(?:went|gone|going|goes|go)\s+back)\s+(?:over\s+)?(?:to|onto)\s+"
+    r"(?:the\s+)?(?P<value>[\w-]+\s+(?:ward|shift|shifts|team|unit|department|desk|branch|route|site|section|floor|clinic|office|school|nursery|class))\b"
 )
 _PLACE = r"(?P<value>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]*)(?:\s+(?:(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]*)|(?-i:de|da|do|dos|das|del|la|le|van|von)\s+(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]*))){0,3})"
 _HOME = r"(?:apartment|flat|house|home|place|room|studio|bungalow|cottage)"
