@@ -34,7 +34,6 @@ def ends(text: str) -> set[tuple[str, str | None]]:
         "my GP wants to raise it to 20mg from today",
         "Got a raise at the depot, 31 euros per hour from this month.",
         "the bake sale finished at 3,900 rupees in the end",
-        "the Paris trip must wait, maybe in 3 years",
         "harvest done, but late, on the 29th",
         "the plumber didn't come on 9th, came on 12th",
         "passed grade 5!! grade 6 starts in March",

@@ -41,9 +41,8 @@ _CUE = re.compile(
     r"switched|swapped|replaced|updated|revised|only\s+need|change|later|earlier|as\s+of|"
     rf"starting\s+(?:today|tomorrow|now|next|this|on|from|in|\d|{_MONTH}|{_DAY})|"
     rf"from\s+(?:next\s+\w+|{_MONTH}|{_DAY}|the\s+new\s+year|today|tomorrow|now|this\s+(?:week|month|year|term|season))|"
-    # where a value ended up ("the fundraiser finished at 4,650"), a plan that waits, a thing done late or early
+    # where a value ended up ("the fundraiser finished at 4,650"), a stage that begins, a thing done late or early
     r"(?:finish(?:ed|es)|end(?:ed|s)|clos(?:ed|es)|stands|stood|landed|came\s+in)\s+at\s+[£$€₹¥₦]?(?=\d)|"
-    r"(?:must|has\s+to|have\s+to|will\s+have\s+to)\s+wait|on\s+hold|put\s+off|"
     rf"{_LABEL}\s+(?:starts|begins|started|began)|"  # the next stage: "level 4 starts on Monday"
     r"(?:done|came|happened|arrived|held)\b,?\s+(?:but\s+)?(?:a\s+bit\s+|a\s+day\s+|\w+\s+days?\s+)?(?:late|early))\b",
     re.IGNORECASE,
