@@ -123,19 +123,19 @@ _STOPPED = _p(
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+left\s+(?:the\s+|my\s+|our\s+)(?P<group>(?:[\w-]+\s+)?(?:club|choir|band|team|group|society|gym|course|class|league|orchestra|committee|board|union|church|congregation))\b"
     r"|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+off\s+(?P<off>[a-z][\w'-]*(?:\s+[\w'-]+){0,2}?)\s+(?:for|until|till)\b"
 )
-#: "the vet says stop the meloxicam", "the physio told me to drop the squats": a stop reported, said to the speaker
+#: "the nurse said to stop the ibuprofen", "the physio told me to drop the squats": a stop reported, said to the speaker
 _TOLD_STOP = _p(
     r"\b(?:says?|said|told\s+(?:me|us|him|her|them)\s+to|advised\s+(?:me\s+|us\s+)?to|wants\s+(?:me|us|him|her)\s+to)\s+(?:to\s+)?(?:stop|quit|drop)\s+"
     r"(?:the\s+|his\s+|her\s+|my\s+|our\s+|their\s+)?(?P<value>[a-z][\w'-]*(?:\s+[\w'-]+){0,2}?)"
     r"(?=\s*(?:$|[,.;:!?])|\s(?:because|for|since|after|as|so|and|but|until|now)\b)"
 )
-#: "So I've resigned.", "I handed in my notice today": the job ends, whichever it is
+#: "In the end I resigned.", "I handed in my notice today": the job ends, whichever it is
 _RESIGNED = _p(
     r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:resigned|handed\s+in\s+(?:my|our)\s+notice|given\s+(?:my|our)\s+notice|gave\s+(?:my\s+)?notice)"
     r"(?=\s*(?:$|[,.;:!?])|\s+(?:today|yesterday|this|last|on|and|so|but|because)\b)"
 )
-#: "I've been moved to the paediatric ward", "I went back to day shifts", "Maya changes to Alder Road school after Easter":
-#: a unit of one kind changes, a ``change`` of the unit's words (what shares its noun, "the maternity ward", ends)
+#: "I've been moved to the surgical ward", "I went back to late shifts", "Tom changes to Alder school after Easter":
+#: a unit of one kind changes, a ``change`` of the unit's words (what shares its noun, "the cardiac ward", ends)
 _TRANSFER = _p(
     r"\b(?:(?:been|being|got|get|gets)\s+)?(?:moved|moves|transferred|transfers|reassigned|switched|switches|changed|changes|posted|"
     r"(?:went|gone|going|goes|go)\s+back)\s+(?:over\s+)?(?:to|onto)\s+"
@@ -143,8 +143,8 @@ _TRANSFER = _p(
 )
 _PLACE = r"(?P<value>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]*)(?:\s+(?:(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]*)|(?-i:de|da|do|dos|das|del|la|le|van|von)\s+(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]*))){0,3})"
 _HOME = r"(?:apartment|flat|house|home|place|room|studio|bungalow|cottage)"
-#: a home said without "moved to": "moved last Saturday! Consolacion now", "we're moving! we got a 4-room flat in Ålidhem",
-#: "live in Boa Viagem with my kids" (the subject dropped)
+#: a home said without "moved to": "moved on Friday! Gorgie now", "we're moving! we got a 3-room flat in Morningside",
+#: "live in Portobello with my two boys" (the subject dropped)
 _HOME_SET = (
     _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+)?moved\b[^.;!?]{{0,40}}?[!.]?\s*{_PLACE}\s+now\b"),
     _p(rf"\bmov(?:ed|ing)\b[^?]{{0,30}}?\b(?:new|got\s+a|found\s+a|bought\s+a|rented\s+a|renting\s+a)\s+(?:[\w-]+\s+){{0,2}}?{_HOME}\s+in\s+{_PLACE}"),

@@ -83,8 +83,8 @@ _GIVEN_UP = re.compile(
     r"(?=\s+(?:over\s+|on\s+)?to\b|\s*(?:$|[,.;:!?])|\s+(?:at|for|because|since|as|so|and|but|until|till|last|this|yesterday)\b)",
     re.IGNORECASE,
 )
-#: what the speaker left, was taken off or resigned as: "I left Doña Fela.", "they took me off the Tema run", "I've resigned
-#: as secretary" (a place named, said as done and nothing after it but the end of the clause or when)
+#: what the speaker left, was taken off or resigned as: "Left Casa Lobo, my notice ended Friday", "they took me off the night run", "I've resigned
+#: as treasurer" (a place named, said as done and nothing after it but the end of the clause or when)
 _CLAUSE_END = r"(?=\s*(?:$|[,.;:!?])|\s+(?:and|so|but|because|after|last|this|yesterday|today|for\s+good)\b)"
 _SPEAKER_LEFT = re.compile(
     rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+)?left\s+(?P<thing>{_CAP}(?:\s+{_CAP}){{0,3}}){_CLAUSE_END}"
@@ -94,7 +94,7 @@ _SPEAKER_LEFT = re.compile(
     re.IGNORECASE,
 )
 _AT_WORK = re.compile(r"\b(?:start(?:ing|ed|s)?|job|work(?:ing)?|joined|hired|notice|boss|shift|contract|position|role|kitchen|office)\b", re.IGNORECASE)
-#: a day's exception, not an end: "public holiday today so no driving" (but "no more dairy from today" is one)
+#: a day's exception, not an end: "bank holiday today so no cycling" (but "no more dairy from today" is one)
 _ONE_DAY = re.compile(r"(?<!from\s)(?<!starting\s)(?<!as\s\sof\s)\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening))\b", re.IGNORECASE)
 #: "I used to volunteer at the food bank": what the speaker did and does no longer
 _USED_TO = re.compile(
@@ -161,7 +161,7 @@ def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list
             out.append(Claim(attribute="ended", value=thing, op="end"))
     for m in _NO_MORE.finditer(text):
         if _ONE_DAY.search(text):
-            break  # "public holiday today, so no driving": one day off, not an end
+            break  # "bank holiday today, so no cycling": one day off, not an end
         if thing := _thing(m.group("thing")):
             out.append(Claim(attribute="ended", value=thing, op="end"))
     return out
@@ -194,7 +194,7 @@ def _in_list(text: str, value: str) -> bool:
             return True
     names = rf"{_CAP}(?:\s+{_CAP})?"
     if not value[:1].isupper():
-        return False  # "asked Gwen to be secretary and Gwen said yes": a role and a clause, not two names
+        return False  # "they asked Ana to be treasurer and Ana agreed": a role and a clause, not two names
     return re.search(rf"\b{v}\s+(?:and|or)\s+{names}|{names}\s+(?:and|or)\s+{v}\b", text) is not None
 
 

@@ -388,7 +388,7 @@ class Supersession:
             overlap = {id(c): changed_by(change, c.record, df) for c in candidates}
             victims += [c for c in _best_views(candidates, overlap) if c not in victims]
         # a revision takes back a plan or a choice, not who one is with, where one lives or works; said with a claim of
-        # a named attribute that closed nothing ("correction: I eat fish again"), nothing else
+        # a named attribute that closed nothing ("correction: I eat meat again"), nothing else
         revisable = [c for c in candidates if not any(o.attribute in _DURABLE for o in c.claims)]
         named = any(n.op != "revise" and n.attribute in (*_DURABLE, "diet", "liking", "favourite", "possession", "reading", "hobby") for n in claims)
         if victims or named or not any(n.op == "revise" for n in claims) or not revisable:

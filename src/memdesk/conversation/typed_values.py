@@ -9,7 +9,7 @@ currencies are the read side's, :data:`memdesk.retrieval.value_kinds.CURRENCY_NA
 ``clock`` (4am, 14:30), ``date`` (2 March, the 3rd of May, in January), ``weekday`` (Monday to Thursday,
 Wednesdays), ``frequency`` (every other Friday, once a month, three times a week, two mornings a week), ``duration`` (three weeks, 25
 minutes), ``number`` (a long number: a phone, an account), ``label <head>`` (a stage or grade named by a number or a
-letter: "level 3", "course C"; one kind per head, which stays among its topic words) and ``count`` (a number, with the
+letter: "grade 5", "group B"; one kind per head, which stays among its topic words) and ``count`` (a number, with the
 noun it counts when one follows: "140 Jersey cows", "318 pupils", "nine").
 """
 
@@ -36,7 +36,7 @@ _CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\b
 _CLOCK = rf"(?:{_CLOCK})"
 _CURRENCY = rf"(?:{CURRENCY_NAMES})"  # the read side's currencies (:mod:`memdesk.retrieval.value_kinds`): one list
 _UNIT_TIME = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
-#: a stage or a grade named by a number or a letter ("level 3", "course C", "group IV"): its head says what it is of
+#: a stage or a grade named by a number or a letter ("grade 5", "group B", "stage IV"): its head says what it is of
 _LABEL = r"\b(?:level|course|grade|stage|group|module|belt|band|tier|phase|division|league|standard)\s+(?:(?-i:[A-Z])|\d{1,2}|(?-i:[IVX]{1,4}))\b"
 
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -45,7 +45,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         # an amount of money: a currency sign or name, or a rate ("55 an hour")
         ("money", rf"[{CURRENCY_SIGNS}]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
                   r"|\b\d[\d,]*(?:\.\d+)?\s+(?:an|a|per)\s+(?:hour|night|session|lesson|visit|month)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|bn)\b"
-                  # a rate per unit of time or of what is sold ("820 per day", "4,200 per plate")
+                  # a rate per unit of time or of what is sold ("640 per day", "2,600 per stall")
                   r"|\b\d[\d,]*(?:\.\d+)?\s+per\s+(?:day|week|year|shift|term|plate|kilo|kg|person|head|trip|piece|item|unit|load|bag|sack|litre|liter|word|page)\b"
                   # an amount by its scale or its thousands ("50k", "3.5k", "170,000"), not a count of a noun ("40,000 words")
                   r"|\b\d+(?:\.\d+)?k\b|\b\d{1,3}(?:,\d{3})+\b(?!\s+[a-z-]{2,}s\b)"),

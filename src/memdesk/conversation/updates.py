@@ -41,14 +41,14 @@ _CUE = re.compile(
     r"switched|swapped|replaced|updated|revised|only\s+need|change|later|earlier|as\s+of|"
     rf"starting\s+(?:today|tomorrow|now|next|this|on|from|in|\d|{_MONTH}|{_DAY})|"
     rf"from\s+(?:next\s+\w+|{_MONTH}|{_DAY}|the\s+new\s+year|today|tomorrow|now|this\s+(?:week|month|year|term|season))|"
-    # where a value ended up ("the fundraiser finished at 4,650"), a stage that begins, a thing done late or early
+    # where a value ended up ("the bake sale finished at 3,900"), a stage that begins, a thing done late or early
     r"(?:finish(?:ed|es)|end(?:ed|s)|clos(?:ed|es)|stands|stood|landed|came\s+in)\s+at\s+[£$€₹¥₦]?(?=\d)|"
-    rf"{_LABEL}\s+(?:starts|begins|started|began)|"  # the next stage: "level 4 starts on Monday"
+    rf"{_LABEL}\s+(?:starts|begins|started|began)|"  # the next stage: "grade 6 starts in March"
     r"(?:done|came|happened|arrived|held)\b,?\s+(?:but\s+)?(?:a\s+bit\s+|a\s+day\s+|\w+\s+days?\s+)?(?:late|early))\b",
     re.IGNORECASE,
 )
 _NOT_AN_UPDATE = re.compile(r"\b(?:if|might|may\s+be|could|should|would|whether)\b|\?\s*$", re.IGNORECASE)
-#: "The clinic said the twins should take 400mg now": an instruction reported is a value, not a wish
+#: "The physio says I should do 20 minutes now": an instruction reported is a value, not a wish
 _REPORTED = re.compile(r"\b(?:said|says|told\s+\w+|advised|recommended|recommends|wants|decided)\b(?:\s+that)?\s+[^.;!?]*$", re.IGNORECASE)
 
 
@@ -78,15 +78,15 @@ def update_of(text: str) -> Claim | None:
 
 
 #: where a sentence of chat joins statements of their own: a stop (a small letter may follow it), a semicolon, or a comma
-#: before a new subject ("..., he got a job at the conservatory on Thursdays")
+#: before a new subject ("..., he got a job at the college on Mondays")
 _PIECES = re.compile(r"(?<=[.!?;])\s+|,\s+(?=(?:he|she|they|it|we|i|my|our|his|her|their)\s)", re.IGNORECASE)
-#: a value stated as it is ("gas is 18,500"): an update beside the sentence's word of change
+#: a value stated as it is ("parking is 700"): an update beside the sentence's word of change
 _STATED = re.compile(r"^\s*(?:and\s+|also\s+)?(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|'s)\s+(?:now\s+)?(?:at\s+|up\s+to\s+|down\s+to\s+)?\S*\d", re.IGNORECASE)
 
 
 def updates_of(text: str) -> list[Claim]:
-    """The ``update`` claims of a sentence: one per statement of it that gives values, when it joins several ("price now
-    4,200 per plate because gas went up. gas is 18,500": the price and the gas, each closing its own memory), those with a
+    """The ``update`` claims of a sentence: one per statement of it that gives values, when it joins several ("stall fee
+    now 2,600 because rent went up again. parking is 700": the fee and the parking, each closing its own memory), those with a
     word of change of their own or stating a value as it is; else the sentence's one (:func:`update_of`)."""
     whole = update_of(text)
     pieces = [p for p in _PIECES.split(text) if values_of(p)]
@@ -134,11 +134,11 @@ def _when(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
 #: what a sentence names as the old value: "instead of 15,000", "rather than Tuesdays", ", not in the morning"
 _OLD_NAMED = re.compile(
     r"\b(?:instead\s+of|rather\s+than)\s+(?:[^.;!?]|\.(?=\d))*|,\s+not\s+(?:[^.;!?]|\.(?=\d))*"
-    # a clause that negates a value before the one that holds ("the vet didn't come on the 14th, came on the 18th")
+    # a clause that negates a value before the one that holds ("the plumber didn't come on 9th, came on 12th")
     r"|,\s+(?:it|that|which)\s+was\s+(?:[^.;!?]|\.(?=\d))*"  # the value before, said after the new one
-    rf"|\bno\s+(?:more\s+)?(?={_DAY}s?\b|\d)[^,.;!?]*"  # a value ruled out: "Saturdays only, no Wednesdays"
+    rf"|\bno\s+(?:more\s+)?(?={_DAY}s?\b|\d)[^,.;!?]*"  # a value ruled out: "Fridays only, no Tuesdays"
     r"|\b(?:didn'?t|did\s+not|wasn'?t|was\s+not|weren'?t|isn'?t|not)\s+[^,.;!?]*?(?=,\s)"
-    # a stage done ("passed level 3, level 4 starts Monday")
+    # a stage done ("passed grade 5, grade 6 starts in March")
     rf"|\b(?:passed|finished|completed)\s+(?:\w+\s+)?{_LABEL}",
     re.IGNORECASE,
 )
@@ -231,7 +231,7 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     if claim.attribute != "update" or not claim.value:
         return set()
     given, held = values_of(new_only(claim.value)), values_of(new_only(old_text))
-    # an update naming the value it replaces ("400mg now, not 200", "no Wednesdays") is of a memory holding that value
+    # an update naming the value it replaces ("20 minutes now, not 10", "no Tuesdays") is of a memory holding that value
     # (its number, or the value itself), and that says what it is of
     named = _when(values_of(" ".join(m.group(0) for m in _OLD_NAMED.finditer(claim.value))))
     kept = _when(_dated(held))
