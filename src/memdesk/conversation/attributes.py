@@ -104,7 +104,7 @@ _DIET_SET = (
     _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:gone|went|become|became|turned)\s+{_DIETS}\b"),
 )
 _DIET_END = _p(
-    rf"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:not|no\s+longer)\s+(?:a\s+)?{_DIETS}\b"
+    rf"\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+(?:not|no\s+longer)\s+(?:(?:fully|strictly|entirely|completely|totally|really)\s+)?(?:a\s+)?{_DIETS}\b"
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+(?:started|begun|gone\s+back\s+to)\s+eating\s+(?:meat|chicken|fish|beef|pork|lamb|bacon|dairy|eggs|cheese)\b"
     r"|\b(?:i|we)(?:'m|\s+am|'re|\s+are)?\s+(?:now\s+)?(?:eat|eating|back\s+on)\s+(?:meat|chicken|fish|dairy)\s+again\b"
 )
@@ -123,10 +123,38 @@ _STOPPED = _p(
     r"|\b(?:i|we)(?:'ve|\s+have)?\s+left\s+(?:the\s+|my\s+|our\s+)(?P<group>(?:[\w-]+\s+)?(?:club|choir|band|team|group|society|gym|course|class|league|orchestra|committee|board|union|church|congregation))\b"
     r"|\b(?:i(?:'m|\s+am)|we(?:'re|\s+are))\s+off\s+(?P<off>[a-z][\w'-]*(?:\s+[\w'-]+){0,2}?)\s+(?:for|until|till)\b"
 )
+#: "the nurse said to stop the ibuprofen", "the physio told me to drop the squats": a stop reported, said to the speaker
+_TOLD_STOP = _p(
+    r"\b(?:says?|said|told\s+(?:me|us|him|her|them)\s+to|advised\s+(?:me\s+|us\s+)?to|wants\s+(?:me|us|him|her)\s+to)\s+(?:to\s+)?(?:stop|quit|drop)\s+"
+    r"(?:the\s+|his\s+|her\s+|my\s+|our\s+|their\s+)?(?P<value>[a-z][\w'-]*(?:\s+[\w'-]+){0,2}?)"
+    r"(?=\s*(?:$|[,.;:!?])|\s(?:because|for|since|after|as|so|and|but|until|now)\b)"
+)
+#: "In the end I resigned.", "I handed in my notice today": the job ends, whichever it is
+_RESIGNED = _p(
+    r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+)?(?:resigned|handed\s+in\s+(?:my|our)\s+notice|given\s+(?:my|our)\s+notice|gave\s+(?:my\s+)?notice)"
+    r"(?=\s*(?:$|[,.;:!?])|\s+(?:today|yesterday|this|last|on|and|so|but|because)\b)"
+)
+#: "I've been moved to the surgical ward", "I went back to late shifts", "Tom changes to Alder school after Easter":
+#: a unit of one kind changes, a ``change`` of the unit's words (what shares its noun, "the cardiac ward", ends)
+_TRANSFER = _p(
+    r"\b(?:(?:been|being|got|get|gets)\s+)?(?:moved|moves|transferred|transfers|reassigned|switched|switches|changed|changes|posted|"
+    r"(?:went|gone|going|goes|go)\s+back)\s+(?:over\s+)?(?:to|onto)\s+"
+    r"(?:the\s+)?(?P<value>[\w-]+\s+(?:ward|shift|shifts|team|unit|department|desk|branch|route|site|section|floor|clinic|office|school|nursery|class))\b"
+)
+_PLACE = r"(?P<value>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]*)(?:\s+(?:(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]*)|(?-i:de|da|do|dos|das|del|la|le|van|von)\s+(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'-]*))){0,3})"
+_HOME = r"(?:apartment|flat|house|home|place|room|studio|bungalow|cottage)"
+#: a home said without "moved to": "moved on Friday! Gorgie now", "we're moving! we got a 3-room flat in Morningside",
+#: "live in Portobello with my two boys" (the subject dropped)
+_HOME_SET = (
+    _p(rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+)?moved\b[^.;!?]{{0,40}}?[!.]?\s*{_PLACE}\s+now\b"),
+    _p(rf"\bmov(?:ed|ing)\b[^?]{{0,30}}?\b(?:new|got\s+a|found\s+a|bought\s+a|rented\s+a|renting\s+a)\s+(?:[\w-]+\s+){{0,2}}?{_HOME}\s+in\s+{_PLACE}"),
+    _p(rf"^\s*(?:and\s+|also\s+)?(?:live|living)\s+in\s+(?:the\s+)?{_PLACE}"),
+)
 _STOP = r"(?![\w'-])"
 #: time words, never a person ("Tomorrow is my first day")
 _WHEN = frozenset("today tomorrow tonight yesterday now next this last monday tuesday wednesday thursday friday saturday sunday".split())
-_STOP_OBJECTS = frozenset("it that this them him her there work home job now".split())
+_MONTHS = frozenset("january february march april may june july august september october november december".split())
+_STOP_OBJECTS = frozenset("it that this them him her there work home job now car talking worrying".split())
 _NOT_PEOPLE = frozenset("i we my our the they he she it this that so and but then also now".split())
 
 
@@ -274,6 +302,16 @@ def attribute_claims(text: str) -> list[Claim]:
             break
     if (m := _READING_END.search(text)) and (value := _clean(m.group("value"))):
         out.append(Claim(attribute="reading", value=value, op="end"))
+    for pattern in _HOME_SET:
+        if (m := pattern.search(text)) and (value := _clean(m.group("value"))) and value.split()[0].lower() not in _WHEN | _MONTHS:
+            out.append(Claim(attribute="residence", value=value))
+            break
+    if m := _TRANSFER.search(text):
+        out.append(Claim(attribute="change", slot="", value=m.group("value"), op="end"))
+    if _RESIGNED.search(text):
+        out.append(Claim(attribute="employer", value=None, op="end"))
+    if (m := _TOLD_STOP.search(text)) and (value := _clean(m.group("value"))) and value.lower() not in _STOP_OBJECTS:
+        out.append(Claim(attribute="negation", value=value, op="end"))
     if m := _STOPPED.search(text):
         value = _clean(m.group("value") or m.group("off") or m.group("group"))
         if value and value.lower() not in _STOP_OBJECTS:

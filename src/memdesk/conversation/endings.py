@@ -44,11 +44,12 @@ _DONE = r"(?:\s+(?:has|have|had|was|were|got|is|are)|'s|'ve)?(?:\s+(?:just|final
 _ENDING = (
     r"(?:died|passed\s+away|put\s+down|put\s+to\s+sleep|stolen|written\s+off|scrapped|sold(?!\s+out)|rehomed|"
     r"ran\s+away|run\s+away|went\s+missing|gone\s+missing|left(?=\s*(?:$|[,.;:!?])|\s+(?:to|for)\s+[a-z]|\s+for\s+(?-i:[A-Z])|\s+(?-i:[A-Z])|\s+(?:the|our|my|his|her|their)\s+"
-    r"(?:company|firm|team|practice|school|club|band|group|choir|office|department|business|country|area)\b)|"
-    r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|(?:retired|resigned|quit)(?=\s*(?:$|[,.;:!?])|\s+(?:as|at|from|the|his|her|their|last|this|on|in|after|because)\b)|stepped\s+down|"
+    r"(?:company|firm|team|practice|school|club|band|group|choir|office|department|business|country|area|boat|ship|crew|farm|project|programme|program|course)\b)|"
+    r"moved\s+away|moved\s+out|moved\s+to(?=\s+(?-i:[A-Z]))|(?:retired|resigned|quit)(?=\s*(?:$|[,.;:!?])|\s+(?:as|at|from|the|his|her|their|last|this|on|in|after|because|and|so|but|early|yesterday|today)\b)|stepped\s+down|"
     r"handed\s+(?:over\s+)?(?:(?:the|his|her|their|its)\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:over\s+)?to|"
     r"closed(?:\s+down)?|closing(?:\s+down)?|shut(?:\s+down)?|shutting\s+down|gone\s+bust|(?:over|off)(?=\s*(?:$|[,.;:!?]|\s+(?:so|and|now|this|for|until|till|after\s+all)\b))|went\s+bust|gone\s+under|folded|"
     r"failed|fell\s+through|double-booked|cancell?ed|called\s+off|ended\s+(?:the|our|my|it)|"
+    r"adopted(?=\s+(?:too|now|by\s+(?:a|an|the|some|his|her|their)\b)|\s*(?:$|[,.;:!?]))|"
     r"too\s+(?:far|expensive|dear|small|big|noisy|busy|much))\b"
 )
 _THING_ENDS = re.compile(
@@ -82,6 +83,19 @@ _GIVEN_UP = re.compile(
     r"(?=\s+(?:over\s+|on\s+)?to\b|\s*(?:$|[,.;:!?])|\s+(?:at|for|because|since|as|so|and|but|until|till|last|this|yesterday)\b)",
     re.IGNORECASE,
 )
+#: what the speaker left, was taken off or resigned as: "Left Casa Lobo, my notice ended Friday", "they took me off the night run", "I've resigned
+#: as treasurer" (a place named, said as done and nothing after it but the end of the clause or when)
+_CLAUSE_END = r"(?=\s*(?:$|[,.;:!?])|\s+(?:and|so|but|because|after|last|this|yesterday|today|for\s+good)\b)"
+_SPEAKER_LEFT = re.compile(
+    rf"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+)?left\s+(?P<thing>{_CAP}(?:\s+{_CAP}){{0,3}}){_CLAUSE_END}"
+    rf"|\b(?:took|taken|take|moved|pulled|dropped)\s+(?:me|us)\s+off\s+(?P<off>(?:the|my|our)\s+[\w'-]+(?:\s+[\w'-]+){{0,2}}?){_CLAUSE_END}"
+    rf"|\b(?:i|we)(?:'ve|\s+have|'m|\s+am|'re|\s+are)?\s+(?:just\s+|been\s+)?(?:resigned|stepped\s+down|standing\s+down|quit)\s+as\s+(?:the\s+|our\s+)?"
+    rf"(?P<role>[a-z][\w-]*(?:\s+[a-z][\w-]*)?){_CLAUSE_END}",
+    re.IGNORECASE,
+)
+_AT_WORK = re.compile(r"\b(?:start(?:ing|ed|s)?|job|work(?:ing)?|joined|hired|notice|boss|shift|contract|position|role|kitchen|office)\b", re.IGNORECASE)
+#: a day's exception, not an end: "bank holiday today so no cycling" (but "no more dairy from today" is one)
+_ONE_DAY = re.compile(r"(?<!from\s)(?<!starting\s)(?<!as\s\sof\s)\b(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening))\b", re.IGNORECASE)
 #: "I used to volunteer at the food bank": what the speaker did and does no longer
 _USED_TO = re.compile(
     r"\b(?:i|we)\s+used\s+to\s+(?P<thing>[a-z][\w'-]*(?:\s+[\w'&-]+){0,5}?)(?=\s*(?:$|[,.;:!?])|\s+(?:but|until|before|when|and|so|every|on|in\s+(?:19|20)\d\d)\b)",
@@ -134,6 +148,11 @@ def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list
             continue  # "I passed the test": handed on only to someone
         if not _NEGATED.search(text[: m.start()][-25:]) and (thing := _thing(m.group("thing"))):
             out.append(Claim(attribute="ended", value=thing, op="end"))
+    for m in _SPEAKER_LEFT.finditer(text):
+        if m.group("thing") and not _AT_WORK.search(text):
+            continue  # "I left Paris yesterday": a trip; "left Casa Lobo, starting at the Ritz on Monday": a job
+        if not _NEGATED.search(text[: m.start()][-25:]) and (thing := _thing(m.group("thing") or m.group("off") or m.group("role"))):
+            out.append(Claim(attribute="ended", value=thing, op="end"))
     for m in _USED_TO.finditer(text):
         if thing := _thing(m.group("thing")):
             out.append(Claim(attribute="ended", value=thing, op="end"))
@@ -141,6 +160,8 @@ def ended_claims(text: str, speaker_names: frozenset[str] = frozenset()) -> list
         if thing := _thing(m.group("thing") or m.group("named")):
             out.append(Claim(attribute="ended", value=thing, op="end"))
     for m in _NO_MORE.finditer(text):
+        if _ONE_DAY.search(text):
+            break  # "bank holiday today, so no cycling": one day off, not an end
         if thing := _thing(m.group("thing")):
             out.append(Claim(attribute="ended", value=thing, op="end"))
     return out
@@ -172,6 +193,8 @@ def _in_list(text: str, value: str) -> bool:
         if re.search(rf"\b{v}\b", m.group(0), re.IGNORECASE):
             return True
     names = rf"{_CAP}(?:\s+{_CAP})?"
+    if not value[:1].isupper():
+        return False  # "they asked Ana to be treasurer and Ana agreed": a role and a clause, not two names
     return re.search(rf"\b{v}\s+(?:and|or)\s+{names}|{names}\s+(?:and|or)\s+{v}\b", text) is not None
 
 

@@ -29,7 +29,7 @@ from .attributes import attribute_claims
 from .claims import Claim, Op
 from .endings import ended_claims, reversal
 from .topics import contrast_claim, habit_claim, topic_claim
-from .updates import update_of
+from .updates import updates_of
 from ..timeexpr.words import DAY_RE, MONTH_RE
 
 __all__ = ["Claim", "changes_of", "claims_of", "same_value", "with_subject"]
@@ -345,8 +345,7 @@ def claims_of(sentence: str) -> list[Claim]:
     out.extend(c for c in changes_of(text) if not any(e.value and e.value.lower() in (c.value or "").lower() for e in ended))
     out.extend(ended)
     out.extend(c for c in attribute_claims(text) if all((c.key, c.op, c.value) != (o.key, o.op, o.value) for o in out))
-    if (update := update_of(text)) is not None:
-        out.append(update)
+    out.extend(updates_of(text))
     if (again := reversal(text)) is not None:
         out.append(again)
     if (topic := topic_claim(text)) is not None:

@@ -61,7 +61,7 @@ from .attributes import same_role
 from .endings import mentions, reverses, valued_end
 from .topics import contrasts, rehabits, retopics
 from .facts import Claim, same_value
-from .narrowing import narrow, narrowings
+from .narrowing import narrow, narrowings, statements_of
 from .replies import old_values, restates
 from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
@@ -212,6 +212,13 @@ def _ends(claims: list[Claim], value: str) -> bool:
 
 #: Facts a revision ("I changed my mind", "we decided not to ...") never takes back: they change only when said.
 _DURABLE = ("partner", "residence", "employer", "job", "role", "pet")
+
+
+def _best_views(candidates: list[_Candidate], score: dict[int, int]) -> list[_Candidate]:
+    """The candidates sharing the most words with an update or a change, and the statements inside them sharing any."""
+    best, records = max(score.values(), default=0), [c.record for c in candidates]
+    inside = {s.id for c in candidates if best and score[id(c)] == best for s in statements_of(c.record, records)}
+    return [c for c in candidates if best and (score[id(c)] == best or score[id(c)] and c.record.id in inside)]
 
 
 def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
@@ -369,25 +376,22 @@ class Supersession:
             or any(reverses(n, c.record.text()) or retopics(n, c.record.text()) or rehabits(n, c.record.text()) or contrasts(n, c.record.text()) for n in claims)
         ]  # fmt: skip
         for update in (n for n in claims if n.attribute == "update"):
-            # the memories whose value it changes, close enough in meaning, that share the most words saying
-            # what the value is of ("push our budget up to £52,000": the budget, not the roofer's date)
-            # the statements of each message: one may say what another's value is of ("The footbridge is
-            # delayed." beside "The new finish date is November."), and how close the message is in meaning
-            siblings: dict[str, list[_Candidate]] = {}
-            for c in candidates:
-                siblings.setdefault(_message_of(c.record), []).append(c)
+            # the memories whose value it changes, close enough in meaning, sharing the most words saying what the value
+            # is of ("budget up to £52,000": the budget, not the roofer's date), borrowed from the statements of their
+            # message ("The footbridge is delayed." beside "The new finish date is November.")
+            siblings = {m: [c for c in candidates if _message_of(c.record) == m] for m in {_message_of(c.record) for c in candidates}}
             shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)], beside) for c in candidates}
-            best = max((len(s) for s in shared.values()), default=0)
-            victims += [c for c in candidates if best and len(shared[id(c)]) == best and c not in victims]
+            victims += [c for c in _best_views(candidates, {k: len(v) for k, v in shared.items()}) if c not in victims]
         for change in (n for n in claims if n.attribute == "change"):
             # the memories that share the most distinctive words with what changed ("Igor switched from
             # handball": the handball club, not where Igor lives)
             overlap = {id(c): changed_by(change, c.record, df) for c in candidates}
-            best = max(overlap.values(), default=0)
-            victims += [c for c in candidates if best and overlap[id(c)] == best and c not in victims]
-        # a revision takes back a plan or a choice, not who the speaker is with, where they live or work
+            victims += [c for c in _best_views(candidates, overlap) if c not in victims]
+        # a revision takes back a plan or a choice, not who one is with, where one lives or works; said with a claim of
+        # a named attribute that closed nothing ("correction: I eat meat again"), nothing else
         revisable = [c for c in candidates if not any(o.attribute in _DURABLE for o in c.claims)]
-        if victims or not any(n.op == "revise" for n in claims) or not revisable:
+        named = any(n.op != "revise" and n.attribute in (*_DURABLE, "diet", "liking", "favourite", "possession", "reading", "hobby") for n in claims)
+        if victims or named or not any(n.op == "revise" for n in claims) or not revisable:
             return victims
         best = max(revisable, key=lambda c: c.score)
         if best.score < self.revise_min_score:

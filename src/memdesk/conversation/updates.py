@@ -11,12 +11,7 @@ updates: one holding a value of the same kind that differs ("£48,000", "140 ...
 "cows", "fitters", "amlodipine"); the supersession keeps only the memories sharing the most such words
 (:meth:`memdesk.conversation.supersede.Supersession.resolve`).
 
-Value kinds: ``money`` (£48,000, €5k, 300 dollars, 41k, 3,100: an amount by its scale or its thousands; the
-currencies are the read side's, :data:`memdesk.retrieval.value_kinds.CURRENCY_NAMES`), ``dose`` (5mg, 2.5 ml),
-``clock`` (4am, 14:30), ``date`` (2 March, the 3rd of May, in January), ``weekday`` (Monday to Thursday,
-Wednesdays), ``frequency`` (every other Friday, once a month, three times a week, two mornings a week), ``duration`` (three weeks, 25
-minutes), ``number`` (a long number: a phone, an account) and ``count`` (a number, with the noun it counts
-when one follows: "140 Jersey cows", "318 pupils", "nine").
+Value kinds are those of :mod:`memdesk.conversation.typed_values`.
 """
 
 from __future__ import annotations
@@ -25,67 +20,19 @@ import re
 from collections.abc import Iterable
 
 from .claims import Claim
+from .typed_values import COMMON as _COMMON, DAY as _DAY, LABEL as _LABEL, MONTH as _MONTH, topic_terms, values_of
 from ..retrieval.stemming import stem
 from ..retrieval.value_kinds import CURRENCY_NAMES, CURRENCY_SIGNS
 
-__all__ = ["gives_value_of", "new_only", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "values_of"]
+__all__ = [
+    "gives_value_of", "new_only", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "updates_of", "values_of",
+]
 
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen twenty".split()
-    )
-}
-_NUM = r"(?:\d[\d,]*(?:\.\d+)?|" + "|".join(_NUMBER_WORDS) + r")"
-_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)"
-_DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-_CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bmidnight\b"
-_CLOCK = rf"(?:{_CLOCK})"
-_CURRENCY = rf"(?:{CURRENCY_NAMES})"  # the read side's currencies (:mod:`memdesk.retrieval.value_kinds`): one list
-_UNIT_TIME = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
-
-_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern, re.IGNORECASE))
-    for kind, pattern in (
-        # an amount of money: a currency sign or name, or a rate ("55 an hour")
-        ("money", rf"[{CURRENCY_SIGNS}]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
-                  r"|\b\d[\d,]*(?:\.\d+)?\s+(?:an|a|per)\s+(?:hour|night|session|lesson|visit|month)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|bn)\b"
-                  # an amount by its scale or its thousands ("50k", "3.5k", "170,000"), not a count of a noun ("40,000 words")
-                  r"|\b\d+(?:\.\d+)?k\b|\b\d{1,3}(?:,\d{3})+\b(?!\s+[a-z-]{2,}s\b)"),
-        ("percent", r"\b\d+(?:\.\d+)?\s?(?:%|percent\b|per\s+cent\b)"),
-        ("dose", r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|micrograms?|milligrams?)\b"),
-        # a span of the clock is one value: "7pm to 7am" is not "7am to 7pm"
-        ("clock", rf"{_CLOCK}\s*(?:to|-|–|until|till)\s*{_CLOCK}"),
-        ("clock", _CLOCK),
-        ("date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b(?:in|until|till|by|from|to)\s+{_MONTH}\b"
-                 rf"|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b(?:\s+of\s+{_MONTH}\b)?|"
-                 r"(?-i:\b(?:January|February|March|April|June|July|August|September|October|November|December)\b)"),
-        ("frequency", rf"\bevery\s+(?:other\s+|second\s+|single\s+)?(?:{_DAY}|day|week|month|morning|evening|night|weekend|fortnight|year)\b"
-                      rf"|\b(?:once|twice|{_NUM}\s+times)\s+(?:a|per|every)\s+\w+\b"
-                      rf"|\b{_NUM}\s+(?:days?|mornings?|afternoons?|evenings?|nights?|shifts?|sessions?)\s+(?:a|per)\s+(?:week|month)\b"),
-        # a schedule: days in the plural, a range, or "Monday nights" ("on Saturday" alone is a date)
-        ("date", rf"\b(?:first|second|third|fourth|last)\s+{_DAY}\b"),
-        ("weekday", rf"\b{_DAY}s?\s+(?:to|-|through|and|or)\s+{_DAY}s?\b|\b{_DAY}s\b|\b{_DAY}\s+(?:nights|mornings|evenings|afternoons)\b"),
-        ("date", rf"\b{_DAY}\b"),
-        ("duration", rf"\b{_NUM}\s+{_UNIT_TIME}\b(?!\s+(?:a|per)\s+week)"),
-        # a long number: a phone ("33 1120 0453", "+44 7700 900123"), an account
-        ("number", r"\b\d{4,}(?:\s\d{3,})+\b|\b\d{6,}\b|(?<![\w,.])\+?\d{2,4}(?:[\s-]\d{3,4}){2,}\b"),
-    )
-)
-_COUNT = re.compile(rf"(?<![\w-])(?P<n>{_NUM})(?![\w-])(?:\s+(?P<noun>(?:[a-z][\w-]*\s+){{0,2}}?[a-z][\w-]{{2,}}s)\b)?", re.IGNORECASE)
-#: what is not a count: years, ordinals, parts of dates, money, doses and clock times
-_NOT_COUNT = re.compile(r"^(?:19|20)\d\d$")
-_NOT_COUNTED = re.compile(
-    r"\b(?:the|these|those|all|both|year|room|number|no\.?|level|grade|size|page|chapter|platform|gate|bus|route|flat|house|"
-    r"unit|class|stage|series|season|episode|version|aged?|p)\s*$",
-    re.IGNORECASE,
-)
 
 #: Words that say a value changed or is the current one.
 _CUE = re.compile(
     r"\b(?:now|instead|again|new|newer|up\s+to|down\s+to|back\s+to|extra|"
-    r"rais(?:ed|es|ing)|lower(?:ed|ing)|increas(?:ed|ing)|reduc(?:ed|ing)|cut|cuts|cutting|dropped|dropping|drops|push(?:ed|es|ing)|"
+    r"rais(?:e|ed|es|ing)|rise|lower(?:ed|ing)|increas(?:ed|ing)|reduc(?:ed|ing)|cut|cuts|cutting|dropped|dropping|drops|push(?:ed|es|ing)|"
     r"bump(?:ed|s|ing)|upped|moved|moving|shortened|extend(?:ed|s|ing)|in\s+the\s+end|actually|correction|"
     r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|slipped|settled\s+at|went\s+in|rose|fell|grew|grown|doubled|halved|"
     # a value moving along its scale: "savings jumped to 115,000", "the list hit 40", "pledges crossed 5,000"
@@ -93,91 +40,67 @@ _CUE = re.compile(
     r"top(?:ped|s)|pass(?:ed|es)|hits?)\s+(?:to\s+|past\s+|over\s+)?[£$€₹¥₦]?(?=\d)|"
     r"switched|swapped|replaced|updated|revised|only\s+need|change|later|earlier|as\s+of|"
     rf"starting\s+(?:today|tomorrow|now|next|this|on|from|in|\d|{_MONTH}|{_DAY})|"
-    rf"from\s+(?:next\s+\w+|{_MONTH}|{_DAY}|the\s+new\s+year))\b",
+    rf"from\s+(?:next\s+\w+|{_MONTH}|{_DAY}|the\s+new\s+year|today|tomorrow|now|this\s+(?:week|month|year|term|season))|"
+    # where a value ended up ("the bake sale finished at 3,900"), a stage that begins, a thing done late or early
+    r"(?:finish(?:ed|es)|end(?:ed|s)|clos(?:ed|es)|stands|stood|landed|came\s+in)\s+at\s+[£$€₹¥₦]?(?=\d)|"
+    rf"{_LABEL}\s+(?:starts|begins|started|began)|"  # the next stage: "grade 6 starts in March"
+    r"(?:done|came|happened|arrived|held)\b,?\s+(?:but\s+)?(?:a\s+bit\s+|a\s+day\s+|\w+\s+days?\s+)?(?:late|early))\b",
     re.IGNORECASE,
 )
 _NOT_AN_UPDATE = re.compile(r"\b(?:if|might|may\s+be|could|should|would|whether)\b|\?\s*$", re.IGNORECASE)
+#: "The physio says I should do 20 minutes now": an instruction reported is a value, not a wish
+_REPORTED = re.compile(r"\b(?:said|says|told\s+\w+|advised|recommended|recommends|wants|decided)\b(?:\s+that)?\s+[^.;!?]*$", re.IGNORECASE)
+
+
+def _not_an_update(text: str) -> bool:
+    """Whether ``text`` is a condition, a wish or a question, not a value said as it is ("should" reported is one)."""
+    for m in _NOT_AN_UPDATE.finditer(text):
+        if m.group(0).lower() == "should" and _REPORTED.search(text[: m.start()]):
+            continue
+        return True
+    return False
 #: "My one-to-ones with Tom are every Monday": a possessive attribute stated anew is a value of it.
 _POSSESSIVE = re.compile(r"^\s*(?:my|our)\s+(?P<head>[\w-]+(?:\s+[\w-]+)?)(?:\s+(?:with|for|at)\s+[\w-]+)?\s+(?:is|are)\b", re.IGNORECASE)
-_ISO = re.compile(r"\(?(?:week\s+of\s+)?\d{4}-\d\d(?:-\d\d)?\)?|\((?:19|20)\d\d\)")
-_WORDS = re.compile(r"[a-z0-9]+")
-_COMMON = frozenset(
-    """
-    the a an my our your his her their its this that these those to of in at for on with and or but so from by as
-    about into over after before again also just now new newer old still too very really much more most some any all
-    is are was were be been being have has had do does did will would can could should may might must not no only
-    i me we us you he him she they them it there here what when where which who how then than because until till
-    day days week weeks month months year years time times today tomorrow yesterday morning evening night weekend
-    monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays saturdays sundays
-    january february march april may june july august september october november december once twice every other
-    instead up down back extra raised lowered increased reduced cut dropped dropping pushed moved moving shortened
-    extended changed delayed rescheduled settled went rose fell grew doubled halved switched swapped replaced
-    updated revised need needs usually usual normally get got getting make made
-    am pm mg ml one two three four five six seven eight nine ten eleven twelve twenty
-    ran run runs running went go goes going did do does doing take takes took taking see sees saw seeing
-    come comes came use uses used say says said
-    """.split()
-)
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
 _OWNER = re.compile(r"\b([A-Za-z][a-z]+)'s\b")
 
 
-def _spans(text: str) -> list[tuple[str, str, tuple[int, int]]]:
-    """(kind, normalised value, span) of each typed value of ``text``; a count only where no other kind is."""
-    out: list[tuple[str, str, tuple[int, int]]] = []
-    taken: list[tuple[int, int]] = [m.span() for m in _ISO.finditer(text)]  # a date resolved into the words
-    for kind, pattern in _KINDS:
-        for m in pattern.finditer(text):
-            if any(a < m.end() and m.start() < b for a, b in taken):
-                continue
-            out.append((kind, _normal(m.group(0), kind), m.span()))
-            taken.append(m.span())
-    for m in _COUNT.finditer(text):
-        if any(a < m.end() and m.start() < b for a, b in taken) or _NOT_COUNT.match(m.group("n")):
-            continue
-        if _NOT_COUNTED.search(text[: m.start()]):
-            continue  # "across the three robots": the ones already counted; "year 4": a name, not a count
-        n = _NUMBER_WORDS.get(m.group("n").lower(), m.group("n").replace(",", ""))
-        noun = m.group("noun")
-        if noun is None and n in ("0", "1"):
-            continue  # "the old one", "none": a pronoun, not a count
-        value = f"{n} {stem(noun.split()[-1].lower())}" if noun else n
-        out.append(("count", value, m.span("n")))  # the noun counted still says what the value is of
-    return out
-
-
-def _normal(value: str, kind: str) -> str:
-    words = [_NUMBER_WORDS.get(w, w) for w in re.findall(r"[a-z0-9.:£$€]+", value.lower().replace(",", ""))]
-    if kind in ("weekday", "frequency"):  # "Wednesdays" is "Wednesday"; "two mornings a week" / "one morning a week"
-        words = [w[:-1] if w.endswith("s") else w for w in words]
-    return " ".join(w for w in words if w not in ("in", "until", "till", "by", "from", "to", "of", "the", "a", "per"))
-
-
-def values_of(text: str) -> dict[str, set[str]]:
-    """The typed values of ``text``, by kind (see the module's docstring)."""
-    out: dict[str, set[str]] = {}
-    for kind, value, _ in _spans(text):
-        out.setdefault(kind, set()).add(value)
-    return out
-
-
-def topic_terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
-    """The words of ``text`` that may say what a value is of: no values, no common words, no names in ``skip``."""
-    # an amount keeps its currency and scale ("dirhams", "million"): they say what the amount is of
-    spans = [(span, kind == "money") for kind, _, span in _spans(text)]
-    kept = "".join(
-        " " if any(a <= i < b and (not money or not ch.isalpha()) for (a, b), money in spans) else ch for i, ch in enumerate(text.lower())
-    )
-    return {stem(w) for w in _WORDS.findall(kept) if len(w) > 2 and not w.isdigit() and w not in _COMMON and w not in skip}
 
 
 def update_of(text: str) -> Claim | None:
     """An ``update`` claim (the sentence as value) when ``text`` gives a value with a word of change."""
-    if _NOT_AN_UPDATE.search(text) or (_CUE.search(text) is None and _POSSESSIVE.match(text) is None and not _names_old(text)):
+    if _not_an_update(text) or (_CUE.search(text) is None and _POSSESSIVE.match(text) is None and not _names_old(text)):
         return None
     kinds = values_of(text)
     if not kinds:
         return None
     return Claim(attribute="update", slot=",".join(sorted(kinds)), value=text.strip(), op="end")
+
+
+#: where a sentence of chat joins statements of their own: a stop (a small letter may follow it), a semicolon, or a comma
+#: before a new subject ("..., he got a job at the college on Mondays")
+_PIECES = re.compile(r"(?<=[.!?;])\s+|,\s+(?=(?:he|she|they|it|we|i|my|our|his|her|their)\s)", re.IGNORECASE)
+#: a value stated as it is ("parking is 700"): an update beside the sentence's word of change
+_STATED = re.compile(r"^\s*(?:and\s+|also\s+)?(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|'s)\s+(?:now\s+)?(?:at\s+|up\s+to\s+|down\s+to\s+)?\S*\d", re.IGNORECASE)
+
+
+def updates_of(text: str) -> list[Claim]:
+    """The ``update`` claims of a sentence: one per statement of it that gives values, when it joins several ("stall fee
+    now 2,600 because rent went up again. parking is 700": the fee and the parking, each closing its own memory), those with a
+    word of change of their own or stating a value as it is; else the sentence's one (:func:`update_of`)."""
+    whole = update_of(text)
+    pieces = [p for p in _PIECES.split(text) if values_of(p)]
+    if whole is None or len(pieces) < 2:
+        return [whole] if whole is not None else []
+    own = [c for p in pieces if (c := update_of(p) or (_stated(p) if not _not_an_update(p) else None)) is not None]
+    return own or [whole]
+
+
+def _stated(piece: str) -> Claim | None:
+    if _STATED.match(piece) is None:
+        return None
+    kinds = values_of(piece)
+    return Claim(attribute="update", slot=",".join(sorted(kinds)), value=piece.strip(), op="end")
 
 
 def sentence_update(sentence: str, piece: str) -> Claim | None:
@@ -209,7 +132,16 @@ def _when(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
 
 
 #: what a sentence names as the old value: "instead of 15,000", "rather than Tuesdays", ", not in the morning"
-_OLD_NAMED = re.compile(r"\b(?:instead\s+of|rather\s+than)\s+(?:[^.;!?]|\.(?=\d))*|,\s+not\s+(?:[^.;!?]|\.(?=\d))*", re.IGNORECASE)
+_OLD_NAMED = re.compile(
+    r"\b(?:instead\s+of|rather\s+than)\s+(?:[^.;!?]|\.(?=\d))*|,\s+not\s+(?:[^.;!?]|\.(?=\d))*"
+    # a clause that negates a value before the one that holds ("the plumber didn't come on 9th, came on 12th")
+    r"|,\s+(?:it|that|which)\s+was\s+(?:[^.;!?]|\.(?=\d))*"  # the value before, said after the new one
+    rf"|\bno\s+(?:more\s+)?(?={_DAY}s?\b|\d)[^,.;!?]*"  # a value ruled out: "Fridays only, no Tuesdays"
+    r"|\b(?:didn'?t|did\s+not|wasn'?t|was\s+not|weren'?t|isn'?t|not)\s+[^,.;!?]*?(?=,\s)"
+    # a stage done ("passed grade 5, grade 6 starts in March")
+    rf"|\b(?:passed|finished|completed)\s+(?:\w+\s+)?{_LABEL}",
+    re.IGNORECASE,
+)
 
 
 def _names_old(text: str) -> bool:
@@ -228,7 +160,7 @@ def _currency(value: str) -> str | None:
     """The currency of a money value: its sign or its name in the singular ("15000 pesos": "peso"), else ``None``."""
     if m := re.search(rf"[{CURRENCY_SIGNS}]", value):
         return m.group(0)
-    m = re.search(rf"\b{_CURRENCY}$", value)
+    m = re.search(rf"\b(?:{CURRENCY_NAMES})$", value)
     return m.group(0).rstrip("s") if m else None
 
 
@@ -298,13 +230,19 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     possessive ("My one-to-ones with Tom are every Monday") must share the word it is of ("one-to-ones")."""
     if claim.attribute != "update" or not claim.value:
         return set()
-    given, held = values_of(new_only(claim.value)), values_of(old_text)
-    if not _differs(given, held) or _lists(given, held):
+    given, held = values_of(new_only(claim.value)), values_of(new_only(old_text))
+    # an update naming the value it replaces ("20 minutes now, not 10", "no Tuesdays") is of a memory holding that value
+    # (its number, or the value itself), and that says what it is of
+    named = _when(values_of(" ".join(m.group(0) for m in _OLD_NAMED.finditer(claim.value))))
+    kept = _when(_dated(held))
+    found = {v for k, vs in named.items() for v in vs if any(set(v.split()) <= set(h.split()) for h in kept.get(k, ()))}
+    found |= {n for vs in named.values() for v in vs for n in _DIGITS.findall(v)} & {n for vs in held.values() for v in vs for n in _DIGITS.findall(v)}
+    if named and not found or not found and (not _differs(given, held) or _lists(given, held)):
         return set()
     old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
     if not _subject_ok(claim, old_terms) or _other_owner(claim.value, old_text, names):
         return set()
-    shared = (topic_terms(claim.value, names) | (topic_terms(said_with, names) if said_with else set())) & old_terms
+    shared = (topic_terms(claim.value, names) | (topic_terms(said_with, names) if said_with else set())) & old_terms | {f"={v}" for v in found}
     if _CUE.search(claim.value) is None and (m := _POSSESSIVE.match(claim.value)):
         head = topic_terms(m.group("head"))
         return shared if head & shared else set()
