@@ -119,3 +119,28 @@ def test_an_occupation_places_someone_at_work_not_at_home():
     assert not question_focus("Where does Priya live?").answers(at_work)
     assert question_focus("Where does Priya work?").answers(at_work)
     assert question_focus("Where does Priya live?").answers(RecordValues.of("Priya has a cottage in Kelso."))
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        ("Our son Ozzie is 6 and loves trains", True),
+        ("Our cat Mumble, 12, sleeps all day", True),
+        ("the twins Pia (3) and Lev (3) start nursery", True),
+        ("Grandad turned 90 last week", True),
+        ("the puppy is 10 weeks old", True),
+        ("Ozzie's shift is 5am-1pm at the depot", False),
+        ("Rent is 650 a month", False),
+        ("The fair is on Thursday 22 May", False),
+        ("Gate 5 opens at noon", False),
+    ],
+)
+def test_an_age_is_a_number_of_years_said_of_someone_not_any_number(text, age):
+    assert ("age" in stated_kinds(text)) is age
+
+
+def test_how_old_asks_for_an_age():
+    assert asked_kind("How old is Ozzie?") == ("age", frozenset({"age"}))
+    focus = question_focus("How old is Ozzie?")
+    assert focus.answers(RecordValues.of("Our son Ozzie is 6 and loves trains"))
+    assert not focus.answers(RecordValues.of("Ozzie's shift is 5am-1pm, so Mumble waits"))

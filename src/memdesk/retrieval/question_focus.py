@@ -80,7 +80,7 @@ _INTERROGATIVE = re.compile(
 
 _ABOUT_ASKING = re.compile(r"\b(?:ask|asks|asked|asking|question|questions|wonder|wondered|enquir\w*|inquir\w*|request\w*)\b", re.IGNORECASE)
 
-Slot = Literal["name", "place", "date", "count", "role", "money", "amount", "duration", "clock", "time", "identity"]
+Slot = Literal["name", "place", "date", "count", "role", "money", "amount", "duration", "clock", "time", "identity", "age"]
 Setting = Literal["home", "work"]
 
 _HOME = r"live|lives|living|lived|reside\w*|home|house|flat|apartment|address|rent\w*|moved|move|moving|neighbourhood|neighborhood"
