@@ -152,3 +152,20 @@ def test_asked_what_held_before_a_change_what_replaced_it_ranks_lower(store):
     assert before[0].record.provenance == ["old"]
     plain = Retriever.fused(store, K=10).retrieve(q, S, query_text="Which milk does Dana use?", hybrid=False)
     assert plain[0].record.provenance == ["new"]
+
+
+@pytest.mark.parametrize(
+    ("question", "then"),
+    [
+        ("What did the flat cost when Noor first asked?", True),
+        ("When was the recital first planned for?", True),
+        ("What was Noor's old van called?", True),
+        ("What did tulips cost before the latest increase?", True),
+        ("What was the first step of the plan?", False),
+        ("When is Noor's first exam?", False),
+        ("How old is Noor's van?", False),
+        ("What does the flat cost now?", False),
+    ],
+)
+def test_a_question_about_what_held_before_a_change(question, then):
+    assert asks_then(question) is then

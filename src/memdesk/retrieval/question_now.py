@@ -40,20 +40,27 @@ _NOW = re.compile(
     r"\b(?:now|currently|these days|nowadays|at the moment|at present|still|any ?more|latest|most recent|in the end|finally|eventually|end(?:s|ed)? up|after all)\b",
     re.IGNORECASE,
 )
+_BEFORE_NOW = re.compile(r"\bbefore (?:the |this |that |her |his |their )?(?:latest|most recent|current)\b", re.IGNORECASE)
+"""What held before the latest change ("What did it cost before the latest increase?"): the past, whatever "latest" says."""
 _HYPOTHETICAL = re.compile(r"^\W*(?:would|could|might|should|if)\b|\bif (?:she|he|they|i|you|we)\b", re.IGNORECASE)
 
 
 def asks_now(question: str | None) -> bool:
     """True when ``question`` asks what holds now (see the module docstring); not a hypothetical ("Would Dana still
     ... if ...?"), and not "current" as an adjective ("How long has Dana had her current job?" asks a duration)."""
-    return bool(question and _NOW.search(question) and not _HYPOTHETICAL.search(question))
+    return bool(question and _NOW.search(question) and not _HYPOTHETICAL.search(question) and not _BEFORE_NOW.search(question))
 
 
 #: Words of a question asking what held before a change: "Where did she work before ...?", "What date was it first
-#: booked for?", "What did it cost originally?", "Who did he use to live with?".
+#: booked for?", "What did it cost originally?", "Who did he use to live with?", "first" said of an act rather than of a
+#: thing ("What did the flat cost when Noor first asked?", "When was the party first planned?"; not "the first step",
+#: "her first marathon"), a thing said to be the old one ("What was Noor's old car called?").
 _THEN = re.compile(
     r"\b(?:before|originally|original|initially|at first|first (?:booked|planned|set|given|scheduled|due|chosen|picked)|"
-    r"used to|use to|previous(?:ly)?|formerly|former)\b",
+    r"used to|use to|previous(?:ly)?|formerly|former)\b"
+    r"|(?<!\bthe )(?<!\ba )(?<!\ban )(?<!\bhis )(?<!\bher )(?<!\bits )(?<!\btheir )(?<!\bmy )(?<!\bour )(?<!\byour )(?<!'s )(?<!’s )"
+    r"\bfirst (?!(?:of|time|step|thing|day|week|month|year|one|two|three)\b)[a-z]+\b"  # "when she first asked": an adverb
+    r"|\b(?:the|his|her|its|their|my|our|your|[\w-]+['’]s) old (?!(?:friends?|days|age|school friends?)\b)[a-z]+",  # "Biju's old boat"
     re.IGNORECASE,
 )
 
