@@ -20,9 +20,9 @@ import re
 import unicodedata
 from typing import Literal
 
-__all__ = ["CURRENCY_NAMES", "CURRENCY_SIGNS", "Kind", "asked_kind", "stated_kinds"]
+__all__ = ["CURRENCY_NAMES", "CURRENCY_SIGNS", "Kind", "asked_kind", "asks_steps", "stated_kinds"]
 
-Kind = Literal["money", "quantity", "duration", "clock", "identity", "age"]
+Kind = Literal["money", "quantity", "duration", "clock", "identity", "age", "steps"]
 
 _NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|"
@@ -82,6 +82,23 @@ _AGE = re.compile(
 """An age: a number of years, months or weeks "old" ("9 years old", "a 6-month-old"), a number after "is", "turned",
 "aged" with no unit after it ("Theo is 6", "she's 7", "just turned 1"), or a name with a bare small number beside it
 ("Pilpili, 9, ...", "Lucas (5)", "kids Juma 10 and Aisha 5"), not a day of a month ("Saturday 15 May")."""
+_DAY_NAMES = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?"
+_STEPS = re.compile(
+    r"(?:^|[\s:;,(])(?:\d{1,2}[.)]|\(\d{1,2}\))\s+[^\W\d]"
+    r"|\b(?:step|week|day|phase|stage|part) \d{1,2}\s*[:.)–-]"
+    rf"|\b{_DAY_NAMES}(?:\s*(?:/|,|and|&)\s*{_DAY_NAMES})*(?:\s*\([^)]{{0,20}}\))?\s*:",
+    re.IGNORECASE,
+)
+"""An item of something drawn up: a numbered item ("1. Write the dates on the calendar", "2) pack a snack"), a step,
+week or day by number ("Week 2: first aid"), or a day of the week heading what to do on it ("Mon/Wed/Fri: rice and
+fish", "Sunday: flashcards")."""
+_ASKS_STEPS = re.compile(
+    r"\b(?:steps?|stages?|phases?)\b|\b(?:week|day|step|phase) \d{1,2}\b"
+    r"|\bthe (?:[\w'’-]+ ){0,3}(?:list|checklist|plan|schedule|routine|system|timeline|itinerary|recipe|instructions|programme|program)\b",
+    re.IGNORECASE,
+)
+"""A question about what a plan, list or schedule drawn up says ("What was week 2 of the study plan?", "What is the
+first step of the wedding checklist?", "What does the schedule say to do on Sundays?")."""
 _RELATION = re.compile(
     r"\b(?:wife|husband|partner|spouse|fianc[ée]e?|girlfriend|boyfriend|daughter|son|child|kid|baby|mother|mum|mom|"
     r"father|dad|parents?|sister|brother|sibling|twin|cousin|aunt|auntie|uncle|niece|nephew|grand(?:mother|father|ma|pa|"
@@ -157,6 +174,12 @@ def asked_kind(question: str) -> tuple[str, frozenset[Kind]] | None:
     return None
 
 
+def asks_steps(question: str) -> bool:
+    """True when ``question`` asks what something drawn up says (a plan, a list, a schedule, its steps): an item of
+    it answers, which states the ``"steps"`` kind."""
+    return bool(_ASKS_STEPS.search(question))
+
+
 def stated_kinds(text: str) -> frozenset[Kind]:
     """The kinds of value ``text`` (a record's text without its speaker label) states."""
     found: set[Kind] = set()
@@ -172,4 +195,6 @@ def stated_kinds(text: str) -> frozenset[Kind]:
         found.add("identity")
     if _AGE.search(text):
         found.add("age")
+    if _STEPS.search(text):
+        found.add("steps")
     return frozenset(found)
