@@ -7,7 +7,6 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memdesk.retrieval.question_time import SLACK, parse_asked_at, question_windows
-from tests.retrieval_store import store  # noqa: F401  (the fixture)
 
 UTC = timezone.utc
 
@@ -80,30 +79,3 @@ def test_a_question_in_the_past_tense_asks_about_the_last_month_it_names():
     assert w.contains(day(2031, 11, 5))
     (w,) = question_windows("Where did Ilka live in November 2032?", day(2031, 4, 10))  # a year said is kept
     assert w.contains(day(2032, 11, 5))
-
-
-def test_a_past_question_about_a_time_gone_by_does_not_demote_what_was_closed_since(store):
-    """"Ilka's coach is Bram" (said 1 March) was closed by "Ilka's new coach is Tove" (20 March): asked in the past tense
-    about February, the closed record ranks as it scores; asked who the coach is, the current one comes first."""
-    from memdesk.records import Scope, SemanticRecord
-    from memdesk.retrieval.retrieve import Retriever
-    from tests.retrieval_store import put, unit
-
-    scope = Scope(user_id="ilka")
-
-    def said(d):
-        return {"said_at": day(2031, 3, d).isoformat()}
-
-    new = SemanticRecord(scope=scope, fact="Ilka's new coach is Tove", provenance=["new"], metadata=said(20))
-    old = SemanticRecord(scope=scope, fact="Ilka's coach is Bram", provenance=["old"], valid_to=day(2031, 3, 20),
-                         superseded_by=new.id, metadata=said(1))  # fmt: skip
-    put(store, old, [1, 0.30, 0])
-    put(store, new, [1, 0.45, 0])
-    for i in range(8):
-        put(store, SemanticRecord(scope=scope, fact=f"Ilka noted an unrelated errand {i}", provenance=[f"f{i}"]),
-            [0, 1, 0.1 * i])  # fmt: skip
-    q, asked = unit([1, 0.2, 0]), day(2031, 7, 1)
-    then = Retriever.fused(store, K=10).retrieve(q, scope, query_text="Who was Ilka's coach in March?", hybrid=False, asked_at=asked)
-    assert then[0].record.provenance == ["old"] and "superseded" not in then[0].why
-    now = Retriever.fused(store, K=10).retrieve(q, scope, query_text="Who is Ilka's coach?", hybrid=False, asked_at=asked)
-    assert now[0].record.provenance == ["new"]

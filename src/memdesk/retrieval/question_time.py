@@ -28,7 +28,7 @@ from datetime import datetime, timedelta, timezone
 from ..records import _aware as aware_utc
 from ..timeexpr.resolve import resolve
 
-__all__ = ["SLACK", "TIME_WEIGHT", "TimeWindow", "asks_about_then", "asks_past", "parse_asked_at", "question_windows"]
+__all__ = ["SLACK", "TIME_WEIGHT", "TimeWindow", "parse_asked_at", "question_windows"]
 
 TIME_WEIGHT = 1.5
 """The default read path's bonus, in standard deviations of a memory type's scores, for a record dated
@@ -80,14 +80,6 @@ def question_windows(question: str | None, asked_at: datetime | None, *, slack: 
             start, end = _year_before(start), _year_before(end)
         out.append(TimeWindow((start - slack).timestamp(), (end + slack).timestamp(), mention.text, label))
     return out
-
-
-def asks_about_then(question: str | None, asked_at: datetime | None) -> bool:
-    """True when ``question`` is in the past tense and names a time that ended before it is asked ("Who was Noor's
-    coach in March?", asked in July): what held then, which a record closed since may say."""
-    if not question or asked_at is None or not asks_past(question):
-        return False
-    return any(w.end - SLACK.total_seconds() <= aware_utc(asked_at).timestamp() for w in question_windows(question, asked_at))
 
 
 def asks_past(question: str) -> bool:

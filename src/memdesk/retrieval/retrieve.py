@@ -37,7 +37,7 @@ from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa
 from .question_focus import ASKING_WEIGHT, FOCUS_WEIGHT, asks_about_asking, question_focus
 from .question_now import NOW_WEIGHT, asks_now, asks_then
 from .question_person import PERSON_WEIGHT, role_boosts
-from .question_time import TIME_WEIGHT, asks_about_then, question_windows
+from .question_time import TIME_WEIGHT, question_windows
 from .redundancy import demote_repeated
 from .relevance import COSINE, FUSED, RRF, calibrate
 from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope
@@ -269,7 +269,7 @@ class Retriever:
         demote = self.superseded_weight is not None and where.as_of is None and not where.include_superseded
         if demote:  # current facts first; a superseded record stays findable for what else it says
             where = where.model_copy(update={"include_superseded": True})
-            demote = not asks_then(query_text) and not asks_about_then(query_text, asked_at)  # what was, undemoted
+            demote = not asks_then(query_text)  # "Where did she work before ...?": what was, undemoted
         hybrid_on = self.hybrid if hybrid is None else hybrid
         lexical_query = lexical_text if lexical_text and lexical_text.strip() else query_text
         if self.fusion == "score":
