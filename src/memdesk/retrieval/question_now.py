@@ -34,8 +34,9 @@ CHANGE_WEIGHT = 0.5
 word of change: "moved rehearsals to Wednesdays", "raised the price to 1000", "diesel went up to 98 now",
 :func:`memdesk.conversation.updates.update_of`, the write side's own reading) when the question asks what holds now,
 and its penalty when the question asks what held before: the record that tells the change states the new value, even
-where the write side did not close the old one (replay of the burned chat sets, P@1: 0.5 gained on 6 of 9 sets and
-lost on none; 1.0 gained more on three and lost a question on two: ``bench/results/chats/28rk-kinds/README.md``)."""
+where the write side did not close the old one (replay of the nine burned chat sets, P@1: at 0.5 no set lost a question
+against the read path without it; 1.0 gained a little more on three and lost one on two:
+``bench/results/chats/28rk-kinds/README.md``)."""
 
 SAME_TOPIC = 0.6
 """Two records are on the same topic when the cosine of their vectors is at least this (MiniLM: two statements
