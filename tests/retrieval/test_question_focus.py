@@ -20,7 +20,7 @@ S = Scope(user_id="u")
         ("When is the school play?", "date"),
         ("What day does the market open?", "date"),
         ("How many cousins does Priya have?", "count"),
-        ("How old is Priya's nephew?", "count"),
+        ("How old is Priya's nephew?", "age"),
         ("What is Priya's parrot called?", "name"),
         ("Which bakery sells the rye loaf?", "name"),
         ("What car does Priya drive now?", "name"),  # "what <noun> <verb>": a named thing

@@ -152,3 +152,39 @@ def test_asked_what_held_before_a_change_what_replaced_it_ranks_lower(store):
     assert before[0].record.provenance == ["old"]
     plain = Retriever.fused(store, K=10).retrieve(q, S, query_text="Which milk does Dana use?", hybrid=False)
     assert plain[0].record.provenance == ["new"]
+
+
+@pytest.mark.parametrize(
+    ("question", "then"),
+    [
+        ("What did the flat cost when Noor first asked?", True),
+        ("When was the recital first planned for?", True),
+        ("What was Noor's old van called?", True),
+        ("What did tulips cost before the latest increase?", True),
+        ("What was the first step of the plan?", False),
+        ("When is Noor's first exam?", False),
+        ("How old is Noor's van?", False),
+        ("What does the flat cost now?", False),
+    ],
+)
+def test_a_question_about_what_held_before_a_change(question, then):
+    assert asks_then(question) is then
+def test_asked_what_holds_now_a_record_telling_a_change_ranks_over_a_slightly_closer_one(store):
+    """"The rent is 800 euros a month" (a little closer to the question, on another line of words than the change) and
+    "The landlord raised the rent to 900 euros" (a value given with a word of change): asked what the rent is now, the
+    change ranks first; with ``change_weight=0`` the closer one does."""
+    put(store, SemanticRecord(scope=S, fact="The rent is 800 euros a month", provenance=["old"], metadata=_said(1)),
+        [1, 0.25, 0.1])  # fmt: skip
+    put(store, SemanticRecord(scope=S, fact="The landlord raised the rent to 900 euros", provenance=["new"],
+                              metadata=_said(20)), [1, 0.2, -0.9])  # fmt: skip
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"Dana noted an unrelated errand {i}", provenance=[f"f{i}"]),
+            [0, 1, 0.1 * i])  # fmt: skip
+    q = unit([1, 0.2, -0.2])
+    question = "What is the rent now?"
+    now = Retriever.fused(store, K=10, now_weight=0, lexical_weight=0).retrieve(q, S, query_text=question, hybrid=False)
+    off = Retriever.fused(store, K=10, now_weight=0, lexical_weight=0, change_weight=0).retrieve(q, S, query_text=question, hybrid=False)
+    assert off[0].record.provenance == ["old"]
+    assert now[0].record.provenance == ["new"]
+    scores = [h.score for h in now]
+    assert all(0 <= s <= 1 for s in scores) and scores == sorted(scores, reverse=True)

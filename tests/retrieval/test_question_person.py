@@ -141,3 +141,11 @@ def test_facts_of_the_user_s_life_keep_the_user_s_words_first(question):
 )
 def test_a_question_about_how_the_assistant_is_to_answer_keeps_the_user_s_instruction_first(question):
     assert role_boosts(question, 3.0, {"Noor"}) == {"assistant": -3.0, "tool": -3.0, "system": -3.0}
+
+
+def test_a_question_about_what_the_user_wants_from_the_assistant_takes_the_user_s_side():
+    others = {"assistant": -3.0, "tool": -3.0, "system": -3.0}
+    assert role_boosts("How does Ilka want the assistant to write?", 3.0) == others
+    assert role_boosts("What kind of tips does Ilka not want from the assistant?", 3.0) == others
+    assert role_boosts("What did Ilka ask the assistant to stop doing?", 3.0) == others
+    assert role_boosts("What did the assistant suggest for Ilka's garden?", 3.0) == {"assistant": 3.0}  # its own words

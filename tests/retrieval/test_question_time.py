@@ -67,3 +67,15 @@ def test_a_naive_time_is_read_as_utc():
 )
 def test_parse_asked_at(text, when):
     assert parse_asked_at(text) == when
+
+
+def test_a_question_in_the_past_tense_asks_about_the_last_month_it_names():
+    # asked in April: "were ... in February" is the February just past, "did ... in November" the last November
+    (w,) = question_windows("How many volunteers were signed up in February?", day(2031, 4, 10))
+    assert w.contains(day(2031, 2, 14)) and not w.contains(day(2032, 2, 14))
+    (w,) = question_windows("Which day did Ilka swim in November?", day(2031, 4, 10))
+    assert w.contains(day(2030, 11, 5)) and w.label == "November 2030"
+    (w,) = question_windows("On which day is the market in November?", day(2031, 4, 10))  # present tense: the coming one
+    assert w.contains(day(2031, 11, 5))
+    (w,) = question_windows("Where did Ilka live in November 2032?", day(2031, 4, 10))  # a year said is kept
+    assert w.contains(day(2032, 11, 5))

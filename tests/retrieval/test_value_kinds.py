@@ -119,3 +119,52 @@ def test_an_occupation_places_someone_at_work_not_at_home():
     assert not question_focus("Where does Priya live?").answers(at_work)
     assert question_focus("Where does Priya work?").answers(at_work)
     assert question_focus("Where does Priya live?").answers(RecordValues.of("Priya has a cottage in Kelso."))
+
+
+@pytest.mark.parametrize(
+    ("text", "age"),
+    [
+        ("Our son Ozzie is 6 and loves trains", True),
+        ("Our cat Mumble, 12, sleeps all day", True),
+        ("the twins Pia (3) and Lev (3) start nursery", True),
+        ("Grandad turned 90 last week", True),
+        ("the puppy is 10 weeks old", True),
+        ("Ozzie's shift is 5am-1pm at the depot", False),
+        ("Rent is 650 a month", False),
+        ("The fair is on Thursday 22 May", False),
+        ("Gate 5 opens at noon", False),
+    ],
+)
+def test_an_age_is_a_number_of_years_said_of_someone_not_any_number(text, age):
+    assert ("age" in stated_kinds(text)) is age
+
+
+def test_how_old_asks_for_an_age():
+    assert asked_kind("How old is Ozzie?") == ("age", frozenset({"age"}))
+    focus = question_focus("How old is Ozzie?")
+    assert focus.answers(RecordValues.of("Our son Ozzie is 6 and loves trains"))
+    assert not focus.answers(RecordValues.of("Ozzie's shift is 5am-1pm, so Mumble waits"))
+
+
+@pytest.mark.parametrize(
+    ("text", "steps"),
+    [
+        ("Packing plan: 1. Passports in the blue folder 2. Chargers", True),
+        ("Before the trip it helps to: 1) water the plants, 2) stop the post", True),
+        ("Week 2: knots and splices every evening", True),
+        ("Tue/Thu: porridge with banana", True),
+        ("Can you make Ozzie a revision plan, 4 weeks, 2 hours a night?", False),
+        ("Ozzie needs a reminder system, every 2 months, next one due 1 March.", False),
+        ("The fair is on 1 May.", False),
+    ],
+)
+def test_an_item_of_a_plan_is_a_numbered_item_or_a_day_heading_what_to_do(text, steps):
+    assert ("steps" in stated_kinds(text)) is steps
+
+
+def test_a_question_about_what_a_plan_says_is_answered_by_an_item_of_it():
+    focus = question_focus("What was week 2 of the sailing plan?")
+    assert focus is not None and focus.slot == "steps"
+    assert focus.answers(RecordValues.of("Sailing plan, week 2: knots and splices every evening"))
+    assert not focus.answers(RecordValues.of("Can you make Ozzie a sailing plan, 4 weeks, 2 hours a night?"))
+    assert question_focus("When is the first lesson of the sailing plan?").slot == "date"  # a wh-slot comes first

@@ -37,7 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from .value_kinds import asked_kind, stated_kinds
+from .value_kinds import asked_kind, asks_steps, stated_kinds
 
 __all__ = [
     "ASKING_WEIGHT", "DENIAL_WEIGHT", "FOCUS_SCOPE", "FOCUS_WEIGHT", "QUESTION_VIEW", "Focus", "RecordValues",
@@ -80,7 +80,7 @@ _INTERROGATIVE = re.compile(
 
 _ABOUT_ASKING = re.compile(r"\b(?:ask|asks|asked|asking|question|questions|wonder|wondered|enquir\w*|inquir\w*|request\w*)\b", re.IGNORECASE)
 
-Slot = Literal["name", "place", "date", "count", "role", "money", "amount", "duration", "clock", "time", "identity"]
+Slot = Literal["name", "place", "date", "count", "role", "money", "amount", "duration", "clock", "time", "identity", "age", "steps"]
 Setting = Literal["home", "work"]
 
 _HOME = r"live|lives|living|lived|reside\w*|home|house|flat|apartment|address|rent\w*|moved|move|moving|neighbourhood|neighborhood"
@@ -232,7 +232,7 @@ def question_focus(question: str | None) -> Focus | None:
         return Focus(kind[0], said, current, kinds=kind[1])  # type: ignore[arg-type]
     m = _WH.match(question)
     if m is None:
-        return None
+        return _steps(question, said, current)
     wh, nxt = m.group(1).lower(), (m.group(2) or "").lower()
     if wh in ("who", "whom"):
         return Focus("name", said, current)
@@ -251,7 +251,12 @@ def question_focus(question: str | None) -> Focus | None:
             return Focus("name", said, current)
         if _WHAT_NOUN.match(question):  # "What car does ...", "What book is ...": a named thing
             return Focus("name", said, current)
-    return None
+    return _steps(question, said, current)
+
+
+def _steps(question: str, said: frozenset[str], current: bool) -> Focus | None:
+    """A focus on an item of a plan, list or schedule drawn up, for a question asking what it says and no other slot."""
+    return Focus("steps", said, current, kinds=frozenset({"steps"})) if asks_steps(question) else None
 
 
 def focus_scale(records: int) -> float:

@@ -70,11 +70,14 @@ means, or the content of a plan, list, recipe or other document drawn up ("the p
 _INSTRUCTION = re.compile(
     r"\b(?:should|must|ought to|shall)\b.{0,60}?\b(?:assistant|bot|you|answers?|repl(?:y|ies)|responses?|respond|"
     r"messages?|write|written|format(?:ted)?)\b"
-    r"|\b(?:assistant|bot|you|answers?|repl(?:y|ies)|responses?)\b.{0,40}?\b(?:should|must|ought to)\b",
+    r"|\b(?:assistant|bot|you|answers?|repl(?:y|ies)|responses?)\b.{0,40}?\b(?:should|must|ought to)\b"
+    r"|\b(?:wants?|wanted|likes?|prefers?|asks?|asked|tells?|told)\b[^?]{0,12}?\b(?:from )?(?:the|your) (?:ai )?(?:assistant|bot)\b",
     re.IGNORECASE,
 )
 """A question about how the assistant is to answer ("In which language should the assistant reply to Leila?", "How
-long should answers to Olu be?"): the user's instruction answers it, not the assistant's replies."""
+long should answers to Olu be?"), or about what the user wants from the assistant or told it ("How does Olu want the
+assistant to write?", "What did Leila ask the assistant to stop doing?": the assistant is the object of the wish, not
+the speaker): the user's instruction answers it, not the assistant's replies."""
 
 
 def grammatical_person(question: str) -> Person | None:

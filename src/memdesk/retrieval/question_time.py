@@ -12,6 +12,11 @@ still decide what is relevant, its dates decide among the relevant.
 A bonus every candidate shares changes no order, so a window that holds the whole conversation ("in
 2023" of a year-long chat) is harmless; a question with no time expression, or asked at an unknown
 time, gets none. The expressions are English (:mod:`memdesk.timeexpr.words`).
+
+A question in the past tense ("How many members were there in February?", "On which day did Noor swim in March?",
+"What did Noor cook on Friday?": a past auxiliary after its wh-phrase, :func:`asks_past`) asks about a time before it
+is asked: a month or a day it names without a year is the last one, not the coming one (a record's own "in February"
+follows its clause's tense; a question's past auxiliary is that tense).
 """
 
 from __future__ import annotations
@@ -31,6 +36,14 @@ inside a time window the question names (measured in ``bench/results/RETRIEVAL_E
 
 _SLASHED = re.compile(r"^(\d{4})/(\d{2})/(\d{2})")
 _DAY_NAME = re.compile(r"\s*\((?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?\)", re.IGNORECASE)
+
+_ASKS_PAST = re.compile(
+    r"^\W*(?:and |so |but )?(?:(?:on|in|at|from|to|for|with|by|during|since|until) )?"
+    r"(?:who|whom|whose|where|when|what|which|how)\b(?:\s+[\w'’-]+){0,4}?\s+(?:did|was|were|had)\b",
+    re.IGNORECASE,
+)
+"""A question whose wh-phrase (up to four words: "How many families", "On which day") is followed by a past auxiliary."""
+_YEAR = re.compile(r"\b\d{4}\b|'\d{2}\b")
 
 SLACK = timedelta(days=1)
 """How far past each end of the resolved interval a record still counts as inside it."""
@@ -57,10 +70,29 @@ def question_windows(question: str | None, asked_at: datetime | None, *, slack: 
     if not question or not question.strip() or asked_at is None:
         return []
     out = []
-    for mention in resolve(question, aware_utc(asked_at), prefer="auto"):
-        end = mention.end or mention.start + timedelta(days=1)
-        out.append(TimeWindow((mention.start - slack).timestamp(), (end + slack).timestamp(), mention.text, mention.label))
+    ref = aware_utc(asked_at)
+    past = asks_past(question)
+    for mention in resolve(question, ref, prefer="past" if past else "auto"):
+        start, end = mention.start, mention.end or mention.start + timedelta(days=1)
+        label = mention.label
+        if past and aware_utc(start) > ref and not _YEAR.search(mention.text):  # "in March", asked in past tense: the last March
+            label = label.replace(str(start.year), str(start.year - 1))
+            start, end = _year_before(start), _year_before(end)
+        out.append(TimeWindow((start - slack).timestamp(), (end + slack).timestamp(), mention.text, label))
     return out
+
+
+def asks_past(question: str) -> bool:
+    """True when ``question`` is in the past tense: a past auxiliary ("did", "was", "were", "had") follows its wh-phrase
+    ("When did ...", "How many families were ...", "On which day did ...")."""
+    return bool(_ASKS_PAST.search(question))
+
+
+def _year_before(when: datetime) -> datetime:
+    try:
+        return when.replace(year=when.year - 1)
+    except ValueError:  # 29 February
+        return when.replace(year=when.year - 1, day=28)
 
 
 ASKED_AT_CHARS = 200

@@ -35,7 +35,7 @@ from ..filters import RecordFilter, as_filter
 from .lexical import fuse_hits
 from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa: F401 - dedupe re-exported
 from .question_focus import ASKING_WEIGHT, FOCUS_WEIGHT, asks_about_asking, question_focus
-from .question_now import NOW_WEIGHT, asks_now, asks_then
+from .question_now import CHANGE_WEIGHT, NOW_WEIGHT, asks_now, asks_then
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
 from .redundancy import demote_repeated
@@ -67,7 +67,6 @@ from ..store.filtered import search_types_where
 Mode = Literal["typed", "untyped"]
 Merge = Literal["score", "round_robin"]
 Fusion = Literal["rrf", "score"]
-
 
 
 class Retriever:
@@ -128,6 +127,8 @@ class Retriever:
         asking_weight: in score fusion, a record of a question someone asked has its fused score multiplied by this
             (as a superseded one's is), unless the question asks what was asked
             (:data:`memdesk.retrieval.question_focus.ASKING_WEIGHT`); None leaves it.
+        change_weight: in score fusion, added to a record telling a change for a question asking what holds now, taken off
+            it for one asking what held before (:data:`memdesk.retrieval.question_now.CHANGE_WEIGHT`); 0 turns it off.
         redundancy_penalty: with a token budget, a record sharing a message with a record ranked above it is packed as
             if its score were this much lower (:mod:`memdesk.retrieval.redundancy`); 0 packs in rank order.
     """
@@ -160,6 +161,7 @@ class Retriever:
         now_weight: float = 0.0,
         redundancy_penalty: float = 0.0,
         asking_weight: float | None = None,
+        change_weight: float = 0.0,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -185,6 +187,7 @@ class Retriever:
         self.now_weight = now_weight
         self.redundancy_penalty = redundancy_penalty
         self.asking_weight = asking_weight
+        self.change_weight = change_weight
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
@@ -204,7 +207,7 @@ class Retriever:
         defaults = dict(
             lexical_k=k, person_weight=PERSON_WEIGHT, time_weight=TIME_WEIGHT, bonus_gate=BONUS_GATE, lexical_prior=LEXICAL_PRIOR,
             lexical_floor=LEXICAL_FLOOR, focus_weight=FOCUS_WEIGHT, now_weight=NOW_WEIGHT, asking_weight=ASKING_WEIGHT,
-            superseded_weight=SUPERSEDED_WEIGHT,
+            superseded_weight=SUPERSEDED_WEIGHT, change_weight=CHANGE_WEIGHT,
         )
         serializer = serializer or Serializer(group_by_anchor=True)
         return cls(store, k=k, K=K, hybrid=True, fusion="score", token_budget=token_budget, serializer=serializer, **(defaults | options))
@@ -352,6 +355,7 @@ class Retriever:
                 then_weight=self.now_weight if asks_then(person_text) else 0.0,  # what held before: the earliest
                 asking_weight=None if self.asking_weight is None or asks_about_asking(person_text) else self.asking_weight,
                 replaced_weight=self.superseded_weight if asks_then(person_text) else None,
+                change_weight=self.change_weight * (asks_now(person_text) - asks_then(person_text)),
             )
             ranks: dict[MemoryType, int] = {}
 

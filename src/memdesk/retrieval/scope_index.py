@@ -72,6 +72,7 @@ class ScopeIndex:
         self.superseded, self.roles, self.event_times, self.said_times, self.asking = _columns(self.records)
         self.user_names = user_names(self.records)
         self.values = [RecordValues.of(r.text()) for r in self.records]
+        self.changes = _changes(self.records)
         self.by_type = _by_type(self.records)
         self._calibrate({t: TypeMoments(self.vectors[pos]) for t, pos in self.by_type.items()})
 
@@ -101,6 +102,7 @@ class ScopeIndex:
         )  # fmt: skip
         out.user_names = self.user_names | user_names(new)
         out.values = self.values + [RecordValues.of(r.text()) for r in new]
+        out.changes = np.concatenate([self.changes, _changes(new)])
         out.by_type, own = dict(self.by_type), dict(self.own)
         for t, pos in _by_type(new, start).items():
             out.by_type[t] = np.concatenate([self.by_type.get(t, np.zeros(0, dtype=np.intp)), pos])
@@ -135,6 +137,7 @@ class ScopeIndex:
         then_weight: float = 0.0,
         asking_weight: float | None = None,
         replaced_weight: float | None = None,
+        change_weight: float = 0.0,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
 
@@ -158,6 +161,9 @@ class ScopeIndex:
         asked that states nothing (:func:`~memdesk.retrieval.question_focus.only_asks`) has its fused score demoted by that factor, as a
         superseded one is (:func:`~memdesk.retrieval.question_focus.asks_about_asking`: not for a question about what was
         asked);
+        ``change_weight`` (gated like a bonus; positive for a question asking what holds now, negative for one asking what
+        held before) added to a record that gives a value with a word of change
+        (:func:`memdesk.conversation.updates.update_of`: "moved to", "raised to", "... now");
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
         deviations, clipped to [0, 1] (no bonus at or below its type's mean). With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
@@ -223,6 +229,8 @@ class ScopeIndex:
                 (focus.answers(self.values[i], names) for i in positions.tolist()), dtype=bool, count=len(positions)
             )
             bonus = bonus + stated
+        if change_weight:  # a record telling a change states the new value: + asked what holds now, - what held before
+            bonus = bonus + change_weight * self.changes[positions]
         if bonus_gate > 0:  # no bonus below the type's mean, the whole bonus from bonus_gate standard deviations up
             gate = np.clip(z / bonus_gate, 0.0, 1.0)
             bonus, boosted, stated = bonus * gate, boosted * gate, stated * gate
@@ -282,6 +290,13 @@ def _columns(records: Sequence[MemoryRecord]) -> tuple[np.ndarray, np.ndarray, n
         np.array([_seconds(r.said_time()) for r in records], dtype=np.float64),
         np.array([only_asks(r.text(), (r.metadata or {}).get("view")) for r in records], dtype=bool),
     )
+
+
+def _changes(records: Sequence[MemoryRecord]) -> np.ndarray:
+    """Per record: whether its text gives a value with a word of change (:func:`memdesk.conversation.updates.update_of`)."""
+    from ..conversation.updates import update_of  # the write side's one reading of a change (imported late: no cycle)
+
+    return np.array([update_of(r.text()) is not None for r in records], dtype=bool)
 
 
 def _seconds(when: datetime | None) -> float:

@@ -20,9 +20,9 @@ import re
 import unicodedata
 from typing import Literal
 
-__all__ = ["CURRENCY_NAMES", "CURRENCY_SIGNS", "Kind", "asked_kind", "stated_kinds"]
+__all__ = ["CURRENCY_NAMES", "CURRENCY_SIGNS", "Kind", "asked_kind", "asks_steps", "stated_kinds"]
 
-Kind = Literal["money", "quantity", "duration", "clock", "identity"]
+Kind = Literal["money", "quantity", "duration", "clock", "identity", "age", "steps"]
 
 _NUMBER_WORDS = (
     r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|ninety|"
@@ -71,6 +71,34 @@ _QUANTITY = re.compile(
 )
 """A measured quantity: a number before a unit of weight, length, volume, data, area or temperature ("19 kg",
 "600 GB", "58 m²")."""
+_MONTH_NAMES = r"jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|january|february|march|april|june|july|august|september|october|november|december"
+_AGE_END = r"(?=\s*(?:$|[,.;!?)\]]|(?:and|or|but|who|with|now|today|yesterday|tomorrow|so|too|already|next|last|this|in|on|at|since|when)\b))"
+_AGE = re.compile(
+    r"\b\d{1,3}(?:\s+|-)(?:years?|yrs?|months?|weeks?)(?:\s+|-)old\b"
+    rf"|\b(?:aged?|turn(?:s|ed|ing)?|(?:is|was|'s|’s) (?:now |just |only |nearly |almost )?)\s*\d{{1,3}}{_AGE_END}"
+    rf"|\b(?!(?i:(?:mon|tues|wednes|thurs|fri|satur|sun)day|{_MONTH_NAMES})\b)[A-Z][^\W\d_]+(?:,\s*|\s+\(|\s+)\d{{1,2}}\)?{_AGE_END}",
+    re.UNICODE,
+)
+"""An age: a number of years, months or weeks "old" ("9 years old", "a 6-month-old"), a number after "is", "turned",
+"aged" with no unit after it ("Theo is 6", "she's 7", "just turned 1"), or a name with a bare small number beside it
+("Pilpili, 9, ...", "Lucas (5)", "kids Juma 10 and Aisha 5"), not a day of a month ("Saturday 15 May")."""
+_DAY_NAMES = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?"
+_STEPS = re.compile(
+    r"(?:^|[\s:;,(])(?:\d{1,2}[.)]|\(\d{1,2}\))\s+[^\W\d]"
+    r"|\b(?:step|week|day|phase|stage|part) \d{1,2}\s*[:.)–-]"
+    rf"|\b{_DAY_NAMES}(?:\s*(?:/|,|and|&)\s*{_DAY_NAMES})*(?:\s*\([^)]{{0,20}}\))?\s*:",
+    re.IGNORECASE,
+)
+"""An item of something drawn up: a numbered item ("1. Write the dates on the calendar", "2) pack a snack"), a step,
+week or day by number ("Week 2: first aid"), or a day of the week heading what to do on it ("Mon/Wed/Fri: rice and
+fish", "Sunday: flashcards")."""
+_ASKS_STEPS = re.compile(
+    r"\b(?:steps?|stages?|phases?)\b|\b(?:week|day|step|phase) \d{1,2}\b"
+    r"|\bthe (?:[\w'’-]+ ){0,3}(?:list|checklist|plan|schedule|routine|system|timeline|itinerary|recipe|instructions|programme|program)\b",
+    re.IGNORECASE,
+)
+"""A question about what a plan, list or schedule drawn up says ("What was week 2 of the study plan?", "What is the
+first step of the wedding checklist?", "What does the schedule say to do on Sundays?")."""
 _RELATION = re.compile(
     r"\b(?:wife|husband|partner|spouse|fianc[ée]e?|girlfriend|boyfriend|daughter|son|child|kid|baby|mother|mum|mom|"
     r"father|dad|parents?|sister|brother|sibling|twin|cousin|aunt|auntie|uncle|niece|nephew|grand(?:mother|father|ma|pa|"
@@ -116,6 +144,7 @@ _ASKS_CLOCK = re.compile(
 )
 """"What time is the call?", "Until what time is the shop open?"; not "What time format ...?" (a noun after "time")."""
 _ASKS_TIME_VALUE = re.compile(r"^\W*(?:and |so )?(?:what|which) (?!time\b)[a-z-]+ time\b", re.IGNORECASE)
+_ASKS_AGE = re.compile(r"^\W*(?:and |so )?how old\b", re.IGNORECASE)
 _ASKS_IDENTITY = re.compile(r"^\W*(?i:and |so )?(?i:who)(?: is|'s|’s| was| are| were) ([A-Z][\w'’-]*\.?(?: [A-Z][\w'’-]*)*)\s*\??\s*$")
 
 _ACCEPTS: dict[str, frozenset[Kind]] = {
@@ -125,23 +154,30 @@ _ACCEPTS: dict[str, frozenset[Kind]] = {
     "clock": frozenset({"clock"}),
     "time": frozenset({"duration", "clock"}),
     "identity": frozenset({"identity"}),
+    "age": frozenset({"age"}),
 }
 
 
 def asked_kind(question: str) -> tuple[str, frozenset[Kind]] | None:
     """(the slot, the kinds of value that answer it) that ``question`` asks for, None for none of these: "How much is the
     rent?" -> amount; "How long ...?" -> duration; "What time ...?" -> clock; "What finishing time ...?" -> duration
-    or clock; "Who is Mette?" -> identity."""
+    or clock; "Who is Mette?" -> identity; "How old is Theo?" -> age."""
     text = question.strip()
     for slot, pattern in (
         ("duration", _ASKS_DURATION), ("amount", _ASKS_AMOUNT), ("clock", _ASKS_CLOCK), ("time", _ASKS_TIME_VALUE),
-        ("identity", _ASKS_IDENTITY),
+        ("identity", _ASKS_IDENTITY), ("age", _ASKS_AGE),
     ):  # fmt: skip
         if pattern.search(text):
             if slot == "amount" and _MONEY_WORD.search(text):  # "How much does Lupe pay for masa?": money, not pounds of it
                 slot = "money"
             return slot, _ACCEPTS[slot]
     return None
+
+
+def asks_steps(question: str) -> bool:
+    """True when ``question`` asks what something drawn up says (a plan, a list, a schedule, its steps): an item of
+    it answers, which states the ``"steps"`` kind."""
+    return bool(_ASKS_STEPS.search(question))
 
 
 def stated_kinds(text: str) -> frozenset[Kind]:
@@ -157,4 +193,8 @@ def stated_kinds(text: str) -> frozenset[Kind]:
         found.add("quantity")
     if _RELATION.search(text) or _ROLE.search(text):
         found.add("identity")
+    if _AGE.search(text):
+        found.add("age")
+    if _STEPS.search(text):
+        found.add("steps")
     return frozenset(found)
