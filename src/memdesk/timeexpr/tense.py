@@ -216,11 +216,28 @@ _NOTE = re.compile(
     r"\s*(?!(?:and|then|or|but|plus|also|back|before|after|until|till|while|when|since|the|on|in|at|by)\b)[a-z][\w'-]*(?:\s+[^\s,;:()]+){0,5}\s+$",
     re.IGNORECASE,
 )
-_CLAUSE_BREAK = re.compile(r",(?!\d{3})|[;:()!?]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
+#: Where a clause ends: punctuation (not the comma of "1,600"; a full stop before a space, not after an abbreviation such
+#: as "Dr." or "e.g."), a dash, or a conjunction.
+_CLAUSE_BREAK = re.compile(
+    r",(?!\d{3})|[;:()!?]|(?-i:(?<![A-Z][a-z])(?<!\b[A-Za-z])(?<!Mrs))\.(?=\s)|\s[-\u2013\u2014]\s|"
+    r"\s(?:and|but|so|because|while|although|though|whereas)\s",
+    re.IGNORECASE,
+)
 
 
 #: "and" between two participles joins them ("printed and delivered"): no clause starts there.
 _JOINED = re.compile(r"[a-z]{2,}ed\s+and\s+[a-z]{2,}ed\b", re.IGNORECASE)
+
+
+def _end_of_clause(text: str, at: int) -> int:
+    after = _CLAUSE_BREAK.search(text, at)
+    return after.start() if after else len(text)
+
+
+def _has_verb(words: str) -> bool:
+    """Whether ``words`` hold a finite verb, a modal or an instruction: a clause of their own."""
+    return bool(sentence_tense(words) or progressive(words) or _PRESENT.search(words) or simple_present(words)
+                or _LATER_PRESENT.search(words) or _REQUEST.match(words))
 
 
 def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int, str]:
@@ -229,10 +246,19 @@ def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int
     for b in _CLAUSE_BREAK.finditer(text, 0, span[0]):
         if b[0].strip().lower() == "and" and (j := _JOINED.search(text, max(0, b.start() - 30))) and j.start() < b.start() < j.end():
             continue
+        if b[0].strip().lower() in ("and", "or") and not _has_verb(text[b.end() : _end_of_clause(text, b.end())]):
+            continue  # "and" before words with no verb joins two phrases of one clause ("with my wife and our kids in August")
         brk = b
     start = brk.end() if brk else 0
     after = _CLAUSE_BREAK.search(text, span[1])
     return brk, start, text[start : after.start() if after else len(text)]
+
+
+def clause_words(text: str, span: tuple[int, int]) -> tuple[int, str]:
+    """Where the clause of ``text`` around ``span`` starts, and its words: a month said in another clause names
+    another date ("Adoption day moved to Sunday 4 May, rain forecast for the 26th": the 26th is the coming one)."""
+    _brk, start, clause = _clause(text, span)
+    return start, clause
 
 
 def verbless(text: str, span: tuple[int, int]) -> bool:
@@ -286,8 +312,8 @@ def _in_list(text: str, brk: re.Match[str]) -> bool:
     if brk[0].strip().lower() not in (",", "and"):
         return False
     before = text[: brk.start()].rstrip(" ,")
-    comma = before.rfind(",")
-    item = before[comma + 1 :].strip() if comma >= 0 else ""
+    commas = [c.start() for c in re.finditer(r",(?!\d{3})", before)]  # not the comma of "16,000"
+    item = before[commas[-1] + 1 :].strip() if commas else ""
     return bool(item) and len(item.split()) <= 4 and not (sentence_tense(item) or _PRESENT.search(item) or simple_present(item))
 
 
@@ -295,6 +321,10 @@ def _opens_with_past(text: str, start: int, end: int) -> bool:
     """Whether the clause ``text[start:end]`` opens with its first narrating past form (no subject before it)."""
     first = next((m for m in _PAST_CUE.finditer(text, start, end) if past_verb(text, m)), None)
     return first is not None and re.fullmatch(r"\W*(?:and\s+|then\s+)?", text[start : first.start()]) is not None
+
+
+#: The words before a date in a clause that is only that date ("On 3 March, ...", "And then, from the 4th, ...").
+_DATE_ONLY = re.compile(r"\W*(?:(?:and|then|but|so|also|just)\s+)*(?:(?:on|in|from|by|until|till|at|since|after|before|for)\s+)?(?:the\s+)?", re.IGNORECASE)
 
 
 def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
@@ -330,7 +360,10 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         return own
     if _PRESENT.search(clause) or simple_present(clause):
         return "present"
-    if _FORWARD_CUE.search(text):
+    if _FORWARD_CUE.search(text, 0, start) or (_DATE_ONLY.fullmatch(text, start, span[0]) and _FORWARD_CUE.search(text, span[1])):
+        # an arrangement said before ("Our week off is booked: a cabin from 13 October"), or after a clause that is
+        # only the date ("On 3 March, I start at the bakery"); not one in a later clause of its own ("hurt my wrist on
+        # Monday, ..., rest till Sunday": the rest is ahead, the fall was not)
         return "future"
     if brk is not None and not brk[0].strip().isalpha() and _NOTE.match(text, start, span[0]):
         # a verbless note of its own after a comma ("Embraer called, interview on the 1st of November"): what it
