@@ -208,12 +208,14 @@ def h_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         return spans.day(ref - timedelta(days=back))
     if which == "next":
         return spans.day(spans.monday(ref) + timedelta(weeks=1, days=wd))
+    if which == "this" and ctx.direction == "past":  # "I skipped the club this Tuesday", said on Thursday: this week's
+        return spans.day(ref - timedelta(days=(ref.weekday() - wd) % 7))
     if which in ("this", "this coming", "coming"):
         return spans.day(ref + timedelta(days=(wd - ref.weekday()) % 7))
     # bare "on Friday"
-    if ctx.prefer == "future":
-        return spans.day(ref + timedelta(days=(wd - ref.weekday()) % 7 or 7))
-    back = (ref.weekday() - wd) % 7 or 7
+    ahead, back = (wd - ref.weekday()) % 7 or 7, (ref.weekday() - wd) % 7 or 7
+    if ctx.prefer == "future" or (ctx.prefer == "nearest" and ahead < back):
+        return spans.day(ref + timedelta(days=ahead))
     return spans.day(ref - timedelta(days=back))
 
 

@@ -51,9 +51,10 @@ from . import handlers as h
 from . import periods as p
 from .handlers import Ctx, Handler
 from .holidays import HOLIDAY_RE
+from .narration import loose_past
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .tense import clause_tense, note, sentence_tense, verbless
+from .tense import clause_tense, clause_words, note, progressive, sentence_tense, verbless
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -200,6 +201,10 @@ def resolve(
                     # "from the 24th to the 26th" is a run of days, not a state that began on the 24th
                     starts = _STARTS.search(text, 0, s) or (handler is not p.h_range and _STARTS_HERE.match(m[0]))
                     here = Ctx(prefer="future", direction="current" if starts else "future")
+                elif tense == "past" and (loose := loose_past(text, (s, e))) is not None:
+                    # a past lent by another clause, or a headline's participle ("warehouse closed from 16 to 20 Feb"):
+                    # the occurrence nearest the message (a weekday too, for a headline: "repair done on Friday")
+                    here = Ctx(prefer="nearest" if loose == "headline" else "past", direction="nearest")
                 else:
                     here = Ctx(prefer=tense or "past", direction=tense or "nearest")
             if earlier:
@@ -223,6 +228,7 @@ def resolve(
                 weekdays.append(mention)
     found.sort(key=lambda t: t.span)
     found = _in_named_week(found, weekdays) if weekdays else found
+    found = _after_weekday(found, weekdays, text) if weekdays and len(found) > 1 else found
     found = _plan_weekdays(found, weekdays, inferred, text, ref) if weekdays and inferred else found
     return _runs_forward(found, inferred, text, ref) if len(inferred) > 1 else found
 
@@ -239,6 +245,28 @@ def _plan_weekdays(
         if t in weekdays and t.start < ref and t.granularity == "day":
             day = t.start + timedelta(days=7)
             t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
+        out.append(t)
+    return out
+
+
+_WEEKDAY = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.IGNORECASE)
+
+
+def _after_weekday(found: list[TimeMention], weekdays: list[TimeMention], text: str) -> list[TimeMention]:
+    """A weekday said without "last"/"next" after another weekday of the sentence, in a clause with no tense of its
+    own, is the first such day after that one: "repair done on Friday, boat back on the water Saturday" (said on
+    Monday: the day after that Friday, not the coming Saturday); "hurt my wrist on Monday, rest till Sunday"."""
+    out: list[TimeMention] = []
+    anchor: TimeMention | None = None
+    for t in found:
+        if t in weekdays and anchor is not None and t.granularity == "day":
+            words = clause_words(text, t.span)[1]
+            if sentence_tense(words) is None and not progressive(words):
+                gap = (t.start.weekday() - anchor.start.weekday()) % 7 or 7
+                day = anchor.start + timedelta(days=gap)
+                t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
+        if t.granularity == "day" and _WEEKDAY.search(t.text):
+            anchor = t
         out.append(t)
     return out
 

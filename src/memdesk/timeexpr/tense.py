@@ -123,6 +123,11 @@ def past_verb(text: str, m: re.Match[str]) -> bool:
     return not (head is not None and head.start() <= m.start() < head.end())
 
 
+def narrating_past(text: str) -> list[re.Match[str]]:
+    """The past cues of ``text`` that narrate (:func:`past_verb`)."""
+    return [m for m in _PAST_CUE.finditer(text) if past_verb(text, m)]
+
+
 def sentence_tense(text: str) -> Literal["past", "future"] | None:
     """"future" if ``text`` plans something ("I'll", "going to", "next ..."), else
     "past" if it narrates ("went", "-ed" as a finite verb, "ago"), else ``None``. A past-looking form after a
@@ -158,13 +163,14 @@ _FORWARD_CUE = re.compile(
 #: "We booked a cottage near the coast, 18 to 25 October" (the booking is past, what it books is ahead).
 #: The verbs of it are those that set, move, approve or cancel what is planned, in any form ("decided to move the
 #: wedding to 12 June", "HR confirmed my leave from 1 May", "release targeted for 14 November", "I cancelled the exam
-#: in June": the exam was to be in the coming June). A weekday may name the day ("test booked at the centre for
+#: in June": the exam was to be in the coming June), or ask for it ("I asked for 22 to 31 December off"). A weekday may name the day ("test booked at the centre for
 #: Saturday the 31st", "moved the call to Friday").
 _SET_FOR = re.compile(
     r"\b(?:book(?:ed|ing)?|reserv(?:e|ed|ing)|schedul(?:e|ed|ing)|arrang(?:e|ed|ing)|plann(?:ed|ing)|set|fix(?:ed|ing)?|"
     r"mov(?:e|ed|ing)|postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|push(?:ed|ing)?|put|chang(?:e|ed|ing)|brought|"
     r"delay(?:ed|ing)?|signed \w+ up|rent(?:ed|ing)?|hir(?:e|ed|ing)|leas(?:e|ed|ing)|target(?:ed|ing)?|slated|"
-    r"pencill?ed(?: in)?|confirm(?:s|ed|ing)?|approv(?:e|es|ed|ing)|agreed|granted|(?P<cancel>cancel(?:s|led|ed|ling|ing)?|"
+    r"pencill?ed(?: in)?|confirm(?:s|ed|ing)?|approv(?:e|es|ed|ing)|agreed|granted|ask(?:s|ed|ing)?|request(?:s|ed|ing)?|"
+    r"appl(?:y|ies|ied|ying)|(?P<cancel>cancel(?:s|led|ed|ling|ing)?|"
     r"called off))\b(?:[\s,]+[\w'-]+){0,12}?"
     r"(?:\s+(?:for|to|until|till|from|(?(cancel)(?:in|on)|(?!)))|,)\s+(?:the\s+)?"
     rf"(?:{WEEKDAY_RE},?\s+(?:the\s+)?)?(?:{DAY_RE}(?:\s*(?:-|\u2013|to)\s*{DAY_RE})?\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE}|"

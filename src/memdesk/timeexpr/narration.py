@@ -1,0 +1,48 @@
+"""How sure a past reading of a date is, for :mod:`memdesk.timeexpr.resolve`: a clause that narrates with a finite past
+verb of its own ("I went there on 3 May", "the shop closed on 3 March", "it was 13,500 in March") puts a date said
+without its year in the most recent past occurrence. A past that is only lent or only looks like one does not; the date
+is the occurrence nearest the message, as a person reads it:
+
+* a clause with no verb of its own takes the past of another clause only loosely ("I took paternity leave, 7 days,
+  back to work on 27 January", said on 20 January, is back in a week; "We had a week in Rome, back home on 3 August",
+  said in October, came back in August);
+* a note's participle after a bare noun, with no determiner, subject pronoun or auxiliary ("warehouse closed from 16
+  to 20 Feb", "mall done 20 December", "repair done on Friday"), is a headline: closed, done or paid is a state on that
+  date, ahead or behind, not a narrated event.
+
+:func:`loose_past` tells which; :func:`clause_tense` has already said the clause is past.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from .tense import clause_words, narrating_past, sentence_tense
+
+#: The head of a headline before its participle: one or two lower-case words at the start of the clause, none a
+#: determiner, a pronoun, an auxiliary or a conjunction ("warehouse closed", "kitchen tiles done"; not "the shop
+#: closed", "we closed", "it was closed").
+_HEADLINE = re.compile(
+    r"\W*(?:(?:also|just|still|then)\s+)?(?:(?!(?:the|a|an|my|your|his|her|its|our|their|this|that|these|those|i|you|"
+    r"we|they|he|she|it|who|which|there|and|but|so|or|then|is|are|was|were|be|been|has|have|had|to|not)\b)"
+    r"(?-i:[a-z][a-z'-]*)\s+){1,2}$",
+    re.IGNORECASE,
+)
+
+
+#: Past cues that narrate whatever stands before them.
+_STRONG = frozenset(("was", "were", "ago", "yesterday"))
+
+
+def loose_past(text: str, span: tuple[int, int]) -> Literal["lent", "headline"] | None:
+    """Whether the past that :func:`~memdesk.timeexpr.tense.clause_tense` gave the date at ``span`` of ``text`` is
+    loose: "lent" when the date's clause has no narrating past of its own, "headline" when its only past is a
+    participle after a bare noun at the clause's start; ``None`` when the clause narrates."""
+    _start, words = clause_words(text, span)
+    if sentence_tense(words) != "past":
+        return "lent"
+    cues = narrating_past(words)
+    if cues and all(c[0].lower() not in _STRONG and not c[0].lower().startswith("last") and _HEADLINE.fullmatch(words, 0, c.start()) for c in cues):
+        return "headline"
+    return None
