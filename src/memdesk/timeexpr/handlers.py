@@ -213,9 +213,9 @@ def h_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     if which in ("this", "this coming", "coming"):
         return spans.day(ref + timedelta(days=(wd - ref.weekday()) % 7))
     # bare "on Friday"
-    ahead, back = (wd - ref.weekday()) % 7 or 7, (ref.weekday() - wd) % 7 or 7
-    if ctx.prefer == "future" or (ctx.prefer == "nearest" and ahead < back):
-        return spans.day(ref + timedelta(days=ahead))
+    if ctx.prefer == "future":
+        return spans.day(ref + timedelta(days=(wd - ref.weekday()) % 7 or 7))
+    back = (ref.weekday() - wd) % 7 or 7
     return spans.day(ref - timedelta(days=back))
 
 

@@ -7,8 +7,12 @@ is the occurrence nearest the message, as a person reads it:
   back to work on 27 January", said on 20 January, is back in a week; "We had a week in Rome, back home on 3 August",
   said in October, came back in August);
 * a note's participle after a bare noun, with no determiner, subject pronoun or auxiliary ("warehouse closed from 16
-  to 20 Feb", "mall done 20 December", "repair done on Friday"), is a headline: closed, done or paid is a state on that
-  date, ahead or behind, not a narrated event.
+  to 20 Feb", "mall done 20 December"), is a headline: closed, done or paid is a state on that date, ahead or behind,
+  not a narrated event.
+
+Only the year (or month) of a date is read so; a weekday keeps the tense's direction ("repair done on Friday", said on
+Monday, was last Friday): a week either way is what tense tells apart, a year is what a person would not leave
+unsaid.
 
 :func:`loose_past` tells which; :func:`clause_tense` has already said the clause is past.
 """
@@ -18,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from .tense import clause_words, narrating_past, sentence_tense
+from .tense import clause_words, narrating_past, sentence_tense, verbless
 
 #: The head of a headline before its participle: one or two lower-case words at the start of the clause, none a
 #: determiner, a pronoun, an auxiliary or a conjunction ("warehouse closed", "kitchen tiles done"; not "the shop
@@ -35,10 +39,13 @@ _HEADLINE = re.compile(
 _STRONG = frozenset(("was", "were", "ago", "yesterday"))
 
 
-def loose_past(text: str, span: tuple[int, int]) -> Literal["lent", "headline"] | None:
-    """Whether the past that :func:`~memdesk.timeexpr.tense.clause_tense` gave the date at ``span`` of ``text`` is
-    loose: "lent" when the date's clause has no narrating past of its own, "headline" when its only past is a
-    participle after a bare noun at the clause's start; ``None`` when the clause narrates."""
+def loose_past(text: str, span: tuple[int, int], tense: str) -> Literal["lent", "headline"] | None:
+    """Whether the ``tense`` that :func:`~memdesk.timeexpr.tense.clause_tense` gave the date at ``span`` of ``text`` is a
+    loose past: "lent" when the date's clause has no narrating past of its own in a sentence that narrates (a "present"
+    verbless note after a narrated clause too: "We had a week in Porto, home again on 2 August"), "headline" when its
+    only past is a participle after a bare noun at the clause's start; ``None`` otherwise."""
+    if tense == "present":
+        return "lent" if verbless(text, span) and sentence_tense(text) == "past" else None
     _start, words = clause_words(text, span)
     if sentence_tense(words) != "past":
         return "lent"

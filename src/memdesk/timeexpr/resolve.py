@@ -189,7 +189,11 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                if handler is h.h_month_rel and (tense is None or verbless(text, (s, e))):
+                if tense in ("past", "present") and loose_past(text, (s, e), tense):
+                    # a past lent by another clause ("I took two weeks off, back at work on 27 January"), or said by a
+                    # headline's participle ("warehouse closed from 16 to 20 Feb"): the occurrence nearest the message
+                    here = Ctx(prefer="future" if tense == "present" else "past", direction="nearest")
+                elif handler is h.h_month_rel and (tense is None or verbless(text, (s, e))):
                     # a month named with no tense ("Update: only one migraine in February", said in March) is the one
                     # just past if it is the month before (a report), else the coming one
                     here = Ctx(prefer="past", direction="recent")
@@ -201,10 +205,6 @@ def resolve(
                     # "from the 24th to the 26th" is a run of days, not a state that began on the 24th
                     starts = _STARTS.search(text, 0, s) or (handler is not p.h_range and _STARTS_HERE.match(m[0]))
                     here = Ctx(prefer="future", direction="current" if starts else "future")
-                elif tense == "past" and (loose := loose_past(text, (s, e))) is not None:
-                    # a past lent by another clause, or a headline's participle ("warehouse closed from 16 to 20 Feb"):
-                    # the occurrence nearest the message (a weekday too, for a headline: "repair done on Friday")
-                    here = Ctx(prefer="nearest" if loose == "headline" else "past", direction="nearest")
                 else:
                     here = Ctx(prefer=tense or "past", direction=tense or "nearest")
             if earlier:

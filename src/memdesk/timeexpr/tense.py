@@ -296,7 +296,8 @@ def _present_after_past(text: str, start: int, end: int) -> bool:
     return last is not None and (_LATER_PRESENT.search(text, last.end(), end) is not None or simple_present(text[last.end() : end]))
 
 
-_PERSON = re.compile(r"\b(?:i|you|we|they|he|she)\b|\b(?:i|you|we|they|he|she)'", re.IGNORECASE)
+#: A personal pronoun, subject or object ("flu hit me on Monday" is a clause, not a note).
+_PERSON = re.compile(r"\b(?:i|you|we|they|he|she|me|him|us|them)\b|\b(?:i|you|we|they|he|she)'", re.IGNORECASE)
 
 
 #: The head of a note: at most four words before its date, none of them an article or a conjunction (a note drops
