@@ -163,8 +163,8 @@ _FORWARD_CUE = re.compile(
 #: "We booked a cottage near the coast, 18 to 25 October" (the booking is past, what it books is ahead).
 #: The verbs of it are those that set, move, approve or cancel what is planned, in any form ("decided to move the
 #: wedding to 12 June", "HR confirmed my leave from 1 May", "release targeted for 14 November", "I cancelled the exam
-#: in June": the exam was to be in the coming June), or ask for it ("I asked for 22 to 31 December off"). A weekday may name the day ("test booked at the centre for
-#: Saturday the 31st", "moved the call to Friday").
+#: in June": the exam was to be in the coming June), or ask for it ("I asked for 22 to 31 December off"). A weekday
+#: may name the day ("test booked at the centre for Saturday the 31st", "moved the call to Friday").
 _SET_FOR = re.compile(
     r"\b(?:book(?:ed|ing)?|reserv(?:e|ed|ing)|schedul(?:e|ed|ing)|arrang(?:e|ed|ing)|plann(?:ed|ing)|set|fix(?:ed|ing)?|"
     r"mov(?:e|ed|ing)|postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|push(?:ed|ing)?|put|chang(?:e|ed|ing)|brought|"
