@@ -123,11 +123,12 @@ def piece_times(sentence: Sentence, piece: str, times_of: Callable[[str], list[T
     """The time expressions of ``piece``, a part of ``sentence`` said as a statement of its own: those the sentence
     resolved inside it, read with the whole sentence's clauses ("I came with my wife and our two kids in August": the
     piece "our two kids in August" is narrated by "came"); a piece that is not the sentence's own words is resolved
-    alone."""
-    at = sentence.text.find(piece)
-    if at < 0 or not piece:
+    alone. (A piece may open with a capital and end with a full stop its sentence has not there.)"""
+    core = piece.rstrip(" .!?;,")
+    at = sentence.text.lower().find(core.lower()) if core else -1
+    if at < 0:
         return times_of(piece) if times_of is not None else []
-    end = at + len(piece)
+    end = at + len(core)
     return [t.model_copy(update={"span": (t.span[0] - at, t.span[1] - at)}) for t in sentence.times if at <= t.span[0] and t.span[1] <= end]
 
 
