@@ -44,6 +44,11 @@ def test_where_a_clause_ends(text: str, said: str, expected: str) -> None:
         # a finite past after a subject still narrates: the most recent past occurrence
         ("The office closed on 23 March for a deep clean.", "2026-03-10", "2025-03-23"),
         ("We finished the kitchen on 14 November.", "2025-11-10", "2024-11-14"),
+        # a verbless clause that goes on with the story keeps its past
+        ("We went to Rome, then Florence on 3 May", "2026-02-10", "2025-05-03"),
+        # a clause that is only the date is narrated by the clause after it: not a lent past
+        ("On 3 May, we went to Paris", "2026-02-10", "2025-05-03"),
+        ("In August, I flew to Oslo", "2026-02-10", "2025-08-01"),
         # asking for days is arranging them: they are ahead
         ("I asked for 27 to 30 December off and my manager agreed", "2025-11-24", "2025-12-27"),
         ("She requested 3 to 7 August as leave", "2026-06-15", "2026-08-03"),

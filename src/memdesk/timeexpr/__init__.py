@@ -4,6 +4,7 @@
 __all__ = [
     "handlers",
     "holidays",
+    "narration",
     "periods",
     "resolve",
     "spans",

@@ -5,7 +5,8 @@ is the occurrence nearest the message, as a person reads it:
 
 * a clause with no verb of its own takes the past of another clause only loosely ("I took paternity leave, 7 days,
   back to work on 27 January", said on 20 January, is back in a week; "We had a week in Rome, back home on 3 August",
-  said in October, came back in August);
+  said in October, came back in August), unless it goes on with the story ("We went to Rome, then Florence on 3
+  May", said in February, is the May before);
 * a note's participle after a bare noun, with no determiner, subject pronoun or auxiliary ("warehouse closed from 16
   to 20 Feb", "mall done 20 December"), is a headline: closed, done or paid is a state on that date, ahead or behind,
   not a narrated event.
@@ -14,7 +15,8 @@ Only the year (or month) of a date is read so; a weekday keeps the tense's direc
 Monday, was last Friday): a week either way is what tense tells apart, a year is what a person would not leave
 unsaid.
 
-:func:`loose_past` tells which; :func:`clause_tense` has already said the clause is past.
+:func:`loose_past` tells which, for a clause :func:`~memdesk.timeexpr.tense.clause_tense` has read as past (or as a
+verbless note after a narrated clause).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from .tense import clause_words, narrating_past, sentence_tense, verbless
+from .tense import date_clause_words, narrating_past, sentence_tense, verbless
 
 #: The head of a headline before its participle: one or two lower-case words at the start of the clause, none a
 #: determiner, a pronoun, an auxiliary or a conjunction ("warehouse closed", "kitchen tiles done"; not "the shop
@@ -35,6 +37,9 @@ _HEADLINE = re.compile(
 )
 
 
+#: A clause that goes on with the narration before it: the next event of the story, not a note ("We went to Rome,
+#: then Florence on 3 May" is the May before).
+_GOES_ON = re.compile(r"\W*(?:and\s+)?(?:then|after that|afterwards|later|next day|the next day)\b", re.IGNORECASE)
 #: Past cues that narrate whatever stands before them.
 _STRONG = frozenset(("was", "were", "ago", "yesterday"))
 
@@ -46,9 +51,9 @@ def loose_past(text: str, span: tuple[int, int], tense: str) -> Literal["lent", 
     only past is a participle after a bare noun at the clause's start; ``None`` otherwise."""
     if tense == "present":
         return "lent" if verbless(text, span) and sentence_tense(text) == "past" else None
-    _start, words = clause_words(text, span)
+    words = date_clause_words(text, span)
     if sentence_tense(words) != "past":
-        return "lent"
+        return None if _GOES_ON.match(words) else "lent"
     cues = narrating_past(words)
     if cues and all(c[0].lower() not in _STRONG and not c[0].lower().startswith("last") and _HEADLINE.fullmatch(words, 0, c.start()) for c in cues):
         return "headline"

@@ -267,10 +267,21 @@ def clause_words(text: str, span: tuple[int, int]) -> tuple[int, str]:
     return start, clause
 
 
+def date_clause_words(text: str, span: tuple[int, int]) -> str:
+    """The words of the clause that dates the expression at ``span``: its own clause, or the next one when its own is
+    only the date ("On 3 May, we went to Paris": "we went to Paris")."""
+    _brk, start, clause = _clause(text, span)
+    after = _CLAUSE_BREAK.search(text, span[1])
+    if _DATE_ONLY.fullmatch(text, start, span[0]) and after is not None and not text[span[1] : after.start()].strip():
+        return text[after.end() : _end_of_clause(text, after.end())]
+    return clause
+
+
 def verbless(text: str, span: tuple[int, int]) -> bool:
     """Whether the clause of ``text`` around ``span`` has no verb that gives it a tense ("only one migraine in
-    February", "interview in November"): its tense, if :func:`clause_tense` gives one, is a guess."""
-    clause = _clause(text, span)[2]
+    February", "interview in November"): its tense, if :func:`clause_tense` gives one, is a guess. A clause that is
+    only the date is read with the clause after it ("In August, I flew to Oslo")."""
+    clause = date_clause_words(text, span)
     return not (_FORWARD_CUE.search(clause) or _REQUEST.match(clause) or set_for(text, span) or sentence_tense(clause)
                 or progressive(clause) or _PRESENT.search(clause) or simple_present(clause))
 
