@@ -265,8 +265,8 @@ def _after_weekday(found: list[TimeMention], weekdays: list[TimeMention], text: 
                 gap = (t.start.weekday() - anchor.start.weekday()) % 7 or 7
                 day = anchor.start + timedelta(days=gap)
                 t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
-        if t.granularity == "day" and _WEEKDAY.search(t.text):
-            anchor = t
+        if t.granularity == "day" and _WEEKDAY.search(t.text) and not re.search(r"\d", t.text):
+            anchor = t  # a weekday said alone (not "Sunday 4 May": a day weeks away is no anchor for this week's days)
         out.append(t)
     return out
 
