@@ -41,7 +41,8 @@ def test_where_a_clause_ends(text: str, said: str, expected: str) -> None:
         ("Notice: office closed from 23 to 27 March, back on the 30th", "2026-03-10", "2026-03-23"),
         ("Checklist: kitchen done 14 November, then the bathroom.", "2025-11-10", "2025-11-14"),
         ("site cleared 2 June, skip collected the day after", "2025-06-20", "2025-06-02"),
-        # a finite past after a subject still narrates: the most recent past occurrence
+        # a finite past after a subject still narrates: the most recent past occurrence (a family word is a name)
+        ("mum passed away on 3 May, still miss her", "2026-04-20", "2025-05-03"),
         ("The office closed on 23 March for a deep clean.", "2026-03-10", "2025-03-23"),
         ("We finished the kitchen on 14 November.", "2025-11-10", "2024-11-14"),
         # a verbless clause that goes on with the story keeps its past

@@ -28,10 +28,11 @@ from .tense import date_clause_words, narrating_past, sentence_tense, verbless
 
 #: The head of a headline before its participle: one or two lower-case words at the start of the clause, none a
 #: determiner, a pronoun, an auxiliary or a conjunction ("warehouse closed", "kitchen tiles done"; not "the shop
-#: closed", "we closed", "it was closed").
+#: closed", "we closed", "it was closed"), nor a family word said as a name ("mum passed away on 3 May" narrates).
 _HEADLINE = re.compile(
     r"\W*(?:(?:also|just|still|then)\s+)?(?:(?!(?:the|a|an|my|your|his|her|its|our|their|this|that|these|those|i|you|"
-    r"we|they|he|she|it|who|which|there|and|but|so|or|then|is|are|was|were|be|been|has|have|had|to|not)\b)"
+    r"we|they|he|she|it|who|which|there|and|but|so|or|then|is|are|was|were|be|been|has|have|had|to|not|"
+    r"mum|mom|mam|dad|mama|papa|nan|nana|gran|granny|grandma|grandpa|grandad|granddad|baby)\b)"
     r"(?-i:[a-z][a-z'-]*)\s+){1,2}$",
     re.IGNORECASE,
 )
