@@ -81,6 +81,8 @@ def test_a_lone_day_takes_its_own_clauses_month(text: str, said: str, expected: 
         # a second weekday, in a clause with no tense of its own, is the first such day after the weekday before it
         ("engine fixed on Thursday, van back on the road Friday", "2026-05-04", ["2026-04-30", "2026-05-01"]),
         ("flu hit me on Monday, off work till Wednesday", "2026-05-07", ["2026-05-04", "2026-05-06"]),
+        # a lone day after a narrated clause keeps its clause's direction: a month either way is what tense tells apart
+        ("Exam done on Friday, results on the 28th", "2026-03-09", ["2026-03-06", "2026-03-28"]),
         # a weekday written with its date is no anchor for another weekday
         ("The fete moved to Sunday 17 May, storms due Saturday", "2026-04-28", ["2026-05-17", "2026-05-02"]),
         # a second weekday with a tense of its own keeps it

@@ -141,6 +141,11 @@ _DIRECTED = frozenset({h.h_mdy, h.h_month_rel, h.h_weekday, h.h_bare_weekday, h.
                        p.h_ordinal, p.h_range})  # fmt: skip
 
 
+#: Handlers of dates whose year is unsaid ("27 January", "in March", "late June", "12 to 16 July"): a loose past reads
+#: them nearest the message (:mod:`.narration`); a weekday or a lone day keeps the tense's direction.
+_YEARLESS = frozenset({h.h_mdy, h.h_month_rel, p.h_part, p.h_holiday, p.h_range})
+
+
 def _at(d: date, ref: datetime) -> datetime:
     return datetime.combine(d, time(0), tzinfo=ref.tzinfo)
 
@@ -189,7 +194,7 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                if tense in ("past", "present") and loose_past(text, (s, e), tense):
+                if handler in _YEARLESS and tense in ("past", "present") and loose_past(text, (s, e), tense):
                     # a past lent by another clause ("I took two weeks off, back at work on 27 January"), or said by a
                     # headline's participle ("warehouse closed from 16 to 20 Feb"): the occurrence nearest the message
                     here = Ctx(prefer="future" if tense == "present" else "past", direction="nearest")
