@@ -78,6 +78,9 @@ def test_a_lone_day_takes_its_own_clauses_month(text: str, said: str, expected: 
     [
         # a forward cue of a later clause of its own does not date an earlier clause
         ("twisted my ankle on the stairs on Tuesday, physio says no running till Saturday", "2025-04-17", ["2025-04-15", "2025-04-19"]),
+        # a plan of a later clause does not date an earlier one whose verb reads past as well as present
+        ("But our driver Tomasz quit on Tuesday, he's moving to Gdansk", "2025-03-13", ["2025-03-11"]),
+        ("Nadia comes back from Lyon on Tuesday, she'll stay a week", "2025-03-13", ["2025-03-18"]),
         # a second weekday, in a clause with no tense of its own, is the first such day after the weekday before it
         ("engine fixed on Thursday, van back on the road Friday", "2026-05-04", ["2026-04-30", "2026-05-01"]),
         ("flu hit me on Monday, off work till Wednesday", "2026-05-07", ["2026-05-04", "2026-05-06"]),

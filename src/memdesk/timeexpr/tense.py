@@ -341,6 +341,8 @@ def _opens_with_past(text: str, start: int, end: int) -> bool:
     return first is not None and re.fullmatch(r"\W*(?:and\s+|then\s+)?", text[start : first.start()]) is not None
 
 
+#: A verb whose past is its present ("quit", "hurt", "cut"): its clause's tense is not in its form.
+_SAME_FORM = re.compile(r"\b(?:" + "|".join(sorted(SAME_AS_PRESENT)) + r")\b", re.IGNORECASE)
 #: The words before a date in a clause that is only that date ("On 3 March, ...", "And then, from the 4th, ...").
 _DATE_ONLY = re.compile(r"\W*(?:(?:and|then|but|so|also|just)\s+)*(?:(?:on|in|from|by|until|till|at|since|after|before|for)\s+)?(?:the\s+)?", re.IGNORECASE)
 
@@ -388,4 +390,9 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         # dates is not narrated by the other clause's verb; one that carries on from it ("..., then Rome on 3 May",
         # "..., the 3rd of May") is
         return "present"
-    return sentence_tense(text)
+    whole = sentence_tense(text)
+    if whole == "future" and _SAME_FORM.search(clause) and not _FUTURE_CUE.search(text, 0, _end_of_clause(text, span[1])):
+        # a plan said only in a later clause does not date an earlier one whose verb reads past as well as present
+        # ("my head cook quit on Friday, he's moving to Houston": the quitting is not ahead)
+        return sentence_tense(text[:start]) if start else None
+    return whole
