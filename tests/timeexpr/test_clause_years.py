@@ -1,5 +1,5 @@
 """The year (and week) a person gives a date said without one, read from the clause that holds it (issue 28, helper
-28dt3): a clause ends at a full stop and not inside "16,000"; "and" before words with no verb joins phrases of one
+28dt3): a clause ends at a full stop and not inside "14,500"; "and" before words with no verb joins phrases of one
 clause; a past lent by another clause, or a headline's participle, puts the date nearest the message; a lone day takes
 the month of its own clause; a forward cue of a later clause does not date an earlier one; a second weekday follows
 the first; "this <weekday>" narrated is this week's; asking for days off arranges them. Sentences of our own."""

@@ -121,8 +121,8 @@ def times_reader(utterance: Utterance) -> Callable[[str], list[TimeMention]] | N
 
 def piece_times(sentence: Sentence, piece: str, times_of: Callable[[str], list[TimeMention]] | None) -> list[TimeMention]:
     """The time expressions of ``piece``, a part of ``sentence`` said as a statement of its own: those the sentence
-    resolved inside it, read with the whole sentence's clauses ("I came with my wife and our two kids in August": the
-    piece "our two kids in August" is narrated by "came"); a piece that is not the sentence's own words is resolved
+    resolved inside it, read with the whole sentence's clauses ("I flew to Oslo with my brother and his two dogs in
+    September": the piece "his two dogs in September" is narrated by "flew"); a piece that is not the sentence's own words is resolved
     alone. (A piece may open with a capital and end with a full stop its sentence has not there.)"""
     core = piece.rstrip(" .!?;,")
     at = sentence.text.lower().find(core.lower()) if core else -1

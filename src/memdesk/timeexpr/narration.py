@@ -1,18 +1,18 @@
 """How sure a past reading of a date is, for :mod:`memdesk.timeexpr.resolve`: a clause that narrates with a finite past
-verb of its own ("I went there on 3 May", "the shop closed on 3 March", "it was 13,500 in March") puts a date said
+verb of its own ("I went there on 3 May", "the shop closed on 3 March", "it was 950 in February") puts a date said
 without its year in the most recent past occurrence. A past that is only lent or only looks like one does not; the date
 is the occurrence nearest the message, as a person reads it:
 
-* a clause with no verb of its own takes the past of another clause only loosely ("I took paternity leave, 7 days,
-  back to work on 27 January", said on 20 January, is back in a week; "We had a week in Rome, back home on 3 August",
-  said in October, came back in August), unless it goes on with the story ("We went to Rome, then Florence on 3
+* a clause with no verb of its own takes the past of another clause only loosely ("I had knee surgery, two weeks off,
+  back at the desk on 9 March", said on 27 February, is back in ten days; "We had a week in Porto, home again on 2
+  August", said in October, came back in August), unless it goes on with the story ("We went to Rome, then Florence on 3
   May", said in February, is the May before);
-* a note's participle after a bare noun, with no determiner, subject pronoun or auxiliary ("warehouse closed from 16
-  to 20 Feb", "mall done 20 December"), is a headline: closed, done or paid is a state on that date, ahead or behind,
+* a note's participle after a bare noun, with no determiner, subject pronoun or auxiliary ("office closed from 23
+  to 27 March", "kitchen done 14 November"), is a headline: closed, done or paid is a state on that date, ahead or behind,
   not a narrated event.
 
-Only the year (or month) of a date is read so; a weekday keeps the tense's direction ("repair done on Friday", said on
-Monday, was last Friday): a week either way is what tense tells apart, a year is what a person would not leave
+Only the year (or month) of a date is read so; a weekday keeps the tense's direction ("engine fixed on Thursday", said on
+Monday, was last Thursday): a week either way is what tense tells apart, a year is what a person would not leave
 unsaid.
 
 :func:`loose_past` tells which, for a clause :func:`~memdesk.timeexpr.tense.clause_tense` has read as past (or as a
@@ -27,7 +27,7 @@ from typing import Literal
 from .tense import date_clause_words, narrating_past, sentence_tense, verbless
 
 #: The head of a headline before its participle: one or two lower-case words at the start of the clause, none a
-#: determiner, a pronoun, an auxiliary or a conjunction ("warehouse closed", "kitchen tiles done"; not "the shop
+#: determiner, a pronoun, an auxiliary or a conjunction ("office closed", "kitchen tiles done"; not "the shop
 #: closed", "we closed", "it was closed"), nor a family word said as a name ("mum passed away on 3 May" narrates).
 _HEADLINE = re.compile(
     r"\W*(?:(?:also|just|still|then)\s+)?(?:(?!(?:the|a|an|my|your|his|her|its|our|their|this|that|these|those|i|you|"

@@ -141,7 +141,7 @@ _DIRECTED = frozenset({h.h_mdy, h.h_month_rel, h.h_weekday, h.h_bare_weekday, h.
                        p.h_ordinal, p.h_range})  # fmt: skip
 
 
-#: Handlers of dates whose year is unsaid ("27 January", "in March", "late June", "12 to 16 July"): a loose past reads
+#: Handlers of dates whose year is unsaid ("9 March", "in March", "late June", "12 to 16 July"): a loose past reads
 #: them nearest the message (:mod:`.narration`); a weekday or a lone day keeps the tense's direction.
 _YEARLESS = frozenset({h.h_mdy, h.h_month_rel, p.h_part, p.h_holiday, p.h_range})
 
@@ -195,8 +195,8 @@ def resolve(
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
                 if handler in _YEARLESS and tense in ("past", "present") and loose_past(text, (s, e), tense):
-                    # a past lent by another clause ("I took two weeks off, back at work on 27 January"), or said by a
-                    # headline's participle ("warehouse closed from 16 to 20 Feb"): the occurrence nearest the message
+                    # a past lent by another clause ("I had knee surgery, two weeks off, back at the desk on 9 March"), or said by a
+                    # headline's participle ("office closed from 23 to 27 March"): the occurrence nearest the message
                     here = Ctx(prefer="future" if tense == "present" else "past", direction="nearest")
                 elif handler is h.h_month_rel and (tense is None or verbless(text, (s, e))):
                     # a month named with no tense ("Update: only one migraine in February", said in March) is the one
@@ -259,8 +259,8 @@ _WEEKDAY = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|s
 
 def _after_weekday(found: list[TimeMention], weekdays: list[TimeMention], text: str) -> list[TimeMention]:
     """A weekday said without "last"/"next" after another weekday of the sentence, in a clause with no tense of its
-    own, is the first such day after that one: "repair done on Friday, boat back on the water Saturday" (said on
-    Monday: the day after that Friday, not the coming Saturday); "hurt my wrist on Monday, rest till Sunday"."""
+    own, is the first such day after that one: "engine fixed on Thursday, van back on the road Friday" (said on
+    Monday: the day after that Thursday, not the coming Friday); "flu hit me on Monday, off work till Wednesday"."""
     out: list[TimeMention] = []
     anchor: TimeMention | None = None
     for t in found:

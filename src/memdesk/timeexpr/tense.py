@@ -163,7 +163,7 @@ _FORWARD_CUE = re.compile(
 #: "We booked a cottage near the coast, 18 to 25 October" (the booking is past, what it books is ahead).
 #: The verbs of it are those that set, move, approve or cancel what is planned, in any form ("decided to move the
 #: wedding to 12 June", "HR confirmed my leave from 1 May", "release targeted for 14 November", "I cancelled the exam
-#: in June": the exam was to be in the coming June), or ask for it ("I asked for 22 to 31 December off"). A weekday
+#: in June": the exam was to be in the coming June), or ask for it ("I asked for 27 to 30 December off"). A weekday
 #: may name the day ("test booked at the centre for Saturday the 31st", "moved the call to Friday").
 _SET_FOR = re.compile(
     r"\b(?:book(?:ed|ing)?|reserv(?:e|ed|ing)|schedul(?:e|ed|ing)|arrang(?:e|ed|ing)|plann(?:ed|ing)|set|fix(?:ed|ing)?|"
@@ -253,7 +253,7 @@ def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int
         if b[0].strip().lower() == "and" and (j := _JOINED.search(text, max(0, b.start() - 30))) and j.start() < b.start() < j.end():
             continue
         if b[0].strip().lower() in ("and", "or") and not _has_verb(text[b.end() : _end_of_clause(text, b.end())]):
-            continue  # "and" before words with no verb joins two phrases of one clause ("with my wife and our kids in August")
+            continue  # "and" before words with no verb joins two phrases of one clause ("with my brother and his dogs in September")
         brk = b
     start = brk.end() if brk else 0
     after = _CLAUSE_BREAK.search(text, span[1])
@@ -262,7 +262,7 @@ def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int
 
 def clause_words(text: str, span: tuple[int, int]) -> tuple[int, str]:
     """Where the clause of ``text`` around ``span`` starts, and its words: a month said in another clause names
-    another date ("Adoption day moved to Sunday 4 May, rain forecast for the 26th": the 26th is the coming one)."""
+    another date ("The fair moved to Saturday 3 October, frost forecast for the 25th": the 25th is the coming one)."""
     _brk, start, clause = _clause(text, span)
     return start, clause
 
@@ -330,7 +330,7 @@ def _in_list(text: str, brk: re.Match[str]) -> bool:
     if brk[0].strip().lower() not in (",", "and"):
         return False
     before = text[: brk.start()].rstrip(" ,")
-    commas = [c.start() for c in re.finditer(r",(?!\d{3})", before)]  # not the comma of "16,000"
+    commas = [c.start() for c in re.finditer(r",(?!\d{3})", before)]  # not the comma of "14,500"
     item = before[commas[-1] + 1 :].strip() if commas else ""
     return bool(item) and len(item.split()) <= 4 and not (sentence_tense(item) or _PRESENT.search(item) or simple_present(item))
 
@@ -382,8 +382,8 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         return "present"
     if _FORWARD_CUE.search(text, 0, start) or (_DATE_ONLY.fullmatch(text, start, span[0]) and _FORWARD_CUE.search(text, span[1])):
         # an arrangement said before ("Our week off is booked: a cabin from 13 October"), or after a clause that is
-        # only the date ("On 3 March, I start at the bakery"); not one in a later clause of its own ("hurt my wrist on
-        # Monday, ..., rest till Sunday": the rest is ahead, the fall was not)
+        # only the date ("On 3 March, I start at the bakery"); not one in a later clause of its own ("twisted my ankle on
+        # Tuesday, ..., no running till Saturday": the rest is ahead, the fall was not)
         return "future"
     if brk is not None and not brk[0].strip().isalpha() and _NOTE.match(text, start, span[0]):
         # a verbless note of its own after a comma ("Embraer called, interview on the 1st of November"): what it
@@ -393,6 +393,6 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
     whole = sentence_tense(text)
     if whole == "future" and _SAME_FORM.search(clause) and not _FUTURE_CUE.search(text, 0, _end_of_clause(text, span[1])):
         # a plan said only in a later clause does not date an earlier one whose verb reads past as well as present
-        # ("my head cook quit on Friday, he's moving to Houston": the quitting is not ahead)
+        # ("our driver quit on Tuesday, he's moving to Gdansk": the quitting is not ahead)
         return sentence_tense(text[:start]) if start else None
     return whole
