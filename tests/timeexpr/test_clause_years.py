@@ -47,6 +47,10 @@ def test_where_a_clause_ends(text: str, said: str, expected: str) -> None:
         ("We finished the kitchen on 14 November.", "2025-11-10", "2024-11-14"),
         # a verbless clause that goes on with the story keeps its past
         ("We went to Rome, then Florence on 3 May", "2026-02-10", "2025-05-03"),
+        # what is got from a date or for one is had then: ahead
+        ("we got a two-room flat near the park from 1 March.", "2026-02-02", "2026-03-01"),
+        ("I got tickets for 9 May, front row!", "2026-04-20", "2026-05-09"),
+        ("We got back from Lisbon on 2 April", "2026-04-20", "2026-04-02"),
         # a clause that is only the date is narrated by the clause after it: not a lent past
         ("On 3 May, we went to Paris", "2026-02-10", "2025-05-03"),
         ("In August, I flew to Oslo", "2026-02-10", "2025-08-01"),

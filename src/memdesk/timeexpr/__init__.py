@@ -2,6 +2,7 @@
 
 # its modules; the public names are re-exported by memdesk itself
 __all__ = [
+    "arrangements",
     "handlers",
     "holidays",
     "narration",
