@@ -64,7 +64,7 @@ from .facts import claims_of
 from .updates import sentence_update, values_of
 from .render import attribute, chunks, fit, render, truncate
 from .social import social_question
-from .router import addressee_of, analyze_utterance, names_of, reference_of, times_reader
+from .router import addressee_of, analyze_utterance, names_of, piece_times, reference_of, times_reader
 from .rules import SUBJECTS, Sentence, analyze, content_words, greets_only, has_past_event, words
 
 logger = logging.getLogger(__name__)
@@ -255,7 +255,7 @@ class RuleExtractor:
         for sentence in content:
             for piece in atoms(sentence.text, clauses=split):
                 atom = sentence if piece == sentence.text else replace(
-                    sentence, text=piece, times=times_of(piece) if times_of is not None else []
+                    sentence, text=piece, times=piece_times(sentence, piece, times_of)
                 )
                 kind = self._kind([atom], mask)
                 parts, rewritten = render([atom], speaker, addressee, keep_you=_instructs(kind, [atom]))

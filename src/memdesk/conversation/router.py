@@ -57,7 +57,7 @@ from .social import THIRD_PERSON, only_reacts, plain_named, social_question
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["RuleRouter", "analyze_utterance", "names_of", "addressee_of", "reference_of", "times_reader"]
+__all__ = ["RuleRouter", "analyze_utterance", "names_of", "addressee_of", "piece_times", "reference_of", "times_reader"]
 
 
 def addressee_of(utterance: Utterance) -> str | None:
@@ -117,6 +117,19 @@ def times_reader(utterance: Utterance) -> Callable[[str], list[TimeMention]] | N
         return None
     earlier = earlier_text(utterance)
     return lambda s: resolve(s, ts, prefer="auto", earlier=earlier)
+
+
+def piece_times(sentence: Sentence, piece: str, times_of: Callable[[str], list[TimeMention]] | None) -> list[TimeMention]:
+    """The time expressions of ``piece``, a part of ``sentence`` said as a statement of its own: those the sentence
+    resolved inside it, read with the whole sentence's clauses ("I flew to Oslo with my brother and his two dogs in
+    September": the piece "his two dogs in September" is narrated by "flew"); a piece that is not the sentence's own words is resolved
+    alone. (A piece may open with a capital and end with a full stop its sentence has not there.)"""
+    core = piece.rstrip(" .!?;,")
+    at = sentence.text.lower().find(core.lower()) if core else -1
+    if at < 0:
+        return times_of(piece) if times_of is not None else []
+    end = at + len(core)
+    return [t.model_copy(update={"span": (t.span[0] - at, t.span[1] - at)}) for t in sentence.times if at <= t.span[0] and t.span[1] <= end]
 
 
 def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) -> list[Sentence]:

@@ -14,6 +14,8 @@ IRREGULAR_PAST = frozenset(
     broke broken chose chosen drew drawn fell fallen grew grown knew known shook stood understood
     woke wore worn threw thrown spoke spoken stole hid hidden led lit sat slept stuck struck swung
     gone seen done taken given eaten written ridden driven been became tore torn bore born
+    sank sunk rang rung sprang shrank stank bitten bent bled blew blown clung crept dealt dug fled flung froze frozen
+    hung lent meant risen sought slid spun stung swept swore sworn wept withdrew overtook mistook arose forgave knelt
     """.split()
 )
 

@@ -2,8 +2,10 @@
 
 # its modules; the public names are re-exported by memdesk itself
 __all__ = [
+    "arrangements",
     "handlers",
     "holidays",
+    "narration",
     "periods",
     "resolve",
     "spans",

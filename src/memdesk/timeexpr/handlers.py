@@ -208,6 +208,8 @@ def h_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         return spans.day(ref - timedelta(days=back))
     if which == "next":
         return spans.day(spans.monday(ref) + timedelta(weeks=1, days=wd))
+    if which == "this" and ctx.direction == "past":  # "I missed choir this Monday", said on Thursday: this week's
+        return spans.day(ref - timedelta(days=(ref.weekday() - wd) % 7))
     if which in ("this", "this coming", "coming"):
         return spans.day(ref + timedelta(days=(wd - ref.weekday()) % 7))
     # bare "on Friday"

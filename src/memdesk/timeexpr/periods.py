@@ -23,6 +23,7 @@ from datetime import date, timedelta
 
 from . import holidays, spans
 from .handlers import AFTER_DATE, CURRENT_WINDOW, NEXT_WORD, Ctx, directed
+from .tense import clause_words
 from .words import MONTH_NAME, MONTHS, weekday_index
 
 __all__ = ["h_part", "h_holiday", "h_ordinal", "h_range"]
@@ -142,9 +143,11 @@ def _day_of(day: int, month: int, year: int) -> date | None:
         return None
 
 
-def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None) -> date | None:
-    """The date of day ``day`` of a month the words leave unsaid (see the module's conventions)."""
-    named = [MONTHS[n.lower()] for n in MONTH_NAME.findall(text) if not (n == "May" and text.startswith("May"))]
+def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None, clause: tuple[int, str] | None = None) -> date | None:
+    """The date of day ``day`` of a month the words leave unsaid (see the module's conventions); ``clause``: where the
+    clause holding the day starts in ``text`` and its words, whose month is the day's (else the text's)."""
+    at, words = clause if clause is not None else (0, text)
+    named = [MONTHS[n.lower()] for n in MONTH_NAME.findall(words) if not (n == "May" and text.startswith("May", at))]
     if not named and ctx.earlier:
         # "I leave on the 16th and land on the 17th" after "coming back on 16 October": the month said just before
         # with a day this sentence says alone
@@ -204,7 +207,7 @@ def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         return None
     day = int(re.sub(r"\D", "", m["d"]))
     weekday = weekday_index(m["dwd"]) if m["dwd"] else None
-    d = _unsaid_month(day, m.string, ref, ctx, weekday)
+    d = _unsaid_month(day, m.string, ref, ctx, weekday, clause_words(m.string, m.span()))
     return spans.day(d) if d else None
 
 

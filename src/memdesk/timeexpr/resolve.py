@@ -51,9 +51,10 @@ from . import handlers as h
 from . import periods as p
 from .handlers import Ctx, Handler
 from .holidays import HOLIDAY_RE
+from .narration import loose_past
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .tense import clause_tense, note, sentence_tense, verbless
+from .tense import clause_tense, clause_words, note, progressive, sentence_tense, verbless
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -140,6 +141,11 @@ _DIRECTED = frozenset({h.h_mdy, h.h_month_rel, h.h_weekday, h.h_bare_weekday, h.
                        p.h_ordinal, p.h_range})  # fmt: skip
 
 
+#: Handlers of dates whose year is unsaid ("9 March", "in March", "late June", "12 to 16 July"): a loose past reads
+#: them nearest the message (:mod:`.narration`); a weekday or a lone day keeps the tense's direction.
+_YEARLESS = frozenset({h.h_mdy, h.h_month_rel, p.h_part, p.h_holiday, p.h_range})
+
+
 def _at(d: date, ref: datetime) -> datetime:
     return datetime.combine(d, time(0), tzinfo=ref.tzinfo)
 
@@ -188,7 +194,11 @@ def resolve(
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
                 tense = clause_tense(text, (s, e))
-                if handler is h.h_month_rel and (tense is None or verbless(text, (s, e))):
+                if handler in _YEARLESS and tense in ("past", "present") and loose_past(text, (s, e), tense):
+                    # a past lent by another clause ("I had knee surgery, two weeks off, back at the desk on 9 March"), or said by a
+                    # headline's participle ("office closed from 23 to 27 March"): the occurrence nearest the message
+                    here = Ctx(prefer="future" if tense == "present" else "past", direction="nearest")
+                elif handler is h.h_month_rel and (tense is None or verbless(text, (s, e))):
                     # a month named with no tense ("Update: only one migraine in February", said in March) is the one
                     # just past if it is the month before (a report), else the coming one
                     here = Ctx(prefer="past", direction="recent")
@@ -223,6 +233,7 @@ def resolve(
                 weekdays.append(mention)
     found.sort(key=lambda t: t.span)
     found = _in_named_week(found, weekdays) if weekdays else found
+    found = _after_weekday(found, weekdays, text) if weekdays and len(found) > 1 else found
     found = _plan_weekdays(found, weekdays, inferred, text, ref) if weekdays and inferred else found
     return _runs_forward(found, inferred, text, ref) if len(inferred) > 1 else found
 
@@ -239,6 +250,28 @@ def _plan_weekdays(
         if t in weekdays and t.start < ref and t.granularity == "day":
             day = t.start + timedelta(days=7)
             t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
+        out.append(t)
+    return out
+
+
+_WEEKDAY = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.IGNORECASE)
+
+
+def _after_weekday(found: list[TimeMention], weekdays: list[TimeMention], text: str) -> list[TimeMention]:
+    """A weekday said without "last"/"next" after another weekday of the sentence, in a clause with no tense of its
+    own, is the first such day after that one: "engine fixed on Thursday, van back on the road Friday" (said on
+    Monday: the day after that Thursday, not the coming Friday); "flu hit me on Monday, off work till Wednesday"."""
+    out: list[TimeMention] = []
+    anchor: TimeMention | None = None
+    for t in found:
+        if t in weekdays and anchor is not None and t.granularity == "day":
+            words = clause_words(text, t.span)[1]
+            if sentence_tense(words) is None and not progressive(words):
+                gap = (t.start.weekday() - anchor.start.weekday()) % 7 or 7
+                day = anchor.start + timedelta(days=gap)
+                t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
+        if t.granularity == "day" and _WEEKDAY.search(t.text) and not re.search(r"\d", t.text):
+            anchor = t  # a weekday said alone (not "Sunday 4 May": a day weeks away is no anchor for this week's days)
         out.append(t)
     return out
 

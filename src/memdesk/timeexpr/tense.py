@@ -8,7 +8,8 @@ import re
 from typing import Literal
 
 from ..text.english import IRREGULAR_PAST, SAME_AS_PRESENT
-from .words import DAY_RE, MONTH_RE, WEEKDAY_RE
+from .arrangements import set_for
+
 
 _FUTURE_CUE = re.compile(
     r"\b(?:will|won't|shall|gonna|going to|plan(?:s|ning)? (?:to|on)|about to|can't wait|looking forward|"
@@ -123,6 +124,11 @@ def past_verb(text: str, m: re.Match[str]) -> bool:
     return not (head is not None and head.start() <= m.start() < head.end())
 
 
+def narrating_past(text: str) -> list[re.Match[str]]:
+    """The past cues of ``text`` that narrate (:func:`past_verb`)."""
+    return [m for m in _PAST_CUE.finditer(text) if past_verb(text, m)]
+
+
 def sentence_tense(text: str) -> Literal["past", "future"] | None:
     """"future" if ``text`` plans something ("I'll", "going to", "next ..."), else
     "past" if it narrates ("went", "-ed" as a finite verb, "ago"), else ``None``. A past-looking form after a
@@ -153,29 +159,6 @@ _FORWARD_CUE = re.compile(
     r"moved (?:\w+ )?to(?= (?:the )?\d| (?:january|february|march|april|may|june|july|august|september|october|november|december)\b))\b",
     re.IGNORECASE,
 )
-#: A date set by an arrangement, however many words stand between: "I booked my training for 21 June",
-#: "We've moved the trip to 4 August", "They put the match back to 3 May", "We rented an office from 1 December",
-#: "We booked a cottage near the coast, 18 to 25 October" (the booking is past, what it books is ahead).
-#: The verbs of it are those that set, move, approve or cancel what is planned, in any form ("decided to move the
-#: wedding to 12 June", "HR confirmed my leave from 1 May", "release targeted for 14 November", "I cancelled the exam
-#: in June": the exam was to be in the coming June). A weekday may name the day ("test booked at the centre for
-#: Saturday the 31st", "moved the call to Friday").
-_SET_FOR = re.compile(
-    r"\b(?:book(?:ed|ing)?|reserv(?:e|ed|ing)|schedul(?:e|ed|ing)|arrang(?:e|ed|ing)|plann(?:ed|ing)|set|fix(?:ed|ing)?|"
-    r"mov(?:e|ed|ing)|postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|push(?:ed|ing)?|put|chang(?:e|ed|ing)|brought|"
-    r"delay(?:ed|ing)?|signed \w+ up|rent(?:ed|ing)?|hir(?:e|ed|ing)|leas(?:e|ed|ing)|target(?:ed|ing)?|slated|"
-    r"pencill?ed(?: in)?|confirm(?:s|ed|ing)?|approv(?:e|es|ed|ing)|agreed|granted|(?P<cancel>cancel(?:s|led|ed|ling|ing)?|"
-    r"called off))\b(?:[\s,]+[\w'-]+){0,12}?"
-    r"(?:\s+(?:for|to|until|till|from|(?(cancel)(?:in|on)|(?!)))|,)\s+(?:the\s+)?"
-    rf"(?:{WEEKDAY_RE},?\s+(?:the\s+)?)?(?:{DAY_RE}(?:\s*(?:-|\u2013|to)\s*{DAY_RE})?\s+(?:of\s+)?{MONTH_RE}|{MONTH_RE}\s+{DAY_RE}|"
-    rf"(?(cancel){MONTH_RE}|(?!))|(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)|(?<!,\s){WEEKDAY_RE})\b",
-    re.IGNORECASE,
-)
-
-
-def set_for(text: str, span: tuple[int, int]) -> bool:
-    """Whether the date at ``span`` is what an arrangement verb before it in ``text`` sets (:data:`_SET_FOR`)."""
-    return any(m.end() > span[0] for m in _SET_FOR.finditer(text, 0, span[1]))
 #: A clause in the present tense with a date: what is so on that date is the occurrence still to come or
 #: just begun ("My dad turns 70 on 14 August", "From 1 October I'm driving for another firm").
 _PRESENT = re.compile(
@@ -216,11 +199,28 @@ _NOTE = re.compile(
     r"\s*(?!(?:and|then|or|but|plus|also|back|before|after|until|till|while|when|since|the|on|in|at|by)\b)[a-z][\w'-]*(?:\s+[^\s,;:()]+){0,5}\s+$",
     re.IGNORECASE,
 )
-_CLAUSE_BREAK = re.compile(r",(?!\d{3})|[;:()!?]|\s[-\u2013\u2014]\s|\s(?:and|but|so|because|while|although|though|whereas)\s", re.IGNORECASE)
+#: Where a clause ends: punctuation (not the comma of "1,600"; a full stop before a space, not after an abbreviation such
+#: as "Dr." or "e.g."), a dash, or a conjunction.
+_CLAUSE_BREAK = re.compile(
+    r",(?!\d{3})|[;:()!?]|(?-i:(?<![A-Z][a-z])(?<!\b[A-Za-z])(?<!Mrs))\.(?=\s)|\s[-\u2013\u2014]\s|"
+    r"\s(?:and|but|so|because|while|although|though|whereas)\s",
+    re.IGNORECASE,
+)
 
 
 #: "and" between two participles joins them ("printed and delivered"): no clause starts there.
 _JOINED = re.compile(r"[a-z]{2,}ed\s+and\s+[a-z]{2,}ed\b", re.IGNORECASE)
+
+
+def _end_of_clause(text: str, at: int) -> int:
+    after = _CLAUSE_BREAK.search(text, at)
+    return after.start() if after else len(text)
+
+
+def _has_verb(words: str) -> bool:
+    """Whether ``words`` hold a finite verb, a modal or an instruction: a clause of their own."""
+    return bool(sentence_tense(words) or progressive(words) or _PRESENT.search(words) or simple_present(words)
+                or _LATER_PRESENT.search(words) or _REQUEST.match(words))
 
 
 def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int, str]:
@@ -229,16 +229,36 @@ def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int
     for b in _CLAUSE_BREAK.finditer(text, 0, span[0]):
         if b[0].strip().lower() == "and" and (j := _JOINED.search(text, max(0, b.start() - 30))) and j.start() < b.start() < j.end():
             continue
+        if b[0].strip().lower() in ("and", "or") and not _has_verb(text[b.end() : _end_of_clause(text, b.end())]):
+            continue  # "and" before words with no verb joins two phrases of one clause ("with my brother and his dogs in September")
         brk = b
     start = brk.end() if brk else 0
     after = _CLAUSE_BREAK.search(text, span[1])
     return brk, start, text[start : after.start() if after else len(text)]
 
 
+def clause_words(text: str, span: tuple[int, int]) -> tuple[int, str]:
+    """Where the clause of ``text`` around ``span`` starts, and its words: a month said in another clause names
+    another date ("The fair moved to Saturday 3 October, frost forecast for the 25th": the 25th is the coming one)."""
+    _brk, start, clause = _clause(text, span)
+    return start, clause
+
+
+def date_clause_words(text: str, span: tuple[int, int]) -> str:
+    """The words of the clause that dates the expression at ``span``: its own clause, or the next one when its own is
+    only the date ("On 3 May, we went to Paris": "we went to Paris")."""
+    _brk, start, clause = _clause(text, span)
+    after = _CLAUSE_BREAK.search(text, span[1])
+    if _DATE_ONLY.fullmatch(text, start, span[0]) and after is not None and not text[span[1] : after.start()].strip():
+        return text[after.end() : _end_of_clause(text, after.end())]
+    return clause
+
+
 def verbless(text: str, span: tuple[int, int]) -> bool:
     """Whether the clause of ``text`` around ``span`` has no verb that gives it a tense ("only one migraine in
-    February", "interview in November"): its tense, if :func:`clause_tense` gives one, is a guess."""
-    clause = _clause(text, span)[2]
+    February", "interview in November"): its tense, if :func:`clause_tense` gives one, is a guess. A clause that is
+    only the date is read with the clause after it ("In August, I flew to Oslo")."""
+    clause = date_clause_words(text, span)
     return not (_FORWARD_CUE.search(clause) or _REQUEST.match(clause) or set_for(text, span) or sentence_tense(clause)
                 or progressive(clause) or _PRESENT.search(clause) or simple_present(clause))
 
@@ -264,7 +284,8 @@ def _present_after_past(text: str, start: int, end: int) -> bool:
     return last is not None and (_LATER_PRESENT.search(text, last.end(), end) is not None or simple_present(text[last.end() : end]))
 
 
-_PERSON = re.compile(r"\b(?:i|you|we|they|he|she)\b|\b(?:i|you|we|they|he|she)'", re.IGNORECASE)
+#: A personal pronoun, subject or object ("flu hit me on Monday" is a clause, not a note).
+_PERSON = re.compile(r"\b(?:i|you|we|they|he|she|me|him|us|them)\b|\b(?:i|you|we|they|he|she)'", re.IGNORECASE)
 
 
 #: The head of a note: at most four words before its date, none of them an article or a conjunction (a note drops
@@ -286,8 +307,8 @@ def _in_list(text: str, brk: re.Match[str]) -> bool:
     if brk[0].strip().lower() not in (",", "and"):
         return False
     before = text[: brk.start()].rstrip(" ,")
-    comma = before.rfind(",")
-    item = before[comma + 1 :].strip() if comma >= 0 else ""
+    commas = [c.start() for c in re.finditer(r",(?!\d{3})", before)]  # not the comma of "14,500"
+    item = before[commas[-1] + 1 :].strip() if commas else ""
     return bool(item) and len(item.split()) <= 4 and not (sentence_tense(item) or _PRESENT.search(item) or simple_present(item))
 
 
@@ -295,6 +316,12 @@ def _opens_with_past(text: str, start: int, end: int) -> bool:
     """Whether the clause ``text[start:end]`` opens with its first narrating past form (no subject before it)."""
     first = next((m for m in _PAST_CUE.finditer(text, start, end) if past_verb(text, m)), None)
     return first is not None and re.fullmatch(r"\W*(?:and\s+|then\s+)?", text[start : first.start()]) is not None
+
+
+#: A verb whose past is its present ("quit", "hurt", "cut"): its clause's tense is not in its form.
+_SAME_FORM = re.compile(r"\b(?:" + "|".join(sorted(SAME_AS_PRESENT)) + r")\b", re.IGNORECASE)
+#: The words before a date in a clause that is only that date ("On 3 March, ...", "And then, from the 4th, ...").
+_DATE_ONLY = re.compile(r"\W*(?:(?:and|then|but|so|also|just)\s+)*(?:(?:on|in|from|by|until|till|at|since|after|before|for)\s+)?(?:the\s+)?", re.IGNORECASE)
 
 
 def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
@@ -330,11 +357,19 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         return own
     if _PRESENT.search(clause) or simple_present(clause):
         return "present"
-    if _FORWARD_CUE.search(text):
+    if _FORWARD_CUE.search(text, 0, start) or (_DATE_ONLY.fullmatch(text, start, span[0]) and _FORWARD_CUE.search(text, span[1])):
+        # an arrangement said before ("Our week off is booked: a cabin from 13 October"), or after a clause that is
+        # only the date ("On 3 March, I start at the bakery"); not one in a later clause of its own ("twisted my ankle on
+        # Tuesday, ..., no running till Saturday": the rest is ahead, the fall was not)
         return "future"
     if brk is not None and not brk[0].strip().isalpha() and _NOTE.match(text, start, span[0]):
         # a verbless note of its own after a comma ("Embraer called, interview on the 1st of November"): what it
         # dates is not narrated by the other clause's verb; one that carries on from it ("..., then Rome on 3 May",
         # "..., the 3rd of May") is
         return "present"
-    return sentence_tense(text)
+    whole = sentence_tense(text)
+    if whole == "future" and _SAME_FORM.search(clause) and not _FUTURE_CUE.search(text, 0, _end_of_clause(text, span[1])):
+        # a plan said only in a later clause does not date an earlier one whose verb reads past as well as present
+        # ("our driver quit on Tuesday, he's moving to Gdansk": the quitting is not ahead)
+        return sentence_tense(text[:start]) if start else None
+    return whole
