@@ -62,6 +62,7 @@ from .endings import mentions, reverses, valued_end
 from .topics import contrasts, rehabits, retopics
 from .facts import Claim, same_value
 from .narrowing import narrow, narrowings
+from .remainder import kept_part
 from .replies import old_values, restates
 from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
@@ -262,7 +263,8 @@ class Supersession:
             claims, named = claims_in(new), named_in(new)
             if not claims and not named:
                 continue
-            beside = valueless(r.text() for r in records if r is not new and r.provenance[:1] == new.provenance[:1])
+            message = [r for r in records if r.provenance[:1] == new.provenance[:1]]  # the records of new's message
+            beside = valueless(r.text() for r in message if r is not new)
             candidates, views = self._candidates(store, records, vectors, i, closed) if claims else ([], [])
             victims = self._victims(candidates, claims, beside) if claims else []
             victims += self._named(store, records, new, named, closed, {v.record.id for v in victims})
@@ -278,7 +280,9 @@ class Supersession:
                 if victim.row is not None:
                     old.valid_to, old.superseded_by = until, new.id
                     continue
-                closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
+                # what of a compound memory still holds is kept, narrowed to those words (:mod:`.remainder`)
+                replaced = [o.value for o in victim.claims if o.value and o.attribute not in _TEXTUAL and any(replaces(n, o) for n in claims)]
+                closed[old.id] = kept_part(old, new, message, [c for r in message for c in claims_in(r)], replaced) or old.model_copy(update={"valid_to": until, "superseded_by": new.id})
                 for reply in self._replies(store, records, new, vectors[i], old, closed):  # replies that restate it go too
                     closed[reply.id] = reply.model_copy(update={"valid_to": until, "superseded_by": new.id})
         return [(record, store.get_vectors(record.memory_type, [record.id])[0]) for record in closed.values()]
