@@ -57,6 +57,8 @@ _SHIFT = re.compile(
 _PREP = re.compile(r"(?:\b(?:on|at|from|until|till|by|in|for|since|starting|due|of)\s+(?:the\s+)?(?:next\s+|this\s+)?)$", re.IGNORECASE)
 #: a date resolved into the words after a value ("(2026-02-09)", "(week of 2027-03-29)")
 _ISO_AFTER = re.compile(r"^\s*\((?:week\s+of\s+)?\d{4}-\d\d(?:-\d\d)?\)")
+#: a prepositional phrase that can follow what a cut value followed ("is [on 14 March] at the test centre")
+_PREP_AHEAD = re.compile(r"^(?:\s*\([^)]*\))?\s+(?:at|in|on|near|with|for|by|inside|outside|behind|opposite)\b", re.IGNORECASE)
 #: what a date's phrase goes on with ("the first Monday of the month", "the 3rd of every month")
 _OF_PERIOD = re.compile(r"^\s+of\s+(?:the|every|each)\s+(?:month|week|year|term)\b", re.IGNORECASE)
 #: words that only join a part to the one before it; dropped at the head of a remainder
@@ -178,8 +180,8 @@ def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[
                 return None
         else:
             a = m.start()
-        if _DANGLING.search(text[:a].rstrip(" ,")) and text[:a].strip(" ,"):
-            return None  # the value was what the words before it said ("the exam is on 14 January")
+        if _DANGLING.search(text[:a].rstrip(" ,")) and text[:a].strip(" ,") and not _PREP_AHEAD.match(text[b:]):
+            return None  # the value was what the words before it said ("the exam is on 14 January and ...")
         if m := _ISO_AFTER.match(text[b:]):
             b += m.end()
         if m := _OF_PERIOD.match(text[b:]):  # "on the first Monday of the month": the whole of it
@@ -205,6 +207,8 @@ def _depends(part: str, before: str) -> bool:
     if before.rstrip().endswith((".", "!", "?")):
         return bool(_REFERS.match(part))
     first = words[0].lower()
+    if first in ("and", "but", "or", "also", "plus") and not _DEPENDS.search(part):
+        return False  # a statement of its own, joined ("and no shellfish please")
     return (
         bool(_DEPENDS.search(part)) or len(words) <= 4 or before.rstrip().endswith(":") or first.endswith(("ed", "ing"))
         or (first == "with" and not _OWN.match(part))
