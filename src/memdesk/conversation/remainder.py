@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import datetime
 
 from .claims import Claim
 from .endings import reverses, valued_end
 from .facts import same_value
 from .narrowing import narrow
 from .updates import _spans, new_only, topic_terms, values_of
-from ..records import MemoryRecord
+from ..records import MemoryRecord, new_id
 from ..retrieval.stemming import stem, stems_meet
 
 __all__ = ["kept_part", "parts", "remainder"]
@@ -167,10 +168,10 @@ def _restated(part: str, said: set[str], names: frozenset[str]) -> bool:
 _DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|at|on|in|of|for|from|by|the|a|an|about|around|and|or|but|with|than|until|till|since|starting|starts|started|begins|due|ending)\W*$|\(\s*\)", re.IGNORECASE)
 
 
-def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[tuple[int, int]]) -> str | None:
+def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[tuple[int, int]]) -> tuple[str, str] | None:
     """``text`` less its stale time adjuncts (a date, a time or a day after its preposition, with a date resolved
     after it) and the shifts worked that changed; ``None`` when a stale value is not such an adjunct, or what is
-    left is cut short."""
+    left is cut short; else what is left, and what went (its pieces in order)."""
     keep = [True] * len(text)
     for kind, (a, b) in stale:
         m = _PREP.search(text[:a])
@@ -194,7 +195,8 @@ def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[
     rest = re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", "".join(ch for ch, k in zip(text, keep) if k))).strip(" ,;:-–—")
     if _DANGLING.search(rest.rstrip(".!?")) or not topic_terms(rest):
         return None
-    return rest
+    went = " ".join(m.group(0).strip(" ,;:") for m in re.finditer(r"[^\x00]+", "".join(ch if not k else "\x00" for ch, k in zip(text, keep))))
+    return rest, went
 
 
 def _depends(part: str, before: str) -> bool:
@@ -215,10 +217,10 @@ def _depends(part: str, before: str) -> bool:
     )  # fmt: skip
 
 
-def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: Sequence[str] = ()) -> str | None:
+def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: Sequence[str] = ()) -> tuple[str, str] | None:
     """What of ``old`` still holds once a new message (its records' texts ``said``, their claims ``claims``) changes
-    part of it, or ``None`` (see the module docstring); ``replaced``: the values of ``old``'s attribute claims that
-    ``claims`` replace."""
+    part of it, and what went (its pieces in order), or ``None`` (see the module docstring); ``replaced``: the values
+    of ``old``'s attribute claims that ``claims`` replace."""
     body = old.body()
     spans = parts(body)
     names = frozenset(w.lower() for w in (old.speaker or "").split())
@@ -226,6 +228,7 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
     changed = _changed_values(claims)
     new_shifts = _shifts(said)
     kept: list[tuple[int, str]] = []
+    went: list[str] = []
     last: int | None = None
     cut_any = dropped = False
     for i, (a, b) in enumerate(spans):
@@ -239,6 +242,7 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
             or any(m.group("part") for m in _SHIFT.finditer(part) if m.span() in shifts)  # a shift said as a noun goes with its part
         ):  # fmt: skip
             cut_any = dropped = True
+            went.append(part)
             continue
         dropped = False
         if not stale and not shifts:
@@ -246,20 +250,23 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
             last = i
             continue
         cut_any = True
-        if (rest := _time_cut(part, stale, shifts)) is not None:
-            kept.append((i, joint + rest))
+        if (cut := _time_cut(part, stale, shifts)) is not None:
+            kept.append((i, joint + cut[0]))
+            went.append(cut[1])
             last = i
         else:
             dropped = True
-    if cut_any and len(kept) < len(spans):
-        kept = [(i, p) for i, p in kept if not _EXCLUSIVE.search(p)]  # "card payments only" went with "no cash"
+            went.append(part)
+    if cut_any and len(kept) < len(spans) and any(_EXCLUSIVE.search(p) for _, p in kept):
+        return None  # "card payments only" went with "no cash"
     if not cut_any or not kept:
         return None
     text = _JOINER.sub("", re.sub(r"\s{2,}", " ", "".join(p for _, p in kept)).strip(" ,;:-–—")).strip(" ,;:")
     text = re.sub(r"([:;.])\s*,\s*", r"\1 ", text)  # a part dropped after a colon or a full stop leaves no comma
     if len(topic_terms(text, names) - terms) < 2:
         return None
-    return text[:1].upper() + text[1:] if text[:1].islower() and body[:1].isupper() else text
+    gone = ", ".join(w.strip().rstrip(",;:") for w in went if w.strip())
+    return (text[:1].upper() + text[1:] if text[:1].islower() and body[:1].isupper() else text), gone
 
 
 def _claims_kept(claims: Sequence[object], text: str) -> list[object]:
@@ -276,15 +283,23 @@ def _claims_kept(claims: Sequence[object], text: str) -> list[object]:
 
 
 def kept_part(
-    old: MemoryRecord, new: MemoryRecord, message: Sequence[MemoryRecord], claims: Sequence[Claim], replaced: Sequence[str] = ()
-) -> MemoryRecord | None:
-    """``old`` narrowed to its :func:`remainder` once ``new`` (one of the records ``message`` made of its message, which
-    make ``claims`` together) changes part of it (``metadata["narrowed_by"]``: ``new``'s id; its claims those the
-    remainder still says), or ``None`` when it closes whole."""
-    text = remainder(old, " ".join(r.text() for r in message), claims, replaced)
-    if text is None:
+    old: MemoryRecord, new: MemoryRecord, message: Sequence[MemoryRecord], claims: Sequence[Claim], replaced: Sequence[str], until: datetime
+) -> tuple[MemoryRecord, MemoryRecord] | None:
+    """``old`` split once ``new`` (one of the records ``message`` made of its message, which make ``claims`` together)
+    changes part of it: ``old`` narrowed to its :func:`remainder` (``metadata["narrowed_by"]``: ``new``'s id; its claims
+    those the remainder still says) and a new record saying what went, closed by ``new`` from ``until``
+    (``metadata["split_from"]``: ``old``'s id; embedded with ``old``'s words as its context, so a question about
+    the value before finds it); ``None`` when ``old`` closes whole."""
+    cut = remainder(old, " ".join(r.text() for r in message), claims, replaced)
+    if cut is None:
         return None
+    text, gone = cut
     narrowed = narrow(old, text, [], new.id)
     kept = _claims_kept(old.metadata.get("claims") or [], text)
     metadata = {k: v for k, v in narrowed.metadata.items() if k != "claims"} | ({"claims": kept} if kept else {})
-    return narrowed.model_copy(update={"metadata": metadata})
+    context = " ".join(c for c in (old.metadata.get("embed_context"), old.body()) if isinstance(c, str) and c.strip())
+    base = {k: v for k, v in old.metadata.items() if k not in ("claims", "narrowed_by", "embed_context")}
+    went = narrow(old, gone, [], new.id).model_copy(
+        update={"id": new_id(), "metadata": base | {"split_from": old.id, "embed_context": context}, "valid_to": until, "superseded_by": new.id}
+    )
+    return narrowed.model_copy(update={"metadata": metadata}), went

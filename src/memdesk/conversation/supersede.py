@@ -282,10 +282,15 @@ class Supersession:
                     continue
                 # what of a compound memory still holds is kept, narrowed to those words (:mod:`.remainder`)
                 replaced = [o.value for o in victim.claims if o.value and o.attribute not in _TEXTUAL and any(replaces(n, o) for n in claims)]
-                closed[old.id] = kept_part(old, new, message, [c for r in message for c in claims_in(r)], replaced) or old.model_copy(update={"valid_to": until, "superseded_by": new.id})
+                if (split := kept_part(old, new, message, [c for r in message for c in claims_in(r)], replaced, until)) is not None:
+                    closed[old.id], went = split  # narrowed to what still holds; what went, a closed record of its own
+                    closed[went.id] = went
+                else:
+                    closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
                 for reply in self._replies(store, records, new, vectors[i], old, closed):  # replies that restate it go too
                     closed[reply.id] = reply.model_copy(update={"valid_to": until, "superseded_by": new.id})
-        return [(record, store.get_vectors(record.memory_type, [record.id])[0]) for record in closed.values()]
+        # a record split off (:mod:`.remainder`) is not stored yet: the vector of the record it was split from, for now
+        return [(r, store.get_vectors(r.memory_type, [r.metadata.get("split_from") or r.id])[0]) for r in closed.values()]
 
     def _candidates(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray, i: int, closed: dict[str, MemoryRecord]
