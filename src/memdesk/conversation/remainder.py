@@ -283,13 +283,17 @@ def _claims_kept(claims: Sequence[object], text: str) -> list[object]:
 
 
 def kept_part(
-    old: MemoryRecord, new: MemoryRecord, message: Sequence[MemoryRecord], claims: Sequence[Claim], replaced: Sequence[str], until: datetime
+    old: MemoryRecord, new: MemoryRecord, message: Sequence[MemoryRecord], claims: Sequence[Claim], old_claims: Sequence[Claim],
+    until: datetime,
 ) -> tuple[MemoryRecord, MemoryRecord] | None:
     """``old`` split once ``new`` (one of the records ``message`` made of its message, which make ``claims`` together)
-    changes part of it: ``old`` narrowed to its :func:`remainder` (``metadata["narrowed_by"]``: ``new``'s id; its claims
+    changes part of it (``old_claims``: those ``old`` carries): ``old`` narrowed to its :func:`remainder` (``metadata["narrowed_by"]``: ``new``'s id; its claims
     those the remainder still says) and a new record saying what went, closed by ``new`` from ``until``
     (``metadata["split_from"]``: ``old``'s id; embedded with ``old``'s words as its context, so a question about
     the value before finds it); ``None`` when ``old`` closes whole."""
+    from .supersede import replaces  # the one reading of a claim that replaces another
+
+    replaced = [o.value for o in old_claims if o.value and o.attribute not in _TEXTUAL and any(replaces(n, o) for n in claims)]
     cut = remainder(old, " ".join(r.text() for r in message), claims, replaced)
     if cut is None:
         return None

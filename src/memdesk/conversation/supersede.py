@@ -35,6 +35,7 @@ to the new record, per memory type) and closes those it replaces:
 A memory is closed by claims only when every fact it states goes: one replaced, and each other one
 replaced too, naming what was replaced or ended, or a job at an employer that went ("I'm a senior
 architect now" leaves "works as a junior architect at Halden Studio" current: the workplace still holds).
+A memory closed that says other things in the same statement is split instead (:mod:`.remainder`).
 
 A record may also name the records it replaces (``metadata["replaces"]``: the LLM processor's UPDATE
 decisions, :mod:`memdesk.conversation.decisions`): those are closed the same way, if they are stored,
@@ -280,17 +281,11 @@ class Supersession:
                 if victim.row is not None:
                     old.valid_to, old.superseded_by = until, new.id
                     continue
-                # what of a compound memory still holds is kept, narrowed to those words (:mod:`.remainder`)
-                replaced = [o.value for o in victim.claims if o.value and o.attribute not in _TEXTUAL and any(replaces(n, o) for n in claims)]
-                if (split := kept_part(old, new, message, [c for r in message for c in claims_in(r)], replaced, until)) is not None:
-                    closed[old.id], went = split  # narrowed to what still holds; what went, a closed record of its own
-                    closed[went.id] = went
-                else:
-                    closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
+                split = kept_part(old, new, message, [c for r in message for c in claims_in(r)], victim.claims, until)  # :mod:`.remainder`
+                closed |= {r.id: r for r in split or [old.model_copy(update={"valid_to": until, "superseded_by": new.id})]}
                 for reply in self._replies(store, records, new, vectors[i], old, closed):  # replies that restate it go too
                     closed[reply.id] = reply.model_copy(update={"valid_to": until, "superseded_by": new.id})
-        # a record split off (:mod:`.remainder`) is not stored yet: the vector of the record it was split from, for now
-        return [(r, store.get_vectors(r.memory_type, [r.metadata.get("split_from") or r.id])[0]) for r in closed.values()]
+        return [(r, store.get_vectors(r.memory_type, [r.metadata.get("split_from") or r.id])[0]) for r in closed.values()]  # split: its source's
 
     def _candidates(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray, i: int, closed: dict[str, MemoryRecord]
