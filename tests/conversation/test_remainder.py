@@ -13,7 +13,7 @@ from memdesk.conversation.claims import Claim
 from memdesk.conversation.endings import reversal
 from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.memory import Memory
-from memdesk.conversation.remainder import parts, remainder
+from memdesk.conversation.remainder import kept_part, parts, remainder
 from memdesk.conversation.router import RuleRouter
 from memdesk.conversation.updates import update_of, values_of
 from memdesk.records import Scope, SemanticRecord
@@ -148,3 +148,17 @@ def test_a_split_stays_in_its_scope(mem: Memory) -> None:
     assert [(r.id, r.text(), r.valid_to) for r in mem.get_all(scope=other, filters={"include_superseded": True})] == before
     split = [r for r in mem.get_all(scope=S, filters={"include_superseded": True}) if r.metadata.get("split_from")]
     assert split and all(r.scope == S for r in split)
+
+
+def test_a_remainder_keeps_the_time_it_was_read_with_when_no_time_went() -> None:
+    when = datetime(2025, 5, 31, tzinfo=timezone.utc)
+    old = SemanticRecord(scope=S, fact="We need 20 volunteers for the beach clean, and the crates packed by the 31st (2025-05-31).",
+                         speaker="Nadia", provenance=["m1"], event_time=when, temporal_anchor="2025-05-31", ingest_time=T0)  # fmt: skip
+    new = SemanticRecord(scope=S, fact="We have 26 volunteers now.", speaker="Nadia", provenance=["m2"], ingest_time=T0 + timedelta(days=3))
+    got = kept_part(old, new, [new], update("We have 26 volunteers now."), [], T0 + timedelta(days=3))
+    assert got is not None
+    kept, went = got
+    assert "crates" in kept.text() and "20 volunteers" not in kept.text() and kept.id == old.id
+    assert (kept.event_time, kept.temporal_anchor) == (when, "2025-05-31")
+    assert went.id != old.id and "20 volunteers" in went.text() and went.superseded_by == new.id
+    assert went.metadata["split_from"] == old.id and old.text() in went.embed_text()

@@ -299,6 +299,8 @@ def kept_part(
         return None
     text, gone = cut
     narrowed = narrow(old, text, [], new.id)
+    if not values_of(gone).keys() & {"date", "clock", "weekday", "frequency"}:  # its time is not what went: as it was read
+        narrowed = narrowed.model_copy(update={"event_time": old.event_time, "temporal_anchor": old.temporal_anchor})
     kept = _claims_kept(old.metadata.get("claims") or [], text)
     metadata = {k: v for k, v in narrowed.metadata.items() if k != "claims"} | ({"claims": kept} if kept else {})
     context = " ".join(c for c in (old.metadata.get("embed_context"), old.body()) if isinstance(c, str) and c.strip())
