@@ -290,7 +290,7 @@ def kept_part(
     changes part of it (``old_claims``: those ``old`` carries): ``old`` narrowed to its :func:`remainder` (``metadata["narrowed_by"]``: ``new``'s id; its claims
     those the remainder still says) and a new record saying what went, closed by ``new`` from ``until``
     (``metadata["split_from"]``: ``old``'s id; embedded with ``old``'s words as its context, so a question about
-    the value before finds it); ``None`` when ``old`` closes whole."""
+    the value before finds it; a ``"statement"`` view, so reads keep it beside ``old``, :func:`memdesk.retrieval.packing.is_statement`); ``None`` when ``old`` closes whole."""
     from .supersede import replaces  # the one reading of a claim that replaces another
 
     replaced = [o.value for o in old_claims if o.value and o.attribute not in _TEXTUAL and any(replaces(n, o) for n in claims)]
@@ -305,7 +305,7 @@ def kept_part(
     metadata = {k: v for k, v in narrowed.metadata.items() if k != "claims"} | ({"claims": kept} if kept else {})
     context = " ".join(c for c in (old.metadata.get("embed_context"), old.body()) if isinstance(c, str) and c.strip())
     base = {k: v for k, v in old.metadata.items() if k not in ("claims", "narrowed_by", "embed_context")}
-    went = narrow(old, gone, [], new.id).model_copy(
-        update={"id": new_id(), "metadata": base | {"split_from": old.id, "embed_context": context}, "valid_to": until, "superseded_by": new.id}
-    )
+    # a statement of its own (``view``): the read path keeps it beside the other records of its message
+    meta = base | {"split_from": old.id, "embed_context": context, "view": "statement"}
+    went = narrow(old, gone, [], new.id).model_copy(update={"id": new_id(), "metadata": meta, "valid_to": until, "superseded_by": new.id})
     return narrowed.model_copy(update={"metadata": metadata}), went
