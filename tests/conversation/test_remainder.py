@@ -162,3 +162,4 @@ def test_a_remainder_keeps_the_time_it_was_read_with_when_no_time_went() -> None
     assert (kept.event_time, kept.temporal_anchor) == (when, "2025-05-31")
     assert went.id != old.id and "20 volunteers" in went.text() and went.superseded_by == new.id
     assert went.metadata["split_from"] == old.id and old.text() in went.embed_text()
+    assert (went.event_time, went.temporal_anchor) == (when, "2025-05-31")

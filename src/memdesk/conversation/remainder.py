@@ -10,24 +10,34 @@ left or nothing in it can be told apart as changed (then it closes whole, as bef
 to that text (:func:`memdesk.conversation.narrowing.narrow`: the same record, a new version saying only what still
 holds; its history keeps the version before, ``metadata["narrowed_by"]`` names the memory that narrowed it).
 
-The old text is read as parts: its sentences, cut at commas, semicolons and colons (":func:`parts`"). A part
-carries what changed when it holds
+What went is not lost: :func:`kept_part` also makes a closed record of it (the cut words, ``metadata["split_from"]``,
+closed by the new memory, embedded with the old words as context and marked a ``"statement"`` view so reads keep it
+beside the remainder), so "what were the hours before?" and ``as_of=`` reads still find the old value.
+
+The old text is read as parts (:func:`parts`): its sentences, cut at commas, semicolons, colons, dashes and before
+"with". The new message's records are read together (their texts and claims). A part carries what changed when it
+holds
 
 * a value of a kind an ``update`` gives (:mod:`.updates`: a date, an amount, a clock time, ...) that the update does
-  not say again ("the fee is now 520" changes "Fees 450 a term", not "starts on 7 April"); a value said after a
-  preposition ("on 8 July", "at 7am", "from 10pm to 6am") is cut from the part alone when the part says more
-  ("has the exam on 8 July at the test centre" keeps "has the exam at the test centre");
-* a part of the day as a shift ("nights", "early shift") when the new memory names another one ("day shift"): that
-  word is cut, the rest of its part stays ("works nights at the depot": "works at the depot");
+  not say again ("the fee is now 520" changes "Fees 450 a term", not "starts on 7 April"; "from December" says when
+  a change starts, not a new date; a bare number may be any amount; "postponed", "delayed" change every date); a
+  date, time or day said after its preposition ("on 8 July", "at 7am") is cut from the part alone when the rest
+  still reads whole ("has the exam on 8 July at the test centre": "has the exam at the test centre"; never "the
+  exam is and ...");
+* a part of the day as a shift ("nights", "early shift") when the new message names another one ("day shift"): a
+  bare "nights" is cut, a shift named as a noun takes its part with it;
 * every content word of what an end names ("sold the ladders": "two ladders") or of an attribute's old value that
-  a claim of the new memory replaces (:func:`memdesk.conversation.supersede.replaces`);
+  a claim of the new message replaces (:func:`memdesk.conversation.supersede.replaces`);
 * what a ``reversal`` takes back ("I drink coffee again": "I don't drink coffee"), or what a ``negation`` end
   negates;
-* a distinctive word of a ``change`` ("I've stopped the Saturday markets": "and on Saturdays a stall at the market").
+* a distinctive word of a ``change`` ("I've stopped the Saturday markets": "and on Saturdays a stall at the market");
+* most of its words said again by the new message with something else ("route 21 to Portmore" after "route 32 to
+  Papine").
 
-A remainder keeps the speaker's words in their order (a sub-span: nothing is rewritten, nothing added), and only
-when it holds a content word the new memory does not say (what it would add to current memory), and no value of a
-changed kind. A record read as one part, or one whose parts all go, closes whole.
+A part that depends on one that went goes with it (:func:`_depends`: an apposition, a consequence, a participle, what
+a colon introduced, a "with" naming no one's own, a new sentence starting "It" or "That"); a part saying "only"
+closes the whole when any part goes. A remainder keeps the speaker's words in their order (nothing is rewritten or
+added), and only when it holds two content words the new message does not say.
 """
 
 from __future__ import annotations
@@ -307,5 +317,8 @@ def kept_part(
     base = {k: v for k, v in old.metadata.items() if k not in ("claims", "narrowed_by", "embed_context")}
     # a statement of its own (``view``): the read path keeps it beside the other records of its message
     meta = base | {"split_from": old.id, "embed_context": context, "view": "statement"}
-    went = narrow(old, gone, [], new.id).model_copy(update={"id": new_id(), "metadata": meta, "valid_to": until, "superseded_by": new.id})
+    went = narrow(old, gone, [], new.id).model_copy(update={
+        "id": new_id(), "metadata": meta, "valid_to": until, "superseded_by": new.id,
+        "event_time": old.event_time, "temporal_anchor": old.temporal_anchor,  # the old words' time, as read in full
+    })  # fmt: skip
     return narrowed.model_copy(update={"metadata": metadata}), went
