@@ -105,6 +105,7 @@ def ingest(
         vectors = memory.embedder.embed([r.embed_text() for r in records])
         closed = memory.supersession.resolve(memory.store, records, vectors)  # memories these records supersede
         closed = _embed_narrowed(memory, closed)
+        records, vectors, owners, closed = _split_off(records, vectors, owners, closed)
     except Exception as e:
         _keep_pending(memory, scope, utterances, e, logged=claim)
         raise
@@ -118,15 +119,16 @@ def ingest(
     return AddResult(
         message_ids=list(ids),
         routes={u.message_id: str(p.mask) for u, p in zip(utterances, processed) if u.message_id not in skipped},
-        records=[r for r, owner in zip(records, owners) if owner not in skipped],
+        records=[r for r, owner in zip(records, owners) if owner not in skipped and not r.metadata.get("split_from")],
         warnings=memory._script_warnings(scope, [u.message.text() for u in utterances]),
         superseded=superseded,
     )
 
 
 def _embed_narrowed(memory: Parts, closed: list[tuple[MemoryRecord, np.ndarray]]) -> list[tuple[MemoryRecord, np.ndarray]]:
-    """The memories to close or narrow, a narrowed one (not closed: its text changed) with the vector of its new text."""
-    narrowed = [i for i, (r, _) in enumerate(closed) if r.superseded_by is None]
+    """The memories to close or narrow, a narrowed one (not closed: its text changed) and one split off a memory
+    (:mod:`.remainder`) with the vector of its text."""
+    narrowed = [i for i, (r, _) in enumerate(closed) if r.superseded_by is None or r.metadata.get("split_from")]
     if not narrowed:
         return closed
     vectors = memory.embedder.embed([closed[i][0].embed_text() for i in narrowed])
@@ -134,6 +136,21 @@ def _embed_narrowed(memory: Parts, closed: list[tuple[MemoryRecord, np.ndarray]]
     for i, vector in zip(narrowed, vectors):
         out[i] = (closed[i][0], vector)
     return out
+
+
+def _split_off(
+    records: list[MemoryRecord], vectors: np.ndarray, owners: list[str], closed: list[tuple[MemoryRecord, np.ndarray]]
+) -> tuple[list[MemoryRecord], np.ndarray, list[str], list[tuple[MemoryRecord, np.ndarray]]]:
+    """The records to write with the records split off stored memories (:mod:`.remainder`: what went of one, closed
+    from birth) added, owned by the message of the record that closed them; and the stored memories to close or narrow."""
+    split = [(r, v) for r, v in closed if r.metadata.get("split_from")]
+    if not split:
+        return records, vectors, owners, closed
+    owner_of = {r.id: o for r, o in zip(records, owners)}
+    return (
+        [*records, *(r for r, _ in split)], np.vstack([vectors, *(v[None, :] for _, v in split)]),
+        [*owners, *(owner_of[r.superseded_by or ""] for r, _ in split)], [(r, v) for r, v in closed if not r.metadata.get("split_from")],
+    )  # fmt: skip
 
 
 def _records(

@@ -35,6 +35,7 @@ to the new record, per memory type) and closes those it replaces:
 A memory is closed by claims only when every fact it states goes: one replaced, and each other one
 replaced too, naming what was replaced or ended, or a job at an employer that went ("I'm a senior
 architect now" leaves "works as a junior architect at Halden Studio" current: the workplace still holds).
+A memory closed that says other things in the same statement is split instead (:mod:`.remainder`).
 
 A record may also name the records it replaces (``metadata["replaces"]``: the LLM processor's UPDATE
 decisions, :mod:`memdesk.conversation.decisions`): those are closed the same way, if they are stored,
@@ -60,8 +61,10 @@ import numpy as np
 from .attributes import same_role
 from .endings import mentions, reverses, valued_end
 from .topics import contrasts, rehabits, retopics
+from .claims import claims_in, named_in
 from .facts import Claim, same_value
 from .narrowing import narrow, narrowings, statements_of
+from .remainder import kept_part
 from .replies import old_values, restates
 from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
@@ -72,18 +75,6 @@ from ..store.base import Store
 __all__ = ["Supersession", "claims_in", "named_in", "replaces"]
 
 log = logging.getLogger(__name__)
-
-
-def claims_in(record: MemoryRecord) -> list[Claim]:
-    """The attribute claims a record carries (none for records no rule read)."""
-    raw = record.metadata.get("claims") or []
-    return [Claim.from_dict(c) for c in raw if isinstance(c, dict) and "attribute" in c]
-
-
-def named_in(record: MemoryRecord) -> list[str]:
-    """The ids of the records a record says it replaces (an LLM processor's UPDATE decisions)."""
-    raw = record.metadata.get("replaces") or []
-    return [r for r in raw if isinstance(r, str)] if isinstance(raw, list) else []
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
@@ -269,7 +260,8 @@ class Supersession:
             claims, named = claims_in(new), named_in(new)
             if not claims and not named:
                 continue
-            beside = valueless(r.text() for r in records if r is not new and r.provenance[:1] == new.provenance[:1])
+            message = [r for r in records if r.provenance[:1] == new.provenance[:1]]  # the records of new's message
+            beside = valueless(r.text() for r in message if r is not new)
             candidates, views = self._candidates(store, records, vectors, i, closed) if claims else ([], [])
             victims = self._victims(candidates, claims, beside) if claims else []
             victims += self._named(store, records, new, named, closed, {v.record.id for v in victims})
@@ -285,10 +277,11 @@ class Supersession:
                 if victim.row is not None:
                     old.valid_to, old.superseded_by = until, new.id
                     continue
-                closed[old.id] = old.model_copy(update={"valid_to": until, "superseded_by": new.id})
+                split = kept_part(old, new, message, [c for r in message for c in claims_in(r)], victim.claims, until)  # :mod:`.remainder`
+                closed |= {r.id: r for r in split or [old.model_copy(update={"valid_to": until, "superseded_by": new.id})]}
                 for reply in self._replies(store, records, new, vectors[i], old, closed):  # replies that restate it go too
                     closed[reply.id] = reply.model_copy(update={"valid_to": until, "superseded_by": new.id})
-        return [(record, store.get_vectors(record.memory_type, [record.id])[0]) for record in closed.values()]
+        return [(r, store.get_vectors(r.memory_type, [r.metadata.get("split_from") or r.id])[0]) for r in closed.values()]  # split: its source's
 
     def _candidates(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray, i: int, closed: dict[str, MemoryRecord]

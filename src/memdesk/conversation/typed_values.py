@@ -20,7 +20,7 @@ import re
 from ..retrieval.stemming import stem
 from ..retrieval.value_kinds import CURRENCY_NAMES, CURRENCY_SIGNS
 
-__all__ = ["COMMON", "DAY", "LABEL", "MONTH", "topic_terms", "values_of"]
+__all__ = ["COMMON", "DAY", "LABEL", "MONTH", "topic_terms", "value_spans", "values_of"]
 
 _NUMBER_WORDS = {
     w: str(i)
@@ -99,7 +99,7 @@ _COMMON = frozenset(
 )
 
 
-def _spans(text: str) -> list[tuple[str, str, tuple[int, int]]]:
+def value_spans(text: str) -> list[tuple[str, str, tuple[int, int]]]:
     """(kind, normalised value, span) of each typed value of ``text``; a count only where no other kind is."""
     out: list[tuple[str, str, tuple[int, int]]] = []
     taken: list[tuple[int, int]] = [m.span() for m in _ISO.finditer(text)]  # a date resolved into the words
@@ -134,7 +134,7 @@ def _normal(value: str, kind: str) -> str:
 def values_of(text: str) -> dict[str, set[str]]:
     """The typed values of ``text``, by kind (see the module's docstring)."""
     out: dict[str, set[str]] = {}
-    for kind, value, _ in _spans(text):
+    for kind, value, _ in value_spans(text):
         out.setdefault(kind, set()).add(value)
     return out
 
@@ -142,7 +142,7 @@ def values_of(text: str) -> dict[str, set[str]]:
 def topic_terms(text: str, skip: frozenset[str] = frozenset()) -> set[str]:
     """The words of ``text`` that may say what a value is of: no values, no common words, no names in ``skip``."""
     # an amount keeps its currency and scale ("dirhams", "million"), a stage its head ("level"): they say what it is of
-    spans = [(span, kind == "money" or kind.startswith("label")) for kind, _, span in _spans(text)]
+    spans = [(span, kind == "money" or kind.startswith("label")) for kind, _, span in value_spans(text)]
     kept = "".join(
         " " if any(a <= i < b and (not money or not ch.isalpha()) for (a, b), money in spans) else ch for i, ch in enumerate(text.lower())
     )
