@@ -8,15 +8,11 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memdesk.conversation.atoms import atoms
-from memdesk.conversation.base import RoutedExtraction
 from memdesk.conversation.claims import Claim
 from memdesk.conversation.endings import ended_claims, mentions, reversal, reverses, valued_end
-from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.facts import claims_of
 from memdesk.conversation.memory import Memory
-from memdesk.conversation.router import RuleRouter
 from memdesk.records import Scope
-from memdesk.store import open_store
 
 S = Scope(user_id="odile")
 T0 = datetime(2025, 5, 6, 9, 0, tzinfo=timezone.utc)
@@ -115,12 +111,6 @@ def test_atoms_split_a_companion_and_a_short_clause() -> None:
     assert atoms("I rent a room in Govan with another nurse, Effie.") == ["I rent a room in Govan.", "I rent with another nurse, Effie."]
     assert atoms("I'm vegan and I don't drink, only tea.") == ["I'm vegan.", "I don't drink, only tea."]
 
-
-@pytest.fixture
-def mem(tmp_path, minilm):
-    m = Memory(open_store(f"sqlite:///{tmp_path}/e.db"), minilm, RoutedExtraction(RuleRouter(), RuleExtractor()))
-    yield m
-    m.close()
 
 
 def chat(mem: Memory, *lines: str) -> list[str]:

@@ -7,13 +7,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memdesk.conversation.base import RoutedExtraction
-from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.narrowing import kept_text, narrow, narrowings, statements_of
-from memdesk.conversation.router import RuleRouter
 from memdesk.records import Scope, SemanticRecord
-from memdesk.store import open_store
 
 S = Scope(user_id="ravi")
 T0 = datetime(2025, 9, 1, 8, 0, tzinfo=timezone.utc)
@@ -59,12 +55,6 @@ def test_a_narrowed_view_says_and_claims_only_what_it_keeps() -> None:
     assert got.metadata["narrowed_by"] == "new1" and got.metadata["claims"] == [{"attribute": "plan", "op": "set"}]
     assert "claims" not in narrow(JOINED, B.text(), [A], by="n").metadata
 
-
-@pytest.fixture
-def mem(tmp_path, minilm):
-    m = Memory(open_store(f"sqlite:///{tmp_path}/n.db"), minilm, RoutedExtraction(RuleRouter(), RuleExtractor()))
-    yield m
-    m.close()
 
 
 def said(mem: Memory, *lines: str) -> list[str]:

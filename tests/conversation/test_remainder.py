@@ -8,16 +8,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memdesk.conversation.base import RoutedExtraction
 from memdesk.conversation.claims import Claim
 from memdesk.conversation.endings import reversal
-from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.remainder import kept_part, parts, remainder
-from memdesk.conversation.router import RuleRouter
 from memdesk.conversation.updates import update_of, values_of
 from memdesk.records import Scope, SemanticRecord
-from memdesk.store import open_store
 
 S = Scope(user_id="nadia")
 T0 = datetime(2025, 9, 1, 8, 0, tzinfo=timezone.utc)
@@ -94,12 +90,6 @@ def test_a_remainder_keeps_no_value_of_the_kind_that_changed() -> None:
     assert got is not None and "Ridgeway Coaches" in got[0]
     assert "clock" not in values_of(got[0])
 
-
-@pytest.fixture
-def mem(tmp_path, minilm):
-    m = Memory(open_store(f"sqlite:///{tmp_path}/r.db"), minilm, RoutedExtraction(RuleRouter(), RuleExtractor()))
-    yield m
-    m.close()
 
 
 def said(mem: Memory, *lines: str, scope: Scope = S) -> list[str]:

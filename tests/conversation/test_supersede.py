@@ -26,12 +26,6 @@ APR = datetime(2024, 4, 7, tzinfo=timezone.utc)
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def mem(tmp_path, minilm):
-    m = Memory(open_store(f"sqlite:///{tmp_path}/s.db"), minilm, RoutedExtraction(RuleRouter(), RuleExtractor()))
-    yield m
-    m.close()
-
 
 def said(text: str, when: datetime, speaker: str = "Priya") -> dict:
     return {"content": text, "speaker": speaker, "timestamp": when}

@@ -12,13 +12,9 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memdesk.conversation.base import RoutedExtraction
-from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.memory import Memory
-from memdesk.conversation.router import RuleRouter
 from memdesk.conversation.updates import update_of, updated_by, valueless
 from memdesk.records import Scope
-from memdesk.store import open_store
 
 S = Scope(user_id="odile")
 T0 = datetime(2025, 2, 3, 18, 0, tzinfo=timezone.utc)
@@ -44,12 +40,6 @@ def test_an_update_borrows_what_it_is_of_from_the_statement_before_it(beside: st
     assert word in updated_by(claim, old, frozenset(), said_with=valueless([beside]))
     assert word not in updated_by(claim, old, frozenset())  # the value's sentence alone does not say it
 
-
-@pytest.fixture
-def mem(tmp_path, minilm):
-    m = Memory(open_store(f"sqlite:///{tmp_path}/b.db"), minilm, RoutedExtraction(RuleRouter(), RuleExtractor()))
-    yield m
-    m.close()
 
 
 def said(mem: Memory, *lines: str) -> list[str]:

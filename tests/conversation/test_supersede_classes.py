@@ -9,15 +9,11 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from memdesk.conversation.attributes import attribute_claims, same_role
-from memdesk.conversation.base import RoutedExtraction
-from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.facts import Claim, claims_of
 from memdesk.conversation.memory import Memory
-from memdesk.conversation.router import RuleRouter
 from memdesk.conversation.supersede import replaces
 from memdesk.conversation.updates import sentence_update, update_of, updated_by, values_of
 from memdesk.records import Scope
-from memdesk.store import open_store
 
 S = Scope(user_id="wren")
 T0 = datetime(2025, 2, 3, 9, 0, tzinfo=timezone.utc)
@@ -129,12 +125,6 @@ def test_values_and_updates_need_a_word_of_change() -> None:
     assert update_of("If the fitters move us to 3 May, tell me.") is None
     assert sentence_update("We sold 12 cows, so we're down to 153.", "We're down to 153.") is not None
 
-
-@pytest.fixture
-def mem(tmp_path, minilm):
-    m = Memory(open_store(f"sqlite:///{tmp_path}/c.db"), minilm, RoutedExtraction(RuleRouter(), RuleExtractor()))
-    yield m
-    m.close()
 
 
 def chat(mem: Memory, *lines: str) -> list[str]:

@@ -10,14 +10,10 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memdesk.conversation.base import RoutedExtraction
-from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.facts import claims_of
 from memdesk.conversation.memory import Memory
-from memdesk.conversation.router import RuleRouter
 from memdesk.conversation.updates import update_of, updated_by, updates_of, values_of
 from memdesk.records import Scope
-from memdesk.store import open_store
 
 S = Scope(user_id="ines")
 T0 = datetime(2025, 5, 5, 9, 0, tzinfo=timezone.utc)
@@ -111,12 +107,6 @@ def test_no_ending(text: str) -> None:
 def test_a_home_said_without_moved_to(text: str, home: str) -> None:
     assert ("residence", home, "set") in {(c.attribute, c.value, c.op) for c in claims_of(text)}
 
-
-@pytest.fixture
-def mem(tmp_path, minilm):
-    m = Memory(open_store(f"sqlite:///{tmp_path}/c.db"), minilm, RoutedExtraction(RuleRouter(), RuleExtractor()))
-    yield m
-    m.close()
 
 
 def chat(mem: Memory, *lines: str) -> list[str]:

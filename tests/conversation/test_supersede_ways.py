@@ -8,16 +8,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from memdesk.conversation.base import RoutedExtraction
 from memdesk.conversation.endings import ended_claims, mentions
-from memdesk.conversation.extract import RuleExtractor
 from memdesk.conversation.facts import claims_of, with_subject
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.replies import old_values, restates
-from memdesk.conversation.router import RuleRouter
 from memdesk.conversation.updates import topic_terms, update_of, values_of
 from memdesk.records import Scope
-from memdesk.store import open_store
 
 S = Scope(user_id="ines")
 T0 = datetime(2025, 5, 6, 9, 0, tzinfo=timezone.utc)
@@ -137,12 +133,6 @@ def test_a_reply_that_restates_the_old_value_goes_with_it() -> None:
     assert restates("On 9,500 rupees, keep 3,000 aside for food.", typed, named)
     assert not restates("Keep a third aside for food.", typed, named)
 
-
-@pytest.fixture
-def mem(tmp_path, minilm):
-    m = Memory(open_store(f"sqlite:///{tmp_path}/w.db"), minilm, RoutedExtraction(RuleRouter(), RuleExtractor()))
-    yield m
-    m.close()
 
 
 def said(mem: Memory, *turns: tuple[str, str]) -> list[str]:
