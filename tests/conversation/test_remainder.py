@@ -46,6 +46,9 @@ def test_a_statement_is_read_as_its_clauses() -> None:
         # a new shift: the hours go, and the shift word with them; the workplace stays
         ("Nadia works nights packing at the Orchard Foods depot, 10pm to 6am", "Nadia is on day shift now, 8am to 4pm",
          update("I am on day shift now, 8am to 4pm"), "Nadia works packing at the Orchard Foods depot", "nights, 10pm to 6am"),
+        # "on days" names the day shift too: "works nights" does not outlive it
+        ("Tomas works nights as a porter at the Leeds General, 10pm to 8am", "Tomas is on days from June, 7am to 7pm",
+         update("I'm on days from June, 7am to 7pm"), "Tomas works as a porter at the Leeds General", "nights, 10pm to 8am"),
         # a new price: the part saying the old one goes whole (an amount is never cut out of its clause)
         ("Ines sells her honey to the Larder deli in Frome, 9 pounds a jar.", "The deli raised the honey price, now 11 pounds a jar.",
          update("The deli raised the honey price, now 11 pounds a jar."), "Ines sells her honey to the Larder deli in Frome", "9 pounds a jar."),

@@ -59,10 +59,11 @@ __all__ = ["kept_part", "parts", "remainder"]
 
 #: where a statement's parts meet: a sentence's end, a semicolon, a colon, a comma before a space (not "3,500")
 _CUT = re.compile(r"(?<=[.!?;:])\s+|,\s+|\s+[-–—]\s+|\s+(?=with\s)")
-#: a part of the day worked: "nights", "on nights", "night shift", "the early shift" (not "three nights away")
+#: a part of the day worked: "nights", "on nights", "night shift", "the early shift", "on days" (not "three nights away")
 _SHIFT = re.compile(
     r"(?:\b(?:on|the|a)\s+)?\b(?P<part>day|night|morning|afternoon|evening|early|late|graveyard|overnight|swing)s?\s+shifts?\b"
-    r"|(?:\bon\s+)?(?<![\d]\s)(?<!\w\s\d\s)\b(?P<bare>nights)\b(?!\s+(?:a|per|away|in|at|of)\b)",
+    r"|(?:\bon\s+)?(?<![\d]\s)(?<!\w\s\d\s)\b(?P<bare>nights)\b(?!\s+(?:a|per|away|in|at|of)\b)"
+    r"|\bon\s+(?P<days>days)\b(?!\s+(?:a|per|off|away|in|at|of)\b)",  # "I'm on days now"
     re.IGNORECASE,
 )
 #: a preposition that takes a value as its object: the phrase goes with the value
@@ -102,8 +103,13 @@ def _holds(value: str, text: str) -> bool:
     return bool(wanted) and all(any(stems_meet(s, w) for s in said) for w in wanted)
 
 
+def _shift(m: re.Match[str]) -> str:
+    """The part of the day a :data:`_SHIFT` match names ("night", "day", "early")."""
+    return (m.group("part") or m.group("bare") or m.group("days")).lower().rstrip("s")
+
+
 def _shifts(text: str) -> set[str]:
-    return {(m.group("part") or m.group("bare")).lower().rstrip("s") for m in _SHIFT.finditer(text)}
+    return {_shift(m) for m in _SHIFT.finditer(text)}
 
 
 def _changed_values(new: Sequence[Claim]) -> dict[str, set[str]]:
@@ -247,7 +253,7 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
         # what joined the last part kept to the part after it, as said ("problem. [dropped], the family ...": " ")
         joint = "" if last is None else body[spans[last][1] : spans[last + 1][0]]
         stale = _stale_values(part, changed) if changed else []
-        shifts = [m.span() for m in _SHIFT.finditer(part) if (m.group("part") or m.group("bare")).lower().rstrip("s") not in new_shifts] if new_shifts else []
+        shifts = [m.span() for m in _SHIFT.finditer(part) if _shift(m) not in new_shifts] if new_shifts else []
         if (
             _whole_part(claims, replaced, part) or _restated(part, terms, names) or (dropped and _depends(part, body[spans[i - 1][0] : a]))
             or any(m.group("part") for m in _SHIFT.finditer(part) if m.span() in shifts)  # a shift said as a noun goes with its part
