@@ -13,6 +13,7 @@ from memdesk.conversation.endings import reversal
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.remainder import kept_part, parts, remainder
 from memdesk.conversation.updates import update_of, values_of
+from memdesk.errors import RecordNotFoundError
 from memdesk.records import Scope, SemanticRecord
 
 S = Scope(user_id="nadia")
@@ -129,8 +130,13 @@ def test_a_remainder_closes_in_turn_and_forget_takes_every_part(mem: Memory) -> 
     assert any("Puffin" in r.text() for r in mem.get_all(scope=S) if r.valid_to is None)
     mem.add([{"content": "I sold Puffin last week, the dinghy is gone.", "speaker": "Nadia", "role": "user", "timestamp": T0 + timedelta(days=9)}], scope=S)
     assert not any("Puffin" in r.text() and "has" in r.text() for r in mem.get_all(scope=S) if r.valid_to is None)
+    every = [r.id for r in mem.get_all(scope=S, filters={"include_superseded": True})]
+    assert any(mem.history(i, scope=S)[1:] for i in every)  # a narrowed record keeps its earlier version
     mem.forget(scope=S)
     assert mem.get_all(scope=S, filters={"include_superseded": True}) == []
+    for record_id in every:  # the versions before a narrowing go too
+        with pytest.raises(RecordNotFoundError):
+            mem.history(record_id, scope=S)
 
 
 def test_a_split_stays_in_its_scope(mem: Memory) -> None:
