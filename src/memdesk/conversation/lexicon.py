@@ -55,6 +55,17 @@ ED_ADJECTIVES = frozenset(
 )
 
 
+#: Thanks proper, in English and other languages (Latin letters and their own scripts).
+THANKS_WORDS = frozenset(
+    """
+    thanks thank thx ty cheers gracias merci danke grazie obrigado obrigada valeu bedankt díky děkuji dziękuję dzięki
+    tack takk tak teşekkürler sağol shukran shukriya dhanyavaad dhanyavad spasibo спасибо arigato arigatou kamsahamnida
+    gomawo asante toda mahalo kiitos aitäh paldies ačiū hvala köszönöm köszi mulțumesc mersi multumesc gràcies diolch
+    ευχαριστώ efharisto дякую спасибі рахмет rahmat спс благодаря благодарю мерси salamat dhonnobad nandri nanri
+    dhanyabad ngiyabonga siyabonga enkosi dankie medaase nagode ameseginalehu bayarlalaa fa'afetai faafetai vinaka
+    tenkyu شكرا مرسی ممنون धन्यवाद शुक्रिया 谢谢 多谢 謝謝 ありがとう 감사합니다 고마워 ขอบคุณ תודה
+    """.split()
+)
 #: Greetings, thanks, wishes, acknowledgements and terms of address (a closed class in every language) in the other
 #: languages people most often mix into an English chat (French, Spanish, Portuguese, Italian, German, Dutch, Czech,
 #: Polish, the Scandinavian languages, Turkish, and Arabic, Hindi/Urdu, Russian, Japanese, Korean, Swahili,
@@ -87,30 +98,15 @@ PHATIC_ELSEWHERE = frozenset(
     terima kasih selamat pagi siang malam
     shalom toda raba lehitraot boker tov
     kia ora tēnā koe aloha mahalo
-    perfekt perfetto klar okej jasne dobrze hyvä kiitos aitäh paldies ačiū hvala köszönöm köszi mulțumesc mersi
-    multumesc gràcies graciñas diolch takk tusen ευχαριστώ efharisto дякую спасибі привіт вітаю рахмет сәлем салем
-    salem rahmat salom спс благодаря благодарю мерси здравей cảm ơn cám xin chào salamat po maraming kumusta
-    dhonnobad nandri nanri dhanyabad asante ngiyabonga siyabonga enkosi dankie medaase meda ase oshe ese nagode na gode
-    ameseginalehu bayarlalaa fa'afetai faafetai malo vinaka tenkyu shukran شكرا مرسی ممنون धन्यवाद शुक्रिया 谢谢
-    多谢 謝謝 ありがとう 감사합니다 고마워 ขอบคุณ תודה
+    perfekt perfetto klar okej jasne dobrze hyvä graciñas tusen привіт вітаю сәлем салем salem salom здравей cảm ơn
+    cám xin chào po maraming kumusta meda ase oshe ese na gode malo
     o
     """.split()
-)
+) | (THANKS_WORDS - PHATIC_WORDS)  # the thanks of the other languages
 _PHATIC_ANYWHERE = PHATIC_ELSEWHERE | PHATIC_WORDS
 _ANY_WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
 
-#: Thanks proper, in English and the languages above and more (Latin letters and others' own scripts).
-THANKS_WORDS = frozenset(
-    """
-    thanks thank thx ty cheers gracias merci danke grazie obrigado obrigada valeu bedankt díky děkuji dziękuję dzięki
-    tack takk tak teşekkürler sağol shukran shukriya dhanyavaad dhanyavad spasibo спасибо arigato arigatou kamsahamnida
-    gomawo asante toda mahalo kiitos aitäh paldies ačiū hvala köszönöm köszi mulțumesc mersi multumesc gràcies diolch
-    ευχαριστώ efharisto дякую спасибі рахмет rahmat спс благодаря благодарю мерси salamat dhonnobad nandri nanri
-    dhanyabad ngiyabonga siyabonga enkosi dankie medaase nagode ameseginalehu bayarlalaa fa'afetai faafetai vinaka
-    tenkyu شكرا مرسی ممنون धन्यवाद शुक्रिया 谢谢 多谢 謝謝 ありがとう 감사합니다 고마워 ขอบคุณ תודה
-    """.split()
-)
 #: Greetings and thanks proper, in English and the languages above (not acknowledgements, "Yes, Tuesday." answers a
 #: question, nor function words: "Mon: EOQ." is a line of a plan).
 _GREETS = THANKS_WORDS | frozenset(
