@@ -372,7 +372,9 @@ class Supersession:
             # the memories whose value it changes, close enough in meaning, sharing the most words saying what the value
             # is of ("budget up to £52,000": the budget, not the roofer's date), borrowed from the statements of their
             # message ("The footbridge is delayed." beside "The new finish date is November.")
-            siblings = {m: [c for c in candidates if _message_of(c.record) == m] for m in {_message_of(c.record) for c in candidates}}
+            siblings: dict[str, list[_Candidate]] = {}
+            for c in candidates:
+                siblings.setdefault(_message_of(c.record), []).append(c)
             shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)], beside) for c in candidates}
             victims += [c for c in _best_views(candidates, {k: len(v) for k, v in shared.items()}) if c not in victims]
         for change in (n for n in claims if n.attribute == "change"):
