@@ -65,7 +65,7 @@ def test_a_set_question_gives_a_list_the_whole_focus_bonus_and_one_named_value_a
     assert focus.several and focus.slot == "name"
     assert focus.share(RecordValues.of("she coaches Ilse, Rory and Jun")) == 1.0
     assert focus.share(RecordValues.of("she met Tamsin at the pool")) == PART_SHARE
-    assert focus.share(RecordValues.of("she loves the pool")) == 0.0
+    assert focus.share(RecordValues.of("She loves the pool.")) == 0.0
     items = question_focus("What are Orla's hobbies?")  # no slot of its own: only a list answers it
     assert items.slot == "items" and items.share(RecordValues.of("knitting, rowing and chess")) == 1.0
     assert items.share(RecordValues.of("Orla met Tamsin")) == 0.0
@@ -86,3 +86,4 @@ def test_the_record_listing_the_asked_items_ranks_over_one_naming_someone_else(s
     assert hits[0].record.provenance == ["list"] and "states the name asked for" in hits[0].why
     flat = Retriever.fused(store, K=3, focus_weight=0).retrieve(q, S, query_text=question, hybrid=False)
     assert flat[0].record.provenance == ["one"]
+
