@@ -42,6 +42,7 @@ def test_a_question_asks_for_a_set_by_its_plural_head(question, several):
     [
         ("The kite and the atlas.", 2),
         ("Nell, Ossian and Bea moved in on Sunday", 3),  # the last item may run on
+        ("Nell, Ossian, and Bea", 3),  # a comma before the conjunction
         ("the twins + Ilse, Rory and Jun online", 4),
         ("Mon & Wed", 2),
         ("1. book the van 2. pay the deposit 3. label the boxes", 3),

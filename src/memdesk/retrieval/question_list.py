@@ -87,7 +87,7 @@ def asks_for_set(question: str | None) -> bool:
     return False
 
 
-_SEPARATOR = re.compile(r"\s*(?:,(?=\s|$)|;|\s(?:and|or|n|&|\+|plus)\s|\s?\+\s?|\s&\s)\s*", re.IGNORECASE)
+_SEPARATOR = re.compile(r"\s*(?:,\s+(?:and|or|&|\+|plus)\s|,(?=\s|$)|;|\s(?:and|or|n|&|\+|plus)\s|\s?\+\s?|\s&\s)\s*", re.IGNORECASE)
 _CONJUNCTION = re.compile(r"(?:and|or|n|&|\+|plus)$", re.IGNORECASE)
 _NAMED_PAIR = re.compile(r"\b(?!(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]*\b)([A-Z][^\W\d_]*) (?:&|\+) (?=[A-Z])")
 """An ampersand between two capitalized words joins one name ("Cedar & Smoke", "Wick & Willow"), not two items
