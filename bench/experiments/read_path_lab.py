@@ -25,6 +25,10 @@ dense side is ``cosine + w * cosine'`` with another embedder's record vectors, o
 conversation, and question vectors under ``__q`` in the dataset's question order), written by
 
     python bench/experiments/read_path_lab.py embed e5 locomo /tmp/ev/locomo /tmp/ev/e5.npz   # or: embed wordllama ...
+
+The spec ``shipped`` runs the shipped read path itself (:meth:`Retriever.fused`'s ``retrieve`` with the question's text
+and time, every question signal included) instead of the numpy re-ranking, and adds precision@1 and MRR@10 over the
+gold turns: run it with one tree's ``src`` and then another's on the same stores to compare two read paths.
 """
 
 from __future__ import annotations
@@ -244,6 +248,26 @@ class Lab:
         r = idx.records[i]
         return SearchHit.model_construct(record=r, score=score, cosine=0.0, memory_type=MemoryType(r.type), rank=0, why="")
 
+    def shipped(self) -> dict:
+        """Recall, median tokens, precision@1 and MRR@10 of the shipped read path (spec ``shipped``)."""
+        recall, p1, rr, tokens = [], [], [], []
+        for q in self.ds.questions:
+            if q.conversation_id not in self.done or q.category not in self.ds.headline_categories or not q.retrieval_scored:
+                continue
+            vector = self.embedder.embed_query([q.question])[0]
+            hits = self.retriever.retrieve(vector, Scope(user_id=q.conversation_id), query_text=q.question, asked_at=q.question_time)
+            tokens.append(self.serializer.serialize(hits).tokens)
+            prov = [list(h.record.provenance) for h in hits]
+            for out, value in ((recall, M.evidence_recall(q.evidence_ids, prov)), (p1, M.precision_at_1(q.evidence_ids, prov)),
+                               (rr, M.reciprocal_rank(q.evidence_ids, prov, 10))):  # fmt: skip
+                if value is not None:
+                    out.append(value)
+        return {
+            "spec": "shipped", "n": len(recall), "recall": round(float(np.mean(recall)), 4), "median_tokens": statistics.median(tokens),
+            "p@1": round(float(np.mean(p1)), 4), "mrr@10": round(float(np.mean(rr)), 4),
+            "sums": {"recall": float(np.sum(recall)), "p@1": float(np.sum(p1)), "mrr@10": float(np.sum(rr))},
+        }
+
     def run(self, spec: Spec) -> dict:
         recall: dict[str, list[float]] = defaultdict(list)
         sessions: dict[str, list[float]] = defaultdict(list)
@@ -306,7 +330,7 @@ def main() -> None:
         sys.exit(__doc__)
     lab = Lab(sys.argv[1], Path(sys.argv[2]))
     for text in sys.argv[3:]:
-        print(json.dumps(lab.run(Spec(text))), flush=True)
+        print(json.dumps(lab.shipped() if text == "shipped" else lab.run(Spec(text))), flush=True)
 
 
 if __name__ == "__main__":

@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
+from .question_list import PART_SHARE, asks_for_set, listed_items
 from .value_kinds import asked_kind, asks_steps, stated_kinds
 
 __all__ = [
@@ -80,7 +81,7 @@ _INTERROGATIVE = re.compile(
 
 _ABOUT_ASKING = re.compile(r"\b(?:ask|asks|asked|asking|question|questions|wonder|wondered|enquir\w*|inquir\w*|request\w*)\b", re.IGNORECASE)
 
-Slot = Literal["name", "place", "date", "count", "role", "money", "amount", "duration", "clock", "time", "identity", "age", "steps"]
+Slot = Literal["items", "name", "place", "date", "count", "role", "money", "amount", "duration", "clock", "time", "identity", "age", "steps"]
 Setting = Literal["home", "work"]
 
 _HOME = r"live|lives|living|lived|reside\w*|home|house|flat|apartment|address|rent\w*|moved|move|moving|neighbourhood|neighborhood"
@@ -192,10 +193,17 @@ class Focus:
     kinds: frozenset[str] = frozenset()
     """For a value of :mod:`memdesk.retrieval.value_kinds` (an amount, a duration, a time of day, an identity): the
     kinds of value that answer it."""
+    several: bool = False
+    """The question asks for a set of items (:func:`~memdesk.retrieval.question_list.asks_for_set`): a record listing
+    two or more items answers it too (slot ``"items"``: only such a record)."""
 
     def answers(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
         """True when a record with these ``values`` states a value of the asked kind (for a question about the past,
-        a value it says no longer holds counts too)."""
+        a value it says no longer holds counts too), or, for a question asking for a set, lists several items."""
+        if self.several and values.items >= 2:
+            return True
+        if self.slot == "items":
+            return False
         if self.kinds:  # "How much is the rent?": an amount of money, not a number of rooms
             return bool(self.kinds & values.kinds)
         if self.slot == "date":  # "When did the hike end?" is not answered by a plan's date ("next year we want to ...")
@@ -207,6 +215,16 @@ class Focus:
         if self.slot == "place" and self.setting is not None and self.setting not in values.settings and values.settings:
             return False  # "Where does Dana live?": "Dana started at York Hospital" places her at work, not at home
         return bool(self._stated(values, past=not self.current) - self.said - user_names)
+
+    def share(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> float:
+        """The share of the focus bonus a record with these ``values`` earns: 1 when it answers (:meth:`answers`), but
+        for a question asking for a set of items only a record listing several does; one stating a single value of
+        the asked kind answers part of it (:data:`~memdesk.retrieval.question_list.PART_SHARE`)."""
+        if not self.several:
+            return float(self.answers(values, user_names))
+        if values.items >= 2:
+            return 1.0
+        return PART_SHARE if self.slot != "items" and self.answers(values, user_names) else 0.0
 
     def denies(self, values: RecordValues, user_names: frozenset[str] = frozenset()) -> bool:
         """True when the question asks what holds now and a record with these ``values`` names values of the asked
@@ -223,9 +241,19 @@ class Focus:
 
 
 def question_focus(question: str | None) -> Focus | None:
-    """The slot ``question`` asks for (see the module docstring), None when it asks for none of them."""
+    """The slot ``question`` asks for (see the module docstring), None when it asks for none of them; a question asking
+    for a set of items (:func:`~memdesk.retrieval.question_list.asks_for_set`) is answered by a list as well."""
     if not question:
         return None
+    focus = _slot_focus(question)
+    if not asks_for_set(question):
+        return focus
+    if focus is None:
+        return Focus("items", frozenset(_bare(w) for w in _WORD.findall(question.lower())), _PAST.search(question) is None, several=True)
+    return replace(focus, several=True)
+
+
+def _slot_focus(question: str) -> Focus | None:
     said = frozenset(_bare(w) for w in _WORD.findall(question.lower()))
     current = _PAST.search(question) is None
     if (kind := asked_kind(question)) is not None:  # "How much ...", "How long ...", "What time ...", "Who is Mette?"
@@ -306,6 +334,8 @@ class RecordValues:
     """It speaks of what is to come (:data:`_PLAN`): its date is a plan's, not when something happened."""
     kinds: frozenset[str] = frozenset()
     """The kinds of value of :mod:`memdesk.retrieval.value_kinds` it states (money, a duration, a time of day, ...)."""
+    items: int = 0
+    """How many items it lists (:func:`~memdesk.retrieval.question_list.listed_items`)."""
 
     @classmethod
     def of(cls, text: str) -> RecordValues:
@@ -340,7 +370,7 @@ class RecordValues:
             frozenset(names), frozenset(places), date, count,
             frozenset(denied_names - names), frozenset(denied_places - places), role,
             frozenset(k for k, cue in (("home", _ASKS_HOME), ("work", _ASKS_WORK)) if cue.search(body) or (k == "work" and role)),
-            bool(_PLAN.search(body)), stated_kinds(body),
+            bool(_PLAN.search(body)), stated_kinds(body), listed_items(body),
         )  # fmt: skip
 
 

@@ -226,7 +226,7 @@ class ScopeIndex:
         stated = np.zeros(len(positions))  # the focus bonus: the record states a value of the asked kind
         if focus is not None and focus_weight > 0:
             stated = focus_scale(len(self.records)) * focus_weight * np.fromiter(
-                (focus.answers(self.values[i], names) for i in positions.tolist()), dtype=bool, count=len(positions)
+                (focus.share(self.values[i], names) for i in positions.tolist()), dtype=np.float64, count=len(positions)
             )
             bonus = bonus + stated
         if change_weight:  # a record telling a change states the new value: + asked what holds now, - what held before
