@@ -1,21 +1,24 @@
 """Two records that hold the same attribute a question asks about, in other words (English).
 
-"Who feeds the dog while Aurélio is away?" asked now: the conversation said "my neighbour Ilda will feed the dog"
-and, weeks later, "Ilda broke her wrist, so my cousin Jacinto will feed the dog instead". The write side closes
-the first record when it reads the change (:mod:`memdesk.conversation.supersede`); when the change is worded in a way
-it does not read, both stay open, and the read side's test of one topic (:func:`memdesk.retrieval.question_now.later_on_topic`:
-the two vectors at least :data:`~memdesk.retrieval.question_now.SAME_TOPIC` apart) often fails too, because the later
-record says more (why the neighbour cannot, who the cousin is) and its vector drifts from the first.
+"Who waters the allotment while Sunniva is away now?": the conversation said "my neighbour Odile will water the
+allotment" and, weeks later, "Odile hurt her back, so my nephew Casimir will water the allotment instead". The write
+side closes the first record when it reads the change (:mod:`memdesk.conversation.supersede`); when the change is
+worded in a way it does not read, both stay open, and the read side's test of one topic
+(:func:`memdesk.retrieval.question_now.later_on_topic`: the two vectors at least
+:data:`~memdesk.retrieval.question_now.SAME_TOPIC` apart) often fails too, because the later record says more (why
+the neighbour cannot, who the nephew is) and its vector drifts from the first; and where it holds, its penalty is
+often too small, since the earlier record, usually the one whose words the question repeats, stands far above.
 
 What the two records share is structure, not wording: each holds a word the question asks about (the attribute:
-"feed", "dog"; "teacher"; "bales"; not the user's own name, which every record holds), each states a value of the
+"water", "allotment"; "teacher"; "rent"; not a name, which says whose attribute it is), each states a value of the
 kind the question asks for (a person, a place, a date, an amount: :meth:`memdesk.retrieval.question_focus.Focus.answers`),
 and their vectors are still on one subject (cosine at least :data:`ATTRIBUTE_TOPIC`, well below one topic's
 :data:`~memdesk.retrieval.question_now.SAME_TOPIC`). Two such records answer one question with two values; asked
-what holds now, the later one holds. :func:`same_attribute` gives that relation as a matrix, which
-:func:`~memdesk.retrieval.question_now.later_on_topic` joins to its own (one penalty, the same weight).
+what holds now, the later one holds. :func:`same_attribute` gives that relation as a matrix (:func:`attribute_pairs`
+for the candidates of a :class:`~memdesk.retrieval.scope_index.ScopeIndex`), and :func:`later_first` puts the earlier
+of each such pair just below the later one.
 
-A question with no asked kind of value (a yes/no question: "Does Aurélio still go to the cards club?") needs the
+A question with no asked kind of value (a yes/no question: "Does Sunniva still go to the chess club?") needs the
 shared asked word alone, at the same cosine.
 """
 
@@ -73,13 +76,13 @@ def later_first(
 
 
 #: a name (a capitalized word after a sentence's first, not a day or a month): whose attribute, or a place, not which
-#: attribute ("Does Ron still drive?" asks about driving; "the Tea Garden Hall" says nothing of how one takes tea)
+#: attribute ("Does Piet still cycle?" asks about cycling; "the Bramble Lane Cafe" says nothing of country lanes)
 _NAME = re.compile(
     r"(?<!^)(?<![.!?:]\s)(?<![.!?:]\s\W)\b(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)days?\b|(?:January|February|March|April|May|June|"
     r"July|August|September|October|November|December)\b)[A-ZÀ-ÖØ-Þ][\w'’-]*"
 )
-#: words of a question asking for a new value rather than naming what it is of ("now instead of riding", "the new
-#: manager"), and units of money, which measure every amount ("How many pesos does Maria send home?": sending home)
+#: words of a question asking for a new value rather than naming what it is of ("now instead of tennis", "the new
+#: coach"), and units of money, which measure every amount ("How many euros does Piet save a week?": saving)
 _NOT_ATTRIBUTE = re.compile(rf"\b(?:instead|new|newest|current|{CURRENCY_NAMES})\b", re.IGNORECASE)
 
 
@@ -91,8 +94,8 @@ def held_terms(text: str, tokenizer: Callable[[str], list[str]]) -> frozenset[st
 def asked_terms(question: str, tokenizer: Callable[[str], list[str]], skip: frozenset[str] = frozenset()) -> frozenset[str]:
     """The terms of ``question`` (``tokenizer``'s: lower-cased, stemmed, stopwords out) that may name the attribute it
     asks about: less its words of now ("now", "still", "currently") and of a new value ("instead", "new"), units of
-    money, the names it says (whose attribute it asks about: "Does Ron still drive?" asks about driving, and every
-    record about Ron names him) and the terms of ``skip`` (the user's names)."""
+    money, the names it says (whose attribute it asks about: "Does Piet still cycle?" asks about cycling, and every
+    record about Piet names him) and the terms of ``skip`` (the user's names)."""
     question = _NOT_ATTRIBUTE.sub(" ", without_now(question))
     return held_terms(question, tokenizer) - frozenset(t for w in skip for t in tokenizer(w))
 
