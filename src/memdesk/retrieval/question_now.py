@@ -22,7 +22,7 @@ import re
 
 import numpy as np
 
-__all__ = ["CHANGE_WEIGHT", "NOW_WEIGHT", "SAME_TOPIC", "asks_now", "asks_then", "later_on_topic"]
+__all__ = ["CHANGE_WEIGHT", "NOW_WEIGHT", "SAME_TOPIC", "asks_now", "asks_then", "later_on_topic", "without_now"]
 
 NOW_WEIGHT = 1.5
 """The default read path's penalty, in standard deviations, on a record that a later record on the same topic
@@ -52,6 +52,11 @@ _NOW = re.compile(
 _BEFORE_NOW = re.compile(r"\bbefore (?:the |this |that |her |his |their )?(?:latest|most recent|current)\b", re.IGNORECASE)
 """What held before the latest change ("What did it cost before the latest increase?"): the past, whatever "latest" says."""
 _HYPOTHETICAL = re.compile(r"^\W*(?:would|could|might|should|if)\b|\bif (?:she|he|they|i|you|we)\b", re.IGNORECASE)
+
+
+def without_now(question: str) -> str:
+    """``question`` less its words asking what holds now ("now", "still", "these days", ...)."""
+    return _NOW.sub(" ", question)
 
 
 def asks_now(question: str | None) -> bool:

@@ -30,6 +30,7 @@ from ..filters import RecordFilter
 from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, focus_scale, only_asks, user_name_words
 from .rank_why import RankWhy as _Why
 from .question_now import later_on_topic
+from .same_attribute import ATTRIBUTE_TOPIC, attribute_pairs, later_first
 from .question_time import TimeWindow
 from ..records import MemoryRecord, MemoryType, Scope, _aware as aware_utc
 from ..store.base import Store
@@ -138,6 +139,7 @@ class ScopeIndex:
         asking_weight: float | None = None,
         replaced_weight: float | None = None,
         change_weight: float = 0.0,
+        attribute_topic: float | None = ATTRIBUTE_TOPIC,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
 
@@ -156,7 +158,8 @@ class ScopeIndex:
         now, a record that only denies values of the asked kind ("no longer works at X") has its fused score demoted
         by :data:`~memdesk.retrieval.question_focus.DENIAL_WEIGHT`, as a superseded one is; ``now_weight`` (a
         question asking what holds now) taken off a relevant record that a later relevant one on its topic follows
-        (:func:`~memdesk.retrieval.question_now.later_on_topic`), ``then_weight`` (a question asking what held before a
+        (:func:`~memdesk.retrieval.question_now.later_on_topic`), and for such a question, with ``attribute_topic``, the later of two
+        holding the attribute ``query_text`` asks about put just above the earlier (:mod:`memdesk.retrieval.same_attribute`), ``then_weight`` (a question asking what held before a
         change, :func:`~memdesk.retrieval.question_now.asks_then`) off one that an earlier one on its topic precedes; with ``asking_weight``, a record of a question someone
         asked that states nothing (:func:`~memdesk.retrieval.question_focus.only_asks`) has its fused score demoted by that factor, as a
         superseded one is (:func:`~memdesk.retrieval.question_focus.asks_about_asking`: not for a question about what was
@@ -239,11 +242,15 @@ class ScopeIndex:
         followed = None  # asked what holds now: a record that a later one on its topic follows (asked what held
         if (now_weight > 0 or then_weight > 0) and len(positions) > 1:  # before: one that an earlier one precedes)
             said = self.said_times[positions] if now_weight > 0 else -self.said_times[positions]
+            speakers = np.array([self.records[i].speaker or "" for i in positions.tolist()], dtype=object)
             followed = later_on_topic(
-                z, self.vectors[positions], said, gate=bonus_gate or 1.0, weight=now_weight or then_weight,
-                speakers=np.array([self.records[i].speaker or "" for i in positions.tolist()], dtype=object),
+                z, self.vectors[positions], said, gate=bonus_gate or 1.0, weight=now_weight or then_weight, speakers=speakers,
             )
             z = z - followed
+            if now_weight > 0 and attribute_topic is not None and query_text:  # the later of two holding the asked attribute
+                pairs = attribute_pairs(self, positions, query_text, focus, attribute_topic)
+                lowered = later_first(z, said, pairs, gate=bonus_gate or 1.0, speakers=speakers)
+                followed, z = followed + (z - lowered), lowered
         order = np.argsort(-z, kind="stable")
         for j in order.tolist():
             i = int(positions[j])
