@@ -3,7 +3,7 @@ SQLite) and, after each message with supersession labels, print every ``closes``
 records it matched, what closed each and its claims; then each narrowed record with the record that narrowed it.
 Output holds benchmark text: keep it under /tmp, never commit it.
 
-    OMP_NUM_THREADS=1 MEMDESK_CONFIG="" PYTHONPATH=src python bench/results/chats/session8-28ps/supersession_probe.py \
+    OMP_NUM_THREADS=1 MEMDESK_CONFIG="" PYTHONPATH=src python bench/experiments/supersession_probe.py \
         bench/data/chats/heldout5a.jsonl [chat-id,chat-id] [--all] > /tmp/probe.txt
 
 Its counts of unsatisfied items equal the harness's (checked on heldout5b, 4b, 3a, 3b, 2 against main); about 15 s a
