@@ -164,6 +164,8 @@ def _replaced_answer(
         return sum(w for t, w in weights.items() if t in words[i])
 
     old = [i for i, h in enumerate(hits) if h.record.superseded_by is not None and states[i] and share(i) > 0]
+    if not old and hits and hits[0].record.superseded_by is not None:
+        return 0  # the ranking, which does not demote replaced records for such a question, puts one first
     return max(old, key=lambda i: (share(i), -i), default=None)
 
 
