@@ -27,6 +27,11 @@ ABSTAIN = "not mentioned in the conversation"
 EXTRACTIVE_LABEL = "extractive: best evidence"
 #: What the extractive answerer says before the closest record when no record holds the question's words.
 NOT_DIRECT = "Nothing in memory says this directly."
+#: What the extractive answerer says before the other statements of the answer's own message.
+SAID_WITH = "Said with it:"
+MESSAGE_CHARS = 400
+"""The answer comes with the other statements of its message when the message's statements hold at most this many
+characters: a short message is quoted whole (a turn of chat), a long one is not."""
 
 _PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*", re.IGNORECASE)
 _ABSTAIN_NORM = re.compile(r"[^a-z ]+")
@@ -71,6 +76,8 @@ class ExtractiveAnswerer:
             text = _said(choice.answer)
             if choice.beside is not None:  # the answer's own message says the value asked for in another statement
                 text = f"{text} {_said(choice.beside)}"
+            elif mates is not None and (rest := said_with(choice.answer.record, mates)):
+                text = f"{text} {SAID_WITH} {rest}"
             if choice.earlier is not None:  # the memory holding the question's words, and what replaced it
                 text = f"{text} Before (since replaced): {_said(choice.earlier)}"
         else:
@@ -80,6 +87,23 @@ class ExtractiveAnswerer:
         if self.label:
             text = f"[{self.label}] {text}"
         return Answer(question=question, answer=text, extractive=True, evidence=evidence, model=None)
+
+
+def said_with(
+    record: MemoryRecord, mates: Callable[[MemoryRecord], Sequence[MemoryRecord]], *, limit: int = MESSAGE_CHARS
+) -> str:
+    """The other statements of ``record``'s message (read by ``mates``), in the order ``mates`` gives them, each once (a
+    statement whose words another holds, or that holds another's, is the same statement kept whole or narrowed: the
+    first kept), joined; empty when the message said nothing else or its statements hold more than ``limit``
+    characters."""
+    said = [record.body().strip()]
+    for mate in mates(record):
+        if mate.role != record.role:
+            continue
+        body = mate.body().strip()
+        if body and not any(body in s or s in body for s in said):
+            said.append(body)
+    return " ".join(said[1:]) if sum(map(len, said)) <= limit else ""
 
 
 def _said(said: SearchHit | MemoryRecord) -> str:
