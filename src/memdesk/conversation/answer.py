@@ -5,7 +5,9 @@
   at least 0.2 (:data:`~memdesk.conversation.answer_choice.TRUST`), else of the best few current hits the one holding most of the question's content
   words) with its temporal anchor, labelled ``extractive: best evidence`` and flagged ``extractive=True``; when no
   current record holds any of them, it says so and
-  names the closest record (and a since-replaced one that holds them) instead of presenting one as the answer.
+  names the closest record (and a since-replaced one that holds them) instead of presenting one as the answer. An answer
+  split out of a short message comes with the other statements of that message (:func:`said_with`): what was said
+  with it, each once.
 * :class:`LLMAnswerer`: a chat model answers in a short phrase from the evidence block (which carries
   each record's temporal anchor), or abstains with :data:`ABSTAIN` when the evidence does not
   support an answer. With no evidence at all it abstains without calling the model.
@@ -53,7 +55,8 @@ class ExtractiveAnswerer:
     superseded record holds them; when the record that replaced that one is in the evidence, it is the
     answer, followed by ``" Before (since replaced): <record>"``; an answer that does not state the kind of value
     the question asks for ("Where ...?": a place) is followed by a statement of its own message that does, when one is
-    in the evidence. ``label=""`` drops the prefix (``Answer.extractive`` still says what it is).
+    in the evidence, else by ``" Said with it: <the other statements of its message>"`` when that message is short
+    (:data:`MESSAGE_CHARS`). ``label=""`` drops the prefix (``Answer.extractive`` still says what it is).
     """
 
     def __init__(self, *, label: str = EXTRACTIVE_LABEL) -> None:
@@ -68,7 +71,8 @@ class ExtractiveAnswerer:
         mates: Callable[[MemoryRecord], Sequence[MemoryRecord]] | None = None,
     ) -> Answer:
         """The answer from ``evidence``; ``mates(record)``, when given, reads the other current records of a record's
-        message, so an answer lacking the asked value can be followed by a statement of its message that says it."""
+        message, so an answer lacking the asked value can be followed by a statement of its message that says it, and
+        an answer from a short message by the rest of that message."""
         choice = choose(question, evidence.hits, mates=mates)
         if choice.closest is None:
             return Answer(question=question, answer=ABSTAIN, extractive=True, evidence=evidence, model=None)

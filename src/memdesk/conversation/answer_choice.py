@@ -23,6 +23,12 @@ holds now: it is passed over too, and where it would answer (it replaced the rec
 statement of the same message that states a value of the asked kind answers instead ("I no longer work at the
 Riverside clinic. I started at York Hospital": the second), and otherwise nothing does.
 
+A question about what held before a change ("What did Maya pay before the rise?", "Where did she live originally?":
+:func:`~memdesk.retrieval.question_now.asks_then`, the read side's reading, under which the ranking does not demote
+replaced records) is answered by a replaced record of the best few that states a value of the asked kind and holds
+some of the question's words, the one holding most of them: the record that said the old value, not the one that
+replaced it; when none does and the first hit is a replaced record, that one answers.
+
 When no current record in the evidence holds any of the question's content words but a memory that was
 since replaced does, the record that replaced it answers when it is in the evidence ("Where does Maya
 live now?": "lives in Headingley" was replaced by "moved to York, into a terraced house"), with the old
