@@ -136,7 +136,8 @@ def choose(
     if asks_then(question) and (then := _replaced_answer(hits[:window], states, words, weights)) is not None:
         return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
     dated = focus is not None and focus.slot == "date"  # "When ...?": a record stating the date asked answers
-    if current and current[0] == 0 and hits[0].score >= trust and (not dated or states[0] or not any(states[i] for i in current)):
+    undated = dated and not states[0] and any(states[i] for i in current)  # a sure first hit without the date
+    if current and current[0] == 0 and hits[0].score >= trust and not undated:
         return chosen(0, tuple(weights))  # the ranking is sure enough: the first hit answers
     if not weights:  # a question of function words and names only: the ranking is all there is
         return chosen(current[0], ()) if current else Choice(hits[0], hits[0], None, ())
