@@ -232,18 +232,3 @@ def test_a_replaced_first_hit_answers_a_question_about_what_held_before():
     ev = hits(old, fact("Noor moved into a houseboat in Rotterdam."), fact("Noor likes tea."), top=0.5)
     assert choose("Where did Noor live before the move?", ev).answer is ev[0]
     assert choose("Where does Noor live now?", ev).answer is not ev[0]
-
-
-def test_a_sure_first_hit_without_the_asked_date_gives_way_to_one_that_states_it():
-    """"When did Noor move into the houseboat?" asks when it happened: a plan's date ("next year") does not say it, even
-    from a first hit the ranking is sure of; the record dating the move answers. Asked about the plan, the plan answers."""
-    ev = hits(
-        fact("Noor plans to move into the houseboat next year."),
-        fact("Noor moved into the houseboat on 3 May."),
-        fact("Noor likes tea."),
-        fact("Noor's brother plays the cello."),
-        fact("Noor cycles to the library."),
-        top=0.6,
-    )
-    assert choose("When did Noor move into the houseboat?", ev).answer is ev[1]
-    assert choose("When does Noor plan to move into the houseboat?", ev).answer is ev[0]

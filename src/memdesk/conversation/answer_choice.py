@@ -4,10 +4,7 @@ The read path ranks by meaning and words together; its first hit is the record m
 question, not always the one that *answers* it ("How does Maya make the curry?" ranks "Ines loved the
 curry" next to the recipe). When the ranking is sure, its first hit answers: a current first hit whose calibrated
 relevance (its ``score``, :mod:`memdesk.retrieval.relevance`) is at least :data:`TRUST` is the answer whatever words it
-holds ("Where does Maya work now?": "Maya is a nurse at St Mary's now"), unless the question asks for a date
-(:func:`~memdesk.retrieval.question_focus.question_focus`) that the first hit does not state and another of the best
-few current hits does ("When did Maya move?": a plan's "next year" does not say when it happened); for such a question
-the hits stating a date are weighed first. Otherwise :func:`choose` reads the
+holds ("Where does Maya work now?": "Maya is a nurse at St Mary's now"). Otherwise :func:`choose` reads the
 question's content words (stemmed, stopwords out; the words most of the evidence shares, such as the person's name,
 say nothing about which record answers) and weighs each by how rare it is in the evidence. The first current hit
 answers when it holds at least
@@ -135,10 +132,8 @@ def choose(
 
     if asks_then(question) and (then := _replaced_answer(hits[:window], states, words, weights)) is not None:
         return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
-    dated = focus is not None and focus.slot == "date"  # "When ...?": a record stating the date asked answers
-    undated = dated and not states[0] and any(states[i] for i in current)  # a sure first hit without the date
-    if current and current[0] == 0 and hits[0].score >= trust and not undated:
-        return chosen(0, tuple(weights))  # the ranking is sure enough: the first hit answers
+    if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
+        return chosen(0, tuple(weights))
     if not weights:  # a question of function words and names only: the ranking is all there is
         return chosen(current[0], ()) if current else Choice(hits[0], hits[0], None, ())
     total = sum(weights.values())
@@ -146,10 +141,9 @@ def choose(
     def share(i: int) -> float:
         return sum(w for t, w in weights.items() if t in words[i]) / total
 
-    pool = ([i for i in current if states[i] and share(i) > 0] if dated else []) or current
-    best = max(pool, key=lambda i: (share(i), -i), default=None)
+    best = max(current, key=lambda i: (share(i), -i), default=None)
     if best is not None and share(best) > 0:
-        if current[0] in pool and share(current[0]) >= KEEP_SHARE * share(best):
+        if share(current[0]) >= KEEP_SHARE * share(best):
             best = current[0]
         return chosen(best, tuple(weights))
     old = sorted(
