@@ -209,3 +209,26 @@ def test_a_memory_answer_brings_in_a_statement_of_the_same_message_ranked_out_of
         assert "Lakeshore" in out.answer
     finally:
         mem.close()
+
+
+def test_a_question_about_what_held_before_is_answered_by_the_replaced_record_of_the_asked_kind():
+    """"What did Noor pay for the allotment before the rise?": the current record holding the new fee ranks first; the
+    replaced one states an amount and holds the question's words: it answers. A question about now keeps the current."""
+    new = fact("The allotment fee went up to 60 euros a year.")
+    old = fact("Noor pays 45 euros a year for the allotment.", superseded=True).model_copy(update={"superseded_by": new.id})
+    ev = hits(new, fact("Noor grows leeks and beans."), old, fact("Noor's neighbour keeps bees."), top=0.6)
+    assert choose("What did Noor pay for the allotment before the rise?", ev).answer is ev[2]
+    assert choose("What does Noor pay for the allotment now?", ev).answer is ev[0]
+    # a replaced record that states no amount is not the old value: the ranking's answer stands
+    chat = fact("Noor talked about the allotment with the committee.", superseded=True)
+    ev2 = hits(new, fact("Noor grows leeks and beans."), chat, top=0.6)
+    assert choose("What did Noor pay for the allotment before the rise?", ev2).answer is ev2[0]
+
+
+def test_a_replaced_first_hit_answers_a_question_about_what_held_before():
+    """The ranking does not demote replaced records for a question about before; when it puts one first, that record
+    answers even if it shares no word with the question ("Where did Noor live before the move?")."""
+    old = fact("Noor rented a room above the bakery in Delft.", superseded=True)
+    ev = hits(old, fact("Noor moved into a houseboat in Rotterdam."), fact("Noor likes tea."), top=0.5)
+    assert choose("Where did Noor live before the move?", ev).answer is ev[0]
+    assert choose("Where does Noor live now?", ev).answer is not ev[0]

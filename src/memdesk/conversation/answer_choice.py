@@ -23,6 +23,12 @@ holds now: it is passed over too, and where it would answer (it replaced the rec
 statement of the same message that states a value of the asked kind answers instead ("I no longer work at the
 Riverside clinic. I started at York Hospital": the second), and otherwise nothing does.
 
+A question about what held before a change ("What did Maya pay before the rise?", "Where did she live originally?":
+:func:`~memdesk.retrieval.question_now.asks_then`, the read side's reading, under which the ranking does not demote
+replaced records) is answered by a replaced record of the best few that states a value of the asked kind and holds
+some of the question's words, the one holding most of them: the record that said the old value, not the one that
+replaced it; when none does and the first hit is a replaced record, that one answers.
+
 When no current record in the evidence holds any of the question's content words but a memory that was
 since replaced does, the record that replaced it answers when it is in the evidence ("Where does Maya
 live now?": "lives in Headingley" was replaced by "moved to York, into a terraced house"), with the old
@@ -49,6 +55,7 @@ from dataclasses import dataclass
 from ..hits import SearchHit
 from ..records import MemoryRecord
 from ..retrieval.question_focus import Focus, RecordValues, question_focus, user_name_words
+from ..retrieval.question_now import asks_then
 from ..retrieval.stemming import StemmingTokenizer
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
@@ -123,6 +130,8 @@ def choose(
         said = hits[beside].record if beside is not None else _mate_stating(focus, hits[i].record, mates)
         return Choice(hits[i], hits[0], None, terms, said)
 
+    if asks_then(question) and (then := _replaced_answer(hits[:window], states, words, weights)) is not None:
+        return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
     if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
         return chosen(0, tuple(weights))
     if not weights:  # a question of function words and names only: the ranking is all there is
@@ -149,6 +158,21 @@ def choose(
     if denial[0] and not old and any(states[i] for i in current):  # the first hit only said what no longer holds
         return chosen(next(i for i in current if states[i]), tuple(weights))
     return Choice(None, hits[0], hits[old[0]] if old else None, tuple(weights))
+
+
+def _replaced_answer(
+    hits: Sequence[SearchHit], states: list[bool], words: list[set[str]], weights: dict[str, float]
+) -> int | None:
+    """For a question about what held before a change: the replaced record of ``hits`` (the best few) that states a
+    value of the asked kind and holds some of the question's words, the one holding most of them (the better ranked among
+    equals); None when no replaced record does."""
+    def share(i: int) -> float:
+        return sum(w for t, w in weights.items() if t in words[i])
+
+    old = [i for i, h in enumerate(hits) if h.record.superseded_by is not None and states[i] and share(i) > 0]
+    if not old and hits and hits[0].record.superseded_by is not None:
+        return 0  # the ranking, which does not demote replaced records for such a question, puts one first
+    return max(old, key=lambda i: (share(i), -i), default=None)
 
 
 def _focus_marks(
