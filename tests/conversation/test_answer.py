@@ -78,24 +78,3 @@ def test_is_abstention_only_for_short_replies() -> None:
     assert not is_abstention("Paris")
     assert not is_abstention("Her dog's name is not mentioned in the conversation, but she has a cat named Luna "
                              "and a hamster called Bob")
-
-
-def test_the_extractive_answer_comes_with_the_rest_of_its_short_message() -> None:
-    """A statement split out of a short message is given with the other statements said with it (each once: the
-    message kept whole beside its pieces is not repeated); a long message is not quoted."""
-    from memdesk.conversation.answer import SAID_WITH, said_with
-
-    def said(text: str, message: str = "m7") -> SemanticRecord:
-        return SemanticRecord(scope=SCOPE, speaker="Ines", fact=text, provenance=[message])
-
-    went = said("Ines went to the clinic on Friday for her knee.")
-    reading = said("The nurse said it is swollen and gave her a brace.")
-    whole = said(f"{went.fact} {reading.fact}")
-    ev = Evidence(hits=[hit(went, 0.7)], text="x", tokens=1)
-    mates = {went.id: [whole, reading]}
-    text = ExtractiveAnswerer(label="").answer("What happened at Ines's clinic visit?", ev, mates=lambda r: mates.get(r.id, [])).answer
-    assert text == f"{went.fact} {SAID_WITH} {reading.fact}"
-    assert said_with(went, lambda r: []) == ""  # nothing else said
-    long = [said("Ines also " + "talked about the garden and the weather at length " * 3 + str(i) + ".") for i in range(4)]
-    assert said_with(went, lambda r: long) == ""
-    assert ExtractiveAnswerer(label="").answer("What happened at Ines's clinic visit?", ev).answer == went.fact

@@ -5,9 +5,7 @@
   at least 0.2 (:data:`~memdesk.conversation.answer_choice.TRUST`), else of the best few current hits the one holding most of the question's content
   words) with its temporal anchor, labelled ``extractive: best evidence`` and flagged ``extractive=True``; when no
   current record holds any of them, it says so and
-  names the closest record (and a since-replaced one that holds them) instead of presenting one as the answer. An answer
-  split out of a short message comes with the other statements of that message (:func:`said_with`): what was said
-  with it, each once.
+  names the closest record (and a since-replaced one that holds them) instead of presenting one as the answer.
 * :class:`LLMAnswerer`: a chat model answers in a short phrase from the evidence block (which carries
   each record's temporal anchor), or abstains with :data:`ABSTAIN` when the evidence does not
   support an answer. With no evidence at all it abstains without calling the model.
@@ -29,11 +27,6 @@ ABSTAIN = "not mentioned in the conversation"
 EXTRACTIVE_LABEL = "extractive: best evidence"
 #: What the extractive answerer says before the closest record when no record holds the question's words.
 NOT_DIRECT = "Nothing in memory says this directly."
-#: What the extractive answerer says before the other statements of the answer's own message.
-SAID_WITH = "Said with it:"
-MESSAGE_CHARS = 400
-"""The answer comes with the other statements of its message when the message's statements hold at most this many
-characters: a short message is quoted whole (a turn of chat), a long one is not."""
 
 _PREFIX = re.compile(r"^\s*(?:final\s+)?answer\s*[:\-]\s*", re.IGNORECASE)
 _ABSTAIN_NORM = re.compile(r"[^a-z ]+")
@@ -55,8 +48,7 @@ class ExtractiveAnswerer:
     superseded record holds them; when the record that replaced that one is in the evidence, it is the
     answer, followed by ``" Before (since replaced): <record>"``; an answer that does not state the kind of value
     the question asks for ("Where ...?": a place) is followed by a statement of its own message that does, when one is
-    in the evidence, else by ``" Said with it: <the other statements of its message>"`` when that message is short
-    (:data:`MESSAGE_CHARS`). ``label=""`` drops the prefix (``Answer.extractive`` still says what it is).
+    in the evidence. ``label=""`` drops the prefix (``Answer.extractive`` still says what it is).
     """
 
     def __init__(self, *, label: str = EXTRACTIVE_LABEL) -> None:
@@ -71,8 +63,7 @@ class ExtractiveAnswerer:
         mates: Callable[[MemoryRecord], Sequence[MemoryRecord]] | None = None,
     ) -> Answer:
         """The answer from ``evidence``; ``mates(record)``, when given, reads the other current records of a record's
-        message, so an answer lacking the asked value can be followed by a statement of its message that says it, and
-        an answer from a short message by the rest of that message."""
+        message, so an answer lacking the asked value can be followed by a statement of its message that says it."""
         choice = choose(question, evidence.hits, mates=mates)
         if choice.closest is None:
             return Answer(question=question, answer=ABSTAIN, extractive=True, evidence=evidence, model=None)
@@ -80,8 +71,6 @@ class ExtractiveAnswerer:
             text = _said(choice.answer)
             if choice.beside is not None:  # the answer's own message says the value asked for in another statement
                 text = f"{text} {_said(choice.beside)}"
-            elif mates is not None and (rest := said_with(choice.answer.record, mates)):
-                text = f"{text} {SAID_WITH} {rest}"
             if choice.earlier is not None:  # the memory holding the question's words, and what replaced it
                 text = f"{text} Before (since replaced): {_said(choice.earlier)}"
         else:
@@ -91,23 +80,6 @@ class ExtractiveAnswerer:
         if self.label:
             text = f"[{self.label}] {text}"
         return Answer(question=question, answer=text, extractive=True, evidence=evidence, model=None)
-
-
-def said_with(
-    record: MemoryRecord, mates: Callable[[MemoryRecord], Sequence[MemoryRecord]], *, limit: int = MESSAGE_CHARS
-) -> str:
-    """The other statements of ``record``'s message (read by ``mates``), in the order ``mates`` gives them, each once (a
-    statement whose words another holds, or that holds another's, is the same statement kept whole or narrowed: the
-    first kept), joined; empty when the message said nothing else or its statements hold more than ``limit``
-    characters."""
-    said = [record.body().strip()]
-    for mate in mates(record):
-        if mate.role != record.role:
-            continue
-        body = mate.body().strip()
-        if body and not any(body in s or s in body for s in said):
-            said.append(body)
-    return " ".join(said[1:]) if sum(map(len, said)) <= limit else ""
 
 
 def _said(said: SearchHit | MemoryRecord) -> str:
