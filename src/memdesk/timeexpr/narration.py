@@ -56,6 +56,10 @@ def loose_past(text: str, span: tuple[int, int], tense: str) -> Literal["lent", 
     if sentence_tense(words) != "past":
         return None if _GOES_ON.match(words) else "lent"
     cues = narrating_past(words)
+    if cues and all(c[0].lower() == "got" for c in cues):
+        # "I got an exam on 8 April": a bare "got" is also the "(have) got" of the present (what one has), so it is no
+        # narration of its own
+        return "lent"
     if cues and all(c[0].lower() not in _STRONG and not c[0].lower().startswith("last") and _HEADLINE.fullmatch(words, 0, c.start()) for c in cues):
         return "headline"
     return None

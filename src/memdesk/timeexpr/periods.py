@@ -31,6 +31,8 @@ __all__ = ["h_part", "h_holiday", "h_ordinal", "h_range"]
 _THIRD = {"beginning": 0, "start": 0, "early": 0, "middle": 1, "mid": 1, "end": 2, "late": 2}
 _WORD = {"beginning": "beginning of", "start": "start of", "early": "early", "middle": "middle of", "mid": "mid",
          "end": "end of", "late": "late"}  # fmt: skip
+#: How long after a holiday ends it is still "the" holiday of a sentence with no tense (:func:`h_holiday`).
+JUST_PAST = timedelta(days=7)
 _STEP = {"last": -1, "past": -1, "previous": -1, "this": 0, "the": 0, "next": 1, "the coming": 1, "the following": 1}
 
 
@@ -95,6 +97,11 @@ def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
             year = min(y for y, (s, _e, _) in occ.items() if s > ref)
         elif which == "this":
             year = ref.year
+        elif ctx.direction == "recent":
+            # a holiday said with no tense in the days just after it ("a thank-you for Easter", two days after Easter
+            # Monday) is the one just gone (a year ahead is what "next" would have said); else the coming one
+            just = [y for y, (_s, e, _) in occ.items() if ref - JUST_PAST <= e <= ref]
+            year = max(just) if just else directed([s for s, _e, _ in occ.values()], ref, "future", occ[ref.year][0]).year
         else:
             year = directed([s for s, _e, _ in occ.values()], ref, ctx.direction, occ[ref.year][0]).year
     start, end, label = holidays.holiday(name, year)
