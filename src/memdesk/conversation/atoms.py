@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from ..timeexpr.tense import has_verb
+
 __all__ = ["atoms"]
 
 _PRONOUNS = r"i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our"
@@ -49,6 +51,14 @@ def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 _MIN_WORDS = 3
+#: A noun phrase with its owner or article and no verb: "My wife Sina", "the kids".
+_NOUN_PHRASE = re.compile(r"\s*(?:my|our|his|her|their|the|a|an)\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s*", re.IGNORECASE)
+
+
+def _subject_only(piece: str, joint: str) -> bool:
+    """Whether ``piece`` before a plain "and" is the first half of a compound subject ("My wife Sina and I will fly
+    on 5 June"): a noun phrase with no verb, which says nothing alone."""
+    return joint.strip().lower().startswith("and") and _NOUN_PHRASE.fullmatch(piece) is not None and not has_verb(piece)
 _CONTRACTED = re.compile(r"^\s*(?:i'm|we're|i've|we've|i'll|we'll|i'd|we'd)\s+\S", re.IGNORECASE)
 
 
@@ -159,7 +169,7 @@ def atoms(sentence: str, subject: str | None = None, *, clauses: bool = True) ->
     start = 0
     for m in _BREAK.finditer(s) if clauses else ():
         piece = s[start : m.start()]
-        if _clause(piece) and len(s[m.end() :].split()) >= _MIN_WORDS:
+        if _clause(piece) and not _subject_only(piece, m[0]) and len(s[m.end() :].split()) >= _MIN_WORDS:
             parts.append(piece)
             start = m.end()
     parts.append(s[start:])

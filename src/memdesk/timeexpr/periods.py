@@ -150,6 +150,25 @@ def _day_of(day: int, month: int, year: int) -> date | None:
         return None
 
 
+#: How near a day said alone must be to a coming date said just before to be of that date's month (:func:`_beside_earlier`).
+BESIDE_DAYS = 7
+
+
+def _beside_earlier(day: int, earlier: str, ref: date) -> list[int]:
+    """The month of the last coming date said just before (in ``earlier``) when day ``day`` of that month is within
+    :data:`BESIDE_DAYS` of it: "the surgery is now on 2 December" then "he arrives the day before, on the 1st" (said in
+    October) is 1 December, not 1 November; "shearing starts 6 January" then "they can't come till the 13th" is 13
+    January. Empty when there is none."""
+    for d1, m1, m2, d2 in reversed(_DAY_MONTH.findall(earlier)):
+        month = MONTHS[(m1 or m2).lower()]
+        said = next((d for y in (ref.year, ref.year + 1) if (d := _day_of(int(d1 or d2), month, y)) and d > ref), None)
+        if said is None:
+            continue
+        here = _day_of(day, month, said.year)
+        return [month] if here is not None and abs((here - said).days) <= BESIDE_DAYS else []
+    return []
+
+
 def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None, clause: tuple[int, str] | None = None) -> date | None:
     """The date of day ``day`` of a month the words leave unsaid (see the module's conventions); ``clause``: where the
     clause holding the day starts in ``text`` and its words, whose month is the day's (else the text's)."""
@@ -160,6 +179,7 @@ def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None,
         # with a day this sentence says alone
         lone = {int(d) for d in _LONE_DAY.findall(text)} | {day}
         named = [MONTHS[(m1 or m2).lower()] for d1, m1, m2, d2 in _DAY_MONTH.findall(ctx.earlier) if int(d1 or d2) in lone][-1:]
+        named = named or _beside_earlier(day, ctx.earlier, ref)
     if named and weekday is not None and not any(
         d is not None and d.weekday() == weekday for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _day_of(day, named[0], y))
     ):
