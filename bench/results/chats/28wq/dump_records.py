@@ -37,7 +37,8 @@ def main() -> None:
                 current = {r.id for r in memory.get_all(scope=scope) if r.valid_to is None}
                 for r in memory.get_all(scope=scope, filters={"include_superseded": True}):
                     row = {"chat": chat.id, "id": r.id, "provenance": list(r.provenance), "role": r.metadata.get("role"),
-                           "current": r.id in current, "text": r.text()}  # fmt: skip
+                           "current": r.id in current, "narrowed": bool(r.metadata.get("narrowed_by")),
+                           "split": bool(r.metadata.get("split_from")), "view": r.metadata.get("view"), "text": r.text()}  # fmt: skip
                     sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
         finally:
             memory.close()
