@@ -37,3 +37,7 @@ def test_a_day_said_alone_beside_a_coming_date_said_just_before() -> None:
 
 def test_an_irregular_past_narrates() -> None:
     assert _day("We wove three baskets on Saturday.", date(2025, 6, 4)) == date(2025, 5, 31)
+
+
+def test_a_date_something_is_extended_to_is_ahead_of_the_extending() -> None:
+    assert _day("and my contract got extended to 20 april", date(2025, 2, 11)) == date(2025, 4, 20)
