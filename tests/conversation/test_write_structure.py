@@ -76,25 +76,6 @@ def test_a_compound_subject_is_not_split_off() -> None:
     assert atoms("I live in Braga and I teach at the school.") == ["I live in Braga.", "I teach at the school."]
 
 
-def _texts(text: str) -> list[str]:
-    from memdesk.conversation.extract import RuleExtractor
 
-    u = _utt(text, "Ines")
-    return [r.text() for r in RuleExtractor().extract(u, RuleRouter().route(u))]
-
-
-def test_an_elliptic_sentence_stays_with_the_one_before() -> None:
-    texts = _texts("The check-up is next Tuesday at 9 in Leiria. Blood test and X-ray. I must come fasting.")
-    assert "Blood test and X-ray." not in texts
-    assert any(t.endswith("in Leiria. Blood test and X-ray.") for t in texts)
-
-
-def test_an_elliptic_sentence_stays_with_its_statement() -> None:
-    texts = _texts("I sell the jam at the Saturday market. 4 euros a jar.")
-    assert "4 euros a jar." not in texts
-    assert any("Saturday market. 4 euros a jar." in t for t in texts)
-
-
-def test_a_short_sentence_with_its_own_verb_or_date_stands_alone() -> None:
-    texts = _texts("The check-up is next Tuesday at 9 in Leiria. The results come on 20 June.")
-    assert any(t.startswith("The results come on 20 June") for t in texts)
+def test_a_compound_subject_keeps_the_companion_split() -> None:
+    assert atoms("My brother Teo and I live in Braga with our cat Miso.") == ["My brother Teo and I live in Braga.", "Our cat is called Miso."]

@@ -37,13 +37,18 @@ _OTHER = re.compile(rf",\s+(?:and\s+|but\s+)?(?={_SOMEONE})", re.IGNORECASE)
 _VERBS = r"(?:live|lives|lived|living|stay|stays|stayed|staying|moved|share|shares|shared|sharing|rent|rents|rented|renting)"
 
 
+#: The first half of a compound subject before "and I/we" ("My partner Taras and I live in Lviv with ..."): a noun
+#: phrase with its owner or article, or a name.
+_COMPANION_AND = r"(?:(?:my|our|his|her|their|the|a|an)\s+[\w'-]+(?:\s+[\w'-]+){0,2}|(?-i:[A-Z])[\w'-]+)\s+and\s+"
+
+
 def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The clause break and the "with my ..." split, for the first person and, if given, a named subject."""
     who = r"(?:i|we)" if not subject else rf"(?:i|we|(?-i:{re.escape(subject)}))"
     own = _OWN if not subject else rf"(?:{_PRONOUNS}|(?-i:{re.escape(subject)})(?:'s)?)\b"
     brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)(?:\s+also|\s+then)?\s+(?={own})|\s+(?:and|but)(?:\s+also)?\s+(?={own})", re.IGNORECASE)
     with_ = re.compile(
-        rf"^(?P<head>{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
+        rf"^(?P<head>(?:{_COMPANION_AND})?{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
         rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their|another)\s+.+?)(?P<end>[.!?]*)$",
         re.IGNORECASE,
     )
@@ -86,7 +91,7 @@ def _companions(head: str, with_: str, subject: str | None = None) -> list[str]:
     Sheldon.": who someone lives with, each a statement a later change leaves alone; a companion with no
     name stays "<head> with my two kids"."""
     parts = re.split(r",?\s+and\s+(?=(?:my|our|his|her|their|a|an)\b)", with_[len("with ") :], flags=re.IGNORECASE)
-    first = head.split()[0].lower()
+    first = "we" if re.search(r"\band\s+(?:i|we)\b", head, re.IGNORECASE) else head.split()[0].lower()  # "My partner and I": "we"
     own = "Our" if first == "we" else "My" if first == "i" else f"{head.split()[0]}'s"
     named = [_NAMED.match(p.strip()) for p in parts]
     if not all(named):

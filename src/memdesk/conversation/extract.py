@@ -21,8 +21,7 @@ A turn is stored as a few short **views**, each a record whose type follows the 
 (procedural > episodic > semantic among the types set in the mask):
 
 * ``sentence`` views: one per sentence (a sentence that opens with a pronoun, "It was ...",
-  stays with the one before it, as does a short one with no verb, "Blood test and X-ray." (:mod:`.groups`); an
-  image caption is a view of its own). Sharp, short matches
+  stays with the one before it; an image caption is a view of its own). Sharp, short matches
   for questions about one detail. A verbless fragment ("A bit.", "First try.") gets no view of
   its own when a context view carries it;
 * a ``turn`` view: the whole turn (event sentences first) when it has more than one sentence
@@ -62,7 +61,6 @@ from .base import Utterance
 from .filler import FillerTest
 from .atoms import atoms
 from .facts import claims_of
-from .groups import continued, fragment, view_groups
 from .updates import sentence_update, values_of
 from .render import attribute, chunks, fit, render, truncate
 from .social import social_question
@@ -78,6 +76,7 @@ ContextViews = Literal["none", "questions", "all"]
 #: The longest gap after which a message is still read as a reply to the turn before it.
 REPLY_WINDOW = timedelta(hours=6)
 
+_ANAPHOR = re.compile(r"^(?:it|it's|that|that's|this|they|they're|these|those|she|he|which|so)\b", re.IGNORECASE)
 
 
 def first_clause(text: str, start: int = 0, limit: int = 80) -> str:
@@ -108,6 +107,14 @@ def text_fields(kind: MemoryType, text: str, reference: datetime | None) -> dict
 def _instructs(kind: MemoryType, sentences: list[Sentence]) -> bool:
     """Whether an instruction's generic "you" stays as it is: procedural text that narrates no event."""
     return kind is MemoryType.PROCEDURAL and not any(has_past_event(s.text) for s in sentences)
+
+
+def _fragment(s: Sentence) -> bool:
+    """A verbless short answer ("A bit.", "First try.", "Probably not.")."""
+    ws = words(s.text)
+    if s.image or s.times or len(ws) > 3 or not ws:
+        return False
+    return ws[0].split("'")[0] not in SUBJECTS and not has_past_event(s.text)
 
 
 class RuleExtractor:
@@ -188,10 +195,10 @@ class RuleExtractor:
         split = any(c.attribute != "update" for c in claims) or any(sum(bool(values_of(a)) for a in atoms(s.text)) > 1 for s in content)
         if split or claims and (len(content) > 1 or any(len(atoms(s.text, clauses=False)) > 1 for s in content)):
             return self._statements(content, utterance, mask, before, split=split)
-        groups = view_groups(content)
+        groups = self._groups(content)
         whole = before is not None or (self.turn_views and len(groups) > 1)
         for group in groups:
-            if whole and (len(group) == 1 and fragment(group[0]) or (self.filler is not None and self.filler.all_filler(group, names))):
+            if whole and (len(group) == 1 and _fragment(group[0]) or (self.filler is not None and self.filler.all_filler(group, names))):
                 continue  # "A bit." means something only next to the rest, small talk nothing alone: the turn or context view has it
             kind = self._kind(group, mask)
             parts, rewritten = render(group, speaker, addressee, keep_you=_instructs(kind, group))
@@ -245,18 +252,16 @@ class RuleExtractor:
             quote = fit(quoted, len(said) + self.max_context_chars, head=said)
             prov += [prev_id] if prev_id and prev_id != utterance.message_id else []
         out: list[MemoryRecord] = []
-        for sentence, *tail in continued(content):
-            pieces = atoms(sentence.text, clauses=split)
-            for k, piece in enumerate(pieces):
+        for sentence in content:
+            for piece in atoms(sentence.text, clauses=split):
                 atom = sentence if piece == sentence.text else replace(
                     sentence, text=piece, times=piece_times(sentence, piece, times_of)
                 )
-                said = [atom, *tail] if k == len(pieces) - 1 else [atom]  # an elliptic sentence after: with the last statement
-                kind = self._kind(said, mask)
-                parts, rewritten = render(said, speaker, addressee, keep_you=_instructs(kind, said))
+                kind = self._kind([atom], mask)
+                parts, rewritten = render([atom], speaker, addressee, keep_you=_instructs(kind, [atom]))
                 limit = self.max_fact_chars if kind is MemoryType.SEMANTIC else self.max_summary_chars
                 text = fit(parts, limit - len(speaker or "") - 2)
-                record = self._record(kind, text, utterance, said, list(prov), "statement", label=attribute(text, speaker, rewritten=rewritten))
+                record = self._record(kind, text, utterance, [atom], list(prov), "statement", label=attribute(text, speaker, rewritten=rewritten))
                 if (update := sentence_update(sentence.text, piece)) is not None:  # memdesk.conversation.updates
                     record.metadata["claims"] = [c for c in record.metadata.get("claims", []) if c["attribute"] != "update"] + [update.as_dict()]
                 if quote:
@@ -289,6 +294,17 @@ class RuleExtractor:
             if on and getattr(mask, t.value):
                 return t
         return mask.types[0]
+
+    @staticmethod
+    def _groups(content: list[Sentence]) -> list[list[Sentence]]:
+        """Sentence views: a sentence opening with a pronoun joins the one before it."""
+        groups: list[list[Sentence]] = []
+        for s in content:
+            if groups and _ANAPHOR.match(s.text):
+                groups[-1].append(s)
+            else:
+                groups.append([s])
+        return groups
 
     def _previous_turn(self, utterance: Utterance) -> tuple[str, str, list[Sentence], bool] | None:
         """(speaker, id, the sentences replied to, whether they ask) of the previous turn, when it
