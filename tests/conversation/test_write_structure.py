@@ -1,5 +1,5 @@
 """What is written, by structure (issue 28): reactions whose numbers are the news said back, a phrase in another
-language with nothing to anchor a fact, a compound subject kept whole. Sentences
+language with nothing to anchor a fact. Sentences
 written here, in no chat file."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from datetime import datetime, timezone
 
 import pytest
 
-from memdesk.conversation.atoms import atoms
 from memdesk.conversation.base import Utterance
 from memdesk.conversation.reactions import asks_for_something, gives_something
 from memdesk.conversation.router import RuleRouter
@@ -70,12 +69,3 @@ def test_another_language_with_a_name_a_number_or_no_capitals_is_kept(text: str)
     ctx = [_said("Your appointment is noted.", "Desk", "assistant")]
     assert RuleRouter().route(_utt(text, "Ines", context=ctx)).bits
 
-
-def test_a_compound_subject_is_not_split_off() -> None:
-    assert atoms("My brother Teo and I will drive to Porto on 3 July.") == ["My brother Teo and I will drive to Porto on 3 July."]
-    assert atoms("I live in Braga and I teach at the school.") == ["I live in Braga.", "I teach at the school."]
-
-
-
-def test_a_compound_subject_keeps_the_companion_split() -> None:
-    assert atoms("My brother Teo and I live in Braga with our cat Miso.") == ["My brother Teo and I live in Braga.", "Our cat is called Miso."]

@@ -41,3 +41,7 @@ def test_an_irregular_past_narrates() -> None:
 
 def test_a_date_something_is_extended_to_is_ahead_of_the_extending() -> None:
     assert _day("and my contract got extended to 20 april", date(2025, 2, 11)) == date(2025, 4, 20)
+
+
+def test_got_to_a_place_still_narrates() -> None:
+    assert _day("We got to Lisbon on 3 May.", date(2025, 4, 28)) == date(2024, 5, 3)

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import re
 
-from ..timeexpr.tense import has_verb
-
 __all__ = ["atoms"]
 
 _PRONOUNS = r"i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our"
@@ -37,18 +35,13 @@ _OTHER = re.compile(rf",\s+(?:and\s+|but\s+)?(?={_SOMEONE})", re.IGNORECASE)
 _VERBS = r"(?:live|lives|lived|living|stay|stays|stayed|staying|moved|share|shares|shared|sharing|rent|rents|rented|renting)"
 
 
-#: The first half of a compound subject before "and I/we" ("My partner Taras and I live in Lviv with ..."): a noun
-#: phrase with its owner or article, or a name.
-_COMPANION_AND = r"(?:(?:my|our|his|her|their|the|a|an)\s+[\w'-]+(?:\s+[\w'-]+){0,2}|(?-i:[A-Z])[\w'-]+)\s+and\s+"
-
-
 def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The clause break and the "with my ..." split, for the first person and, if given, a named subject."""
     who = r"(?:i|we)" if not subject else rf"(?:i|we|(?-i:{re.escape(subject)}))"
     own = _OWN if not subject else rf"(?:{_PRONOUNS}|(?-i:{re.escape(subject)})(?:'s)?)\b"
     brk = re.compile(rf";\s+|,\s+(?:and|but|so|while)(?:\s+also|\s+then)?\s+(?={own})|\s+(?:and|but)(?:\s+also)?\s+(?={own})", re.IGNORECASE)
     with_ = re.compile(
-        rf"^(?P<head>(?:{_COMPANION_AND})?{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
+        rf"^(?P<head>{who}(?:'ve|\s+have|\s+has|'m|\s+am|'re|\s+are|\s+is)?\s+(?:\w+ly\s+|still\s+|now\s+|just\s+)?"
         rf"(?P<verb>{_VERBS})\b)(?P<mid>.+?)\s+(?P<with>with\s+(?:my|our|his|her|their|another)\s+.+?)(?P<end>[.!?]*)$",
         re.IGNORECASE,
     )
@@ -56,14 +49,6 @@ def _patterns(subject: str | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
 
 
 _MIN_WORDS = 3
-#: A noun phrase with its owner or article and no verb: "My wife Sina", "the kids".
-_NOUN_PHRASE = re.compile(r"\s*(?:my|our|his|her|their|the|a|an)\s+[\w'-]+(?:\s+[\w'-]+){0,2}\s*", re.IGNORECASE)
-
-
-def _subject_only(piece: str, joint: str) -> bool:
-    """Whether ``piece`` before a plain "and" is the first half of a compound subject ("My wife Sina and I will fly
-    on 5 June"): a noun phrase with no verb, which says nothing alone."""
-    return joint.strip().lower().startswith("and") and _NOUN_PHRASE.fullmatch(piece) is not None and not has_verb(piece)
 _CONTRACTED = re.compile(r"^\s*(?:i'm|we're|i've|we've|i'll|we'll|i'd|we'd)\s+\S", re.IGNORECASE)
 
 
@@ -91,7 +76,7 @@ def _companions(head: str, with_: str, subject: str | None = None) -> list[str]:
     Sheldon.": who someone lives with, each a statement a later change leaves alone; a companion with no
     name stays "<head> with my two kids"."""
     parts = re.split(r",?\s+and\s+(?=(?:my|our|his|her|their|a|an)\b)", with_[len("with ") :], flags=re.IGNORECASE)
-    first = "we" if re.search(r"\band\s+(?:i|we)\b", head, re.IGNORECASE) else head.split()[0].lower()  # "My partner and I": "we"
+    first = head.split()[0].lower()
     own = "Our" if first == "we" else "My" if first == "i" else f"{head.split()[0]}'s"
     named = [_NAMED.match(p.strip()) for p in parts]
     if not all(named):
@@ -174,7 +159,7 @@ def atoms(sentence: str, subject: str | None = None, *, clauses: bool = True) ->
     start = 0
     for m in _BREAK.finditer(s) if clauses else ():
         piece = s[start : m.start()]
-        if _clause(piece) and not _subject_only(piece, m[0]) and len(s[m.end() :].split()) >= _MIN_WORDS:
+        if _clause(piece) and len(s[m.end() :].split()) >= _MIN_WORDS:
             parts.append(piece)
             start = m.end()
     parts.append(s[start:])

@@ -110,8 +110,8 @@ _HEADING = re.compile(r"(?:^|\n)\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:")
 
 
 #: "got to" before a verb ("I got to see the doctor", "we got to pay by Friday"): the modal "(have) got to", what one
-#: must do; not "got to the station" (a place) nor "got to know" (came to).
-_GOT_TO = re.compile(r"\s+to\s+(?!the\b|a\b|an\b|my\b|our\b|his\b|her\b|their\b|work\b|school\b|know\b|\d)[a-z]+\b", re.IGNORECASE)
+#: must do; not "got to the station" or "got to Lisbon" (a place) nor "got to know" (came to).
+_GOT_TO = re.compile(r"\s+to\s+(?!the\b|a\b|an\b|my\b|our\b|his\b|her\b|their\b|work\b|school\b|know\b|\d)(?-i:[a-z]+)\b", re.IGNORECASE)
 
 
 def past_verb(text: str, m: re.Match[str]) -> bool:
@@ -224,7 +224,7 @@ def _end_of_clause(text: str, at: int) -> int:
     return after.start() if after else len(text)
 
 
-def has_verb(words: str) -> bool:
+def _has_verb(words: str) -> bool:
     """Whether ``words`` hold a finite verb, a modal or an instruction: a clause of their own."""
     return bool(sentence_tense(words) or progressive(words) or _PRESENT.search(words) or simple_present(words)
                 or _LATER_PRESENT.search(words) or _REQUEST.match(words))
@@ -236,7 +236,7 @@ def _clause(text: str, span: tuple[int, int]) -> tuple[re.Match[str] | None, int
     for b in _CLAUSE_BREAK.finditer(text, 0, span[0]):
         if b[0].strip().lower() == "and" and (j := _JOINED.search(text, max(0, b.start() - 30))) and j.start() < b.start() < j.end():
             continue
-        if b[0].strip().lower() in ("and", "or") and not has_verb(text[b.end() : _end_of_clause(text, b.end())]):
+        if b[0].strip().lower() in ("and", "or") and not _has_verb(text[b.end() : _end_of_clause(text, b.end())]):
             continue  # "and" before words with no verb joins two phrases of one clause ("with my brother and his dogs in September")
         brk = b
     start = brk.end() if brk else 0

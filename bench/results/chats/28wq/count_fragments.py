@@ -1,7 +1,7 @@
 """Count stored records that do not stand alone, in a record listing of ``dump_records.py`` (measurement only; the
 classes are read from each record's text, with the same function for every listing compared):
 
-* ``verbless``: no finite verb, modal or instruction (:func:`memdesk.timeexpr.tense.has_verb`) in a record of at most
+* ``verbless``: no finite verb, modal or instruction (:func:`memdesk.timeexpr.tense._has_verb`) in a record of at most
   eight words ("Blood test and electrocardiogram.", "6 bunches.", "for 18 November");
 * ``continues``: opens with a word that continues a sentence before it ("which ...", "and ...", "Plus ...", "on ...");
 * ``pronoun``: opens with a third-person pronoun or a demonstrative ("He starts ...", "She is ...", "It was ...").
@@ -16,7 +16,7 @@ import re
 import sys
 from collections import Counter
 
-from memdesk.timeexpr.tense import has_verb
+from memdesk.timeexpr.tense import _has_verb as has_verb  # the tense reader's test of a clause
 
 _CONTINUES = re.compile(r"^\W*(?:and|but|or|which|who|whom|whose|that|because|so|plus|for|on|in|at|to|with|from|till|until|then|as)\b", re.I)
 _PRONOUN = re.compile(r"^\W*(?:he|she|it|they|this|that|these|those|his|her|its|their|him|them)\b", re.I)
