@@ -69,3 +69,18 @@ def test_another_language_with_a_name_a_number_or_no_capitals_is_kept(text: str)
     ctx = [_said("Your appointment is noted.", "Desk", "assistant")]
     assert RuleRouter().route(_utt(text, "Ines", context=ctx)).bits
 
+
+
+@pytest.mark.parametrize(
+    ("said", "told"),
+    [
+        # a clause of content after a comma is no verdict, however the rules read it alone
+        ("Rewriting the whole CSV on each save is slow. One fix: a small key-value store such as LMDB, which lets you change "
+         "single entries; or a log you append to if you read everything at start anyway.", "The app saves one big CSV file."),
+        # steps put to the listener, and a third person's part in a plan, are advice
+        ("Fair enough. Then book the van early: 40 guests probably means two trips, so work out who drives when.", "We invited 40 guests."),
+        ("Having a nurse as a flatmate is handy! She could check your dressing for you.", "My new flatmate is a nurse."),
+    ],
+)
+def test_a_reply_that_advises_still_gives(said: str, told: str) -> None:
+    assert gives_something(said, told)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from .base import Utterance
-from .rules import analyze
+from .rules import analyze, is_imperative
 
 __all__ = ["ADVICE", "MAX_REACTION_WORDS", "asks_for_something", "gives_something", "reaction_turn"]
 
@@ -42,9 +42,10 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 #: Advice: an action put to the person spoken to ("you could ...", "I'd ...", "why not ...", "try ...", "I recommend
-#: ...", "worth ...", "make sure ..."); "you'll get your evenings back" is a prediction, not advice.
+#: ...", "worth ...", "make sure ...", or a third person's part in it: "she could keep the spreadsheet"); "you'll get your
+#: evenings back" is a prediction, not advice; "you'd known him for years" is "you had".
 ADVICE = re.compile(
-    r"\b(?:you(?:'d(?!\s+(?:been|known|had|got|seen|done|gone|[a-z]+ed|[a-z]+en)\b)| would| could| might| should| may| can| ought to| need to| have to)|why not|how about|"
+    r"\b(?:(?:he|she|they)(?: could| might)|you(?:'d(?!\s+(?:been|known|had|got|seen|done|gone|[a-z]+ed|[a-z]+en)\b)| would| could| might| should| may| can| ought to| need to| have to)|why not|how about|"
     r"try|trying|consider|recommend|suggest|tips?|worth|make sure|remember to|don't forget|be sure to|best to|better to)\b",
     re.IGNORECASE,
 )
@@ -64,6 +65,8 @@ _FINITE = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+#: The most words of the judging clause after fragments ("..., that's wonderful.", "..., congratulations!").
+MAX_VERDICT_WORDS = 3
 
 
 def _reacts(sentence: str) -> bool:
@@ -74,16 +77,22 @@ def _reacts(sentence: str) -> bool:
     if all(s.kind == "phatic" for s in analyze(sentence)):
         return True
     *fragments, last = [c for c in re.split(r",\s+", sentence.strip()) if c]
-    return bool(fragments) and all(s.kind == "phatic" for s in analyze(last)) and not any(_FINITE.search(f) for f in fragments)
+    return (
+        bool(fragments) and len(_WORD.findall(last)) <= MAX_VERDICT_WORDS and all(s.kind == "phatic" for s in analyze(last))
+        and not any(_FINITE.search(f) for f in fragments)
+    )  # fmt: skip
 
 
 def gives_something(text: str, replied: str = "") -> bool:
     """Whether a reply carries something of its own: a number the turn ``replied`` to does not hold (a number said
     back, "98 is excellent!", is the news said back), a list, advice (:data:`ADVICE`), or more than
-    :data:`MAX_REACTION_WORDS` words. Sentences that only react (:func:`_reacts`) count neither their numbers nor their
-    words."""
+    :data:`MAX_REACTION_WORDS` words, or an instruction (:func:`.rules.is_imperative`).
+    Sentences that only react (:func:`_reacts`) count neither their numbers nor their words."""
     flat = " ".join(text.replace("’", "'").split())
-    said = " ".join(s for s in _SENTENCE.split(flat) if not _reacts(s))
+    own = [s for s in _SENTENCE.split(flat) if not _reacts(s)]
+    if any(is_imperative(s) for s in own):
+        return True  # an instruction put to the listener ("Then plan the fire schedule: ..."): advice
+    said = " ".join(own)
     heard = set(_NUMBER.findall(replied))
     return bool(any(n not in heard for n in _NUMBER.findall(said)) or _LIST.search(text) or ADVICE.search(flat) or len(_WORD.findall(said)) > MAX_REACTION_WORDS)
 
