@@ -84,3 +84,8 @@ def test_another_language_with_a_name_a_number_or_no_capitals_is_kept(text: str)
 )
 def test_a_reply_that_advises_still_gives(said: str, told: str) -> None:
     assert gives_something(said, told)
+
+
+@pytest.mark.parametrize("said", ["Give Pip a scratch behind the ears from me.", "Be careful on the ice tonight, Wilf."])
+def test_a_wish_said_as_an_imperative_gives_nothing(said: str) -> None:
+    assert not gives_something(said, "Off to the lake with Pip now.")

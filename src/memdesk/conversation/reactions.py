@@ -65,6 +65,9 @@ _FINITE = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
+#: The most words of an imperative that wishes rather than instructs ("Give Farol a pat from me.", "Be careful on the
+#: ice, Wilf.").
+MAX_WISH_WORDS = 10
 #: The most words of the judging clause after fragments ("..., that's wonderful.", "..., congratulations!").
 MAX_VERDICT_WORDS = 3
 
@@ -86,12 +89,13 @@ def _reacts(sentence: str) -> bool:
 def gives_something(text: str, replied: str = "") -> bool:
     """Whether a reply carries something of its own: a number the turn ``replied`` to does not hold (a number said
     back, "98 is excellent!", is the news said back), a list, advice (:data:`ADVICE`), or more than
-    :data:`MAX_REACTION_WORDS` words, or an instruction (:func:`.rules.is_imperative`).
+    :data:`MAX_REACTION_WORDS` words, or an instruction (:func:`.rules.is_imperative`, longer
+    than a wish: :data:`MAX_WISH_WORDS`).
     Sentences that only react (:func:`_reacts`) count neither their numbers nor their words."""
     flat = " ".join(text.replace("’", "'").split())
     own = [s for s in _SENTENCE.split(flat) if not _reacts(s)]
-    if any(is_imperative(s) for s in own):
-        return True  # an instruction put to the listener ("Then plan the fire schedule: ..."): advice
+    if any(is_imperative(s) and len(_WORD.findall(s)) > MAX_WISH_WORDS for s in own):
+        return True  # an instruction put to the listener ("Then plan the fire schedule: ..."): advice; not a wish
     said = " ".join(own)
     heard = set(_NUMBER.findall(replied))
     return bool(any(n not in heard for n in _NUMBER.findall(said)) or _LIST.search(text) or ADVICE.search(flat) or len(_WORD.findall(said)) > MAX_REACTION_WORDS)
