@@ -75,8 +75,8 @@ def test_another_language_with_a_name_a_number_or_no_capitals_is_kept(text: str)
     ("said", "told"),
     [
         # a clause of content after a comma is no verdict, however the rules read it alone
-        ("Rewriting the whole CSV on each save is slow. One fix: a small key-value store such as LMDB, which lets you change "
-         "single entries; or a log you append to if you read everything at start anyway.", "The app saves one big CSV file."),
+        (("Rewriting the whole CSV on each save is slow. One fix: a small key-value store such as LMDB, which lets you change "
+          "single entries; or a log you append to if you read everything at start anyway."), "The app saves one big CSV file."),
         # steps put to the listener, and a third person's part in a plan, are advice
         ("Fair enough. Then book the van early: 40 guests probably means two trips, so work out who drives when.", "We invited 40 guests."),
         ("Having a nurse as a flatmate is handy! She could check your dressing for you.", "My new flatmate is a nurse."),

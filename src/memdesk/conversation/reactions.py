@@ -42,8 +42,8 @@ _ASKS = re.compile(
     re.IGNORECASE,
 )
 #: Advice: an action put to the person spoken to ("you could ...", "I'd ...", "why not ...", "try ...", "I recommend
-#: ...", "worth ...", "make sure ...", or a third person's part in it: "she could keep the spreadsheet"); "you'll get your
-#: evenings back" is a prediction, not advice; "you'd known him for years" is "you had".
+#: ...", "worth ...", "make sure ...", or a third person's part in it: "she could check your dressing"); "you'll get your
+#: evenings back" is a prediction, not advice; "you'd looked after her for years" is "you had".
 ADVICE = re.compile(
     r"\b(?:(?:he|she|they)(?: could| might)|you(?:'d(?!\s+(?:been|known|had|got|seen|done|gone|[a-z]+ed|[a-z]+en)\b)| would| could| might| should| may| can| ought to| need to| have to)|why not|how about|"
     r"try|trying|consider|recommend|suggest|tips?|worth|make sure|remember to|don't forget|be sure to|best to|better to)\b",
@@ -65,17 +65,17 @@ _FINITE = re.compile(
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-#: The most words of an imperative that wishes rather than instructs ("Give Farol a pat from me.", "Be careful on the
-#: ice, Wilf.").
+#: The most words of an imperative that wishes rather than instructs ("Give Pip a scratch from me.", "Mind the ice
+#: tonight, Tom.").
 MAX_WISH_WORDS = 10
 #: The most words of the judging clause after fragments ("..., that's wonderful.", "..., congratulations!").
 MAX_VERDICT_WORDS = 3
 
 
 def _reacts(sentence: str) -> bool:
-    """Whether ``sentence`` only reacts: phatic by the rules ("I'm so sorry, Gwen.", "Great news."), or fragments with
-    no finite verb under a phatic last clause ("Starting at 68 and already in an orchestra, that's wonderful!",
-    "Under 300 a month early, congratulations!"): the news said back and judged, what it says is the turn replied to
+    """Whether ``sentence`` only reacts: phatic by the rules ("I'm so sorry, Tom.", "Good news."), or fragments with
+    no finite verb under a phatic last clause ("Learning the oboe at 59 and already in a quintet, that's
+    brilliant!", "Below 200 two weeks ahead of plan, congratulations!"): the news said back and judged, what it says is the turn replied to
     (its numbers too, rounded or worked out from it)."""
     if all(s.kind == "phatic" for s in analyze(sentence)):
         return True
@@ -95,7 +95,7 @@ def gives_something(text: str, replied: str = "") -> bool:
     flat = " ".join(text.replace("’", "'").split())
     own = [s for s in _SENTENCE.split(flat) if not _reacts(s)]
     if any(is_imperative(s) and len(_WORD.findall(s)) > MAX_WISH_WORDS for s in own):
-        return True  # an instruction put to the listener ("Then plan the fire schedule: ..."): advice; not a wish
+        return True  # an instruction put to the listener ("Then book the van early: ..."): advice; not a wish
     said = " ".join(own)
     heard = set(_NUMBER.findall(replied))
     return bool(any(n not in heard for n in _NUMBER.findall(said)) or _LIST.search(text) or ADVICE.search(flat) or len(_WORD.findall(said)) > MAX_REACTION_WORDS)

@@ -204,7 +204,7 @@ _NAMED = re.compile(r"(?<!^)(?<![.!?:;]\s)(?<![\"'(])\b[^\W\d_][\w'-]*")
 def _bare_phrase(text: str, names: list[str]) -> bool:
     """Whether a message the English rules cannot read is a phrase with nothing to anchor a fact: at most
     :data:`MAX_PHRASE_WORDS` words, no digit, and no capitalised word inside a sentence other than the names of the
-    people talking ("Ja ja. Buenas noches.", "Dobrze, spróbujmy!"); "Vivo en Lima." keeps its place name. Only a
+    people talking ("Ja ja. Hasta luego.", "Dobranoc, dzięki!"); "Vivo en Oporto." keeps its place name. Only a
     script with capitals is read so."""
     if len(re.findall(r"[^\W\d_]+", text)) > MAX_PHRASE_WORDS or any(ch.isdigit() for ch in text):
         return False

@@ -98,8 +98,8 @@ def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         elif which == "this":
             year = ref.year
         elif ctx.direction == "recent":
-            # a holiday said with no tense in the days just after it ("a thank-you for Easter", two days after Easter
-            # Monday) is the one just gone (a year ahead is what "next" would have said); else the coming one
+            # a holiday said with no tense in the days just after it ("a thank-you note for Christmas", three days after
+            # Christmas) is the one just gone (a year ahead is what "next" would have said); else the coming one
             just = [y for y, (_s, e, _) in occ.items() if ref - JUST_PAST <= e <= ref]
             year = max(just) if just else directed([s for s, _e, _ in occ.values()], ref, "future", occ[ref.year][0]).year
         else:
@@ -156,9 +156,9 @@ BESIDE_DAYS = 7
 
 def _beside_earlier(day: int, earlier: str, ref: date) -> list[int]:
     """The month of the last coming date said just before (in ``earlier``) when day ``day`` of that month is within
-    :data:`BESIDE_DAYS` of it: "the surgery is now on 2 December" then "he arrives the day before, on the 1st" (said in
-    October) is 1 December, not 1 November; "shearing starts 6 January" then "they can't come till the 13th" is 13
-    January. Empty when there is none."""
+    :data:`BESIDE_DAYS` of it: "the builders now start on 3 March" then "the scaffold goes up the day before, on the 2nd"
+    (said in January) is 2 March, not 2 February; "the movers come on 10 May" then "they can't come till the 14th now"
+    is 14 May. Empty when there is none."""
     for d1, m1, m2, d2 in reversed(_DAY_MONTH.findall(earlier)):
         month = MONTHS[(m1 or m2).lower()]
         said = next((d for y in (ref.year, ref.year + 1) if (d := _day_of(int(d1 or d2), month, y)) and d > ref), None)

@@ -109,7 +109,7 @@ _ATTRIBUTIVE = re.compile(
 _HEADING = re.compile(r"(?:^|\n)\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:")
 
 
-#: "got to" before a verb ("I got to see the doctor", "we got to pay by Friday"): the modal "(have) got to", what one
+#: "got to" before a verb ("i got to see the dentist", "we got to pay by Friday"): the modal "(have) got to", what one
 #: must do; not "got to the station" or "got to Lisbon" (a place) nor "got to know" (came to).
 _GOT_TO = re.compile(r"\s+to\s+(?!the\b|a\b|an\b|my\b|our\b|his\b|her\b|their\b|work\b|school\b|know\b|\d)(?-i:[a-z]+)\b", re.IGNORECASE)
 
@@ -122,7 +122,7 @@ def past_verb(text: str, m: re.Match[str]) -> bool:
     if word in _ED_ADJECTIVES:
         return False
     if word == "got" and _GOT_TO.match(text, m.end()):
-        return False  # "I got to see the doctor on the 27th": "(have) got to" is a modal of need, not a past
+        return False  # "i got to see the dentist on the 24th": "(have) got to" is a modal of need, not a past
     if word in ("was", "were", "ago", "yesterday") or word.startswith("last"):
         return True
     if _ATTRIBUTIVE.search(text, max(0, m.start() - 12), m.start()):

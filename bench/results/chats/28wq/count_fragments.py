@@ -16,10 +16,12 @@ import re
 import sys
 from collections import Counter
 
-from memdesk.timeexpr.tense import _has_verb as has_verb  # the tense reader's test of a clause
+from memdesk.timeexpr.tense import (
+    _has_verb as has_verb,  # the tense reader's test of a clause
+)
 
-_CONTINUES = re.compile(r"^\W*(?:and|but|or|which|who|whom|whose|that|because|so|plus|for|on|in|at|to|with|from|till|until|then|as)\b", re.I)
-_PRONOUN = re.compile(r"^\W*(?:he|she|it|they|this|that|these|those|his|her|its|their|him|them)\b", re.I)
+_CONTINUES = re.compile(r"^\W*(?:and|but|or|which|who|whom|whose|that|because|so|plus|for|on|in|at|to|with|from|till|until|then|as)\b", re.IGNORECASE)
+_PRONOUN = re.compile(r"^\W*(?:he|she|it|they|this|that|these|those|his|her|its|their|him|them)\b", re.IGNORECASE)
 _SPEAKER = re.compile(r"^[\w' -]{1,40}: ")  # "Priya: ..." attribution prefix
 
 
@@ -36,7 +38,8 @@ def classes(text: str) -> list[str]:
 
 
 def main() -> None:
-    rows = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+    with open(sys.argv[1], encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
     if "--all" not in sys.argv:
         rows = [r for r in rows if r["current"]]
     counts: Counter[str] = Counter()

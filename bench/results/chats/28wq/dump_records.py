@@ -13,10 +13,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from memdesk.settings import Settings
 from memdesk.conversation.memory import build_memory
 from memdesk.eval.datasets.chats import load_chats
 from memdesk.records import Scope
+from memdesk.settings import Settings
 
 
 def main() -> None:
