@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 
 from .base import Utterance
+from .rules import analyze, is_imperative
 
 __all__ = ["ADVICE", "MAX_REACTION_WORDS", "asks_for_something", "gives_something", "reaction_turn"]
 
@@ -34,16 +35,17 @@ _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 #: a need stated ("I need a ...", "looking for ideas").
 _ASKS = re.compile(
     r"\?|\b(?:can|could|would|will) (?:you|u)\b|"
-    r"\b(?:help|suggest|recommend|give|tell|show|send|list|explain|find|plan|write|draft|make|remind|check|translate|"
+    r"(?<!\bi )(?<!\bwe )(?<!\bthey )(?<!\bhe )(?<!\bshe )\b(?:help|suggest|recommend|give|tell|show|send|list|explain|find|plan|write|draft|make|remind|check|translate|"
     r"calculate|compare|summari[sz]e|convert|book|organi[sz]e)\s+(?:me|us|a|an|some|any|the|my|our|what|how|which|where|when|if)\b|"
     r"\b(?:need|needs|want|wants|looking for|after)\s+(?:a|an|some|ideas?|help|advice|tips?|suggestions?|recommendations?)\b|"
     r"\bany (?:ideas?|tips?|advice|suggestions?|recommendations?)\b|\bwhat (?:should|do|can|would)\b|\bhow (?:do|can|should|would|to)\b",
     re.IGNORECASE,
 )
 #: Advice: an action put to the person spoken to ("you could ...", "I'd ...", "why not ...", "try ...", "I recommend
-#: ...", "worth ...", "make sure ..."); "you'll get your evenings back" is a prediction, not advice.
+#: ...", "worth ...", "make sure ...", or a third person's part in it: "she could check your dressing"); "you'll get your
+#: evenings back" is a prediction, not advice; "you'd looked after her for years" is "you had".
 ADVICE = re.compile(
-    r"\b(?:you(?:'d| would| could| might| should| may| can| ought to| need to| have to)|why not|how about|"
+    r"\b(?:(?:he|she|they)(?: could| might)|you(?:'d(?!\s+(?:been|known|had|got|seen|done|gone|[a-z]+ed|[a-z]+en)\b)| would| could| might| should| may| can| ought to| need to| have to)|why not|how about|"
     r"try|trying|consider|recommend|suggest|tips?|worth|make sure|remember to|don't forget|be sure to|best to|better to)\b",
     re.IGNORECASE,
 )
@@ -56,13 +58,47 @@ def asks_for_something(text: str) -> bool:
     return bool(_ASKS.search(" ".join(text.replace("’", "'").split())))
 
 
+#: A finite clause: a subject pronoun, an auxiliary or a contracted one. What has none is a fragment.
+_FINITE = re.compile(
+    r"\b(?:i|you|we|they|he|she|it|there|is|are|was|were|am|has|have|had|will|would|can|could|did|does|do|shall|should|"
+    r"may|might|must)\b|'(?:s|re|m|ve|ll|d)\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+#: The most words of an imperative that wishes rather than instructs ("Give Pip a scratch from me.", "Mind the ice
+#: tonight, Tom.").
+MAX_WISH_WORDS = 10
+#: The most words of the judging clause after fragments ("..., that's wonderful.", "..., congratulations!").
+MAX_VERDICT_WORDS = 3
+
+
+def _reacts(sentence: str) -> bool:
+    """Whether ``sentence`` only reacts: phatic by the rules ("I'm so sorry, Tom.", "Good news."), or fragments with
+    no finite verb under a phatic last clause ("Learning the oboe at 59 and already in a quintet, that's
+    brilliant!", "Below 200 two weeks ahead of plan, congratulations!"): the news said back and judged, what it says is the turn replied to
+    (its numbers too, rounded or worked out from it)."""
+    if all(s.kind == "phatic" for s in analyze(sentence)):
+        return True
+    *fragments, last = [c for c in re.split(r",\s+", sentence.strip()) if c]
+    return (
+        bool(fragments) and len(_WORD.findall(last)) <= MAX_VERDICT_WORDS and all(s.kind == "phatic" for s in analyze(last))
+        and not any(_FINITE.search(f) for f in fragments)
+    )  # fmt: skip
+
+
 def gives_something(text: str, replied: str = "") -> bool:
     """Whether a reply carries something of its own: a number the turn ``replied`` to does not hold (a number said
     back, "98 is excellent!", is the news said back), a list, advice (:data:`ADVICE`), or more than
-    :data:`MAX_REACTION_WORDS` words."""
-    said = " ".join(text.replace("’", "'").split())
+    :data:`MAX_REACTION_WORDS` words, or an instruction (:func:`.rules.is_imperative`, longer
+    than a wish: :data:`MAX_WISH_WORDS`).
+    Sentences that only react (:func:`_reacts`) count neither their numbers nor their words."""
+    flat = " ".join(text.replace("’", "'").split())
+    own = [s for s in _SENTENCE.split(flat) if not _reacts(s)]
+    if any(is_imperative(s) and len(_WORD.findall(s)) > MAX_WISH_WORDS for s in own):
+        return True  # an instruction put to the listener ("Then book the van early: ..."): advice; not a wish
+    said = " ".join(own)
     heard = set(_NUMBER.findall(replied))
-    return bool(any(n not in heard for n in _NUMBER.findall(said)) or _LIST.search(text) or ADVICE.search(said) or len(_WORD.findall(said)) > MAX_REACTION_WORDS)
+    return bool(any(n not in heard for n in _NUMBER.findall(said)) or _LIST.search(text) or ADVICE.search(flat) or len(_WORD.findall(said)) > MAX_REACTION_WORDS)
 
 
 def reaction_turn(utterance: Utterance) -> bool:

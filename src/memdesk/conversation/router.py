@@ -196,6 +196,24 @@ def _asked_about(previous: str, names: list[str]) -> bool:
 _DATED = re.compile(r"(?<!\d)(?:19|20)\d{2}(?!\d)|\b\d{1,2}[./-]\d{1,2}(?:[./-]\d{2,4})?\b")
 
 
+#: The most words a message in another language may have and still be only a phrase said in passing.
+MAX_PHRASE_WORDS = 4
+_NAMED = re.compile(r"(?<!^)(?<![.!?:;]\s)(?<![\"'(])\b[^\W\d_][\w'-]*")
+
+
+def _bare_phrase(text: str, names: list[str]) -> bool:
+    """Whether a message the English rules cannot read is a phrase with nothing to anchor a fact: at most
+    :data:`MAX_PHRASE_WORDS` words, no digit, and no capitalised word inside a sentence other than the names of the
+    people talking ("Ja ja. Hasta luego.", "Dobranoc, dzięki!"); "Vivo en Oporto." keeps its place name. Only a
+    script with capitals is read so."""
+    if len(re.findall(r"[^\W\d_]+", text)) > MAX_PHRASE_WORDS or any(ch.isdigit() for ch in text):
+        return False
+    if not all(ch.isupper() or ch.islower() for ch in text if ch.isalpha()):
+        return False  # a script with no capitals (Chinese, Arabic ...) shows neither names nor its words' bounds so
+    own = {w.lower() for n in names for w in re.findall(r"[^\W\d_]+", n)}
+    return not any(w[0].isupper() and w.lower() not in own for w in _NAMED.findall(text.strip()))
+
+
 class RuleRouter:
     """Routes an utterance with lexical rules (see the module docstring for the decision).
 
@@ -226,6 +244,9 @@ class RuleRouter:
             logger.debug("routed %s -> 000 (a reply to a turn that asked for nothing, giving nothing)", utterance.message_id)
             return RouteMask()
         if not is_english(text):
+            if _bare_phrase(text, names_of(utterance)):
+                logger.debug("routed %s -> 000 (a short phrase in another language with nothing to anchor a fact)", utterance.message_id)
+                return RouteMask()
             # the rules read English only: keep any other language whole rather than drop it
             mask = RouteMask(episodic=True) if _DATED.search(text) else RouteMask(semantic=True)
             logger.debug("routed %s -> %s (not English: kept verbatim)", utterance.message_id, mask)

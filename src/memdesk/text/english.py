@@ -16,6 +16,8 @@ IRREGULAR_PAST = frozenset(
     gone seen done taken given eaten written ridden driven been became tore torn bore born
     sank sunk rang rung sprang shrank stank bitten bent bled blew blown clung crept dealt dug fled flung froze frozen
     hung lent meant risen sought slid spun stung swept swore sworn wept withdrew overtook mistook arose forgave knelt
+    shore shorn wove woven fed bred sped spat strove strode slung trod trodden forbade beheld
+    underwent undertook overheard leapt dreamt learnt spilt wrung slunk
     """.split()
 )
 

@@ -18,7 +18,7 @@ from .words import DAY_RE, MONTH_RE, WEEKDAY_RE
 _SET_FOR = re.compile(
     r"\b(?:book(?:ed|ing)?|reserv(?:e|ed|ing)|schedul(?:e|ed|ing)|arrang(?:e|ed|ing)|plann(?:ed|ing)|set|fix(?:ed|ing)?|"
     r"mov(?:e|ed|ing)|postpon(?:e|ed|ing)|reschedul(?:e|ed|ing)|push(?:ed|ing)?|put|chang(?:e|ed|ing)|brought|"
-    r"delay(?:ed|ing)?|signed \w+ up|rent(?:ed|ing)?|hir(?:e|ed|ing)|leas(?:e|ed|ing)|target(?:ed|ing)?|slated|"
+    r"delay(?:ed|ing)?|extend(?:s|ed|ing)?|signed \w+ up|rent(?:ed|ing)?|hir(?:e|ed|ing)|leas(?:e|ed|ing)|target(?:ed|ing)?|slated|"
     r"pencill?ed(?: in)?|confirm(?:s|ed|ing)?|approv(?:e|es|ed|ing)|agreed|granted|ask(?:s|ed|ing)?|request(?:s|ed|ing)?|"
     r"appl(?:y|ies|ied|ying)|(?P<cancel>cancel(?:s|led|ed|ling|ing)?|"
     r"called off))\b(?:[\s,]+[\w'-]+){0,12}?"

@@ -41,6 +41,8 @@ _HEADLINE = re.compile(
 #: A clause that goes on with the narration before it: the next event of the story, not a note ("We went to Rome,
 #: then Florence on 3 May" is the May before).
 _GOES_ON = re.compile(r"\W*(?:and\s+)?(?:then|after that|afterwards|later|next day|the next day)\b", re.IGNORECASE)
+#: What follows the "got" of "(have) got": what is had ("got a test", "got my scan", "got two interviews").
+_HAS_GOT = re.compile(r"\s+(?:a|an|my|our|his|her|their|two|three|some|another)\b", re.IGNORECASE)
 #: Past cues that narrate whatever stands before them.
 _STRONG = frozenset(("was", "were", "ago", "yesterday"))
 
@@ -56,6 +58,10 @@ def loose_past(text: str, span: tuple[int, int], tense: str) -> Literal["lent", 
     if sentence_tense(words) != "past":
         return None if _GOES_ON.match(words) else "lent"
     cues = narrating_past(words)
+    if cues and all(c[0].lower() == "got" and _HAS_GOT.match(words, c.end()) for c in cues):
+        # "i got a driving test on 9 May": "got" before what is had is also the "(have) got" of the present, so it is no
+        # narration of its own ("we got to Lisbon on 3 May" narrates)
+        return "lent"
     if cues and all(c[0].lower() not in _STRONG and not c[0].lower().startswith("last") and _HEADLINE.fullmatch(words, 0, c.start()) for c in cues):
         return "headline"
     return None

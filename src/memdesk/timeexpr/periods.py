@@ -31,6 +31,8 @@ __all__ = ["h_part", "h_holiday", "h_ordinal", "h_range"]
 _THIRD = {"beginning": 0, "start": 0, "early": 0, "middle": 1, "mid": 1, "end": 2, "late": 2}
 _WORD = {"beginning": "beginning of", "start": "start of", "early": "early", "middle": "middle of", "mid": "mid",
          "end": "end of", "late": "late"}  # fmt: skip
+#: How long after a holiday ends it is still "the" holiday of a sentence with no tense (:func:`h_holiday`).
+JUST_PAST = timedelta(days=7)
 _STEP = {"last": -1, "past": -1, "previous": -1, "this": 0, "the": 0, "next": 1, "the coming": 1, "the following": 1}
 
 
@@ -95,6 +97,11 @@ def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
             year = min(y for y, (s, _e, _) in occ.items() if s > ref)
         elif which == "this":
             year = ref.year
+        elif ctx.direction == "recent":
+            # a holiday said with no tense in the days just after it ("a thank-you note for Christmas", three days after
+            # Christmas) is the one just gone (a year ahead is what "next" would have said); else the coming one
+            just = [y for y, (_s, e, _) in occ.items() if ref - JUST_PAST <= e <= ref]
+            year = max(just) if just else directed([s for s, _e, _ in occ.values()], ref, "future", occ[ref.year][0]).year
         else:
             year = directed([s for s, _e, _ in occ.values()], ref, ctx.direction, occ[ref.year][0]).year
     start, end, label = holidays.holiday(name, year)
@@ -143,6 +150,25 @@ def _day_of(day: int, month: int, year: int) -> date | None:
         return None
 
 
+#: How near a day said alone must be to a coming date said just before to be of that date's month (:func:`_beside_earlier`).
+BESIDE_DAYS = 7
+
+
+def _beside_earlier(day: int, earlier: str, ref: date) -> list[int]:
+    """The month of the last coming date said just before (in ``earlier``) when day ``day`` of that month is within
+    :data:`BESIDE_DAYS` of it: "the builders now start on 3 March" then "the scaffold goes up the day before, on the 2nd"
+    (said in January) is 2 March, not 2 February; "the movers come on 10 May" then "they can't come till the 14th now"
+    is 14 May. Empty when there is none."""
+    for d1, m1, m2, d2 in reversed(_DAY_MONTH.findall(earlier)):
+        month = MONTHS[(m1 or m2).lower()]
+        said = next((d for y in (ref.year, ref.year + 1) if (d := _day_of(int(d1 or d2), month, y)) and d > ref), None)
+        if said is None:
+            continue
+        here = _day_of(day, month, said.year)
+        return [month] if here is not None and abs((here - said).days) <= BESIDE_DAYS else []
+    return []
+
+
 def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None, clause: tuple[int, str] | None = None) -> date | None:
     """The date of day ``day`` of a month the words leave unsaid (see the module's conventions); ``clause``: where the
     clause holding the day starts in ``text`` and its words, whose month is the day's (else the text's)."""
@@ -153,6 +179,7 @@ def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None,
         # with a day this sentence says alone
         lone = {int(d) for d in _LONE_DAY.findall(text)} | {day}
         named = [MONTHS[(m1 or m2).lower()] for d1, m1, m2, d2 in _DAY_MONTH.findall(ctx.earlier) if int(d1 or d2) in lone][-1:]
+        named = named or _beside_earlier(day, ctx.earlier, ref)
     if named and weekday is not None and not any(
         d is not None and d.weekday() == weekday for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _day_of(day, named[0], y))
     ):

@@ -109,6 +109,11 @@ _ATTRIBUTIVE = re.compile(
 _HEADING = re.compile(r"(?:^|\n)\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:")
 
 
+#: "got to" before a verb ("i got to see the dentist", "we got to pay by Friday"): the modal "(have) got to", what one
+#: must do; not "got to the station" or "got to Lisbon" (a place) nor "got to know" (came to).
+_GOT_TO = re.compile(r"\s+to\s+(?!the\b|a\b|an\b|my\b|our\b|his\b|her\b|their\b|work\b|school\b|know\b|\d)(?-i:[a-z]+)\b", re.IGNORECASE)
+
+
 def past_verb(text: str, m: re.Match[str]) -> bool:
     """Whether the past cue ``m`` of ``text`` (:data:`_PAST_CUE`) narrates: not an adjective in "-ed" ("excited"), not a
     participle after a determiner or a preposition ("a shared flat", "from untreated larch"), not a word of a heading
@@ -116,6 +121,8 @@ def past_verb(text: str, m: re.Match[str]) -> bool:
     word = m[0].lower()
     if word in _ED_ADJECTIVES:
         return False
+    if word == "got" and _GOT_TO.match(text, m.end()):
+        return False  # "i got to see the dentist on the 24th": "(have) got to" is a modal of need, not a past
     if word in ("was", "were", "ago", "yesterday") or word.startswith("last"):
         return True
     if _ATTRIBUTIVE.search(text, max(0, m.start() - 12), m.start()):
