@@ -6,7 +6,7 @@ classes are read from each record's text, with the same function for every listi
 * ``continues``: opens with a word that continues a sentence before it ("which ...", "and ...", "Plus ...", "on ...");
 * ``pronoun``: opens with a third-person pronoun or a demonstrative ("He starts ...", "She is ...", "It was ...").
 
-    python count_fragments.py records.jsonl [--list] [--all]   (current records only unless --all)
+    python bench/experiments/count_fragments.py records.jsonl [--list] [--all]   (current records only unless --all)
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Ingest chats of a chat set through the public Memory API (as ``memdesk eval chats`` does, write side only) and list
 every stored record: chat, record id, provenance, role, whether current, text. One JSON object a line on stdout.
 
-    OMP_NUM_THREADS=1 MEMDESK_CONFIG="" PYTHONPATH=<tree>/src python dump_records.py bench/data/chats/heldout6a.jsonl \
+    OMP_NUM_THREADS=1 MEMDESK_CONFIG="" PYTHONPATH=<tree>/src python bench/experiments/dump_records.py bench/data/chats/heldout6a.jsonl \
         [--chats h6a-01,h6a-02] > records.jsonl
 """
 
