@@ -70,6 +70,8 @@ from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
 from ..retrieval.stemming import stem, stems_meet
+from ..timeexpr.resolve import resolve
+from ..timeexpr.tense import sentence_tense
 from ..store.base import Store
 
 __all__ = ["Supersession", "claims_in", "named_in", "replaces"]
@@ -213,10 +215,24 @@ def _best_views(candidates: list[_Candidate], score: dict[int, int]) -> list[_Ca
 
 
 def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
-    """When ``new`` took over from ``old``: its event time if that is after the old one's, else when it was said."""
-    if new.event_time is not None and (old.event_time is None or new.event_time > old.event_time):
-        return new.event_time
-    return new.said_time() or new.ingest_time
+    """When ``new`` took over from ``old``: its event time if that is after the old one's, else when it was said.
+    An event time after it was said is a change said ahead of its date ("I'm leaving the bakery at the end of next
+    month": the old memory holds until then) only when the date is not itself the value that changed (the old
+    memory dates nothing: "the fitting has moved to 9 September" changes a date now) and the new words do not
+    narrate (a past-tense sentence whose date resolved ahead is a misreading): otherwise it took over when said."""
+    said = new.said_time() or new.ingest_time
+    if new.event_time is None or (old.event_time is not None and new.event_time <= old.event_time):
+        return said
+    if new.event_time > said and (_dates_something(old) or sentence_tense(new.text()) == "past"):
+        return said
+    return new.event_time
+
+
+def _dates_something(record: MemoryRecord) -> bool:
+    """Whether ``record``'s words name a time (the rules extractor's ``metadata["time_expressions"]``, else read again)."""
+    if record.metadata.get("extractor") == "rules" or "time_expressions" in record.metadata:
+        return bool(record.metadata.get("time_expressions"))
+    return bool(resolve(record.text(), record.said_time() or record.ingest_time))
 
 
 @dataclass
