@@ -42,3 +42,9 @@ def test_a_changed_date_closes_the_old_date_when_said(mem: Memory) -> None:
     at = said(mem, "My final dress fitting is on 2 March.", "The final dress fitting has moved to 9 March.")
     old = closed(mem, "2 March")
     assert old.valid_to is not None and old.valid_to <= at  # the date is the value that changed: changed now
+
+
+def test_a_value_that_holds_now_beside_a_dated_clause_closes_the_old_value_when_said(mem: Memory) -> None:
+    at = said(mem, "The school bus picks Ilse up at 8.10.", "The bus now comes at 7.55, and the school is shut on 20 January.")
+    old = closed(mem, "8.10")
+    assert old.valid_to is not None and old.valid_to <= at

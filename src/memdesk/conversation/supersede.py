@@ -218,14 +218,21 @@ def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
     """When ``new`` took over from ``old``: its event time if that is after the old one's, else when it was said.
     An event time after it was said is a change said ahead of its date ("I'm leaving the bakery at the end of next
     month": the old memory holds until then) only when the date is not itself the value that changed (the old
-    memory dates nothing: "the fitting has moved to 9 September" changes a date now) and the new words do not
-    narrate (a past-tense sentence whose date resolved ahead is a misreading): otherwise it took over when said."""
+    memory dates nothing: "the fitting has moved to 9 September" changes a date now), the new words do not
+    narrate (a past-tense sentence whose date resolved ahead is a misreading) and do not say the new value holds
+    now ("the bus now comes at 7.20, and the centre is closed on the 14th": the date is another clause's):
+    otherwise it took over when said."""
     said = new.said_time() or new.ingest_time
     if new.event_time is None or (old.event_time is not None and new.event_time <= old.event_time):
         return said
-    if new.event_time > said and (_dates_something(old) or sentence_tense(new.text()) == "past"):
+    text = new.text()
+    if new.event_time > said and (_dates_something(old) or sentence_tense(text) == "past" or _NOW.search(text)):
         return said
     return new.event_time
+
+
+_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+"""The deictic "now": what the sentence says holds when it is said."""
 
 
 def _dates_something(record: MemoryRecord) -> bool:
