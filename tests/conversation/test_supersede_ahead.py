@@ -48,3 +48,9 @@ def test_a_value_that_holds_now_beside_a_dated_clause_closes_the_old_value_when_
     at = said(mem, "The school bus picks Ilse up at 8.10.", "The bus now comes at 7.55, and the school is shut on 20 January.")
     old = closed(mem, "8.10")
     assert old.valid_to is not None and old.valid_to <= at
+
+
+def test_a_time_ahead_in_a_clause_that_changes_nothing_does_not_date_the_change(mem: Memory) -> None:
+    at = said(mem, "Her inhaler dose is 2 puffs at night.", "back from the clinic. the nurse raised the dose to 3 puffs. next review in three months")
+    old = closed(mem, "2 puffs")
+    assert old.valid_to is not None and old.valid_to <= at

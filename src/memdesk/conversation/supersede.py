@@ -62,7 +62,7 @@ from .attributes import same_role
 from .endings import mentions, reverses, valued_end
 from .topics import contrasts, rehabits, retopics
 from .claims import claims_in, named_in
-from .facts import Claim, same_value
+from .facts import Claim, claims_of, same_value
 from .narrowing import narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
@@ -226,9 +226,26 @@ def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
     if new.event_time is None or (old.event_time is not None and new.event_time <= old.event_time):
         return said
     text = new.text()
-    if new.event_time > said and (_dates_something(old) or sentence_tense(text) == "past" or _NOW.search(text)):
+    if new.event_time > said and (
+        _dates_something(old) or sentence_tense(text) == "past" or _NOW.search(text) or not _dated_claim(text, said)
+    ):
         return said
     return new.event_time
+
+
+def _dated_claim(text: str, said: datetime) -> bool:
+    """Whether one clause of ``text`` both names a time ahead of ``said`` and makes a claim (:func:`.facts.claims_of`):
+    "we're moving to Hull on 1 March" dates the move; in "the doctor raised the dose to 16 units. next check-up in
+    three months" the time ahead belongs to a clause that changes nothing."""
+    return any(
+        claims_of(clause) and any(m.start > said for m in resolve(clause, said))
+        for clause in _CLAUSE_END.split(text)
+    )
+
+
+_CLAUSE_END = re.compile(r"(?<=[.!?;])\s+")
+"""Where a clause ends for :func:`_dated_claim`: sentence punctuation and a space, whatever the next letter's case
+(chat is often written in lower case, where :func:`~.sentences.split_sentences` keeps the sentences together)."""
 
 
 _NOW = re.compile(r"\bnow\b", re.IGNORECASE)
