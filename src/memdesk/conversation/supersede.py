@@ -69,7 +69,7 @@ from .replies import old_values, restates
 from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
-from ..retrieval.stemming import stem, stems_meet
+from ..retrieval.stemming import content_stems, covered, stem
 from ..timeexpr.resolve import resolve
 from ..timeexpr.tense import sentence_tense
 from ..store.base import Store
@@ -81,7 +81,6 @@ log = logging.getLogger(__name__)
 
 _WORDS = re.compile(r"[a-z0-9]+")
 _NEGATIVE = re.compile(r"\b(?:no longer|not|never|n't|anymore|any more)\b", re.IGNORECASE)
-_FUNCTION = frozenset("the a an my our to of in at for on with and or some any".split())
 
 
 def negates(claim: Claim, record: MemoryRecord) -> bool:
@@ -93,11 +92,10 @@ def negates(claim: Claim, record: MemoryRecord) -> bool:
     text = record.text().replace("\u2019", "'")
     if _NEGATIVE.search(text):
         return False
-    said = {stem(w) for w in _WORDS.findall(text.lower())}
-    wanted = [stem(w) for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
+    wanted = content_stems(claim.value)
     if wanted and any(c.attribute == "hobby" for c in claims_in(record)):
         wanted = wanted[-1:]  # a pastime by its head word: "stepped back from the church band" / "plays drums in the band"
-    return bool(wanted) and all(any(stems_meet(s, w) for s in said) for w in wanted)
+    return covered(wanted, text)
 
 
 #: Words too common to say what changed: function words, time words, chat words.
