@@ -123,6 +123,13 @@ class RecordFilter(BaseModel):
         """True when validity is the default's: the memories no later one had closed by :meth:`read_time`."""
         return self.as_of is None and not self.include_superseded
 
+    def pinned(self, when: datetime | None) -> "RecordFilter":
+        """This filter with ``now`` set to ``when`` (default: this moment) when its validity is the default's and no
+        ``now`` is set (a search asked at ``when`` reads what held then); else itself."""
+        if not self.current_only or self.now is not None:
+            return self
+        return self.model_copy(update={"now": aware_utc(when) if when is not None else utcnow()})
+
     def read_time(self) -> datetime:
         """The time the default read counts as now: ``now``, else the moment of the call."""
         return self.now if self.now is not None else utcnow()

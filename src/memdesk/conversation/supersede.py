@@ -41,8 +41,8 @@ A record may also name the records it replaces (``metadata["replaces"]``: the LL
 decisions, :mod:`memdesk.conversation.decisions`): those are closed the same way, if they are stored,
 current memories of the same speaker, role and scope (anything else named is ignored).
 
-Closing is not deleting: the old memory gets ``valid_to`` (when the new one took effect: its event
-time, else when it was said) and ``superseded_by`` (the new record's id), and the store keeps the
+Closing is not deleting: the old memory gets ``valid_to`` (when the new one took effect, :mod:`.effective`: a
+change said ahead of its date closes it from that date) and ``superseded_by`` (the new record's id), and the store keeps the
 previous version in its history. Reads drop closed memories by default and ``as_of=`` reads the
 memory as it stood at a time (:class:`memdesk.filters.RecordFilter`). Records of one message never
 close each other (they are views of the same words).
@@ -53,7 +53,6 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Sequence
 
 import numpy as np
@@ -62,7 +61,8 @@ from .attributes import same_role
 from .endings import mentions, reverses, valued_end
 from .topics import contrasts, rehabits, retopics
 from .claims import claims_in, named_in
-from .facts import Claim, claims_of, same_value
+from .facts import Claim, same_value
+from .effective import effective
 from .narrowing import narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
@@ -70,8 +70,6 @@ from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
 from ..retrieval.stemming import content_stems, covered, stem
-from ..timeexpr.resolve import resolve
-from ..timeexpr.tense import sentence_tense
 from ..store.base import Store
 
 __all__ = ["Supersession", "claims_in", "named_in", "replaces"]
@@ -212,51 +210,6 @@ def _best_views(candidates: list[_Candidate], score: dict[int, int]) -> list[_Ca
     return [c for c in candidates if best and (score[id(c)] == best or score[id(c)] and c.record.id in inside)]
 
 
-def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
-    """When ``new`` took over from ``old``: its event time if that is after the old one's, else when it was said.
-    An event time after it was said is a change said ahead of its date ("I'm leaving the bakery at the end of next
-    month": the old memory holds until then) only when the date is not itself the value that changed (the old
-    memory dates nothing: "the fitting has moved to 9 September" changes a date now), the new words do not
-    narrate (a past-tense sentence whose date resolved ahead is a misreading) and do not say the new value holds
-    now ("the bus now comes at 7.20, and the centre is closed on the 14th": the date is another clause's):
-    otherwise it took over when said."""
-    said = new.said_time() or new.ingest_time
-    if new.event_time is None or (old.event_time is not None and new.event_time <= old.event_time):
-        return said
-    text = new.text()
-    if new.event_time > said and (
-        _dates_something(old) or sentence_tense(text) == "past" or _NOW.search(text) or not _dated_claim(text, said)
-    ):
-        return said
-    return new.event_time
-
-
-def _dated_claim(text: str, said: datetime) -> bool:
-    """Whether one clause of ``text`` both names a time ahead of ``said`` and makes a claim (:func:`.facts.claims_of`):
-    "we're moving to Hull on 1 March" dates the move; in "the doctor raised the dose to 16 units. next check-up in
-    three months" the time ahead belongs to a clause that changes nothing."""
-    return any(
-        claims_of(clause) and any(m.start > said for m in resolve(clause, said))
-        for clause in _CLAUSE_END.split(text)
-    )
-
-
-_CLAUSE_END = re.compile(r"(?<=[.!?;])\s+")
-"""Where a clause ends for :func:`_dated_claim`: sentence punctuation and a space, whatever the next letter's case
-(chat is often written in lower case, where :func:`~.sentences.split_sentences` keeps the sentences together)."""
-
-
-_NOW = re.compile(r"\bnow\b", re.IGNORECASE)
-"""The deictic "now": what the sentence says holds when it is said."""
-
-
-def _dates_something(record: MemoryRecord) -> bool:
-    """Whether ``record``'s words name a time (the rules extractor's ``metadata["time_expressions"]``, else read again)."""
-    if record.metadata.get("extractor") == "rules" or "time_expressions" in record.metadata:
-        return bool(record.metadata.get("time_expressions"))
-    return bool(resolve(record.text(), record.said_time() or record.ingest_time))
-
-
 @dataclass
 class _Candidate:
     record: MemoryRecord
@@ -311,7 +264,7 @@ class Supersession:
                     closed[r.id] = narrow(r, *keep[r.id], new.id)
             for victim in victims:
                 old = victim.record
-                until = _effective(new, old)
+                until = effective(new, old)
                 if victim.row is not None:
                     old.valid_to, old.superseded_by = until, new.id
                     continue

@@ -110,8 +110,7 @@ class ScopeIndex:
         out._calibrate(own)
         return out
 
-    def closed_at(self, now: datetime) -> np.ndarray:
-        """Per record: whether a later memory had closed it by ``now`` (:meth:`~memdesk.records.RecordBase.closed_at`)."""
+    def closed_at(self, now: datetime) -> np.ndarray:  # per record: closed by ``now`` (RecordBase.closed_at)
         return self.closes <= aware_utc(now).timestamp()
 
     def lexical(self, query: str, k: int) -> tuple[np.ndarray, list[tuple[int, float]]]:
@@ -171,9 +170,8 @@ class ScopeIndex:
         held before) added to a record that gives a value with a word of change
         (:func:`memdesk.conversation.updates.update_of`: "moved to", "raised to", "... now");
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
-        deviations, clipped to [0, 1] (no bonus at or below its type's mean). ``closed`` (one flag per record: closed by
-        the read's time, :meth:`closed_at`; default: every superseded record) says which records are superseded;
-        ``drop_closed`` leaves those out. With ``superseded_weight``, a superseded
+        deviations, clipped to [0, 1] (no bonus at or below its type's mean). ``closed`` (per record, :meth:`closed_at` the
+        read's time; default: every superseded one) says which are superseded (``drop_closed``: left out). With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
         moved as far below zero when negative (``x - (1 - w) * |x|``), so it always ranks lower; with
         ``replaced_weight`` (a question asking what held before a change), the records that closed a candidate are.
@@ -193,10 +191,8 @@ class ScopeIndex:
                 origin.setdefault(i, ("bm25", rank))
         closed = self.closes < np.inf if closed is None else closed
         positions = np.fromiter(origin, dtype=np.intp, count=len(origin))
-        if drop_closed:
-            positions = positions[~closed[positions]]
-            if not positions.size:
-                return
+        if drop_closed and not (positions := positions[~closed[positions]]).size:
+            return
         fused = cosine[positions].astype(np.float64)
         top_lexical = float(lexical.max()) if lexical is not None and lexical.size else 0.0
         if top_lexical > 0 and lexical_floor > 0:  # a weak best match (the name every record shares) stays weak
@@ -298,7 +294,7 @@ def _columns(records: Sequence[MemoryRecord]) -> tuple[np.ndarray, np.ndarray, n
     end time), role, event time and said time (POSIX seconds, NaN when unknown), and whether it
     is a question someone asked that states nothing (:func:`~memdesk.retrieval.question_focus.only_asks`)."""
     return (
-        np.array([_closes(r) for r in records], dtype=np.float64),
+        np.array([(-np.inf if r.valid_to is None else r.valid_to.timestamp()) if r.superseded_by else np.inf for r in records]),
         np.array([r.role for r in records], dtype=object),
         np.array([_seconds(r.event_time) for r in records], dtype=np.float64),
         np.array([_seconds(r.said_time()) for r in records], dtype=np.float64),
@@ -311,12 +307,6 @@ def _changes(records: Sequence[MemoryRecord]) -> np.ndarray:
     from ..conversation.updates import update_of  # the write side's one reading of a change (imported late: no cycle)
 
     return np.array([update_of(r.text()) is not None for r in records], dtype=bool)
-
-
-def _closes(record: MemoryRecord) -> float:
-    if record.superseded_by is None:
-        return float("inf")
-    return -float("inf") if record.valid_to is None else aware_utc(record.valid_to).timestamp()
 
 
 def _seconds(when: datetime | None) -> float:
