@@ -39,18 +39,18 @@ def test_a_move_said_ahead_of_its_date_leaves_the_old_home_current_until_then(me
 
 
 def test_a_changed_date_closes_the_old_date_when_said(mem: Memory) -> None:
-    at = said(mem, "My final dress fitting is on 2 March.", "The final dress fitting has moved to 9 March.")
+    at = said(mem, "My dental check-up is on 2 March.", "The dentist moved my check-up to 9 March.")
     old = closed(mem, "2 March")
     assert old.valid_to is not None and old.valid_to <= at  # the date is the value that changed: changed now
 
 
 def test_a_value_that_holds_now_beside_a_dated_clause_closes_the_old_value_when_said(mem: Memory) -> None:
-    at = said(mem, "The school bus picks Ilse up at 8.10.", "The bus now comes at 7.55, and the school is shut on 20 January.")
+    at = said(mem, "The ferry to Skarv leaves at 8.10.", "The ferry now leaves at 7.55, and the harbour office shuts on 20 January.")
     old = closed(mem, "8.10")
     assert old.valid_to is not None and old.valid_to <= at
 
 
 def test_a_time_ahead_in_a_clause_that_changes_nothing_does_not_date_the_change(mem: Memory) -> None:
-    at = said(mem, "Her inhaler dose is 2 puffs at night.", "back from the clinic. the nurse raised the dose to 3 puffs. next review in three months")
-    old = closed(mem, "2 puffs")
+    at = said(mem, "Pip takes two tablets a day.", "home from the vet. she put Pip up to three tablets a day. we go back in six weeks")
+    old = closed(mem, "two tablets")
     assert old.valid_to is not None and old.valid_to <= at

@@ -24,9 +24,9 @@ def effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
     """When ``new`` took over from ``old``: its event time if that is after the old one's, else when it was said.
     An event time after it was said is a change said ahead of its date ("I'm leaving the bakery at the end of next
     month": the old memory holds until then) only when the date is not itself the value that changed (the old
-    memory dates nothing: "the fitting has moved to 9 September" changes a date now), the new words do not
+    memory dates nothing: "the dentist moved my check-up to 9 May" changes a date now), the new words do not
     narrate (a past-tense sentence whose date resolved ahead is a misreading) and do not say the new value holds
-    now ("the bus now comes at 7.20, and the centre is closed on the 14th": the date is another clause's):
+    now ("the ferry now leaves at 7.55, and the harbour office shuts on the 20th": the date is another clause's):
     otherwise it took over when said."""
     said = new.said_time() or new.ingest_time
     if new.event_time is None or (old.event_time is not None and new.event_time <= old.event_time):
@@ -41,8 +41,8 @@ def effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
 
 def _dated_claim(text: str, said: datetime) -> bool:
     """Whether one clause of ``text`` both names a time ahead of ``said`` and makes a claim (:func:`.facts.claims_of`):
-    "we're moving to Hull on 1 March" dates the move; in "the doctor raised the dose to 16 units. next check-up in
-    three months" the time ahead belongs to a clause that changes nothing."""
+    "we're moving to Hull on 1 March" dates the move; in "the vet put Pip on three tablets a day. we go back in six
+    weeks" the time ahead belongs to a clause that changes nothing."""
     return any(
         claims_of(clause) and any(m.start > said for m in resolve(clause, said))
         for clause in _CLAUSE_END.split(text)
