@@ -117,3 +117,20 @@ def test_validity_and_event_time() -> None:
         as_filter({"as_of": "2024-01-05T00:00:00"}, as_of=t)
     with pytest.raises(InvalidInputError):
         RecordFilter(as_of="last tuesday")
+
+
+def test_a_change_said_ahead_of_its_date_closes_the_old_memory_only_from_then() -> None:
+    from datetime import datetime, timedelta, timezone
+
+    said = datetime(2025, 1, 10, tzinfo=timezone.utc)
+    moves = said + timedelta(days=50)  # "we move to Hull on 1 March", said in January
+    leeds = SemanticRecord(scope=S, fact="We live in Leeds", event_time=said - timedelta(days=300), valid_to=moves, superseded_by="hull")
+    assert leeds.closed_at(moves) and leeds.closed_at(moves + timedelta(days=1)) and not leeds.closed_at(said)
+    assert RecordFilter(now=said).matches(leeds) and RecordFilter(now=moves - timedelta(seconds=1)).matches(leeds)
+    assert not RecordFilter(now=moves).matches(leeds)
+    assert not RecordFilter().matches(leeds)  # the default's now is the moment of the read: long after 1 March 2025
+    assert RecordFilter(now=datetime(2999, 1, 1, tzinfo=timezone.utc), as_of=said).matches(leeds)  # as_of wins
+    assert RecordFilter(as_of=said).matches(leeds) and not RecordFilter(as_of=moves).matches(leeds)
+    gone = leeds.model_copy(update={"valid_to": None})  # superseded with no end time: closed whenever
+    assert gone.closed_at(said - timedelta(days=999)) and not RecordFilter(now=said).matches(gone)
+    assert as_filter(now=said).now == said and RecordFilter(now="2025-01-10T00:00:00").now == said  # naive is UTC

@@ -202,7 +202,7 @@ class Lab:
             top = bound if spec.ub == 0 else max(top, spec.ub * bound)
         if top > 0 and spec.lexical_weight > 0:
             fused += spec.lexical_weight * lexical[P] / top
-        demoted = idx.superseded[P]
+        demoted = idx.closes[P] < np.inf
         fused[demoted] -= 0.5 * np.abs(fused[demoted])
         if spec.uboost and grammatical_person(q.question) == "first":
             fused += spec.uboost * np.array([idx.records[i].role == "user" for i in P])

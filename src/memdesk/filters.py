@@ -9,8 +9,10 @@ Besides provenance and type, a filter holds metadata conditions (``metadata={"ap
 a list value means "one of": ``{"app": ["web", "ios"]}``; a dict of operators such as ``{"gte": 3, "lt": 9}``
 or ``{"icontains": "lido"}``; ``AND`` / ``OR`` / ``NOT``: the one condition language of
 :mod:`memdesk.metadata_conditions`), an event-time range (``since`` / ``until``), and validity: by default only
-memories no later memory superseded match; ``as_of=`` keeps those that held at that time (what the
-memory said then), ``include_superseded=True`` keeps everything.
+memories no later memory had closed by the time of the read match (``now``, default the moment it runs: a
+change said ahead of its date, "I leave the bakery at the end of next month", leaves the old memory current
+until that date); ``as_of=`` keeps those that held at that time (what the memory said then),
+``include_superseded=True`` keeps everything.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from .errors import InvalidInputError
 from .metadata_conditions import MAX_TERMS, check_conditions, conditions_hold
-from .records import MemoryType, RecordBase, Role, _aware as aware_utc
+from .records import MemoryType, RecordBase, Role, _aware as aware_utc, utcnow
 
 __all__ = ["RecordFilter", "as_filter"]
 
@@ -53,6 +55,11 @@ class RecordFilter(BaseModel):
         default=None, description="Keep the memories that held at this time (said by then, not yet superseded)."
     )
     include_superseded: bool = Field(default=False, description="Also keep memories a later one superseded.")
+    now: datetime | None = Field(
+        default=None,
+        description="The time the default read counts as now (default: the moment it runs): a memory a later one "
+        "closes from a later time is still current. Unused with as_of or include_superseded.",
+    )
 
     @field_validator("roles", "sources", "types", mode="before")
     @classmethod
@@ -87,7 +94,7 @@ class RecordFilter(BaseModel):
     def _speaker_text(cls, v: str | None) -> str | None:
         return _utf8(v) if v is not None else None
 
-    @field_validator("since", "until", "as_of")
+    @field_validator("since", "until", "as_of", "now")
     @classmethod
     def _aware(cls, v: datetime | None) -> datetime | None:
         return aware_utc(v)
@@ -108,8 +115,24 @@ class RecordFilter(BaseModel):
     def store_native(self) -> bool:
         """True when the store's own search and page arguments (types, speaker) say all of it: nothing
         else is asked, superseded memories included."""
-        rest = self.model_copy(update={"types": None, "speaker": None})
+        rest = self.model_copy(update={"types": None, "speaker": None, "now": None})
         return rest == RecordFilter(include_superseded=True)
+
+    @property
+    def current_only(self) -> bool:
+        """True when validity is the default's: the memories no later one had closed by :meth:`read_time`."""
+        return self.as_of is None and not self.include_superseded
+
+    def pinned(self, when: datetime | None) -> "RecordFilter":
+        """This filter with ``now`` set to ``when`` (default: this moment) when its validity is the default's and no
+        ``now`` is set (a search asked at ``when`` reads what held then); else itself."""
+        if not self.current_only or self.now is not None:
+            return self
+        return self.model_copy(update={"now": aware_utc(when) if when is not None else utcnow()})
+
+    def read_time(self) -> datetime:
+        """The time the default read counts as now: ``now``, else the moment of the call."""
+        return self.now if self.now is not None else utcnow()
 
     def type_list(self) -> list[MemoryType]:
         """The memory types to search (all of them when ``types`` is unset)."""
@@ -132,7 +155,7 @@ class RecordFilter(BaseModel):
         if self.as_of is not None:
             if not record.valid_at(self.as_of):
                 return False
-        elif not self.include_superseded and record.superseded_by is not None:
+        elif not self.include_superseded and record.superseded_by is not None and record.closed_at(self.read_time()):
             return False
         if self.since is not None and (record.event_time is None or record.event_time < self.since):
             return False
@@ -162,10 +185,11 @@ def as_filter(
     until: datetime | None = None,
     as_of: datetime | None = None,
     include_superseded: bool = False,
+    now: datetime | None = None,
 ) -> RecordFilter:
     """One :class:`RecordFilter` from ``where`` (a filter or its fields as a dict) and the keyword
     shortcuts (``types=``, ``speaker=``, ``roles=``, ``sources=``, ``metadata=``, ``since=``, ``until=``,
-    ``as_of=``, ``include_superseded=``); a keyword that ``where`` also sets is an :class:`InvalidInputError`."""
+    ``as_of=``, ``include_superseded=``, ``now=``); a keyword that ``where`` also sets is an :class:`InvalidInputError`."""
     if isinstance(where, Mapping):
         where = RecordFilter(**where)
     elif where is not None and not isinstance(where, RecordFilter):
@@ -173,7 +197,7 @@ def as_filter(
     base = where or RecordFilter()
     given = {
         "types": types, "speaker": speaker, "roles": roles, "sources": sources, "metadata": metadata,
-        "since": since, "until": until, "as_of": as_of, "include_superseded": include_superseded or None,
+        "since": since, "until": until, "as_of": as_of, "include_superseded": include_superseded or None, "now": now,
     }  # fmt: skip
     extra = {k: v for k, v in given.items() if v is not None}
     defaults = RecordFilter()

@@ -126,7 +126,8 @@ class RecordBase(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
     valid_to: datetime | None = Field(
         default=None,
-        description="When it stopped being true (set when a later memory superseded it); valid from its event_time.",
+        description="When it stops (or stopped) being true (set when a later memory superseded it: a change said ahead "
+        "of its date ends it then); valid from its event_time.",
     )
     superseded_by: str | None = Field(default=None, description="The id of the memory that superseded it.")
 
@@ -135,6 +136,12 @@ class RecordBase(BaseModel):
     def valid_at(self, when: datetime) -> bool:
         """Whether the memory held at ``when``: it had happened (or has no event time) and was not yet superseded."""
         return (self.event_time is None or self.event_time <= when) and (self.valid_to is None or self.valid_to > when)
+
+    def closed_at(self, when: datetime) -> bool:
+        """Whether a later memory had closed it by ``when``: superseded from a time at or before ``when``
+        (a change said ahead of its date, "I leave the bakery at the end of next month", closes it only
+        from that date; superseded with no end time: closed whenever)."""
+        return self.superseded_by is not None and (self.valid_to is None or self.valid_to <= when)
 
     def said_time(self) -> datetime | None:
         """When the record's message was said (``metadata["said_at"]``), else added (``"added_at"``), as

@@ -325,3 +325,31 @@ def test_random_filters_over_random_metadata_agree_with_matches(store: Store, rn
     assert [r.id for r in page_where(store, scope, where, limit=len(recs)).items] == expected
     kept = _sql_kept(store, scope, where)
     assert kept is None or set(expected) <= kept
+
+
+def test_a_memory_closed_from_a_later_date_stays_current_until_then(store: Store, rng: np.random.Generator) -> None:
+    """A change said ahead of its date ("we move to Hull on 1 March", said in January) closes the old memory from
+    that date: every read of every backend (scan, pages, search, the SQL it compiles) keeps it until then."""
+    said = datetime.now(timezone.utc)
+    later = [said + timedelta(days=40), said + timedelta(hours=1), said - timedelta(hours=1), said - timedelta(days=3)]
+    recs = [
+        SemanticRecord(scope=S, fact=f"lived in town {i}", valid_to=until, superseded_by=f"moved-{i}", metadata={"app": "web"})
+        for i, until in enumerate(later)
+    ] + [SemanticRecord(scope=S, fact="plays chess", metadata={"app": "web"})]
+    recs[1] = recs[1].model_copy(update={"valid_to": recs[1].valid_to.astimezone(timezone(timedelta(hours=-11)))})  # any offset
+    store.write(recs, unit(rng, len(recs)))
+    ids = [r.id for r in recs]
+    for where, expected in (
+        (RecordFilter(), {ids[0], ids[1], ids[4]}),
+        (RecordFilter(metadata={"app": "web"}), {ids[0], ids[1], ids[4]}),
+        (RecordFilter(now=said + timedelta(days=2)), {ids[0], ids[4]}),
+        (RecordFilter(now=said - timedelta(days=2)), {ids[0], ids[1], ids[2], ids[4]}),
+        (RecordFilter(as_of=said + timedelta(days=41)), {ids[4]}),
+        (RecordFilter(as_of=said), {ids[0], ids[1], ids[4]}),
+    ):
+        assert {r.id for r in scan_where(store, S, where)} == expected, where
+        assert {r.id for r in page_where(store, S, where, limit=10).items} == expected, where
+        found = search_where(store, unit(rng, 1)[0], S, MemoryType.SEMANTIC, 10, where)
+        assert {s.record.id for s in found} == expected, where
+        kept = _sql_kept(store, S, where)
+        assert kept is None or expected <= kept, where

@@ -89,6 +89,21 @@ def test_a_superseded_memory_ranks_below_the_one_that_replaced_it(store):
     assert old.id not in {h.record.id for h in dropped}
 
 
+def test_a_memory_closed_from_a_later_date_is_current_for_a_question_asked_before_it(store):
+    old, new = superseded_pair(store)  # Bristol closed on 1 June 2024, when Priya moves to Bath
+    q, asked = unit([1, 0, 0]), "Where does Priya live?"
+    for retriever in (Retriever.fused(store, k=10, K=10), Retriever(store, k=10, K=10)):
+        before = retriever.retrieve(q, A, query_text=asked, asked_at=datetime(2024, 5, 1, tzinfo=timezone.utc))
+        assert before[0].record.id == old.id and "superseded" not in before[0].why  # still where she lives in May
+        after = retriever.retrieve(q, A, query_text=asked, asked_at=datetime(2024, 6, 2, tzinfo=timezone.utc))
+        ids = [h.record.id for h in after]
+        assert ids.index(new.id) < ids.index(old.id) and "superseded" in after[ids.index(old.id)].why
+    dropping = Retriever.fused(store, k=10, K=10, superseded_weight=None)
+    may = dropping.retrieve(q, A, query_text=asked, asked_at=datetime(2024, 5, 1, tzinfo=timezone.utc))
+    june = dropping.retrieve(q, A, query_text=asked, asked_at=datetime(2024, 6, 2, tzinfo=timezone.utc))
+    assert old.id in {h.record.id for h in may} and old.id not in {h.record.id for h in june}
+
+
 def test_the_default_demotion_leaves_a_closed_record_that_matches_far_better_than_any_current_one_first(store):
     # the write side closed the cat with the move ("We moved to Ely" closing "I live in Leeds with my cat, Biscuit");
     # asked the cat's name, the closed record still matches far better than anything current

@@ -41,3 +41,29 @@ def test_the_compiled_stemmer_gives_the_pure_python_stems():
              "organizations", "knitted", "arguing", "happily", "volunteered", "ponies", "sensational", "x")
     assert [fast.stemWord(w) for w in words] == [pure.stemWord(w) for w in words]
     assert StemmingTokenizer()("the ponies were hopping happily") == ["poni", "hop", "happili"]
+
+
+def test_one_reading_of_every_content_word_of_a_value_in_a_statement():
+    from memdesk.retrieval.stemming import content_stems, covered, holds_stems
+
+    assert content_stems("My old gas oven’s door") == ["gas", "oven", "door"]  # function words, "s" and case go
+    assert holds_stems("playing the violin", "Maya plays the violin in an orchestra")
+    assert holds_stems("the old 6hp outboard", "a Tohatsu 6hp outboard")  # "old" says nothing of what it is
+    assert not holds_stems("the violin", "Maya plays the viola") and not holds_stems("the of my", "anything at all")
+    wanted = content_stems("my terrible gas oven")
+    assert covered(wanted, "an old gas oven", spare=1) and not covered(wanted, "an old gas oven")
+
+
+def test_supersession_endings_and_remainders_share_that_reading():
+    """The three write-side readers once had their own lists of function words: each now reads "her" and "old" alike."""
+    from memdesk.conversation.claims import Claim
+    from memdesk.conversation.endings import mentions
+    from memdesk.conversation.remainder import holds_stems as remainder_holds
+    from memdesk.conversation.supersede import negates
+    from memdesk.records import Scope, SemanticRecord
+    from memdesk.retrieval.stemming import holds_stems
+
+    walks = SemanticRecord(scope=Scope(user_id="u"), fact="Maya walks the dog every morning")
+    assert negates(Claim("negation", value="walking her dog", op="end"), walks)
+    assert mentions("her dog", "Maya walks the dog every morning")
+    assert remainder_holds is holds_stems and remainder_holds("the old outboard", "a 6hp outboard")

@@ -19,6 +19,7 @@ from memdesk.tenants import ApiKeyInfo, Tenant, hash_key, new_key  # noqa: E402
 from memdesk.records import utcnow  # noqa: E402
 
 from tests.server.conftest import LiveServer, sqlite_memory  # noqa: E402
+from .checks import ChangeReading  # noqa: E402
 
 ADMIN_KEY = "admin-key-0123456789abcdef"
 
@@ -72,6 +73,7 @@ class Served:
 def served(tmp_path_factory) -> Iterator[Served]:
     memory = sqlite_memory(tmp_path_factory.mktemp("trust") / "trust.db")
     memory.quota = StorageQuota(max_records=10**9, max_bytes=10**12)  # every add reads its tenant's usage, never refused
+    memory.processor = ChangeReading()  # the rules for the change script (narrowing, split records), raw turns otherwise
     try:
         with LiveServer(create_app(memory, api_keys=ApiKeys([ADMIN_KEY], tenant_keys=memory.store))) as server:
             yield Served(memory, server)

@@ -1,7 +1,8 @@
 """Forgetting is complete: after ``Memory.forget`` no byte of the SQLite files holds the forgotten text.
 
 Alice and Bob each say distinctive secrets (short ones, a long one that spills into overflow pages, one in
-non-ASCII text, one in message metadata); some records are updated (history keeps old versions) and one is
+non-ASCII text, one in message metadata, one in the part of a compound statement that a later change narrows away
+and splits off into a closed record of its own); some records are updated (history keeps old versions) and one is
 deleted (history keeps its tombstone), and each has a reasoning bank with a solved example, before Alice is
 forgotten. Then every byte of ``memdesk.db``, its
 ``-wal`` and its ``-shm`` is scanned for each of Alice's secrets in UTF-8, UTF-16-LE and UTF-16-BE: none is
@@ -46,6 +47,7 @@ def secrets(who: str) -> dict[str, str]:
         "metadata": f"Md{who}Anhang",
         "example": f"Ex{who}Aufgabe",  # in a solved example of the user's reasoning bank
         "bankname": f"Bk{who}Schatz",  # the bank's name
+        "split": f"Sp{who}Aussenborder",  # in the part of a compound statement a later change splits off
     }
 
 
@@ -61,6 +63,15 @@ def say(memory: Memory, who: str, scope: Scope) -> None:
         ],
         scope=scope,
     )
+    # a compound statement, then a change of one of its facts: the compound record is narrowed in place (its earlier
+    # version, with the secret, stays in its history) and what changed goes into a closed record split off it
+    memory.add({"content": f"I have a wooden dinghy called Puffin, a {s['split']} 6hp outboard, and two oars.", "speaker": who}, scope=scope)
+    memory.add({"content": "I sold the old 6hp outboard and bought a 9.9hp one.", "speaker": who}, scope=scope)
+    every = memory.get_all(scope=scope, filters={"include_superseded": True})
+    split = [r for r in every if r.metadata.get("split_from")]
+    assert split and all(r.superseded_by and s["split"] in r.text() for r in split)
+    narrowed = memory.history(split[0].metadata["split_from"], scope=scope)
+    assert len(narrowed) == 2 and s["split"] in narrowed[0].record.text() and s["split"] not in narrowed[1].record.text()
     records = memory.get_all(scope=scope)
     pet = next(r for r in records if s["pet"] in r.embed_text())
     memory.update(pet.id, f"My cat is now called {s['updated']}.", scope=scope)
@@ -104,7 +115,9 @@ def test_forget_leaves_no_byte_of_the_forgotten_users_text(memory, tmp_path):
     path = tmp_path / "data" / "memdesk.db"
     say(memory, "alice", ALICE)
     say(memory, "bob", BOB)
-    alice_ids = [e.record.id for r in memory.get_all(scope=ALICE) for e in memory.history(r.id, scope=ALICE)]
+    every_a = memory.get_all(scope=ALICE, filters={"include_superseded": True})  # the split records too
+    alice_ids = [e.record.id for r in every_a for e in memory.history(r.id, scope=ALICE)]
+    assert any(r.metadata.get("split_from") for r in every_a)
     words_a, words_b = list(secrets("alice").values()), list(secrets("bob").values())
     before = database_bytes(path)
     assert {w for _, w, _ in residues(before, words_a)} == set(words_a)  # the scan sees every secret at first
@@ -114,7 +127,7 @@ def test_forget_leaves_no_byte_of_the_forgotten_users_text(memory, tmp_path):
 
     got = memory.forget(ALICE)
 
-    assert got.records > 0 and got.messages == 5 and got.history > got.records and got.banks == 1
+    assert got.records > 0 and got.messages == 7 and got.history > got.records and got.banks == 1
     after = database_bytes(path)
     assert set(after) - set(graphs) <= {"memdesk.db", "memdesk.db-wal", "memdesk.db-shm"}
     assert len(set(after) & set(graphs)) < len(graphs)  # alice's graph files are gone, bob's stay

@@ -5,7 +5,8 @@ A hypothesis state machine plays three tenants of one memory. Each step picks a 
 MCP tools over streamable HTTP with the tenant's key, MCP bound to the tenant in process, the memory
 browser at ``/ui`` logged in with the tenant's key, the mem0 facade bound to the tenant, and the awaitable
 ``AsyncMemory`` (in process) and ``AsyncRemoteMemory`` (the tenant's key) of ``async_faces.py``) and an
-operation (add, search, evidence, answer, get, get_all, update, delete, history, forget - the exact scope or
+operation (add, a change of one fact of a compound statement - narrowed in place, what changed split off into a
+closed record -, search, evidence, answer, get, get_all, update, delete, history, forget - the exact scope or
 with a wildcard - and export, on :data:`EXPORT_PATHS`), with record ids drawn from
 *every* tenant's records, dead or alive, and - on the keyed paths - the scope left out, named as the
 tenant's own, or named as another tenant's. A model says what each tenant owns; after every step:
@@ -60,7 +61,7 @@ from memdesk.records import Scope
 from memdesk.tenants import Tenant
 
 from .async_faces import AsyncMemoryFace, AsyncRemoteFace
-from .checks import NAMING, WORDS, marker, refused
+from .checks import NAMING, WORDS, change, compound, marker, refused
 from .conftest import Served
 from .faces import Face, Found, HttpFace, McpFace, MemoryFace, RemoteFace, UiFace
 from .mem0_face import Mem0Face
@@ -93,6 +94,7 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
         n = next(_EXAMPLES)
         self.users = [f"t{n}{c}" for c in "abc"]  # fresh tenants per example: examples share one database
         self.alive: dict[str, dict[str, str]] = {u: {} for u in self.users}  # user -> record id -> text
+        self.closed: dict[str, dict[str, str]] = {u: {} for u in self.users}  # user -> id of a closed record -> text
         self.versions: dict[str, list[str]] = {}  # record id -> every text it had
         self.owner: dict[str, str] = {}  # record id -> user
         self.run: dict[str, str | None] = {}  # record id -> the run_id it was added under
@@ -128,15 +130,16 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
         return (user, face, *self.name(user, face, naming, data))
 
     def own(self, user: str, found: Found, *, current: bool = True) -> None:
-        """Everything in ``found`` is ``user``'s: its ids (current records, unless ``current=False``), its texts."""
+        """Everything in ``found`` is ``user``'s: its ids (current records, or closed ones a search ranks low and an
+        export keeps; any record's, unless ``current=False``), its texts."""
         for item in found.items:
             assert self.owner.get(item.id) == user, f"{user} got {item.id} of {self.owner.get(item.id)}"
             assert item.user_id in (None, user)
-            if current:
+            if current and item.id not in self.closed[user]:
                 assert item.id in self.alive[user]
                 assert not item.text or item.text == self.alive[user][item.id]
-            else:
-                assert not item.text or item.text in self.versions[item.id]
+            else:  # an export gives a record's text without what it is embedded with (a split record's source)
+                assert not item.text or any(item.text in v for v in self.versions[item.id])
         texts = found.text + "".join(i.text for i in found.items)
         for other in self.users:
             if other != user:
@@ -165,6 +168,40 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
         self.versions[ids[0]] = [text]
         self.owner[ids[0]] = user
         self.run[ids[0]] = run
+
+    @rule(data=st.data(), naming=NAMING, run=st.sampled_from([None, "r1"]))
+    def change(self, data, naming, run):
+        """A compound statement, then a change of one of its facts, in one scope (:class:`~tests.trust.checks.ChangeReading`
+        reads them with the rules): the compound record is narrowed in place (a new version) and what changed is
+        closed in a record split off it, all of them the tenant's (:meth:`resync`)."""
+        user, face, name, other = self.caller(data, naming)
+        if other:
+            with refused(ForbiddenScopeError):
+                face.add(compound(user), run, name)
+            return
+        said = face.add(compound(user), run, name)
+        self.resync(user)
+        face.add(change(user), run, name)
+        self.resync(user)
+        store = self.served.memory.store
+        assert any(store.get(i).metadata.get("split_from") == said[0] for i in self.closed[user]), said  # split off
+        assert len(self.versions[said[0]]) == 2 and marker(user) not in self.alive[user][said[0]]  # narrowed
+
+    def resync(self, user: str) -> None:
+        """The model of ``user`` after supersession rewrote its records: new ones (the change's, the split ones) are
+        its own, a narrowed record has a new version, a closed one is no longer current; read as an admin."""
+        for r in self.served.memory.get_all(scope=Scope(user_id=user), filters={"include_superseded": True}):
+            text = r.embed_text()
+            if r.id not in self.owner:
+                self.owner[r.id], self.run[r.id], self.versions[r.id] = user, r.scope.run_id, [text]
+            assert self.owner[r.id] == user  # never another tenant's record
+            if self.versions[r.id][-1] != text:
+                self.versions[r.id].append(text)
+            if r.superseded_by is None:
+                self.alive[user][r.id] = text
+            else:
+                self.alive[user].pop(r.id, None)
+                self.closed[user][r.id] = text
 
     @rule(data=st.data(), naming=NAMING,
           op=st.sampled_from(["search", "evidence", "answer"]), words=st.lists(WORDS, min_size=1, max_size=3))
@@ -198,7 +235,7 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
         user, face, name, other = self.caller(data, naming)
         rid = self.record_id(data)
         mine = not other and self.owner.get(rid) == user
-        reachable = mine and rid not in self.forgotten and (op == "history" or rid in self.alive[user])
+        reachable = mine and rid not in self.forgotten and (op == "history" or rid in self.alive[user] or rid in self.closed[user])
         if not reachable:
             args = (rid, self.text(user, words), name) if op == "update" else (rid, name)
             with refused(RecordNotFoundError) as e:
@@ -210,12 +247,14 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
         elif op == "update":
             text = self.text(user, words)
             got = face.update(rid, text, name)
-            self.alive[user][rid] = text
+            text = self.served.memory.store.get(rid).embed_text()  # a split record is embedded with its source's words
+            (self.closed if rid in self.closed[user] else self.alive)[user][rid] = text  # a closed record stays closed
             self.versions[rid].append(text)
             self.own(user, Found([got]))
         elif op == "delete":
             face.delete(rid, name)
-            del self.alive[user][rid]
+            self.alive[user].pop(rid, None)
+            self.closed[user].pop(rid, None)
             self.deleted.add(rid)
         else:
             found = face.history(rid, name)
@@ -238,6 +277,7 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
             if owner == user and (wildcard or self.run[rid] is None):
                 self.forgotten.add(rid)
                 self.alive[user].pop(rid, None)
+                self.closed[user].pop(rid, None)
         self.banks[user] = {}  # the tenant's banks belong to Scope(user_id=user): exact and wildcard forgets take them
         self.forget_pending(user, wildcard)
         self.keys_went_away(user)
@@ -292,7 +332,7 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
             return
         got = face.export(name)
         self.own(user, got.records)
-        assert {i.id for i in got.records.items} == set(self.alive[user])
+        assert {i.id for i in got.records.items} == set(self.alive[user]) | set(self.closed[user])  # closed ones too
         assert got.examples == {e for bank in self.banks[user].values() for e in bank}
 
     # -- reasoning banks -----------------------------------------------------------------------------
@@ -370,7 +410,9 @@ class IsolationMachine(PendingRules, RuleBasedStateMachine):
             assert {r.id: r.embed_text() for r in records} == self.alive[user]
             # long metadata (stored once, memdesk.store.shared_metadata) comes back to its own tenant only
             assert all(marker(u) not in str(r.metadata) for r in records for u in self.users if u != user)
-            assert self.served.memory.store.usage(Scope(user_id=user)).records == len(records)  # quotas count its own
+            every = self.served.memory.get_all(scope=Scope(user_id=user), filters={"include_superseded": True})
+            assert {r.id for r in every} == set(self.alive[user]) | set(self.closed[user])  # closed ones are its own too
+            assert self.served.memory.store.usage(Scope(user_id=user)).records == len(every)  # quotas count its own
 
     @invariant()
     def the_store_holds_exactly_each_tenants_banks(self):

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 
 from .claims import Claim
-from ..retrieval.stemming import stem, stems_meet
+from ..retrieval.stemming import content_stems, covered, stem, stems_meet
 
 __all__ = ["ended_claims", "mentions", "reversal", "reverses", "valued_end"]
 
@@ -106,7 +106,6 @@ _EX = re.compile(rf"\b(?P<thing>{_CAP})\s+is\s+(?:now\s+)?my\s+ex\b|\bmy\s+ex(?:
 _NEGATED = re.compile(r"\b(?:not|never|n't|no\s+longer|if|might|may|could|would|should|will|'ll|hope|hoping|afraid)\b", re.IGNORECASE)
 
 _WORDS = re.compile(r"[a-z0-9]+")
-_FUNCTION = frozenset("the a an my our your his her their to of in at for on with and or some any old".split())
 _NEGATION = re.compile(r"\b(?:no\s+longer|not|never|n't|anymore|any\s+more)\b", re.IGNORECASE)
 
 
@@ -176,12 +175,6 @@ def valued_end(claim: Claim) -> str | None:
     return claim.value if _thing(claim.value) else None
 
 
-def _stems(text: str) -> list[str]:
-    """The content words of ``text``, Snowball-stemmed ("smoking", "smokes", "smoke": "smoke"; "Riverside" is no
-    "river")."""
-    return [stem(w) for w in _WORDS.findall(text.lower()) if w not in _FUNCTION and len(w) > 1]
-
-
 _ITEM = r"(?!(?:i|we|he|she|they|it|you|my|our|his|her|their|the|so|then)\b)[\w'-]+(?:\s+[\w'-]+)?"
 
 
@@ -202,11 +195,9 @@ def mentions(value: str, text: str) -> bool:
     """Whether a statement (``text``) names the ended thing ``value``: every content word of it (by its stem),
     the statement negating nothing, and the thing not one item of a list in it."""
     text = text.replace("\u2019", "'")
-    wanted = _stems(value)
-    said = _stems(text)
-    found = sum(any(stems_meet(s, w) for s in said) for w in wanted)
+    wanted = content_stems(value)
     # every word of the thing; of a thing of three words or more, all but one ("my terrible gas oven" / "an old gas one")
-    if not wanted or _NEGATION.search(text) or found < len(wanted) - (1 if len(wanted) >= 3 else 0):
+    if _NEGATION.search(text) or not covered(wanted, text, spare=1 if len(wanted) >= 3 else 0):
         return False
     if _in_list(text, value):
         return False

@@ -53,7 +53,7 @@ from .narrowing import narrow
 from .typed_values import topic_terms, value_spans, values_of
 from .updates import new_only
 from ..records import MemoryRecord, new_id
-from ..retrieval.stemming import stem, stems_meet
+from ..retrieval.stemming import holds_stems
 
 __all__ = ["kept_part", "parts", "remainder"]
 
@@ -76,8 +76,6 @@ _PREP_AHEAD = re.compile(r"^(?:\s*\([^)]*\))?\s+(?:at|in|on|near|with|for|by|ins
 _OF_PERIOD = re.compile(r"^\s+of\s+(?:the|every|each)\s+(?:month|week|year|term)\b", re.IGNORECASE)
 #: words that only join a part to the one before it; dropped at the head of a remainder
 _JOINER = re.compile(r"^(?:(?:and|but|also|so|plus|or|then|too|with)\b[\s,]*)+", re.IGNORECASE)
-_WORDS = re.compile(r"[a-z0-9]+")
-_FUNCTION = frozenset("the a an my our your his her their its to of in at for on with and or some any".split())
 _TEXTUAL = ("change", "update", "negation", "reversal", "topic", "habit", "contrast", "revision", "ended")
 
 
@@ -91,16 +89,6 @@ def parts(text: str) -> list[tuple[int, int]]:
     if text[start:].strip():
         out.append((start, len(text)))
     return out
-
-
-def _stems(text: str) -> set[str]:
-    return {stem(w) for w in _WORDS.findall(text.lower().replace("\u2019", "'")) if w not in _FUNCTION and len(w) > 1}
-
-
-def _holds(value: str, text: str) -> bool:
-    """Whether ``text`` holds every content word of ``value`` (by its stem)."""
-    wanted, said = _stems(value), _stems(text)
-    return bool(wanted) and all(any(stems_meet(s, w) for s in said) for w in wanted)
 
 
 def _shift(m: re.Match[str]) -> str:
@@ -162,15 +150,15 @@ def _whole_part(new: Sequence[Claim], replaced: Sequence[str], part: str) -> boo
     """Whether the claims ``new`` change a fact this part states by its words, or it holds a ``replaced`` value
     (see the module docstring)."""
     for claim in new:
-        if (value := valued_end(claim)) is not None and _holds(value, part):
+        if (value := valued_end(claim)) is not None and holds_stems(value, part):
             return True
         if reverses(claim, part):
             return True
-        if claim.attribute == "negation" and claim.op == "end" and claim.value and _holds(claim.value, part):
+        if claim.attribute == "negation" and claim.op == "end" and claim.value and holds_stems(claim.value, part):
             return True
         if claim.attribute == "change" and claim.value and topic_terms(claim.value) & topic_terms(part):
             return True
-    return any(_holds(value, part) for value in replaced)
+    return any(holds_stems(value, part) for value in replaced)
 
 
 def _restated(part: str, said: set[str], names: frozenset[str]) -> bool:
@@ -294,7 +282,7 @@ def _claims_kept(claims: Sequence[object], text: str) -> list[object]:
         value = c.get("value") if isinstance(c, dict) else None
         if not isinstance(c, dict) or not value:
             out.append(c)
-        elif c.get("attribute") not in _TEXTUAL and (_holds(value, text) or same_value(value, text)):
+        elif c.get("attribute") not in _TEXTUAL and (holds_stems(value, text) or same_value(value, text)):
             out.append(c)
     return out
 

@@ -41,8 +41,8 @@ A record may also name the records it replaces (``metadata["replaces"]``: the LL
 decisions, :mod:`memdesk.conversation.decisions`): those are closed the same way, if they are stored,
 current memories of the same speaker, role and scope (anything else named is ignored).
 
-Closing is not deleting: the old memory gets ``valid_to`` (when the new one took effect: its event
-time, else when it was said) and ``superseded_by`` (the new record's id), and the store keeps the
+Closing is not deleting: the old memory gets ``valid_to`` (when the new one took effect, :mod:`.effective`: a
+change said ahead of its date closes it from that date) and ``superseded_by`` (the new record's id), and the store keeps the
 previous version in its history. Reads drop closed memories by default and ``as_of=`` reads the
 memory as it stood at a time (:class:`memdesk.filters.RecordFilter`). Records of one message never
 close each other (they are views of the same words).
@@ -53,7 +53,6 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Sequence
 
 import numpy as np
@@ -63,13 +62,14 @@ from .endings import mentions, reverses, valued_end
 from .topics import contrasts, rehabits, retopics
 from .claims import claims_in, named_in
 from .facts import Claim, same_value
+from .effective import effective
 from .narrowing import narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
 from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
-from ..retrieval.stemming import stem, stems_meet
+from ..retrieval.stemming import content_stems, covered, stem
 from ..store.base import Store
 
 __all__ = ["Supersession", "claims_in", "named_in", "replaces"]
@@ -79,7 +79,6 @@ log = logging.getLogger(__name__)
 
 _WORDS = re.compile(r"[a-z0-9]+")
 _NEGATIVE = re.compile(r"\b(?:no longer|not|never|n't|anymore|any more)\b", re.IGNORECASE)
-_FUNCTION = frozenset("the a an my our to of in at for on with and or some any".split())
 
 
 def negates(claim: Claim, record: MemoryRecord) -> bool:
@@ -91,11 +90,10 @@ def negates(claim: Claim, record: MemoryRecord) -> bool:
     text = record.text().replace("\u2019", "'")
     if _NEGATIVE.search(text):
         return False
-    said = {stem(w) for w in _WORDS.findall(text.lower())}
-    wanted = [stem(w) for w in _WORDS.findall(claim.value.lower()) if w not in _FUNCTION]
+    wanted = content_stems(claim.value)
     if wanted and any(c.attribute == "hobby" for c in claims_in(record)):
         wanted = wanted[-1:]  # a pastime by its head word: "stepped back from the church band" / "plays drums in the band"
-    return bool(wanted) and all(any(stems_meet(s, w) for s in said) for w in wanted)
+    return covered(wanted, text)
 
 
 #: Words too common to say what changed: function words, time words, chat words.
@@ -212,13 +210,6 @@ def _best_views(candidates: list[_Candidate], score: dict[int, int]) -> list[_Ca
     return [c for c in candidates if best and (score[id(c)] == best or score[id(c)] and c.record.id in inside)]
 
 
-def _effective(new: MemoryRecord, old: MemoryRecord) -> datetime:
-    """When ``new`` took over from ``old``: its event time if that is after the old one's, else when it was said."""
-    if new.event_time is not None and (old.event_time is None or new.event_time > old.event_time):
-        return new.event_time
-    return new.said_time() or new.ingest_time
-
-
 @dataclass
 class _Candidate:
     record: MemoryRecord
@@ -273,7 +264,7 @@ class Supersession:
                     closed[r.id] = narrow(r, *keep[r.id], new.id)
             for victim in victims:
                 old = victim.record
-                until = _effective(new, old)
+                until = effective(new, old)
                 if victim.row is not None:
                     old.valid_to, old.superseded_by = until, new.id
                     continue

@@ -40,7 +40,7 @@ from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
 from .redundancy import demote_repeated
 from .relevance import COSINE, FUSED, RRF, calibrate
-from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope
+from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope, utcnow
 from ..hits import SearchHit
 from .scope_index import TYPE_PRIOR, ScopeIndexCache
 
@@ -269,9 +269,10 @@ class Retriever:
         if mode not in ("typed", "untyped"):
             raise InvalidInputError(f"mode must be 'typed' or 'untyped', not {mode!r}")
         wanted = tuple(types) if types else tuple(where.type_list())
-        demote = self.superseded_weight is not None and where.as_of is None and not where.include_superseded
+        now = (where := where.pinned(asked_at)).read_time()  # what a later memory had closed by then is not current
+        demote = self.superseded_weight is not None and where.current_only
         if demote:  # current facts first; a superseded record stays findable for what else it says
-            where = where.model_copy(update={"include_superseded": True})
+            where = where.model_copy(update={"include_superseded": True, "now": None})
             demote = not asks_then(query_text)  # "Where did she work before ...?": what was, undemoted
         hybrid_on = self.hybrid if hybrid is None else hybrid
         lexical_query = lexical_text if lexical_text and lexical_text.strip() else query_text
@@ -279,7 +280,7 @@ class Retriever:
             weight = self.superseded_weight if demote else None
             bm25_text = lexical_query if hybrid_on else None
             return self._fused(
-                vector, scope, wanted, where, k, K, mode, bm25_text, weight, person_text=query_text, asked_at=asked_at
+                vector, scope, wanted, where, k, K, mode, bm25_text, weight, person_text=query_text, asked_at=asked_at, now=now
             )  # calibrated there: the scope's size is known there
         per_type_k = k if mode == "typed" else K
         candidates: list[SearchHit] = []
@@ -297,19 +298,15 @@ class Retriever:
                     )
                 )
         merge = merge or self.merge
-        if merge == "round_robin" and mode == "typed":
-            candidates.sort(key=lambda h: (h.rank, -h.score))
-        else:
-            candidates.sort(key=lambda h: -h.score)
+        candidates.sort(key=lambda h: (h.rank, -h.score) if merge == "round_robin" and mode == "typed" else -h.score)
         if hybrid_on:
             if not query_text or not query_text.strip():
                 raise InvalidInputError("hybrid retrieval needs the query text")
             candidates = fuse_hits(candidates, self.lexical_hits(lexical_query, scope, wanted, where=where), self.rrf_c)
-        if demote and any(h.record.superseded_by for h in candidates):
-            for h in candidates:
-                if h.record.superseded_by:
-                    h.score *= self.superseded_weight  # type: ignore[operator]
-                    h.why = f"{h.why}; superseded, x{self.superseded_weight}"
+        if demote and (closed := [h for h in candidates if h.record.closed_at(now)]):
+            for h in closed:
+                h.score *= self.superseded_weight  # type: ignore[operator]
+                h.why = f"{h.why}; superseded, x{self.superseded_weight}"
             candidates.sort(key=lambda h: (h.rank, -h.score) if merge == "round_robin" and mode == "typed" and not hybrid_on else -h.score)
         return calibrate(dedupe(candidates)[:K], (RRF if hybrid_on else COSINE) if self.calibrated else None, 1)
 
@@ -327,12 +324,14 @@ class Retriever:
         *,
         person_text: str | None = None,
         asked_at: datetime | None = None,
+        now: datetime | None = None,
     ) -> list[SearchHit]:
-        """Score fusion + calibration + budget over the records ``where`` keeps (see the module docstring);
-        a superseded record's fused score is demoted by ``superseded_weight`` when that is set.
-        ``query_text`` feeds BM25 (None: dense only); ``person_text`` is read for whose words it asks about
-        and, with ``asked_at``, for when."""
-        index = self.indexes.get(scope, wanted, where, stem=self.stem)
+        """Score fusion + calibration + budget over the records ``where`` keeps (see the module docstring); a record
+        closed by ``now`` (default: this moment) has its fused score demoted by ``superseded_weight`` when that is set.
+        ``query_text`` feeds BM25 (None: dense only); ``person_text`` is read for whose words it asks about and, with
+        ``asked_at``, for when."""
+        now, drop = now or utcnow(), where.current_only  # the index holds every record: those closed by now are dropped
+        index = self.indexes.get(scope, wanted, where.model_copy(update={"include_superseded": True, "now": None}) if drop else where, stem=self.stem)
 
         def ranked_hits() -> list[SearchHit]:  # CPU (numpy, BM25, token counts): offloaded on the event loop
             ranked = index.rank(
@@ -343,6 +342,7 @@ class Retriever:
                 lexical_weight=self.lexical_weight,
                 typed=mode == "typed",
                 superseded_weight=superseded_weight,
+                closed=index.closed_at(now), drop_closed=drop,
                 role_boost=role_boosts(person_text, self.person_weight, index.user_names),
                 time_windows=question_windows(person_text, asked_at) if self.time_weight > 0 else (),
                 time_weight=self.time_weight,

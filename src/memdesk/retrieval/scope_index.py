@@ -70,7 +70,7 @@ class ScopeIndex:
         self.position = {r.id: i for i, r in enumerate(self.records)}
         self.bm25 = BM25Index([r.embed_text() for r in self.records], tokenizer=tokenizer)
         self.record_types = [MemoryType(r.type) for r in self.records]
-        self.superseded, self.roles, self.event_times, self.said_times, self.asking = _columns(self.records)
+        self.closes, self.roles, self.event_times, self.said_times, self.asking = _columns(self.records)
         self.user_names = user_names(self.records)
         self.values = [RecordValues.of(r.text()) for r in self.records]
         self.changes = _changes(self.records)
@@ -97,9 +97,9 @@ class ScopeIndex:
         out.bm25 = self.bm25.extended([r.embed_text() for r in new])
         out.record_types = self.record_types + [MemoryType(r.type) for r in new]
         columns = _columns(new)
-        out.superseded, out.roles, out.event_times, out.said_times, out.asking = (
+        out.closes, out.roles, out.event_times, out.said_times, out.asking = (
             np.concatenate([old, added])
-            for old, added in zip((self.superseded, self.roles, self.event_times, self.said_times, self.asking), columns)
+            for old, added in zip((self.closes, self.roles, self.event_times, self.said_times, self.asking), columns)
         )  # fmt: skip
         out.user_names = self.user_names | user_names(new)
         out.values = self.values + [RecordValues.of(r.text()) for r in new]
@@ -110,6 +110,9 @@ class ScopeIndex:
             own[t] = own[t].extended(out.vectors[pos]) if t in own else TypeMoments(out.vectors[pos])
         out._calibrate(own)
         return out
+
+    def closed_at(self, now: datetime) -> np.ndarray:  # per record: closed by ``now`` (RecordBase.closed_at)
+        return self.closes <= aware_utc(now).timestamp()
 
     def lexical(self, query: str, k: int) -> tuple[np.ndarray, list[tuple[int, float]]]:
         """(BM25 score of every record, the top ``k`` positions with a positive score)."""
@@ -126,6 +129,8 @@ class ScopeIndex:
         lexical_weight: float,
         typed: bool,
         superseded_weight: float | None = None,
+        closed: np.ndarray | None = None,
+        drop_closed: bool = False,
         role_boost: Mapping[str, float] | None = None,
         time_windows: Sequence[TimeWindow] = (),
         time_weight: float = 0.0,
@@ -168,7 +173,8 @@ class ScopeIndex:
         held before) added to a record that gives a value with a word of change
         (:func:`memdesk.conversation.updates.update_of`: "moved to", "raised to", "... now");
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
-        deviations, clipped to [0, 1] (no bonus at or below its type's mean). With ``superseded_weight``, a superseded
+        deviations, clipped to [0, 1] (no bonus at or below its type's mean). ``closed`` (per record, :meth:`closed_at` the
+        read's time; default: every superseded one) says which are superseded (``drop_closed``: left out). With ``superseded_weight``, a superseded
         record's fused score is demoted before standardizing: multiplied by the weight when positive,
         moved as far below zero when negative (``x - (1 - w) * |x|``), so it always ranks lower; with
         ``replaced_weight`` (a question asking what held before a change), the records that closed a candidate are.
@@ -186,7 +192,10 @@ class ScopeIndex:
             lexical, top_lex = self.lexical(query_text, lexical_k)
             for rank, (i, _) in enumerate(top_lex):
                 origin.setdefault(i, ("bm25", rank))
+        closed = self.closes < np.inf if closed is None else closed
         positions = np.fromiter(origin, dtype=np.intp, count=len(origin))
+        if drop_closed and not (positions := positions[~closed[positions]]).size:
+            return
         fused = cosine[positions].astype(np.float64)
         top_lexical = float(lexical.max()) if lexical is not None and lexical.size else 0.0
         if top_lexical > 0 and lexical_floor > 0:  # a weak best match (the name every record shares) stays weak
@@ -197,11 +206,11 @@ class ScopeIndex:
         if top_lexical > 0:
             n = len(self.records)  # a few records tell a rare topical word from a common one badly: less weight
             fused += lexical_weight * n / (n + lexical_prior) * lexical[positions] / top_lexical
-        demoted = self.superseded[positions] if superseded_weight is not None else None
+        demoted = closed[positions] if superseded_weight is not None else None
         if demoted is not None and demoted.any():
             fused[demoted] -= (1.0 - superseded_weight) * np.abs(fused[demoted])  # type: ignore[operator]
-        if replaced_weight is not None and (closed := positions[self.superseded[positions]]).size:  # "before ...?"
-            gone = {self.records[i].superseded_by for i in closed.tolist()}
+        if replaced_weight is not None and (gone_at := positions[closed[positions]]).size:  # "before ...?"
+            gone = {self.records[i].superseded_by for i in gone_at.tolist()}
             new = np.fromiter((self.records[i].id in gone for i in positions.tolist()), dtype=bool, count=len(positions))
             fused[new] -= (1.0 - replaced_weight) * np.abs(fused[new])
         if asking_weight is not None and (asked := self.asking[positions]).any():  # a question asked states nothing
@@ -288,10 +297,11 @@ def _by_type(records: Sequence[MemoryRecord], start: int = 0) -> dict[MemoryType
 
 
 def _columns(records: Sequence[MemoryRecord]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Per record: superseded or not, role, event time and said time (POSIX seconds, NaN when unknown), and whether it
+    """Per record: when a later memory closes it (POSIX seconds: inf when none does, -inf when superseded with no
+    end time), role, event time and said time (POSIX seconds, NaN when unknown), and whether it
     is a question someone asked that states nothing (:func:`~memdesk.retrieval.question_focus.only_asks`)."""
     return (
-        np.array([r.superseded_by is not None for r in records], dtype=bool),
+        np.array([(-np.inf if r.valid_to is None else r.valid_to.timestamp()) if r.superseded_by else np.inf for r in records]),
         np.array([r.role for r in records], dtype=object),
         np.array([_seconds(r.event_time) for r in records], dtype=np.float64),
         np.array([_seconds(r.said_time()) for r in records], dtype=np.float64),

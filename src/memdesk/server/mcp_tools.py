@@ -57,7 +57,7 @@ class Version(BaseModel):
 
 _FILTERS = (
     "Conditions on the memories: metadata (key -> value, list of values, or {gt, gte, lt, lte: bound}), roles, "
-    "sources, since, until (event time), include_superseded."
+    "sources, since, until (event time), include_superseded, now (the time a default read counts as now)."
 )
 _ASKED_AT = "When the question is asked (default now): dates its 'yesterday' or 'two weeks ago'."
 

@@ -74,7 +74,7 @@ class RetrievalOptions(ScopeFields):
     filters: dict[str, Any] | None = Field(
         default=None,
         description="A RecordFilter's fields: metadata (key -> value, list of values, or {gt,gte,lt,lte: bound}), "
-        "roles, sources, since, until, include_superseded.",
+        "roles, sources, since, until, include_superseded, now (the time a default read counts as now).",
         examples=[{"metadata": {"app": "web"}, "since": "2024-01-01T00:00:00Z"}],
     )
 

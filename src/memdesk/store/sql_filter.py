@@ -1,6 +1,7 @@
 """The part of a :class:`~memdesk.filters.RecordFilter` SQL can say, as a ``WHERE`` condition on a record table.
 
-:func:`filter_sql` compiles roles, sources, validity (superseded memories; ``as_of`` by event time), the
+:func:`filter_sql` compiles roles, sources, validity (memories closed by the read's time, on the day of their
+``valid_to``; ``as_of`` by event time), the
 event-time range and the metadata conditions it can express (equality with a string, a number or None,
 one-of lists of those, ``ne`` / ``nin`` of strings or None, number ranges, ``exists``, ``AND`` / ``OR`` /
 ``NOT``) into one condition with bound parameters only: values and metadata keys are parameters (SQLite's
@@ -23,7 +24,7 @@ needle): a necessary condition, and a substring search is far cheaper than parsi
 
 The condition only *narrows*: every record the filter keeps satisfies it, and the reader still applies
 :meth:`RecordFilter.matches` (the one meaning) to the rows it returns. What it cannot say (booleans,
-lists or dicts as values, ``valid_to`` for ``as_of``, huge numbers, strings with NUL) is left out of it,
+lists or dicts as values, ``valid_to`` for ``as_of`` and to the instant, huge numbers, strings with NUL) is left out of it,
 and inside ``NOT`` (or ``ne`` / ``nin``) only conditions it says *exactly* are compiled.
 :attr:`FilterSql.exact` says whether the whole condition is exact (the rows it keeps are those
 :meth:`RecordFilter.matches` keeps): a search can then ask for ``k`` rows and get ``k`` (see
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Mapping, NamedTuple
 
 from ..filters import RecordFilter
@@ -104,7 +105,7 @@ def narrowing_sql(where: RecordFilter, dialect: Any) -> FilterSql | None:
     """:func:`filter_sql` of ``where`` when it says more than validity, else None: a search then asks for a
     few more candidates than ``k`` instead (most records are current, and reading the filter on every row
     of a scope costs more than that)."""
-    if where.model_copy(update={"types": None, "speaker": None, "include_superseded": True}) == RecordFilter(
+    if where.model_copy(update={"types": None, "speaker": None, "include_superseded": True, "now": None}) == RecordFilter(
         include_superseded=True
     ):
         return None
@@ -123,7 +124,7 @@ def filter_sql(where: RecordFilter, dialect: Any) -> FilterSql | None:
     if where.as_of is not None:
         parts.append(_event_time("<=", where.as_of, dialect, allow_null=True))
     elif not where.include_superseded:
-        parts.append(_Sql(f"{dialect.json_field('superseded_by')} IS NULL", [], True))
+        parts.append(_open_at(where.read_time(), dialect))
     if where.since is not None:
         parts.append(_event_time(">=", where.since, dialect))
     if where.until is not None:
@@ -143,6 +144,16 @@ def filter_sql(where: RecordFilter, dialect: Any) -> FilterSql | None:
         found = [f"({find.format('record', p)} > 0 OR ({shared}))" for _ in said.hints]
         sql, params = f"{' AND '.join(found)} AND ({sql})", [*(h for h in said.hints for _ in (0, 1)), *params]
     return FilterSql(sql, params, said.exact)
+
+
+def _open_at(now: datetime, dialect: Any) -> _Sql:
+    """Not closed by ``now``: never superseded, or closed from a day no earlier than the day before ``now``'s (UTC).
+    ``valid_to`` is JSON text in whatever offset it was written with, so its day (the first ten characters,
+    ``YYYY-MM-DD``) is compared with a day's margin: a superset, and :meth:`RecordFilter.matches` has the last word."""
+    day = (now.astimezone(timezone.utc) - timedelta(days=1)).date().isoformat() if now.year > 1 else "0001-01-01"
+    valid_to = dialect.json_field("valid_to")
+    sql = f"({dialect.json_field('superseded_by')} IS NULL OR ({valid_to} IS NOT NULL AND substr({valid_to}, 1, 10) >= {dialect.param}))"
+    return _Sql(sql, [day], False)
 
 
 def _event_time(op: str, when: datetime, dialect: Any, *, allow_null: bool = False) -> _Sql:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-__all__ = ["IRREGULAR_PAST", "SAME_AS_PRESENT"]
+__all__ = ["FUNCTION_WORDS", "IRREGULAR_PAST", "SAME_AS_PRESENT"]
 
 #: Irregular past forms (and a few past participles) that mark a narrated event.
 IRREGULAR_PAST = frozenset(
@@ -23,3 +23,7 @@ IRREGULAR_PAST = frozenset(
 
 #: Past forms that are also the present (or the base form): they say nothing of the tense on their own.
 SAME_AS_PRESENT = frozenset("read put set let hit hurt quit cut cost shut spread bet fit split".split())
+
+#: Words that say nothing of what a thing is ("the old 6hp outboard", "my violin", "some of their bread"): left out when
+#: the content words of a value are looked for in a statement (:func:`memdesk.retrieval.stemming.content_stems`).
+FUNCTION_WORDS = frozenset("the a an my our your his her their its to of in at for on with and or some any old".split())
