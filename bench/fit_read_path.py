@@ -49,7 +49,7 @@ from memdesk.eval.datasets.chats import load_chats  # noqa: E402
 from memdesk.filters import as_filter  # noqa: E402
 from memdesk.retrieval import question_focus, scope_index  # noqa: E402
 from memdesk.retrieval.retrieve import Retriever  # noqa: E402
-from memdesk.retrieval.scope_index import ScopeIndexCache  # noqa: E402
+from memdesk.retrieval.scope_cache import ScopeIndexCache  # noqa: E402
 from memdesk.retrieval.stemming import StemmingTokenizer  # noqa: E402
 
 CHATS = Path(__file__).resolve().parent / "data" / "chats"

@@ -24,7 +24,7 @@ from memdesk.runtime.datapaths import default_data_dir
 from memdesk.eval.metrics import percentile as pct
 from memdesk.conversation.memory import build_memory
 from memdesk.records import Message, Scope
-from memdesk.retrieval.scope_index import ScopeIndexCache
+from memdesk.retrieval.scope_cache import ScopeIndexCache
 from memdesk.settings import Settings
 
 SAID = [

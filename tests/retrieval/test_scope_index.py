@@ -13,7 +13,8 @@ from memdesk.filters import RecordFilter
 from memdesk.retrieval.question_time import question_windows
 from memdesk.records import ALL_TYPES, EpisodicRecord, Scope, SemanticRecord
 from memdesk.retrieval.retrieve import SUPERSEDED_WEIGHT, Retriever
-from memdesk.retrieval.scope_index import ScopeIndex, ScopeIndexCache
+from memdesk.retrieval.scope_cache import ScopeIndexCache
+from memdesk.retrieval.scope_index import ScopeIndex
 from memdesk.retrieval.stemming import StemmingTokenizer
 from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
 

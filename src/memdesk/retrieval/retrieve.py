@@ -42,7 +42,8 @@ from .redundancy import demote_repeated
 from .relevance import COSINE, FUSED, RRF, calibrate
 from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope, utcnow
 from ..hits import SearchHit
-from .scope_index import TYPE_PRIOR, ScopeIndexCache
+from .scope_cache import ScopeIndexCache
+from .scope_index import TYPE_PRIOR
 
 BONUS_GATE = 1.0
 """The default read path's bonus gate, in standard deviations (see :class:`Retriever`'s ``bonus_gate``)."""
@@ -53,12 +54,11 @@ chats and cost others their one rare matching noun; on the tune chats it lost (p
 LEXICAL_FLOOR = 0.5
 """The default read path's lexical floor (see :class:`Retriever`'s ``lexical_floor``)."""
 SUPERSEDED_WEIGHT = 0.6
-"""The default read path's demotion of a superseded record (see :class:`Retriever`'s ``superseded_weight``; the
-constructor's own default, 0.5, is ENGRAM's path's). Fitted with every other read-path weight, leave-one-author-out
-over six writers' chat sets (``bench/fit_read_path.py``, ``bench/results/read-path-fit/README.md``): of all the
-one-weight moves it alone gained on the left-out writer (precision@1 +0.005 on average, on 4 of 6 folds, none lower;
-MRR@10 higher on all 6). A softer demotion keeps a closed record that matches the question far better than anything
-current (a change the write side read too broadly) above weak current matches; 0.9 and 1.0 lost."""
+"""The default read path's demotion of a superseded record (:class:`Retriever`'s ``superseded_weight``; the constructor's
+0.5 is ENGRAM's). Fitted with every other read-path weight, leave-one-author-out over six writers' chat sets
+(``bench/fit_read_path.py``, ``bench/results/read-path-fit/README.md``): of all one-weight moves it alone gained on the
+left-out writer (precision@1 +0.005 on average, 4 of 6 folds, none lower; MRR@10 higher on all 6). A softer demotion
+keeps a closed record matching the question far better than anything current above weak current ones; 0.9, 1.0 lost."""
 from .serialize import Serializer
 from .stemming import StemmingTokenizer
 from ..store.base import Store
@@ -80,7 +80,7 @@ class Retriever:
         hybrid: fuse a BM25 ranking with the dense one by default (see the module docstring).
         lexical_k: BM25 records fused in hybrid mode.
         rrf_c: the reciprocal-rank-fusion constant.
-        lexical_cache: per-scope indexes kept (:class:`~memdesk.retrieval.scope_index.ScopeIndexCache`: one
+        lexical_cache: per-scope indexes kept (:class:`~memdesk.retrieval.scope_cache.ScopeIndexCache`: one
             per scope, types, filter and stemming searched), least recently used dropped first.
         superseded_weight: a superseded memory's score is multiplied by this in a default search, so
             current facts rank first and a superseded record's other facts can still be found; None
