@@ -293,3 +293,23 @@ def test_bad_query_values_get_an_error_page_not_a_crash(ui):
     assert ui.get("/ui/banks/bad/name", params={"user_id": "ana"}).status_code == 404
     assert ui.get("/ui/banks/-bad", params={"user_id": "ana"}).status_code == 422
     assert ui.get("/ui/scope", params={"user_id": "ana", "notice_id": "forged"}).status_code == 200
+
+
+def test_a_memory_closed_from_a_later_date_is_shown_current_until_then():
+    """A change said ahead of its date closes the old memory only from that date: until then the browser shows it
+    current (no strike, no badge) and says when it will be superseded; after that date it is marked as before."""
+    from datetime import datetime, timedelta, timezone
+
+    from memdesk.records import SemanticRecord
+    from memdesk.server.ui_render import is_old, record_cell, superseded_note
+
+    now = datetime.now(timezone.utc)
+    bakery = SemanticRecord(scope=ANA, fact="Ana works at the corner bakery.", superseded_by="m-next",
+                            valid_to=now + timedelta(days=30))
+    assert not is_old(bakery) and is_old(bakery, now + timedelta(days=31))
+    note = superseded_note(bakery, {"user_id": "ana"}, None)
+    assert note.startswith("<div class=muted>current until ") and "then superseded by" in note
+    assert "badge old" not in record_cell(bakery, {"user_id": "ana"})
+    past = bakery.model_copy(update={"valid_to": now - timedelta(days=1)})
+    assert is_old(past) and "badge old'>superseded" in record_cell(past, {"user_id": "ana"})
+    assert superseded_note(past, {"user_id": "ana"}, None).startswith("<div class=muted>superseded by ")

@@ -23,7 +23,7 @@ from ..conversation.inputs import as_types
 from ..records import ALL_TYPES, Scope
 from .ui_notices import Notices
 from .ui_render import (
-    Pages, hidden, history_table, href, link, notice, record_cell, scope_params, source_messages, source_table,
+    Pages, hidden, history_table, href, is_old, link, notice, record_cell, scope_params, source_messages, source_table,
     sources_by_record,
 )  # fmt: skip
 
@@ -85,7 +85,7 @@ def memory_pages(router: APIRouter, memory: Memory, kit: Pages, notices: Notices
             f'<input type="text" name="q" value="{_e(q or "")}" placeholder="search this scope"> <button>search</button></form>'
         )
         records = memory.get_all(scope=scope, types=types, speaker=speaker or None, filters=_OLD if superseded else None)
-        current = [r for r in records if r.superseded_by is None and r.valid_to is None]
+        current = [r for r in records if not is_old(r)]
         speakers = sorted({r.speaker for r in memory.get_all(scope=scope) if r.speaker})
         nav = " · ".join(
             [f'<a href="{href("/scope", **params)}">all</a>']
@@ -185,4 +185,4 @@ def memory_pages(router: APIRouter, memory: Memory, kit: Pages, notices: Notices
 def _count_old(memory: Memory, scope: Scope, types: Any, speaker: str | None) -> int:
     """How many superseded memories a listing leaves out."""
     every = memory.get_all(scope=scope, types=types, speaker=speaker or None, filters=_OLD)
-    return sum(1 for r in every if r.superseded_by is not None or r.valid_to is not None)
+    return sum(1 for r in every if is_old(r))

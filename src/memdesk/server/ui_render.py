@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
-from ..records import HistoryEntry, RawMessage, Scope
+from ..records import HistoryEntry, RawMessage, Scope, _aware, utcnow
 
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -130,14 +130,25 @@ def record_facts(record: Any) -> str:
     return " · ".join(f"{name}: {escape(str(value))}" for name, value in facts if value)
 
 
+def is_old(record: Any, now: datetime | None = None) -> bool:
+    """Whether the memory is closed at ``now`` (default: the moment of the call): superseded or ended from a time at or
+    before it. A change said ahead of its date ("I leave the bakery at the end of next month") closes it from then."""
+    if record.superseded_by is None and record.valid_to is None:
+        return False
+    return record.valid_to is None or _aware(record.valid_to) <= (now or utcnow())
+
+
 def superseded_note(record: Any, params: Mapping[str, str], newer: Any | None) -> str:
-    """"superseded by <the newer memory> on <date>" for a closed memory ("" for a current one)."""
+    """"superseded by <the newer memory> on <date>" for a closed memory, "current until <date>, then superseded by ..."
+    for one closed from a later date ("" for a current one)."""
     if record.superseded_by is None and record.valid_to is None:
         return ""
     by = ""
     if record.superseded_by is not None:
         label = escape(newer.embed_text()) if newer is not None else escape(record.superseded_by)
         by = f' by <a href="{href(f"/memory/{record.superseded_by}", **params)}">{label}</a>'
+    if not is_old(record):
+        return f"<div class=muted>current until {when(record.valid_to)}, then superseded{by}</div>"
     on = f" on {when(record.valid_to)}" if record.valid_to is not None else ""
     return f"<div class=muted>superseded{by}{on}</div>"
 
@@ -160,7 +171,7 @@ def record_cell(
     newer: Any | None = None,
 ) -> str:
     """One memory: its type, text (struck through when superseded), what it carries, its source words and metadata."""
-    old = record.superseded_by is not None or record.valid_to is not None
+    old = is_old(record)
     text = f"<span class=text>{escape(record.embed_text())}</span>"
     if linked:
         text = f'<a href="{href(f"/memory/{record.id}", **params)}">{text}</a>'
