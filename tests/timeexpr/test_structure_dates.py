@@ -45,3 +45,10 @@ def test_a_date_something_is_extended_to_is_ahead_of_the_extending() -> None:
 
 def test_got_to_a_place_still_narrates() -> None:
     assert _day("We got to Lisbon on 3 May.", date(2025, 4, 28)) == date(2024, 5, 3)
+
+
+def test_a_day_put_far_by_the_month_said_before_is_read_alone_once() -> None:
+    """A day of the month said just before that the tense puts most of a year away is read as a day alone, once: the
+    second reading does not take the month from the earlier turns again (it did, and recursed without end)."""
+    earlier = "The builders start on 3 January."
+    assert _day("The scaffold will go up on the 2nd.", date(2025, 1, 10), earlier) == date(2025, 2, 2)

@@ -207,8 +207,9 @@ def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None,
         if abs((chosen - ref).days) <= FAR_DAYS or weekday is not None:
             return chosen
         # the month the sentence names for another date puts this day most of a year away ("delivered before the 3rd
-        # we have to order by 20 December", said on 16 December): the day is the nearby one, not December's
-        return _unsaid_month(day, "", ref, ctx, None) or chosen
+        # we have to order by 20 December", said on 16 December): the day is the nearby one, not December's, read alone
+        # (without the earlier turns, whose month would put it there again)
+        return _unsaid_month(day, "", ref, replace(ctx, earlier=""), None) or chosen
     options = [d for d in options if abs((d - ref).days) <= NEAR_DAYS]  # the month before, this one or the next
     return directed(options, ref, direction, near) if options else near
 
