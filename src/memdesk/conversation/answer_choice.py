@@ -130,17 +130,17 @@ def choose(
         said = hits[beside].record if beside is not None else _mate_stating(focus, hits[i].record, mates)
         return Choice(hits[i], hits[0], None, terms, said)
 
-    if asks_then(question) and (then := _replaced_answer(hits[:window], states, words, weights)) is not None:
+    total = sum(weights.values()) or 1.0
+
+    def share(i: int) -> float:  # the share of the question's weighted words hit ``i`` holds
+        return sum(w for t, w in weights.items() if t in words[i]) / total
+
+    if asks_then(question) and (then := _replaced_answer(hits[:window], states, share)) is not None:
         return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
     if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
         return chosen(0, tuple(weights))
     if not weights:  # a question of function words and names only: the ranking is all there is
         return chosen(current[0], ()) if current else Choice(hits[0], hits[0], None, ())
-    total = sum(weights.values())
-
-    def share(i: int) -> float:
-        return sum(w for t, w in weights.items() if t in words[i]) / total
-
     best = max(current, key=lambda i: (share(i), -i), default=None)
     if best is not None and share(best) > 0:
         if share(current[0]) >= KEEP_SHARE * share(best):
@@ -160,15 +160,10 @@ def choose(
     return Choice(None, hits[0], hits[old[0]] if old else None, tuple(weights))
 
 
-def _replaced_answer(
-    hits: Sequence[SearchHit], states: list[bool], words: list[set[str]], weights: dict[str, float]
-) -> int | None:
+def _replaced_answer(hits: Sequence[SearchHit], states: list[bool], share: Callable[[int], float]) -> int | None:
     """For a question about what held before a change: the replaced record of ``hits`` (the best few) that states a
-    value of the asked kind and holds some of the question's words, the one holding most of them (the better ranked among
-    equals); None when no replaced record does."""
-    def share(i: int) -> float:
-        return sum(w for t, w in weights.items() if t in words[i])
-
+    value of the asked kind and holds some of the question's words (``share``: how much of them hit ``i`` holds), the one
+    holding most of them (the better ranked among equals); None when no replaced record does."""
     old = [i for i, h in enumerate(hits) if h.record.superseded_by is not None and states[i] and share(i) > 0]
     if not old and hits and hits[0].record.superseded_by is not None:
         return 0  # the ranking, which does not demote replaced records for such a question, puts one first
