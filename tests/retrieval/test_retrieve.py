@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 import pytest
 
 from memdesk.errors import InvalidInputError, UnknownScopeError
+from memdesk.filters import RecordFilter
 from memdesk.records import EpisodicRecord, MemoryType, ProceduralRecord, Scope, SemanticRecord
 from memdesk.retrieval.retrieve import Retriever, Serializer, dedupe
 from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
@@ -125,3 +126,18 @@ def test_hybrid_index_cache_is_bounded(store):
     for u in ("a", "b", "c"):
         assert r.retrieve(unit([1, 0, 0]), Scope(user_id=u), query_text="fact")
     assert len(r.indexes) == 2
+
+
+def test_hybrid_keeps_one_index_per_scope_whatever_the_time_asked(store):
+    # the ENGRAM hybrid's BM25 side reads what held at the time asked from one index, not one built per moment
+    new = SemanticRecord(scope=S, fact="Ann plays the harp now", provenance=["new"])
+    until = datetime(2024, 1, 1, tzinfo=timezone.utc)
+    put(store, SemanticRecord(scope=S, fact="Ann plays the cello", provenance=["old"], superseded_by=new.id, valid_to=until), [1, 0, 0])
+    put(store, new, [1, 0.1, 0])
+    r = Retriever(store, k=3, K=4, hybrid=True)
+    before = r.lexical_hits("cello", S, where=RecordFilter(now=datetime(2023, 6, 1, tzinfo=timezone.utc)))
+    after = r.lexical_hits("cello", S, where=RecordFilter(now=datetime(2025, 6, 1, tzinfo=timezone.utc)))
+    assert [h.record.provenance for h in before] == [["old"]] and after == []
+    for day in (1, 2, 3):
+        r.retrieve(unit([0, 0, 1]), S, query_text="cello", asked_at=datetime(2025, 6, day, tzinfo=timezone.utc))
+    assert len(r.indexes) == 1

@@ -138,11 +138,14 @@ class BM25Index:
         idf = math.log(1.0 + (self.n - len(ids) + 0.5) / (len(ids) + 0.5))
         return idf * tf * (k1 + 1.0) / (tf + k1 * (1.0 - b + b * self._lengths[ids] / self._avg))
 
-    def top(self, query: str, k: int) -> list[tuple[int, float]]:
-        """(position, score) of the ``k`` best documents with a positive score, best first (ties: lower position)."""
+    def top(self, query: str, k: int, skip: np.ndarray | None = None) -> list[tuple[int, float]]:
+        """(position, score) of the ``k`` best documents with a positive score, best first (ties: lower position);
+        ``skip``: a boolean mask of documents left out (their scores still count in the term statistics)."""
         if k <= 0 or self.n == 0:
             return []
         scores = self.scores(query)
+        if skip is not None:
+            scores = np.where(skip, 0.0, scores)
         hit = np.flatnonzero(scores > 0)
         if hit.size > k:
             hit = hit[np.argpartition(-scores[hit], k - 1)[:k]]

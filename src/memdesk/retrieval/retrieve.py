@@ -43,7 +43,7 @@ from .relevance import COSINE, FUSED, RRF, calibrate
 from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope, utcnow
 from ..hits import SearchHit
 from .scope_cache import ScopeIndexCache
-from .scope_index import TYPE_PRIOR
+from .scope_index import TYPE_PRIOR, ScopeIndex
 
 BONUS_GATE = 1.0
 """The default read path's bonus gate, in standard deviations (see :class:`Retriever`'s ``bonus_gate``)."""
@@ -330,8 +330,8 @@ class Retriever:
         closed by ``now`` (default: this moment) has its fused score demoted by ``superseded_weight`` when that is set.
         ``query_text`` feeds BM25 (None: dense only); ``person_text`` is read for whose words it asks about and, with
         ``asked_at``, for when."""
-        now, drop = now or utcnow(), where.current_only  # the index holds every record: those closed by now are dropped
-        index = self.indexes.get(scope, wanted, where.model_copy(update={"include_superseded": True, "now": None}) if drop else where, stem=self.stem)
+        now = now or utcnow()
+        index, drop = self._index(scope, wanted, where, stem=self.stem)
 
         def ranked_hits() -> list[SearchHit]:  # CPU (numpy, BM25, token counts): offloaded on the event loop
             ranked = index.rank(
@@ -374,6 +374,14 @@ class Retriever:
 
         return aio.offload(ranked_hits)
 
+    def _index(self, scope: Scope, types: tuple[MemoryType, ...], where: RecordFilter, *, stem: bool) -> tuple[ScopeIndex, bool]:
+        """The cached index for ``where`` and whether the caller drops the records closed by its read time: for the
+        default validity the index holds every record, whatever the time (one index per scope, not one per moment
+        asked), and those closed by then are left out by the caller."""
+        drop = where.current_only
+        kept = where.model_copy(update={"include_superseded": True, "now": None}) if drop else where
+        return self.indexes.get(scope, types, kept, stem=stem), drop
+
     def lexical_hits(
         self,
         query_text: str,
@@ -386,7 +394,8 @@ class Retriever:
         """The unstemmed BM25 top ``lexical_k`` records of ``types`` under ``scope`` (and ``speaker``'s
         bank) that ``where`` keeps, from the same per-scope index cache the fused path keeps."""
         where = as_filter(where, speaker=speaker)
-        index = self.indexes.get(scope, tuple(types), where, stem=False)
+        index, drop = self._index(scope, tuple(types), where, stem=False)
+        skip = index.closed_at(where.read_time()) if drop else None
         records = index.records
         return [
             SearchHit.model_construct(
@@ -396,5 +405,5 @@ class Retriever:
                 rank=rank,
                 why=f"bm25 top-{rank + 1} ({score:.2f})",
             )
-            for rank, (i, score) in enumerate(aio.offload(index.bm25.top, query_text, self.lexical_k))
+            for rank, (i, score) in enumerate(aio.offload(index.bm25.top, query_text, self.lexical_k, skip))
         ]
