@@ -15,7 +15,7 @@ from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
-from ..records import HistoryEntry, RawMessage, Scope, _aware, utcnow
+from ..records import HistoryEntry, RawMessage, Scope, utcnow
 
 STYLE = """
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
@@ -131,11 +131,9 @@ def record_facts(record: Any) -> str:
 
 
 def is_old(record: Any, now: datetime | None = None) -> bool:
-    """Whether the memory is closed at ``now`` (default: the moment of the call): superseded or ended from a time at or
-    before it. A change said ahead of its date ("I leave the bakery at the end of next month") closes it from then."""
-    if record.superseded_by is None and record.valid_to is None:
-        return False
-    return record.valid_to is None or _aware(record.valid_to) <= (now or utcnow())
+    """Whether the memory is closed at ``now`` (default: the moment of the call): :meth:`RecordBase.closed_at`, the one
+    reading of it the read paths share (a change said ahead of its date closes the memory from then)."""
+    return record.closed_at(now or utcnow())
 
 
 def superseded_note(record: Any, params: Mapping[str, str], newer: Any | None) -> str:
