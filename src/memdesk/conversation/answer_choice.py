@@ -51,12 +51,15 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..hits import SearchHit
 from ..records import MemoryRecord
 from ..retrieval.question_focus import Focus, RecordValues, question_focus, user_name_words
-from ..retrieval.question_now import asks_then
+from ..retrieval.question_now import asks_now, asks_then
+from ..retrieval.question_time import asks_past, question_windows
 from ..retrieval.stemming import StemmingTokenizer
+from .updates import update_of
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
 
@@ -77,9 +80,13 @@ NEGATION = re.compile(r"\b(?:no longer|not\b.{0,40}\bany ?more|stopped|quit)\b",
 
 _TOKENIZER = StemmingTokenizer(max_cached=20_000)
 #: Function words of a question that BM25's stopwords keep (the rest of NLTK's English list, stemmed as the
-#: tokenizer stems them): "Where does Maya live *now*?" asks where she lives, not what was said "now".
+#: tokenizer stems them): "Where does Maya live *now*?" asks where she lives, not what was said "now"; and the words
+#: that only say a name is asked ("What is the dog *called*?"): a record naming something else "called" is no closer.
 _FUNCTION = frozenset(
-    _TOKENIZER("again against both during each few further itself more most nor now once only other own same should such through until")
+    _TOKENIZER(
+        "again against both during each few further itself more most nor now once only other own same should such through "
+        "until called named name names"
+    )
 )
 
 
@@ -108,25 +115,28 @@ def choose(
     window: int = WINDOW,
     trust: float = TRUST,
     mates: Callable[[MemoryRecord], Sequence[MemoryRecord]] | None = None,
+    asked_at: datetime | None = None,
 ) -> Choice:
     """The hit of ``hits`` (best first) that answers ``question``; see the module docstring. ``mates(record)``, when
-    given, reads the other current records of ``record``'s message (for :attr:`Choice.beside`)."""
+    given, reads the other current records of ``record``'s message (for :attr:`Choice.beside`); ``asked_at``, when
+    given, is the time the question is asked: a record closed only after it (``valid_to`` later) still held then."""
     if not hits:
         return Choice(None, None, None, ())
     words = [set(_TOKENIZER(h.record.embed_text())) for h in hits]
     common = _common(words)
     focus = question_focus(question)
     denial, states = _focus_marks(focus, [h.record for h in hits])
+    replaced = [_replaced(h.record, asked_at) for h in hits]
     current = [
         i for i, h in enumerate(hits)
-        if h.record.superseded_by is None and not denial[i] and not _negated(i, hits, words, common)
+        if not replaced[i] and not denial[i] and not _negated(i, hits, words, common, replaced)
     ][:window]
     weights = _weights(_TOKENIZER(question), words)
 
     def chosen(i: int, terms: tuple[str, ...]) -> Choice:  # a current hit answers; its message may say the value
         if states[i]:
             return Choice(hits[i], hits[0], None, terms)
-        beside = _restated(i, hits, denial, states)
+        beside = _restated(i, hits, denial, states, replaced)
         said = hits[beside].record if beside is not None else _mate_stating(focus, hits[i].record, mates)
         return Choice(hits[i], hits[0], None, terms, said)
 
@@ -135,8 +145,10 @@ def choose(
     def share(i: int) -> float:  # the share of the question's weighted words hit ``i`` holds
         return sum(w for t, w in weights.items() if t in words[i]) / total
 
-    if asks_then(question) and (then := _replaced_answer(hits[:window], states, share)) is not None:
+    if asks_then(question) and (then := _replaced_answer(hits[:window], states, share, replaced)) is not None:
         return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
+    if (kind := _of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust)) is not None:
+        return chosen(kind, tuple(weights))  # the best hit stating a value of the asked kind
     if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
         return chosen(0, tuple(weights))
     if not weights:  # a question of function words and names only: the ranking is all there is
@@ -146,13 +158,11 @@ def choose(
         if share(current[0]) >= KEEP_SHARE * share(best):
             best = current[0]
         return chosen(best, tuple(weights))
-    old = sorted(
-        (i for i, h in enumerate(hits) if h.record.superseded_by is not None and share(i) > 0), key=lambda i: (-share(i), i)
-    )
+    old = sorted((i for i in range(len(hits)) if replaced[i] and share(i) > 0), key=lambda i: (-share(i), i))
     for i in old:  # the replaced memory holding most of the question's words whose replacement answers
         newer = next((j for j, h in enumerate(hits) if h.record.id == hits[i].record.superseded_by), None)
         if newer is not None and (denial[newer] or not states[newer]):  # it closed the old value or says another thing
-            newer = _restated(newer, hits, denial, states)  # a statement beside it may say the new value
+            newer = _restated(newer, hits, denial, states, replaced)  # a statement beside it may say the new value
         if newer is not None:
             return Choice(hits[newer], hits[0], hits[i], tuple(weights))
     if denial[0] and not old and any(states[i] for i in current):  # the first hit only said what no longer holds
@@ -160,12 +170,92 @@ def choose(
     return Choice(None, hits[0], hits[old[0]] if old else None, tuple(weights))
 
 
-def _replaced_answer(hits: Sequence[SearchHit], states: list[bool], share: Callable[[int], float]) -> int | None:
+def _replaced(record: MemoryRecord, asked_at: datetime | None) -> bool:
+    """Whether ``record`` no longer held when the question was asked: closed by then (a change said ahead of its date
+    closes it only from that date: :meth:`~memdesk.records.RecordBase.closed_at`); superseded at all when the time
+    is not known."""
+    return record.closed_at(asked_at) if asked_at is not None else record.superseded_by is not None
+
+
+def _of_kind(
+    question: str, hits: Sequence[SearchHit], focus: Focus | None, states: list[bool], replaced: list[bool],
+    current: list[int], share: Callable[[int], float], asked_at: datetime | None, window: int, trust: float,
+) -> int | None:
+    """For a question asking for a kind of value (a place, a date, an amount, ...): the hit of the best few that
+    answers it among those stating a value of that kind. Candidates: the current hits, and a replaced one whose
+    replacement in the evidence states no value of the asked kind (the change was to another part of what it said);
+    of them those holding some of the question's words, and the first of the best few if it states one. Those dated
+    inside a time the question names ("in March") are preferred; then the one holding most of the question's words
+    (the better ranked while it holds at least :data:`KEEP_SHARE` of the best); for a question asking what holds now,
+    a later candidate stating a value of the kind on the same subject (the same name, or for a question saying "now",
+    some of its words) replaces it. None when the question asks for no kind or no candidate states one."""
+    if focus is None or focus.slot in ("items", "steps") or asks_then(question):
+        return None
+    windows = question_windows(question, asked_at)
+    ids = {h.record.id: j for j, h in enumerate(hits)}
+    pool = set(current)
+    for i in range(min(window, len(hits))):
+        if replaced[i] and _held(i, hits, ids, states, windows, revive=not asks_now(question)):
+            pool.add(i)
+    first = min(pool, default=None)
+    stating = sorted(i for i in pool if states[i] and (share(i) > 0 or i == first))
+    if not stating:
+        return None
+    inside = [i for i in stating if any(w.contains(t) for w in windows for t in _times(hits[i].record))]
+    if inside:
+        stating = inside
+    best = max(stating, key=lambda i: (share(i), -i))
+    pick = stating[0] if share(stating[0]) >= KEEP_SHARE * share(best) else best
+    if current and current[0] == 0 and not states[0] and hits[0].score >= trust and share(0) > share(pick):
+        return None  # the ranking's sure first hit holds more of the question's words: it answers, with its message
+    if not focus.current or focus.several or windows or asks_past(question):
+        return pick
+    now = asks_now(question)
+    names = RecordValues.of(hits[pick].record.text()).names - focus.said
+    for j in stating:
+        later, record = hits[j].record, hits[pick].record
+        if j == pick or later.role != record.role or not _later(later, record):
+            continue
+        change = update_of(later.text()) is not None
+        if (change and names & RecordValues.of(later.text()).names) or (
+            now and share(j) > 0 and (share(j) >= share(pick) or change)
+        ):
+            pick = j  # a later statement of a value of the kind on the same subject: what holds now
+    return pick
+
+
+def _held(
+    i: int, hits: Sequence[SearchHit], ids: dict[str, int], states: list[bool], windows: list, *, revive: bool
+) -> bool:
+    """Whether replaced hit ``i`` still answers: it held in a time the question names (closed after it starts), or,
+    unless the question asks what holds now (``revive``), the record that replaced it is in the evidence and states
+    no value of the asked kind (the change was to another part of what ``i`` said)."""
+    record = hits[i].record
+    newer = ids.get(record.superseded_by or "")
+    if windows:
+        end = record.valid_to or (hits[newer].record.said_time() if newer is not None else None)
+        return end is not None and any(w.start < end.timestamp() for w in windows)
+    return revive and newer is not None and not states[newer]
+
+
+def _times(record: MemoryRecord) -> list[datetime]:
+    return [t for t in (record.said_time(), record.event_time) if t is not None]
+
+
+def _later(a: MemoryRecord, b: MemoryRecord) -> bool:
+    """Whether ``a`` was said after ``b`` (both times known)."""
+    ta, tb = a.said_time(), b.said_time()
+    return ta is not None and tb is not None and ta > tb
+
+
+def _replaced_answer(
+    hits: Sequence[SearchHit], states: list[bool], share: Callable[[int], float], replaced: list[bool]
+) -> int | None:
     """For a question about what held before a change: the replaced record of ``hits`` (the best few) that states a
     value of the asked kind and holds some of the question's words (``share``: how much of them hit ``i`` holds), the one
     holding most of them (the better ranked among equals); None when no replaced record does."""
-    old = [i for i, h in enumerate(hits) if h.record.superseded_by is not None and states[i] and share(i) > 0]
-    if not old and hits and hits[0].record.superseded_by is not None:
+    old = [i for i in range(len(hits)) if replaced[i] and states[i] and share(i) > 0]
+    if not old and hits and replaced[0]:
         return 0  # the ranking, which does not demote replaced records for such a question, puts one first
     return max(old, key=lambda i: (share(i), -i), default=None)
 
@@ -202,7 +292,9 @@ def _mate_stating(
     return min(stating, key=lambda r: (len(r.text()), r.id), default=None)
 
 
-def _restated(i: int, hits: Sequence[SearchHit], denial: list[bool], states: list[bool]) -> int | None:
+def _restated(
+    i: int, hits: Sequence[SearchHit], denial: list[bool], states: list[bool], replaced: list[bool]
+) -> int | None:
     """A current hit from the same message as record ``i`` that states a value of the asked kind and is no closing
     statement: what the message says holds now ("I no longer work at X. I started at Y": the second); None when
     there is none."""
@@ -210,7 +302,7 @@ def _restated(i: int, hits: Sequence[SearchHit], denial: list[bool], states: lis
     return next(
         (
             j for j, h in enumerate(hits)
-            if j != i and states[j] and not denial[j] and h.record.superseded_by is None and said & set(h.record.provenance)
+            if j != i and states[j] and not denial[j] and not replaced[j] and said & set(h.record.provenance)
         ),
         None,
     )
@@ -226,19 +318,19 @@ def _common(words: list[set[str]]) -> set[str]:
     return {t for t, c in counts.items() if n >= 2 and c > n / 2}
 
 
-def _negated(i: int, hits: Sequence[SearchHit], words: list[set[str]], common: set[str]) -> bool:
+def _negated(i: int, hits: Sequence[SearchHit], words: list[set[str]], common: set[str], replaced: list[bool]) -> bool:
     """True when another current record, said after record ``i``, says it no longer holds: a negation cue and two
-    or more of ``i``'s distinctive words (not ``common``)."""
+    or more of ``i``'s distinctive words (not ``common``; words, not the numbers of a date both carry)."""
     when = _said(hits[i].record)
     if when is None:
         return False
     for j, h in enumerate(hits):
-        if j == i or h.record.superseded_by is not None:
+        if j == i or replaced[j]:
             continue
         later = _said(h.record)
         if later is None or later <= when or not NEGATION.search(h.record.embed_text()):
             continue
-        if len((words[i] & words[j]) - common) >= 2:
+        if sum(not t.isdigit() for t in (words[i] & words[j]) - common) >= 2:
             return True
     return False
 

@@ -283,7 +283,11 @@ class Memory(Curation, ClosesOnExit):
             def mates(record: MemoryRecord) -> list[MemoryRecord]:
                 return same_message(as_scope(scope), record)
 
-            return self.answerer.answer(question, evidence, question_time=question_time, mates=mates)
+            return self.answerer.answer(
+                question, evidence, question_time=question_time, mates=mates, asked_at=search_args.get("asked_at") or utcnow()
+            )
+        if isinstance(self.answerer, ExtractiveAnswerer):
+            return self.answerer.answer(question, evidence, question_time=question_time, asked_at=search_args.get("asked_at") or utcnow())
         return self.answerer.answer(question, evidence, question_time=question_time)
 
 
