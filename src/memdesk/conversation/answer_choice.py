@@ -75,6 +75,9 @@ lower hit sharing more of the question's words)."""
 KEEP_SHARE = 0.5
 """The first current hit answers when it holds at least this fraction of the best share of the question's words."""
 
+_HABITUAL = re.compile(r"^\W*when (?:do|does)\b", re.IGNORECASE)
+"""A question asking when something is done, in the present (a habit, a schedule): a time of day answers it too."""
+
 NEGATION = re.compile(r"\b(?:no longer|not\b.{0,40}\bany ?more|stopped|quit)\b", re.IGNORECASE)
 """What marks a record as saying an earlier one no longer holds."""
 
@@ -126,6 +129,8 @@ def choose(
     common = _common(words)
     focus = question_focus(question)
     denial, states = _focus_marks(focus, [h.record for h in hits])
+    if focus is not None and focus.slot == "date" and _HABITUAL.match(question):  # "When does he drop her off?"
+        states = [said or "clock" in RecordValues.of(h.record.text()).kinds for said, h in zip(states, hits)]
     replaced = [_replaced(h.record, asked_at) for h in hits]
     current = [
         i for i, h in enumerate(hits)
@@ -189,9 +194,14 @@ def _of_kind(
     (the better ranked while it holds at least :data:`KEEP_SHARE` of the best); for a question asking what holds now,
     a later candidate stating a value of the kind on the same subject (the same name, or for a question saying "now",
     some of its words) replaces it. None when the question asks for no kind or no candidate states one."""
-    if focus is None or focus.slot in ("items", "steps") or asks_then(question):
+    if asks_then(question):
         return None
     windows = question_windows(question, asked_at)
+    dated = focus is None or focus.slot in ("items", "steps")  # no kind asked: only a time it names can decide
+    if dated:
+        if not windows:
+            return None
+        states = [share(i) > 0 for i in range(len(hits))]
     ids = {h.record.id: j for j, h in enumerate(hits)}
     pool = set(current)
     for i in range(min(window, len(hits))):
@@ -202,13 +212,14 @@ def _of_kind(
     if not stating:
         return None
     inside = [i for i in stating if any(w.contains(t) for w in windows for t in _times(hits[i].record))]
-    if inside:
-        stating = inside
+    if dated and not inside:
+        return None
+    stating = inside or stating
     best = max(stating, key=lambda i: (share(i), -i))
     pick = stating[0] if share(stating[0]) >= KEEP_SHARE * share(best) else best
     if current and current[0] == 0 and not states[0] and hits[0].score >= trust and share(0) > share(pick):
         return None  # the ranking's sure first hit holds more of the question's words: it answers, with its message
-    if not focus.current or focus.several or windows or asks_past(question):
+    if focus is None or not focus.current or focus.several or windows or asks_past(question):
         return pick
     now = asks_now(question)
     names = RecordValues.of(hits[pick].record.text()).names - focus.said
