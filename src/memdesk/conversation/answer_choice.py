@@ -152,7 +152,7 @@ def choose(
 
     if asks_then(question) and (then := _replaced_answer(hits[:window], states, share, replaced)) is not None:
         return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
-    if (kind := _of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust)) is not None:
+    if (kind := _of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial)) is not None:
         return chosen(kind, tuple(weights))  # the best hit stating a value of the asked kind
     if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
         return chosen(0, tuple(weights))
@@ -185,6 +185,7 @@ def _replaced(record: MemoryRecord, asked_at: datetime | None) -> bool:
 def _of_kind(
     question: str, hits: Sequence[SearchHit], focus: Focus | None, states: list[bool], replaced: list[bool],
     current: list[int], share: Callable[[int], float], asked_at: datetime | None, window: int, trust: float,
+    denial: list[bool],
 ) -> int | None:
     """For a question asking for a kind of value (a place, a date, an amount, ...): the hit of the best few that
     answers it among those stating a value of that kind. Candidates: the current hits, and a replaced one whose
@@ -205,7 +206,7 @@ def _of_kind(
     ids = {h.record.id: j for j, h in enumerate(hits)}
     pool = set(current)
     for i in range(min(window, len(hits))):
-        if replaced[i] and _held(i, hits, ids, states, windows, revive=not asks_now(question)):
+        if replaced[i] and _held(i, hits, ids, states, denial, windows, revive=not asks_now(question)):
             pool.add(i)
     first = min(pool, default=None)
     stating = sorted(i for i in pool if states[i] and (share(i) > 0 or i == first))
@@ -236,17 +237,18 @@ def _of_kind(
 
 
 def _held(
-    i: int, hits: Sequence[SearchHit], ids: dict[str, int], states: list[bool], windows: list, *, revive: bool
+    i: int, hits: Sequence[SearchHit], ids: dict[str, int], states: list[bool], denial: list[bool], windows: list,
+    *, revive: bool,
 ) -> bool:
     """Whether replaced hit ``i`` still answers: it held in a time the question names (closed after it starts), or,
-    unless the question asks what holds now (``revive``), the record that replaced it is in the evidence and states
-    no value of the asked kind (the change was to another part of what ``i`` said)."""
+    unless the question asks what holds now (``revive``), the record that replaced it is in the evidence and neither
+    states nor denies a value of the asked kind (the change was to another part of what ``i`` said)."""
     record = hits[i].record
     newer = ids.get(record.superseded_by or "")
     if windows:
         end = record.valid_to or (hits[newer].record.said_time() if newer is not None else None)
         return end is not None and any(w.start < end.timestamp() for w in windows)
-    return revive and newer is not None and not states[newer]
+    return revive and newer is not None and not states[newer] and not denial[newer]
 
 
 def _times(record: MemoryRecord) -> list[datetime]:
