@@ -333,3 +333,20 @@ def test_the_numbers_of_dates_are_not_the_words_a_negation_shares():
         top=0.9,
     )
     assert choose("When did the oven engineer come?", ev).answer is ev[0]
+
+
+def test_a_later_first_hit_stating_nothing_keeps_the_answer_over_an_older_statement_of_the_kind():
+    """"Where does Noor work?": the sure first hit "Noor works night shifts now" (said last) states no place; an older
+    record holding the same words states one (the Riverside clinic, since left): the first hit answers, not it."""
+    ev = hits(
+        said("Noor works night shifts now.", "2025-05-02"),
+        said("Noor got the job at St Mary's, two weeks ago.", "2025-04-15"),
+        said("Noor works as a nurse at the Riverside clinic in Leeds.", "2025-03-04"),
+        fact("Noor likes tea."),
+        fact("Noor sings in a choir."),
+        top=0.4,
+    )
+    assert choose("Where does Noor work?", ev).answer is ev[0]
+    # said earlier than the statement of a place, the first hit gives way to it
+    early = hits(said("Noor works night shifts now.", "2025-01-02"), *(h.record for h in ev[1:]), top=0.4)
+    assert choose("Where does Noor work?", early).answer is early[2]

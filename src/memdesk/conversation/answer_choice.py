@@ -218,8 +218,11 @@ def _of_kind(
     stating = inside or stating
     best = max(stating, key=lambda i: (share(i), -i))
     pick = stating[0] if share(stating[0]) >= KEEP_SHARE * share(best) else best
-    if current and current[0] == 0 and not states[0] and hits[0].score >= trust and share(0) > share(pick):
-        return None  # the ranking's sure first hit holds more of the question's words: it answers, with its message
+    if current and current[0] == 0 and not states[0] and hits[0].score >= trust and (
+        share(0) > share(pick)
+        or (share(0) == share(pick) > 0 and _later(hits[0].record, hits[pick].record) and _plain(hits[0].record, focus))
+    ):  # the ranking's sure first hit holds more of the question's words, or as much, said later and stating no value
+        return None  # of another kind ("Maya works night shifts now"): it answers, with its message's statement of it
     if focus is None or not focus.current or focus.several or windows or asks_past(question):
         return pick
     now = asks_now(question)
@@ -249,6 +252,12 @@ def _held(
         end = record.valid_to or (hits[newer].record.said_time() if newer is not None else None)
         return end is not None and any(w.start < end.timestamp() for w in windows)
     return revive and newer is not None and not states[newer] and not denial[newer]
+
+
+def _plain(record: MemoryRecord, focus: Focus) -> bool:
+    """Whether ``record`` states no value at all: no name the question does not say, no date, count or other kind."""
+    values = RecordValues.of(record.text())
+    return not (values.names - focus.said or values.date or values.count or values.kinds)
 
 
 def _times(record: MemoryRecord) -> list[datetime]:
