@@ -57,6 +57,7 @@ from ..hits import SearchHit
 from ..records import MemoryRecord
 from ..retrieval.question_focus import Focus, RecordValues, question_focus, user_name_words
 from ..retrieval.question_now import asks_now, asks_then
+from ..retrieval.question_person import names_assistant
 from ..retrieval.question_time import asks_past, question_windows
 from ..retrieval.stemming import StemmingTokenizer
 from .updates import update_of
@@ -72,9 +73,15 @@ TRUST = 0.2
 0.609, 0.1 -> 0.810 / 0.774 / 0.609: a first hit the ranking gives one chance in five was the answer more often than a
 lower hit sharing more of the question's words)."""
 
+SPAN = 62 * 86_400.0
+"""The longest time a question names (seconds, its slack included) that decides among records said in it: a month ("in
+March") does, "this year" does not."""
+
 KEEP_SHARE = 0.5
 """The first current hit answers when it holds at least this fraction of the best share of the question's words."""
 
+_WHAT_NOUN = re.compile(r"^\W*what (?!kind\b|sort\b|type\b)[a-z]+ ", re.IGNORECASE)
+_NAMED = re.compile(r"\b(?:called|named|name|names)\b", re.IGNORECASE)
 _HABITUAL = re.compile(r"^\W*when (?:do|does)\b", re.IGNORECASE)
 """A question asking when something is done, in the present (a habit, a schedule): a time of day answers it too."""
 
@@ -197,14 +204,16 @@ def _of_kind(
     some of its words) replaces it. None when the question asks for no kind or no candidate states one."""
     if asks_then(question):
         return None
-    windows = question_windows(question, asked_at)
-    dated = focus is None or focus.slot in ("items", "steps")  # no kind asked: only a time it names can decide
+    windows = [w for w in question_windows(question, asked_at) if w.end - w.start <= SPAN]  # "this year" decides nothing
+    dated = focus is None or focus.slot in ("items", "steps") or _loose(question, focus)  # only a time it names decides
     if dated:
         if not windows:
             return None
         states = [share(i) > 0 for i in range(len(hits))]
     ids = {h.record.id: j for j, h in enumerate(hits)}
     pool = set(current)
+    if names_assistant(question):  # "What did the assistant suggest ...?": the assistant's words
+        pool = {i for i in pool if hits[i].record.role == "assistant"}
     for i in range(min(window, len(hits))):
         if replaced[i] and _held(i, hits, ids, states, denial, windows, revive=not asks_now(question)):
             pool.add(i)
@@ -218,11 +227,12 @@ def _of_kind(
     stating = inside or stating
     best = max(stating, key=lambda i: (share(i), -i))
     pick = stating[0] if share(stating[0]) >= KEEP_SHARE * share(best) else best
-    if current and current[0] == 0 and not states[0] and hits[0].score >= trust and (
-        share(0) > share(pick)
-        or (share(0) == share(pick) > 0 and _later(hits[0].record, hits[pick].record) and _plain(hits[0].record, focus))
-    ):  # the ranking's sure first hit holds more of the question's words, or as much, said later and stating no value
-        return None  # of another kind ("Maya works night shifts now"): it answers, with its message's statement of it
+    top = current[0] if current else None  # the best current hit
+    if top is not None and not states[top] and (top > 0 or hits[0].score >= trust) and (
+        share(top) > share(pick)
+        or (share(top) == share(pick) > 0 and _later(hits[top].record, hits[pick].record) and _plain(hits[top].record, focus))
+    ):  # the best current hit holds more of the question's words, or as much, said later and stating no value of
+        return None  # another kind ("Maya works night shifts now"): it answers as the ranking or the words decide
     if focus is None or not focus.current or focus.several or windows or asks_past(question):
         return pick
     now = asks_now(question)
@@ -254,6 +264,12 @@ def _held(
     return revive and newer is not None and not states[newer] and not denial[newer]
 
 
+def _loose(question: str, focus: Focus) -> bool:
+    """Whether ``question`` asks for a name only by its form "What <noun> ...?" ("What hours does Hoa work?", "What
+    dose ...?"): the noun, not a name, is what it asks for, so a record stating a name is no better an answer."""
+    return focus.slot == "name" and _WHAT_NOUN.match(question) is not None and not _NAMED.search(question)
+
+
 def _plain(record: MemoryRecord, focus: Focus) -> bool:
     """Whether ``record`` states no value at all: no name the question does not say, no date, count or other kind."""
     values = RecordValues.of(record.text())
@@ -261,6 +277,7 @@ def _plain(record: MemoryRecord, focus: Focus) -> bool:
 
 
 def _times(record: MemoryRecord) -> list[datetime]:
+    """When ``record`` was said and when what it tells happened."""
     return [t for t in (record.said_time(), record.event_time) if t is not None]
 
 
