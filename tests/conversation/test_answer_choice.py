@@ -350,3 +350,16 @@ def test_a_later_first_hit_stating_nothing_keeps_the_answer_over_an_older_statem
     # said earlier than the statement of a place, the first hit gives way to it
     early = hits(said("Noor works night shifts now.", "2025-01-02"), *(h.record for h in ev[1:]), top=0.4)
     assert choose("Where does Noor work?", early).answer is early[2]
+
+
+def test_a_best_record_without_a_value_of_the_asked_kind_is_presented_as_what_was_found():
+    """"When is Noor's dentist appointment?": the record holding its words states no date and nothing in its message
+    does: the answerer says nothing says it directly and names the record, rather than presenting it as the answer."""
+    ev = hits(fact("Noor hates the dentist appointment reminders."), fact("Noor likes tea."), fact("Noor cycles."), top=0.6)
+    c = choose("When is Noor's dentist appointment?", ev)
+    assert c.answer is ev[0] and not c.direct
+    text = ExtractiveAnswerer().answer("When is Noor's dentist appointment?", Evidence(hits=ev, text="x", tokens=1)).answer
+    assert text == f"[extractive: best evidence] {NOT_DIRECT} Closest: Noor hates the dentist appointment reminders."
+    dated = hits(fact("Noor's dentist appointment is on 4 June."), fact("Noor likes tea."), top=0.6)
+    assert choose("When is Noor's dentist appointment?", dated).direct  # a date: it answers
+    assert choose("Why does Noor like tea?", ev).direct  # no kind asked: the best record answers

@@ -75,7 +75,7 @@ class ExtractiveAnswerer:
         if choice.closest is None:
             return Answer(question=question, answer=ABSTAIN, extractive=True, evidence=evidence, model=None)
         if choice.answer is not None:
-            text = _said(choice.answer)
+            text = _said(choice.answer) if choice.direct else f"{NOT_DIRECT} Closest: {_said(choice.answer)}"
             if choice.beside is not None:  # the answer's own message says the value asked for in another statement
                 text = f"{text} {_said(choice.beside)}"
             if choice.earlier is not None:  # the memory holding the question's words, and what replaced it

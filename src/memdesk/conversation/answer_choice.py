@@ -42,7 +42,14 @@ current records of the answer's message (``mates``), one of those ("Where will N
 July 1." comes with "Assistant professor at Lakeshore University.", said in the same message but ranked out of the
 block). Otherwise nothing in memory says the answer directly: :class:`Choice` then carries the
 closest record (the first hit) and the replaced one, if any, and the answerer says so rather than
-presenting the first hit as the answer.
+presenting the first hit as the answer; so it does when the answer states no value of the asked kind and its message
+states none (:attr:`Choice.direct`).
+
+What counts as replaced is read at the time the question is asked (``asked_at``): a record closed only from a later
+date (``valid_to`` after it: "I leave the bakery at the end of May", asked in May) still held then
+(:meth:`~memdesk.records.RecordBase.closed_at`).
+
+A question asking for a kind of value is answered by the hit stating one (:mod:`memdesk.conversation.answer_kinds`).
 """
 
 from __future__ import annotations
@@ -56,11 +63,9 @@ from datetime import datetime
 from ..hits import SearchHit
 from ..records import MemoryRecord
 from ..retrieval.question_focus import Focus, RecordValues, question_focus, user_name_words
-from ..retrieval.question_now import asks_now, asks_then
-from ..retrieval.question_person import names_assistant
-from ..retrieval.question_time import asks_past, question_windows
+from ..retrieval.question_now import asks_then
 from ..retrieval.stemming import StemmingTokenizer
-from .updates import update_of
+from .answer_kinds import KEEP_SHARE, loose, of_kind
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
 
@@ -73,15 +78,6 @@ TRUST = 0.2
 0.609, 0.1 -> 0.810 / 0.774 / 0.609: a first hit the ranking gives one chance in five was the answer more often than a
 lower hit sharing more of the question's words)."""
 
-SPAN = 62 * 86_400.0
-"""The longest time a question names (seconds, its slack included) that decides among records said in it: a month ("in
-March") does, "this year" does not."""
-
-KEEP_SHARE = 0.5
-"""The first current hit answers when it holds at least this fraction of the best share of the question's words."""
-
-_WHAT_NOUN = re.compile(r"^\W*what (?!kind\b|sort\b|type\b)[a-z]+ ", re.IGNORECASE)
-_NAMED = re.compile(r"\b(?:called|named|name|names)\b", re.IGNORECASE)
 _HABITUAL = re.compile(r"^\W*when (?:do|does)\b", re.IGNORECASE)
 """A question asking when something is done, in the present (a habit, a schedule): a time of day answers it too."""
 
@@ -116,6 +112,9 @@ class Choice:
     beside: MemoryRecord | None = None
     """A statement of the answer's own message that states the value of the asked kind the answer does not ("Where
     does Maya work?": "Maya works night shifts now" beside "Maya started at York Hospital"), None otherwise."""
+    direct: bool = True
+    """Whether ``answer`` (or ``beside``) states a value of the kind the question asks for (a place for "Where ...?");
+    False when the best record holds the question's words but no such value: the answerer then says so."""
 
 
 def choose(
@@ -150,7 +149,10 @@ def choose(
             return Choice(hits[i], hits[0], None, terms)
         beside = _restated(i, hits, denial, states, replaced)
         said = hits[beside].record if beside is not None else _mate_stating(focus, hits[i].record, mates)
-        return Choice(hits[i], hits[0], None, terms, said)
+        direct = said is not None or focus is None or loose(question, focus) or (
+            focus.slot == "date" and hits[i].record.temporal_anchor is not None  # its anchor is shown with it
+        )
+        return Choice(hits[i], hits[0], None, terms, said, direct)
 
     total = sum(weights.values()) or 1.0
 
@@ -159,7 +161,7 @@ def choose(
 
     if asks_then(question) and (then := _replaced_answer(hits[:window], states, share, replaced)) is not None:
         return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
-    if (kind := _of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial)) is not None:
+    if (kind := of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial)) is not None:
         return chosen(kind, tuple(weights))  # the best hit stating a value of the asked kind
     if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
         return chosen(0, tuple(weights))
@@ -187,104 +189,6 @@ def _replaced(record: MemoryRecord, asked_at: datetime | None) -> bool:
     closes it only from that date: :meth:`~memdesk.records.RecordBase.closed_at`); superseded at all when the time
     is not known."""
     return record.closed_at(asked_at) if asked_at is not None else record.superseded_by is not None
-
-
-def _of_kind(
-    question: str, hits: Sequence[SearchHit], focus: Focus | None, states: list[bool], replaced: list[bool],
-    current: list[int], share: Callable[[int], float], asked_at: datetime | None, window: int, trust: float,
-    denial: list[bool],
-) -> int | None:
-    """For a question asking for a kind of value (a place, a date, an amount, ...): the hit of the best few that
-    answers it among those stating a value of that kind. Candidates: the current hits, and a replaced one whose
-    replacement in the evidence states no value of the asked kind (the change was to another part of what it said);
-    of them those holding some of the question's words, and the first of the best few if it states one. Those dated
-    inside a time the question names ("in March") are preferred; then the one holding most of the question's words
-    (the better ranked while it holds at least :data:`KEEP_SHARE` of the best); for a question asking what holds now,
-    a later candidate stating a value of the kind on the same subject (the same name, or for a question saying "now",
-    some of its words) replaces it. None when the question asks for no kind or no candidate states one."""
-    if asks_then(question):
-        return None
-    windows = [w for w in question_windows(question, asked_at) if w.end - w.start <= SPAN]  # "this year" decides nothing
-    dated = focus is None or focus.slot in ("items", "steps") or _loose(question, focus)  # only a time it names decides
-    if dated:
-        if not windows:
-            return None
-        states = [share(i) > 0 for i in range(len(hits))]
-    ids = {h.record.id: j for j, h in enumerate(hits)}
-    pool = set(current)
-    if names_assistant(question):  # "What did the assistant suggest ...?": the assistant's words
-        pool = {i for i in pool if hits[i].record.role == "assistant"}
-    for i in range(min(window, len(hits))):
-        if replaced[i] and _held(i, hits, ids, states, denial, windows, revive=not asks_now(question)):
-            pool.add(i)
-    first = min(pool, default=None)
-    stating = sorted(i for i in pool if states[i] and (share(i) > 0 or i == first))
-    if not stating:
-        return None
-    inside = [i for i in stating if any(w.contains(t) for w in windows for t in _times(hits[i].record))]
-    if dated and not inside:
-        return None
-    stating = inside or stating
-    best = max(stating, key=lambda i: (share(i), -i))
-    pick = stating[0] if share(stating[0]) >= KEEP_SHARE * share(best) else best
-    top = current[0] if current else None  # the best current hit
-    if top is not None and not states[top] and (top > 0 or hits[0].score >= trust) and (
-        share(top) > share(pick)
-        or (share(top) == share(pick) > 0 and _later(hits[top].record, hits[pick].record) and _plain(hits[top].record, focus))
-    ):  # the best current hit holds more of the question's words, or as much, said later and stating no value of
-        return None  # another kind ("Maya works night shifts now"): it answers as the ranking or the words decide
-    if focus is None or not focus.current or focus.several or windows or asks_past(question):
-        return pick
-    now = asks_now(question)
-    names = RecordValues.of(hits[pick].record.text()).names - focus.said
-    for j in stating:
-        later, record = hits[j].record, hits[pick].record
-        if j == pick or later.role != record.role or not _later(later, record):
-            continue
-        change = update_of(later.text()) is not None
-        if (change and names & RecordValues.of(later.text()).names) or (
-            now and share(j) > 0 and (share(j) >= share(pick) or change)
-        ):
-            pick = j  # a later statement of a value of the kind on the same subject: what holds now
-    return pick
-
-
-def _held(
-    i: int, hits: Sequence[SearchHit], ids: dict[str, int], states: list[bool], denial: list[bool], windows: list,
-    *, revive: bool,
-) -> bool:
-    """Whether replaced hit ``i`` still answers: it held in a time the question names (closed after it starts), or,
-    unless the question asks what holds now (``revive``), the record that replaced it is in the evidence and neither
-    states nor denies a value of the asked kind (the change was to another part of what ``i`` said)."""
-    record = hits[i].record
-    newer = ids.get(record.superseded_by or "")
-    if windows:
-        end = record.valid_to or (hits[newer].record.said_time() if newer is not None else None)
-        return end is not None and any(w.start < end.timestamp() for w in windows)
-    return revive and newer is not None and not states[newer] and not denial[newer]
-
-
-def _loose(question: str, focus: Focus) -> bool:
-    """Whether ``question`` asks for a name only by its form "What <noun> ...?" ("What hours does Hoa work?", "What
-    dose ...?"): the noun, not a name, is what it asks for, so a record stating a name is no better an answer."""
-    return focus.slot == "name" and _WHAT_NOUN.match(question) is not None and not _NAMED.search(question)
-
-
-def _plain(record: MemoryRecord, focus: Focus) -> bool:
-    """Whether ``record`` states no value at all: no name the question does not say, no date, count or other kind."""
-    values = RecordValues.of(record.text())
-    return not (values.names - focus.said or values.date or values.count or values.kinds)
-
-
-def _times(record: MemoryRecord) -> list[datetime]:
-    """When ``record`` was said and when what it tells happened."""
-    return [t for t in (record.said_time(), record.event_time) if t is not None]
-
-
-def _later(a: MemoryRecord, b: MemoryRecord) -> bool:
-    """Whether ``a`` was said after ``b`` (both times known)."""
-    ta, tb = a.said_time(), b.said_time()
-    return ta is not None and tb is not None and ta > tb
 
 
 def _replaced_answer(
