@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from datetime import datetime
 
 from ..llm.base import ChatModel
 from ..llm.templates import OnePrompt
 from ..hits import Answer, Evidence, SearchHit
 from ..records import MemoryRecord
+from ..retrieval.question_time import parse_asked_at
 from .answer_choice import choose
 
 #: What an answerer says when the evidence does not support an answer.
@@ -61,14 +63,19 @@ class ExtractiveAnswerer:
         *,
         question_time: str | None = None,
         mates: Callable[[MemoryRecord], Sequence[MemoryRecord]] | None = None,
+        asked_at: datetime | None = None,
     ) -> Answer:
         """The answer from ``evidence``; ``mates(record)``, when given, reads the other current records of a record's
-        message, so an answer lacking the asked value can be followed by a statement of its message that says it."""
-        choice = choose(question, evidence.hits, mates=mates)
+        message, so an answer lacking the asked value can be followed by a statement of its message that says it.
+        ``asked_at`` (else ``question_time`` when it is a date or an ISO time) is when the question is asked: a record
+        closed only after it still held then, and a time the question names ("in March") is read against it."""
+        if asked_at is None and question_time:
+            asked_at = parse_asked_at(question_time)
+        choice = choose(question, evidence.hits, mates=mates, asked_at=asked_at)
         if choice.closest is None:
             return Answer(question=question, answer=ABSTAIN, extractive=True, evidence=evidence, model=None)
         if choice.answer is not None:
-            text = _said(choice.answer)
+            text = _said(choice.answer) if choice.direct else f"{NOT_DIRECT} Closest: {_said(choice.answer)}"
             if choice.beside is not None:  # the answer's own message says the value asked for in another statement
                 text = f"{text} {_said(choice.beside)}"
             if choice.earlier is not None:  # the memory holding the question's words, and what replaced it

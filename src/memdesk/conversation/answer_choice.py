@@ -42,7 +42,14 @@ current records of the answer's message (``mates``), one of those ("Where will N
 July 1." comes with "Assistant professor at Lakeshore University.", said in the same message but ranked out of the
 block). Otherwise nothing in memory says the answer directly: :class:`Choice` then carries the
 closest record (the first hit) and the replaced one, if any, and the answerer says so rather than
-presenting the first hit as the answer.
+presenting the first hit as the answer; so it does when the answer states no value of the asked kind and its message
+states none (:attr:`Choice.direct`).
+
+What counts as replaced is read at the time the question is asked (``asked_at``): a record closed only from a later
+date (``valid_to`` after it: "I leave the bakery at the end of May", asked in May) still held then
+(:meth:`~memdesk.records.RecordBase.closed_at`).
+
+A question asking for a kind of value is answered by the hit stating one (:mod:`memdesk.conversation.answer_kinds`).
 """
 
 from __future__ import annotations
@@ -51,12 +58,14 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..hits import SearchHit
 from ..records import MemoryRecord
 from ..retrieval.question_focus import Focus, RecordValues, question_focus, user_name_words
 from ..retrieval.question_now import asks_then
 from ..retrieval.stemming import StemmingTokenizer
+from .answer_kinds import KEEP_SHARE, loose, of_kind
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
 
@@ -69,17 +78,21 @@ TRUST = 0.2
 0.609, 0.1 -> 0.810 / 0.774 / 0.609: a first hit the ranking gives one chance in five was the answer more often than a
 lower hit sharing more of the question's words)."""
 
-KEEP_SHARE = 0.5
-"""The first current hit answers when it holds at least this fraction of the best share of the question's words."""
+_HABITUAL = re.compile(r"^\W*when (?:do|does)\b", re.IGNORECASE)
+"""A question asking when something is done, in the present (a habit, a schedule): a time of day answers it too."""
 
 NEGATION = re.compile(r"\b(?:no longer|not\b.{0,40}\bany ?more|stopped|quit)\b", re.IGNORECASE)
 """What marks a record as saying an earlier one no longer holds."""
 
 _TOKENIZER = StemmingTokenizer(max_cached=20_000)
 #: Function words of a question that BM25's stopwords keep (the rest of NLTK's English list, stemmed as the
-#: tokenizer stems them): "Where does Maya live *now*?" asks where she lives, not what was said "now".
+#: tokenizer stems them): "Where does Maya live *now*?" asks where she lives, not what was said "now"; and the words
+#: that only say a name is asked ("What is the dog *called*?"): a record naming something else "called" is no closer.
 _FUNCTION = frozenset(
-    _TOKENIZER("again against both during each few further itself more most nor now once only other own same should such through until")
+    _TOKENIZER(
+        "again against both during each few further itself more most nor now once only other own same should such through "
+        "until called named name names"
+    )
 )
 
 
@@ -99,6 +112,9 @@ class Choice:
     beside: MemoryRecord | None = None
     """A statement of the answer's own message that states the value of the asked kind the answer does not ("Where
     does Maya work?": "Maya works night shifts now" beside "Maya started at York Hospital"), None otherwise."""
+    direct: bool = True
+    """Whether ``answer`` (or ``beside``) states a value of the kind the question asks for (a place for "Where ...?");
+    False when the best record holds the question's words but no such value: the answerer then says so."""
 
 
 def choose(
@@ -108,35 +124,45 @@ def choose(
     window: int = WINDOW,
     trust: float = TRUST,
     mates: Callable[[MemoryRecord], Sequence[MemoryRecord]] | None = None,
+    asked_at: datetime | None = None,
 ) -> Choice:
     """The hit of ``hits`` (best first) that answers ``question``; see the module docstring. ``mates(record)``, when
-    given, reads the other current records of ``record``'s message (for :attr:`Choice.beside`)."""
+    given, reads the other current records of ``record``'s message (for :attr:`Choice.beside`); ``asked_at``, when
+    given, is the time the question is asked: a record closed only after it (``valid_to`` later) still held then."""
     if not hits:
         return Choice(None, None, None, ())
     words = [set(_TOKENIZER(h.record.embed_text())) for h in hits]
     common = _common(words)
     focus = question_focus(question)
     denial, states = _focus_marks(focus, [h.record for h in hits])
+    if focus is not None and focus.slot == "date" and _HABITUAL.match(question):  # "When does he drop her off?"
+        states = [said or "clock" in RecordValues.of(h.record.text()).kinds for said, h in zip(states, hits)]
+    replaced = [_replaced(h.record, asked_at) for h in hits]
     current = [
         i for i, h in enumerate(hits)
-        if h.record.superseded_by is None and not denial[i] and not _negated(i, hits, words, common)
+        if not replaced[i] and not denial[i] and not _negated(i, hits, words, common, replaced)
     ][:window]
     weights = _weights(_TOKENIZER(question), words)
 
     def chosen(i: int, terms: tuple[str, ...]) -> Choice:  # a current hit answers; its message may say the value
         if states[i]:
             return Choice(hits[i], hits[0], None, terms)
-        beside = _restated(i, hits, denial, states)
+        beside = _restated(i, hits, denial, states, replaced)
         said = hits[beside].record if beside is not None else _mate_stating(focus, hits[i].record, mates)
-        return Choice(hits[i], hits[0], None, terms, said)
+        direct = said is not None or focus is None or loose(question, focus) or (
+            focus.slot == "date" and hits[i].record.temporal_anchor is not None  # its anchor is shown with it
+        )
+        return Choice(hits[i], hits[0], None, terms, said, direct)
 
     total = sum(weights.values()) or 1.0
 
     def share(i: int) -> float:  # the share of the question's weighted words hit ``i`` holds
         return sum(w for t, w in weights.items() if t in words[i]) / total
 
-    if asks_then(question) and (then := _replaced_answer(hits[:window], states, share)) is not None:
+    if asks_then(question) and (then := _replaced_answer(hits[:window], states, share, replaced)) is not None:
         return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
+    if (kind := of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial)) is not None:
+        return chosen(kind, tuple(weights))  # the best hit stating a value of the asked kind
     if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
         return chosen(0, tuple(weights))
     if not weights:  # a question of function words and names only: the ranking is all there is
@@ -146,13 +172,11 @@ def choose(
         if share(current[0]) >= KEEP_SHARE * share(best):
             best = current[0]
         return chosen(best, tuple(weights))
-    old = sorted(
-        (i for i, h in enumerate(hits) if h.record.superseded_by is not None and share(i) > 0), key=lambda i: (-share(i), i)
-    )
+    old = sorted((i for i in range(len(hits)) if replaced[i] and share(i) > 0), key=lambda i: (-share(i), i))
     for i in old:  # the replaced memory holding most of the question's words whose replacement answers
         newer = next((j for j, h in enumerate(hits) if h.record.id == hits[i].record.superseded_by), None)
         if newer is not None and (denial[newer] or not states[newer]):  # it closed the old value or says another thing
-            newer = _restated(newer, hits, denial, states)  # a statement beside it may say the new value
+            newer = _restated(newer, hits, denial, states, replaced)  # a statement beside it may say the new value
         if newer is not None:
             return Choice(hits[newer], hits[0], hits[i], tuple(weights))
     if denial[0] and not old and any(states[i] for i in current):  # the first hit only said what no longer holds
@@ -160,12 +184,21 @@ def choose(
     return Choice(None, hits[0], hits[old[0]] if old else None, tuple(weights))
 
 
-def _replaced_answer(hits: Sequence[SearchHit], states: list[bool], share: Callable[[int], float]) -> int | None:
+def _replaced(record: MemoryRecord, asked_at: datetime | None) -> bool:
+    """Whether ``record`` no longer held when the question was asked: closed by then (a change said ahead of its date
+    closes it only from that date: :meth:`~memdesk.records.RecordBase.closed_at`); superseded at all when the time
+    is not known."""
+    return record.closed_at(asked_at) if asked_at is not None else record.superseded_by is not None
+
+
+def _replaced_answer(
+    hits: Sequence[SearchHit], states: list[bool], share: Callable[[int], float], replaced: list[bool]
+) -> int | None:
     """For a question about what held before a change: the replaced record of ``hits`` (the best few) that states a
     value of the asked kind and holds some of the question's words (``share``: how much of them hit ``i`` holds), the one
     holding most of them (the better ranked among equals); None when no replaced record does."""
-    old = [i for i, h in enumerate(hits) if h.record.superseded_by is not None and states[i] and share(i) > 0]
-    if not old and hits and hits[0].record.superseded_by is not None:
+    old = [i for i in range(len(hits)) if replaced[i] and states[i] and share(i) > 0]
+    if not old and hits and replaced[0]:
         return 0  # the ranking, which does not demote replaced records for such a question, puts one first
     return max(old, key=lambda i: (share(i), -i), default=None)
 
@@ -202,7 +235,9 @@ def _mate_stating(
     return min(stating, key=lambda r: (len(r.text()), r.id), default=None)
 
 
-def _restated(i: int, hits: Sequence[SearchHit], denial: list[bool], states: list[bool]) -> int | None:
+def _restated(
+    i: int, hits: Sequence[SearchHit], denial: list[bool], states: list[bool], replaced: list[bool]
+) -> int | None:
     """A current hit from the same message as record ``i`` that states a value of the asked kind and is no closing
     statement: what the message says holds now ("I no longer work at X. I started at Y": the second); None when
     there is none."""
@@ -210,7 +245,7 @@ def _restated(i: int, hits: Sequence[SearchHit], denial: list[bool], states: lis
     return next(
         (
             j for j, h in enumerate(hits)
-            if j != i and states[j] and not denial[j] and h.record.superseded_by is None and said & set(h.record.provenance)
+            if j != i and states[j] and not denial[j] and not replaced[j] and said & set(h.record.provenance)
         ),
         None,
     )
@@ -226,19 +261,19 @@ def _common(words: list[set[str]]) -> set[str]:
     return {t for t, c in counts.items() if n >= 2 and c > n / 2}
 
 
-def _negated(i: int, hits: Sequence[SearchHit], words: list[set[str]], common: set[str]) -> bool:
+def _negated(i: int, hits: Sequence[SearchHit], words: list[set[str]], common: set[str], replaced: list[bool]) -> bool:
     """True when another current record, said after record ``i``, says it no longer holds: a negation cue and two
-    or more of ``i``'s distinctive words (not ``common``)."""
+    or more of ``i``'s distinctive words (not ``common``; words, not the numbers of a date both carry)."""
     when = _said(hits[i].record)
     if when is None:
         return False
     for j, h in enumerate(hits):
-        if j == i or h.record.superseded_by is not None:
+        if j == i or replaced[j]:
             continue
         later = _said(h.record)
         if later is None or later <= when or not NEGATION.search(h.record.embed_text()):
             continue
-        if len((words[i] & words[j]) - common) >= 2:
+        if sum(not t.isdigit() for t in (words[i] & words[j]) - common) >= 2:
             return True
     return False
 

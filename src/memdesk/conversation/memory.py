@@ -275,16 +275,19 @@ class Memory(Curation, ClosesOnExit):
         evidence = self.evidence(question, scope=scope, **search_args)
         from .answer import ExtractiveAnswerer
 
+        if not isinstance(self.answerer, ExtractiveAnswerer):
+            return self.answerer.answer(question, evidence, question_time=question_time)
+        asked_at = search_args.get("asked_at") or utcnow()  # what was replaced by then, as the search read it
         narrowed = any(search_args.get(k) is not None for k in ("filters", "as_of", "types", "speaker"))
         same_message = getattr(self.retriever, "same_message", None)
-        if isinstance(self.answerer, ExtractiveAnswerer) and same_message is not None and not narrowed:
+        if same_message is not None and not narrowed:
             # the offline answer may add a statement of its record's message that the block left out (current
             # records of the same scope only: not when the caller narrowed what may be read)
             def mates(record: MemoryRecord) -> list[MemoryRecord]:
                 return same_message(as_scope(scope), record)
 
-            return self.answerer.answer(question, evidence, question_time=question_time, mates=mates)
-        return self.answerer.answer(question, evidence, question_time=question_time)
+            return self.answerer.answer(question, evidence, question_time=question_time, mates=mates, asked_at=asked_at)
+        return self.answerer.answer(question, evidence, question_time=question_time, asked_at=asked_at)
 
 
 def build_memory(
