@@ -20,7 +20,7 @@ to the retriever's budget the same way, so an evidence block never exceeds the b
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from ..errors import InvalidInputError

@@ -8,9 +8,8 @@ typed separation.
 ``hybrid=True`` (a memdesk extension, not in the ENGRAM paper) adds a lexical ranking: BM25 over the same records
 (their embedded text) under the scope, fused with the dense list by reciprocal rank
 (:mod:`memdesk.retrieval.lexical`) before de-duplication and truncation. It finds records whose decisive word is a
-rare name or noun that the embedding blurs. Hits then carry the fused score, and ``why`` names both ranks. The BM25
-index of a scope is built on first use and rebuilt when the store's :meth:`~memdesk.store.base.Store.revision`
-moves.
+rare name or noun that the embedding blurs. Hits then carry the fused score, and ``why`` names both ranks. A scope's
+BM25 index is built on first use and follows the store's :meth:`~memdesk.store.base.Store.revision`.
 
 Every read goes through a :class:`~memdesk.filters.RecordFilter` (``where``): by default it drops memories a later
 one superseded; it can keep what held ``as_of`` a time, or filter by metadata, role, source and event time
@@ -43,7 +42,7 @@ from .relevance import COSINE, FUSED, RRF, calibrate
 from ..records import ALL_TYPES, MemoryRecord, MemoryType, Scope, utcnow
 from ..hits import SearchHit
 from .scope_cache import ScopeIndexCache
-from .scope_index import TYPE_PRIOR, ScopeIndex
+from .scope_index import TYPE_PRIOR
 
 BONUS_GATE = 1.0
 """The default read path's bonus gate, in standard deviations (see :class:`Retriever`'s ``bonus_gate``)."""
@@ -331,7 +330,7 @@ class Retriever:
         ``query_text`` feeds BM25 (None: dense only); ``person_text`` is read for whose words it asks about and, with
         ``asked_at``, for when."""
         now = now or utcnow()
-        index, drop = self._index(scope, wanted, where, stem=self.stem)
+        index, drop = self.indexes.for_read(scope, wanted, where, stem=self.stem)
 
         def ranked_hits() -> list[SearchHit]:  # CPU (numpy, BM25, token counts): offloaded on the event loop
             ranked = index.rank(
@@ -374,14 +373,6 @@ class Retriever:
 
         return aio.offload(ranked_hits)
 
-    def _index(self, scope: Scope, types: tuple[MemoryType, ...], where: RecordFilter, *, stem: bool) -> tuple[ScopeIndex, bool]:
-        """The cached index for ``where`` and whether the caller drops the records closed by its read time: for the
-        default validity the index holds every record, whatever the time (one index per scope, not one per moment
-        asked), and those closed by then are left out by the caller."""
-        drop = where.current_only
-        kept = where.model_copy(update={"include_superseded": True, "now": None}) if drop else where
-        return self.indexes.get(scope, types, kept, stem=stem), drop
-
     def lexical_hits(
         self,
         query_text: str,
@@ -394,7 +385,7 @@ class Retriever:
         """The unstemmed BM25 top ``lexical_k`` records of ``types`` under ``scope`` (and ``speaker``'s
         bank) that ``where`` keeps, from the same per-scope index cache the fused path keeps."""
         where = as_filter(where, speaker=speaker)
-        index, drop = self._index(scope, tuple(types), where, stem=False)
+        index, drop = self.indexes.for_read(scope, tuple(types), where, stem=False)
         skip = index.closed_at(where.read_time()) if drop else None
         records = index.records
         return [

@@ -78,6 +78,13 @@ class ScopeIndexCache:
         index = aio.offload(ScopeIndex, records, vectors, self.tokenizer if stem else None, self.type_prior)  # CPU: off the event loop
         return self._keep(key, revision, index)
 
+    def for_read(self, scope: Scope, types: Sequence[MemoryType], where: RecordFilter, stem: bool = True) -> tuple[ScopeIndex, bool]:
+        """The index a read under ``where`` uses, and whether the reader drops the records closed by its read time: for
+        the default validity the index holds every record whatever the time (one index per scope, not one per moment
+        asked), and the reader leaves out those closed by then (:meth:`ScopeIndex.closed_at`)."""
+        drop = where.current_only
+        return self.get(scope, types, where.model_copy(update={"include_superseded": True, "now": None}) if drop else where, stem), drop
+
     def _keep(self, key: _Key, revision: int, index: ScopeIndex) -> ScopeIndex:
         with self._lock:
             self._cache[key] = (revision, index)  # past ``size``, the least recently used goes
