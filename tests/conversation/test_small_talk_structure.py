@@ -42,11 +42,6 @@ def test_an_opening_with_news_or_a_place_is_kept() -> None:
     assert str(RuleRouter().route(_utt("Dia duit Desk! My kiln arrives on Friday."))) != "000"
 
 
-def test_the_same_address_inside_a_conversation_is_read_as_before() -> None:
-    before = [_said("hoi, are you there?", ago=timedelta(minutes=1))]
-    assert str(RuleRouter().route(_utt("Dia duit Ilse!", role="assistant", speaker="Desk", before=before))) != "000"
-
-
 def test_a_promise_to_keep_a_standing_instruction_makes_no_record() -> None:
     before = [_said("please always give me the totals as a table when I ask")]
     assert str(RuleRouter().route(_utt("Sure, I'll use a table.", role="assistant", speaker="Desk", before=before))) == "000"
@@ -71,3 +66,8 @@ def test_an_earlier_turn_naming_the_same_person_lends_its_month() -> None:
     other = _said("The piano tuner comes on 9 April.", ago=timedelta(days=12))
     assert "9 April" in earlier_text(_utt("Kasia says they can't come till the 14th now.", before=[old]))
     assert earlier_text(_utt("Kasia says they can't come till the 14th now.", before=[other])) == ""
+
+
+def test_an_address_returning_a_greeting_makes_no_record() -> None:
+    before = [_said("hoi, you there?", ago=timedelta(minutes=1))]
+    assert str(RuleRouter().route(_utt("Dia duit, Ilse! I'm here.", role="assistant", speaker="Desk", before=before))) == "000"

@@ -195,7 +195,10 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     me = utterance.message.speaker
     to_assistant = utterance.message.role == "user" and not any(m.role == "user" and m.speaker != me for m in utterance.context)
     sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous, instructs=to_assistant)
-    if opens_session(utterance) and opening_address(sentences):
+    greeted = bool(previous) and all(s.kind == "phatic" for s in analyze(previous, names=names))
+    if (opens_session(utterance) or greeted) and opening_address(sentences):
+        # an address opening a conversation, or returning the other's greeting ("salam, you there?" "Waalaikumussalam,
+        # Aiman!")
         sentences = [Sentence(text=sentences[0].text, kind="phatic"), *sentences[1:]]
     if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
         # "Long, but good.", "I'll try it.": a reaction; but "Keep it short." tells how to answer
@@ -233,7 +236,8 @@ def opens_session(utterance: Utterance) -> bool:
 
 
 def opening_address(sentences: list[Sentence]) -> bool:
-    """Whether the first sentence of a turn that opens a conversation is an address in whatever language: at most
+    """Whether the first sentence of a turn that opens a conversation (or answers a greeting) is an address in whatever
+    language: at most
     :data:`MAX_ADDRESS_WORDS` words ending with a capitalised word, the name called ("Habari Wanjiru!", "Kia ora
     Aroha!", "Mwaramutse Desk"), with no digit, no time, no English function word, and nothing after it in the turn
     that is a statement ("How can I help?" is a question): a greeting, as "Good evening, Marek!" is."""
