@@ -61,3 +61,8 @@ def test_a_holiday_names_the_month_of_a_day_said_alone() -> None:
     said = datetime(2031, 12, 2, 9, tzinfo=UTC)
     earlier = "Her exam moved to 14 January."
     assert _labels("My brother flies in on the 18th for Christmas.", said, earlier)[0] == "2031-12-18"
+
+
+def test_until_given_to_someone_is_ahead() -> None:
+    said = datetime(2031, 10, 20, 9, tzinfo=UTC)
+    assert _labels("My editor gave me until 14 January to finish it.", said) == ["2032-01-14"]

@@ -346,9 +346,17 @@ _DATE_ONLY = re.compile(r"\W*(?:(?:and|then|but|so|also|just)\s+)*(?:(?:on|in|fr
 
 def _forward(clause: str) -> bool:
     """Whether ``clause`` looks forward (:data:`_FORWARD_CUE`); "until" or "till" after a narrated past of the clause
-    only bounds what it narrates ("Remy cried at drop-off till Thursday", said on Friday)."""
+    only bounds what it narrates ("Remy cried at drop-off till Thursday", said on Friday), unless a person before it
+    is given the time ("Miriam gave me until 15 January")."""
     cues = list(_FORWARD_CUE.finditer(clause))
-    return any(c[0].lower() not in ("until", "till") or sentence_tense(clause[: c.start()]) != "past" for c in cues)
+    return any(
+        c[0].lower() not in ("until", "till") or sentence_tense(clause[: c.start()]) != "past" or _GRANTED.search(clause, 0, c.start())
+        for c in cues
+    )
+
+
+#: A person right before "until": the span is given to them ("Miriam gave me until 15 January"), a time ahead.
+_GRANTED = re.compile(r"\b(?:me|us|him|her|them|you)\s+$", re.IGNORECASE)
 
 
 def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
