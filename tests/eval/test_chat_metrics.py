@@ -50,6 +50,8 @@ def test_date_spans_reads_days_weeks_months():
     assert date_spans("starts on 15 April (2024-04-15).") == [(date(2024, 4, 15), date(2024, 4, 15))]
     assert date_spans("last week (week of 2025-03-10)") == [(date(2025, 3, 10), date(2025, 3, 16))]
     assert date_spans("in 2025-04") == [(date(2025, 4, 1), date(2025, 4, 30))]
+    # a run of days the rules wrote is one span: a label on its first day overlaps it
+    assert date_spans("for two weeks from Saturday (2031-03-15 to 2031-03-28)") == [(date(2031, 3, 15), date(2031, 3, 28))]
     assert date_spans("April 2025") == [(date(2025, 4, 1), date(2025, 4, 30))]
     assert date_spans("2019", bare_year=True) == [(date(2019, 1, 1), date(2019, 12, 31))]
     assert date_spans("2019") == [] and date_spans("call 0141 496 0732") == []

@@ -24,6 +24,7 @@ import re
 
 from .base import Utterance
 from .rules import analyze, is_imperative
+from .stance import instructs_reply
 
 __all__ = ["ADVICE", "MAX_REACTION_WORDS", "asks_for_something", "gives_something", "reaction_turn"]
 
@@ -110,4 +111,13 @@ def reaction_turn(utterance: Utterance) -> bool:
     replied = utterance.context[-1]
     if replied.role != "user" or (replied.speaker and replied.speaker == message.speaker):
         return False
-    return not asks_for_something(replied.text()) and not gives_something(message.text(), replied.text())
+    asked = asks_for_something(replied.text()) and not _only_instructs(replied.text())
+    return not asked and not gives_something(message.text(), replied.text())
+
+
+def _only_instructs(text: str) -> bool:
+    """Whether every sentence of ``text`` tells how to answer (:func:`.stance.instructs_reply`: "please always give me
+    the readings as a table when I ask"): a standing instruction, which the reply can only promise to keep ("Sure,
+    I'll use a table."), not a request for something now."""
+    sentences = [s for s in _SENTENCE.split(" ".join(text.replace("’", "'").split())) if s]
+    return bool(sentences) and all(instructs_reply(s) for s in sentences)

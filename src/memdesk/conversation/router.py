@@ -45,15 +45,16 @@ from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 from typing import Literal
 
-from ..text.lang import is_english
+from ..text.lang import english_function_words, is_english
 from ..records import RouteMask
-from ..timeexpr.resolve import TimeMention, resolve
+from ..timeexpr.resolve import TimeMention, resolve, sentence_tense
+from ..timeexpr.words import MONTHS, WEEKDAY_WORDS
 from .base import Utterance
 from .filler import FillerTest
 from .reactions import reaction_turn
 from .rules import Sentence, analyze, content_words, short_remark, words
 from .stance import instructs_reply, news_question, stance_only
-from .social import THIRD_PERSON, only_reacts, plain_named, social_question
+from .social import REACTION_WORDS, THIRD_PERSON, only_reacts, plain_named, social_question
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +93,24 @@ def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bo
     nothing but :data:`.social.REACTION_WORDS` beyond function words (:func:`.social.only_reacts`)."""
     if answers_question or text.rstrip().endswith("?") or plain_named(text, names):
         return False
-    return only_reacts(content_words(text, names), len(words(text)))
+    return only_reacts(content_words(text, names), len(words(text))) or _acts_on_it(text, names)
+
+
+#: A clause that is a verb with only a pronoun for its object: "will ring them", "I'll ask her", "gonna try that".
+_ON_IT = re.compile(r"(?:^|,)\s*([^,]*?\b([a-z]+)\s+(?:it|them|him|her|that|this|those))\s*[.!]*\s*$", re.IGNORECASE)
+#: The most words of what may stand before such a clause: an acknowledgement ("yeah fair,", "ok,").
+MAX_LEAD_WORDS = 2
+
+
+def _acts_on_it(text: str, names: list[str]) -> bool:
+    """Whether a short reply promises or takes up an action on what the turn before said, and nothing else: its last
+    clause's one content word is a verb whose object is only a pronoun ("yeah fair, will ring them" after advice to
+    ring the vet), after at most an acknowledgement. Not a narrated act ("I sold it."): that is news."""
+    m = _ON_IT.search(text)
+    if m is None or any(ch.isdigit() for ch in text) or len(words(text[: m.start(1)])) > MAX_LEAD_WORDS:
+        return False
+    own = [w for w in content_words(m[1], names) if w not in REACTION_WORDS]
+    return own == [m[2].lower()] and sentence_tense(m[1]) != "past"
 
 
 #: How far back earlier turns are read for the month of a day said alone ("I leave on the 16th" after "back on 16
@@ -101,12 +119,41 @@ EARLIER_WINDOW, EARLIER_TURNS = timedelta(days=1), 6
 
 
 def earlier_text(utterance: Utterance) -> str:
-    """The turns said just before ``utterance`` (at most :data:`EARLIER_TURNS`, within :data:`EARLIER_WINDOW` of it),
-    oldest first: where a day of the month it says alone may have been said with its month."""
+    """The turns said just before ``utterance`` (at most :data:`EARLIER_TURNS`, within :data:`EARLIER_WINDOW` of it, or
+    further back when they name someone or something it names too: "Barry rang, his team can't come till the 13th",
+    days after "shearing starts 6 January with Barry's team"), oldest first: where a day of the month it says alone
+    may have been said with its month."""
     said = utterance.message.timestamp
+    text = utterance.message.text()
     turns = [m for m in utterance.context[-EARLIER_TURNS:]
-             if said is None or m.timestamp is None or timedelta(0) <= said - m.timestamp <= EARLIER_WINDOW]  # fmt: skip
+             if said is None or m.timestamp is None or timedelta(0) <= said - m.timestamp <= EARLIER_WINDOW
+             or (m.timestamp <= said and _share_a_name(text, m.text()))]  # fmt: skip
     return "\n".join(m.text() for m in turns)
+
+
+_CAPITALISED = re.compile(r"(?<![\w'\u2019-])(?-i:[A-Z][a-z]{2,})(?![\w-])")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n]\s*|[\"(]\s*)$")
+
+
+def _capitalised(text: str) -> tuple[set[str], set[str]]:
+    """The capitalised words of ``text`` (not months or weekdays), all and those inside a sentence (names)."""
+    every: set[str] = set()
+    inside: set[str] = set()
+    for m in _CAPITALISED.finditer(text):
+        if m[0].lower() in MONTHS or m[0].lower() in WEEKDAY_WORDS:
+            continue
+        every.add(m[0])
+        if not _SENTENCE_START.search(text, max(0, m.start() - 3), m.start()):
+            inside.add(m[0])
+    return every, inside
+
+
+def _share_a_name(text: str, other: str) -> bool:
+    """Whether two texts name the same person, place or thing: a capitalised word of both, inside a sentence in at
+    least one of them (so not only a sentence's first word)."""
+    every, inside = _capitalised(text)
+    every2, inside2 = _capitalised(other)
+    return bool(every & inside2 or inside & every2)
 
 
 def times_reader(utterance: Utterance) -> Callable[[str], list[TimeMention]] | None:
@@ -148,6 +195,11 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     me = utterance.message.speaker
     to_assistant = utterance.message.role == "user" and not any(m.role == "user" and m.speaker != me for m in utterance.context)
     sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous, instructs=to_assistant)
+    greeted = bool(previous) and all(s.kind == "phatic" for s in analyze(previous, names=names))
+    if (opens_session(utterance) or greeted) and opening_address(sentences):
+        # an address opening a conversation, or returning the other's greeting ("salam, you there?" "Waalaikumussalam,
+        # Aiman!")
+        sentences = [Sentence(text=sentences[0].text, kind="phatic"), *sentences[1:]]
     if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
         # "Long, but good.", "I'll try it.": a reaction; but "Keep it short." tells how to answer
         return [s if s.kind == "content" and instructs_reply(s.text) else Sentence(text=s.text, kind="phatic") for s in sentences]
@@ -162,6 +214,39 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
         if said and all(not s.procedural and not THIRD_PERSON.search(s.text) and filler.is_filler(s.text, names) for s in said):
             return [Sentence(text=s.text, kind="phatic") if s in said or s.kind == "phatic" else s for s in sentences]
     return sentences
+
+
+#: The most words of an address that opens a conversation ("Habari Wanjiru!", "Dobry wieczór, Marek!").
+MAX_ADDRESS_WORDS = 4
+#: How long a pause makes a turn open a new conversation (a session) in the same scope.
+SESSION_GAP = timedelta(hours=6)
+#: A capitalised word closing a sentence, not the object of a preposition ("in Tokyo", "to Lisbon"): a name called.
+_VOCATIVE_END = re.compile(
+    r"(?<![\w'])(?!(?:in|to|from|at|for|with|by|on|of|into|near|via|about)\b)[^\W\d_]+[\s,]+(?-i:[A-Z][^\W\d_]+)\s*[!.,]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def opens_session(utterance: Utterance) -> bool:
+    """Whether ``utterance`` opens a conversation: no turn before it, or none within :data:`SESSION_GAP`."""
+    if not utterance.context:
+        return True
+    said, last = utterance.message.timestamp, utterance.context[-1].timestamp
+    return said is not None and last is not None and said - last >= SESSION_GAP
+
+
+def opening_address(sentences: list[Sentence]) -> bool:
+    """Whether the first sentence of a turn that opens a conversation (or answers a greeting) is an address in whatever
+    language: at most
+    :data:`MAX_ADDRESS_WORDS` words ending with a capitalised word, the name called ("Habari Wanjiru!", "Kia ora
+    Aroha!", "Mwaramutse Desk"), with no digit, no time, no English function word, and nothing after it in the turn
+    that is a statement ("How can I help?" is a question): a greeting, as "Good evening, Marek!" is."""
+    if not sentences or sentences[0].kind != "content" or sentences[0].times or any(s.kind == "content" for s in sentences[1:]):
+        return False
+    first = sentences[0].text
+    n = len(re.findall(r"[^\W\d_]+", first))
+    return (2 <= n <= MAX_ADDRESS_WORDS and not any(ch.isdigit() for ch in first) and _VOCATIVE_END.search(first) is not None
+            and english_function_words(first) == 0)
 
 
 def _without_stance(sentences: list[Sentence], names: list[str], addressee: str | None, previous: str, *, told: bool, instructs: bool = False) -> list[Sentence]:

@@ -37,6 +37,8 @@ Span = tuple[date, date]
 _MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
            "november", "december"]  # fmt: skip
 _WEEK = re.compile(r"\bweek of (\d{4})-(\d{2})-(\d{2})\b", re.I)
+#: A run of days as the rules write it ("2027-03-13 to 2027-03-26"): one span, not its two ends.
+_RUN = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2}) to (\d{4})-(\d{2})-(\d{2})(?![\d])")
 _DAY = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d])")
 _MONTH = re.compile(r"(?<![\d-])(\d{4})-(\d{2})(?![\d-])")
 _NAMED_MONTH = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{4})\b", re.I)
@@ -50,7 +52,8 @@ def _month_span(year: int, month: int) -> Span:
 
 
 def date_spans(text: str, *, bare_year: bool = False) -> list[Span]:
-    """The dates written in ``text`` as day spans: ``2025-04-15``, ``week of 2025-03-10`` (seven days),
+    """The dates written in ``text`` as day spans: ``2025-04-15``, ``week of 2025-03-10`` (seven days), a run
+    ``2025-03-13 to 2025-03-26`` (its days),
     ``2025-04`` and ``April 2025`` (the month); with ``bare_year`` a text that is only a year (an anchor)."""
     spans: list[Span] = []
     taken: list[tuple[int, int]] = []
@@ -58,6 +61,11 @@ def date_spans(text: str, *, bare_year: bool = False) -> list[Span]:
         start = _safe_date(m.group(1), m.group(2), m.group(3))
         if start:
             spans.append((start, start + timedelta(days=6)))
+            taken.append(m.span())
+    for m in _RUN.finditer(text):
+        first, last = _safe_date(*m.group(1, 2, 3)), _safe_date(*m.group(4, 5, 6))
+        if first and last and first <= last:
+            spans.append((first, last))
             taken.append(m.span())
     for m in _DAY.finditer(text):
         if any(a <= m.start() < b for a, b in taken):

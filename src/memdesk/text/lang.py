@@ -21,7 +21,7 @@ import re
 import unicodedata
 from collections import Counter
 
-__all__ = ["scripts_of", "dominant_script", "is_english"]
+__all__ = ["scripts_of", "dominant_script", "is_english", "english_function_words"]
 
 # Unicode name prefixes -> script. "CJK UNIFIED IDEOGRAPH" is Han.
 _SCRIPT_ALIASES = {"CJK": "Han", "HIRAGANA": "Hiragana", "KATAKANA": "Katakana", "HANGUL": "Hangul"}
@@ -78,6 +78,11 @@ def dominant_script(text: str) -> str | None:
     return counts.most_common(1)[0][0] if counts else None
 
 
+def english_function_words(text: str) -> int:
+    """How many of the words of ``text`` are English function words (the evidence :func:`is_english` weighs)."""
+    return sum(w.lower() in _ENGLISH for w in _WORD.findall(text.replace("’", "'")))
+
+
 def is_english(text: str) -> bool:
     """Whether the English rules apply to ``text`` (see the module docstring for the test)."""
     counts = scripts_of(text)
@@ -87,7 +92,7 @@ def is_english(text: str) -> bool:
     if latin * 2 < sum(counts.values()):
         return False
     words = [w.lower() for w in _WORD.findall(text.replace("’", "'"))]
-    english = sum(w in _ENGLISH for w in words)
+    english = english_function_words(text)
     other = sum(w in _OTHER_LATIN for w in words)
     if other > english:
         return False

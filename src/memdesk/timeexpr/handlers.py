@@ -11,7 +11,7 @@ from datetime import date, timedelta
 from typing import Literal
 
 from . import spans
-from .words import FIRST_IN, MONTHS, TAKES_TIME, count_word, weekday_index
+from .words import FIRST_IN, MONTHS, TAKES_TIME, count_word, day_number, weekday_index
 
 
 @dataclass(frozen=True)
@@ -133,6 +133,8 @@ def h_rel_period(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         return spans.week(ref + timedelta(weeks=step))
     if unit == "weekend":
         sat = spans.monday(ref) + timedelta(days=5)
+        if which == "next" and ref.weekday() < 4:
+            step = 0  # "next weekend", said from Monday to Thursday: the next one to come, this week's
         return spans.weekend(sat + timedelta(weeks=step))
     if unit == "month":
         return spans.month(*spans.add_months(ref.year, ref.month, step))
@@ -199,15 +201,15 @@ def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 
 
 def h_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
-    which = ((m.groupdict().get("which")) or "").lower()
+    which = " ".join(((m.groupdict().get("which")) or "").lower().split())
     if not which and _RECURRING.match(m.string, m.end()):
         return None  # "on Saturday mornings": every Saturday, not a date
     wd = weekday_index(m["wd"])
     if which in ("last", "past", "this past"):
         back = (ref.weekday() - wd) % 7 or 7
         return spans.day(ref - timedelta(days=back))
-    if which == "next":
-        return spans.day(spans.monday(ref) + timedelta(weeks=1, days=wd))
+    if which in ("next", "after next"):  # "next Monday": the Monday of next week; "Monday after next": of the week after
+        return spans.day(spans.monday(ref) + timedelta(weeks=1 if which == "next" else 2, days=wd))
     if which == "this" and ctx.direction == "past":  # "I missed choir this Monday", said on Thursday: this week's
         return spans.day(ref - timedelta(days=(ref.weekday() - wd) % 7))
     if which in ("this", "this coming", "coming"):
@@ -306,7 +308,7 @@ _COPULA_WEEKDAY = re.compile(
 
 
 def h_mdy(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
-    day = int(re.sub(r"\D", "", m["d"]))
+    day = day_number(m["d"])
     month = MONTHS[m["month"].lower().rstrip(".")]
     year = int(m["y"]) if m["y"] else ref.year
     d = _valid_day(year, month, day)
@@ -331,7 +333,7 @@ def h_month_of_year(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     year = ref.year + {"last": -1, "this": 0, "next": 1}[m["which"].lower()]
     mon = MONTHS[m["month"].lower().rstrip(".")]
     if m["d"]:
-        d = _valid_day(year, mon, int(re.sub(r"\D", "", m["d"])))
+        d = _valid_day(year, mon, day_number(m["d"]))
         return spans.day(d) if d else None
     return spans.month(year, mon)
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from .tense import date_clause_words, narrating_past, sentence_tense, verbless
+from .tense import after_heading, date_clause_words, narrating_past, sentence_tense, verbless
 
 #: The head of a headline before its participle: one or two lower-case words at the start of the clause, none a
 #: determiner, a pronoun, an auxiliary or a conjunction ("office closed", "kitchen tiles done"; not "the shop
@@ -63,5 +63,10 @@ def loose_past(text: str, span: tuple[int, int], tense: str) -> Literal["lent", 
         # narration of its own ("we got to Lisbon on 3 May" narrates)
         return "lent"
     if cues and all(c[0].lower() not in _STRONG and not c[0].lower().startswith("last") and _HEADLINE.fullmatch(words, 0, c.start()) for c in cues):
+        return "headline"
+    at = text.find(words)
+    if cues and at >= 0 and after_heading(text, at) and not words[: cues[0].start()].strip() and cues[0][0].lower() not in _STRONG:
+        # a participle right after a heading ("Decided: closed on Sundays in January and February"): what the heading
+        # announces, a state on that date, not a narrated event
         return "headline"
     return None

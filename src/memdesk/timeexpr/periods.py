@@ -6,7 +6,8 @@ Conventions: a month's beginning/early part is days 1-10, its middle 11-20, its 
 week's beginning is Monday-Tuesday, its middle Wednesday-Thursday, its end Friday-Sunday; a year's beginning is
 January, its end December, early/mid/late are January-April, May-August, September-December. The end of a month or a
 year as a bound ("by the end of April", "until the end of the year") is its last day: a deadline, not ten days. A day of the month
-whose month is unsaid is in the month the sentence names ("the July meeting moves to the 11th"), else the nearest
+whose month is unsaid is in the month the sentence names ("the July meeting moves to the 11th") or the month of a
+holiday it is for ("home on the 20th for Christmas"), else the nearest
 month in the direction of the clause's tense (a weekday with it picks the month where the day is that weekday, even
 when the sentence names another month: "on Saturday the 22nd, ... on December 6"). With no month in the sentence, a
 month said in the turns just before with one of the sentence's lone days is theirs ("I leave on the 16th and land
@@ -24,7 +25,7 @@ from datetime import date, timedelta
 from . import holidays, spans
 from .handlers import AFTER_DATE, CURRENT_WINDOW, NEXT_WORD, Ctx, directed
 from .tense import clause_words
-from .words import MONTH_NAME, MONTHS, weekday_index
+from .words import DAY_RE, MONTH_NAME, MONTH_NAME_NOT_MAY_RE, MONTH_NAME_RE, MONTHS, day_number, weekday_index
 
 __all__ = ["h_part", "h_holiday", "h_ordinal", "h_range"]
 
@@ -129,13 +130,9 @@ _CLAUSE_AFTER = re.compile(r"\s+(?:is|was|falls|fell|will|would|isn't|wasn't)\b"
 
 
 #: A day said with its month ("16 October", "October 16th"), in earlier turns.
-_DAY_MONTH = re.compile(
-    r"\b(?:([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?\s+(?:of\s+)?"
-    r"(January|February|March|April|May|June|July|August|September|October|November|December)|"
-    r"(January|February|March|April|June|July|August|September|October|November|December)\s+"
-    r"([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?)\b"
-)
+_DAY_MONTH = re.compile(rf"\b(?:({DAY_RE})\s+(?:of\s+)?({MONTH_NAME_RE})|({MONTH_NAME_NOT_MAY_RE})\s+({DAY_RE}))\b")
 _LONE_DAY = re.compile(r"\bthe\s+([12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)\b", re.IGNORECASE)
+_FOR_HOLIDAY = re.compile(rf"(?<![\w-])(?:for|at|over|on|during)\s+(?:the\s+)?({holidays.HOLIDAY_RE})(?![\w-])", re.IGNORECASE)
 #: How far from the reference day a day of an unsaid month is looked for (the month before, this one or the next).
 NEAR_DAYS = 45
 #: How far from the reference day a day put in a month the sentence names for another date may be: further, it is read
@@ -161,7 +158,7 @@ def _beside_earlier(day: int, earlier: str, ref: date) -> list[int]:
     is 14 May. Empty when there is none."""
     for d1, m1, m2, d2 in reversed(_DAY_MONTH.findall(earlier)):
         month = MONTHS[(m1 or m2).lower()]
-        said = next((d for y in (ref.year, ref.year + 1) if (d := _day_of(int(d1 or d2), month, y)) and d > ref), None)
+        said = next((d for y in (ref.year, ref.year + 1) if (d := _day_of(day_number(d1 or d2), month, y)) and d > ref), None)
         if said is None:
             continue
         here = _day_of(day, month, said.year)
@@ -174,11 +171,13 @@ def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None,
     clause holding the day starts in ``text`` and its words, whose month is the day's (else the text's)."""
     at, words = clause if clause is not None else (0, text)
     named = [MONTHS[n.lower()] for n in MONTH_NAME.findall(words) if not (n == "May" and text.startswith("May", at))]
+    # a holiday the day is for names its month ("home on the 20th for Christmas"); not one it is before or after
+    named = named or [holidays.holiday(h[1], ref.year)[0].month for h in _FOR_HOLIDAY.finditer(words)][:1]
     if not named and ctx.earlier:
         # "I leave on the 16th and land on the 17th" after "coming back on 16 October": the month said just before
         # with a day this sentence says alone
         lone = {int(d) for d in _LONE_DAY.findall(text)} | {day}
-        named = [MONTHS[(m1 or m2).lower()] for d1, m1, m2, d2 in _DAY_MONTH.findall(ctx.earlier) if int(d1 or d2) in lone][-1:]
+        named = [MONTHS[(m1 or m2).lower()] for d1, m1, m2, d2 in _DAY_MONTH.findall(ctx.earlier) if day_number(d1 or d2) in lone][-1:]
         named = named or _beside_earlier(day, ctx.earlier, ref)
     if named and weekday is not None and not any(
         d is not None and d.weekday() == weekday for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _day_of(day, named[0], y))
@@ -218,7 +217,7 @@ def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     """"on the 14th", "Tuesday the 22nd", "to the 30th": a day of the month with the month unsaid."""
     if m.groupdict().get("which"):  # "on the 12th of next month": a day of the month the words name
         y, mo = spans.add_months(ref.year, ref.month, _STEP[m["which"].lower()])
-        d = _day_of(int(re.sub(r"\D", "", m["d"])), mo, y)
+        d = _day_of(day_number(m["d"]), mo, y)
         return spans.day(d) if d else None
     if (m["prep"] or "").lower() == "since" and _CLAUSE_AFTER.match(m.string, m.end()):
         return None  # "since the 30th is a Friday": "since" opens a clause (because), the day is its subject
@@ -233,7 +232,7 @@ def h_ordinal(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         return None  # "by the 5th of each month": every month, not a date
     if nxt and nxt[1][0].islower() and nxt[1].lower() not in _AFTER_DAY:
         return None
-    day = int(re.sub(r"\D", "", m["d"]))
+    day = day_number(m["d"])
     weekday = weekday_index(m["dwd"]) if m["dwd"] else None
     d = _unsaid_month(day, m.string, ref, ctx, weekday, clause_words(m.string, m.span()))
     return spans.day(d) if d else None
@@ -244,7 +243,7 @@ def h_range(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     the 27th" (the month unsaid: as for a day alone)."""
     if re.search(r"\sand\s", m[0], re.IGNORECASE) and not m[0].lower().startswith("between"):
         return None  # "on 9 December and 16 December": two days, not the run between them
-    d1, d2 = int(re.sub(r"\D", "", m["d1"])), int(re.sub(r"\D", "", m["d"]))
+    d1, d2 = day_number(m["d1"]), day_number(m["d"])
     if not m["month"]:
         first = _unsaid_month(d1, m.string, ref, ctx, None)
         if first is None:

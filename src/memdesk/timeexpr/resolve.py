@@ -10,7 +10,7 @@ Conventions (chosen, documented, tested):
   its label is ``week of <that Monday>``.
 * "last weekend" (also "this past weekend", "the past weekend") is the Saturday-Sunday just
   before the reference's week; "this weekend" is the weekend of the reference's week; "next
-  weekend" the one after; "over/on the weekend" is the most recent weekend that has begun.
+  weekend" the one after, or the coming one when said from Monday to Thursday; "over/on the weekend" is the most recent weekend that has begun.
 * "last Friday" is the most recent Friday strictly before the reference day; "this Saturday" is
   the next Saturday on or after the reference day; "next Monday" is the Monday of the following
   week. A bare "on Friday" is read as the most recent past Friday (narrated memories are mostly
@@ -42,19 +42,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from . import anchoring as a
 from . import handlers as h
+from . import spans
 from . import periods as p
 from .handlers import Ctx, Handler
 from .holidays import HOLIDAY_RE
 from .narration import loose_past
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .tense import clause_tense, clause_words, note, progressive, sentence_tense, verbless
+from .tense import clause_tense, note, sentence_tense, verbless
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -120,6 +122,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(r"(?:over|on|during)\s+the\s+weekend"), h.h_over_weekend),
     # a day of the month with its month unsaid: "on the 14th", "Tuesday the 22nd"
     (_p(rf"(?:(?P<prep>on|by|for|to|until|till|from|since|before|after)\s+)?(?:(?P<dwd>{WEEKDAY_RE}),?\s+(?:the\s+)?|the\s+)(?P<d>{_ORD})"), p.h_ordinal),
+    (_p(rf"(?:the\s+)?(?P<wd>{WEEKDAY_RE})\s+(?P<which>after\s+next)"), h.h_weekday),  # "she starts Monday after next"
     (_p(rf"(?:(?P<which>this past|last|past|this coming|coming|this|next)\s+|on\s+)(?P<wd>{WEEKDAY_RE})"), h.h_weekday),
     (_p(rf"(?:(?P<which>this past|last|past|this|next)\s+)(?P<season>{SEASON_RE})(?:\s+(?P<year>{YEAR_RE}))?"), h.h_season),
     (_p(r"(?:(?P<which>last|this|next)\s+|in\s+)(?P<month>january|february|march|april|june|july|august|september|october|november|december|may)"), h.h_month_rel),
@@ -133,6 +136,17 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
 #: Words that make a date the start of a state that may have begun: "from 1 October", "since 3 May", "starting 2 June".
 _STARTS = re.compile(r"\b(?:from|since|starting(?: on| from)?|as of|beginning(?: on)?|effective)\s+(?:the\s+)?$", re.IGNORECASE)
 _STARTS_HERE = re.compile(r"(?:from|since)\s", re.IGNORECASE)  # a mention that opens with its own "since"
+#: "since" before a date, or opening its mention ("since new year", "no seizures since May 24"): a state begun then.
+_SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.IGNORECASE)
+_SINCE_HERE = re.compile(r"since\s", re.IGNORECASE)
+
+
+def _days_off(res: "spans.Span", ref: date) -> int:
+    """How many days the interval of a handler's result lies from ``ref`` (0 when it holds it)."""
+    start, end = res[0], res[1]
+    if start <= ref < end:
+        return 0
+    return (start - ref).days if ref < start else (ref - end).days + 1
 
 
 
@@ -215,10 +229,23 @@ def resolve(
                     here = Ctx(prefer="future", direction="current" if starts else "future")
                 else:
                     here = Ctx(prefer=tense or "past", direction=tense or "nearest")
+            since = auto and handler in _DIRECTED and (_SINCE.search(text, 0, s) or _SINCE_HERE.match(m[0]))
+            if since:
+                # what holds since a date began on it: the date is behind the message, whatever the clause's tense
+                here = Ctx(prefer="past", direction="past")
             if earlier:
                 here = replace(here, earlier=earlier)
             try:
                 res = handler(m, ref_day, here)
+                if res is not None and auto and handler in _YEARLESS and not since and _days_off(res, ref_day) > p.FAR_DAYS and (
+                    _STARTS.search(text, 0, s) or _STARTS_HERE.match(m[0])
+                ):
+                    # a state from a date whose year is unsaid ("depot transferred me from 1 May", said on 26 April;
+                    # "raised the price to 40 from 1 September", said on 21 August): the verb narrates the change, the
+                    # date is when the new state holds from; not most of a year away (periods.FAR_DAYS) when it also
+                    # falls within weeks of the message (periods.NEAR_DAYS)
+                    near = handler(m, ref_day, replace(here, direction="nearest"))
+                    res = near if near is not None and _days_off(near, ref_day) <= p.NEAR_DAYS else res
             except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999)
                 res = None
             if res is None:
@@ -235,95 +262,12 @@ def resolve(
             if handler in (h.h_weekday, h.h_bare_weekday) and not m.groupdict().get("which"):
                 weekdays.append(mention)
     found.sort(key=lambda t: t.span)
-    found = _in_named_week(found, weekdays) if weekdays else found
-    found = _after_weekday(found, weekdays, text) if weekdays and len(found) > 1 else found
-    found = _plan_weekdays(found, weekdays, inferred, text, ref) if weekdays and inferred else found
-    return _runs_forward(found, inferred, text, ref) if len(inferred) > 1 else found
-
-
-def _plan_weekdays(
-    found: list[TimeMention], weekdays: list[TimeMention], inferred: list[TimeMention], text: str, ref: datetime
-) -> list[TimeMention]:
-    """A weekday in a sentence with no tense whose other days are ahead is ahead too: a list of plans ("Suit on
-    Thursday, last shift on 12 December, Shetland from 5 January"), not a narrated day."""
-    if sentence_tense(text) is not None or _NARRATED.search(text) or not any(t.start >= ref for t in inferred):
-        return found
-    out = []
-    for t in found:
-        if t in weekdays and t.start < ref and t.granularity == "day":
-            day = t.start + timedelta(days=7)
-            t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
-        out.append(t)
-    return out
-
-
-_WEEKDAY = re.compile(r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b", re.IGNORECASE)
-
-
-def _after_weekday(found: list[TimeMention], weekdays: list[TimeMention], text: str) -> list[TimeMention]:
-    """A weekday said without "last"/"next" after another weekday of the sentence, in a clause with no tense of its
-    own, is the first such day after that one: "engine fixed on Thursday, van back on the road Friday" (said on
-    Monday: the day after that Thursday, not the coming Friday); "flu hit me on Monday, off work till Wednesday"."""
-    out: list[TimeMention] = []
-    anchor: TimeMention | None = None
-    for t in found:
-        if t in weekdays and anchor is not None and t.granularity == "day":
-            words = clause_words(text, t.span)[1]
-            if sentence_tense(words) is None and not progressive(words):
-                gap = (t.start.weekday() - anchor.start.weekday()) % 7 or 7
-                day = anchor.start + timedelta(days=gap)
-                t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
-        if t.granularity == "day" and _WEEKDAY.search(t.text) and not re.search(r"\d", t.text):
-            anchor = t  # a weekday said alone (not "Sunday 4 May": a day weeks away is no anchor for this week's days)
-        out.append(t)
-    return out
-
-
-def _in_named_week(found: list[TimeMention], weekdays: list[TimeMention]) -> list[TimeMention]:
-    """A weekday said without "last"/"next" in a sentence that names one week ("Next week I'm doing hill repeats on
-    Tuesday", "Last week was mad: the boiler broke on Monday") is that week's day."""
-    weeks = [t for t in found if t.granularity == "week" and not t.approximate and t.end is not None]
-    if len(weeks) != 1:
-        return found
-    week = weeks[0]
-    out = []
-    for t in found:
-        if t in weekdays and not week.start <= t.start < week.end:  # type: ignore[operator]
-            day = week.start + timedelta(days=t.start.weekday() - week.start.weekday())
-            t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})
-        out.append(t)
-    return out
-
-
-#: What narrates a clause whatever else it says: a past form of "be", "have" or "do", or a time word before now.
-_NARRATED = re.compile(r"\b(?:was|were|had|did|ago|yesterday)\b", re.IGNORECASE)
-
-
-def _next_year(t: TimeMention) -> TimeMention | None:
-    try:
-        start, end = t.start.replace(year=t.start.year + 1), t.end.replace(year=t.end.year + 1) if t.end else None
-    except ValueError:  # 29 February
-        return None
-    label = start.date().isoformat() if t.granularity == "day" else f"{start.date()} to {(end - timedelta(days=1)).date()}"  # type: ignore[operator]
-    return t.model_copy(update={"start": start, "end": end, "label": label})
-
-
-def _runs_forward(found: list[TimeMention], inferred: list[TimeMention], text: str, ref: datetime) -> list[TimeMention]:
-    """Days said without their year in one sentence after a day that is ahead run forward, as a plan does: "starting
-    23 March, about five weeks, so finished around 27 April", "visits on 7 December, 14 December and 11 January" (said
-    in November: next January). A later day read as past moves to the next year when that puts it after the one before
-    it, unless its clause narrates ("I fly out on 3 June; I was there on 2 May too")."""
-    ahead: TimeMention | None = None
-    out: list[TimeMention] = []
-    for t in found:
-        if t in inferred and ahead is not None and t.start < ref and not _NARRATED.search(text, ahead.span[1], t.span[0]):
-            moved = _next_year(t)
-            if moved is not None and moved.start >= ahead.start:
-                t = moved
-        if t in inferred and t.start >= ref:
-            ahead = t
-        out.append(t)
-    return out
+    found = a.dated_weekdays(found, weekdays) if weekdays else found
+    found = a.in_named_week(found, weekdays) if weekdays else found
+    found = a.after_weekday(found, weekdays, text) if weekdays and len(found) > 1 else found
+    found = a.plan_weekdays(found, weekdays, inferred, text, ref) if weekdays and inferred else found
+    found = a.next_after(found, text, ref) if len(found) > 1 else found
+    return a.runs_forward(found, inferred, text, ref) if len(inferred) > 1 else found
 
 
 #: Granularities that hold a narrower date said with them ("this week ... due Thursday", "in April, after Easter").

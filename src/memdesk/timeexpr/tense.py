@@ -53,7 +53,7 @@ _PAST_TIME = re.compile(r"\b(?:ago|yesterday|" + LAST_TIME + r")\b", re.IGNORECA
 #: booked the camp from 28 July" (a present perfect takes no date of its own: the date is what was booked), "She
 #: needs a tooth removed on 22 July", "I want it finished by 26 April" (an object's complement).
 _PRESENT_FINITE = re.compile(
-    r"\b(?:am|is|are|has|have|do|does|need|needs|want|wants|get|gets|keep|keeps)\b|'(?:m|re|ve)\b|"
+    r"\b(?:am|is|are|has|have|do|does|need|needs|want|wants|get|gets|keep|keeps|leave|leaves)\b|'(?:m|re|ve)\b|"
     r"\b(?:it|he|she|that|there|what|who|this)'s\b",
     re.IGNORECASE,
 )
@@ -109,6 +109,17 @@ _ATTRIBUTIVE = re.compile(
 _HEADING = re.compile(r"(?:^|\n)\s*(?:[\w'-]+\s+){0,2}[\w'-]+\s*:")
 
 
+#: A contracted "has", "have" or "is" after any subject ("Elin's", "the kids've"): a past-looking form after it is a
+#: participle of the present perfect or the passive, or the "got" of "has got", not a narrated past.
+_CONTRACTED = re.compile(r"\w['\u2019](?:s|ve)\s+(?:just\s+|already\s+|also\s+|now\s+|finally\s+)?$", re.IGNORECASE)
+
+
+def after_heading(text: str, at: int) -> bool:
+    """Whether position ``at`` of ``text`` opens what follows a heading ("Decided: closed on Sundays in January")."""
+    head = _HEADING.match(text)
+    return head is not None and not text[head.end() : at].strip()
+
+
 #: "got to" before a verb ("i got to see the dentist", "we got to pay by Friday"): the modal "(have) got to", what one
 #: must do; not "got to the station" or "got to Lisbon" (a place) nor "got to know" (came to).
 _GOT_TO = re.compile(r"\s+to\s+(?!the\b|a\b|an\b|my\b|our\b|his\b|her\b|their\b|work\b|school\b|know\b|\d)(?-i:[a-z]+)\b", re.IGNORECASE)
@@ -127,6 +138,8 @@ def past_verb(text: str, m: re.Match[str]) -> bool:
         return True
     if _ATTRIBUTIVE.search(text, max(0, m.start() - 12), m.start()):
         return False
+    if _CONTRACTED.search(text, max(0, m.start() - 16), m.start()):
+        return False  # "Elin's got her speech on the 27th", "Tom's booked it": "has" or "is" before a participle
     head = _HEADING.match(text)
     return not (head is not None and head.start() <= m.start() < head.end())
 
@@ -274,8 +287,8 @@ def verbless(text: str, span: tuple[int, int]) -> bool:
 #: ("The landlord told us it goes up from 1 March", "Kade asked if I can do more hours in August", "Our mortgage
 #: fixed rate ends in March": reported speech or a present clause keeps its own time).
 _LATER_PRESENT = re.compile(
-    r"\b(?:am|is|are|has|have|do|does|can|will|must|isn't|aren't|hasn't|haven't|doesn't|don't|can't|won't)\b|"
-    r"'(?:m|re|ve|ll)\b|\bit\s+(?:also\s+|just\s+|only\s+)?(?!(?:was|has|is|does)\b)[a-z]{2,}s\b|"
+    r"\b(?:am|is|are|has|have|do|does|can|will|must|would|isn't|aren't|hasn't|haven't|doesn't|don't|can't|won't)\b|"
+    r"'(?:m|re|ve|ll)\b|'d\s+(?!(?:been|gone|done|had|got|seen|known|left|[a-z]+ed)\b)(?=[a-z]{2,}\b)|\bit\s+(?:also\s+|just\s+|only\s+)?(?!(?:was|has|is|does)\b)[a-z]{2,}s\b|"
     r"\b(?:turns|starts|begins|ends|finishes|opens|closes|arrives|lands|departs|leaves|runs|falls|happens|goes|comes|"
     r"expires|renews|moves|rises|drops)\b",
     re.IGNORECASE,
@@ -331,6 +344,21 @@ _SAME_FORM = re.compile(r"\b(?:" + "|".join(sorted(SAME_AS_PRESENT)) + r")\b", r
 _DATE_ONLY = re.compile(r"\W*(?:(?:and|then|but|so|also|just)\s+)*(?:(?:on|in|from|by|until|till|at|since|after|before|for)\s+)?(?:the\s+)?", re.IGNORECASE)
 
 
+def _forward(clause: str) -> bool:
+    """Whether ``clause`` looks forward (:data:`_FORWARD_CUE`); "until" or "till" after a narrated past of the clause
+    only bounds what it narrates ("Remy cried at drop-off till Thursday", said on Friday), unless a person before it
+    is given the time ("Miriam gave me until 15 January")."""
+    cues = list(_FORWARD_CUE.finditer(clause))
+    return any(
+        c[0].lower() not in ("until", "till") or sentence_tense(clause[: c.start()]) != "past" or _GRANTED.search(clause, 0, c.start())
+        for c in cues
+    )
+
+
+#: A person right before "until": the span is given to them ("Miriam gave me until 15 January"), a time ahead.
+_GRANTED = re.compile(r"\b(?:me|us|him|her|them|you)\s+$", re.IGNORECASE)
+
+
 def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", "present"] | None:
     """The tense the clause of ``text`` around ``span`` (a time expression) gives it: "future" if the
     clause looks forward ("starting on 15 April", "booked for 2 March", "I booked my training for 21 June",
@@ -340,7 +368,7 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
     is booked: a cabin from 13 October"), else the tense of the whole sentence (:func:`sentence_tense`).
     ``None``: no cue either way."""
     brk, start, clause = _clause(text, span)
-    if _FORWARD_CUE.search(clause) or _REQUEST.match(clause) or set_for(text, span):
+    if _forward(clause) or _REQUEST.match(clause) or set_for(text, span):
         return "future"
     own = sentence_tense(clause)
     if own == "future":

@@ -10,9 +10,14 @@ import re
 MONTHS = {m.lower(): i for i, m in enumerate(calendar.month_name) if m}
 MONTHS.update({m.lower(): i for i, m in enumerate(calendar.month_abbr) if m})
 MONTHS["sept"] = 9
-#: A month's full name, capitalised (so the modal "may" is not May).
-MONTH_NAME = re.compile(r"\b(January|February|March|April|May|June|July|August|September|October|November|December)\b")
+#: A month's full name, capitalised (so the modal "may" is not May): a regular-expression alternation, and one
+#: without May (which before a number may be the verb: "May 3 of us come?").
+MONTH_NAME_RE = "(?:" + "|".join(calendar.month_name[1:]) + ")"
+MONTH_NAME_NOT_MAY_RE = "(?:" + "|".join(m for m in calendar.month_name[1:] if m != "May") + ")"
+MONTH_NAME = re.compile(rf"\b({MONTH_NAME_RE})\b")
 _WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
+#: The weekdays' names and abbreviations, lower-cased.
+WEEKDAY_WORDS = frozenset(_WEEKDAYS) | frozenset(d.lower() for d in calendar.day_abbr) | {"tues", "thurs", "thur"}
 
 
 def weekday_index(word: str) -> int:
@@ -47,6 +52,11 @@ UNIT_RE = r"(?:day|week|month|year)s?"
 SEASON_RE = r"(?:spring|summer|autumn|fall|winter)"
 DAY_RE = r"(?:[12]\d|3[01]|0?[1-9])(?:st|nd|rd|th)?"
 YEAR_RE = r"(?:19|20)\d{2}"
+
+
+def day_number(day: str) -> int:
+    """The number of a day of the month as written ("16", "3rd")."""
+    return int(re.sub(r"\D", "", day))
 
 
 def count_word(word: str) -> tuple[int, bool]:
