@@ -10,7 +10,8 @@ import re
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from .tense import clause_words, progressive, sentence_tense
+from .progressive import progressive
+from .tense import clause_words, sentence_tense
 
 if TYPE_CHECKING:
     from .resolve import TimeMention
