@@ -17,33 +17,30 @@ Every record is **attributed** and **anchored**:
   sentences, else from that reference time. A date the rules did not parse is never anchored;
 * an image is stored through its caption ("Priya shared an image: a photo of ...").
 
-A turn is stored as a few short **views**, each a record whose type follows the router's cues
-(procedural > episodic > semantic among the types set in the mask):
+A turn is stored as a few short **views**, each a record whose type follows the router's cues (procedural > episodic >
+semantic among the types set in the mask):
 
-* ``sentence`` views: one per sentence (a sentence that opens with a pronoun, "It was ...",
-  stays with the one before it; an image caption is a view of its own). Sharp, short matches
-  for questions about one detail. A verbless fragment ("A bit.", "First try.") gets no view of
-  its own when a context view carries it;
-* a ``turn`` view: the whole turn (event sentences first) when it has more than one sentence
-  view, so a question about the turn as a whole finds it;
-* a ``context`` view: a reply embedded together with the turn it answers: its text is the reply's
-  own words ("Priya: The views from the deck were lovely!"), and the turn it answers ("Tom asked:
-  Did Priya enjoy the ferry?") is ``metadata["embed_context"]``, read by the embedding and the
-  lexical index only. Short answers ("Yes, twice!", "It was in Porto") are found this way. Its
-  provenance is the reply's id, then the previous turn's id. A message with no speaker, or said
-  more than ``REPLY_WINDOW`` after the previous turn, is no reply;
-* ``statement`` views instead of all the others for a turn that makes an attribute claim
-  (:mod:`.facts`): one record per statement (:mod:`.atoms`), so a later change closes only what it
-  replaces;
-* a ``question`` view for a user's turn that only asks something (the router gives it the semantic
-  bit): "Tom asked Priya: ..."; an assistant's questions make no record;
+* ``sentence`` views: one per sentence (a sentence that opens with a pronoun, "It was ...", stays with the one before
+  it; an image caption is a view of its own): sharp matches for one detail. A verbless fragment ("A bit.") or a
+  sentence of nothing to remember (:func:`.filler.inner_only`) gets none when a whole view carries it;
+* a ``turn`` view: the whole turn (event sentences first) when it has more than one sentence view, so a question about
+  the turn as a whole finds it;
+* a ``context`` view: a reply embedded together with the turn it answers: its text is the reply's own words ("Priya:
+  The views from the deck were lovely!"), and the turn it answers ("Tom asked: Did Priya enjoy the ferry?") is
+  ``metadata["embed_context"]``, read by the embedding and the lexical index only. Short answers ("Yes, twice!", "It
+  was in Porto") are found this way. Its provenance is the reply's id, then the previous turn's id. A message with no
+  speaker, or said more than ``REPLY_WINDOW`` after the previous turn, is no reply;
+* ``statement`` views instead of all the others for a turn that makes an attribute claim (:mod:`.facts`): one record
+  per statement (:mod:`.atoms`), so a later change closes only what it replaces;
+* a ``question`` view for a user's turn that only asks something (the router gives it the semantic bit): "Tom asked
+  Priya: ..."; an assistant's questions make no record;
 * a ``verbatim`` view for a message in a language the English rules do not read
   (:func:`memdesk.text.lang.is_english`): its sentences, unchanged and attributed, in chunks.
 
-Views of one turn share its provenance, so the retriever's de-duplication keeps at most one of
-them per question; each title is a prefix of its body, so an evidence line repeats nothing.
-Views hold whole sentences up to their length caps (``max_fact_chars``, ``max_summary_chars``,
-``max_context_chars``), which keep an evidence block of ~25 records near 900 tokens.
+Views of one turn share its provenance, so the retriever's de-duplication keeps at most one of them per question; each
+title is a prefix of its body, so an evidence line repeats nothing. Views hold whole sentences up to their length caps
+(``max_fact_chars``, ``max_summary_chars``, ``max_context_chars``), which keep an evidence block of ~25 records near
+900 tokens.
 """
 
 from __future__ import annotations
@@ -58,7 +55,7 @@ from ..text.lang import dominant_script, is_english
 from ..records import EpisodicRecord, MemoryRecord, MemoryType, ProceduralRecord, RouteMask, SemanticRecord
 from ..timeexpr.resolve import TimeMention, main_anchor, resolve
 from .base import Utterance
-from .filler import FillerTest
+from .filler import FillerTest, says_nothing
 from .atoms import atoms
 from .facts import claims_of
 from .updates import sentence_update, values_of
@@ -189,6 +186,8 @@ class RuleExtractor:
 
         out: list[MemoryRecord] = []
         before = self._previous_turn(utterance) if self.context_views != "none" else None
+        if not (before is not None and before[3]) and all(not s.procedural and says_nothing(s, names) for s in content):
+            return []  # nothing worth remembering about anyone (.filler.inner_only); an answer to a question about something stays
         claims = [c for s in content for c in claims_of(s.text)]
         # a turn that claims, or a sentence giving values in two statements ("the MOT is on 4 May, and my son's recital
         # is on 9 May": either may change alone): a record per statement; of new values only if it holds two or more
@@ -198,7 +197,8 @@ class RuleExtractor:
         groups = self._groups(content)
         whole = before is not None or (self.turn_views and len(groups) > 1)
         for group in groups:
-            if whole and (len(group) == 1 and _fragment(group[0]) or (self.filler is not None and self.filler.all_filler(group, names))):
+            if whole and (len(group) == 1 and _fragment(group[0]) or all(says_nothing(s, names) for s in group)
+                          or (self.filler is not None and self.filler.all_filler(group, names))):
                 continue  # "A bit." means something only next to the rest, small talk nothing alone: the turn or context view has it
             kind = self._kind(group, mask)
             parts, rewritten = render(group, speaker, addressee, keep_you=_instructs(kind, group))
@@ -251,7 +251,7 @@ class RuleExtractor:
             said = f"{who} {'asked' if asked else 'said'}: "
             quote = fit(quoted, len(said) + self.max_context_chars, head=said)
             prov += [prev_id] if prev_id and prev_id != utterance.message_id else []
-        out: list[MemoryRecord] = []
+        names, out, inner = names_of(utterance), [], []
         for sentence in content:
             for piece in atoms(sentence.text, clauses=split):
                 atom = sentence if piece == sentence.text else replace(
@@ -267,7 +267,8 @@ class RuleExtractor:
                 if quote:
                     _embed_after(record, quote)
                 out.append(record)
-        return out
+                inner.append(says_nothing(atom, names))
+        return [r for r, empty in zip(out, inner, strict=True) if not empty] if not all(inner) else out  # "It's so fulfilling." beside a fact
 
     def _verbatim(self, utterance: Utterance, mask: RouteMask) -> list[MemoryRecord]:
         """Records of a message the English rules cannot read: its own words, attributed, in chunks."""

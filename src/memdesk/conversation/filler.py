@@ -15,6 +15,12 @@ fact (:func:`anchor_strength`): a number, a name other than the speakers', an in
 :data:`MAX_WORDS` words keep a sentence whatever the model says, so evidence with a name, a date or a quantity is
 never dropped by it; concrete words alone raise the bar. The router, the rule extractor and the LLM
 processor's post-processing (:mod:`.llm_tidy`) share one instance (:func:`memdesk.factory.build_processor`).
+
+:func:`inner_only` is the structural test beside it, with no model and at any length: a statement with no number, no
+name but the speakers', no time, nobody in particular, whose every content word is a word of evaluation, feeling or
+inner life in general ("I'm finding some comfort in the good memories"). The rule extractor gives such a sentence no
+view of its own beside a fact, no statement record beside another statement, and a turn of nothing else no record
+unless it answers a question about something (:class:`memdesk.conversation.extract.RuleExtractor`).
 """
 
 from __future__ import annotations
@@ -31,14 +37,15 @@ import numpy as np
 
 from .lexicon import name_words
 from .rules import content_words
-from .social import abstract_only
+from .social import THIRD_PERSON, abstract_only, plain_named
+from .stance import STANCE_WORDS
 
 if TYPE_CHECKING:
     from ..embed.base import Embedder
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FillerTest", "anchored", "anchor_strength", "MAX_WORDS"]
+__all__ = ["FillerTest", "anchored", "anchor_strength", "inner_only", "says_nothing", "MAX_WORDS"]
 
 #: A sentence longer than this says enough to keep.
 MAX_WORDS = 12
@@ -69,6 +76,65 @@ def anchor_strength(text: str, names: Iterable[str] = ()) -> int:
         return 2
     concrete = [w for w in content_words(text, names) if not abstract_only([w])]
     return 1 if len(concrete) >= (2 if _OWNER.search(text) else 3) else 0
+
+
+#: Words of a person's inner life and of its course in general, beyond :data:`.stance.STANCE_WORDS`: what a sentiment
+#: is made of when it names nothing ("I'm finding some comfort in the good memories", "it reminded me of the importance
+#: of letting go", "Now the hard work starts to turn my dream into a reality").
+_INNER = frozenset(
+    """
+    memory memories moment laughter laugh creativity reminder remind importance reality direction decision trust life
+    lesson lessons growth outlook mindset confidence confident peace calm gratitude relief relieved stress stressed
+    stressful overwhelm overwhelmed exhausted tired relax relaxed frustrate frustrated annoy annoyed bummer
+    disappoint disappointed fulfil fulfill fulfilled satisfy satisfied worthwhile invincible electric savor savour
+    cherish embrace decompress unwind switch cope coping handle tackle find turn start begin continue ahead
+    heart soul spirit vibes feelings excitement nervous anxious anxiety scared fear joy love emotion together closer
+    united unite bring brings grateful forward hold holds future dreams goal goals purpose meaning
+    people others everyone folks plus not never put into doubt enough brought took though although even once over
+    because each other similar focus satisfaction worry worries recharge determination made got doing experience kept
+    balance
+    """.split()
+)
+_GENERIC = re.compile(r"\b(?:people|others|everyone|everybody|folks)\b", re.IGNORECASE)
+_KNOWN_INNER = STANCE_WORDS | _INNER
+
+
+def _inner(word: str) -> bool:
+    """Whether ``word`` (or its stem: -s, -es, -ed, -d, -ing, -ly, -ness) is a word of :data:`_KNOWN_INNER`."""
+    w = word.split("'")[0]
+    stems = {w}
+    for suffix in ("ness", "ing", "ed", "es", "ly", "s", "d"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            stem = w[: -len(suffix)]
+            stems |= {stem, stem + "e", stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] else stem}
+    return any(x in _KNOWN_INNER for x in stems)
+
+
+def _someone(text: str) -> bool:
+    """A third person in ``text`` who is someone in particular: not one that refers back to people in general said
+    before it in the sentence ("It's inspiring to see people united in their goal")."""
+    first = THIRD_PERSON.search(text)
+    return first is not None and not _GENERIC.search(text[: first.start()])
+
+
+def inner_only(text: str, names: Iterable[str] = (), *, timed: bool = False) -> bool:
+    """Whether nothing in the sentence ``text`` is worth remembering about anyone, by its structure: a statement
+    (not a question) with no number, no name but the speakers', no time expression (``timed``: the caller's
+    resolved ones), nobody in particular (a third person: "They're a real support"), whose every content word is
+    a word of evaluation, feeling, degree, thinking or of inner life in general (:data:`_INNER`): "It keeps me
+    motivated to keep growing", "I'm finding some comfort in the good memories". One concrete word keeps it ("I
+    love the smell of the bakery", "It's been awesome to spread my love of fantasy"). At any length: the learned
+    test (:class:`FillerTest`) stops at :data:`MAX_WORDS`, a sentiment does not."""
+    raw = text.strip().replace("\u2019", "'")
+    if not raw or timed or raw.endswith("?") or plain_named(raw, names) or _someone(raw):
+        return False
+    words = content_words(raw, names)
+    return all(_inner(w) for w in words)
+
+
+def says_nothing(sentence: Any, names: Iterable[str] = ()) -> bool:
+    """:func:`inner_only` of an analysed sentence (its ``text``, its resolved ``times``); an image caption never."""
+    return not getattr(sentence, "image", False) and inner_only(sentence.text, names, timed=bool(getattr(sentence, "times", None)))
 
 
 class FillerTest:

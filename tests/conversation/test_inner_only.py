@@ -1,0 +1,88 @@
+"""What holds nothing worth remembering about anyone, by structure (memdesk.conversation.filler.inner_only), and what
+the rule extractor makes of it: no sentence view of its own beside a fact, no statement record of its own beside
+another statement, no record for a turn of nothing else unless it answers a question about something. Sentences
+written here."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from memdesk.conversation.base import RoutedExtraction, Utterance
+from memdesk.conversation.extract import RuleExtractor
+from memdesk.conversation.filler import inner_only
+from memdesk.conversation.router import RuleRouter
+from memdesk.records import Message, Scope
+
+NAMES = ["Ines", "Ravi"]
+S = Scope(user_id="ines")
+TS = datetime(2025, 4, 2, 10, 0, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Honestly I'm finding a lot of peace in all of this.",
+        "It keeps me motivated to keep growing every day and never give up on the dream.",
+        "Now the real work begins to turn all those dreams into reality.",
+        "It's a reminder that I'm going in the right direction.",
+        "It's inspiring to see people giving their best together.",
+        "Ravi, no doubt it has been tough, but I'm impressed by how positive you've been.",
+    ],
+)
+def test_a_sentiment_that_names_nothing_holds_nothing_to_remember(text: str) -> None:
+    assert inner_only(text, NAMES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I ran 12 miles and it felt great.",  # a number
+        "Meeting Odile made me so happy.",  # a name other than the speakers'
+        "I love the smell of the bakery on our street.",  # a concrete thing
+        "She has been my rock through all of it.",  # someone in particular
+        "I'm finding a lot of peace in pottery.",  # an activity
+        "What made you feel that way?",  # a question, read as a statement
+    ],
+)
+def test_a_number_a_name_a_thing_or_someone_keeps_the_sentence(text: str) -> None:
+    assert not inner_only(text, NAMES)
+
+
+def test_a_time_expression_keeps_the_sentence() -> None:
+    assert inner_only("I'm so excited for what the future holds.", NAMES)
+    assert not inner_only("I'm so excited for what the future holds.", NAMES, timed=True)
+
+
+def _views(text: str, previous: str) -> dict[str, list[str]]:
+    before = Message(id="m1", speaker="Ravi", content=previous, timestamp=TS)
+    u = Utterance(message_id="m2", message=Message(id="m2", speaker="Ines", content=text, timestamp=TS), scope=S, context=[before])
+    [p] = RoutedExtraction(RuleRouter(), RuleExtractor()).process([u])
+    out: dict[str, list[str]] = {}
+    for r in p.records:
+        out.setdefault(str(r.metadata.get("view")), []).append(r.text())
+    return out
+
+
+def test_a_sentiment_beside_a_fact_gets_no_view_of_its_own() -> None:
+    made = _views("We planted three apple trees behind the barn. I'm finding a lot of peace in all of this.", "I repainted the kitchen.")
+    assert any("apple trees" in t for t in made["sentence"])
+    assert not any("peace" in t for t in made["sentence"])
+    assert any("apple trees" in t and "peace" in t for t in made.get("turn", []) + made.get("context", []))
+
+
+def test_a_turn_of_sentiment_only_makes_no_record() -> None:
+    assert _views("It keeps me motivated to keep growing. Honestly I'm finding a lot of peace in all of this.", "I repainted the kitchen.") == {}
+
+
+def test_an_answer_to_a_question_about_something_keeps_its_record() -> None:
+    made = _views("It keeps me motivated to keep growing. Honestly I'm finding a lot of peace in all of this.", "What does the choir give you?")
+    assert any("motivated" in t for ts in made.values() for t in ts)
+
+
+def test_a_statement_of_nothing_beside_a_claim_makes_no_record_of_its_own() -> None:
+    made = _views("I moved to Leeds with my partner last spring. It's so fulfilling.", "I repainted the kitchen.")
+    texts = [t for ts in made.values() for t in ts]
+    assert any("Leeds" in t for t in texts)
+    assert not any("fulfilling" in t and "Leeds" not in t for t in texts)
