@@ -28,8 +28,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from datetime import datetime, timezone
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 
 from ..runtime import aio
 from ..runtime.closing import ClosesOnExit

@@ -59,7 +59,7 @@ from .filler import FillerTest, says_nothing
 from .atoms import atoms
 from .facts import claims_of
 from .updates import sentence_update, values_of
-from .render import attribute, chunks, fit, render, truncate
+from .render import attribute, chunks, fit, render
 from .social import social_question
 from .router import addressee_of, analyze_utterance, names_of, piece_times, reference_of, times_reader
 from .rules import SUBJECTS, Sentence, analyze, content_words, greets_only, has_past_event, words
