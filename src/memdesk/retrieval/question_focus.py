@@ -193,6 +193,9 @@ class Focus:
     kinds: frozenset[str] = frozenset()
     """For a value of :mod:`memdesk.retrieval.value_kinds` (an amount, a duration, a time of day, an identity): the
     kinds of value that answer it."""
+    person: bool = False
+    """The question asks "who": a name that a place preposition opens ("bought a house in Oliwa") is a place, not the
+    person asked for."""
     several: bool = False
     """The question asks for a set of items (:func:`~memdesk.retrieval.question_list.asks_for_set`): a record listing
     two or more items answers it too (slot ``"items"``: only such a record)."""
@@ -237,7 +240,8 @@ class Focus:
     def _stated(self, values: RecordValues, *, past: bool) -> frozenset[str]:
         if self.slot == "place":
             return values.places | values.denied_places if past else values.places
-        return values.names | values.denied_names if past else values.names
+        names = values.names | values.denied_names if past else values.names
+        return names - values.places - values.denied_places if self.person else names
 
 
 def question_focus(question: str | None) -> Focus | None:
@@ -263,7 +267,7 @@ def _slot_focus(question: str) -> Focus | None:
         return _steps(question, said, current)
     wh, nxt = m.group(1).lower(), (m.group(2) or "").lower()
     if wh in ("who", "whom"):
-        return Focus("name", said, current)
+        return Focus("name", said, current, person=True)
     if wh == "where":
         return Focus("place", said, current, _setting(question))
     if wh == "when" or (wh in ("what", "which") and nxt in ("date", "day", "year", "month", "time")):
