@@ -275,9 +275,10 @@ def test_a_question_about_when_something_happened_is_not_answered_by_a_plan_s_da
 
 
 def test_a_who_question_is_not_answered_by_a_place_name():
-    """"Who ...?" asks for a person: a name that a place preposition opens ("a flat in Portobello") is a place; "Which
+    """"Who ...?" asks for a person: a name that a preposition of where opens ("a flat in Portobello") is a place; "Which
     ...?" may ask for a place's name, so it still counts there."""
     who, which = question_focus("Who fixed Priya's boiler?"), question_focus("Which town did Priya pick?")
     place, person = RecordValues.of("Priya bought a flat in Portobello"), RecordValues.of("the boiler man was Dai Morgan")
     assert not who.answers(place) and who.answers(person)
+    assert who.answers(RecordValues.of("the boiler is serviced by Dai Morgan"))  # "by": an agent, not a place
     assert which.answers(place)
