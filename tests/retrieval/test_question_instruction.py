@@ -50,6 +50,7 @@ def test_a_question_asks_for_an_instruction_or_a_wish_by_its_grammar(question, a
         ("also don't ever suggest scented candles, Priya gets migraines", True),  # a negated imperative
         ("give the prices in euros and never suggest flat-pack stuff", True),  # after "and"
         ("keep replies brief", True),  # an imperative on how to answer
+        ("And no emojis in anything you write for Priya.", True),  # "no" opening the instruction, not a reply
         ("put the shelves up for 40 euros, everyone wants the oak ones", False),  # a dropped "I", not an order
         ("open till 7 on Fridays", False),
         ("stopped doing Mondays, only Saturdays now", False),

@@ -31,12 +31,14 @@ def test_the_asked_person_is_the_head_of_the_question_s_subject(question, asked)
 @pytest.mark.parametrize(
     "text, subjects",
     [
-        ("her lodger Tomas is a tram driver", {"tomas"}),
+        ("her lodger Tomas is a tram driver", {"lodger", "tomas"}),
         ("Priya's uncle will help, he was a stonemason for years", {""}),  # a pronoun leaves it open
         ("Tomas has been promoted to depot supervisor", {"tomas"}),  # a verb of taking a post, auxiliaries skipped
         ("Priya started as a junior analyst at the council", {"priya"}),
         ("Tomas has started a new job as a courier", {"tomas"}),  # "job as": the nearest name before it
         ("Priya's cousin is a glassblower", {"cousin"}),  # a common noun before the verb is the subject
+        ("Priya's aunt Vera is a midwife", {"aunt", "vera"}),  # the relation a name stands beside
+        ("and Tomas is a courier", {"tomas"}),
         ("Priya rides a tram to the market", set()),  # no occupation
     ],
 )

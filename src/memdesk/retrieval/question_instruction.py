@@ -83,7 +83,7 @@ _NEGATED = re.compile(
 """A clause opening with a negated imperative ("don't ever suggest ...", "never suggest ...", "dont give long
 answers"), after any discourse markers ("yes", "also", "btw"); not a narrated "never been"."""
 _CLAUSE = re.compile(r"[.!?;]+\s+|,\s+|\s+[-–—]\s+|\s+(?:and|but|so)\s+", re.IGNORECASE)
-_LEAD = re.compile(r"^(?:(?:yes|yess|yeah|no|ok|okay|grand|also|and|oh|btw|but|so|just|then|tak|sure)\W+)+", re.IGNORECASE)
+_LEAD = re.compile(r"^(?:(?:yes|yess|yeah|ok|okay|grand|also|and|oh|btw|but|so|just|then|tak|sure)\W+)+", re.IGNORECASE)
 
 
 def assistant_names(records: Sequence[MemoryRecord]) -> frozenset[str]:

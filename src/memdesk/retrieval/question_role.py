@@ -45,6 +45,7 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*", re.UNICODE)
 _PRONOUNS = frozenset("he she they i we you him her them his their my our".split())
 _SKIPPED = frozenset("has have had been just now also got is was 's already recently finally".split())
 """Words between an occupation's subject and its verb ("has been promoted", "has just started as")."""
+_FUNCTION = _SKIPPED | frozenset("and but so or then also btw the a an my our his her their".split())
 _NOUN_FORMS = frozenset("job role position title profession".split())
 _BOUNDARY = re.compile(r"[,;:.!?()]|\s[-–—]\s")
 _SUBJECT = re.compile(
@@ -70,18 +71,21 @@ def asked_person(question: str) -> tuple[str, bool] | None:
 def role_subjects(text: str) -> frozenset[str]:
     """The subject of each occupation ``text`` states (:data:`ROLE`), lower-cased: the word before its verb (past
     auxiliaries and adverbs: "Pavel has been promoted to ..."; "Harriet's detective is a ..." is the detective's), the
-    nearest name before "job as" / "role is" ("Imran has started a new job as ..."), ``""`` for a pronoun or none."""
+    nearest name before "job as" / "role is" ("Imran has started a new job as ..."), and the relation a name stands
+    beside ("wife Mette is a midwife": the wife's too), ``""`` for a pronoun or none."""
     found: set[str] = set()
     for m in ROLE.finditer(text):
         before = [re.sub(r"['’]s$", "", w) for w in _WORD.findall(_BOUNDARY.split(text[: m.start()])[-1])[-6:]]
         noun_form = m.group().split()[0].lower() in _NOUN_FORMS
         subject = ""
-        for word in reversed(before):
-            lower = word.lower()
+        for n in reversed(range(len(before))):
+            lower = before[n].lower()
             if lower in _PRONOUNS:
                 break
-            if word[0].isupper() or not (noun_form or lower in _SKIPPED):
+            if before[n][0].isupper() or not (noun_form or lower in _SKIPPED):
                 subject = lower
+                if n and before[n][0].isupper() and before[n - 1].islower() and before[n - 1] not in _FUNCTION:
+                    found.add(before[n - 1])  # "wife Mette is a midwife": the relation named beside the name too
                 break
         found.add(subject)
     return frozenset(found)
