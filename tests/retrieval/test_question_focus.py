@@ -67,7 +67,7 @@ def test_a_name_the_question_already_says_is_no_answer():
     assert not focus.answers(RecordValues.of("Priya hates the dentist."))  # only the subject's own name
     assert focus.answers(RecordValues.of("Priya's dentist is Dr Farah Haddad."))
     assert not focus.answers(RecordValues.of("Priya Shah sees the dentist."), frozenset({"shah"}))  # the user's name
-    assert focus == Focus("name", focus.said) and "priya" in focus.said
+    assert focus == Focus("name", focus.said, person=True) and "priya" in focus.said
 
 
 def test_the_record_that_states_the_asked_place_ranks_over_one_that_mentions_the_topic(store):
@@ -272,3 +272,13 @@ def test_a_question_about_when_something_happened_is_not_answered_by_a_plan_s_da
     assert plan.plan and not done.plan
     assert happened.answers(done) and not happened.answers(plan)
     assert upcoming.answers(done) and upcoming.answers(plan)  # what is to come: a plan's date answers
+
+
+def test_a_who_question_is_not_answered_by_a_place_name():
+    """"Who ...?" asks for a person: a name that a preposition of where opens ("a flat in Portobello") is a place; "Which
+    ...?" may ask for a place's name, so it still counts there."""
+    who, which = question_focus("Who fixed Priya's boiler?"), question_focus("Which town did Priya pick?")
+    place, person = RecordValues.of("Priya bought a flat in Portobello"), RecordValues.of("the boiler man was Dai Morgan")
+    assert not who.answers(place) and who.answers(person)
+    assert who.answers(RecordValues.of("the boiler is serviced by Dai Morgan"))  # "by": an agent, not a place
+    assert which.answers(place)

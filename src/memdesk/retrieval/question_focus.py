@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from .question_list import PART_SHARE, asks_for_set, listed_items
+from .question_role import ASKS_ROLE, asked_person, role_subjects, whose_role
 from .value_kinds import asked_kind, asks_steps, stated_kinds
 
 __all__ = [
@@ -135,6 +136,7 @@ _AUX = frozenset(
     """is are was were do does did has have had will would can could should may might am be been 's""".split()
 )
 _PLACE_PREPOSITIONS = frozenset("in at on near from to into outside around by".split())
+_SITE_PREPOSITIONS = frozenset("in at near into outside around".split())
 _PLACE_VERBS = frozenset("left leave leaves leaving quit quits joined joins joining entered visited".split())
 """Verbs whose object is a place or an organisation, as a preposition's would be ("left Brightwater", "joined
 Fenwick Press")."""
@@ -143,23 +145,6 @@ _WHAT_NOUN = re.compile(
     re.IGNORECASE,
 )
 _COUNT_HOW = frozenset("many much old long far big tall".split())
-_ASKS_ROLE = re.compile(
-    r"\b(?:job|jobs|profession|occupation|job title|career|line of work)\b|\bdo for (?:a )?(?:work|living)\b"
-    r"|^\W*what (?:does|did|do) [\w' ]{1,40}? do\W*$",
-    re.IGNORECASE,
-)
-"""A question asking what someone does for a living: "What is Dana's job?", "What does Dana do for work?", "What
-does Dana do?"."""
-_ROLE = re.compile(
-    r"\bworks? as\b|\bworking as\b|\b(?:job|role|position|title|profession) (?:is|as)\b|\btrained as\b"
-    r"|\b(?:is|was|am|'s|’s|became|becomes|become) (?:a|an) (?:[a-z-]+ ){0,2}?"
-    r"(?:[a-z]+(?:er|or|ist|ian|ant|eer|yst|ographer)|nurse|chef|vet|midwife|surgeon|cook|clerk|pilot|coach|gp|"
-    r"doctor|dentist|solicitor|barrister|lawyer|plumber|electrician|builder|farmer|teacher|lecturer)\b(?! of\b)",
-    re.IGNORECASE,
-)
-"""A statement of someone's occupation: "works as", "trained as", "her job is", or "is a/an <noun>" whose noun is
-named for what the person does (the agent suffixes -er, -or, -ist, -ian, -ant, -eer, -yst, and a few common trades
-without one)."""
 _CLAUSE = re.compile(r",\s+|\s+(?:but|and|so|while|whereas|though|although|because)\s+", re.IGNORECASE)
 _DENIAL = re.compile(
     r"\b(?:no longer|not|never|no more|any ?more|used to|formerly|former|previously|ex|"
@@ -193,6 +178,12 @@ class Focus:
     kinds: frozenset[str] = frozenset()
     """For a value of :mod:`memdesk.retrieval.value_kinds` (an amount, a duration, a time of day, an identity): the
     kinds of value that answer it."""
+    whose: tuple[str, bool] | None = None
+    """For an occupation: the asked person (:func:`~memdesk.retrieval.question_role.asked_person`); a record stating
+    someone else's does not answer."""
+    person: bool = False
+    """The question asks "who": a name that a preposition of where something is opens ("bought a house in Oliwa") is a
+    place, not the person asked for (:attr:`RecordValues.sites`)."""
     several: bool = False
     """The question asks for a set of items (:func:`~memdesk.retrieval.question_list.asks_for_set`): a record listing
     two or more items answers it too (slot ``"items"``: only such a record)."""
@@ -210,8 +201,8 @@ class Focus:
             return values.date and (self.current or not values.plan)
         if self.slot == "count":
             return values.count
-        if self.slot == "role":
-            return values.role
+        if self.slot == "role":  # an occupation, the asked person's (memdesk.retrieval.question_role)
+            return values.role and whose_role(values.role_of, self.whose, user_names)
         if self.slot == "place" and self.setting is not None and self.setting not in values.settings and values.settings:
             return False  # "Where does Dana live?": "Dana started at York Hospital" places her at work, not at home
         return bool(self._stated(values, past=not self.current) - self.said - user_names)
@@ -237,7 +228,8 @@ class Focus:
     def _stated(self, values: RecordValues, *, past: bool) -> frozenset[str]:
         if self.slot == "place":
             return values.places | values.denied_places if past else values.places
-        return values.names | values.denied_names if past else values.names
+        names = values.names | values.denied_names if past else values.names
+        return names - values.sites if self.person else names
 
 
 def question_focus(question: str | None) -> Focus | None:
@@ -263,15 +255,15 @@ def _slot_focus(question: str) -> Focus | None:
         return _steps(question, said, current)
     wh, nxt = m.group(1).lower(), (m.group(2) or "").lower()
     if wh in ("who", "whom"):
-        return Focus("name", said, current)
+        return Focus("name", said, current, person=True)
     if wh == "where":
         return Focus("place", said, current, _setting(question))
     if wh == "when" or (wh in ("what", "which") and nxt in ("date", "day", "year", "month", "time")):
         return Focus("date", said, current)
     if wh == "how" and nxt in _COUNT_HOW:
         return Focus("count", said, current)
-    if wh in ("what", "which") and _ASKS_ROLE.search(question):
-        return Focus("role", said, current)
+    if wh in ("what", "which") and ASKS_ROLE.search(question):
+        return Focus("role", said, current, whose=asked_person(question))
     if wh in ("what", "which"):
         if re.search(r"\b(?:called|named)\W*$", question, re.IGNORECASE) or re.search(r"\bname of\b|\bnames?\b", question, re.IGNORECASE):
             return Focus("name", said, current)
@@ -336,21 +328,28 @@ class RecordValues:
     """The kinds of value of :mod:`memdesk.retrieval.value_kinds` it states (money, a duration, a time of day, ...)."""
     items: int = 0
     """How many items it lists (:func:`~memdesk.retrieval.question_list.listed_items`)."""
+    sites: frozenset[str] = frozenset()
+    """The names a preposition of where something is opens ("in Portobello", "at the Mercy"): a place, never the person
+    a "who" question asks for ("by Mr Dunne", "to Foundry Coffee" may name one)."""
+    role_of: frozenset[str] = frozenset()
+    """Whose occupation it states (:func:`~memdesk.retrieval.question_role.role_subjects`)."""
 
     @classmethod
     def of(cls, text: str) -> RecordValues:
         body = _SPEAKER.sub("", text, count=1)
         found: dict[bool, tuple[set[str], set[str]]] = {False: (set(), set()), True: (set(), set())}  # denied -> sets
+        sites: set[str] = set()
         for sentence in _SENTENCE.split(body):
             cuts = [m.start() for m in _CLAUSE.finditer(sentence)] + [len(sentence)]
             cues = [(m.start() if (m := _DENIAL.search(sentence, a, b)) else b) for a, b in zip([0, *cuts], cuts)]
             matches = list(_WORD.finditer(sentence))
-            place = False  # inside a name that a place preposition opened ("in New Mills", "at St Brigid's")
+            place = site = False  # inside a name a place preposition opened ("in New Mills", "at St Brigid's"); site: one of being
             for n, m in enumerate(matches):
                 word = m.group()
                 lower = word.lower()
                 if not word[0].isupper() or lower in _CALENDAR or lower.removesuffix("s") in _CALENDAR or lower in _FUNCTION:
                     place = lower in _PLACE_PREPOSITIONS or lower in _PLACE_VERBS or (place and lower in ("the", "a"))
+                    site = lower in _SITE_PREPOSITIONS or (site and lower in ("the", "a"))
                     continue
                 if n == 0 and not (len(matches) > 1 and matches[1].group()[0].isupper()):
                     continue  # a sentence's first word is capitalized anyway
@@ -358,6 +357,8 @@ class RecordValues:
                 names.add(_bare(lower))
                 if place:
                     places.add(_bare(lower))
+                if site:
+                    sites.add(_bare(lower))
         lowered = body.lower()
         words = set(_WORD.findall(lowered))
         calendar = words & _CALENDAR or {w.removesuffix("s") for w in words} & _CALENDAR  # "on Fridays" names a day
@@ -365,12 +366,13 @@ class RecordValues:
         undated = _DAY_OF_MONTH.sub(" ", _NUMERIC_DATE.sub(" ", lowered))  # "14 January" and "2025-05-20" count nothing
         count = bool(_DIGITS.search(undated) or words & _NUMBERS)
         (names, places), (denied_names, denied_places) = found[False], found[True]
-        role = bool(_ROLE.search(body))  # "a nurse at St Mary's": an occupation places someone at work
+        role_of = role_subjects(body)  # "a nurse at St Mary's": an occupation places someone at work
+        role = bool(role_of)
         return cls(
             frozenset(names), frozenset(places), date, count,
             frozenset(denied_names - names), frozenset(denied_places - places), role,
             frozenset(k for k, cue in (("home", _ASKS_HOME), ("work", _ASKS_WORK)) if cue.search(body) or (k == "work" and role)),
-            bool(_PLAN.search(body)), stated_kinds(body), listed_items(body),
+            bool(_PLAN.search(body)), stated_kinds(body), listed_items(body), frozenset(sites), role_of,
         )  # fmt: skip
 
 

@@ -34,6 +34,7 @@ from ..filters import RecordFilter, as_filter
 from .lexical import fuse_hits
 from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa: F401 - dedupe re-exported
 from .question_focus import ASKING_WEIGHT, FOCUS_WEIGHT, asks_about_asking, question_focus
+from .question_instruction import INSTRUCTION_WEIGHT, instruction_weights
 from .question_now import CHANGE_WEIGHT, NOW_WEIGHT, asks_now, asks_then
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
@@ -128,6 +129,8 @@ class Retriever:
             (:data:`memdesk.retrieval.question_focus.ASKING_WEIGHT`); None leaves it.
         change_weight: in score fusion, added to a record telling a change for a question asking what holds now, taken off
             it for one asking what held before (:data:`memdesk.retrieval.question_now.CHANGE_WEIGHT`); 0 turns it off.
+        instruction_weight: in score fusion, added to the user's instruction to the assistant for a question asking for
+            one, taken off it for one asking for a value (:mod:`memdesk.retrieval.question_instruction`); 0 turns it off.
         redundancy_penalty: with a token budget, a record sharing a message with a record ranked above it is packed as
             if its score were this much lower (:mod:`memdesk.retrieval.redundancy`); 0 packs in rank order.
     """
@@ -160,7 +163,7 @@ class Retriever:
         now_weight: float = 0.0,
         redundancy_penalty: float = 0.0,
         asking_weight: float | None = None,
-        change_weight: float = 0.0,
+        change_weight: float = 0.0, instruction_weight: float = 0.0,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -186,7 +189,7 @@ class Retriever:
         self.now_weight = now_weight
         self.redundancy_penalty = redundancy_penalty
         self.asking_weight = asking_weight
-        self.change_weight = change_weight
+        self.change_weight, self.instruction_weight = change_weight, instruction_weight
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
@@ -206,7 +209,7 @@ class Retriever:
         defaults = dict(
             lexical_k=k, person_weight=PERSON_WEIGHT, time_weight=TIME_WEIGHT, bonus_gate=BONUS_GATE, lexical_prior=LEXICAL_PRIOR,
             lexical_floor=LEXICAL_FLOOR, focus_weight=FOCUS_WEIGHT, now_weight=NOW_WEIGHT, asking_weight=ASKING_WEIGHT,
-            superseded_weight=SUPERSEDED_WEIGHT, change_weight=CHANGE_WEIGHT,
+            superseded_weight=SUPERSEDED_WEIGHT, change_weight=CHANGE_WEIGHT, instruction_weight=INSTRUCTION_WEIGHT,
         )
         serializer = serializer or Serializer(group_by_anchor=True)
         return cls(store, k=k, K=K, hybrid=True, fusion="score", token_budget=token_budget, serializer=serializer, **(defaults | options))
@@ -348,13 +351,14 @@ class Retriever:
                 bonus_gate=self.bonus_gate,
                 lexical_prior=self.lexical_prior,
                 lexical_floor=self.lexical_floor,
-                focus=question_focus(person_text) if self.focus_weight > 0 else None,
+                focus=(focus := question_focus(person_text) if self.focus_weight > 0 else None),
                 focus_weight=self.focus_weight,
                 now_weight=self.now_weight if asks_now(person_text) else 0.0,
                 then_weight=self.now_weight if asks_then(person_text) else 0.0,  # what held before: the earliest
                 asking_weight=None if self.asking_weight is None or asks_about_asking(person_text) else self.asking_weight,
                 replaced_weight=self.superseded_weight if asks_then(person_text) else None,
                 change_weight=self.change_weight * (asks_now(person_text) - asks_then(person_text)),
+                **instruction_weights(person_text, focus is not None, self.instruction_weight, index.user_names, index.assistant_names),
             )
             ranks: dict[MemoryType, int] = {}
 
@@ -390,11 +394,7 @@ class Retriever:
         records = index.records
         return [
             SearchHit.model_construct(
-                record=records[i],
-                score=score,
-                memory_type=MemoryType(records[i].type),
-                rank=rank,
-                why=f"bm25 top-{rank + 1} ({score:.2f})",
+                record=records[i], score=score, memory_type=MemoryType(records[i].type), rank=rank, why=f"bm25 top-{rank + 1} ({score:.2f})"
             )
             for rank, (i, score) in enumerate(aio.offload(index.bm25.top, query_text, self.lexical_k, skip))
         ]

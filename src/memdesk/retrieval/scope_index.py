@@ -21,6 +21,7 @@ from .calibration import TypeMoments
 from .lexical import BM25Index
 from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, focus_scale, only_asks, user_name_words
 from .rank_why import RankWhy as _Why
+from .question_instruction import assistant_names, instructing
 from .question_now import later_on_topic
 from .same_attribute import ATTRIBUTE_TOPIC, attribute_pairs, later_first
 from .question_time import TimeWindow
@@ -56,6 +57,8 @@ class ScopeIndex:
         self.record_types = [MemoryType(r.type) for r in self.records]
         self.closes, self.roles, self.event_times, self.said_times, self.asking = _columns(self.records)
         self.user_names = user_names(self.records)
+        self.assistant_names = assistant_names(self.records)
+        self.instructing = instructing(self.records)
         self.values = [RecordValues.of(r.text()) for r in self.records]
         self.changes = _changes(self.records)
         self.by_type = _by_type(self.records)
@@ -86,6 +89,8 @@ class ScopeIndex:
             for old, added in zip((self.closes, self.roles, self.event_times, self.said_times, self.asking), columns)
         )  # fmt: skip
         out.user_names = self.user_names | user_names(new)
+        out.assistant_names = self.assistant_names | assistant_names(new)
+        out.instructing = np.concatenate([self.instructing, instructing(new)])
         out.values = self.values + [RecordValues.of(r.text()) for r in new]
         out.changes = np.concatenate([self.changes, _changes(new)])
         out.by_type, own = dict(self.by_type), dict(self.own)
@@ -128,6 +133,8 @@ class ScopeIndex:
         asking_weight: float | None = None,
         replaced_weight: float | None = None,
         change_weight: float = 0.0,
+        instruction_weight: float = 0.0,
+        wish_weight: float = 0.0,
         attribute_topic: float | None = ATTRIBUTE_TOPIC,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
@@ -156,6 +163,9 @@ class ScopeIndex:
         ``change_weight`` (gated like a bonus; positive for a question asking what holds now, negative for one asking what
         held before) added to a record that gives a value with a word of change
         (:func:`memdesk.conversation.updates.update_of`: "moved to", "raised to", "... now");
+        ``instruction_weight`` (gated like a bonus; positive for a question asking how the assistant is to act or what the
+        user wants, negative for one asking for a value of the user's world) added to the user's instruction to the
+        assistant, ``wish_weight`` to a record stating a wish (:mod:`memdesk.retrieval.question_instruction`);
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
         deviations, clipped to [0, 1] (no bonus at or below its type's mean). ``closed`` (per record, :meth:`closed_at` the
         read's time; default: every superseded one) says which are superseded (``drop_closed``: left out). With ``superseded_weight``, a superseded
@@ -227,6 +237,9 @@ class ScopeIndex:
             bonus = bonus + stated
         if change_weight:  # a record telling a change states the new value: + asked what holds now, - what held before
             bonus = bonus + change_weight * self.changes[positions]
+        if instruction_weight or wish_weight:  # the user's instruction (or wish): what a question about the assistant's
+            role = self.instructing[positions]  # conduct (or the user's will) asks, no other
+            bonus = bonus + instruction_weight * (role == 1) + wish_weight * (role == 2)
         if bonus_gate > 0:  # no bonus below the type's mean, the whole bonus from bonus_gate standard deviations up
             gate = np.clip(z / bonus_gate, 0.0, 1.0)
             bonus, boosted, stated = bonus * gate, boosted * gate, stated * gate
