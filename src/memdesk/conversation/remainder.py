@@ -129,6 +129,8 @@ _DEPENDS = re.compile(r"^(?:so|which|that's why|therefore|hence|thus|instead)\b|
 _REFERS = re.compile(r"^(?:it|its|it's|this|that|these|those|he|she|they|there|which)\b", re.IGNORECASE)
 #: "with my cat", "with Ana's brother": someone's own, a relation that holds on its own
 _OWN = re.compile(r"^with\s+(?:my|our|his|her|their|\w+'s)\b", re.IGNORECASE)
+#: a clause with a subject of its own, someone's: "our kids are Amina", "his mum is 80" (no short apposition)
+_CLAUSE = re.compile(r"^(?:and\s+)?(?:my|our|his|her|their)\s+[\w-]+\s+(?:is|are|was|were|has|have|lives?|works?)\b", re.IGNORECASE)
 #: a part that holds only for the whole it was said with ("card payments only", "just the two of us")
 _EXCLUSIVE = re.compile(r"\b(?:only|just|exclusively|nothing\s+but)\b", re.IGNORECASE)
 #: kinds of amount one bare number may stand for
@@ -214,8 +216,8 @@ def _depends(part: str, before: str) -> bool:
     if before.rstrip().endswith((".", "!", "?")):
         return bool(_REFERS.match(part))
     first = words[0].lower()
-    if first in ("and", "but", "or", "also", "plus") and not _DEPENDS.search(part):
-        return False  # a statement of its own, joined ("and no shellfish please")
+    if first in ("and", "but", "or", "also", "plus") and not _DEPENDS.search(part) or _CLAUSE.match(part):
+        return False  # a statement of its own, joined ("and no shellfish please") or with a subject of its own ("our kids are ...")
     return (
         bool(_DEPENDS.search(part)) or len(words) <= 4 or before.rstrip().endswith(":") or first.endswith(("ed", "ing"))
         or (first == "with" and not _OWN.match(part))

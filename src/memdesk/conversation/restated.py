@@ -31,6 +31,7 @@ from .claims import Claim, claims_in
 from .typed_values import topic_terms, value_spans
 from .updates import not_an_update, values_of
 from ..records import MemoryRecord
+from ..retrieval.same_attribute import without_names
 from ..retrieval.value_kinds import QUANTITY
 
 __all__ = ["RESTATED_TOPIC", "SLOT", "SURE_TOPIC", "measured_anew", "measured_per_unit", "moved_place", "names_place", "restated", "restatement", "value_restated"]
@@ -133,7 +134,7 @@ SURE_TOPIC = 0.7
 """The cosine at which one shared word of what a value is of is enough (below it, two are needed)."""
 
 #: a new instance beside the old one, not a new value of it: "another fencing job", "a third class", "a second one"
-_ANOTHER = re.compile(r"\b(?:another|second|third|fourth|fifth|extra|additional|one\s+more|also\s+(?:got|have|has|had))\b", re.IGNORECASE)
+_ANOTHER = re.compile(r"\b(?:another|other|second|third|fourth|fifth|extra|additional|one\s+more|also\s+(?:got|have|has|had))\b", re.IGNORECASE)
 
 
 def value_restated(new: str, old: str, score: float, shared: set[str], place: bool = False) -> bool:
@@ -170,10 +171,11 @@ def _places(text: str, names: frozenset[str]) -> list[tuple[str, set[str]]]:
         place = m.group("at") or m.group("the")
         if place.split()[0].lower() in _MONTHS_DAYS | names:
             continue
-        before = text[: m.start()].split()[-_BEFORE:]
-        after = text[m.end() :].split()[:_AFTER]
-        # its heads are common nouns and verbs, never a name ("Mrs Rowlands and the Pughs": no place of the Rowlands)
-        heads = topic_terms(" ".join(w for w in before + after if w[:1].islower()), names) - topic_terms(place)
+        # its heads are common nouns and verbs, never a name ("Mrs Rowlands and the Pughs": no place of the Rowlands;
+        # names as the read side reads them, :func:`memdesk.retrieval.same_attribute.without_names`)
+        before = without_names(text[: m.start()]).split()[-_BEFORE:]
+        after = without_names(text[m.end() :]).split()[:_AFTER]
+        heads = topic_terms(" ".join(before + after), names) - topic_terms(place)
         out.append((place.lower(), heads))
     return out
 
