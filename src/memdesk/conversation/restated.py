@@ -34,7 +34,7 @@ from ..records import MemoryRecord
 from ..retrieval.same_attribute import without_names
 from ..retrieval.value_kinds import QUANTITY
 
-__all__ = ["RESTATED_TOPIC", "SLOT", "SURE_TOPIC", "measured_anew", "measured_per_unit", "moved_place", "names_place", "restated", "restatement", "value_restated"]
+__all__ = ["RESTATED_TOPIC", "SLOT", "SURE_TOPIC", "measured_anew", "measured_per_unit", "moved_place", "names_place", "restated", "restated_terms", "restatement", "value_restated", "with_restatement"]
 
 SLOT = "restated"
 """The slot of an ``update`` claim read from structure alone (no word of change)."""
@@ -106,6 +106,12 @@ def _measures(text: str) -> dict[tuple[str, str], set[str]]:
             unit = (_UNIT.search(value) or re.match("", "")).group(0)
         out.setdefault((kind, unit), set()).add(value)
     return out
+
+
+def with_restatement(record: MemoryRecord) -> list[Claim]:
+    """The claims of ``record``, with the update of a value it states anew when it makes none (:func:`restatement`)."""
+    claims = claims_in(record)
+    return claims + [c] if (c := restatement(record, claims)) is not None else claims
 
 
 def measured_anew(new: str, old: str) -> bool:
@@ -201,3 +207,14 @@ def moved_place(new: str, old: str, names: frozenset[str]) -> tuple[set[str], li
 def names_place(text: str) -> bool:
     """Whether ``text`` names a place (:func:`moved_place` may read it)."""
     return bool(_places(text, frozenset()))
+
+
+def restated_terms(new: str, old: str, names: frozenset[str], score: float, shared: set[str]) -> tuple[set[str], list[str]]:
+    """What a restatement ``new`` shares with ``old`` (``shared``: the words of what a value is of, from
+    :func:`memdesk.conversation.updates.updated_by`; else the heads of a place, :func:`moved_place`) when it replaces it
+    (:func:`value_restated`, at cosine ``score``), and the places of ``old`` it replaces; nothing when it does not."""
+    gone: list[str] = []
+    place = not shared
+    if place:
+        shared, gone = moved_place(new, old, names)
+    return (shared, gone) if value_restated(new, old, score, shared, place) else (set(), [])

@@ -22,6 +22,8 @@ to the new record, per memory type) and closes those it replaces:
 * ``update`` (a new value of what a memory measured: "the budget is up to £52,000", "we're down to 19
   hens", :mod:`memdesk.conversation.updates`): the memories holding another value of the same kind that are
   similar enough (``update_min_score``) and share the most words saying what the value is of;
+* a value or a place stated anew with no word of change ("weigh-in today 5.4kg"): an ``update`` resolved with the
+  stricter guards of :mod:`memdesk.conversation.restated`;
 * what ends by the shape of its clause (:mod:`memdesk.conversation.endings`): an ``ended`` thing ("My Vespa
   was stolen", "Okafor Lettings has gone bust", "..., so no climbing", "I've handed the rota to Becky") and the
   value of any other end ("I'm not at Kestrel anymore") close every memory naming it (:func:`.endings.mentions`:
@@ -66,7 +68,7 @@ from .effective import effective
 from .narrowing import narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
-from .restated import RESTATED_TOPIC, measured_per_unit, moved_place, restated, restatement, value_restated
+from .restated import RESTATED_TOPIC, measured_per_unit, restated, restated_terms, with_restatement
 from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
@@ -128,12 +130,6 @@ def changed_by(claim: Claim, record: MemoryRecord, df: dict[str, int]) -> int:
     names = _names(record.speaker)
     shared = [t for t in _terms(claim.value, names) & _terms(record.text(), names) if df.get(t, 0) <= 2]
     return len(shared) if len(shared) >= (2 if claim.slot == "weak" else 1) else 0
-
-
-def _with_restatement(record: MemoryRecord) -> list[Claim]:
-    """The claims of ``record``, with the update of a value it states anew when it makes none (:mod:`.restated`)."""
-    claims = claims_in(record)
-    return claims + [c] if (c := restatement(record, claims)) is not None else claims
 
 
 def _message_of(record: MemoryRecord) -> str:
@@ -258,7 +254,7 @@ class Supersession:
         new records are written, with those narrowed (:mod:`.narrowing`: ``metadata["narrowed_by"]``, not
         closed, their old vector: the caller embeds their new text)."""
         closed: dict[str, MemoryRecord] = {}
-        said = {r.id: _with_restatement(r) for r in records}  # each record's claims, a value stated anew among them (:mod:`.restated`)
+        said = {r.id: with_restatement(r) for r in records}  # each record's claims, a value stated anew among them (:mod:`.restated`)
         for i, new in enumerate(records):
             claims, named = said[new.id], named_in(new)
             if not claims and not named:
@@ -360,13 +356,9 @@ class Supersession:
         if shared and (owner_only(update, shared) or only_names(update, shared) and (score < self.update_name_min_score or restated(update))):
             if restated(update) or not measured_per_unit(update.value or "", candidate.record.text()):
                 return set()  # a name says whose value, not which one; a value per the same unit says which
-        place = False
-        if restated(update) and not shared:
-            shared, gone = moved_place(update.value or "", candidate.record.text(), _names(candidate.record.speaker))
-            place = bool(shared)  # a new place of the same thing ("the Roodepoort depot" / "the depot in Braamfontein")
-            candidate.gone = [Claim(attribute="change", value=p, op="end") for p in gone]  # what a split cuts (:mod:`.remainder`)
-        if restated(update) and not value_restated(update.value or "", candidate.record.text(), candidate.score, shared, place):
-            return set()  # no word of change: the structure must say it (:mod:`.restated`)
+        if restated(update):  # no word of change: the structure must say it (:mod:`.restated`)
+            shared, gone = restated_terms(update.value or "", candidate.record.text(), _names(candidate.record.speaker), candidate.score, shared)
+            candidate.gone = [Claim(attribute="change", value=p, op="end") for p in gone]  # the places a split cuts (:mod:`.remainder`)
         return shared
 
     def _victims(self, candidates: list[_Candidate], claims: list[Claim], beside: str = "") -> list[_Candidate]:
