@@ -98,3 +98,16 @@ def test_only_the_same_speaker_closes(mem: Memory) -> None:
               "timestamp": T0 + timedelta(days=1)}], scope=S)  # fmt: skip
     assert any("€42" in r.text() for r in mem.get_all(scope=S) if r.valid_to is None)
 
+
+
+def test_a_split_keeps_a_clause_with_its_own_subject_and_cuts_a_date_said_with_its_preposition() -> None:
+    from memdesk.conversation.claims import Claim
+    from memdesk.conversation.remainder import remainder
+
+    old = SemanticRecord(scope=S, speaker="Halla", role="user", fact="Halla's partner Tomas drives the 44 bus on the Harbour route, our twins are Edda, 7, and Kari, 7")
+    kept = remainder(old, "Tomas drives the Quarry route now", [Claim("change", value="harbour", op="end")])
+    assert kept is not None and "Edda" in kept[0] and "Harbour" not in kept[0]
+    old = SemanticRecord(scope=S, speaker="Halla", role="user", fact="Halla is marrying Sindre in May next year! the date is 9 May, a barn wedding at Hovden")
+    new = "the barn had a double booking so the wedding moves to Saturday 23 May"
+    kept = remainder(old, new, [Claim("update", value=new, op="end")])
+    assert kept is not None and "Sindre" in kept[0] and "9 May" not in kept[0]

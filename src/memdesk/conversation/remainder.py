@@ -68,6 +68,8 @@ _SHIFT = re.compile(
 )
 #: a preposition that takes a value as its object: the phrase goes with the value
 _PREP = re.compile(r"(?:\b(?:on|at|from|until|till|by|in|for|since|starting|due|of)\s+(?:the\s+)?(?:next\s+|this\s+)?)$", re.IGNORECASE)
+#: a value whose words begin with their preposition ("in April", "until June")
+_OWN_PREP = re.compile(r"(?:in|until|till|by|from)\s", re.IGNORECASE)
 #: a date resolved into the words after a value ("(2026-02-09)", "(week of 2027-03-29)")
 _ISO_AFTER = re.compile(r"^\s*\((?:week\s+of\s+)?\d{4}-\d\d(?:-\d\d)?\)")
 #: a prepositional phrase that can follow what a cut value followed ("is [on 14 March] at the test centre")
@@ -181,7 +183,7 @@ def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[
     left is cut short; else what is left, and what went (its pieces in order)."""
     keep = [True] * len(text)
     for kind, (a, b) in stale:
-        m = _PREP.search(text[:a])
+        m = _PREP.search(text[:a]) or _OWN_PREP.match(text, a)  # "in April": the value said with its preposition
         if kind not in _WHEN or m is None:
             # a value next to a cut one is said with it ("on Saturday 15 May", "5am to 1pm"): it goes with it
             if not any(text[b:x].strip(" ,") == "" or text[y:a].strip(" ,") == "" for k, (x, y) in stale if k in _WHEN and (x, y) != (a, b)):
