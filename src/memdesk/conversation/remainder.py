@@ -68,6 +68,8 @@ _SHIFT = re.compile(
 )
 #: a preposition that takes a value as its object: the phrase goes with the value
 _PREP = re.compile(r"(?:\b(?:on|at|from|until|till|by|in|for|since|starting|due|of)\s+(?:the\s+)?(?:next\s+|this\s+)?)$", re.IGNORECASE)
+#: a value whose words begin with their preposition ("in April", "until June")
+_OWN_PREP = re.compile(r"(?:in|until|till|by|from)\s", re.IGNORECASE)
 #: a date resolved into the words after a value ("(2026-02-09)", "(week of 2027-03-29)")
 _ISO_AFTER = re.compile(r"^\s*\((?:week\s+of\s+)?\d{4}-\d\d(?:-\d\d)?\)")
 #: a prepositional phrase that can follow what a cut value followed ("is [on 14 March] at the test centre")
@@ -129,6 +131,8 @@ _DEPENDS = re.compile(r"^(?:so|which|that's why|therefore|hence|thus|instead)\b|
 _REFERS = re.compile(r"^(?:it|its|it's|this|that|these|those|he|she|they|there|which)\b", re.IGNORECASE)
 #: "with my cat", "with Ana's brother": someone's own, a relation that holds on its own
 _OWN = re.compile(r"^with\s+(?:my|our|his|her|their|\w+'s)\b", re.IGNORECASE)
+#: a clause with a subject of its own, someone's: "our kids are Amina", "his mum is 80" (no short apposition)
+_CLAUSE = re.compile(r"^(?:and\s+)?(?:my|our|his|her|their)\s+[\w-]+\s+(?:is|are|was|were|has|have|lives?|works?)\b", re.IGNORECASE)
 #: a part that holds only for the whole it was said with ("card payments only", "just the two of us")
 _EXCLUSIVE = re.compile(r"\b(?:only|just|exclusively|nothing\s+but)\b", re.IGNORECASE)
 #: kinds of amount one bare number may stand for
@@ -179,7 +183,7 @@ def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[
     left is cut short; else what is left, and what went (its pieces in order)."""
     keep = [True] * len(text)
     for kind, (a, b) in stale:
-        m = _PREP.search(text[:a])
+        m = _PREP.search(text[:a]) or _OWN_PREP.match(text, a)  # "in April": the value said with its preposition
         if kind not in _WHEN or m is None:
             # a value next to a cut one is said with it ("on Saturday 15 May", "5am to 1pm"): it goes with it
             if not any(text[b:x].strip(" ,") == "" or text[y:a].strip(" ,") == "" for k, (x, y) in stale if k in _WHEN and (x, y) != (a, b)):
@@ -214,8 +218,8 @@ def _depends(part: str, before: str) -> bool:
     if before.rstrip().endswith((".", "!", "?")):
         return bool(_REFERS.match(part))
     first = words[0].lower()
-    if first in ("and", "but", "or", "also", "plus") and not _DEPENDS.search(part):
-        return False  # a statement of its own, joined ("and no shellfish please")
+    if first in ("and", "but", "or", "also", "plus") and not _DEPENDS.search(part) or _CLAUSE.match(part):
+        return False  # a statement of its own, joined ("and no shellfish please") or with a subject of its own ("our kids are ...")
     return (
         bool(_DEPENDS.search(part)) or len(words) <= 4 or before.rstrip().endswith(":") or first.endswith(("ed", "ing"))
         or (first == "with" and not _OWN.match(part))

@@ -22,6 +22,8 @@ to the new record, per memory type) and closes those it replaces:
 * ``update`` (a new value of what a memory measured: "the budget is up to £52,000", "we're down to 19
   hens", :mod:`memdesk.conversation.updates`): the memories holding another value of the same kind that are
   similar enough (``update_min_score``) and share the most words saying what the value is of;
+* a value or a place stated anew with no word of change ("weigh-in today 5.4kg"): an ``update`` resolved with the
+  stricter guards of :mod:`memdesk.conversation.restated`;
 * what ends by the shape of its clause (:mod:`memdesk.conversation.endings`): an ``ended`` thing ("My Vespa
   was stolen", "Okafor Lettings has gone bust", "..., so no climbing", "I've handed the rota to Becky") and the
   value of any other end ("I'm not at Kestrel anymore") close every memory naming it (:func:`.endings.mentions`:
@@ -52,7 +54,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Sequence
 
 import numpy as np
@@ -66,6 +68,7 @@ from .effective import effective
 from .narrowing import narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
+from .restated import RESTATED_TOPIC, measured_per_unit, restated, restated_terms, with_restatement
 from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
@@ -216,6 +219,8 @@ class _Candidate:
     score: float  # cosine with the new record
     claims: list[Claim]
     row: int | None  # its row in the batch; None for a stored record
+    restated: bool = False  # closed by a value stated anew alone (:mod:`.restated`)
+    gone: list[Claim] = field(default_factory=list)  # the places of it a new place replaced (:func:`.restated.moved_place`)
 
 
 class Supersession:
@@ -228,14 +233,16 @@ class Supersession:
     """
 
     def __init__(
-        self, *, k: int = 50, revise_min_score: float = 0.3, update_min_score: float = 0.5, update_name_min_score: float = 0.65
+        self, *, k: int = 50, revise_min_score: float = 0.3, update_min_score: float = 0.5, update_name_min_score: float = 0.65,
+        restated_min_score: float = RESTATED_TOPIC,
     ) -> None:
-        if k < 1 or not all(0.0 <= s <= 1.0 for s in (revise_min_score, update_min_score, update_name_min_score)):
+        if k < 1 or not all(0.0 <= s <= 1.0 for s in (revise_min_score, update_min_score, update_name_min_score, restated_min_score)):
             raise ConfigError("supersession needs k >= 1 and minimum scores in [0, 1]")
         self.k = k
         self.revise_min_score = revise_min_score
         self.update_min_score = update_min_score
         self.update_name_min_score = update_name_min_score
+        self.restated_min_score = restated_min_score
 
     def resolve(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray
@@ -247,13 +254,14 @@ class Supersession:
         new records are written, with those narrowed (:mod:`.narrowing`: ``metadata["narrowed_by"]``, not
         closed, their old vector: the caller embeds their new text)."""
         closed: dict[str, MemoryRecord] = {}
+        said = {r.id: with_restatement(r) for r in records}  # each record's claims, a value stated anew among them (:mod:`.restated`)
         for i, new in enumerate(records):
-            claims, named = claims_in(new), named_in(new)
+            claims, named = said[new.id], named_in(new)
             if not claims and not named:
                 continue
             message = [r for r in records if r.provenance[:1] == new.provenance[:1]]  # the records of new's message
             beside = valueless(r.text() for r in message if r is not new)
-            candidates, views = self._candidates(store, records, vectors, i, closed) if claims else ([], [])
+            candidates, views = self._candidates(store, records, vectors, i, closed, claims) if claims else ([], [])
             victims = self._victims(candidates, claims, beside) if claims else []
             victims += self._named(store, records, new, named, closed, {v.record.id for v in victims})
             close, keep = narrowings(views, {v.record.id for v in victims})
@@ -268,21 +276,24 @@ class Supersession:
                 if victim.row is not None:
                     old.valid_to, old.superseded_by = until, new.id
                     continue
-                split = kept_part(old, new, message, [c for r in message for c in claims_in(r)], victim.claims, until)  # :mod:`.remainder`
+                # what changed: the claims of new's message, and the value new states anew when that is what closes it
+                changed = [c for r in message for c in claims_in(r)] + ([c for c in said[new.id] if restated(c)] + victim.gone if victim.restated else [])
+                split = kept_part(old, new, message, changed, victim.claims, until)  # :mod:`.remainder`
                 closed |= {r.id: r for r in split or [old.model_copy(update={"valid_to": until, "superseded_by": new.id})]}
                 for reply in self._replies(store, records, new, vectors[i], old, closed):  # replies that restate it go too
                     closed[reply.id] = reply.model_copy(update={"valid_to": until, "superseded_by": new.id})
         return [(r, store.get_vectors(r.memory_type, [r.metadata.get("split_from") or r.id])[0]) for r in closed.values()]  # split: its source's
 
     def _candidates(
-        self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray, i: int, closed: dict[str, MemoryRecord]
+        self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray, i: int, closed: dict[str, MemoryRecord],
+        claims: list[Claim],
     ) -> tuple[list[_Candidate], list[MemoryRecord]]:
         """Earlier current memories of the new record's speaker and role that made claims: the batch's, then the
         store's; and every current stored memory found, claims or not (the views :mod:`.narrowing` reads)."""
         new = records[i]
         owner = new.provenance[:1]
         # a generic negation may close a memory no attribute rule read ("Maya plays the violin")
-        generic = any(c.attribute in ("change", "update", "reversal", "topic", "habit", "contrast") or valued_end(c) for c in claims_in(new))
+        generic = any(c.attribute in ("change", "update", "reversal", "topic", "habit", "contrast") or valued_end(c) for c in claims)
         out, views = [], []
         for j, r in enumerate(records[:i]):
             if _same_speaker(r, new) and r.provenance[:1] != owner and r.superseded_by is None and ((claims := claims_in(r)) or generic):
@@ -338,12 +349,16 @@ class Supersession:
         it changes or the statements of its message giving no value (none when that message is not similar enough:
         ``update_min_score``, ``update_name_min_score`` when only names are shared)."""
         score = max(c.score for c in siblings)
-        if score < self.update_min_score:
+        if score < self.update_min_score or restated(update) and candidate.score < self.restated_min_score:
             return set()
         context = valueless(c.record.text() for c in siblings if c is not candidate)
         shared = updated_by(update, candidate.record.text(), _names(candidate.record.speaker), context, beside)
-        if shared and (owner_only(update, shared) or only_names(update, shared) and score < self.update_name_min_score):
-            return set()
+        if shared and (owner_only(update, shared) or only_names(update, shared) and (score < self.update_name_min_score or restated(update))):
+            if restated(update) or not measured_per_unit(update.value or "", candidate.record.text()):
+                return set()  # a name says whose value, not which one; a value per the same unit says which
+        if restated(update):  # no word of change: the structure must say it (:mod:`.restated`)
+            shared, gone = restated_terms(update.value or "", candidate.record.text(), _names(candidate.record.speaker), candidate.score, shared)
+            candidate.gone = [Claim(attribute="change", value=p, op="end") for p in gone]  # the places a split cuts (:mod:`.remainder`)
         return shared
 
     def _victims(self, candidates: list[_Candidate], claims: list[Claim], beside: str = "") -> list[_Candidate]:
@@ -367,7 +382,10 @@ class Supersession:
             for c in candidates:
                 siblings.setdefault(_message_of(c.record), []).append(c)
             shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)], beside) for c in candidates}
-            victims += [c for c in _best_views(candidates, {k: len(v) for k, v in shared.items()}) if c not in victims]
+            best = [c for c in _best_views(candidates, {k: len(v) for k, v in shared.items()}) if c not in victims]
+            for c in best if restated(update) else []:
+                c.restated = True
+            victims += best
         for change in (n for n in claims if n.attribute == "change"):
             # the memories that share the most distinctive words with what changed ("Igor switched from
             # handball": the handball club, not where Igor lives)

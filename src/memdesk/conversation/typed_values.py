@@ -48,14 +48,16 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                   # a rate per unit of time or of what is sold ("640 per day", "2,600 per stall")
                   r"|\b\d[\d,]*(?:\.\d+)?\s+per\s+(?:day|week|year|shift|term|plate|kilo|kg|person|head|trip|piece|item|unit|load|bag|sack|litre|liter|word|page)\b"
                   # an amount by its scale or its thousands ("50k", "3.5k", "170,000"), not a count of a noun ("40,000 words")
-                  r"|\b\d+(?:\.\d+)?k\b|\b\d{1,3}(?:,\d{3})+\b(?!\s+[a-z-]{2,}s\b)"),
+                  r"|\b\d+(?:\.\d+)?k\b|\b\d{1,3}(?:,\d{3})+\b(?!\s+[a-z-]{2,}s\b)"
+                  # thousands grouped by stops ("1.850.000", "850.000"; "2.500" only after a sign)
+                  r"|\b\d{1,3}(?:\.\d{3}){2,}\b(?!\.\d)|\b\d{2,3}\.\d{3}\b(?![.,]\d)(?!\s+[a-z-]{2,}s\b)"),
         ("label", _LABEL),
         ("percent", r"\b\d+(?:\.\d+)?\s?(?:%|percent\b|per\s+cent\b)"),
         ("dose", r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|micrograms?|milligrams?)\b"),
         # a span of the clock is one value: "7pm to 7am" is not "7am to 7pm"
         ("clock", rf"{_CLOCK}\s*(?:to|-|–|until|till)\s*{_CLOCK}"),
         ("clock", _CLOCK),
-        ("date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b(?:in|until|till|by|from|to)\s+{_MONTH}\b"
+        ("date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b(?:in|until|till|by|from|to)\s+{_MONTH}\b(?!\s+\d)"
                  rf"|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b(?:\s+of\s+{_MONTH}\b)?|(?:(?<=\bon\s)|(?<=\bby\s)|(?<=\btill\s)|(?<=\buntil\s)|(?<=\bfrom\s))\d{{1,2}}(?:st|nd|rd|th)\b|"
                  r"(?-i:\b(?:January|February|March|April|June|July|August|September|October|November|December)\b)"),
         ("frequency", rf"\bevery\s+(?:other\s+|second\s+|single\s+)?(?:{_DAY}|day|week|month|morning|evening|night|weekend|fortnight|year)\b"

@@ -25,7 +25,7 @@ from ..retrieval.stemming import stem
 from ..retrieval.value_kinds import CURRENCY_NAMES, CURRENCY_SIGNS
 
 __all__ = [
-    "gives_value_of", "new_only", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "updates_of", "values_of",
+    "gives_value_of", "new_only", "not_an_update", "only_names", "owner_only", "sentence_update", "topic_terms", "update_of", "updated_by", "updates_of", "values_of",
 ]
 
 
@@ -59,6 +59,11 @@ def _not_an_update(text: str) -> bool:
             continue
         return True
     return False
+
+
+not_an_update = _not_an_update
+
+
 #: "My one-to-ones with Tom are every Monday": a possessive attribute stated anew is a value of it.
 _POSSESSIVE = re.compile(r"^\s*(?:my|our)\s+(?P<head>[\w-]+(?:\s+[\w-]+)?)(?:\s+(?:with|for|at)\s+[\w-]+)?\s+(?:is|are)\b", re.IGNORECASE)
 _DIGITS = re.compile(r"\d+(?:\.\d+)?")
@@ -138,6 +143,8 @@ _OLD_NAMED = re.compile(
     r"|,\s+(?:it|that|which)\s+was\s+(?:[^.;!?]|\.(?=\d))*"  # the value before, said after the new one
     rf"|\bno\s+(?:more\s+)?(?={_DAY}s?\b|\d)[^,.;!?]*"  # a value ruled out: "Fridays only, no Tuesdays"
     r"|\b(?:didn'?t|did\s+not|wasn'?t|was\s+not|weren'?t|isn'?t|not)\s+[^,.;!?]*?(?=,\s)"
+    # a value ruled out before its verb ("March 4 doesn't work for them, moved to March 11")
+    rf"|\b(?:{_MONTH}\s+\d{{1,2}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|\d{{1,2}}(?:[:.]\d\d)?\s?(?:am|pm))\s+(?:doesn'?t|does\s+not|won'?t|can'?t|isn'?t|is\s+not)\s+(?:work|suit|fit)\b"
     # a stage done ("passed grade 5, grade 6 starts in March")
     rf"|\b(?:passed|finished|completed)\s+(?:\w+\s+)?{_LABEL}",
     re.IGNORECASE,
@@ -197,8 +204,14 @@ def _lists(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     if len(signs := {_currency(v) for v in new.get("money", ())} - {None}) == 1:  # "€28,000 (and 3,000 from gran)": the euro amounts
         old["money"] = {v for v in old.get("money", ()) if _currency(v) in signs}
         new["money"] = {v for v in new["money"] if _currency(v) in signs}
+    old = {k: _distinct(v) for k, v in old.items()}
     kinds = [k for k in new if old.get(k)]
     return bool(kinds) and all(k in _LISTED and 1 < len(old[k]) and len(new[k]) <= len(old[k]) for k in kinds)
+
+
+def _distinct(values: set[str]) -> set[str]:
+    """``values`` less those another one of them holds ("April" said before "the date is 12 April": one date)."""
+    return {v for v in values if not any(v != w and set(v.split()) < set(w.split()) for w in values)}
 
 
 def _dated(kinds: dict[str, set[str]]) -> dict[str, set[str]]:
@@ -242,11 +255,26 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
     if not _subject_ok(claim, old_terms) or _other_owner(claim.value, old_text, names):
         return set()
-    shared = (topic_terms(claim.value, names) | (topic_terms(said_with, names) if said_with else set())) & old_terms | {f"={v}" for v in found}
+    new_terms = topic_terms(claim.value, names) | (topic_terms(said_with, names) if said_with else set())
+    shared = _meeting(new_terms, old_terms) | {f"={v}" for v in found}
     if _CUE.search(claim.value) is None and (m := _POSSESSIVE.match(claim.value)):
         head = topic_terms(m.group("head"))
         return shared if head & shared else set()
     return shared
+
+
+#: the least length of a clipped word ("levo" of "levothyroxine", "endo" of "endocrinologist", "physio")
+_CLIPPED = 4
+
+
+def _meeting(new: set[str], old: set[str]) -> set[str]:
+    """The terms of ``new`` that ``old`` holds: the same stem, or one the clipped form of the other ("levo" /
+    "levothyroxin", "endo" / "endocrinologist"; :data:`_CLIPPED` letters at least, the longer three more)."""
+    out = new & old
+    for a in new - out:
+        if len(a) >= _CLIPPED and any(b.startswith(a) and len(b) >= len(a) + 3 or len(b) >= _CLIPPED and a.startswith(b) and len(a) >= len(b) + 3 for b in old):
+            out.add(a)
+    return out
 
 
 def only_names(claim: Claim, shared: set[str]) -> bool:

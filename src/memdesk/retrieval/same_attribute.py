@@ -37,7 +37,7 @@ from .value_kinds import CURRENCY_NAMES
 if TYPE_CHECKING:
     from .scope_index import ScopeIndex
 
-__all__ = ["ATTRIBUTE_TOPIC", "MARGIN", "asked_terms", "attribute_pairs", "held_terms", "later_first", "same_attribute"]
+__all__ = ["ATTRIBUTE_TOPIC", "MARGIN", "asked_terms", "attribute_pairs", "held_terms", "later_first", "same_attribute", "without_names"]
 
 ATTRIBUTE_TOPIC = 0.35
 """The least cosine of two records holding the same asked attribute (MiniLM: two statements about one person sit
@@ -86,9 +86,15 @@ _NAME = re.compile(
 _NOT_ATTRIBUTE = re.compile(rf"\b(?:instead|new|newest|current|{CURRENCY_NAMES})\b", re.IGNORECASE)
 
 
+def without_names(text: str) -> str:
+    """``text`` with its names (see :data:`_NAME`) blanked out: the words that may say which attribute, not whose
+    (also the write side's: :mod:`memdesk.conversation.restated`)."""
+    return _NAME.sub(" ", text.strip())
+
+
 def held_terms(text: str, tokenizer: Callable[[str], list[str]]) -> frozenset[str]:
     """The terms of ``text`` less its names (see :data:`_NAME`)."""
-    return frozenset(tokenizer(_NAME.sub(" ", text.strip())))
+    return frozenset(tokenizer(without_names(text)))
 
 
 def asked_terms(question: str, tokenizer: Callable[[str], list[str]], skip: frozenset[str] = frozenset()) -> frozenset[str]:

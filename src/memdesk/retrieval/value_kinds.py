@@ -20,7 +20,7 @@ import re
 import unicodedata
 from typing import Literal
 
-__all__ = ["CURRENCY_NAMES", "CURRENCY_SIGNS", "Kind", "asked_kind", "asks_steps", "stated_kinds"]
+__all__ = ["CURRENCY_NAMES", "CURRENCY_SIGNS", "QUANTITY", "Kind", "asked_kind", "asks_steps", "stated_kinds"]
 
 Kind = Literal["money", "quantity", "duration", "clock", "identity", "age", "steps"]
 
@@ -64,7 +64,7 @@ _MONEY = re.compile(
 """An amount of money: a currency sign or name beside a number ("¥68,000", "5 lei", "NOK
 150,000"), a number with thousands separators or a magnitude ("689,000", "32k", "2.38 million"), a share ("19
 percent"), a rate ("0.10 per word", "$55 a day"), a price with cents ("19.20")."""
-_QUANTITY = re.compile(
+QUANTITY = re.compile(
     r"\b\d+(?:[.,]\d+)?\s*(?:kg|kilos?|g|grams?|lbs?|oz|km|kilometres?|kilometers?|m|metres?|meters?|cm|mm|miles?|"
     r"l|litres?|liters?|ml|gb|mb|tb|kwh|m²|m2|sq ?m|square (?:metres?|meters?|feet)|ft|feet|inch(?:es)?|°c?|degrees?)(?!\w)",
     re.IGNORECASE,
@@ -189,7 +189,7 @@ def stated_kinds(text: str) -> frozenset[Kind]:
         found.add("clock")
     if _MONEY.search(text):
         found.add("money")
-    if _QUANTITY.search(text):
+    if QUANTITY.search(text):
         found.add("quantity")
     if _RELATION.search(text) or _ROLE.search(text):
         found.add("identity")

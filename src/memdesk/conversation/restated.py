@@ -1,0 +1,220 @@
+"""A value stated anew with no word of change: the later of two statements of one attribute holds.
+
+People seldom say that a value changed. "we're at 9:15 most nights now" is a change, but so are "weigh-in on
+Thursday: 5.4kg", "next endo 9 June", "they said drop lantus to 20 units" and "fee ended up €305": a new value
+of a kind an earlier statement of the same speaker gave (:mod:`memdesk.conversation.typed_values`: an amount, a
+dose, a clock time, a date, a count of one noun...), of the same thing. :mod:`memdesk.conversation.updates` reads
+a change by its words ("now", "up to", "moved ... to"); this module reads it by structure, the same structure the
+read side uses to order two records of one asked attribute (:mod:`memdesk.retrieval.same_attribute`):
+
+* a value of the same kind, not the same one, and not one item of a list the earlier statement gives
+  (:func:`memdesk.conversation.updates.updated_by`);
+* a word saying what the value is of, held by both (by its stem, or one the clipped form of the other:
+  "levo" / "levothyroxine", "endo" / "endocrinologist"), never only a name nor only the owner ("Jess's party" is
+  not "Jess's birthday"), borrowed from the statements beside either that give no value;
+* their vectors on one subject: cosine at least :data:`RESTATED_TOPIC` (higher than an update's, which its
+  word of change vouches for).
+
+:func:`restatement` gives such a statement its ``update`` claim (slot :data:`SLOT`), which
+:class:`memdesk.conversation.supersede.Supersession` resolves like any update, with that higher cosine; the
+guards of the update path (other owners, other subjects, lists, a change of several values closing only the
+statements sharing the most words) hold for it too, so a second pet, a sibling or an extra hobby (no value of a
+kind, or values of other things) stay.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .claims import Claim, claims_in
+from .typed_values import topic_terms, value_spans
+from .updates import not_an_update, values_of
+from ..records import MemoryRecord
+from ..retrieval.same_attribute import without_names
+from ..retrieval.value_kinds import QUANTITY
+
+__all__ = ["RESTATED_TOPIC", "SLOT", "SURE_TOPIC", "measured_anew", "measured_per_unit", "moved_place", "names_place", "restated", "restated_terms", "restatement", "value_restated", "with_restatement"]
+
+SLOT = "restated"
+"""The slot of an ``update`` claim read from structure alone (no word of change)."""
+
+RESTATED_TOPIC = 0.55
+"""The least cosine of a restatement and the memory it replaces (MiniLM: two statements of one fact sit about
+0.6-0.8 apart, two statements about one person 0.3-0.5; an update's word of change lets it close at 0.5)."""
+
+
+def restated(claim: Claim) -> bool:
+    """Whether ``claim`` is a restatement's (:func:`restatement`), not an update said with a word of change."""
+    return claim.attribute == "update" and claim.slot == SLOT
+
+
+def restatement(record: MemoryRecord, claims: Sequence[Claim] | None = None) -> Claim | None:
+    """The ``update`` claim (slot :data:`SLOT`, the record's words as its value) of a user's record that states a
+    typed value and makes no update of its own (``claims``: its claims, read from it when not given); else ``None``."""
+    if record.role != "user":
+        return None
+    claims = claims_in(record) if claims is None else claims
+    if any(c.attribute == "update" for c in claims):
+        return None
+    text = record.text()
+    if not values_of(text) and not names_place(text) or not_an_update(text):  # a condition, a wish or a question states no value
+        return None
+    return Claim(attribute="update", slot=SLOT, value=text.strip(), op="end")
+
+
+#: kinds of value a state holds one of at a time (a date or a length of time is more often an event's: "the fitting
+#: went great on Saturday", "6 nights in Hokkaido"; a long number is an identifier)
+_STATE_KINDS = ("money", "dose", "clock", "count", "percent", "label")
+#: what an amount is per ("€210 a week", "72 an hour", "7.200 per kilo"): amounts per different things differ in kind
+_PER = re.compile(r"(?:^|\s)(?:a|an|per|/)\s*(?P<unit>[a-z]+)\b", re.IGNORECASE)
+_UNIT = re.compile(r"[a-z²]+$", re.IGNORECASE)
+
+
+def _amount(value: str) -> str:
+    """An amount by its number ("1,050 euro" and "1050" are one amount; "50k" is 50000)."""
+    m = re.search(r"\d+(?:\.\d+)?", value.replace(",", ""))
+    if m is None:
+        return value
+    n = float(m.group(0)) * (1000 if re.search(r"\d\s?k\b", value) else 1_000_000 if "million" in value or re.search(r"\d\s?m\b", value) else 1)
+    return f"{n:g}"
+
+
+def _measures(text: str) -> dict[tuple[str, str], set[str]]:
+    """The state values of ``text`` by (kind, what they measure): a count by the noun it counts, an amount by what it
+    is per, a quantity by its unit, a dose by its unit; days of the week and frequencies as one kind (``when``)."""
+    out: dict[tuple[str, str], set[str]] = {}
+    quantities = list(QUANTITY.finditer(text))
+    for m in quantities:
+        unit = _UNIT.search(m.group(0)).group(0).lower()
+        out.setdefault(("quantity", unit[:2]), set()).add(m.group(0).lower().replace(" ", ""))
+    for kind, value, (a, b) in value_spans(text):
+        if any(m.start() <= a < m.end() for m in quantities):
+            continue  # "5.4kg" is no count of 5
+        if kind.split()[0] not in _STATE_KINDS:
+            continue
+        unit = ""
+        if kind == "count":
+            value, _, unit = value.partition(" ")
+            if not unit:
+                continue  # a bare number may count anything ("Ezra just turned 3", "4 to 15 August")
+        elif kind == "money":
+            m = _PER.search(text[a:b]) or _PER.match(text[b : b + 12])
+            unit = m.group("unit").lower() if m else ""
+            value = _amount(value)
+        elif kind == "dose":
+            unit = (_UNIT.search(value) or re.match("", "")).group(0)
+        out.setdefault((kind, unit), set()).add(value)
+    return out
+
+
+def with_restatement(record: MemoryRecord) -> list[Claim]:
+    """The claims of ``record``, with the update of a value it states anew when it makes none (:func:`restatement`)."""
+    claims = claims_in(record)
+    return claims + [c] if (c := restatement(record, claims)) is not None else claims
+
+
+def measured_anew(new: str, old: str) -> bool:
+    """Whether ``new`` states a state value (:data:`_STATE_KINDS`, or a quantity) that ``old`` states another of,
+    measured alike (a count of the same noun, an amount per the same thing, a quantity in the same unit) and not
+    among ``old``'s values of it."""
+    return bool(_anew(new, old))
+
+
+def measured_per_unit(new: str, old: str) -> bool:
+    """Whether ``new`` states anew a value ``old`` states in a unit of its own: an amount per the same thing ("€235 a
+    week" / "€210 a week"), a count of the same noun, a quantity or a dose in the same unit. That says what the value
+    is of when the words shared are only a name ("Bernie's price" / "Bernie Fahy ... €210 a week")."""
+    return any(unit for _, unit in _anew(new, old))
+
+
+def _anew(new: str, old: str) -> list[tuple[str, str]]:
+    before = _measures(old)
+    return [key for key, values in _measures(new).items() if key in before and not values & before[key]]
+
+
+#: words of chat, saying nothing of what a value is of ("yes mondays 8pm" / "yes Thursday 16 April, 8am")
+_CHAT = frozenset({"yes", "yeah", "yep", "okay", "lol", "haha", "thank", "thanks", "pleas"})
+
+SURE_TOPIC = 0.7
+"""The cosine at which one shared word of what a value is of is enough (below it, two are needed)."""
+
+#: a new instance beside the old one, not a new value of it: "another fencing job", "a third class", "a second one"
+_ANOTHER = re.compile(r"\b(?:another|other|second|third|fourth|fifth|extra|additional|one\s+more|also\s+(?:got|have|has|had))\b", re.IGNORECASE)
+
+
+def value_restated(new: str, old: str, score: float, shared: set[str], place: bool = False) -> bool:
+    """Whether ``new`` (a statement with no word of change) gives a new value of what ``old`` states: a state value
+    measured alike (:func:`measured_anew`), no new instance of a thing named beside the old one, and what the value
+    is of shared (``shared``: the words :func:`memdesk.conversation.updates.updated_by` found in both): two words,
+    or one at cosine ``score`` of at least :data:`SURE_TOPIC`."""
+    if _ANOTHER.search(new) or not place and not measured_anew(new, old):
+        return False
+    shared = shared - _CHAT
+    return len(shared) >= 2 or score >= SURE_TOPIC and bool(shared)
+
+
+_CAP = r"(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’-]+)"
+#: a place named after a preposition of place ("in Braamfontein", "at Capel Seion", "to the Roodepoort depot"), or
+#: after "the" before the noun of what it is ("drives the Mtwapa route")
+_PLACE = re.compile(
+    rf"\b(?:in|at|to|from|near|on)\s+(?:the\s+|a\s+|an\s+)?(?P<at>{_CAP}(?:\s+{_CAP}){{0,3}})"
+    rf"|\bthe\s+(?P<the>{_CAP}(?:\s+{_CAP}){{0,2}})(?=\s+[a-z]{{3,}})",
+    re.IGNORECASE,
+)
+_MONTHS_DAYS = frozenset(
+    "january february march april may june july august september october november december monday tuesday wednesday "
+    "thursday friday saturday sunday christmas easter".split()
+)
+#: words around a place that say what it is the place of: the nearest before it and the one after it
+_BEFORE, _AFTER = 4, 1
+
+
+def _places(text: str, names: frozenset[str]) -> list[tuple[str, set[str]]]:
+    """The places ``text`` names, each with the words around it that say what it is the place of (its heads)."""
+    out = []
+    for m in _PLACE.finditer(text):
+        place = m.group("at") or m.group("the")
+        if place.split()[0].lower() in _MONTHS_DAYS | names:
+            continue
+        # its heads are common nouns and verbs, never a name ("Mrs Rowlands and the Pughs": no place of the Rowlands;
+        # names as the read side reads them, :func:`memdesk.retrieval.same_attribute.without_names`)
+        before = without_names(text[: m.start()]).split()[-_BEFORE:]
+        after = without_names(text[m.end() :]).split()[:_AFTER]
+        heads = topic_terms(" ".join(before + after), names) - topic_terms(place)
+        out.append((place.lower(), heads))
+    return out
+
+
+def moved_place(new: str, old: str, names: frozenset[str]) -> tuple[set[str], list[str]]:
+    """The words saying what a place is of that a new place of ``new`` and another place of ``old`` share ("the
+    Roodepoort depot" / "the municipal depot in Braamfontein": "depot"; "a bigger unit in Długołęka" / "a rented unit in
+    Bielany": "unit"), empty when ``new`` names no place ``old`` does not; and the places of ``old`` replaced."""
+    before = _places(old, names)
+    said = {p for p, _ in before}
+    out: set[str] = set()
+    gone: list[str] = []
+    for place, heads in _places(new, names):
+        if place in said:
+            continue
+        for other, old_heads in before:
+            if other != place and heads & old_heads:
+                out |= heads & old_heads
+                gone.append(other)
+    return out, gone
+
+
+def names_place(text: str) -> bool:
+    """Whether ``text`` names a place (:func:`moved_place` may read it)."""
+    return bool(_places(text, frozenset()))
+
+
+def restated_terms(new: str, old: str, names: frozenset[str], score: float, shared: set[str]) -> tuple[set[str], list[str]]:
+    """What a restatement ``new`` shares with ``old`` (``shared``: the words of what a value is of, from
+    :func:`memdesk.conversation.updates.updated_by`; else the heads of a place, :func:`moved_place`) when it replaces it
+    (:func:`value_restated`, at cosine ``score``), and the places of ``old`` it replaces; nothing when it does not."""
+    gone: list[str] = []
+    place = not shared
+    if place:
+        shared, gone = moved_place(new, old, names)
+    return (shared, gone) if value_restated(new, old, score, shared, place) else (set(), [])
