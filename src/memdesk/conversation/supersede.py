@@ -1,10 +1,9 @@
 """Facts that supersede: a new memory that changes an attribute closes the older memories it replaces.
 
-A record may carry the attribute claims its speaker made (``metadata["claims"]``, written by the rule
-extractor from :func:`memdesk.conversation.facts.claims_of`). When new records arrive,
-:meth:`Supersession.resolve` looks, for each claim, at the earlier memories of the same speaker and
-role in the same scope (the earlier records of the same batch, and the ``k`` stored ones most similar
-to the new record, per memory type) and closes those it replaces:
+A record may carry the attribute claims its speaker made (``metadata["claims"]``, written by the rule extractor from
+:func:`memdesk.conversation.facts.claims_of`). When new records arrive, :meth:`Supersession.resolve` looks, for each
+claim, at the earlier memories of the same speaker and role in the same scope (the earlier records of the same batch,
+and the ``k`` stored ones most similar to the new record, per memory type) and closes those it replaces:
 
 * ``set`` (``I moved to Bath``): memories claiming another value of the same attribute and slot
   (``I live in Bristol``), or claiming it ended; the same value said again closes nothing, and a plan of
@@ -30,24 +29,21 @@ to the new record, per memory type) and closes those it replaces:
   never one item of a list); a ``reversal`` ("We take cheques again") closes what a memory negated ("no cheques");
 * a new value of a named thing or a habit (:mod:`memdesk.conversation.topics`): ``topic`` ("the new kit is all
   red" closes "the kit is navy") and ``habit`` ("I'll take the Victoria line instead" closes "takes the Overground");
-* attributes of :mod:`memdesk.conversation.attributes` (roles, vehicles, diet, reading, pets, verbs of
-  stopping) as ``set`` / ``end`` claims like the others; a role's slot matches by its words, a person by
-  the surname.
+* attributes of :mod:`memdesk.conversation.attributes` (roles, vehicles, diet, reading, pets, verbs of stopping) as
+  ``set`` / ``end`` claims like the others; a role's slot matches by its words, a person by the surname.
 
 A memory is closed by claims only when every fact it states goes: one replaced, and each other one
 replaced too, naming what was replaced or ended, or a job at an employer that went ("I'm a senior
 architect now" leaves "works as a junior architect at Halden Studio" current: the workplace still holds).
 A memory closed that says other things in the same statement is split instead (:mod:`.remainder`).
 
-A record may also name the records it replaces (``metadata["replaces"]``: the LLM processor's UPDATE
-decisions, :mod:`memdesk.conversation.decisions`): those are closed the same way, if they are stored,
-current memories of the same speaker, role and scope (anything else named is ignored).
+A record may also name the records it replaces (``metadata["replaces"]``: the LLM processor's UPDATE decisions,
+:mod:`memdesk.conversation.decisions`): those are closed the same way, if they are stored, current memories of the
+same speaker, role and scope (anything else named is ignored).
 
-Closing is not deleting: the old memory gets ``valid_to`` (when the new one took effect, :mod:`.effective`: a
-change said ahead of its date closes it from that date) and ``superseded_by`` (the new record's id), and the store keeps the
-previous version in its history. Reads drop closed memories by default and ``as_of=`` reads the
-memory as it stood at a time (:class:`memdesk.filters.RecordFilter`). Records of one message never
-close each other (they are views of the same words).
+Closing is not deleting: the old memory gets ``valid_to`` (when the new one took effect, :mod:`.effective`) and
+``superseded_by`` (the new record's id), and the store keeps the previous version in its history. Reads drop closed
+memories by default (:class:`memdesk.filters.RecordFilter`). Records of one message never close each other.
 """
 
 from __future__ import annotations
