@@ -23,12 +23,12 @@ TS = datetime(2025, 4, 2, 10, 0, tzinfo=timezone.utc)
 @pytest.mark.parametrize(
     "text",
     [
-        "Honestly I'm finding a lot of peace in all of this.",
-        "It keeps me motivated to keep growing every day and never give up on the dream.",
-        "Now the real work begins to turn all those dreams into reality.",
-        "It's a reminder that I'm going in the right direction.",
-        "It's inspiring to see people giving their best together.",
-        "Ravi, no doubt it has been tough, but I'm impressed by how positive you've been.",
+        "Honestly it gives me a real sense of purpose and calm.",
+        "I'm trying to embrace the stress and keep my focus.",
+        "It was a good reminder to trust myself a bit more.",
+        "Step by step it all starts to feel worthwhile.",
+        "It is great to see people putting their hearts into it.",
+        "Ravi, it hasn't been easy, but I admire how calm you've stayed.",
     ],
 )
 def test_a_sentiment_that_names_nothing_holds_nothing_to_remember(text: str) -> None:
@@ -40,9 +40,9 @@ def test_a_sentiment_that_names_nothing_holds_nothing_to_remember(text: str) -> 
     [
         "I ran 12 miles and it felt great.",  # a number
         "Meeting Odile made me so happy.",  # a name other than the speakers'
-        "I love the smell of the bakery on our street.",  # a concrete thing
+        "I love the smell of fresh bread on our street.",  # a concrete thing
         "She has been my rock through all of it.",  # someone in particular
-        "I'm finding a lot of peace in pottery.",  # an activity
+        "I find real peace in my pottery classes.",  # an activity
         "What made you feel that way?",  # a question, read as a statement
     ],
 )
@@ -51,8 +51,8 @@ def test_a_number_a_name_a_thing_or_someone_keeps_the_sentence(text: str) -> Non
 
 
 def test_a_time_expression_keeps_the_sentence() -> None:
-    assert inner_only("I'm so excited for what the future holds.", NAMES)
-    assert not inner_only("I'm so excited for what the future holds.", NAMES, timed=True)
+    assert inner_only("Step by step it all starts to feel worthwhile.", NAMES)
+    assert not inner_only("Step by step it all starts to feel worthwhile.", NAMES, timed=True)
 
 
 def _views(text: str, previous: str) -> dict[str, list[str]]:
@@ -66,19 +66,19 @@ def _views(text: str, previous: str) -> dict[str, list[str]]:
 
 
 def test_a_sentiment_beside_a_fact_gets_no_view_of_its_own() -> None:
-    made = _views("We planted three apple trees behind the barn. I'm finding a lot of peace in all of this.", "I repainted the kitchen.")
+    made = _views("We planted three apple trees behind the barn. I'm trying to embrace the stress and keep my focus.", "I repainted the kitchen.")
     assert any("apple trees" in t for t in made["sentence"])
-    assert not any("peace" in t for t in made["sentence"])
-    assert any("apple trees" in t and "peace" in t for t in made.get("turn", []) + made.get("context", []))
+    assert not any("stress" in t for t in made["sentence"])
+    assert any("apple trees" in t and "stress" in t for t in made.get("turn", []) + made.get("context", []))
 
 
 def test_a_turn_of_sentiment_only_makes_no_record() -> None:
-    assert _views("It keeps me motivated to keep growing. Honestly I'm finding a lot of peace in all of this.", "I repainted the kitchen.") == {}
+    assert _views("Honestly it gives me a real sense of purpose and calm. I'm trying to embrace the stress and keep my focus.", "I repainted the kitchen.") == {}
 
 
 def test_an_answer_to_a_question_about_something_keeps_its_record() -> None:
-    made = _views("It keeps me motivated to keep growing. Honestly I'm finding a lot of peace in all of this.", "What does the choir give you?")
-    assert any("motivated" in t for ts in made.values() for t in ts)
+    made = _views("Honestly it gives me a real sense of purpose and calm. I'm trying to embrace the stress and keep my focus.", "What does the choir give you?")
+    assert any("purpose" in t for ts in made.values() for t in ts)
 
 
 def test_a_statement_of_nothing_beside_a_claim_makes_no_record_of_its_own() -> None:

@@ -111,3 +111,15 @@ def test_a_split_keeps_a_clause_with_its_own_subject_and_cuts_a_date_said_with_i
     new = "the barn had a double booking so the wedding moves to Saturday 23 May"
     kept = remainder(old, new, [Claim("update", value=new, op="end")])
     assert kept is not None and "Sindre" in kept[0] and "9 May" not in kept[0]
+
+
+def test_a_number_that_labels_something_counts_nothing_and_closes_nothing(tmp_path) -> None:
+    # "note 4 about bees", "bed 7 has the leeks": a label, not a count of bees or leeks
+    assert not measured_anew("note 4 about bees", "note 3 about bees")
+    assert not measured_anew("Bed 7 has the leeks in it.", "Bed 2 has the leeks in it.")
+    assert measured_anew("We have 5 more laying hens.", "We have 3 hens.")
+    mem = Memory.open(database_url=f"sqlite:///{tmp_path}/m.db")
+    try:
+        assert len(said(mem, *(f"note {i} about bees" for i in range(4)))) == 4
+    finally:
+        mem.close()

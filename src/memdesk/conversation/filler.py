@@ -18,7 +18,7 @@ processor's post-processing (:mod:`.llm_tidy`) share one instance (:func:`memdes
 
 :func:`inner_only` is the structural test beside it, with no model and at any length: a statement with no number, no
 name but the speakers', no time, nobody in particular, whose every content word is a word of evaluation, feeling or
-inner life in general ("I'm finding some comfort in the good memories"). The rule extractor gives such a sentence no
+inner life in general ("Honestly it gives me a real sense of purpose and calm"). The rule extractor gives such a sentence no
 view of its own beside a fact, no statement record beside another statement, and a turn of nothing else no record
 unless it answers a question about something (:class:`memdesk.conversation.extract.RuleExtractor`).
 """
@@ -79,8 +79,8 @@ def anchor_strength(text: str, names: Iterable[str] = ()) -> int:
 
 
 #: Words of a person's inner life and of its course in general, beyond :data:`.stance.STANCE_WORDS`: what a sentiment
-#: is made of when it names nothing ("I'm finding some comfort in the good memories", "it reminded me of the importance
-#: of letting go", "Now the hard work starts to turn my dream into a reality").
+#: is made of when it names nothing ("Honestly it gives me a real sense of purpose and calm", "It was a good reminder to
+#: trust myself a bit more", "Step by step it all starts to feel worthwhile").
 _INNER = frozenset(
     """
     memory memories moment laughter laugh creativity reminder remind importance reality direction decision trust life
@@ -112,7 +112,7 @@ def _inner(word: str) -> bool:
 
 def _someone(text: str) -> bool:
     """A third person in ``text`` who is someone in particular: not one that refers back to people in general said
-    before it in the sentence ("It's inspiring to see people united in their goal")."""
+    before it in the sentence ("It is great to see people putting their hearts into it")."""
     first = THIRD_PERSON.search(text)
     return first is not None and not _GENERIC.search(text[: first.start()])
 
@@ -120,10 +120,10 @@ def _someone(text: str) -> bool:
 def inner_only(text: str, names: Iterable[str] = (), *, timed: bool = False) -> bool:
     """Whether nothing in the sentence ``text`` is worth remembering about anyone, by its structure: a statement
     (not a question) with no number, no name but the speakers', no time expression (``timed``: the caller's
-    resolved ones), nobody in particular (a third person: "They're a real support"), whose every content word is
-    a word of evaluation, feeling, degree, thinking or of inner life in general (:data:`_INNER`): "It keeps me
-    motivated to keep growing", "I'm finding some comfort in the good memories". One concrete word keeps it ("I
-    love the smell of the bakery", "It's been awesome to spread my love of fantasy"). At any length: the learned
+    resolved ones), nobody in particular (a third person: "She has been my rock"), whose every content word is
+    a word of evaluation, feeling, degree, thinking or of inner life in general (:data:`_INNER`): "I'm trying to
+    embrace the stress and keep my focus", "It was a good reminder to trust myself a bit more". One concrete word keeps
+    it ("I love the smell of fresh bread on our street", "I find real peace in my pottery classes"). At any length: the learned
     test (:class:`FillerTest`) stops at :data:`MAX_WORDS`, a sentiment does not."""
     raw = text.strip().replace("\u2019", "'")
     if not raw or timed or raw.endswith("?") or plain_named(raw, names) or _someone(raw):

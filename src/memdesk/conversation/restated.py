@@ -96,8 +96,8 @@ def _measures(text: str) -> dict[tuple[str, str], set[str]]:
         unit = ""
         if kind == "count":
             value, _, unit = value.partition(" ")
-            if not unit:
-                continue  # a bare number may count anything ("Ezra just turned 3", "4 to 15 August")
+            if not unit or not _counts(text[b:], unit):
+                continue  # a bare number may count anything ("Ezra just turned 3", "4 to 15 August"), "note 4 about bees" none
         elif kind == "money":
             m = _PER.search(text[a:b]) or _PER.match(text[b : b + 12])
             unit = m.group("unit").lower() if m else ""
@@ -106,6 +106,21 @@ def _measures(text: str) -> dict[tuple[str, str], set[str]]:
             unit = (_UNIT.search(value) or re.match("", "")).group(0)
         out.setdefault((kind, unit), set()).add(value)
     return out
+
+
+#: words that never stand between a number and the noun it counts ("note 4 about bees", "plot 7 has the leeks": a label)
+_NOT_MODIFIER = frozenset("about of on in at for with from to by into over under has have had is are was were the a an and or but".split())
+
+
+def _counts(after: str, unit: str) -> bool:
+    """Whether the number before ``after`` counts the noun ``unit`` (its stem): the noun within the next three words,
+    with only modifiers before it ("3 hens", "5 more laying hens"; not "4 about bees")."""
+    for word in re.findall(r"[a-z][\w'-]*", after.lower())[:3]:
+        if word.startswith(unit[:4]):
+            return True
+        if word in _NOT_MODIFIER:
+            return False
+    return False
 
 
 def with_restatement(record: MemoryRecord) -> list[Claim]:
