@@ -22,10 +22,11 @@ def said(mem: Memory, *lines: str) -> list[str]:
 
 
 def test_a_statement_of_a_value_gets_an_update_claim_only_from_the_user_and_never_a_question() -> None:
-    record = SemanticRecord(scope=S, speaker="Halla", role="user", fact="Swim pass at Larchfield is €48 a month.")
+    record = SemanticRecord(scope=S, speaker="Halla", role="user", fact="Swim pass at Larchfield is €48 a month.", metadata={"extractor": "rules"})
     claim = restatement(record)
     assert claim is not None and claim.attribute == "update" and claim.value == record.fact
     assert restatement(record.model_copy(update={"role": "assistant"})) is None
+    assert restatement(record.model_copy(update={"metadata": {}})) is None  # a raw turn kept verbatim (flat RAG) is no statement read
     assert restatement(record.model_copy(update={"fact": "Is the swim pass €48 a month?"})) is None
     assert restatement(record.model_copy(update={"fact": "Halla loves the swimming pool."})) is None  # no value
 

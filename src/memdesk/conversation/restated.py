@@ -50,9 +50,11 @@ def restated(claim: Claim) -> bool:
 
 
 def restatement(record: MemoryRecord, claims: Sequence[Claim] | None = None) -> Claim | None:
-    """The ``update`` claim (slot :data:`SLOT`, the record's words as its value) of a user's record that states a
-    typed value and makes no update of its own (``claims``: its claims, read from it when not given); else ``None``."""
-    if record.role != "user":
+    """The ``update`` claim (slot :data:`SLOT`, the record's words as its value) of a user's record that the rule
+    extractor read (``metadata["extractor"] == "rules"``: not a raw turn kept verbatim, not another processor's record)
+    that states a typed value and makes no update of its own (``claims``: its claims, read from it when not given);
+    else ``None``."""
+    if record.role != "user" or record.metadata.get("extractor") != "rules":
         return None
     claims = claims_in(record) if claims is None else claims
     if any(c.attribute == "update" for c in claims):
