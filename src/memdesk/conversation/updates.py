@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 
 from .claims import Claim
-from .typed_values import COMMON as _COMMON, DAY as _DAY, LABEL as _LABEL, MONTH as _MONTH, topic_terms, values_of
+from .typed_values import DAY as _DAY, LABEL as _LABEL, MONTH as _MONTH, topic_terms, values_of
 from ..retrieval.stemming import stem
 from ..retrieval.value_kinds import CURRENCY_NAMES, CURRENCY_SIGNS
 
@@ -52,16 +52,13 @@ _NOT_AN_UPDATE = re.compile(r"\b(?:if|might|may\s+be|could|should|would|whether)
 _REPORTED = re.compile(r"\b(?:said|says|told\s+\w+|advised|recommended|recommends|wants|decided)\b(?:\s+that)?\s+[^.;!?]*$", re.IGNORECASE)
 
 
-def _not_an_update(text: str) -> bool:
+def not_an_update(text: str) -> bool:
     """Whether ``text`` is a condition, a wish or a question, not a value said as it is ("should" reported is one)."""
     for m in _NOT_AN_UPDATE.finditer(text):
         if m.group(0).lower() == "should" and _REPORTED.search(text[: m.start()]):
             continue
         return True
     return False
-
-
-not_an_update = _not_an_update
 
 
 #: "My one-to-ones with Tom are every Monday": a possessive attribute stated anew is a value of it.
@@ -74,7 +71,7 @@ _OWNER = re.compile(r"\b([A-Za-z][a-z]+)'s\b")
 
 def update_of(text: str) -> Claim | None:
     """An ``update`` claim (the sentence as value) when ``text`` gives a value with a word of change."""
-    if _not_an_update(text) or (_CUE.search(text) is None and _POSSESSIVE.match(text) is None and not _names_old(text)):
+    if not_an_update(text) or (_CUE.search(text) is None and _POSSESSIVE.match(text) is None and not _names_old(text)):
         return None
     kinds = values_of(text)
     if not kinds:
@@ -97,7 +94,7 @@ def updates_of(text: str) -> list[Claim]:
     pieces = [p for p in _PIECES.split(text) if values_of(p)]
     if whole is None or len(pieces) < 2:
         return [whole] if whole is not None else []
-    own = [c for p in pieces if (c := update_of(p) or (_stated(p) if not _not_an_update(p) else None)) is not None]
+    own = [c for p in pieces if (c := update_of(p) or (_stated(p) if not not_an_update(p) else None)) is not None]
     return own or [whole]
 
 

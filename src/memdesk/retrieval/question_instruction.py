@@ -13,11 +13,12 @@ naming Dana. The two are told apart by grammar, not by topic:
   one served, after "for / to / with", not the one who acts, which makes "What should Dana pack?" advice), or when
   the user is the subject of a verb of wishing ("How does Dana want things laid out?", "What kind of daycare does
   Dana not want?", "How does Dana prefer to revise?");
-* **the record** (:func:`instructs`) is an instruction when one of its clauses is in the imperative mood (it opens
-  with a verb of instruction, :func:`memdesk.conversation.rules.is_imperative`, or a negated or bounded one: "don't
-  ever suggest ...", "never ...", "always ...", "no more lists") or carries a marker of request ("please", "pls":
-  "no spreadsheets pls"), or speaks to the assistant ("Dana would rather you quiz her"), or the write side filed it
-  as a procedure the user gave (type ``procedural``, role ``user``).
+* **the record** (:func:`instructs`) is the user's instruction when it carries a marker of request ("please", "pls":
+  "no spreadsheets pls"), or one of its clauses opens with a negated imperative ("don't ever suggest ...", "never
+  suggest ...") or tells how to answer (the write side's :func:`memdesk.conversation.stance.instructs_reply`: "keep
+  answers short", "no emojis"). A bare imperative and the write side's ``procedural`` type are not read: casual
+  notes look like orders ("put wreaths up to $95"). A record stating what the user wants or likes (:func:`wishes`: a
+  verb of volition or liking) is a wish.
 
 The fused read path (:meth:`memdesk.retrieval.scope_index.ScopeIndex.rank`, ``instruction_weight``) gives an
 instruction record a bonus for a question asking for one (gated like the other bonuses), and, for a question asking
@@ -38,8 +39,7 @@ from .question_person import names_assistant, names_user
 from ..records import MemoryRecord
 
 __all__ = [
-    "INSTRUCTION_WEIGHT", "VALUE_SHARE", "asks_instruction", "assistant_names", "instruction_weights", "instructs", "instructing",
-    "wishes",
+    "INSTRUCTION_WEIGHT", "VALUE_SHARE", "asks_instruction", "instruction_weights", "instructs", "instructing", "wishes",
 ]
 
 Asked = Literal["instruction", "wish"]
@@ -86,11 +86,6 @@ _CLAUSE = re.compile(r"[.!?;]+\s+|,\s+|\s+[-–—]\s+|\s+(?:and|but|so)\s+", re
 _LEAD = re.compile(r"^(?:(?:yes|yess|yeah|ok|okay|grand|also|and|oh|btw|but|so|just|then|tak|sure)\W+)+", re.IGNORECASE)
 
 
-def assistant_names(records: Sequence[MemoryRecord]) -> frozenset[str]:
-    """The names the assistant goes by in these records: the speakers of the assistant's messages."""
-    return frozenset(r.speaker for r in records if r.role == "assistant" and r.speaker and r.speaker != "assistant")
-
-
 def asks_instruction(question: str | None, users: Iterable[str] = (), assistants: Iterable[str] = ()) -> Asked | None:
     """``"instruction"`` when ``question`` asks how the assistant is to act, ``"wish"`` when it asks what the user
     wants or prefers (the user the subject of a verb of wishing), None otherwise (see the module docstring); ``users``
@@ -121,7 +116,7 @@ def instructs(text: str, role: str = "") -> bool:
         return False
     from ..conversation.stance import instructs_reply  # the write side's reading of "keep it short" (late: no cycle)
 
-    if {w.lower().replace("’", "'") for w in _WORD.findall(text)} & _REQUEST:
+    if _words(text) & _REQUEST:
         return True
     return any(_NEGATED.match(c) or instructs_reply(_LEAD.sub("", c)) for c in map(str.strip, _CLAUSE.split(text)))
 
@@ -130,7 +125,12 @@ def wishes(text: str, role: str = "") -> bool:
     """True when a record of this ``text`` (and ``role``) states what the user wants, likes or refuses: a verb of
     volition or liking (:data:`_VOLITION`), whoever its subject ("Dana prefers the derive API", "we only want positive
     reinforcement", "Durango was our favourite")."""
-    return (not role or role == "user") and bool({w.lower().replace("’", "'") for w in _WORD.findall(text)} & _VOLITION)
+    return (not role or role == "user") and bool(_words(text) & _VOLITION)
+
+
+def _words(text: str) -> set[str]:
+    """The words of ``text``, lower-cased, with a plain apostrophe."""
+    return {w.lower().replace("’", "'") for w in _WORD.findall(text)}
 
 
 def instructing(records: Sequence[MemoryRecord]) -> np.ndarray:

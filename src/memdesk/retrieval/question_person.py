@@ -12,7 +12,7 @@ benchmark question measures the difference.
 
 A question in the third person asks about the user's world: one that names the user ("Where does Dana live?",
 "What is Dana's cat called?", where Dana is the speaker of the user's own messages; ``names``, the names the user
-goes by in the scope, :func:`memdesk.retrieval.scope_index.user_names`), also when it says "you" ("Do you know where
+goes by in the scope, :func:`speaker_names`), also when it says "you" ("Do you know where
 Dana lives?"), or one that says neither "I" nor "you" ("How old is Theo?", the user's son). The user's own statements
 ("I live in ...", "Theo is four") answer it; the assistant's replies only discuss it. It gets the same order as a
 first-person question, told as a penalty on every other role's records, so that the user's records keep the scores
@@ -35,13 +35,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 
 from ..records import ROLES
 
 __all__ = [
     "FIRST_PERSON", "PERSON_WEIGHT", "SECOND_PERSON", "asks_for_advice", "grammatical_person", "names_assistant", "names_user",
-    "role_boosts",
+    "role_boosts", "speaker_names",
 ]
 
 PERSON_WEIGHT = 3.0
@@ -88,6 +88,12 @@ def grammatical_person(question: str) -> Person | None:
     if first == second:
         return None
     return "first" if first else "second"
+
+
+def speaker_names(records: Iterable[Any], role: str) -> frozenset[str]:
+    """The names the speakers of ``role`` (``"user"``, ``"assistant"``) go by in these records: the speakers of that
+    role's messages, not the role's own word."""
+    return frozenset(r.speaker for r in records if r.role == role and r.speaker and r.speaker != role)
 
 
 def names_user(question: str, names: Iterable[str]) -> bool:

@@ -21,7 +21,8 @@ from .calibration import TypeMoments
 from .lexical import BM25Index
 from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, focus_scale, only_asks, user_name_words
 from .rank_why import RankWhy as _Why
-from .question_instruction import assistant_names, instructing
+from .question_instruction import instructing
+from .question_person import speaker_names
 from .question_now import later_on_topic
 from .same_attribute import ATTRIBUTE_TOPIC, attribute_pairs, later_first
 from .question_time import TimeWindow
@@ -56,8 +57,8 @@ class ScopeIndex:
         self.bm25 = BM25Index([r.embed_text() for r in self.records], tokenizer=tokenizer)
         self.record_types = [MemoryType(r.type) for r in self.records]
         self.closes, self.roles, self.event_times, self.said_times, self.asking = _columns(self.records)
-        self.user_names = user_names(self.records)
-        self.assistant_names = assistant_names(self.records)
+        self.user_names = speaker_names(self.records, "user")
+        self.assistant_names = speaker_names(self.records, "assistant")
         self.instructing = instructing(self.records)
         self.values = [RecordValues.of(r.text()) for r in self.records]
         self.changes = _changes(self.records)
@@ -88,8 +89,8 @@ class ScopeIndex:
             np.concatenate([old, added])
             for old, added in zip((self.closes, self.roles, self.event_times, self.said_times, self.asking), columns)
         )  # fmt: skip
-        out.user_names = self.user_names | user_names(new)
-        out.assistant_names = self.assistant_names | assistant_names(new)
+        out.user_names = self.user_names | speaker_names(new, "user")
+        out.assistant_names = self.assistant_names | speaker_names(new, "assistant")
         out.instructing = np.concatenate([self.instructing, instructing(new)])
         out.values = self.values + [RecordValues.of(r.text()) for r in new]
         out.changes = np.concatenate([self.changes, _changes(new)])
@@ -280,11 +281,6 @@ class ScopeIndex:
             inside = ((event >= w.start) & (event < w.end)) | ((said >= w.start) & (said < w.end))
             found[inside] = n
         return found
-
-
-def user_names(records: Sequence[MemoryRecord]) -> frozenset[str]:
-    """The names the user goes by in these records: the speakers of the user's own messages (role ``user``)."""
-    return frozenset(r.speaker for r in records if r.role == "user" and r.speaker and r.speaker != "user")
 
 
 def _by_type(records: Sequence[MemoryRecord], start: int = 0) -> dict[MemoryType, np.ndarray]:

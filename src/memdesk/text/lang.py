@@ -80,7 +80,11 @@ def dominant_script(text: str) -> str | None:
 
 def english_function_words(text: str) -> int:
     """How many of the words of ``text`` are English function words (the evidence :func:`is_english` weighs)."""
-    return sum(w.lower() in _ENGLISH for w in _WORD.findall(text.replace("’", "'")))
+    return sum(w in _ENGLISH for w in _words(text))
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text.replace("’", "'"))]
 
 
 def is_english(text: str) -> bool:
@@ -91,8 +95,8 @@ def is_english(text: str) -> bool:
     latin = counts.get("Latin", 0)
     if latin * 2 < sum(counts.values()):
         return False
-    words = [w.lower() for w in _WORD.findall(text.replace("’", "'"))]
-    english = english_function_words(text)
+    words = _words(text)
+    english = sum(w in _ENGLISH for w in words)
     other = sum(w in _OTHER_LATIN for w in words)
     if other > english:
         return False
