@@ -11,7 +11,7 @@ import pytest
 
 from memdesk.conversation.base import RoutedExtraction, Utterance
 from memdesk.conversation.extract import RuleExtractor
-from memdesk.conversation.filler import inner_only
+from memdesk.conversation.filler import FillerTest, evaluation_only, inner_only
 from memdesk.conversation.router import RuleRouter
 from memdesk.records import Message, Scope
 
@@ -86,3 +86,57 @@ def test_a_statement_of_nothing_beside_a_claim_makes_no_record_of_its_own() -> N
     texts = [t for ts in made.values() for t in ts]
     assert any("Leeds" in t for t in texts)
     assert not any("fulfilling" in t and "Leeds" not in t for t in texts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'd love to have you over again.",  # a plan with the listener
+        "We should have you over soon.",
+        "I'm not doing anything then, so you're completely welcome to!",  # a time the context gave
+        "Honestly I'd love to be there.",  # a place the context gave
+    ],
+)
+def test_a_plan_with_the_listener_or_a_time_pointed_back_to_is_not_empty(text: str) -> None:
+    assert not inner_only(text, NAMES)
+    assert not evaluation_only(text, NAMES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The choreography was so mesmerising!",  # a quality of a definite phrase, in words no lexicon holds
+        "That sounds unreal.",
+        "It was truly otherworldly.",
+        "It's so refreshing to try something new.",  # a quality of an activity of inner life, by extraposition
+    ],
+)
+def test_a_quality_predicated_of_what_the_context_names_is_evaluation_only(text: str) -> None:
+    assert evaluation_only(text, NAMES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The choreography was by Lucinda.",  # a name
+        "It was 40 degrees in the shade.",  # a number
+        "The barn roof was so leaky it flooded the hayloft.",  # more than a quality: what followed
+        "We repainted the whole kitchen.",  # an event
+        "It's so refreshing to swim in the lake before breakfast.",  # an activity with things in it
+        "Was the choreography mesmerising?",  # a question
+    ],
+)
+def test_a_name_a_number_an_event_or_a_thing_is_not_evaluation_only(text: str) -> None:
+    assert not evaluation_only(text, NAMES)
+
+
+def test_an_evaluation_beside_a_fact_gets_no_sentence_view() -> None:
+    extractor = RuleExtractor(filler=FillerTest.packaged())
+    before = Message(id="m1", speaker="Ravi", content="We went to the ballet.", timestamp=TS)
+    text = "We sat in the front row of the balcony. The choreography was so mesmerising!"
+    u = Utterance(message_id="m2", message=Message(id="m2", speaker="Ines", content=text, timestamp=TS), scope=S, context=[before])
+    [p] = RoutedExtraction(RuleRouter(), extractor).process([u])
+    views = [(r.metadata.get("view"), r.text()) for r in p.records]
+    assert any(v == "sentence" and "balcony" in t for v, t in views)
+    assert not any(v == "sentence" and "mesmerising" in t and "balcony" not in t for v, t in views)
+    assert any(v in ("turn", "context") and "mesmerising" in t for v, t in views)

@@ -16,11 +16,14 @@ fact (:func:`anchor_strength`): a number, a name other than the speakers', an in
 never dropped by it; concrete words alone raise the bar. The router, the rule extractor and the LLM
 processor's post-processing (:mod:`.llm_tidy`) share one instance (:func:`memdesk.factory.build_processor`).
 
-:func:`inner_only` is the structural test beside it, with no model and at any length: a statement with no number, no
-name but the speakers', no time, nobody in particular, whose every content word is a word of evaluation, feeling or
-inner life in general ("Honestly it gives me a real sense of purpose and calm"). The rule extractor gives such a sentence no
-view of its own beside a fact, no statement record beside another statement, and a turn of nothing else no record
-unless it answers a question about something (:class:`memdesk.conversation.extract.RuleExtractor`).
+:func:`evaluation_only` is the structural test beside it, with no model and at any length: a statement with no
+number, no name but the speakers', no time, nobody in particular, no plan with the listener and no time or place pointed
+back to, that says nothing of the world but how something is judged or felt: every content word a word of evaluation,
+feeling or inner life in general (:func:`inner_only`: "Honestly it gives me a real sense of purpose and calm"), or every
+clause a quality predicated of what the context names, whatever the quality's words ("The acting was so captivating"),
+or no event, no thing introduced and nothing beyond inner life but graded words. The rule extractor gives such a
+sentence no view of its own beside a fact, no statement record beside another statement, and a turn of nothing else no
+record unless it answers a question about something (:class:`memdesk.conversation.extract.RuleExtractor`).
 """
 
 from __future__ import annotations
@@ -35,17 +38,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .lexicon import name_words
+from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, name_words
 from .rules import content_words
 from .social import THIRD_PERSON, abstract_only, plain_named
-from .stance import STANCE_WORDS
+from .stance import STANCE_WORDS, clause_split
 
 if TYPE_CHECKING:
     from ..embed.base import Embedder
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FillerTest", "anchored", "anchor_strength", "inner_only", "says_nothing", "MAX_WORDS"]
+__all__ = ["FillerTest", "anchored", "anchor_strength", "evaluation_only", "inner_only", "says_nothing", "MAX_WORDS"]
 
 #: A sentence longer than this says enough to keep.
 MAX_WORDS = 12
@@ -126,15 +129,109 @@ def inner_only(text: str, names: Iterable[str] = (), *, timed: bool = False) -> 
     it ("I love the smell of fresh bread on our street", "I find real peace in my pottery classes"). At any length: the learned
     test (:class:`FillerTest`) stops at :data:`MAX_WORDS`, a sentiment does not."""
     raw = text.strip().replace("\u2019", "'")
-    if not raw or timed or raw.endswith("?") or plain_named(raw, names) or _someone(raw):
+    if not raw or timed or raw.endswith("?") or plain_named(raw, names) or _someone(raw) or _WITH_YOU.search(raw) or _POINTS_BACK.search(raw):
         return False
     words = content_words(raw, names)
     return all(_inner(w) for w in words)
 
 
+#: A clause that predicates a quality of what the context names: a pronoun or a short demonstrative or definite
+#: phrase, a linking verb, degree words, and one or two words of predicate, whatever they are ("The acting was so
+#: captivating", "It was a wild ride", "That sounds unreal"); or a quality of an activity said by extraposition ("It's
+#: so refreshing to try something new"). The groups: subject, predicate, what follows the predicate.
+_SUBJECT = r"(?:it|that|this|everything|all of it|(?:the|that|this|those|these|such) [\w'-]+(?: (?:and|of) (?:the )?[\w'-]+)?)"
+_LINK = (
+    r"(?:'s|'re| is| are| was| were| has been| have been| had been| feels?| felt| seems?| seemed| looks?| looked| sounds?| sounded|"
+    r"(?: can| could| must| will| would| might|'ll|'d) (?:be|feel|seem|look|sound|get)| gets?| got| became| becomes| is gonna be| was gonna be)"
+)
+_DEGREE = r"(?: (?:so|such|really|very|quite|pretty|super|truly|just|totally|absolutely|incredibly|extremely|too|always|definitely|a bit|kind of|like))*"
+_PREDICATION = re.compile(rf"^{_SUBJECT}{_LINK}{_DEGREE}( an?)?((?: [\w'-]+){{1,2}}?)((?:,? (?:and|but|with|in|of|for|to) .*)?)[\s!.\u2026]*$")
+_EXTRAPOSED = re.compile(rf"^(?:it|that|this){_LINK}{_DEGREE}(?: an?)?((?: [\w'-]+){{1,2}}?) (?:to|when|how|that|seeing|knowing|being|having|hearing|watching)\b(.*)$")
+#: A plan with the listener: a first person's intention to do something with or to the listener ("I'd love to have you
+#: over again", "We should meet up soon"): an event between the two, not a sentiment, whatever its words.
+_WITH_YOU = re.compile(
+    r"\b(?:i|we)(?:'d| would|'ll| will| should| could| can|'m going to|'re going to| want to| wanna| plan to| hope to)"
+    r"(?: (?:really|definitely|totally|love to|like to|be able to|so|also))* (?!let\b|tell\b|keep\b|update\b|know\b|hear\b|miss\b|thank\b)"
+    r"[a-z]+ (?:you|you guys|you two|you all)\b(?! know\b)",
+    re.IGNORECASE,
+)
+#: A time or place the context gave, pointed back to at a clause's end ("I'm not doing anything then, so ...", "We'll be
+#: there"): the sentence is about an event named before it.
+_POINTS_BACK = re.compile(r"\b(?:then|there|that day|that night|that weekend)\s*(?:[,;:!.\u2026]|\s-\s|\s(?:so|and|but|too|as well|already)\b|$)", re.IGNORECASE)
+
+
+#: Verbs of linking, feeling, thinking and light verbs: in the past they tell how something was, not that something
+#: happened ("It felt right", "That meant a lot", "We had a blast").
+_NOT_EVENTS = frozenset("was were been felt seemed looked sounded got became had made did said thought knew loved liked meant found".split())
+#: Something introduced by a determiner or a possessive: "a film camera", "my notebook", "our old van" (either of the
+#: two words after it).
+_REFERENT = re.compile(r"\b(?:a|an|my|our|his|her|their|some|[A-Z][\w-]*'s)\s+([\w-]+)(?:\s+([\w-]+))?", re.IGNORECASE)
+
+
+#: A word after a degree word: a gradable quality, the mark of an evaluation ("so electric", "pretty surreal", "such a
+#: blast"), where a fact's word is not graded ("allergic", "kickboxing").
+_GRADED = re.compile(r"\b(?:so|such|very|pretty|quite|super|too|incredibly|extremely|utterly)(?: an?)?(?: (?:so|really|very))? ([\w'-]+)", re.IGNORECASE)
+
+
+def _event(text: str) -> bool:
+    """Whether ``text`` has a verb in the past that is no linking, feeling or light verb (:data:`_NOT_EVENTS`): a
+    regular past ("-ed", not an adjective of :data:`.lexicon.ED_ADJECTIVES`) or an irregular one."""
+    for w in _WORD.findall(text.lower()):
+        if w in _NOT_EVENTS:
+            continue
+        if w in IRREGULAR_PAST or (w.endswith("ed") and len(w) > 4 and w not in ED_ADJECTIVES):
+            return True
+    return False
+
+
+def _referent(text: str) -> bool:
+    """Whether ``text`` introduces a thing: a determiner or a possessive before a noun that is no word of inner life."""
+    for m in _REFERENT.finditer(text):
+        for w in filter(None, m.groups()):
+            if w.lower() not in PHATIC_WORDS and not _inner(w.lower()):
+                return True
+    return False
+
+
+def _inner_rest(text: str, names: Iterable[str]) -> bool:
+    """Whether every content word of ``text`` is a word of inner life (:func:`_inner`); an empty text is."""
+    return all(_inner(w) for w in content_words(text, names))
+
+
+def _evaluative_clause(clause: str, names: Iterable[str]) -> bool:
+    """A clause that only evaluates: nothing but words of inner life (:func:`inner_only`'s test), a quality predicated
+    of a pronoun or a demonstrative or definite phrase the context names (:data:`_PREDICATION`: the subject and the
+    predicate may be any words, what follows them only words of inner life), or a quality of an activity said by
+    extraposition whose activity is of inner life too (:data:`_EXTRAPOSED`)."""
+    if _inner_rest(clause, names):
+        return True
+    if (m := _PREDICATION.match(clause)) and _inner_rest(m.group(3) or "", names):
+        return True
+    return bool((m := _EXTRAPOSED.match(clause)) and _inner_rest(m.group(2), names))
+
+
+def evaluation_only(text: str, names: Iterable[str] = (), *, timed: bool = False) -> bool:
+    """Whether the sentence ``text`` says nothing about the world but how something is judged or felt, by its
+    structure: :func:`inner_only`'s guards (a statement with no number, no name but the speakers', no time, nobody in
+    particular), and every clause of it evaluative (:func:`_evaluative_clause`): the words in the place of a quality
+    are not read, so a verdict in words no lexicon holds ("The acting was so captivating", "It was a wild ride") is
+    one; or a sentence with no event (:func:`_event`), no thing introduced (:func:`_referent`) and no word beyond
+    those of inner life but graded ones (:data:`_GRADED`: "It felt so surreal and we were all so giddy"). A plan with
+    the listener (:data:`_WITH_YOU`) or a time or place pointed back to (:data:`_POINTS_BACK`) is never one."""
+    raw = text.strip().replace("\u2019", "'")
+    if not raw or timed or raw.endswith("?") or plain_named(raw, names) or _someone(raw) or _WITH_YOU.search(raw) or _POINTS_BACK.search(raw):
+        return False
+    clauses = clause_split(raw)
+    if clauses and all(_evaluative_clause(c, names) for c in clauses):
+        return True
+    free = [w for w in content_words(raw, names) if not _inner(w)]
+    graded = {m.group(1).lower() for m in _GRADED.finditer(raw)}
+    return all(w in graded for w in free) and not _event(raw) and not _referent(raw)
+
+
 def says_nothing(sentence: Any, names: Iterable[str] = ()) -> bool:
-    """:func:`inner_only` of an analysed sentence (its ``text``, its resolved ``times``); an image caption never."""
-    return not getattr(sentence, "image", False) and inner_only(sentence.text, names, timed=bool(getattr(sentence, "times", None)))
+    """:func:`evaluation_only` of an analysed sentence (its ``text``, its resolved ``times``); an image caption never."""
+    return not getattr(sentence, "image", False) and evaluation_only(sentence.text, names, timed=bool(getattr(sentence, "times", None)))
 
 
 class FillerTest:
@@ -182,9 +279,10 @@ class FillerTest:
         return p
 
     def all_filler(self, sentences: Sequence[Any], names: Iterable[str] = ()) -> bool:
-        """Whether every one of ``sentences`` (anything with a ``text``) is small talk (:meth:`is_filler`)."""
+        """Whether every one of ``sentences`` (analysed sentences: a ``text``, resolved ``times``) is small talk
+        (:meth:`is_filler`) or says nothing but how something is judged or felt (:func:`says_nothing`)."""
         names = list(names)
-        return bool(sentences) and all(self.is_filler(s.text, names) for s in sentences)
+        return bool(sentences) and all(self.is_filler(s.text, names) or says_nothing(s, names) for s in sentences)
 
     def is_filler(self, text: str, names: Iterable[str] = ()) -> bool:
         """Small talk: nothing anchors a fact in ``text`` and the weights say small talk (or only concrete words

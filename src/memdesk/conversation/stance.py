@@ -42,7 +42,7 @@ from collections.abc import Iterable
 from .lexicon import PHATIC_ELSEWHERE, PHATIC_WORDS, name_words
 from .social import ABSTRACT_WORDS, EVALUATIVE_WORDS, REACTION_WORDS, SMALL_TALK_QUESTION_WORDS, SOCIAL_REST_WORDS
 
-__all__ = ["STANCE_WORDS", "instructs_reply", "news_question", "stance_only", "stance_clause"]
+__all__ = ["STANCE_WORDS", "clause_split", "instructs_reply", "news_question", "stance_only", "stance_clause"]
 
 #: Words of attitude the other lexicons lack: deserving, luck, courage and fear, admiration, outlook.
 _ATTITUDE = frozenset(
@@ -133,7 +133,8 @@ _ENCOURAGE = re.compile(
 _GREETING = frozenset("hi hey hello heya hiya yo howdy wow oh ooh omg aw aww haha yay yeah yes yep ok okay thanks thank you".split())
 
 
-def _clauses(text: str) -> list[str]:
+def clause_split(text: str) -> list[str]:
+    """The clauses of ``text``, lower-cased, each without its lead interjections ("wow", "honestly", "and")."""
     s = " ".join(text.replace("\u2019", "'").lower().split())
     return [c for c in (_LEAD.sub("", re.sub(r"^[^\w']+", "", p.strip())) for p in _CLAUSE_BREAK.split(s)) if c]
 
@@ -233,7 +234,7 @@ def stance_only(text: str, *, names: Iterable[str] = (), addressee: str | None =
     if len(others) > 1 or any(w not in restated for w in others):
         return False
     names = [*names, *nicknames]  # "Thanks, Mel!" to Melanie
-    clauses = _clauses(raw)
+    clauses = clause_split(raw)
     return bool(clauses) and all(
         stance_clause(c, names=names, addressee=addressee, news=previous, told=not asked) for c in clauses
     )
