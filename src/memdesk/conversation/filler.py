@@ -20,7 +20,7 @@ processor's post-processing (:mod:`.llm_tidy`) share one instance (:func:`memdes
 number, no name but the speakers', no time, nobody in particular, no plan with the listener and no time or place pointed
 back to, that says nothing of the world but how something is judged or felt: every content word a word of evaluation,
 feeling or inner life in general (:func:`inner_only`: "Honestly it gives me a real sense of purpose and calm"), or every
-clause a quality predicated of what the context names, whatever the quality's words ("The acting was so captivating"),
+clause a quality predicated of what the context names, whatever the quality's words ("The choreography was so mesmerising"),
 or no event, no thing introduced and nothing beyond inner life but graded words. The rule extractor gives such a
 sentence no view of its own beside a fact, no statement record beside another statement, and a turn of nothing else no
 record unless it answers a question about something (:class:`memdesk.conversation.extract.RuleExtractor`).
@@ -136,9 +136,9 @@ def inner_only(text: str, names: Iterable[str] = (), *, timed: bool = False) -> 
 
 
 #: A clause that predicates a quality of what the context names: a pronoun or a short demonstrative or definite
-#: phrase, a linking verb, degree words, and one or two words of predicate, whatever they are ("The acting was so
-#: captivating", "It was a wild ride", "That sounds unreal"); or a quality of an activity said by extraposition ("It's
-#: so refreshing to try something new"). The groups: subject, predicate, what follows the predicate.
+#: phrase, a linking verb, degree words, and one or two words of predicate, whatever they are ("The choreography was so
+#: mesmerising", "It was a total rollercoaster", "That sounds unreal"); or a quality of an activity said by extraposition ("It's
+#: so freeing to let go of the worry"). The groups: subject, predicate, what follows the predicate.
 _SUBJECT = r"(?:it|that|this|everything|all of it|(?:the|that|this|those|these|such) [\w'-]+(?: (?:and|of) (?:the )?[\w'-]+)?)"
 _LINK = (
     r"(?:'s|'re| is| are| was| were| has been| have been| had been| feels?| felt| seems?| seemed| looks?| looked| sounds?| sounded|"
@@ -147,29 +147,29 @@ _LINK = (
 _DEGREE = r"(?: (?:so|such|really|very|quite|pretty|super|truly|just|totally|absolutely|incredibly|extremely|too|always|definitely|a bit|kind of|like))*"
 _PREDICATION = re.compile(rf"^{_SUBJECT}{_LINK}{_DEGREE}( an?)?((?: [\w'-]+){{1,2}}?)((?:,? (?:and|but|with|in|of|for|to) .*)?)[\s!.\u2026]*$")
 _EXTRAPOSED = re.compile(rf"^(?:it|that|this){_LINK}{_DEGREE}(?: an?)?((?: [\w'-]+){{1,2}}?) (?:to|when|how|that|seeing|knowing|being|having|hearing|watching)\b(.*)$")
-#: A plan with the listener: a first person's intention to do something with or to the listener ("I'd love to have you
-#: over again", "We should meet up soon"): an event between the two, not a sentiment, whatever its words.
+#: A plan with the listener: a first person's intention to do something with or to the listener ("We should have you
+#: over soon", "I'll take you to the allotment"): an event between the two, not a sentiment, whatever its words.
 _WITH_YOU = re.compile(
     r"\b(?:i|we)(?:'d| would|'ll| will| should| could| can|'m going to|'re going to| want to| wanna| plan to| hope to)"
     r"(?: (?:really|definitely|totally|love to|like to|be able to|so|also))* (?!let\b|tell\b|keep\b|update\b|know\b|hear\b|miss\b|thank\b)"
     r"[a-z]+ (?:you|you guys|you two|you all)\b(?! know\b)",
     re.IGNORECASE,
 )
-#: A time or place the context gave, pointed back to at a clause's end ("I'm not doing anything then, so ...", "We'll be
+#: A time or place the context gave, pointed back to at a clause's end ("I'm off work then, so come by", "We'll be
 #: there"): the sentence is about an event named before it.
 _POINTS_BACK = re.compile(r"\b(?:then|there|that day|that night|that weekend)\s*(?:[,;:!.\u2026]|\s-\s|\s(?:so|and|but|too|as well|already)\b|$)", re.IGNORECASE)
 
 
 #: Verbs of linking, feeling, thinking and light verbs: in the past they tell how something was, not that something
-#: happened ("It felt right", "That meant a lot", "We had a blast").
+#: happened ("It felt right", "That meant a lot", "We had a lovely time").
 _NOT_EVENTS = frozenset("was were been felt seemed looked sounded got became had made did said thought knew loved liked meant found".split())
-#: Something introduced by a determiner or a possessive: "a film camera", "my notebook", "our old van" (either of the
+#: Something introduced by a determiner or a possessive: "a sewing machine", "my toolbox", "our old van" (either of the
 #: two words after it).
 _REFERENT = re.compile(r"\b(?:a|an|my|our|his|her|their|some|[A-Z][\w-]*'s)\s+([\w-]+)(?:\s+([\w-]+))?", re.IGNORECASE)
 
 
-#: A word after a degree word: a gradable quality, the mark of an evaluation ("so electric", "pretty surreal", "such a
-#: blast"), where a fact's word is not graded ("allergic", "kickboxing").
+#: A word after a degree word: a gradable quality, the mark of an evaluation ("so unreal", "pretty surreal", "such a
+#: treat"), where a fact's word is not graded ("diabetic", "fencing").
 _GRADED = re.compile(r"\b(?:so|such|very|pretty|quite|super|too|incredibly|extremely|utterly)(?: an?)?(?: (?:so|really|very))? ([\w'-]+)", re.IGNORECASE)
 
 
@@ -214,7 +214,7 @@ def evaluation_only(text: str, names: Iterable[str] = (), *, timed: bool = False
     """Whether the sentence ``text`` says nothing about the world but how something is judged or felt, by its
     structure: :func:`inner_only`'s guards (a statement with no number, no name but the speakers', no time, nobody in
     particular), and every clause of it evaluative (:func:`_evaluative_clause`): the words in the place of a quality
-    are not read, so a verdict in words no lexicon holds ("The acting was so captivating", "It was a wild ride") is
+    are not read, so a verdict in words no lexicon holds ("The choreography was so mesmerising", "It was a total rollercoaster") is
     one; or a sentence with no event (:func:`_event`), no thing introduced (:func:`_referent`) and no word beyond
     those of inner life but graded ones (:data:`_GRADED`: "It felt so surreal and we were all so giddy"). A plan with
     the listener (:data:`_WITH_YOU`) or a time or place pointed back to (:data:`_POINTS_BACK`) is never one."""
