@@ -51,8 +51,8 @@ def _scope(store) -> None:
     model year), is a little closer to the question and shares its object word; both stand well above the chores."""
     put(store, SemanticRecord(scope=S, fact="Priya's scooter is a 2021 Vespa, green, Priya calls it Olive.",
         provenance=["scooter"]), [1, 0.3, 0])  # fmt: skip
-    put(store, SemanticRecord(scope=S, fact="Priya had a trip on Friday (2025-03-07), slipped on wet leaves, only a bruise.",
-        provenance=["trip"]), [1, 0.36, 0.1])  # fmt: skip
+    trip = "Priya had a trip on Friday (2025-03-07), slipped on wet leaves, only a bruise."
+    put(store, SemanticRecord(scope=S, fact=trip, provenance=["trip"]), [1, 0.36, 0.1])
     for i in range(30):
         put(store, SemanticRecord(scope=S, fact=f"Priya mentioned an unrelated chore {i}", provenance=[f"f{i}"]),
             [0.02 * i, 1, 0.05 * (i % 7)])  # fmt: skip

@@ -96,7 +96,9 @@ def head_words(question: str) -> list[str]:
     return kind if kind and all(_LIGHT.match(w) for w in head) else head
 
 
-def asked_head(question: str | None, tokenizer: Callable[[str], list[str]], skip: frozenset[str] = frozenset()) -> frozenset[str]:
+def asked_head(
+    question: str | None, tokenizer: Callable[[str], list[str]], skip: frozenset[str] = frozenset()
+) -> frozenset[str]:
     """The terms (``tokenizer``'s) of ``question``'s head, less words of now, of a new value, units of money and the
     terms of ``skip`` (the user's names)."""
     if not question:
@@ -106,9 +108,4 @@ def asked_head(question: str | None, tokenizer: Callable[[str], list[str]], skip
 
 def holding(bm25: BM25Index, terms: frozenset[str], positions: np.ndarray) -> np.ndarray:
     """Per record at ``positions``: whether its text (as ``bm25`` indexed it) holds one of ``terms``."""
-    held = np.zeros(bm25.n, dtype=bool)
-    for term in terms:
-        posting = bm25._postings.get(term)
-        if posting is not None:
-            held[posting[0]] = True
-    return held[positions]
+    return bm25.holds(terms)[positions]
