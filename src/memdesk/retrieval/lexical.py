@@ -121,6 +121,14 @@ class BM25Index:
             out[posting[0]] += weights  # a document occurs once in a term's posting list
         return out
 
+    def holds(self, terms: Iterable[str]) -> np.ndarray:
+        """Per document: whether it holds one of ``terms`` (already tokenized), read from the postings."""
+        held = np.zeros(self.n, dtype=bool)
+        for term in terms:
+            if (posting := self._postings.get(term)) is not None:
+                held[posting[0]] = True
+        return held
+
     def attainable(self, query: str) -> float:
         """What a document holding every distinct term of ``query`` once, at the average length, would score: the sum
         of the terms' IDFs, a term no document holds counted at the IDF of a document frequency of 0 (the question

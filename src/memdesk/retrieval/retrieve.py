@@ -32,6 +32,7 @@ from ..runtime import aio
 from ..errors import InvalidInputError, UnknownScopeError
 from ..filters import RecordFilter, as_filter
 from .lexical import fuse_hits
+from .question_head import HEAD_WEIGHT, asked_head
 from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa: F401 - dedupe re-exported
 from .question_focus import ASKING_WEIGHT, FOCUS_WEIGHT, asks_about_asking, question_focus
 from .question_instruction import INSTRUCTION_WEIGHT, instruction_weights
@@ -131,6 +132,8 @@ class Retriever:
             it for one asking what held before (:data:`memdesk.retrieval.question_now.CHANGE_WEIGHT`); 0 turns it off.
         instruction_weight: in score fusion, added to the user's instruction to the assistant for a question asking for
             one, taken off it for one asking for a value (:mod:`memdesk.retrieval.question_instruction`); 0 turns it off.
+        head_weight: in score fusion, added (gated) to a record holding a word of the attribute the question asks about,
+            its predicate past the subject (:mod:`memdesk.retrieval.question_head`); 0 turns it off.
         redundancy_penalty: with a token budget, a record sharing a message with a record ranked above it is packed as
             if its score were this much lower (:mod:`memdesk.retrieval.redundancy`); 0 packs in rank order.
     """
@@ -155,15 +158,11 @@ class Retriever:
         person_weight: float = 0.0,
         time_weight: float = 0.0,
         calibrated: bool = True,
-        bonus_gate: float = 0.0,
-        type_prior: float = TYPE_PRIOR,
-        lexical_prior: float = 0.0,
-        lexical_floor: float = 0.0,
-        focus_weight: float = 0.0,
-        now_weight: float = 0.0,
-        redundancy_penalty: float = 0.0,
-        asking_weight: float | None = None,
-        change_weight: float = 0.0, instruction_weight: float = 0.0,
+        bonus_gate: float = 0.0, type_prior: float = TYPE_PRIOR,
+        lexical_prior: float = 0.0, lexical_floor: float = 0.0,
+        focus_weight: float = 0.0, now_weight: float = 0.0,
+        redundancy_penalty: float = 0.0, asking_weight: float | None = None,
+        change_weight: float = 0.0, instruction_weight: float = 0.0, head_weight: float = 0.0,
     ) -> None:
         if k < 1 or K < 1:
             raise InvalidInputError("k and K must be >= 1")
@@ -183,13 +182,11 @@ class Retriever:
         self.time_weight = time_weight
         self.calibrated = calibrated
         self.bonus_gate = bonus_gate
-        self.lexical_prior = lexical_prior
-        self.lexical_floor = lexical_floor
-        self.focus_weight = focus_weight
-        self.now_weight = now_weight
+        self.lexical_prior, self.lexical_floor = lexical_prior, lexical_floor
+        self.focus_weight, self.now_weight = focus_weight, now_weight
         self.redundancy_penalty = redundancy_penalty
         self.asking_weight = asking_weight
-        self.change_weight, self.instruction_weight = change_weight, instruction_weight
+        self.change_weight, self.instruction_weight, self.head_weight = change_weight, instruction_weight, head_weight
         self.stem = stem
         self.token_budget = token_budget
         self.serializer = serializer or Serializer()
@@ -210,6 +207,7 @@ class Retriever:
             lexical_k=k, person_weight=PERSON_WEIGHT, time_weight=TIME_WEIGHT, bonus_gate=BONUS_GATE, lexical_prior=LEXICAL_PRIOR,
             lexical_floor=LEXICAL_FLOOR, focus_weight=FOCUS_WEIGHT, now_weight=NOW_WEIGHT, asking_weight=ASKING_WEIGHT,
             superseded_weight=SUPERSEDED_WEIGHT, change_weight=CHANGE_WEIGHT, instruction_weight=INSTRUCTION_WEIGHT,
+            head_weight=HEAD_WEIGHT,
         )
         serializer = serializer or Serializer(group_by_anchor=True)
         return cls(store, k=k, K=K, hybrid=True, fusion="score", token_budget=token_budget, serializer=serializer, **(defaults | options))
@@ -357,7 +355,8 @@ class Retriever:
                 then_weight=self.now_weight if asks_then(person_text) else 0.0,  # what held before: the earliest
                 asking_weight=None if self.asking_weight is None or asks_about_asking(person_text) else self.asking_weight,
                 replaced_weight=self.superseded_weight if asks_then(person_text) else None,
-                change_weight=self.change_weight * (asks_now(person_text) - asks_then(person_text)),
+                change_weight=self.change_weight * (asks_now(person_text) - asks_then(person_text)), head_weight=self.head_weight,
+                head_terms=asked_head(person_text, index.bm25.tokenizer, index.user_names) if self.head_weight else frozenset(),
                 **instruction_weights(person_text, focus is not None, self.instruction_weight, index.user_names, index.assistant_names),
             )
             ranks: dict[MemoryType, int] = {}

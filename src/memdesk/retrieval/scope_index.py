@@ -19,6 +19,7 @@ import numpy as np
 
 from .calibration import TypeMoments
 from .lexical import BM25Index
+from .question_head import HEAD_FLOOR, holding
 from .question_focus import DENIAL_WEIGHT, Focus, RecordValues, focus_scale, only_asks, user_name_words
 from .rank_why import RankWhy as _Why
 from .question_instruction import instructing
@@ -137,6 +138,8 @@ class ScopeIndex:
         instruction_weight: float = 0.0,
         wish_weight: float = 0.0,
         attribute_topic: float | None = ATTRIBUTE_TOPIC,
+        head_terms: frozenset[str] = frozenset(),
+        head_weight: float = 0.0,
     ) -> Iterator[tuple[int, float, "_Why"]]:
         """Fused candidates best first, as (position, standardized score with bonuses, why), generated lazily.
 
@@ -167,6 +170,8 @@ class ScopeIndex:
         ``instruction_weight`` (gated like a bonus; positive for a question asking how the assistant is to act or what the
         user wants, negative for one asking for a value of the user's world) added to the user's instruction to the
         assistant, ``wish_weight`` to a record stating a wish (:mod:`memdesk.retrieval.question_instruction`);
+        ``head_weight`` (gated like a bonus) to a record holding one of ``head_terms``, the terms of the attribute the
+        question asks about (:func:`memdesk.retrieval.question_head.asked_head`);
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
         deviations, clipped to [0, 1] (no bonus at or below its type's mean). ``closed`` (per record, :meth:`closed_at` the
         read's time; default: every superseded one) says which are superseded (``drop_closed``: left out). With ``superseded_weight``, a superseded
@@ -241,6 +246,8 @@ class ScopeIndex:
         if instruction_weight or wish_weight:  # the user's instruction (or wish): what a question about the assistant's
             role = self.instructing[positions]  # conduct (or the user's will) asks, no other
             bonus = bonus + instruction_weight * (role == 1) + wish_weight * (role == 2)
+        if head_weight and head_terms:  # the record holds the attribute asked about, not only what it is said of
+            bonus = bonus + head_weight * holding(self.bm25, head_terms, positions) * np.clip(z - HEAD_FLOOR, 0.0, 1.0)
         if bonus_gate > 0:  # no bonus below the type's mean, the whole bonus from bonus_gate standard deviations up
             gate = np.clip(z / bonus_gate, 0.0, 1.0)
             bonus, boosted, stated = bonus * gate, boosted * gate, stated * gate
