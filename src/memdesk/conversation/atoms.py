@@ -8,6 +8,11 @@ in the speaker's own words (before any person rewrite) into such statements:
   speaker's own ("..., and I work nights now", "... but we kept the car");
 * two verbs of one subject joined by "and" ("My son Ewan lives in Perth and works offshore", "I live in
   Leeds and teach at the college"): a statement per verb, the subject said again;
+* a self-introduction ("I'm Ana Ruiz, 34, night nurse, I live in Vigo with my son"): the name, each verbless item
+  after it (an age, what the speaker is, where from) and each clause of the speaker's own after a bare comma a
+  statement of its own ("I'm Ana Ruiz.", "I'm 34.", "I'm night nurse.", "I live in Vigo with my son."), so one record
+  holds one fact instead of a whole profile that ranks first for every question about the person
+  (:func:`introduction`);
 * "<subject> <verb> ... with my <companion>" after a verb of living or staying: each named companion
   becomes a statement of its own ("My cat is called Biscuit.", "My partner is Jess."), one with no name
   a statement with the same verb ("I live with my two kids.").
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["atoms"]
+__all__ = ["atoms", "introduction"]
 
 _PRONOUNS = r"i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our"
 _OWN = rf"(?:{_PRONOUNS})\b"
@@ -131,6 +136,73 @@ def _end(text: str, punct: str) -> str:
     return text if text[-1:] in ".!?" else text + (punct or ".")
 
 
+#: The opening of a self-introduction: a discourse word or two, then "I'm <Name>", "My name is <Name>", "Name's
+#: <Name>", "<Name> here", a bare "<Name>" before an age, or an age alone ("69, retired ..."); the name capitalized.
+_NAME = r"(?-i:[A-Z][\w'\u2019.-]*)(?:\s+(?-i:[A-Z][\w'\u2019.-]*)){0,2}"
+_INTRO = re.compile(
+    rf"^(?P<lead>(?:(?:ok(?:ay)?|so|well|hi|hey|hello|morning)\b[\s,.!]*){{0,3}})"
+    rf"(?:(?P<aged>(?:i'm|i\u2019m|im|i\s+am)\s+(?=\d))|(?P<head>(?:i'm|i\u2019m|im|i\s+am|my\s+name\s+is|name's|name\u2019s)\s+{_NAME}|{_NAME}\s+here)|(?P<bare>{_NAME}(?=,\s*\d))|(?=\d))"
+    r"(?P<rest>(?:,\s*|^).+)$",
+    re.IGNORECASE,
+)
+_AGE = re.compile(r"^\d{1,3}(?:\s+(?:years?|yrs?)(?:\s+old)?)?$", re.IGNORECASE)
+#: an item that is a clause of the speaker's own ("I live in ...", "we've got ..."): it and all after it are statements
+#: read by :func:`atoms`
+_OWN_CLAUSE = re.compile(r"^(?:i|we)(?:'m|'ve|'d|'ll|\u2019m|\u2019ve|\s+(?:am|have|had|do|did|[a-z]{2,}))\b", re.IGNORECASE)
+#: an item that opens with a preposition or a verb's -ing form is what the speaker is ("from Daejeon", "living in Quimper")
+_ITEM_OPEN = re.compile(r"^(?:from|in|at|near|based\s+in|living|working|studying|retired|originally)\b", re.IGNORECASE)
+
+
+def introduction(sentence: str) -> list[str] | None:
+    """A self-introduction's statements, each a sentence of its own, or ``None`` when ``sentence`` is not one.
+
+    "I'm Ana Ruiz, 34, night nurse, from Vigo, I live in Lugo with my son" -> "I'm Ana Ruiz.", "I'm 34.", "I'm night
+    nurse.", "I'm from Vigo.", "I live in Lugo with my son." (the last read on by :func:`atoms`). A capitalized item
+    after a capitalized one is the rest of a place ("Westerhaven, Zeeland"); an item that is neither an age, a
+    lower-case description nor a place (a verb of its own with no subject) ends the split, the rest kept with the
+    item before it. Fewer than two statements: ``None``."""
+    s = sentence.strip()
+    m = _INTRO.match(s)
+    if m is None:
+        return None
+    punct = s[-1] if s[-1] in ".!?" else "."
+    items = [i.strip() for i in re.split(r",\s+", m["rest"].strip(" ,").rstrip(".!?")) if i.strip()]
+    if not items or not (m["head"] or m["bare"] or _AGE.match(items[0])):
+        return None
+    if not (m["head"] or m["bare"]) and (len(items) < 3 or any(re.search(r"\d", i) for i in items[1:])):
+        return None  # "10, maybe 12 people": an age alone opens an introduction only before two items with no number
+    out: list[str] = []
+    if m["head"] or m["bare"]:
+        head = m["head"] or f"I'm {m['bare']}"
+        out.append(_end(f"{m['lead']}{head}" if m["head"] else head, punct))
+    places = False
+    for n, item in enumerate(items):
+        if _OWN_CLAUSE.match(item):
+            rest = ", ".join(items[n:])
+            out.extend(atoms(_end(rest[0].upper() + rest[1:], punct)))
+            break
+        if _AGE.match(item):
+            out.append(f"I'm {item.split()[0]}.")
+            places = False
+        elif item[0].isupper() and not _ITEM_OPEN.match(item):
+            if places and out:
+                out[-1] = _end(f"{out[-1].rstrip('.!?')}, {item}", punct)  # "Westerhaven, Zeeland"
+            else:
+                out.append(_end(f"I'm in {item}", punct))
+            places = True
+        elif item[0].islower() or _ITEM_OPEN.match(item):
+            if re.match(r"^(?:and|but|so|mostly|just|only)\b", item, re.IGNORECASE) or not out:
+                if not out:
+                    return None
+                out[-1] = _end(f"{out[-1].rstrip('.!?')}, {', '.join(items[n:])}", punct)
+                break
+            out.append(_end(f"I'm {item[0].lower() + item[1:]}", punct))
+            places = False
+        else:
+            return None
+    return out if len(out) > 1 else None
+
+
 def atoms(sentence: str, subject: str | None = None, *, clauses: bool = True) -> list[str]:
     """The statements ``sentence`` makes, each a sentence of its own; ``[sentence]`` when it makes one.
 
@@ -140,6 +212,8 @@ def atoms(sentence: str, subject: str | None = None, *, clauses: bool = True) ->
     s = sentence.strip()
     if not s:
         return []
+    if subject is None and clauses and (intro := introduction(s)):
+        return intro
     lead = _LEAD_IN.match(s)
     if lead and len(s) > lead.end():  # "Unrelated: I live in ...": the statements of what follows, the lead-in with the first
         rest = atoms(s[lead.end() :], subject, clauses=clauses)
