@@ -153,6 +153,10 @@ _OWN_CLAUSE = re.compile(r"^(?:i|we)(?:'m|'ve|'d|'ll|\u2019m|\u2019ve|\s+(?:am|h
 _ITEM_OPEN = re.compile(r"^(?:from|in|at|near|based\s+in|living|working|studying|retired|originally)\b", re.IGNORECASE)
 
 
+#: a subject inside an item: it is a clause ("so I could look after my mom")
+_WITH_VERB = re.compile(r"\b(?:i|we|he|she|they|it)\b", re.IGNORECASE)
+
+
 def introduction(sentence: str) -> list[str] | None:
     """A self-introduction's statements, each a sentence of its own, or ``None`` when ``sentence`` is not one.
 
@@ -185,11 +189,15 @@ def introduction(sentence: str) -> list[str] | None:
             out.append(f"I'm {item.split()[0]}.")
             places = False
         elif item[0].isupper() and not _ITEM_OPEN.match(item):
+            if re.search(r"\b(?:my|our)\s+[\w-]+$", items[n - 1] if n else "", re.IGNORECASE):
+                return None  # "my mom, Ruth": the name of someone the item before names, not where the speaker is
             if places and out:
                 out[-1] = _end(f"{out[-1].rstrip('.!?')}, {item}", punct)  # "Westerhaven, Zeeland"
             else:
                 out.append(_end(f"I'm in {item}", punct))
             places = True
+        elif _WITH_VERB.search(item):
+            return None  # "59, took early retirement so I could ...": a clause, not what the speaker is
         elif item[0].islower() or _ITEM_OPEN.match(item):
             if re.match(r"^(?:and|but|so|mostly|just|only)\b", item, re.IGNORECASE) or not out:
                 if not out:

@@ -97,7 +97,10 @@ def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bo
 
 
 #: A clause that is a verb with only a pronoun for its object: "will ring them", "I'll ask her", "gonna try that".
-_ON_IT = re.compile(r"(?:^|,)\s*([^,]*?\b([a-z]+)\s+(?:it|them|him|her|that|this|those))\s*[.!]*\s*$", re.IGNORECASE)
+#: The object may be a demonstrative before a noun, which points back as a pronoun does: "going to do those stretches".
+_ON_IT = re.compile(
+    r"(?:^|,)\s*([^,]*?\b([a-z]+)\s+(?:it|them|him|her|that|this|those|(?:that|this|those|these)\s+(?P<noun>[a-z]+)))\s*[.!]*\s*$", re.IGNORECASE
+)
 #: The most words of what may stand before such a clause: an acknowledgement ("yeah fair,", "ok,").
 MAX_LEAD_WORDS = 2
 
@@ -109,8 +112,8 @@ def _acts_on_it(text: str, names: list[str]) -> bool:
     m = _ON_IT.search(text)
     if m is None or any(ch.isdigit() for ch in text) or len(words(text[: m.start(1)])) > MAX_LEAD_WORDS:
         return False
-    own = [w for w in content_words(m[1], names) if w not in REACTION_WORDS]
-    return own == [m[2].lower()] and sentence_tense(m[1]) != "past"
+    own = [w for w in content_words(m[1], names) if w not in REACTION_WORDS and w != (m["noun"] or "").lower()]
+    return own in ([m[2].lower()], []) and sentence_tense(m[1]) != "past"
 
 
 #: How far back earlier turns are read for the month of a day said alone ("I leave on the 16th" after "back on 16
@@ -195,6 +198,13 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     me = utterance.message.speaker
     to_assistant = utterance.message.role == "user" and not any(m.role == "user" and m.speaker != me for m in utterance.context)
     sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous, instructs=to_assistant)
+    if not utterance.context and to_assistant:
+        # the first words a user says to an assistant, of the conversation itself ("My son set this up for me", "first
+        # time using one of these things", "my neighbour says you can help with the roses"): no fact of their world
+        chat = [s.kind == "content" and _of_the_chat(s, names) for s in sentences]
+        if any(chat):  # and a word or two around it with nothing to anchor a fact: a greeting in any language ("Goedemiddag!")
+            chat = [c or (s.kind == "content" and len(words(s.text)) <= 2 and not plain_named(s.text, names) and not s.times) for c, s in zip(chat, sentences, strict=True)]
+        sentences = [Sentence(text=s.text, kind="phatic") if c else s for c, s in zip(chat, sentences, strict=True)]
     greeted = bool(previous) and all(s.kind == "phatic" for s in analyze(previous, names=names))
     if (opens_session(utterance) or greeted) and opening_address(sentences):
         # an address opening a conversation, or returning the other's greeting ("salam, you there?" "Waalaikumussalam,
@@ -214,6 +224,19 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
         if said and all(not s.procedural and not THIRD_PERSON.search(s.text) and filler.is_filler(s.text, names) for s in said):
             return [Sentence(text=s.text, kind="phatic") if s in said or s.kind == "phatic" else s for s in sentences]
     return sentences
+
+
+#: What a user's first turn says of the conversation itself: the assistant ("you"), or "this" / "these (things)" with
+#: nothing before it to point back to, closing its clause or before a particle ("set this up", "using this").
+_THE_CHAT = re.compile(r"\b(?:you|u)\b|\b(?:this|these)(?:\s+things?)?(?=\s*(?:[.,!;:]|$|\s+(?:up|for|on|with|out|before|right)\b))", re.IGNORECASE)
+
+
+def _of_the_chat(sentence: Sentence, names: list[str]) -> bool:
+    """Whether a sentence of the turn that opens a scope speaks only of the conversation (:data:`_THE_CHAT`): no
+    number, no capitalised word but the speakers' names (:func:`.social.plain_named`), no time, no instruction."""
+    text = sentence.text
+    return (_THE_CHAT.search(text) is not None and not plain_named(text, names) and not sentence.times
+            and not sentence.procedural and not instructs_reply(text))
 
 
 #: The most words of an address that opens a conversation ("Habari Wanjiru!", "Dobry wieczór, Marek!").
