@@ -8,9 +8,9 @@ in the speaker's own words (before any person rewrite) into such statements:
   speaker's own ("..., and I work nights now", "... but we kept the car");
 * two verbs of one subject joined by "and" ("My son Ewan lives in Perth and works offshore", "I live in
   Leeds and teach at the college"): a statement per verb, the subject said again;
-* a self-introduction ("I'm Ana Ruiz, 34, night nurse, I live in Vigo with my son"): the name, each verbless item
-  after it (an age, what the speaker is, where from) and each clause of the speaker's own after a bare comma a
-  statement of its own ("I'm Ana Ruiz.", "I'm 34.", "I'm night nurse.", "I live in Vigo with my son."), so one record
+* a self-introduction ("I'm Ana Ruiz, 34, night nurse, I live in Vigo with my son"): each verbless item after the
+  name (an age, what the speaker is, where from) and each clause of the speaker's own after a bare comma a
+  statement of its own ("I'm Ana Ruiz, 34.", "I'm night nurse.", "I live in Vigo with my son."), so one record
   holds one fact instead of a whole profile that ranks first for every question about the person
   (:func:`introduction`);
 * "<subject> <verb> ... with my <companion>" after a verb of living or staying: each named companion
@@ -160,8 +160,9 @@ _WITH_VERB = re.compile(r"\b(?:i|we|he|she|they|it)\b", re.IGNORECASE)
 def introduction(sentence: str) -> list[str] | None:
     """A self-introduction's statements, each a sentence of its own, or ``None`` when ``sentence`` is not one.
 
-    "I'm Ana Ruiz, 34, night nurse, from Vigo, I live in Lugo with my son" -> "I'm Ana Ruiz.", "I'm 34.", "I'm night
-    nurse.", "I'm from Vigo.", "I live in Lugo with my son." (the last read on by :func:`atoms`). A capitalized item
+    "I'm Ana Ruiz, 34, night nurse, from Vigo, I live in Lugo with my son" -> "I'm Ana Ruiz, 34.", "I'm night
+    nurse.", "I'm from Vigo.", "I live in Lugo with my son." (the last read on by :func:`atoms`; the name stays with the
+    first fact). A capitalized item
     after a capitalized one is the rest of a place ("Westerhaven, Zeeland"); an item that is neither an age, a
     lower-case description nor a place (a verb of its own with no subject) ends the split, the rest kept with the
     item before it. Fewer than two statements: ``None``."""
@@ -208,6 +209,12 @@ def introduction(sentence: str) -> list[str] | None:
             places = False
         else:
             return None
+    if (m["head"] or m["bare"]) and len(out) > 1:
+        # the name stays with the first fact ("I'm Ana Ruiz, 34."): a name alone is no fact a question asks of, and its
+        # record, all name, would rank for every question that names the person
+        second = out.pop(1)
+        second = second[4:] if second.startswith("I'm ") else second
+        out[0] = _end(f"{out[0].rstrip('.!?')}, {second}", punct)
     return out if len(out) > 1 else None
 
 
