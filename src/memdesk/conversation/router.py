@@ -87,13 +87,13 @@ def reference_of(utterance: Utterance) -> tuple[datetime | None, Literal["said_a
     return utterance.reference_time, "added_at"
 
 
-def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bool = False) -> bool:
+def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bool = False, advised: bool = False) -> bool:
     """A whole reply that only takes up the other person's turn ("I'll try it.", "We do that already.",
     "Yeah, we'll miss him."): no number, no name but the speakers', not the answer to a question, and
     nothing but :data:`.social.REACTION_WORDS` beyond function words (:func:`.social.only_reacts`)."""
     if answers_question or text.rstrip().endswith("?") or plain_named(text, names):
         return False
-    return only_reacts(content_words(text, names), len(words(text))) or _acts_on_it(text, names)
+    return only_reacts(content_words(text, names), len(words(text))) or _acts_on_it(text, names, advised=advised)
 
 
 #: A clause that is a verb with only a pronoun for its object: "will ring them", "I'll ask her", "gonna try that".
@@ -105,12 +105,14 @@ _ON_IT = re.compile(
 MAX_LEAD_WORDS = 2
 
 
-def _acts_on_it(text: str, names: list[str]) -> bool:
+def _acts_on_it(text: str, names: list[str], *, advised: bool = False) -> bool:
     """Whether a short reply promises or takes up an action on what the turn before said, and nothing else: its last
     clause's one content word is a verb whose object is only a pronoun ("yeah fair, will ring them" after advice to
-    ring the vet), after at most an acknowledgement. Not a narrated act ("I sold it."): that is news."""
+    ring the vet), after at most an acknowledgement. Not a narrated act ("I sold it."): that is news. A demonstrative
+    before a noun ("going to do those stretches") points back only to an assistant's advice (``advised``): between
+    peers "I'll read that book" is a plan of the speaker's own."""
     m = _ON_IT.search(text)
-    if m is None or any(ch.isdigit() for ch in text) or len(words(text[: m.start(1)])) > MAX_LEAD_WORDS:
+    if m is None or (m["noun"] and not advised) or any(ch.isdigit() for ch in text) or len(words(text[: m.start(1)])) > MAX_LEAD_WORDS:
         return False
     own = [w for w in content_words(m[1], names) if w not in REACTION_WORDS and w != (m["noun"] or "").lower()]
     return own in ([m[2].lower()], []) and sentence_tense(m[1]) != "past"
@@ -210,7 +212,8 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
         # an address opening a conversation, or returning the other's greeting ("salam, you there?" "Waalaikumussalam,
         # Aiman!")
         sentences = [Sentence(text=sentences[0].text, kind="phatic"), *sentences[1:]]
-    if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
+    advised = prev is not None and prev.role == "assistant" and utterance.message.role == "user"
+    if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked, advised=advised):
         # "Long, but good.", "I'll try it.": a reaction; but "Keep it short." tells how to answer
         return [s if s.kind == "content" and instructs_reply(s.text) else Sentence(text=s.text, kind="phatic") for s in sentences]
     if filler is not None and told:
