@@ -93,10 +93,17 @@ def test_a_first_turn_about_the_chat_itself_makes_no_record(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     ["My nephew put this on my phone. I keep 40 hens in Tullamore.", "hello, I bake bread for the Friday market",
+     "I keep hens and I'd like you to remember the details", "I'm a welder, so I need you to keep my shifts straight",
+     "I want you to help me keep track of my invoices",
      "Please answer me in short lines, you know my eyes are bad"],
 )
 def test_a_first_turn_with_a_fact_or_an_instruction_is_kept(text: str) -> None:
     assert str(RuleRouter().route(_utt(text))) != "000"
+
+
+def test_talk_of_the_chat_after_the_assistants_greeting_makes_no_record() -> None:
+    greeting = [_said("Good morning! How can I help?", role="assistant", speaker="Desk")]
+    assert str(RuleRouter().route(_utt("my niece says you can help with the bees", before=greeting))) == "000"
 
 
 def test_talk_of_the_chat_later_in_a_scope_is_left_to_the_other_rules() -> None:

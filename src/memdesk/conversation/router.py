@@ -49,6 +49,7 @@ from ..text.lang import english_function_words, is_english
 from ..records import RouteMask
 from ..timeexpr.resolve import TimeMention, resolve, sentence_tense
 from ..timeexpr.words import MONTHS, WEEKDAY_WORDS
+from .atoms import atoms
 from .base import Utterance
 from .filler import FillerTest
 from .reactions import reaction_turn
@@ -200,8 +201,8 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     me = utterance.message.speaker
     to_assistant = utterance.message.role == "user" and not any(m.role == "user" and m.speaker != me for m in utterance.context)
     sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous, instructs=to_assistant)
-    if not utterance.context and to_assistant:
-        # the first words a user says to an assistant, of the conversation itself ("My son set this up for me", "first
+    if to_assistant and not any(m.role == "user" for m in utterance.context):
+        # the first words a user says to an assistant (after its greeting, if any), of the conversation itself ("My son set this up for me", "first
         # time using one of these things", "my neighbour says you can help with the roses"): no fact of their world
         chat = [s.kind == "content" and _of_the_chat(s, names) for s in sentences]
         if any(chat):  # and a word or two around it with nothing to anchor a fact: a greeting in any language ("Goedemiddag!")
@@ -234,11 +235,17 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
 _THE_CHAT = re.compile(r"\b(?:you|u)\b|\b(?:this|these)(?:\s+things?)?(?=\s*(?:[.,!;:]|$|\s+(?:up|for|on|with|out|before|right)\b))", re.IGNORECASE)
 
 
+#: A wish put to the assistant ("I want you to keep track of my invoices"): what the user wants of it, kept.
+_WISHED = re.compile(r"\b[a-z]+\s+(?:you|u)\s+to\b", re.IGNORECASE)
+
+
 def _of_the_chat(sentence: Sentence, names: list[str]) -> bool:
-    """Whether a sentence of the turn that opens a scope speaks only of the conversation (:data:`_THE_CHAT`): no
+    """Whether a sentence of the turn that opens a scope speaks only of the conversation (:data:`_THE_CHAT` in each of
+    its statements, :func:`.atoms.atoms`: "I keep bees and I'd like you to note things" keeps the bees; a wish put to
+    it, :data:`_WISHED`, is kept too): no
     number, no capitalised word but the speakers' names (:func:`.social.plain_named`), no time, no instruction."""
     text = sentence.text
-    return (_THE_CHAT.search(text) is not None and not plain_named(text, names) and not sentence.times
+    return (all(_THE_CHAT.search(a) for a in atoms(text)) and not _WISHED.search(text) and not plain_named(text, names) and not sentence.times
             and not sentence.procedural and not instructs_reply(text))
 
 
