@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import re
 
+from ..timeexpr.tense import sentence_tense
+
 __all__ = ["atoms", "introduction"]
 
 _PRONOUNS = r"i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our"
@@ -155,6 +157,8 @@ _ITEM_OPEN = re.compile(r"^(?:from|in|at|near|based\s+in|living|working|studying
 
 #: a subject inside an item: it is a clause ("so I could look after my mom")
 _WITH_VERB = re.compile(r"\b(?:i|we|he|she|they|it)\b", re.IGNORECASE)
+#: a participle before the noun it describes, all the item ("retired dairy inspector"), not a verb's past
+_DESCRIBED = re.compile(r"^[a-z]+ed(?:\s+[\w-]+){1,3}$", re.IGNORECASE)
 
 
 def introduction(sentence: str) -> list[str] | None:
@@ -163,9 +167,9 @@ def introduction(sentence: str) -> list[str] | None:
     "I'm Ana Ruiz, 34, night nurse, from Vigo, I live in Lugo with my son" -> "I'm Ana Ruiz, 34.", "I'm night
     nurse.", "I'm from Vigo.", "I live in Lugo with my son." (the last read on by :func:`atoms`; the name stays with the
     first fact). A capitalized item
-    after a capitalized one is the rest of a place ("Westerhaven, Zeeland"); an item that is neither an age, a
-    lower-case description nor a place (a verb of its own with no subject) ends the split, the rest kept with the
-    item before it. Fewer than two statements: ``None``."""
+    after a capitalized one is the rest of a place ("Westerhaven, Zeeland"); a name after "my <someone>" or an item
+    that is a clause (a subject, or a verb's past: "took early retirement") makes the sentence no introduction; an
+    item opening with "and", "but", "mostly" ... stays with the one before it. Fewer than two statements: ``None``."""
     s = sentence.strip()
     m = _INTRO.match(s)
     if m is None:
@@ -197,7 +201,7 @@ def introduction(sentence: str) -> list[str] | None:
             else:
                 out.append(_end(f"I'm in {item}", punct))
             places = True
-        elif _WITH_VERB.search(item):
+        elif _WITH_VERB.search(item) or (sentence_tense(item) is not None and not _DESCRIBED.match(item)):
             return None  # "59, took early retirement so I could ...": a clause, not what the speaker is
         elif item[0].islower() or _ITEM_OPEN.match(item):
             if re.match(r"^(?:and|but|so|mostly|just|only)\b", item, re.IGNORECASE) or not out:
