@@ -27,6 +27,10 @@ TS = datetime(2025, 3, 4, 10, 0, tzinfo=timezone.utc)
         ("Orla, 41, beekeeper, Dunmore East, Waterford.", ["I'm Orla, 41.", "I'm beekeeper.", "I'm in Dunmore East, Waterford."]),
         ("I am Kwesi, from Tamale, I teach chemistry at a night school.", ["I am Kwesi, from Tamale.", "I teach chemistry at a night school."]),
         ("81, retired glassblower, Murano.", ["I'm 81.", "I'm retired glassblower.", "I'm in Murano."]),
+        (
+            "Ilkka Rautio, 70, retired skipper, last 12 years on the Vaasa line.",  # a number that is no age: with the item before
+            ["I'm Ilkka Rautio, 70.", "I'm retired skipper, last 12 years on the Vaasa line."],
+        ),
     ],
 )
 def test_an_introduction_is_a_statement_per_fact(sentence: str, expected: list[str]) -> None:

@@ -169,7 +169,8 @@ def introduction(sentence: str) -> list[str] | None:
     first fact). A capitalized item
     after a capitalized one is the rest of a place ("Westerhaven, Zeeland"); a name after "my <someone>" or an item
     that is a clause (a subject, or a verb's past: "took early retirement") makes the sentence no introduction; an
-    item opening with "and", "but", "mostly" ... stays with the one before it. Fewer than two statements: ``None``."""
+    item opening with "and", "but", "mostly" ... or holding a number that is no age ("retired from the railway, last
+    15 years as a driver") stays with the one before it, and so does all after it. Fewer than two statements: ``None``."""
     s = sentence.strip()
     m = _INTRO.match(s)
     if m is None:
@@ -204,7 +205,7 @@ def introduction(sentence: str) -> list[str] | None:
         elif _WITH_VERB.search(item) or (sentence_tense(item) is not None and not _DESCRIBED.match(item)):
             return None  # "59, took early retirement so I could ...": a clause, not what the speaker is
         elif item[0].islower() or _ITEM_OPEN.match(item):
-            if re.match(r"^(?:and|but|so|mostly|just|only)\b", item, re.IGNORECASE) or not out:
+            if re.match(r"^(?:and|but|so|mostly|just|only)\b", item, re.IGNORECASE) or re.search(r"\d", item) or not out:
                 if not out:
                     return None
                 out[-1] = _end(f"{out[-1].rstrip('.!?')}, {', '.join(items[n:])}", punct)
