@@ -202,10 +202,13 @@ def introduction(sentence: str) -> list[str] | None:
             else:
                 out.append(_end(f"I'm in {item}", punct))
             places = True
+        elif out and item[0].islower() and re.search(r"\d", item):
+            out[-1] = _end(f"{out[-1].rstrip('.!?')}, {', '.join(items[n:])}", punct)  # "..., last 15 years as a driver"
+            break
         elif _WITH_VERB.search(item) or (sentence_tense(item) is not None and not _DESCRIBED.match(item)):
             return None  # "59, took early retirement so I could ...": a clause, not what the speaker is
         elif item[0].islower() or _ITEM_OPEN.match(item):
-            if re.match(r"^(?:and|but|so|mostly|just|only)\b", item, re.IGNORECASE) or re.search(r"\d", item) or not out:
+            if re.match(r"^(?:and|but|so|mostly|just|only)\b", item, re.IGNORECASE) or not out:
                 if not out:
                     return None
                 out[-1] = _end(f"{out[-1].rstrip('.!?')}, {', '.join(items[n:])}", punct)
