@@ -213,7 +213,8 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
         # an address opening a conversation, or returning the other's greeting ("salam, you there?" "Waalaikumussalam,
         # Aiman!")
         sentences = [Sentence(text=sentences[0].text, kind="phatic"), *sentences[1:]]
-    advised = prev is not None and prev.role == "assistant" and utterance.message.role == "user"
+    # a user talking with an assistant that spoke in the last few turns: "those stretches" may point to its advice
+    advised = utterance.message.role == "user" and any(m.role == "assistant" for m in utterance.context[-4:])
     if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked, advised=advised):
         # "Long, but good.", "I'll try it.": a reaction; but "Keep it short." tells how to answer
         return [s if s.kind == "content" and instructs_reply(s.text) else Sentence(text=s.text, kind="phatic") for s in sentences]
