@@ -110,7 +110,7 @@ def _acts_on_it(text: str, names: list[str], *, advised: bool = False) -> bool:
     """Whether a short reply promises or takes up an action on what the turn before said, and nothing else: its last
     clause's one content word is a verb whose object is only a pronoun ("yeah fair, will ring them" after advice to
     ring the vet), after at most an acknowledgement. Not a narrated act ("I sold it."): that is news. A demonstrative
-    before a noun ("going to do those stretches") points back only to an assistant's advice (``advised``): between
+    before a noun ("going to do those stretches") points back only to an assistant's advice (``advised``: a user talking to an assistant); between
     peers "I'll read that book" is a plan of the speaker's own."""
     m = _ON_IT.search(text)
     if m is None or (m["noun"] and not advised) or any(ch.isdigit() for ch in text) or len(words(text[: m.start(1)])) > MAX_LEAD_WORDS:
@@ -213,9 +213,8 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
         # an address opening a conversation, or returning the other's greeting ("salam, you there?" "Waalaikumussalam,
         # Aiman!")
         sentences = [Sentence(text=sentences[0].text, kind="phatic"), *sentences[1:]]
-    # a user talking with an assistant that spoke in the last few turns: "those stretches" may point to its advice
-    advised = utterance.message.role == "user" and any(m.role == "assistant" for m in utterance.context[-4:])
-    if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked, advised=advised):
+    # a user talking to an assistant: "those stretches" may point to its advice (between peers, to a plan of one's own)
+    if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked, advised=to_assistant):
         # "Long, but good.", "I'll try it.": a reaction; but "Keep it short." tells how to answer
         return [s if s.kind == "content" and instructs_reply(s.text) else Sentence(text=s.text, kind="phatic") for s in sentences]
     if filler is not None and told:
