@@ -43,7 +43,7 @@ def test_an_introduction_is_a_statement_per_fact(sentence: str, expected: list[s
     [
         "I'm Tomasz.",  # one statement: nothing to split
         "I'm Tomasz, retired tram driver.",  # the name stays with its one fact
-        "58, took early retirement so I could look after my aunt, Petra.",  # a clause, and a relative's name
+        "58, sold the farm so I could mind my aunt, Petra.",  # a clause, and a relative's name
         "Bo here, 58, sold the farm, retired to the coast.",  # a verb's past: a clause, not what Bo is
         "Wilma here, 72, with my brother, Anton.",  # a relative's name is not where the speaker is
         "Tuesday, 10 am at the clinic.",  # a day before a time, not a name before an age

@@ -75,13 +75,13 @@ def test_an_address_returning_a_greeting_makes_no_record() -> None:
 
 def test_a_demonstrative_object_takes_up_the_advice_too() -> None:
     before = [_said("Try three slow lunges each side after work.", role="assistant", speaker="Desk")]
-    assert str(RuleRouter().route(_utt("ok thanks, going to do those stretches", before=before))) == "000"
+    assert str(RuleRouter().route(_utt("ok thanks, going to try those lunges", before=before))) == "000"
     assert str(RuleRouter().route(_utt("ok, going to book that physio", before=before))) == "000"
     assert str(RuleRouter().route(_utt("ok thanks, sold those lunges to Pedro", before=before))) != "000"
-    between = [*before, _said("also the bus from Kypseli takes 40 minutes", ago=timedelta(minutes=1))]
-    assert str(RuleRouter().route(_utt("ok thanks, going to do those stretches", before=between))) == "000"  # advice two turns back
+    between = [*before, _said("also the tram from Praga takes 25 minutes", ago=timedelta(minutes=1))]
+    assert str(RuleRouter().route(_utt("ok thanks, going to try those lunges", before=between))) == "000"  # advice two turns back
     peer = [_said("You should read that novel about the lighthouse keeper.", speaker="Tomas")]
-    assert str(RuleRouter().route(_utt("ok, going to do those stretches", before=peer))) != "000"  # a peer's plan of their own
+    assert str(RuleRouter().route(_utt("ok, going to try those lunges", before=peer))) != "000"  # a peer's plan of their own
 
 
 @pytest.mark.parametrize(

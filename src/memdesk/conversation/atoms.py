@@ -139,7 +139,7 @@ def _end(text: str, punct: str) -> str:
 
 
 #: The opening of a self-introduction: a discourse word or two, then "I'm <Name>", "My name is <Name>", "Name's
-#: <Name>", "<Name> here", a bare "<Name>" before an age, or an age alone ("69, retired ..."); the name capitalized.
+#: <Name>", "<Name> here", a bare "<Name>" before an age, or an age alone ("81, retired glassblower, ..."); the name capitalized.
 _NAME = r"(?-i:[A-Z][\w'\u2019.-]*)(?:\s+(?-i:[A-Z][\w'\u2019.-]*)){0,2}"
 _INTRO = re.compile(
     rf"^(?P<lead>(?:(?:ok(?:ay)?|so|well|hi|hey|hello|morning)\b[\s,.!]*){{0,3}})"
@@ -155,9 +155,9 @@ _OWN_CLAUSE = re.compile(r"^(?:i|we)(?:'m|'ve|'d|'ll|\u2019m|\u2019ve|\s+(?:am|h
 _ITEM_OPEN = re.compile(r"^(?:from|in|at|near|based\s+in|living|working|studying|retired|originally)\b", re.IGNORECASE)
 
 
-#: a subject inside an item: it is a clause ("so I could look after my mom")
+#: a subject inside an item: it is a clause ("so I could mind my aunt")
 _WITH_VERB = re.compile(r"\b(?:i|we|he|she|they|it)\b", re.IGNORECASE)
-#: a participle before the noun it describes, all the item ("retired dairy inspector"), not a verb's past
+#: a participle before the noun it describes, all the item ("retired tram driver"), not a verb's past
 _DESCRIBED = re.compile(r"^[a-z]+ed(?:\s+[\w-]+){1,3}$", re.IGNORECASE)
 
 
@@ -167,8 +167,8 @@ def introduction(sentence: str) -> list[str] | None:
     "I'm Ana Ruiz, 34, night nurse, from Vigo, I live in Lugo with my son" -> "I'm Ana Ruiz, 34.", "I'm night
     nurse.", "I'm from Vigo.", "I live in Lugo with my son." (the last read on by :func:`atoms`; the name stays with the
     first fact). A capitalized item
-    after a capitalized one is the rest of a place ("Westerhaven, Zeeland"); a name after "my <someone>" or an item
-    that is a clause (a subject, or a verb's past: "took early retirement") makes the sentence no introduction; an
+    after a capitalized one is the rest of a place ("Dunmore East, Waterford"); a name after "my <someone>" or an item
+    that is a clause (a subject, or a verb's past: "sold the farm") makes the sentence no introduction; an
     item opening with "and", "but", "mostly" ... or holding a number that is no age ("retired from the railway, last
     15 years as a driver") stays with the one before it, and so does all after it. Fewer than two statements: ``None``."""
     s = sentence.strip()
@@ -198,15 +198,15 @@ def introduction(sentence: str) -> list[str] | None:
             if re.search(r"\b(?:my|our)\s+[\w-]+$", items[n - 1] if n else "", re.IGNORECASE):
                 return None  # "my mom, Ruth": the name of someone the item before names, not where the speaker is
             if places and out:
-                out[-1] = _end(f"{out[-1].rstrip('.!?')}, {item}", punct)  # "Westerhaven, Zeeland"
+                out[-1] = _end(f"{out[-1].rstrip('.!?')}, {item}", punct)  # "Dunmore East, Waterford"
             else:
                 out.append(_end(f"I'm in {item}", punct))
             places = True
         elif out and item[0].islower() and re.search(r"\d", item):
-            out[-1] = _end(f"{out[-1].rstrip('.!?')}, {', '.join(items[n:])}", punct)  # "..., last 15 years as a driver"
+            out[-1] = _end(f"{out[-1].rstrip('.!?')}, {', '.join(items[n:])}", punct)  # "..., last 12 years on the Vaasa line"
             break
         elif _WITH_VERB.search(item) or (sentence_tense(item) is not None and not _DESCRIBED.match(item)):
-            return None  # "59, took early retirement so I could ...": a clause, not what the speaker is
+            return None  # "58, sold the farm so I could ...": a clause, not what the speaker is
         elif item[0].islower() or _ITEM_OPEN.match(item):
             if re.match(r"^(?:and|but|so|mostly|just|only)\b", item, re.IGNORECASE) or not out:
                 if not out:

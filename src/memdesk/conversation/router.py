@@ -98,7 +98,7 @@ def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bo
 
 
 #: A clause that is a verb with only a pronoun for its object: "will ring them", "I'll ask her", "gonna try that".
-#: The object may be a demonstrative before a noun, which points back as a pronoun does: "going to do those stretches".
+#: The object may be a demonstrative before a noun, which points back as a pronoun does: "going to try those lunges".
 _ON_IT = re.compile(
     r"(?:^|,)\s*([^,]*?\b([a-z]+)\s+(?:it|them|him|her|that|this|those|(?:that|this|those|these)\s+(?P<noun>[a-z]+)))\s*[.!]*\s*$", re.IGNORECASE
 )
@@ -110,7 +110,7 @@ def _acts_on_it(text: str, names: list[str], *, advised: bool = False) -> bool:
     """Whether a short reply promises or takes up an action on what the turn before said, and nothing else: its last
     clause's one content word is a verb whose object is only a pronoun ("yeah fair, will ring them" after advice to
     ring the vet), after at most an acknowledgement. Not a narrated act ("I sold it."): that is news. A demonstrative
-    before a noun ("going to do those stretches") points back only to an assistant's advice (``advised``: a user talking to an assistant); between
+    before a noun ("going to try those lunges") points back only to an assistant's advice (``advised``: a user talking to an assistant); between
     peers "I'll read that book" is a plan of the speaker's own."""
     m = _ON_IT.search(text)
     if m is None or (m["noun"] and not advised) or any(ch.isdigit() for ch in text) or len(words(text[: m.start(1)])) > MAX_LEAD_WORDS:
@@ -202,8 +202,8 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     to_assistant = utterance.message.role == "user" and not any(m.role == "user" and m.speaker != me for m in utterance.context)
     sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous, instructs=to_assistant)
     if to_assistant and not any(m.role == "user" for m in utterance.context):
-        # the first words a user says to an assistant (after its greeting, if any), of the conversation itself ("My son set this up for me", "first
-        # time using one of these things", "my neighbour says you can help with the roses"): no fact of their world
+        # the first words a user says to an assistant (after its greeting, if any), of the conversation itself ("My nephew put this on my phone", "hello,
+        # new to one of these", "my niece says you can help with the bees"): no fact of their world
         chat = [s.kind == "content" and _of_the_chat(s, names) for s in sentences]
         if any(chat):  # and a word or two around it with nothing to anchor a fact: a greeting in any language ("Goedemiddag!")
             chat = [c or (s.kind == "content" and len(words(s.text)) <= 2 and not plain_named(s.text, names) and not s.times) for c, s in zip(chat, sentences, strict=True)]
@@ -213,7 +213,7 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
         # an address opening a conversation, or returning the other's greeting ("salam, you there?" "Waalaikumussalam,
         # Aiman!")
         sentences = [Sentence(text=sentences[0].text, kind="phatic"), *sentences[1:]]
-    # a user talking to an assistant: "those stretches" may point to its advice (between peers, to a plan of one's own)
+    # a user talking to an assistant: "those lunges" may point to its advice (between peers, to a plan of one's own)
     if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked, advised=to_assistant):
         # "Long, but good.", "I'll try it.": a reaction; but "Keep it short." tells how to answer
         return [s if s.kind == "content" and instructs_reply(s.text) else Sentence(text=s.text, kind="phatic") for s in sentences]
@@ -231,7 +231,7 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
 
 
 #: What a user's first turn says of the conversation itself: the assistant ("you"), or "this" / "these (things)" with
-#: nothing before it to point back to, closing its clause or before a particle ("set this up", "using this").
+#: nothing before it to point back to, closing its clause or before a particle ("put this on my phone", "new to this").
 _THE_CHAT = re.compile(r"\b(?:you|u)\b|\b(?:this|these)(?:\s+things?)?(?=\s*(?:[.,!;:]|$|\s+(?:up|for|on|with|out|before|right)\b))", re.IGNORECASE)
 
 

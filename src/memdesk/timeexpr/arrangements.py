@@ -11,7 +11,7 @@ from .words import DAY_RE, MONTH_RE, WEEKDAY_RE
 #: A date set by an arrangement, however many words stand between: "I booked my training for 21 June",
 #: "We've moved the trip to 4 August", "They put the match back to 3 May", "We rented an office from 1 December",
 #: "We booked a cottage near the coast, 18 to 25 October" (the booking is past, what it books is ahead); "rebooked" is
-#: a booking too ("They rebooked me for 4 November").
+#: a booking too ("The clinic rebooked my scan for 2 July").
 #: The verbs of it are those that set, move, approve or cancel what is planned, in any form ("decided to move the
 #: wedding to 12 June", "HR confirmed my leave from 1 May", "release targeted for 14 November", "I cancelled the exam
 #: in June": the exam was to be in the coming June), or ask for it ("I asked for 27 to 30 December off"). A weekday

@@ -218,7 +218,7 @@ def resolve(
                     here = Ctx(prefer="past", direction="recent")
                 elif handler is p.h_holiday and tense in (None, "present") and not m["which"]:
                     # a holiday named with no past or future: the one just gone in the days after it (the weeks after it
-                    # when no verb gives a tense: "I quit energy drinks over Christmas", said on 5 January), else the
+                    # when no verb gives a tense: "Mira quit sugar over Christmas", said on 15 January), else the
                     # coming one
                     here = Ctx(prefer="past" if tense is None else "future", direction="recent")
                 elif tense == "present" or (tense is None and (handler is not h.h_weekday or note(text, (s, e)))):

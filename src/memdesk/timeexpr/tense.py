@@ -364,7 +364,7 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         # "..., the 3rd of May") is
         return "present"
     if _DATE_ONLY.fullmatch(text, start, span[0]) and re.match(r"\s*:", text[span[1] :]):
-        # a date heading an item of a schedule ("- Thursday: review the formulas - Sunday: one practice exam"): what
+        # a date heading an item of a schedule ("- Thursday: go over the glaze notes - Saturday: one mock firing, timed"): what
         # the item says dates it, not another item's words; an item with no tense of its own is planned, so ahead
         return sentence_tense(date_clause_words(text, span)) or "present"
     whole = sentence_tense(text)
