@@ -241,3 +241,9 @@ def test_other_languages_are_routed_not_dropped(text: str) -> None:
 def test_a_dated_message_in_another_language_is_episodic() -> None:
     assert mask_of("2024年5月に東京へ引っ越しました。") == "100"
     assert mask_of("🙂🙂") == "000"
+
+
+def test_a_saints_abbreviation_in_a_place_name_ends_no_sentence() -> None:
+    assert split_sentences("We moved to Sainte-Foy, near Ste. Genevieve. It is quiet.") == [
+        "We moved to Sainte-Foy, near Ste. Genevieve.", "It is quiet."
+    ]

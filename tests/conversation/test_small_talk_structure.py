@@ -71,3 +71,43 @@ def test_an_earlier_turn_naming_the_same_person_lends_its_month() -> None:
 def test_an_address_returning_a_greeting_makes_no_record() -> None:
     before = [_said("hoi, you there?", ago=timedelta(minutes=1))]
     assert str(RuleRouter().route(_utt("Dia duit, Ilse! I'm here.", role="assistant", speaker="Desk", before=before))) == "000"
+
+
+def test_a_demonstrative_object_takes_up_the_advice_too() -> None:
+    before = [_said("Try three slow lunges each side after work.", role="assistant", speaker="Desk")]
+    assert str(RuleRouter().route(_utt("ok thanks, going to try those lunges", before=before))) == "000"
+    assert str(RuleRouter().route(_utt("ok, going to book that physio", before=before))) == "000"
+    assert str(RuleRouter().route(_utt("ok thanks, sold those lunges to Pedro", before=before))) != "000"
+    between = [*before, _said("also the tram from Praga takes 25 minutes", ago=timedelta(minutes=1))]
+    assert str(RuleRouter().route(_utt("ok thanks, going to try those lunges", before=between))) == "000"  # advice two turns back
+    peer = [_said("You should read that novel about the lighthouse keeper.", speaker="Tomas")]
+    assert str(RuleRouter().route(_utt("ok, going to try those lunges", before=peer))) != "000"  # a peer's plan of their own
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Evening. My nephew put this on my phone, hope I'm pressing the right things", "Hallo! my niece says you can help with the bees"],
+)
+def test_a_first_turn_about_the_chat_itself_makes_no_record(text: str) -> None:
+    assert str(RuleRouter().route(_utt(text))) == "000"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["My nephew put this on my phone. I keep 40 hens in Tullamore.", "hello, I bake bread for the Friday market",
+     "I keep hens and I'd like you to remember the details", "I'm a welder, so I need you to keep my shifts straight",
+     "I want you to help me keep track of my invoices",
+     "Please answer me in short lines, you know my eyes are bad"],
+)
+def test_a_first_turn_with_a_fact_or_an_instruction_is_kept(text: str) -> None:
+    assert str(RuleRouter().route(_utt(text))) != "000"
+
+
+def test_talk_of_the_chat_after_the_assistants_greeting_makes_no_record() -> None:
+    greeting = [_said("Good morning! How can I help?", role="assistant", speaker="Desk")]
+    assert str(RuleRouter().route(_utt("my niece says you can help with the bees", before=greeting))) == "000"
+
+
+def test_talk_of_the_chat_later_in_a_scope_is_left_to_the_other_rules() -> None:
+    before = [_said("My nephew put this on my phone.")]
+    assert str(RuleRouter().route(_utt("my niece says you can help with the bees", before=before))) != "000"

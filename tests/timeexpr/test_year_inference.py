@@ -103,3 +103,23 @@ def test_what_an_arrangement_dates_is_ahead(text: str, said: str, expected: str)
     ref = datetime.fromisoformat(said + "T10:00:00+00:00")
     dated = [m for m in resolve(text, ref) if m.granularity in ("day", "range")]
     assert dated and dated[0].start.date().isoformat() == expected, [(m.text, m.start) for m in resolve(text, ref)]
+
+
+def test_a_rebooking_sets_a_date_ahead() -> None:
+    # said on 20 June: "rebooked" is a booking: what it sets is the coming 2 July, not last year's
+    assert _day("They rebooked my scan for 2 July.") == "2025-07-02"
+
+
+def test_a_holiday_with_no_tense_weeks_after_it_is_the_one_just_gone() -> None:
+    # "quit" reads past and present alike: said three weeks after Christmas, "over Christmas" is the one just gone
+    said = datetime(2026, 1, 15, 9, 0, tzinfo=timezone.utc)
+    mentions = resolve("Mira quit sugar over Christmas, feels great", said, prefer="auto")
+    assert mentions[0].start.date().isoformat() == "2025-12-25"
+
+
+def test_a_date_heading_a_schedule_item_is_dated_by_its_item() -> None:
+    # said on Friday 20 June: a plan's items are ahead, though another item's word reads past ("timed")
+    plan = "Plan: - Tuesday: stretch for 10 min - Thursday: go over the glaze notes - Saturday: one mock firing, timed"
+    assert [m.start.date().isoformat() for m in resolve(plan, SAID, prefer="auto")] == ["2025-06-24", "2025-06-26", "2025-06-28"]
+    diary = "Diary: - Tuesday: went to the pool - Thursday: swam 2 km"
+    assert resolve(diary, SAID, prefer="auto")[0].start.date().isoformat() == "2025-06-17"

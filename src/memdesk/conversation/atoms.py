@@ -8,6 +8,11 @@ in the speaker's own words (before any person rewrite) into such statements:
   speaker's own ("..., and I work nights now", "... but we kept the car");
 * two verbs of one subject joined by "and" ("My son Ewan lives in Perth and works offshore", "I live in
   Leeds and teach at the college"): a statement per verb, the subject said again;
+* a self-introduction ("I'm Ana Ruiz, 34, night nurse, I live in Vigo with my son"): each verbless item after the
+  name (an age, what the speaker is, where from) and each clause of the speaker's own after a bare comma a
+  statement of its own ("I'm Ana Ruiz, 34.", "I'm night nurse.", "I live in Vigo with my son."), so one record
+  holds one fact instead of a whole profile that ranks first for every question about the person
+  (:func:`introduction`);
 * "<subject> <verb> ... with my <companion>" after a verb of living or staying: each named companion
   becomes a statement of its own ("My cat is called Biscuit.", "My partner is Jess."), one with no name
   a statement with the same verb ("I live with my two kids.").
@@ -21,7 +26,9 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["atoms"]
+from ..timeexpr.tense import sentence_tense
+
+__all__ = ["atoms", "introduction"]
 
 _PRONOUNS = r"i|we|i'm|we're|i've|we've|i'll|we'll|i'd|we'd|my|our"
 _OWN = rf"(?:{_PRONOUNS})\b"
@@ -131,6 +138,94 @@ def _end(text: str, punct: str) -> str:
     return text if text[-1:] in ".!?" else text + (punct or ".")
 
 
+#: The opening of a self-introduction: a discourse word or two, then "I'm <Name>", "My name is <Name>", "Name's
+#: <Name>", "<Name> here", a bare "<Name>" before an age, or an age alone ("81, retired glassblower, ..."); the name capitalized.
+_NAME = r"(?-i:[A-Z][\w'\u2019.-]*)(?:\s+(?-i:[A-Z][\w'\u2019.-]*)){0,2}"
+_INTRO = re.compile(
+    rf"^(?P<lead>(?:(?:ok(?:ay)?|so|well|hi|hey|hello|morning)\b[\s,.!]*){{0,3}})"
+    rf"(?:(?P<aged>(?:i'm|i\u2019m|im|i\s+am)\s+(?=\d))|(?P<head>(?:i'm|i\u2019m|im|i\s+am|my\s+name\s+is|name's|name\u2019s)\s+{_NAME}|{_NAME}\s+here)|(?P<bare>{_NAME}(?=,\s*\d))|(?=\d))"
+    r"(?P<rest>(?:,\s*|^).+)$",
+    re.IGNORECASE,
+)
+_AGE = re.compile(r"^\d{1,3}(?:\s+(?:years?|yrs?)(?:\s+old)?)?$", re.IGNORECASE)
+#: an item that is a clause of the speaker's own ("I live in ...", "we've got ..."): it and all after it are statements
+#: read by :func:`atoms`
+_OWN_CLAUSE = re.compile(r"^(?:i|we)(?:'m|'ve|'d|'ll|\u2019m|\u2019ve|\s+(?:am|have|had|do|did|[a-z]{2,}))\b", re.IGNORECASE)
+#: an item that opens with a preposition or a verb's -ing form is what the speaker is ("from Daejeon", "living in Quimper")
+_ITEM_OPEN = re.compile(r"^(?:from|in|at|near|based\s+in|living|working|studying|retired|originally)\b", re.IGNORECASE)
+
+
+#: a subject inside an item: it is a clause ("so I could mind my aunt")
+_WITH_VERB = re.compile(r"\b(?:i|we|he|she|they|it)\b", re.IGNORECASE)
+#: a participle before the noun it describes, all the item ("retired tram driver"), not a verb's past
+_DESCRIBED = re.compile(r"^[a-z]+ed(?:\s+[\w-]+){1,3}$", re.IGNORECASE)
+
+
+def introduction(sentence: str) -> list[str] | None:
+    """A self-introduction's statements, each a sentence of its own, or ``None`` when ``sentence`` is not one.
+
+    "I'm Ana Ruiz, 34, night nurse, from Vigo, I live in Lugo with my son" -> "I'm Ana Ruiz, 34.", "I'm night
+    nurse.", "I'm from Vigo.", "I live in Lugo with my son." (the last read on by :func:`atoms`; the name stays with the
+    first fact). A capitalized item
+    after a capitalized one is the rest of a place ("Dunmore East, Waterford"); a name after "my <someone>" or an item
+    that is a clause (a subject, or a verb's past: "sold the farm") makes the sentence no introduction; an
+    item opening with "and", "but", "mostly" ... or holding a number that is no age ("retired from the railway, last
+    15 years as a driver") stays with the one before it, and so does all after it. Fewer than two statements: ``None``."""
+    s = sentence.strip()
+    m = _INTRO.match(s)
+    if m is None:
+        return None
+    punct = s[-1] if s[-1] in ".!?" else "."
+    items = [i.strip() for i in re.split(r",\s+", m["rest"].strip(" ,").rstrip(".!?")) if i.strip()]
+    if not items or not (m["head"] or m["bare"] or _AGE.match(items[0])):
+        return None
+    if not (m["head"] or m["bare"]) and (len(items) < 3 or any(re.search(r"\d", i) for i in items[1:])):
+        return None  # "10, maybe 12 people": an age alone opens an introduction only before two items with no number
+    out: list[str] = []
+    if m["head"] or m["bare"]:
+        head = m["head"] or f"I'm {m['bare']}"
+        out.append(_end(f"{m['lead']}{head}" if m["head"] else head, punct))
+    places = False
+    for n, item in enumerate(items):
+        if _OWN_CLAUSE.match(item):
+            rest = ", ".join(items[n:])
+            out.extend(atoms(_end(rest[0].upper() + rest[1:], punct)))
+            break
+        if _AGE.match(item):
+            out.append(f"I'm {item.split()[0]}.")
+            places = False
+        elif item[0].isupper() and not _ITEM_OPEN.match(item):
+            if re.search(r"\b(?:my|our)\s+[\w-]+$", items[n - 1] if n else "", re.IGNORECASE):
+                return None  # "my mom, Ruth": the name of someone the item before names, not where the speaker is
+            if places and out:
+                out[-1] = _end(f"{out[-1].rstrip('.!?')}, {item}", punct)  # "Dunmore East, Waterford"
+            else:
+                out.append(_end(f"I'm in {item}", punct))
+            places = True
+        elif out and item[0].islower() and re.search(r"\d", item):
+            out[-1] = _end(f"{out[-1].rstrip('.!?')}, {', '.join(items[n:])}", punct)  # "..., last 12 years on the Vaasa line"
+            break
+        elif _WITH_VERB.search(item) or (sentence_tense(item) is not None and not _DESCRIBED.match(item)):
+            return None  # "58, sold the farm so I could ...": a clause, not what the speaker is
+        elif item[0].islower() or _ITEM_OPEN.match(item):
+            if re.match(r"^(?:and|but|so|mostly|just|only)\b", item, re.IGNORECASE) or not out:
+                if not out:
+                    return None
+                out[-1] = _end(f"{out[-1].rstrip('.!?')}, {', '.join(items[n:])}", punct)
+                break
+            out.append(_end(f"I'm {item[0].lower() + item[1:]}", punct))
+            places = False
+        else:
+            return None
+    if (m["head"] or m["bare"]) and len(out) > 1:
+        # the name stays with the first fact ("I'm Ana Ruiz, 34."): a name alone is no fact a question asks of, and its
+        # record, all name, would rank for every question that names the person
+        second = out.pop(1)
+        second = second[4:] if second.startswith("I'm ") else second
+        out[0] = _end(f"{out[0].rstrip('.!?')}, {second}", punct)
+    return out if len(out) > 1 else None
+
+
 def atoms(sentence: str, subject: str | None = None, *, clauses: bool = True) -> list[str]:
     """The statements ``sentence`` makes, each a sentence of its own; ``[sentence]`` when it makes one.
 
@@ -140,6 +235,8 @@ def atoms(sentence: str, subject: str | None = None, *, clauses: bool = True) ->
     s = sentence.strip()
     if not s:
         return []
+    if subject is None and clauses and (intro := introduction(s)):
+        return intro
     lead = _LEAD_IN.match(s)
     if lead and len(s) > lead.end():  # "Unrelated: I live in ...": the statements of what follows, the lead-in with the first
         rest = atoms(s[lead.end() :], subject, clauses=clauses)

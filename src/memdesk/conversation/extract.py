@@ -56,7 +56,7 @@ from ..records import EpisodicRecord, MemoryRecord, MemoryType, ProceduralRecord
 from ..timeexpr.resolve import TimeMention, main_anchor, resolve
 from .base import Utterance
 from .filler import FillerTest, says_nothing
-from .atoms import atoms
+from .atoms import atoms, introduction
 from .facts import claims_of
 from .updates import sentence_update, values_of
 from .render import attribute, chunks, fit, render
@@ -191,7 +191,7 @@ class RuleExtractor:
         claims = [c for s in content for c in claims_of(s.text)]
         # a turn that claims, or a sentence giving values in two statements ("the MOT is on 4 May, and my son's recital
         # is on 9 May": either may change alone): a record per statement; of new values only if it holds two or more
-        split = any(c.attribute != "update" for c in claims) or any(sum(bool(values_of(a)) for a in atoms(s.text)) > 1 for s in content)
+        split = any(c.attribute != "update" for c in claims) or any(sum(bool(values_of(a)) for a in atoms(s.text)) > 1 or introduction(s.text) for s in content)
         if split or claims and (len(content) > 1 or any(len(atoms(s.text, clauses=False)) > 1 for s in content)):
             return self._statements(content, utterance, mask, before, split=split)
         groups = self._groups(content)

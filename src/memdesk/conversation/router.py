@@ -49,6 +49,7 @@ from ..text.lang import english_function_words, is_english
 from ..records import RouteMask
 from ..timeexpr.resolve import TimeMention, resolve, sentence_tense
 from ..timeexpr.words import MONTHS, WEEKDAY_WORDS
+from .atoms import atoms
 from .base import Utterance
 from .filler import FillerTest
 from .reactions import reaction_turn
@@ -87,30 +88,35 @@ def reference_of(utterance: Utterance) -> tuple[datetime | None, Literal["said_a
     return utterance.reference_time, "added_at"
 
 
-def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bool = False) -> bool:
+def reaction_reply(text: str, names: Iterable[str] = (), *, answers_question: bool = False, advised: bool = False) -> bool:
     """A whole reply that only takes up the other person's turn ("I'll try it.", "We do that already.",
     "Yeah, we'll miss him."): no number, no name but the speakers', not the answer to a question, and
     nothing but :data:`.social.REACTION_WORDS` beyond function words (:func:`.social.only_reacts`)."""
     if answers_question or text.rstrip().endswith("?") or plain_named(text, names):
         return False
-    return only_reacts(content_words(text, names), len(words(text))) or _acts_on_it(text, names)
+    return only_reacts(content_words(text, names), len(words(text))) or _acts_on_it(text, names, advised=advised)
 
 
 #: A clause that is a verb with only a pronoun for its object: "will ring them", "I'll ask her", "gonna try that".
-_ON_IT = re.compile(r"(?:^|,)\s*([^,]*?\b([a-z]+)\s+(?:it|them|him|her|that|this|those))\s*[.!]*\s*$", re.IGNORECASE)
+#: The object may be a demonstrative before a noun, which points back as a pronoun does: "going to try those lunges".
+_ON_IT = re.compile(
+    r"(?:^|,)\s*([^,]*?\b([a-z]+)\s+(?:it|them|him|her|that|this|those|(?:that|this|those|these)\s+(?P<noun>[a-z]+)))\s*[.!]*\s*$", re.IGNORECASE
+)
 #: The most words of what may stand before such a clause: an acknowledgement ("yeah fair,", "ok,").
 MAX_LEAD_WORDS = 2
 
 
-def _acts_on_it(text: str, names: list[str]) -> bool:
+def _acts_on_it(text: str, names: list[str], *, advised: bool = False) -> bool:
     """Whether a short reply promises or takes up an action on what the turn before said, and nothing else: its last
     clause's one content word is a verb whose object is only a pronoun ("yeah fair, will ring them" after advice to
-    ring the vet), after at most an acknowledgement. Not a narrated act ("I sold it."): that is news."""
+    ring the vet), after at most an acknowledgement. Not a narrated act ("I sold it."): that is news. A demonstrative
+    before a noun ("going to try those lunges") points back only to an assistant's advice (``advised``: a user talking to an assistant); between
+    peers "I'll read that book" is a plan of the speaker's own."""
     m = _ON_IT.search(text)
-    if m is None or any(ch.isdigit() for ch in text) or len(words(text[: m.start(1)])) > MAX_LEAD_WORDS:
+    if m is None or (m["noun"] and not advised) or any(ch.isdigit() for ch in text) or len(words(text[: m.start(1)])) > MAX_LEAD_WORDS:
         return False
-    own = [w for w in content_words(m[1], names) if w not in REACTION_WORDS]
-    return own == [m[2].lower()] and sentence_tense(m[1]) != "past"
+    own = [w for w in content_words(m[1], names) if w not in REACTION_WORDS and w != (m["noun"] or "").lower()]
+    return own in ([m[2].lower()], []) and sentence_tense(m[1]) != "past"
 
 
 #: How far back earlier turns are read for the month of a day said alone ("I leave on the 16th" after "back on 16
@@ -195,12 +201,20 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     me = utterance.message.speaker
     to_assistant = utterance.message.role == "user" and not any(m.role == "user" and m.speaker != me for m in utterance.context)
     sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous, instructs=to_assistant)
+    if to_assistant and not any(m.role == "user" for m in utterance.context):
+        # the first words a user says to an assistant (after its greeting, if any), of the conversation itself ("My nephew put this on my phone", "hello,
+        # new to one of these", "my niece says you can help with the bees"): no fact of their world
+        chat = [s.kind == "content" and _of_the_chat(s, names) for s in sentences]
+        if any(chat):  # and a word or two around it with nothing to anchor a fact: a greeting in any language ("Goedemiddag!")
+            chat = [c or (s.kind == "content" and len(words(s.text)) <= 2 and not plain_named(s.text, names) and not s.times) for c, s in zip(chat, sentences, strict=True)]
+        sentences = [Sentence(text=s.text, kind="phatic") if c else s for c, s in zip(chat, sentences, strict=True)]
     greeted = bool(previous) and all(s.kind == "phatic" for s in analyze(previous, names=names))
     if (opens_session(utterance) or greeted) and opening_address(sentences):
         # an address opening a conversation, or returning the other's greeting ("salam, you there?" "Waalaikumussalam,
         # Aiman!")
         sentences = [Sentence(text=sentences[0].text, kind="phatic"), *sentences[1:]]
-    if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked):
+    # a user talking to an assistant: "those lunges" may point to its advice (between peers, to a plan of one's own)
+    if short_remark(text, names, answers_question=asked) or reaction_reply(text, names, answers_question=asked, advised=to_assistant):
         # "Long, but good.", "I'll try it.": a reaction; but "Keep it short." tells how to answer
         return [s if s.kind == "content" and instructs_reply(s.text) else Sentence(text=s.text, kind="phatic") for s in sentences]
     if filler is not None and told:
@@ -214,6 +228,25 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
         if said and all(not s.procedural and not THIRD_PERSON.search(s.text) and filler.is_filler(s.text, names) for s in said):
             return [Sentence(text=s.text, kind="phatic") if s in said or s.kind == "phatic" else s for s in sentences]
     return sentences
+
+
+#: What a user's first turn says of the conversation itself: the assistant ("you"), or "this" / "these (things)" with
+#: nothing before it to point back to, closing its clause or before a particle ("put this on my phone", "new to this").
+_THE_CHAT = re.compile(r"\b(?:you|u)\b|\b(?:this|these)(?:\s+things?)?(?=\s*(?:[.,!;:]|$|\s+(?:up|for|on|with|out|before|right)\b))", re.IGNORECASE)
+
+
+#: A wish put to the assistant ("I want you to keep track of my invoices"): what the user wants of it, kept.
+_WISHED = re.compile(r"\b[a-z]+\s+(?:you|u)\s+to\b", re.IGNORECASE)
+
+
+def _of_the_chat(sentence: Sentence, names: list[str]) -> bool:
+    """Whether a sentence of the turn that opens a scope speaks only of the conversation (:data:`_THE_CHAT` in each of
+    its statements, :func:`.atoms.atoms`: "I keep bees and I'd like you to note things" keeps the bees; a wish put to
+    it, :data:`_WISHED`, is kept too): no
+    number, no capitalised word but the speakers' names (:func:`.social.plain_named`), no time, no instruction."""
+    text = sentence.text
+    return (all(_THE_CHAT.search(a) for a in atoms(text)) and not _WISHED.search(text) and not plain_named(text, names) and not sentence.times
+            and not sentence.procedural and not instructs_reply(text))
 
 
 #: The most words of an address that opens a conversation ("Habari Wanjiru!", "Dobry wieczór, Marek!").

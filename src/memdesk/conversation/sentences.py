@@ -19,7 +19,7 @@ _SENT_END = re.compile(r"[.!?]+[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])|[.!?]+\s*(?=\[s
 #: "Sra.", "Profa.", "Ing.", "Lic.", "Arq.", "Dott.", "Pr." are no sentence ends either).
 _TITLES = frozenset(
     """
-    mr mrs ms mx dr prof st mt ft rev fr sr jr sgt capt lt col gen gov sen rep hon messrs mme mlle
+    mr mrs ms mx dr prof st ste sta mt ft rev fr sr jr sgt capt lt col gen gov sen rep hon messrs mme mlle
     dra sra srta sres dres profa ing lic arq dott dssa sig pr mons
     """.split()
 )

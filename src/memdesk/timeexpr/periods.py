@@ -101,7 +101,8 @@ def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         elif ctx.direction == "recent":
             # a holiday said with no tense in the days just after it ("a thank-you note for Christmas", three days after
             # Christmas) is the one just gone (a year ahead is what "next" would have said); else the coming one
-            just = [y for y, (_s, e, _) in occ.items() if ref - JUST_PAST <= e <= ref]
+            window = timedelta(days=NEAR_DAYS) if ctx.prefer == "past" else JUST_PAST  # no tense at all: weeks, not days
+            just = [y for y, (_s, e, _) in occ.items() if ref - window <= e <= ref]
             year = max(just) if just else directed([s for s, _e, _ in occ.values()], ref, "future", occ[ref.year][0]).year
         else:
             year = directed([s for s, _e, _ in occ.values()], ref, ctx.direction, occ[ref.year][0]).year

@@ -217,8 +217,10 @@ def resolve(
                     # just past if it is the month before (a report), else the coming one
                     here = Ctx(prefer="past", direction="recent")
                 elif handler is p.h_holiday and tense in (None, "present") and not m["which"]:
-                    # a holiday named with no past or future: the one just gone in the days after it, else the coming one
-                    here = Ctx(prefer="future", direction="recent")
+                    # a holiday named with no past or future: the one just gone in the days after it (the weeks after it
+                    # when no verb gives a tense: "Mira quit sugar over Christmas", said on 15 January), else the
+                    # coming one
+                    here = Ctx(prefer="past" if tense is None else "future", direction="recent")
                 elif tense == "present" or (tense is None and (handler is not h.h_weekday or note(text, (s, e)))):
                     # no cue that it is past: the date a person infers is the coming one (a weekday too when its
                     # clause is a verbless note: "Physio on Wednesday at 8:30"); one just begun only

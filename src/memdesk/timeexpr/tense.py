@@ -363,6 +363,10 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         # dates is not narrated by the other clause's verb; one that carries on from it ("..., then Rome on 3 May",
         # "..., the 3rd of May") is
         return "present"
+    if _DATE_ONLY.fullmatch(text, start, span[0]) and re.match(r"\s*:", text[span[1] :]):
+        # a date heading an item of a schedule ("- Thursday: go over the glaze notes - Saturday: one mock firing, timed"): what
+        # the item says dates it, not another item's words; an item with no tense of its own is planned, so ahead
+        return sentence_tense(date_clause_words(text, span)) or "present"
     whole = sentence_tense(text)
     if whole == "future" and _SAME_FORM.search(clause) and not _FUTURE_CUE.search(text, 0, _end_of_clause(text, span[1])):
         # a plan said only in a later clause does not date an earlier one whose verb reads past as well as present
