@@ -69,7 +69,7 @@ def restatement(record: MemoryRecord, claims: Sequence[Claim] | None = None) -> 
 #: went great on Saturday", "6 nights in Hokkaido"; a long number is an identifier)
 _STATE_KINDS = ("money", "dose", "clock", "count", "percent", "label")
 #: what an amount is per ("€210 a week", "72 an hour", "7.200 per kilo"): amounts per different things differ in kind
-_PER = re.compile(r"(?:^|\s)(?:a|an|per|/)\s*(?P<unit>[a-z]+)\b", re.IGNORECASE)
+_PER = re.compile(r"(?:^|\s)(?:(?:an|a|per)\s+|/\s*)(?P<unit>[a-z]+)\b", re.IGNORECASE)  # "an hour": the hour, not "n"
 _UNIT = re.compile(r"[a-z²]+$", re.IGNORECASE)
 
 

@@ -65,7 +65,7 @@ from .narrowing import narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
 from .restated import RESTATED_TOPIC, measured_per_unit, restated, restated_terms, with_restatement
-from .updates import only_names, owner_only, updated_by, valueless
+from .updates import new_only, only_names, topic_terms, owner_only, updated_by, valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
 from ..retrieval.stemming import content_stems, covered, stem
@@ -190,6 +190,9 @@ def _all_replaced(new: list[Claim], old: list[Claim]) -> bool:
     )
 
 
+#: what an update shares with a memory whose value it names as replaced, or that measures its value alike (:meth:`Supersession._measured`)
+MEASURED = "=measured"
+
 _TEXTUAL = ("change", "update", "negation", "reversal", "topic", "habit", "contrast")
 
 
@@ -225,20 +228,25 @@ class Supersession:
     ``k``: stored records of each memory type compared with each new record that makes a claim;
     ``revise_min_score``: the least cosine for ``revise`` to take back an earlier memory;
     ``update_min_score``: the least cosine for an ``update`` (a new value: :mod:`.updates`) to close an earlier
-    memory, ``update_name_min_score`` when the words they share are only names.
+    memory, ``update_name_min_score`` when the words they share are only names; ``measured_min_score``: the least
+    when the update names the memory's value as the one replaced, or measures its value alike and shares a word of
+    what it is of, ``measured_alone_score`` when it only measures it alike or only shares such words (:meth:`_measured`).
     """
 
     def __init__(
         self, *, k: int = 50, revise_min_score: float = 0.3, update_min_score: float = 0.5, update_name_min_score: float = 0.65,
-        restated_min_score: float = RESTATED_TOPIC,
+        restated_min_score: float = RESTATED_TOPIC, measured_min_score: float = 0.3, measured_alone_score: float = 0.4,
     ) -> None:
-        if k < 1 or not all(0.0 <= s <= 1.0 for s in (revise_min_score, update_min_score, update_name_min_score, restated_min_score)):
+        scores = (revise_min_score, update_min_score, update_name_min_score, restated_min_score, measured_min_score, measured_alone_score)
+        if k < 1 or not all(0.0 <= s <= 1.0 for s in scores):
             raise ConfigError("supersession needs k >= 1 and minimum scores in [0, 1]")
         self.k = k
         self.revise_min_score = revise_min_score
         self.update_min_score = update_min_score
         self.update_name_min_score = update_name_min_score
         self.restated_min_score = restated_min_score
+        self.measured_min_score = measured_min_score
+        self.measured_alone_score = measured_alone_score
 
     def resolve(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray
@@ -345,10 +353,12 @@ class Supersession:
         it changes or the statements of its message giving no value (none when that message is not similar enough:
         ``update_min_score``, ``update_name_min_score`` when only names are shared)."""
         score = max(c.score for c in siblings)
-        if score < self.update_min_score or restated(update) and candidate.score < self.restated_min_score:
+        if score < self.measured_min_score or restated(update) and (score < self.update_min_score or candidate.score < self.restated_min_score):
             return set()
         context = valueless(c.record.text() for c in siblings if c is not candidate)
         shared = updated_by(update, candidate.record.text(), _names(candidate.record.speaker), context, beside)
+        if not restated(update) and (measured := self._measured(update, candidate, score, shared)) is not None:
+            return measured
         if shared and (owner_only(update, shared) or only_names(update, shared) and (score < self.update_name_min_score or restated(update))):
             if restated(update) or not measured_per_unit(update.value or "", candidate.record.text()):
                 return set()  # a name says whose value, not which one; a value per the same unit says which
@@ -356,6 +366,27 @@ class Supersession:
             shared, gone = restated_terms(update.value or "", candidate.record.text(), _names(candidate.record.speaker), candidate.score, shared)
             candidate.gone = [Claim(attribute="change", value=p, op="end") for p in gone]  # the places a split cuts (:mod:`.remainder`)
         return shared
+
+    def _measured(self, update: Claim, candidate: _Candidate, score: float, shared: set[str]) -> set[str] | None:
+        """What an update said with a word of change shares with a candidate by the structure of their values, where
+        the words do not say it: the value it names as replaced is the candidate's ("Fridays now instead of
+        Tuesdays" / "the pantry, Tuesday mornings"), or a value measured alike ("€7 an hour now" / "... €6.50 an
+        hour", "84 kg now" / "down to 86 kg": an amount per the same thing, a quantity in the same unit). Either
+        stands for a shared word of what the value is of (:data:`MEASURED`), and lets a statement less close in
+        meaning (``measured_min_score`` to ``update_min_score``) close it. ``None``: the words decide, as before."""
+        named = {t for t in shared if t.startswith("=")}
+        alike = measured_per_unit(new_only(update.value or ""), candidate.record.text())
+        if alike and not shared - named and topic_terms(new_only(update.value or ""), _names(candidate.record.speaker)):
+            alike = False  # measured alike but said of something it names and the memory does not ("council tax" / "mortgage")
+        if score >= self.update_min_score:
+            return shared | {MEASURED} if alike and not shared else None
+        words = shared - named
+        if words and (owner_only(update, words) or only_names(update, words)):
+            words = set()  # a name says whose value, not which one
+        if named or alike and words:
+            return shared | {MEASURED}
+        # one sign alone, a value measured alike or a word of what it is of: closer in meaning
+        return words | ({MEASURED} if alike else set()) if (alike or words) and score >= self.measured_alone_score else set()
 
     def _victims(self, candidates: list[_Candidate], claims: list[Claim], beside: str = "") -> list[_Candidate]:
         """The candidates ``claims`` close; ``beside``: the statements of their message that give no value."""
@@ -379,6 +410,9 @@ class Supersession:
                 siblings.setdefault(_message_of(c.record), []).append(c)
             shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)], beside) for c in candidates}
             best = [c for c in _best_views(candidates, {k: len(v) for k, v in shared.items()}) if c not in victims]
+            if best and all(shared[id(c)] == {MEASURED} for c in best):  # a value measured alike, no word of what it is of:
+                top = max(best, key=lambda c: c.score)  # the one statement closest in meaning, with its views
+                best = [c for c in best if _message_of(c.record) == _message_of(top.record)]
             for c in best if restated(update) else []:
                 c.restated = True
             victims += best
