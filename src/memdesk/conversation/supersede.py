@@ -64,8 +64,8 @@ from .effective import effective
 from .narrowing import narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
-from .restated import RESTATED_TOPIC, measured_per_unit, restated, restated_terms, with_restatement
-from .updates import new_only, only_names, topic_terms, owner_only, updated_by, valueless
+from .restated import RESTATED_TOPIC, another, measured_per_unit, restated, restated_terms, value_signs, with_restatement
+from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
 from ..retrieval.stemming import content_stems, covered, stem
@@ -192,6 +192,7 @@ def _all_replaced(new: list[Claim], old: list[Claim]) -> bool:
 
 #: what an update shares with a memory whose value it names as replaced, or that measures its value alike (:meth:`Supersession._measured`)
 MEASURED = "=measured"
+_LESS_CLOSE = "=less-close"  # found below ``update_min_score``: only when no closer statement is found
 
 _TEXTUAL = ("change", "update", "negation", "reversal", "topic", "habit", "contrast")
 
@@ -230,14 +231,16 @@ class Supersession:
     ``update_min_score``: the least cosine for an ``update`` (a new value: :mod:`.updates`) to close an earlier
     memory, ``update_name_min_score`` when the words they share are only names; ``measured_min_score``: the least
     when the update names the memory's value as the one replaced, or measures its value alike and shares a word of
-    what it is of, ``measured_alone_score`` when it only measures it alike or only shares such words (:meth:`_measured`).
+    what it is of, ``measured_alone_score`` when it only measures it alike, ``words_alone_score`` when it only shares such
+    words; found so, a memory is closed only when no statement closer than ``update_min_score`` is (:meth:`_measured`).
     """
 
     def __init__(
         self, *, k: int = 50, revise_min_score: float = 0.3, update_min_score: float = 0.5, update_name_min_score: float = 0.65,
         restated_min_score: float = RESTATED_TOPIC, measured_min_score: float = 0.3, measured_alone_score: float = 0.4,
+        words_alone_score: float = 0.45,
     ) -> None:
-        scores = (revise_min_score, update_min_score, update_name_min_score, restated_min_score, measured_min_score, measured_alone_score)
+        scores = (revise_min_score, update_min_score, update_name_min_score, restated_min_score, measured_min_score, measured_alone_score, words_alone_score)
         if k < 1 or not all(0.0 <= s <= 1.0 for s in scores):
             raise ConfigError("supersession needs k >= 1 and minimum scores in [0, 1]")
         self.k = k
@@ -247,6 +250,7 @@ class Supersession:
         self.restated_min_score = restated_min_score
         self.measured_min_score = measured_min_score
         self.measured_alone_score = measured_alone_score
+        self.words_alone_score = words_alone_score
 
     def resolve(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray
@@ -368,25 +372,19 @@ class Supersession:
         return shared
 
     def _measured(self, update: Claim, candidate: _Candidate, score: float, shared: set[str]) -> set[str] | None:
-        """What an update said with a word of change shares with a candidate by the structure of their values, where
-        the words do not say it: the value it names as replaced is the candidate's ("Fridays now instead of
-        Tuesdays" / "the pantry, Tuesday mornings"), or a value measured alike ("€7 an hour now" / "... €6.50 an
-        hour", "84 kg now" / "down to 86 kg": an amount per the same thing, a quantity in the same unit). Either
-        stands for a shared word of what the value is of (:data:`MEASURED`), and lets a statement less close in
-        meaning (``measured_min_score`` to ``update_min_score``) close it. ``None``: the words decide, as before."""
-        named = {t for t in shared if t.startswith("=")}
-        alike = measured_per_unit(new_only(update.value or ""), candidate.record.text())
-        if alike and not shared - named and topic_terms(new_only(update.value or ""), _names(candidate.record.speaker)):
-            alike = False  # measured alike but said of something it names and the memory does not ("council tax" / "mortgage")
+        """What an update shares with a candidate by the structure of their values where the words do not say it
+        (:func:`.restated.value_signs`: the value it names as replaced, a value measured alike), which lets a statement
+        less close in meaning close it (``measured_min_score`` .. ``update_min_score``, found so only when no closer one
+        is: :data:`_LESS_CLOSE`). ``None``: the words decide, as before."""
+        named, alike, words = value_signs(update, candidate.record.text(), shared, _names(candidate.record.speaker))
         if score >= self.update_min_score:
             return shared | {MEASURED} if alike and not shared else None
-        words = shared - named
-        if words and (owner_only(update, words) or only_names(update, words)):
-            words = set()  # a name says whose value, not which one
+        if another(update.value or ""):
+            return set()  # "plot 12 as well": one more beside it, not a new value of it
         if named or alike and words:
-            return shared | {MEASURED}
-        # one sign alone, a value measured alike or a word of what it is of: closer in meaning
-        return words | ({MEASURED} if alike else set()) if (alike or words) and score >= self.measured_alone_score else set()
+            return shared | {MEASURED, _LESS_CLOSE}
+        alone = alike and score >= self.measured_alone_score or words and score >= self.words_alone_score  # one sign alone: closer
+        return words | ({MEASURED} if alike else set()) | {_LESS_CLOSE} if alone else set()
 
     def _victims(self, candidates: list[_Candidate], claims: list[Claim], beside: str = "") -> list[_Candidate]:
         """The candidates ``claims`` close; ``beside``: the statements of their message that give no value."""
@@ -409,6 +407,9 @@ class Supersession:
             for c in candidates:
                 siblings.setdefault(_message_of(c.record), []).append(c)
             shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)], beside) for c in candidates}
+            if any(v and _LESS_CLOSE not in v for v in shared.values()):  # a statement close in meaning said it: the less close wait
+                shared = {k: set() if _LESS_CLOSE in v else v for k, v in shared.items()}
+            shared = {k: v - {_LESS_CLOSE} for k, v in shared.items()}
             best = [c for c in _best_views(candidates, {k: len(v) for k, v in shared.items()}) if c not in victims]
             if best and all(shared[id(c)] == {MEASURED} for c in best):  # a value measured alike, no word of what it is of:
                 top = max(best, key=lambda c: c.score)  # the one statement closest in meaning, with its views
