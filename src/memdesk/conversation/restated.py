@@ -32,9 +32,10 @@ from .typed_values import topic_terms, value_spans
 from .updates import new_only, not_an_update, only_names, owner_only, values_of
 from ..records import MemoryRecord
 from ..retrieval.same_attribute import without_names
+from ..retrieval.stemming import stem
 from ..retrieval.value_kinds import QUANTITY
 
-__all__ = ["RESTATED_TOPIC", "SLOT", "SURE_TOPIC", "another", "measured_anew", "measured_per_unit", "moved_place", "names_place", "restated", "restated_terms", "restatement", "value_restated", "value_signs", "with_restatement"]
+__all__ = ["RESTATED_TOPIC", "SLOT", "SURE_TOPIC", "another", "measured_anew", "measured_per_unit", "moved_place", "names_place", "restated", "restated_terms", "restatement", "near_values", "value_restated", "value_signs", "with_restatement"]
 
 SLOT = "restated"
 """The slot of an ``update`` claim read from structure alone (no word of change)."""
@@ -179,6 +180,21 @@ def value_signs(update: Claim, old: str, shared: set[str], names: frozenset[str]
     if words and (owner_only(update, words) or only_names(update, words)):
         words = set()  # a name says whose value, not which one
     return named, alike, words
+
+
+_WORD = re.compile(r"[A-Za-zÀ-ÿ][\w'-]*")
+#: words either side of a value that may say what it is of ("the rehearsals move to Thursdays", "module 1 assignment due")
+_NEAR = 4
+
+
+def near_values(terms: set[str], text: str) -> set[str]:
+    """The ``terms`` (stems) of ``text`` said within :data:`_NEAR` words of one of its typed values: the words of what a
+    value is of, not of another statement beside it ("unit manager ..., 7 to 4" says nothing of "20 units")."""
+    near: set[str] = set()
+    for _, _, (a, b) in value_spans(text):
+        before, after = _WORD.findall(text[:a])[-_NEAR:], _WORD.findall(text[b:])[:_NEAR]
+        near |= {stem(w.lower()) for w in before + after}
+    return {t for t in terms if any(t == w or min(len(t), len(w)) >= 4 and (t.startswith(w) or w.startswith(t)) for w in near)}
 
 
 def value_restated(new: str, old: str, score: float, shared: set[str], place: bool = False) -> bool:

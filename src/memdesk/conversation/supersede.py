@@ -20,7 +20,9 @@ and the ``k`` stored ones most similar to the new record, per memory type) and c
   job, a role or a pet (a change of plan does not take back who comes along);
 * ``update`` (a new value of what a memory measured: "the budget is up to £52,000", "we're down to 19
   hens", :mod:`memdesk.conversation.updates`): the memories holding another value of the same kind that are
-  similar enough (``update_min_score``) and share the most words saying what the value is of;
+  similar enough (``update_min_score``) and share the most words saying what the value is of; less similar ones when
+  the structure of the values says it and no closer memory is found (:meth:`Supersession._measured`: the value named
+  as replaced, "Fridays now instead of Tuesdays"; a value measured alike, "€7 an hour now" / "€6.50 an hour");
 * a value or a place stated anew with no word of change ("weigh-in today 5.4kg"): an ``update`` resolved with the
   stricter guards of :mod:`memdesk.conversation.restated`;
 * what ends by the shape of its clause (:mod:`memdesk.conversation.endings`): an ``ended`` thing ("My Vespa
@@ -64,7 +66,7 @@ from .effective import effective
 from .narrowing import narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
-from .restated import RESTATED_TOPIC, another, measured_per_unit, restated, restated_terms, value_signs, with_restatement
+from .restated import RESTATED_TOPIC, another, measured_per_unit, near_values, restated, restated_terms, value_signs, with_restatement
 from .updates import only_names, owner_only, updated_by, valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
@@ -383,7 +385,9 @@ class Supersession:
             return set()  # "plot 12 as well": one more beside it, not a new value of it
         if named or alike and words:
             return shared | {MEASURED, _LESS_CLOSE}
-        alone = alike and score >= self.measured_alone_score or words and score >= self.words_alone_score  # one sign alone: closer
+        # one sign alone: closer in meaning (the statement itself, not its message); a word, next to both values
+        words = near_values(near_values(words, update.value or ""), candidate.record.text()) if not alike else words
+        alone = alike and score >= self.measured_alone_score or words and candidate.score >= self.words_alone_score
         return words | ({MEASURED} if alike else set()) | {_LESS_CLOSE} if alone else set()
 
     def _victims(self, candidates: list[_Candidate], claims: list[Claim], beside: str = "") -> list[_Candidate]:
