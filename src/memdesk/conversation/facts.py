@@ -101,6 +101,10 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     (_p(rf"\b(?:my|our)\s+(?P<slot>{_KIN}(?:\s+{_CAP})?)\s+(?:now\s+|still\s+)?(?:lives|live|is\s+living|are\s+living|is\s+based|are\s+based|has\s+moved|have\s+moved|is\s+moving)\s+(?:in|to)\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", None),
     # someone named moves: their home, the slot their name ("Agnieszka is moving to Wrocław", "Tom has moved to Leeds")
     (_p(rf"(?:^|[,;:!.]\s*|\b(?:and|so|but|also)\s+)(?P<slot>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zà-ÿ\w'-]+))\s+(?:is\s+moving|has\s+moved|moved|is\s+relocating|has\s+relocated)\s+(?:back\s+)?to\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", None),
+    # someone named lives somewhere: their home, the slot their name ("Ruben lives in Utrecht", "Ines is based in Porto")
+    (_p(rf"(?:^|[,;:!.]\s*|\b(?:and|so|but|also)\s+)(?!(?-i:She|He|They|It|We|Who|That|This|There)\b)(?P<slot>(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][a-zà-ÿ\w'-]+))\s+(?:now\s+|still\s+)?(?:lives|is\s+living|is\s+based)\s+in\s+(?:the\s+)?{_NAME}{_STOP}"), "residence", "set", None),
+    # the speaker moved house, no new place named ("We moved on Saturday", "I've moved house"): the old home ends
+    (_p(rf"{_I}{_HAVE}\s+{_ADV}moved(?:\s+(?:house|flat|flats|home|out))?(?=\s*(?:$|[,.;:!?])|\s+(?:on|last|yesterday|today|this|at\s+the\s+weekend)\b)"), "residence", "end", ""),
     # employer
     (_p(rf"\bi\s+{_ADV}(?:work|teach)\s+(?:at|for|in)\s+{_ORG}{_STOP}"), "employer", "set", ""),
     (_p(rf"\bi(?:'m| am)\s+{_ADV}(?:working|teaching)\s+(?:at|for)\s+{_ORG}{_STOP}"), "employer", "set", ""),

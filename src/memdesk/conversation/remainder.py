@@ -134,7 +134,7 @@ _OWN = re.compile(r"^with\s+(?:my|our|his|her|their|\w+'s)\b", re.IGNORECASE)
 #: a clause with a subject of its own, someone's: "our kids are Amina", "his mum is 80" (no short apposition)
 _CLAUSE = re.compile(r"^(?:and\s+)?(?:my|our|his|her|their)\s+[\w-]+\s+(?:is|are|was|were|has|have|lives?|works?)\b", re.IGNORECASE)
 #: a part that holds only for the whole it was said with ("card payments only", "just the two of us")
-_EXCLUSIVE = re.compile(r"\b(?:only|just|exclusively|nothing\s+but)\b", re.IGNORECASE)
+_EXCLUSIVE = re.compile(r"(?<!\bnot\s)\b(?:only|just|exclusively|nothing\s+but)\b", re.IGNORECASE)  # "not just sitting at home": no exclusion
 #: kinds of amount one bare number may stand for
 _AMOUNTS = ("money", "count", "percent", "dose", "number")
 #: kinds of value that a part says as a time adjunct ("on 8 July", "at 7am", "from Monday"): cut alone, the rest stays

@@ -29,12 +29,13 @@ from collections.abc import Sequence
 
 from .claims import Claim, claims_in
 from .typed_values import topic_terms, value_spans
-from .updates import not_an_update, values_of
+from .updates import new_only, not_an_update, only_names, owner_only, values_of
 from ..records import MemoryRecord
 from ..retrieval.same_attribute import without_names
+from ..retrieval.stemming import stem
 from ..retrieval.value_kinds import QUANTITY
 
-__all__ = ["RESTATED_TOPIC", "SLOT", "SURE_TOPIC", "measured_anew", "measured_per_unit", "moved_place", "names_place", "restated", "restated_terms", "restatement", "value_restated", "with_restatement"]
+__all__ = ["RESTATED_TOPIC", "SLOT", "SURE_TOPIC", "another", "measured_anew", "measured_per_unit", "moved_place", "names_place", "restated", "restated_terms", "restatement", "near_values", "value_restated", "value_signs", "with_restatement"]
 
 SLOT = "restated"
 """The slot of an ``update`` claim read from structure alone (no word of change)."""
@@ -69,7 +70,7 @@ def restatement(record: MemoryRecord, claims: Sequence[Claim] | None = None) -> 
 #: went great on Saturday", "6 nights in Hokkaido"; a long number is an identifier)
 _STATE_KINDS = ("money", "dose", "clock", "count", "percent", "label")
 #: what an amount is per ("€210 a week", "72 an hour", "7.200 per kilo"): amounts per different things differ in kind
-_PER = re.compile(r"(?:^|\s)(?:a|an|per|/)\s*(?P<unit>[a-z]+)\b", re.IGNORECASE)
+_PER = re.compile(r"(?:^|\s)(?:(?:an|a|per)\s+|/\s*)(?P<unit>[a-z]+)\b", re.IGNORECASE)  # "an hour": the hour, not "n"
 _UNIT = re.compile(r"[a-z²]+$", re.IGNORECASE)
 
 
@@ -157,7 +158,43 @@ SURE_TOPIC = 0.7
 """The cosine at which one shared word of what a value is of is enough (below it, two are needed)."""
 
 #: a new instance beside the old one, not a new value of it: "another fencing job", "a third class", "a second one"
-_ANOTHER = re.compile(r"\b(?:another|other|second|third|fourth|fifth|extra|additional|one\s+more|also\s+(?:got|have|has|had))\b", re.IGNORECASE)
+_ANOTHER = re.compile(r"\b(?:another|other|second|third|fourth|fifth|extra|additional|one\s+more|also\s+(?:got|have|has|had)|as\s+well)\b", re.IGNORECASE)
+
+
+def another(text: str) -> bool:
+    """Whether ``text`` adds one more beside what was ("another fencing job", "plot 12 as well"), not a new value of it."""
+    return _ANOTHER.search(text) is not None
+
+
+def value_signs(update: Claim, old: str, shared: set[str], names: frozenset[str]) -> tuple[bool, bool, set[str]]:
+    """What says, by structure, that an ``update`` said with a word of change is of the value ``old`` holds, where the
+    words shared (``shared``, :func:`.updates.updated_by`) may not: whether it names ``old``'s value as the one replaced
+    ("Fridays now instead of Tuesdays" / "the pantry, Tuesday mornings": ``updated_by``'s ``=`` terms), whether it
+    states a value measured alike (:func:`measured_per_unit`: "€7 an hour now" / "... €6.50 an hour", "84 kg now" /
+    "down to 86 kg"; not when it names what its value is of and shares no word of it with ``old``: "council tax ...
+    £160 a month" / "mortgage £1,100 a month"), and the words of what the value is of shared, less names and owners."""
+    said = new_only(update.value or "")
+    named = any(t.startswith("=") for t in shared)
+    words = {t for t in shared if not t.startswith("=")}
+    alike = measured_per_unit(said, old) and not (not words and topic_terms(said, names))
+    if words and (owner_only(update, words) or only_names(update, words)):
+        words = set()  # a name says whose value, not which one
+    return named, alike, words
+
+
+_WORD = re.compile(r"[A-Za-zÀ-ÿ][\w'-]*")
+#: words either side of a value that may say what it is of ("the rehearsals move to Thursdays", "module 1 assignment due")
+_NEAR = 4
+
+
+def near_values(terms: set[str], text: str) -> set[str]:
+    """The ``terms`` (stems) of ``text`` said within :data:`_NEAR` words of one of its typed values: the words of what a
+    value is of, not of another statement beside it ("unit manager ..., 7 to 4" says nothing of "20 units")."""
+    near: set[str] = set()
+    for _, _, (a, b) in value_spans(text):
+        before, after = _WORD.findall(text[:a])[-_NEAR:], _WORD.findall(text[b:])[:_NEAR]
+        near |= {stem(w.lower()) for w in before + after}
+    return {t for t in terms if any(t == w or min(len(t), len(w)) >= 4 and (t.startswith(w) or w.startswith(t)) for w in near)}
 
 
 def value_restated(new: str, old: str, score: float, shared: set[str], place: bool = False) -> bool:

@@ -20,7 +20,8 @@ and the ``k`` stored ones most similar to the new record, per memory type) and c
   job, a role or a pet (a change of plan does not take back who comes along);
 * ``update`` (a new value of what a memory measured: "the budget is up to £52,000", "we're down to 19
   hens", :mod:`memdesk.conversation.updates`): the memories holding another value of the same kind that are
-  similar enough (``update_min_score``) and share the most words saying what the value is of;
+  similar enough (``update_min_score``) and share the most words saying what the value is of, or whose value's
+  structure says it when no closer memory is found (:mod:`.update_terms`: "Fridays now instead of Tuesdays");
 * a value or a place stated anew with no word of change ("weigh-in today 5.4kg"): an ``update`` resolved with the
   stricter guards of :mod:`memdesk.conversation.restated`;
 * what ends by the shape of its clause (:mod:`memdesk.conversation.endings`): an ``ended`` thing ("My Vespa
@@ -64,8 +65,9 @@ from .effective import effective
 from .narrowing import narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
-from .restated import RESTATED_TOPIC, measured_per_unit, restated, restated_terms, with_restatement
-from .updates import only_names, owner_only, updated_by, valueless
+from .restated import RESTATED_TOPIC, restated, with_restatement
+from .update_terms import MEASURED, UpdateGates, closest_first, update_terms
+from .updates import valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
 from ..retrieval.stemming import content_stems, covered, stem
@@ -225,20 +227,21 @@ class Supersession:
     ``k``: stored records of each memory type compared with each new record that makes a claim;
     ``revise_min_score``: the least cosine for ``revise`` to take back an earlier memory;
     ``update_min_score``: the least cosine for an ``update`` (a new value: :mod:`.updates`) to close an earlier
-    memory, ``update_name_min_score`` when the words they share are only names.
+    memory, ``update_name_min_score`` when the words they share are only names; ``measured_min_score``,
+    ``measured_alone_score``, ``words_alone_score``: below it, by the structure of the values (:class:`.UpdateGates`).
     """
 
     def __init__(
         self, *, k: int = 50, revise_min_score: float = 0.3, update_min_score: float = 0.5, update_name_min_score: float = 0.65,
-        restated_min_score: float = RESTATED_TOPIC,
+        restated_min_score: float = RESTATED_TOPIC, measured_min_score: float = 0.3, measured_alone_score: float = 0.4,
+        words_alone_score: float = 0.45,
     ) -> None:
-        if k < 1 or not all(0.0 <= s <= 1.0 for s in (revise_min_score, update_min_score, update_name_min_score, restated_min_score)):
+        if k < 1 or not all(0.0 <= s <= 1.0 for s in (revise_min_score, update_min_score, update_name_min_score, restated_min_score,
+                                                        measured_min_score, measured_alone_score, words_alone_score)):  # fmt: skip
             raise ConfigError("supersession needs k >= 1 and minimum scores in [0, 1]")
-        self.k = k
-        self.revise_min_score = revise_min_score
-        self.update_min_score = update_min_score
-        self.update_name_min_score = update_name_min_score
-        self.restated_min_score = restated_min_score
+        self.k, self.revise_min_score, self.update_min_score, self.update_name_min_score = k, revise_min_score, update_min_score, update_name_min_score
+        self.restated_min_score, self.measured_min_score, self.measured_alone_score = restated_min_score, measured_min_score, measured_alone_score
+        self.words_alone_score = words_alone_score
 
     def resolve(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray
@@ -341,19 +344,12 @@ class Supersession:
         return out
 
     def _updates(self, update: Claim, candidate: _Candidate, siblings: list[_Candidate], beside: str) -> set[str]:
-        """The words saying what a value is of that ``update`` (or ``beside`` it) shares with a candidate whose value
-        it changes or the statements of its message giving no value (none when that message is not similar enough:
-        ``update_min_score``, ``update_name_min_score`` when only names are shared)."""
-        score = max(c.score for c in siblings)
-        if score < self.update_min_score or restated(update) and candidate.score < self.restated_min_score:
-            return set()
+        """What ``update`` shares with a candidate whose value it changes (:func:`.update_terms.update_terms`)."""
+        gates = UpdateGates(*(getattr(self, f"{g}_score") for g in ("update_min", "update_name_min", "restated_min", "measured_min", "measured_alone", "words_alone")))
         context = valueless(c.record.text() for c in siblings if c is not candidate)
-        shared = updated_by(update, candidate.record.text(), _names(candidate.record.speaker), context, beside)
-        if shared and (owner_only(update, shared) or only_names(update, shared) and (score < self.update_name_min_score or restated(update))):
-            if restated(update) or not measured_per_unit(update.value or "", candidate.record.text()):
-                return set()  # a name says whose value, not which one; a value per the same unit says which
-        if restated(update):  # no word of change: the structure must say it (:mod:`.restated`)
-            shared, gone = restated_terms(update.value or "", candidate.record.text(), _names(candidate.record.speaker), candidate.score, shared)
+        score, names = max(c.score for c in siblings), _names(candidate.record.speaker)
+        shared, gone = update_terms(update, candidate.record.text(), names, score, candidate.score, context, beside, gates)
+        if restated(update):
             candidate.gone = [Claim(attribute="change", value=p, op="end") for p in gone]  # the places a split cuts (:mod:`.remainder`)
         return shared
 
@@ -378,7 +374,11 @@ class Supersession:
             for c in candidates:
                 siblings.setdefault(_message_of(c.record), []).append(c)
             shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)], beside) for c in candidates}
+            shared = closest_first(shared)  # found below update_min_score: only when no closer memory is
             best = [c for c in _best_views(candidates, {k: len(v) for k, v in shared.items()}) if c not in victims]
+            if best and all(shared[id(c)] == {MEASURED} for c in best):  # a value measured alike, no word of what it is of:
+                top = max(best, key=lambda c: c.score)  # the one statement closest in meaning, with its views
+                best = [c for c in best if _message_of(c.record) == _message_of(top.record)]
             for c in best if restated(update) else []:
                 c.restated = True
             victims += best

@@ -33,7 +33,7 @@ __all__ = [
 _CUE = re.compile(
     r"\b(?:now|instead|again|new|newer|up\s+to|down\s+to|back\s+to|extra|"
     r"rais(?:e|ed|es|ing)|rise|lower(?:ed|ing)|increas(?:ed|ing)|reduc(?:ed|ing)|cut|cuts|cutting|dropped|dropping|drops|push(?:ed|es|ing)|"
-    r"bump(?:ed|s|ing)|upped|moved|moving|shortened|extend(?:ed|s|ing)|in\s+the\s+end|actually|correction|"
+    r"bump(?:ed|s|ing)|upped|moved|moving|moves?\s+(?:back\s+)?to|go(?:es)?\s+to\s+[£$€₹¥₦]?(?=\d)|shortened|extend(?:ed|s|ing)|in\s+the\s+end|actually|correction|"
     r"changed|changes|delayed|rescheduled|brought\s+forward|put\s+back|slipped|settled\s+at|went\s+in|rose|fell|grew|grown|doubled|halved|"
     # a value moving along its scale: "savings jumped to 115,000", "the list hit 40", "pledges crossed 5,000"
     r"(?:jump(?:ed|s)|climb(?:ed|s)|reach(?:ed|es)|soar(?:ed|s)|dip(?:ped|s)|s[au]nk|slid|shr[au]nk|plunged|tumbled|cross(?:ed|es)|"
