@@ -46,7 +46,7 @@ March") does, "this year" does not."""
 def of_kind(
     question: str, hits: Sequence[SearchHit], focus: Focus | None, states: list[bool], replaced: list[bool],
     current: list[int], share: Callable[[int], float], asked_at: datetime | None, window: int, trust: float,
-    denial: list[bool],
+    denial: list[bool], direct: Callable[[int], bool] | None = None,
 ) -> int | None:
     """For a question asking for a kind of value (a place, a date, an amount, ...): the hit of the best few that
     answers it among those stating a value of that kind. Candidates: the current hits, and a replaced one whose
@@ -83,10 +83,11 @@ def of_kind(
     pick = stating[0] if share(stating[0]) >= KEEP_SHARE * share(best) else best
     top = current[0] if current else None  # the best current hit
     if top is not None and not states[top] and (top > 0 or hits[0].score >= trust) and (
-        share(top) > share(pick)
+        (share(top) > share(pick) and (direct is None or direct(top)))
         or (share(top) == share(pick) > 0 and _later(hits[top].record, hits[pick].record) and _plain(hits[top].record, focus))
-    ):  # the best current hit holds more of the question's words, or as much, said later and stating no value of
-        return None  # another kind ("Maya works night shifts now"): it answers as the ranking or the words decide
+    ):  # the best current hit holds more of the question's words (unless neither it nor its message states a value of
+        # the asked kind: ``direct``), or as much, said later and stating no value of another kind ("Maya works night
+        return None  # shifts now"): it answers as the ranking or the words decide
     if focus is None or not focus.current or focus.several or windows or asks_past(question):
         return pick
     now = asks_now(question)
