@@ -109,3 +109,27 @@ def test_a_hit_stating_a_value_of_something_else_leaves_the_closest_with_the_lab
     )
     answer = ExtractiveAnswerer(label="").answer("When is Tomas's cataract surgery?", Evidence(hits=ev, text="x", tokens=1))
     assert answer.answer.startswith(NOT_DIRECT) and "cataract" in answer.answer
+
+
+def test_a_question_asking_for_a_set_is_answered_by_every_hit_naming_items_of_it():
+    ev = ranked(
+        said("Tomas finished a commission in Ashford, a walnut staircase for Mrs Hale."),
+        said("Tomas keeps two goats."),
+        said("New commission: a kitchen for the Brennans in Rye.", 4),
+        said("Tomas likes strong coffee."),
+        said("Tomas paints the shed in spring."),
+    )
+    text = ExtractiveAnswerer(label="").answer("Which commissions has Tomas mentioned?", Evidence(hits=ev, text="x", tokens=1)).answer
+    assert "Mrs Hale" in text and "Also: New commission: a kitchen for the Brennans" in text and "goats" not in text
+
+
+def test_no_parts_for_a_set_asked_as_it_is_now():
+    ev = ranked(
+        said("Tomas is on a commission in Ashford, a walnut staircase for Mrs Hale."),
+        said("Tomas keeps two goats."),
+        said("Tomas finished a commission for the Brennans in Rye.", 4),  # an older item is no part of the set now
+        said("Tomas likes strong coffee."),
+        said("Tomas paints the shed in spring."),
+    )
+    text = ExtractiveAnswerer(label="").answer("Which commissions does Tomas have now?", Evidence(hits=ev, text="x", tokens=1)).answer
+    assert "Mrs Hale" in text and "Also:" not in text

@@ -57,13 +57,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from ..hits import SearchHit
 from ..records import MemoryRecord
 from ..retrieval.question_focus import Focus, RecordValues, question_focus, user_name_words
-from ..retrieval.question_now import asks_then
+from ..retrieval.question_now import asks_now, asks_then
 from ..retrieval.stemming import StemmingTokenizer
 from .answer_head import Head, asked_head, text_stems
 from .answer_kinds import KEEP_SHARE, loose, of_kind
@@ -116,6 +116,9 @@ class Choice:
     direct: bool = True
     """Whether ``answer`` (or ``beside``) states a value of the kind the question asks for (a place for "Where ...?");
     False when the best record holds the question's words but no such value: the answerer then says so."""
+    more: tuple[SearchHit, ...] = ()
+    """For a question asking for a set of items, the other hits of the best few that each name some of them (hold a
+    head word of the question and state a value of the asked kind): parts of the answer, in rank order."""
 
 
 def choose(
@@ -196,7 +199,10 @@ def choose(
 
     choice = ranked()
     better = _by_head(question, hits, current[:window], states, choice)
-    return chosen(better, tuple(weights)) if better is not None else choice
+    choice = chosen(better, tuple(weights)) if better is not None else choice
+    if focus is not None and focus.several:  # "Which client jobs has Ana mentioned?": each record naming one answers
+        return _with_parts(question, head, hits[:window], states, replaced, choice)  # part of it
+    return choice
 
 
 def _replaced(record: MemoryRecord, asked_at: datetime | None) -> bool:
@@ -310,6 +316,29 @@ def _weights(terms: list[str], words: list[set[str]]) -> dict[str, float]:
             continue
         out[t] = math.log((n + 1) / (df + 0.5))
     return out
+
+
+PARTS = 3
+"""The most hits added to an answer to a question asking for a set of items."""
+
+
+def _with_parts(
+    question: str, head: Head | None, hits: Sequence[SearchHit], states: list[bool], replaced: list[bool],
+    choice: Choice,
+) -> Choice:
+    """``choice`` with the other hits of ``hits`` (the best few) that name items of the asked set: they hold the head
+    noun of the question (the set's noun, "Which client *jobs* ...?") and state a value of the asked kind (a replaced one
+    too: "Which jobs has Ana mentioned?" asks of every one); ``choice`` as it is when the question names no such noun
+    ("What hours will Ana work?") or asks what holds now ("Which nights does Ana work now?": an older record naming
+    nights is no part of that set, and what replaced it is not read here)."""
+    noun = head.noun if head is not None else None
+    if noun is None or choice.answer is None or asks_now(question):
+        return choice
+    parts = tuple(
+        h for i, h in enumerate(hits)
+        if states[i] and noun in text_stems(h.record.text()) and h.record.id != choice.answer.record.id
+    )
+    return replace(choice, more=parts[:PARTS]) if parts else choice
 
 
 def _tells(head: Head | None, record: MemoryRecord) -> bool:

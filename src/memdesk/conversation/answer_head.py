@@ -71,9 +71,10 @@ KIND_NOUNS = frozenset(
 """Nouns of a wh-phrase that name the kind of value asked for, not what it is a value of ("On what *day* did ...?")."""
 
 LIGHT_VERBS = frozenset(
-    "be do have get go make take say tell ask mention suggest recommend give want need use happen think".split()
+    "be do have get go make take say tell ask mention suggest recommend give want need use happen think call name".split()
 )
-"""Verbs that say nothing of the asked attribute ("What did the assistant *say* about ...?", "What does he *do*?")."""
+"""Verbs that say nothing of the asked attribute ("What did the assistant *say* about ...?", "What does he *do*?", "What
+is the dog *called*?")."""
 
 _LIGHT_STEMS = frozenset(stem(v) for v in LIGHT_VERBS)
 _WORD = re.compile(r"[A-Za-z0-9][\w'\u2019-]*")
@@ -92,6 +93,12 @@ class Head:
     """The stem of the main verb, when it is not a light one."""
     names: tuple[str, ...] = ()
     """The stems of the names of the question's subject ("When did *Tomas* fall ...?")."""
+
+    @property
+    def noun(self) -> str | None:
+        """The stem of the head noun: the last word of the wh-phrase or of the subject of "be" ("Which client *jobs*
+        ...?"); None when the question names none (a kind noun or a verb only)."""
+        return next((s for s, w in self.weights if w == HEAD_WEIGHT), None)
 
     def past_event(self) -> bool:
         """Whether the question asks when something happened: "When did Tomas fall off the ladder?" (a verb, in the
