@@ -133,3 +133,15 @@ def test_no_parts_for_a_set_asked_as_it_is_now():
     )
     text = ExtractiveAnswerer(label="").answer("Which commissions does Tomas have now?", Evidence(hits=ev, text="x", tokens=1)).answer
     assert "Mrs Hale" in text and "Also:" not in text
+
+
+def test_a_later_statement_of_the_kind_of_another_attribute_does_not_replace_the_answer_now():
+    ev = ranked(
+        said("The doctor changed the insulin to 10 units.", 5),
+        said("Tomas takes the bus each morning now, 3 stops.", 9),  # later, a count, the question's verb: not insulin
+        said("Tomas keeps two goats."),
+        said("Tomas likes strong coffee."),
+        said("Tomas paints the shed in spring."),
+        top=0.15,
+    )
+    assert choose("How many units of insulin does Tomas take each morning now?", ev).answer is ev[0]

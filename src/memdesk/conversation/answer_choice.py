@@ -168,11 +168,13 @@ def choose(
         return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
 
     def ranked() -> Choice:  # the answer as the ranking, the asked kind and the question's words choose it
-        kind = of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial)
+        nouns = head.nouns if head is not None else ()
+        tells = (lambda i: bool(set(nouns) & text_stems(hits[i].record.text()))) if nouns else None
+        kind = of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial, tells=tells)
         if kind is None:  # the best current hit holds more of the question's words: unless it says nothing of the kind
             kind = of_kind(
                 question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial,
-                direct=lambda i: chosen(i, ()).direct,
+                direct=lambda i: chosen(i, ()).direct, tells=tells,
             )  # and a hit stating a value of the kind holds what the question asks of ("When is the surgery?")
             kind = kind if kind is not None and _tells(head, hits[kind].record) else None
         if kind is not None:

@@ -100,6 +100,11 @@ class Head:
         ...?"); None when the question names none (a kind noun or a verb only)."""
         return next((s for s, w in self.weights if w == HEAD_WEIGHT), None)
 
+    @property
+    def nouns(self) -> tuple[str, ...]:
+        """The stems of the head words other than the verb (the wh-phrase, the subject of "be")."""
+        return tuple(s for s, _ in self.weights if s != self.verb)
+
     def past_event(self) -> bool:
         """Whether the question asks when something happened: "When did Tomas fall off the ladder?" (a verb, in the
         past, with "did"): the record that tells that event, holding its verb, answers with its date."""

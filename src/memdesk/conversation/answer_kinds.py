@@ -5,7 +5,9 @@ the hit stating one (:func:`_of_kind`), among the best few current hits holding 
 best one): those dated inside a time of a month or less the question names ("What was her HbA1c in March?") first,
 then the one holding most of the question's words (the better ranked while it holds at least :data:`KEEP_SHARE` of the
 best), and, for a question about what holds now, a later statement of the kind on the same subject (one telling a change
-and naming what the earlier named, or for a question saying "now", one holding as much of its words) replaces it. The
+and naming what the earlier named, or for a question saying "now", one holding as much of its words) replaces it,
+unless it holds none of the nouns the question asks of (``tells``: "How many units of insulin ...?" is not answered by
+a later count of bus stops). The
 best current hit keeps the answer when it states no such value but holds more of the question's words (its message may
 state the value), or as much when it was said later and states no value of its own ("Maya works night shifts now"
 over the older "Maya works at the Riverside clinic"). A replaced hit answers too when the record that replaced it is in
@@ -46,7 +48,7 @@ March") does, "this year" does not."""
 def of_kind(
     question: str, hits: Sequence[SearchHit], focus: Focus | None, states: list[bool], replaced: list[bool],
     current: list[int], share: Callable[[int], float], asked_at: datetime | None, window: int, trust: float,
-    denial: list[bool], direct: Callable[[int], bool] | None = None,
+    denial: list[bool], direct: Callable[[int], bool] | None = None, tells: Callable[[int], bool] | None = None,
 ) -> int | None:
     """For a question asking for a kind of value (a place, a date, an amount, ...): the hit of the best few that
     answers it among those stating a value of that kind. Candidates: the current hits, and a replaced one whose
@@ -94,8 +96,8 @@ def of_kind(
     names = RecordValues.of(hits[pick].record.text()).names - focus.said
     for j in stating:
         later, record = hits[j].record, hits[pick].record
-        if j == pick or later.role != record.role or not _later(later, record):
-            continue
+        if j == pick or later.role != record.role or not _later(later, record) or (tells is not None and not tells(j)):
+            continue  # (a later statement that holds no head word of the question is of another attribute)
         change = update_of(later.text()) is not None
         if (change and names & RecordValues.of(later.text()).names) or (
             now and share(j) > 0 and (share(j) >= share(pick) or change)
