@@ -145,3 +145,8 @@ def test_a_later_statement_of_the_kind_of_another_attribute_does_not_replace_the
         top=0.15,
     )
     assert choose("How many units of insulin does Tomas take each morning now?", ev).answer is ev[0]
+
+
+def test_the_subject_s_name_is_no_head_word_when_the_wh_phrase_names_one():
+    assert weights("Which team was Lena picked for?") == {stem("team"): HEAD_WEIGHT, stem("pick"): 1.0}
+    assert weights("When is the Harbour Run now?") == {stem("harbour"): 1.0, stem("run"): HEAD_WEIGHT}

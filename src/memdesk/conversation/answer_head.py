@@ -175,6 +175,8 @@ def asked_head(question: str) -> Head | None:
         if participle and len(segment) > 1:
             nouns = segment[:-1]
             verb_stem = _add_verb(weights, last)
+        if weights:  # "Which team was Freja picked for?": the wh-phrase names what is asked of, the subject's name not
+            nouns = [w for w in nouns if not _capital(w)]
         _add_phrase(weights, _of_kind_noun(nouns, words, i))
     elif len(segment) > 1:
         verb = _verb(segment)
