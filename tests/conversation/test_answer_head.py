@@ -57,6 +57,8 @@ def test_past_event_reads_when_did_and_the_subject_names():
     assert head is not None and head.past_event() and head.names == (stem("tomas"),)
     later = asked_head("When is the harbour fair?")
     assert later is not None and not later.past_event()
+    passive = asked_head("When was the garden fence painted?")
+    assert passive is not None and passive.past_event() and passive.verb == stem("paint")
 
 
 def test_text_stems_hold_an_irregular_past_by_its_base_and_a_ment_noun_by_its_verb():

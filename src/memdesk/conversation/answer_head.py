@@ -106,9 +106,10 @@ class Head:
         return tuple(s for s, _ in self.weights if s != self.verb)
 
     def past_event(self) -> bool:
-        """Whether the question asks when something happened: "When did Tomas fall off the ladder?" (a verb, in the
-        past, with "did"): the record that tells that event, holding its verb, answers with its date."""
-        return self.wh == "when" and self.aux == "did" and self.verb is not None
+        """Whether the question asks when something happened: "When did Tomas fall off the ladder?", "When was the
+        fence painted?" (a verb in the past, with "did", or a participle after "was"/"were"): the record that tells
+        that event, holding its verb, answers with its date."""
+        return self.wh == "when" and self.aux in ("did", "was", "were") and self.verb is not None
 
     def held(self, stems: frozenset[str]) -> float:
         """The weight of the head words among ``stems`` (a text's :func:`text_stems`)."""
