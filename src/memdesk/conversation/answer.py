@@ -50,7 +50,10 @@ class ExtractiveAnswerer:
     superseded record holds them; when the record that replaced that one is in the evidence, it is the
     answer, followed by ``" Before (since replaced): <record>"``; an answer that does not state the kind of value
     the question asks for ("Where ...?": a place) is followed by a statement of its own message that does, when one is
-    in the evidence. ``label=""`` drops the prefix (``Answer.extractive`` still says what it is).
+    in the evidence; an answer to a question asking for a set of items ("Which commissions has Tomas mentioned?") is
+    followed by ``" Also: <record>"`` for each other record of the best few naming items of it
+    (:attr:`~memdesk.conversation.answer_choice.Choice.more`). ``label=""`` drops the prefix (``Answer.extractive``
+    still says what it is).
     """
 
     def __init__(self, *, label: str = EXTRACTIVE_LABEL) -> None:
@@ -78,6 +81,8 @@ class ExtractiveAnswerer:
             text = _said(choice.answer) if choice.direct else f"{NOT_DIRECT} Closest: {_said(choice.answer)}"
             if choice.beside is not None:  # the answer's own message says the value asked for in another statement
                 text = f"{text} {_said(choice.beside)}"
+            for part in choice.more:  # the other records naming items of an asked set
+                text = f"{text} Also: {_said(part)}"
             if choice.earlier is not None:  # the memory holding the question's words, and what replaced it
                 text = f"{text} Before (since replaced): {_said(choice.earlier)}"
         else:

@@ -57,14 +57,15 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from ..hits import SearchHit
 from ..records import MemoryRecord
 from ..retrieval.question_focus import Focus, RecordValues, question_focus, user_name_words
-from ..retrieval.question_now import asks_then
+from ..retrieval.question_now import asks_now, asks_then
 from ..retrieval.stemming import StemmingTokenizer
+from .answer_head import Head, asked_head, text_stems
 from .answer_kinds import KEEP_SHARE, loose, of_kind
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
@@ -115,6 +116,9 @@ class Choice:
     direct: bool = True
     """Whether ``answer`` (or ``beside``) states a value of the kind the question asks for (a place for "Where ...?");
     False when the best record holds the question's words but no such value: the answerer then says so."""
+    more: tuple[SearchHit, ...] = ()
+    """For a question asking for a set of items, the other hits of the best few that each name some of them (hold a
+    head word of the question and state a value of the asked kind): parts of the answer, in rank order."""
 
 
 def choose(
@@ -143,6 +147,7 @@ def choose(
         if not replaced[i] and not denial[i] and not _negated(i, hits, words, common, replaced)
     ][:window]
     weights = _weights(_TOKENIZER(question), words)
+    head = asked_head(question)
 
     def chosen(i: int, terms: tuple[str, ...]) -> Choice:  # a current hit answers; its message may say the value
         if states[i]:
@@ -161,27 +166,45 @@ def choose(
 
     if asks_then(question) and (then := _replaced_answer(hits[:window], states, share, replaced)) is not None:
         return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
-    if (kind := of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial)) is not None:
-        return chosen(kind, tuple(weights))  # the best hit stating a value of the asked kind
-    if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
-        return chosen(0, tuple(weights))
-    if not weights:  # a question of function words and names only: the ranking is all there is
-        return chosen(current[0], ()) if current else Choice(hits[0], hits[0], None, ())
-    best = max(current, key=lambda i: (share(i), -i), default=None)
-    if best is not None and share(best) > 0:
-        if share(current[0]) >= KEEP_SHARE * share(best):
-            best = current[0]
-        return chosen(best, tuple(weights))
-    old = sorted((i for i in range(len(hits)) if replaced[i] and share(i) > 0), key=lambda i: (-share(i), i))
-    for i in old:  # the replaced memory holding most of the question's words whose replacement answers
-        newer = next((j for j, h in enumerate(hits) if h.record.id == hits[i].record.superseded_by), None)
-        if newer is not None and (denial[newer] or not states[newer]):  # it closed the old value or says another thing
-            newer = _restated(newer, hits, denial, states, replaced)  # a statement beside it may say the new value
-        if newer is not None:
-            return Choice(hits[newer], hits[0], hits[i], tuple(weights))
-    if denial[0] and not old and any(states[i] for i in current):  # the first hit only said what no longer holds
-        return chosen(next(i for i in current if states[i]), tuple(weights))
-    return Choice(None, hits[0], hits[old[0]] if old else None, tuple(weights))
+
+    def ranked() -> Choice:  # the answer as the ranking, the asked kind and the question's words choose it
+        nouns = head.nouns if head is not None else ()
+        tells = (lambda i: bool(set(nouns) & text_stems(hits[i].record.text()))) if nouns else None
+        kind = of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial, tells=tells)
+        if kind is None:  # the best current hit holds more of the question's words: unless it says nothing of the kind
+            kind = of_kind(
+                question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial,
+                direct=lambda i: chosen(i, ()).direct, tells=tells,
+            )  # and a hit stating a value of the kind holds what the question asks of ("When is the surgery?")
+            kind = kind if kind is not None and _tells(head, hits[kind].record) else None
+        if kind is not None:
+            return chosen(kind, tuple(weights))  # the best hit stating a value of the asked kind
+        if current and current[0] == 0 and hits[0].score >= trust:  # the ranking is sure enough: the first hit answers
+            return chosen(0, tuple(weights))
+        if not weights:  # a question of function words and names only: the ranking is all there is
+            return chosen(current[0], ()) if current else Choice(hits[0], hits[0], None, ())
+        best = max(current, key=lambda i: (share(i), -i), default=None)
+        if best is not None and share(best) > 0:
+            if share(current[0]) >= KEEP_SHARE * share(best):
+                best = current[0]
+            return chosen(best, tuple(weights))
+        old = sorted((i for i in range(len(hits)) if replaced[i] and share(i) > 0), key=lambda i: (-share(i), i))
+        for i in old:  # the replaced memory holding most of the question's words whose replacement answers
+            newer = next((j for j, h in enumerate(hits) if h.record.id == hits[i].record.superseded_by), None)
+            if newer is not None and (denial[newer] or not states[newer]):  # it closed the old value or says another thing
+                newer = _restated(newer, hits, denial, states, replaced)  # a statement beside it may say the new value
+            if newer is not None:
+                return Choice(hits[newer], hits[0], hits[i], tuple(weights))
+        if denial[0] and not old and any(states[i] for i in current):  # the first hit only said what no longer holds
+            return chosen(next(i for i in current if states[i]), tuple(weights))
+        return Choice(None, hits[0], hits[old[0]] if old else None, tuple(weights))
+
+    choice = ranked()
+    better = _by_head(question, hits, current[:window], states, choice)
+    choice = chosen(better, tuple(weights)) if better is not None else choice
+    if focus is not None and focus.several:  # "Which client jobs has Ana mentioned?": each record naming one answers
+        return _with_parts(question, head, hits[:window], states, replaced, choice)  # part of it
+    return choice
 
 
 def _replaced(record: MemoryRecord, asked_at: datetime | None) -> bool:
@@ -295,3 +318,55 @@ def _weights(terms: list[str], words: list[set[str]]) -> dict[str, float]:
             continue
         out[t] = math.log((n + 1) / (df + 0.5))
     return out
+
+
+PARTS = 3
+"""The most hits added to an answer to a question asking for a set of items."""
+
+
+def _with_parts(
+    question: str, head: Head | None, hits: Sequence[SearchHit], states: list[bool], replaced: list[bool],
+    choice: Choice,
+) -> Choice:
+    """``choice`` with the other hits of ``hits`` (the best few) that name items of the asked set: they hold the head
+    noun of the question (the set's noun, "Which client *jobs* ...?") and state a value of the asked kind (a replaced one
+    too: "Which jobs has Ana mentioned?" asks of every one); ``choice`` as it is when the question names no such noun
+    ("What hours will Ana work?") or asks what holds now ("Which nights does Ana work now?": an older record naming
+    nights is no part of that set, and what replaced it is not read here)."""
+    noun = head.noun if head is not None else None
+    if noun is None or choice.answer is None or asks_now(question):
+        return choice
+    parts = tuple(
+        h for i, h in enumerate(hits)
+        if states[i] and noun in text_stems(h.record.text()) and h.record.id != choice.answer.record.id
+    )
+    return replace(choice, more=parts[:PARTS]) if parts else choice
+
+
+def _tells(head: Head | None, record: MemoryRecord) -> bool:
+    """Whether ``record`` holds a head word of the question (what it asks of: "surgery" for "When is the cataract
+    surgery?"); False for a question with no head."""
+    return head is not None and head.held(text_stems(record.text())) > 0
+
+
+def _by_head(
+    question: str, hits: Sequence[SearchHit], window: list[int], states: list[bool], choice: Choice
+) -> int | None:
+    """For a question asking when something happened ("When did Tomas fall off the ladder?":
+    :meth:`~memdesk.conversation.answer_head.Head.past_event`): the best current hit of ``window`` (the best few) that
+    tells that event (holds the question's verb, an irregular past by its base: "fell") and states a date, when
+    ``choice``'s answer does not hold the verb ("Tomas bought the ladder in 2019" names the ladder and a date, not the
+    fall). None otherwise, and when the choice is a replacement answering with what it replaced."""
+    head = asked_head(question)
+    if head is None or not head.past_event() or choice.earlier is not None:
+        return None
+    if choice.answer is not None:
+        at = next((i for i in window if hits[i].record.id == choice.answer.record.id), None)
+        if at is None or head.verb in text_stems(hits[at].record.text()):
+            return None  # a record the window does not hold (a replaced one) answers, or the answer tells the event
+    said = {i: text_stems(hits[i].record.text()) for i in window}
+    named = sum(n in said[at] for n in head.names) if choice.answer is not None else 0
+    return next(
+        (i for i in window if states[i] and head.verb in said[i] and sum(n in said[i] for n in head.names) >= named),
+        None,
+    )  # the event told of the question's subject: a record naming it no less than the answer does

@@ -5,7 +5,9 @@ the hit stating one (:func:`_of_kind`), among the best few current hits holding 
 best one): those dated inside a time of a month or less the question names ("What was her HbA1c in March?") first,
 then the one holding most of the question's words (the better ranked while it holds at least :data:`KEEP_SHARE` of the
 best), and, for a question about what holds now, a later statement of the kind on the same subject (one telling a change
-and naming what the earlier named, or for a question saying "now", one holding as much of its words) replaces it. The
+and naming what the earlier named, or for a question saying "now", one holding as much of its words) replaces it,
+unless it holds none of the nouns the question asks of (``tells``: "How many units of insulin ...?" is not answered by
+a later count of bus stops). The
 best current hit keeps the answer when it states no such value but holds more of the question's words (its message may
 state the value), or as much when it was said later and states no value of its own ("Maya works night shifts now"
 over the older "Maya works at the Riverside clinic"). A replaced hit answers too when the record that replaced it is in
@@ -46,7 +48,7 @@ March") does, "this year" does not."""
 def of_kind(
     question: str, hits: Sequence[SearchHit], focus: Focus | None, states: list[bool], replaced: list[bool],
     current: list[int], share: Callable[[int], float], asked_at: datetime | None, window: int, trust: float,
-    denial: list[bool],
+    denial: list[bool], direct: Callable[[int], bool] | None = None, tells: Callable[[int], bool] | None = None,
 ) -> int | None:
     """For a question asking for a kind of value (a place, a date, an amount, ...): the hit of the best few that
     answers it among those stating a value of that kind. Candidates: the current hits, and a replaced one whose
@@ -83,18 +85,19 @@ def of_kind(
     pick = stating[0] if share(stating[0]) >= KEEP_SHARE * share(best) else best
     top = current[0] if current else None  # the best current hit
     if top is not None and not states[top] and (top > 0 or hits[0].score >= trust) and (
-        share(top) > share(pick)
+        (share(top) > share(pick) and (direct is None or direct(top)))
         or (share(top) == share(pick) > 0 and _later(hits[top].record, hits[pick].record) and _plain(hits[top].record, focus))
-    ):  # the best current hit holds more of the question's words, or as much, said later and stating no value of
-        return None  # another kind ("Maya works night shifts now"): it answers as the ranking or the words decide
+    ):  # the best current hit holds more of the question's words (unless neither it nor its message states a value of
+        # the asked kind: ``direct``), or as much, said later and stating no value of another kind ("Maya works night
+        return None  # shifts now"): it answers as the ranking or the words decide
     if focus is None or not focus.current or focus.several or windows or asks_past(question):
         return pick
     now = asks_now(question)
     names = RecordValues.of(hits[pick].record.text()).names - focus.said
     for j in stating:
         later, record = hits[j].record, hits[pick].record
-        if j == pick or later.role != record.role or not _later(later, record):
-            continue
+        if j == pick or later.role != record.role or not _later(later, record) or (tells is not None and not tells(j)):
+            continue  # (a later statement that holds no head word of the question is of another attribute)
         change = update_of(later.text()) is not None
         if (change and names & RecordValues.of(later.text()).names) or (
             now and share(j) > 0 and (share(j) >= share(pick) or change)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-__all__ = ["FUNCTION_WORDS", "IRREGULAR_PAST", "SAME_AS_PRESENT"]
+__all__ = ["FUNCTION_WORDS", "IRREGULAR_PAST", "PAST_BASE", "SAME_AS_PRESENT"]
 
 #: Irregular past forms (and a few past participles) that mark a narrated event.
 IRREGULAR_PAST = frozenset(
@@ -20,6 +20,28 @@ IRREGULAR_PAST = frozenset(
     underwent undertook overheard leapt dreamt learnt spilt wrung slunk
     """.split()
 )
+
+#: The base form of common irregular past forms and participles ("paid" -> "pay", "fell" -> "fall"): a question asks
+#: "When did she pay it off?" of a record that says "she paid it off" (a stemmer leaves the two apart).
+PAST_BASE = {
+    past: base
+    for base, forms in (
+        line.split(":") for line in """
+        go:went,gone come:came see:saw,seen make:made take:took,taken get:got,gotten give:gave,given find:found
+        buy:bought bring:brought think:thought tell:told say:said meet:met run:ran write:wrote,written leave:left
+        feel:felt keep:kept begin:began,begun sing:sang,sung swim:swam,swum drive:drove,driven ride:rode,ridden
+        fly:flew,flown eat:ate,eaten drink:drank,drunk spend:spent send:sent build:built win:won lose:lost hear:heard
+        hold:held teach:taught catch:caught fight:fought sell:sold pay:paid become:became forget:forgot,forgotten
+        break:broke,broken choose:chose,chosen draw:drew,drawn fall:fell,fallen grow:grew,grown know:knew,known
+        shake:shook,shaken stand:stood understand:understood wake:woke,woken wear:wore,worn throw:threw,thrown
+        speak:spoke,spoken steal:stole,stolen hide:hid,hidden lead:led sit:sat sleep:slept do:did,done have:had
+        tear:tore,torn sink:sank,sunk ring:rang,rung bite:bit,bitten bend:bent blow:blew,blown dig:dug freeze:froze,frozen
+        hang:hung lend:lent mean:meant rise:rose,risen seek:sought slide:slid spin:spun sweep:swept swear:swore,sworn
+        feed:fed light:lit stick:stuck strike:struck lay:laid
+        """.split()
+    )
+    for past in forms.split(",")
+}
 
 #: Past forms that are also the present (or the base form): they say nothing of the tense on their own.
 SAME_AS_PRESENT = frozenset("read put set let hit hurt quit cut cost shut spread bet fit split".split())
