@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 
 from memdesk.conversation.memory import Memory
-from memdesk.conversation.restated import measured_anew, measured_per_unit, moved_place, restatement, value_restated
+from memdesk.conversation.restated import measured_anew, measured_per_unit, moved_place, restated_terms, restatement, value_restated
 from memdesk.conversation.updates import update_of, updated_by, values_of
 from memdesk.records import Scope, SemanticRecord
 
@@ -124,3 +124,14 @@ def test_a_number_that_labels_something_counts_nothing_and_closes_nothing(tmp_pa
         assert len(said(mem, *(f"note {i} about bees" for i in range(4)))) == 4
     finally:
         mem.close()
+
+
+def test_a_place_a_past_event_happened_at_replaces_no_place_and_days_are_no_places() -> None:
+    names = frozenset({"halla"})
+    old = "Halla took the kayak club trip to the Loch Tay centre in May last year."
+    assert moved_place("Halla went on the kayak club trip to the Glen Affric centre last Friday.", old, names)[1] == ["loch tay"]
+    assert restated_terms("Halla went on the kayak club trip to the Glen Affric centre last Friday.", old, names, 0.8, set()) == (set(), [])
+    heads, gone = restated_terms(
+        "The kayak club meets at the Glen Affric centre these days.", "The kayak club meets at the Loch Tay centre on Sundays.", names, 0.8, set()
+    )
+    assert "centr" in heads and gone == ["loch tay"]  # a standing arrangement's place is replaced; "Sundays" is no place

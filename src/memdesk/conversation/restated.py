@@ -34,6 +34,7 @@ from ..records import MemoryRecord
 from ..retrieval.same_attribute import without_names
 from ..retrieval.stemming import stem
 from ..retrieval.value_kinds import QUANTITY
+from ..timeexpr.tense import sentence_tense
 
 __all__ = ["RESTATED_TOPIC", "SLOT", "SURE_TOPIC", "another", "measured_anew", "measured_per_unit", "moved_place", "names_place", "restated", "restated_terms", "restatement", "near_values", "value_restated", "value_signs", "with_restatement"]
 
@@ -229,7 +230,8 @@ def _places(text: str, names: frozenset[str]) -> list[tuple[str, set[str]]]:
     out = []
     for m in _PLACE.finditer(text):
         place = m.group("at") or m.group("the")
-        if place.split()[0].lower() in _MONTHS_DAYS | names:
+        first = place.split()[0].lower()
+        if first in _MONTHS_DAYS | names or first.removesuffix("s") in _MONTHS_DAYS:  # "on Sundays" is no place
             continue
         # its heads are common nouns and verbs, never a name ("Mrs Rowlands and the Pughs": no place of the Rowlands;
         # names as the read side reads them, :func:`memdesk.retrieval.same_attribute.without_names`)
@@ -270,5 +272,7 @@ def restated_terms(new: str, old: str, names: frozenset[str], score: float, shar
     gone: list[str] = []
     place = not shared
     if place:
+        if sentence_tense(new) == "past":
+            return set(), []  # a place a past event happened at ("we went up to Glen Coe last Friday") is no new home of it
         shared, gone = moved_place(new, old, names)
     return (shared, gone) if value_restated(new, old, score, shared, place) else (set(), [])
