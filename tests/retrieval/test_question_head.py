@@ -64,5 +64,7 @@ def test_the_record_holding_the_asked_act_ranks_over_one_about_what_it_was_done_
     question = "When did Priya trip over her scooter?"
     hits = Retriever.fused(store, K=10).retrieve(q, S, query_text=question)
     assert hits[0].record.provenance == ["trip"]
+    assert "holds the attribute asked about" in hits[0].why  # the bonus is named in the hit's raw signals
+    assert "holds the attribute asked about" not in hits[1].why
     off = Retriever.fused(store, K=10, head_weight=0).retrieve(q, S, query_text=question)
     assert off[0].record.provenance == ["scooter"]  # without the head bonus: the closer record about the scooter

@@ -2,7 +2,8 @@
 
 :meth:`memdesk.retrieval.scope_index.ScopeIndex.rank` yields one :class:`RankWhy` per candidate; it is formatted only
 when a hit is made of it (most candidates are never shown). It names where the candidate came from (a type's dense
-top-k or the BM25 top-k), its cosine and BM25 score, its standardized score ``z`` and every bonus or penalty in it.
+top-k or the BM25 top-k), its cosine and BM25 score, its standardized score ``z`` and every bonus or penalty in it (a change told, the user's instruction or wish, the
+asked attribute held: ``extras``).
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ __all__ = ["RankWhy"]
 class RankWhy:
     """Why a fused candidate ranks where it does, formatted only when a hit is made of it."""
 
-    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus", "focus_bonus", "denies", "followed", "preceded")
+    __slots__ = ("origin", "cosine", "bm25", "z", "superseded_weight", "role_bonus", "time_bonus", "focus_bonus", "denies", "followed", "preceded", "extras")
 
     def __init__(
         self, origin: tuple[str, int], cosine: float, bm25: float, z: float, superseded_weight: float | None = None,
         role_bonus: float = 0.0, time_bonus: tuple[float, str] | None = None, focus_bonus: tuple[float, str] | None = None,
-        denies: str | None = None, followed: float = 0.0, preceded: bool = False,
+        denies: str | None = None, followed: float = 0.0, preceded: bool = False, extras: tuple[tuple[float, str], ...] = (),
     ) -> None:  # fmt: skip
         self.origin, self.cosine, self.bm25, self.z = origin, cosine, bm25, z
         self.superseded_weight = superseded_weight
@@ -30,6 +31,7 @@ class RankWhy:
         self.denies = denies
         self.followed = followed
         self.preceded = preceded  # the question asks what held before: ``followed`` is for an earlier record on the topic
+        self.extras = extras  # the other bonuses (signed, gated), each with what it is for
 
     def __str__(self) -> str:
         where, rank = self.origin
@@ -47,4 +49,5 @@ class RankWhy:
             demoted += f"; says a {self.denies} no longer holds, x{DENIAL_WEIGHT}"
         side = "an earlier record on its topic precedes it" if self.preceded else "a later record on its topic follows it"
         later = f" incl. -{self.followed:.2f}: {side}" if self.followed else ""
-        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}{focus}{later}"
+        others = "".join(f" incl. {b:+.2f}: {label}" for b, label in self.extras)
+        return f"{head}{lexical}{demoted}; z {self.z:.2f}{person}{when}{focus}{others}{later}"

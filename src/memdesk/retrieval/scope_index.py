@@ -241,16 +241,20 @@ class ScopeIndex:
                 (focus.share(self.values[i], names) for i in positions.tolist()), dtype=np.float64, count=len(positions)
             )
             bonus = bonus + stated
+        named: list[tuple[np.ndarray, str]] = []  # the other bonuses, each with what ``why`` calls it
         if change_weight:  # a record telling a change states the new value: + asked what holds now, - what held before
-            bonus = bonus + change_weight * self.changes[positions]
+            named.append((change_weight * self.changes[positions], "tells a change of value"))
         if instruction_weight or wish_weight:  # the user's instruction (or wish): what a question about the assistant's
             role = self.instructing[positions]  # conduct (or the user's will) asks, no other
-            bonus = bonus + instruction_weight * (role == 1) + wish_weight * (role == 2)
+            named.append((instruction_weight * (role == 1) + wish_weight * (role == 2), "the user's instruction or wish"))
         if head_weight and head_terms:  # the record holds the attribute asked about, not only what it is said of
-            bonus = bonus + head_weight * holding(self.bm25, head_terms, positions) * np.clip(z - HEAD_FLOOR, 0.0, 1.0)
+            named.append((head_weight * holding(self.bm25, head_terms, positions) * np.clip(z - HEAD_FLOOR, 0.0, 1.0), "holds the attribute asked about"))
+        for extra, _ in named:
+            bonus = bonus + extra
         if bonus_gate > 0:  # no bonus below the type's mean, the whole bonus from bonus_gate standard deviations up
             gate = np.clip(z / bonus_gate, 0.0, 1.0)
             bonus, boosted, stated = bonus * gate, boosted * gate, stated * gate
+            named = [(extra * gate, label) for extra, label in named]
         z = z + bonus + penalty  # after standardizing: a bonus every candidate shares changes no order
         boosted = boosted + penalty
         followed = None  # asked what holds now: a record that a later one on its topic follows (asked what held
@@ -276,6 +280,7 @@ class ScopeIndex:
                 (float(stated[j]), focus.slot) if stated[j] > 0 and focus is not None else None,
                 focus.slot if denied is not None and denied[j] and focus is not None else None,
                 float(followed[j]) if followed is not None else 0.0, preceded=now_weight <= 0 < then_weight,
+                extras=tuple((float(extra[j]), label) for extra, label in named if extra[j] != 0),
             )
 
     def window_of(self, positions: np.ndarray, windows: Sequence[TimeWindow]) -> np.ndarray:
