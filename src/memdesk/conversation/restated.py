@@ -73,6 +73,7 @@ _STATE_KINDS = ("money", "dose", "clock", "count", "percent", "label")
 #: what an amount is per ("€210 a week", "72 an hour", "7.200 per kilo"): amounts per different things differ in kind
 _PER = re.compile(r"(?:^|\s)(?:(?:an|a|per)\s+|/\s*)(?P<unit>[a-z]+)\b", re.IGNORECASE)  # "an hour": the hour, not "n"
 _UNIT = re.compile(r"[a-z²]+$", re.IGNORECASE)
+_NUMBER = re.compile(r"^\d+(?:[.,]\d+)?\s*")
 
 
 def _amount(value: str) -> str:
@@ -90,7 +91,7 @@ def _measures(text: str) -> dict[tuple[str, str], set[str]]:
     out: dict[tuple[str, str], set[str]] = {}
     quantities = list(QUANTITY.finditer(text))
     for m in quantities:
-        unit = _UNIT.search(m.group(0)).group(0).lower()
+        unit = _NUMBER.sub("", m.group(0)).lower()  # "58 m2", "20°": the unit is what follows the number
         out.setdefault(("quantity", unit[:2]), set()).add(m.group(0).lower().replace(" ", ""))
     for kind, value, (a, b) in value_spans(text):
         if any(m.start() <= a < m.end() for m in quantities):
