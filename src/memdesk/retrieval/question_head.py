@@ -19,8 +19,9 @@ The head noun of a phrase (its last word) weighs :data:`NOUN_WEIGHT`, the other 
 question that opens with no wh-word (a yes/no question) has no head. Its two readers:
 
 * the fused read path (:meth:`memdesk.retrieval.scope_index.ScopeIndex.rank`): a record holding a term of the head
-  (:func:`head_terms`: the head words through the scope's tokenizer, less words of now, of a new value and units of
-  money: :func:`memdesk.retrieval.same_attribute.asked_terms`) gets ``head_weight``, only when it already stands
+  (:func:`head_terms`: its :attr:`Head.predicate`, the head words less the wh-phrase's when any are left, through the
+  scope's tokenizer, less words of now, of a new value and units of money:
+  :func:`memdesk.retrieval.same_attribute.asked_terms`) gets ``head_weight``, only when it already stands
   :data:`HEAD_FLOOR` standard deviations above its type's mean (the whole of it one more up): of the few records close
   to the question, the one about the asked attribute ranks first, and the records further down, at the edge of the
   token budget, keep their order. Which records hold a term is read from the scope's BM25 postings (:func:`holding`:
@@ -111,8 +112,18 @@ class Head:
     names: tuple[str, ...] = ()
     """The stems of the names of the question's subject ("When did *Tomas* fall ...?")."""
     words: tuple[str, ...] = ()
-    """The head words as the question writes them, one per stem of :attr:`weights` (what the read path looks up in a
-    scope's BM25 postings, through its own tokenizer)."""
+    """The head words as the question writes them, one per stem of :attr:`weights`."""
+    kind: tuple[str, ...] = ()
+    """The stems of the wh-phrase's words ("*Which bakery* does ..."): what the asked value is, more than what it is of."""
+
+    @property
+    def predicate(self) -> tuple[str, ...]:
+        """The head words as written less the wh-phrase's, when any are left ("Which bakery does Priya *work* at?"):
+        what the read path's head bonus looks up in a scope's BM25 postings (a record naming a bakery states a value of
+        the asked kind, not the attribute; measured: the wh-noun in the bonus lost P@1 on the chat sets,
+        ``bench/results/chats/28qh/README.md``); a light verb leaves the wh-phrase ("What grade did Ana get?")."""
+        rest = tuple(w for (s, _), w in zip(self.weights, self.words) if s not in self.kind)
+        return rest or self.words
 
     @property
     def noun(self) -> str | None:
@@ -169,6 +180,7 @@ def asked_head(question: str) -> Head | None:
             return None
         return _head(weights, said, wh, "", _add_verb(weights, verb, said))
     _add_phrase(weights, phrase, said)
+    kind = tuple(weights)
     aux, i = lower[i], i + 1
     segment: list[str] = []  # the subject and the verb: up to a preposition, a determiner after them, or the end
     for w in words[i:]:
@@ -179,7 +191,7 @@ def asked_head(question: str) -> Head | None:
             break
         segment.append(w)
     if not segment:
-        return _head(weights, said, wh, aux)
+        return _head(weights, said, wh, aux, kind=kind)
     last, verb_stem = segment[-1], None
     if aux in _BE:  # "How much is the rent in Leeds?": the subject is what is asked of; "When was the fair held?": and the verb
         participle = re.search(r"(?:ed|ing)$", last.lower()) or last.lower() in PAST_BASE
@@ -194,7 +206,7 @@ def asked_head(question: str) -> Head | None:
         verb = _verb(segment)
         verb_stem = _add_verb(weights, verb, said) if verb is not None else None
     names = tuple(dict.fromkeys(word_stem(w) for w in segment if _capital(w) and w.lower() not in _DETERMINERS))
-    return _head(weights, said, wh, aux, verb_stem, names)
+    return _head(weights, said, wh, aux, verb_stem, names, kind)
 
 
 def _verb(segment: list[str]) -> str | None:
@@ -254,20 +266,20 @@ def _add_verb(weights: dict[str, float], verb: str, said: dict[str, str]) -> str
 
 def _head(
     weights: dict[str, float], said: dict[str, str], wh: str, aux: str, verb: str | None = None,
-    names: tuple[str, ...] = (),
+    names: tuple[str, ...] = (), kind: tuple[str, ...] = (),
 ) -> Head | None:
     if not weights:
         return None
-    return Head(tuple(weights.items()), wh, aux, verb, names, tuple(said[s] for s in weights))
+    return Head(tuple(weights.items()), wh, aux, verb, names, tuple(said[s] for s in weights), kind)
 
 
 def head_terms(
     question: str | None, tokenizer: Callable[[str], list[str]], skip: frozenset[str] = frozenset()
 ) -> frozenset[str]:
-    """The terms (``tokenizer``'s) of ``question``'s head words, less words of now, of a new value, units of money and
+    """The terms (``tokenizer``'s) of ``question``'s :attr:`Head.predicate`, less words of now, of a new value, units of money and
     the terms of ``skip`` (the user's names); empty for a question with no head."""
     head = asked_head(question) if question else None
-    return asked_terms(" ".join(head.words), tokenizer, skip) if head is not None else frozenset()
+    return asked_terms(" ".join(head.predicate), tokenizer, skip) if head is not None else frozenset()
 
 
 def holding(bm25: BM25Index, terms: frozenset[str], positions: np.ndarray) -> np.ndarray:
