@@ -1,12 +1,14 @@
-"""What a question asks of (memdesk.conversation.answer_head) and the answers it picks (answer_choice)."""
+"""How much of a question's head a record holds (memdesk.conversation.answer_head) and the answers it picks
+(answer_choice); the head itself: tests/retrieval/test_question_head.py."""
 
 from __future__ import annotations
 
 from memdesk.conversation.answer import NOT_DIRECT, ExtractiveAnswerer
 from memdesk.conversation.answer_choice import choose
-from memdesk.conversation.answer_head import HEAD_WEIGHT, asked_head, text_stems
+from memdesk.conversation.answer_head import held, text_stems
 from memdesk.hits import Evidence, SearchHit
 from memdesk.records import MemoryType, Scope, SemanticRecord
+from memdesk.retrieval.question_head import NOUN_WEIGHT, asked_head
 from memdesk.retrieval.stemming import stem
 
 SCOPE = Scope(user_id="u")
@@ -27,44 +29,19 @@ def ranked(*records: SemanticRecord, top: float = 0.6) -> list[SearchHit]:
     ]
 
 
-def weights(question: str) -> dict[str, float]:
-    head = asked_head(question)
-    assert head is not None
-    return dict(head.weights)
-
-
-def test_the_head_is_the_wh_noun_and_the_verb_after_the_subject():
-    assert weights("Which bakery does Priya work at now?") == {stem("bakery"): HEAD_WEIGHT, stem("work"): 1.0}
-    assert weights("When did Tomas fall off the ladder?") == {stem("fall"): 1.0}
-    assert weights("When did the village choir perform?") == {stem("perform"): 1.0}
-    assert weights("Which language should the helper answer Lena in?") == {stem("language"): HEAD_WEIGHT, stem("answer"): 1.0}
-
-
-def test_a_question_with_be_asks_of_its_subject_and_a_kind_noun_of_what_follows_of():
-    assert weights("How much is the rent in Leeds?") == {stem("rent"): HEAD_WEIGHT}
-    assert weights("What are the names of Omar's cousins?") == {stem("cousins"): HEAD_WEIGHT}
-    assert weights("When was the harbour fair held?") == {stem("harbour"): 1.0, stem("fair"): HEAD_WEIGHT, stem("hold"): 1.0}
-
-
-def test_no_head_without_a_wh_word_or_with_only_light_verbs_and_kind_nouns():
-    assert asked_head("Does Tomas still drive?") is None
-    assert asked_head("What did the assistant say?") is None
-    assert asked_head("On what day did Tomas go?") is None
-
-
-def test_past_event_reads_when_did_and_the_subject_names():
-    head = asked_head("When did Tomas fall off the ladder?")
-    assert head is not None and head.past_event() and head.names == (stem("tomas"),)
-    later = asked_head("When is the harbour fair?")
-    assert later is not None and not later.past_event()
-    passive = asked_head("When was the garden fence painted?")
-    assert passive is not None and passive.past_event() and passive.verb == stem("paint")
-
 
 def test_text_stems_hold_an_irregular_past_by_its_base_and_a_ment_noun_by_its_verb():
     assert stem("pay") in text_stems("Priya paid it off on Friday")
     assert stem("fall") in text_stems("Tomas fell in the garden")
     assert stem("treat") in text_stems("Treatment done with oxalic acid")
+
+
+def test_held_weighs_the_head_words_a_text_holds():
+    head = asked_head("Which bakery does Priya work at now?")
+    assert head is not None
+    assert held(head, text_stems("Priya works weekends at a bakery")) == NOUN_WEIGHT + 1.0
+    assert held(head, text_stems("Priya worked late")) == 1.0
+    assert held(head, text_stems("Priya likes rye bread")) == 0
 
 
 def test_a_when_did_question_is_answered_by_the_record_telling_the_event():
@@ -147,8 +124,3 @@ def test_a_later_statement_of_the_kind_of_another_attribute_does_not_replace_the
         top=0.15,
     )
     assert choose("How many units of insulin does Tomas take each morning now?", ev).answer is ev[0]
-
-
-def test_the_subject_s_name_is_no_head_word_when_the_wh_phrase_names_one():
-    assert weights("Which team was Lena picked for?") == {stem("team"): HEAD_WEIGHT, stem("pick"): 1.0}
-    assert weights("When is the Harbour Run now?") == {stem("harbour"): 1.0, stem("run"): HEAD_WEIGHT}

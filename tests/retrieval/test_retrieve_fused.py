@@ -72,7 +72,7 @@ def two_voices(store):
     for i in range(20):
         put(store, SemanticRecord(scope=S, fact=f"filler note {i}", provenance=[f"f{i}"]), [0, 1, 0.05 * i])
     put(store, SemanticRecord(scope=S, fact="basil grows on the balcony", provenance=["said-by-user"]), [1, 0.2, 0])
-    put(store, SemanticRecord(scope=S, fact="basil does well on a balcony", provenance=["said-by-assistant"], role="assistant"),
+    put(store, SemanticRecord(scope=S, fact="basil grows well on a balcony", provenance=["said-by-assistant"], role="assistant"),
         [1, 0.2, 0])  # fmt: skip
 
 
@@ -208,7 +208,7 @@ def test_a_question_naming_the_user_puts_the_user_s_own_words_first(store):
     put(store, SemanticRecord(scope=S, fact="I grow basil on the balcony", provenance=["user"], speaker="Dana"), [1, 0.2, 0])
     put(store, SemanticRecord(scope=S, fact="basil does well on a balcony", provenance=["assistant"], role="assistant",
                               speaker="Desk"), [1, 0.2, 0])  # fmt: skip
-    r = Retriever.fused(store, K=5, calibrated=False)
+    r = Retriever.fused(store, K=5, calibrated=False, head_weight=0)  # the person signal alone
     q = unit([1, 0.2, 0])
     named = r.retrieve(q, S, query_text="Where does Dana grow basil?", hybrid=False)
     assert named[0].record.provenance == ["user"] and "not the words of the person" in named[1].why

@@ -63,9 +63,10 @@ from datetime import datetime
 from ..hits import SearchHit
 from ..records import MemoryRecord
 from ..retrieval.question_focus import Focus, RecordValues, question_focus, user_name_words
+from ..retrieval.question_head import Head, asked_head
 from ..retrieval.question_now import asks_now, asks_then
 from ..retrieval.stemming import StemmingTokenizer
-from .answer_head import Head, asked_head, text_stems
+from .answer_head import held, text_stems
 from .answer_kinds import KEEP_SHARE, loose, of_kind
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
@@ -346,14 +347,14 @@ def _with_parts(
 def _tells(head: Head | None, record: MemoryRecord) -> bool:
     """Whether ``record`` holds a head word of the question (what it asks of: "surgery" for "When is the cataract
     surgery?"); False for a question with no head."""
-    return head is not None and head.held(text_stems(record.text())) > 0
+    return head is not None and held(head, text_stems(record.text())) > 0
 
 
 def _by_head(
     question: str, hits: Sequence[SearchHit], window: list[int], states: list[bool], choice: Choice
 ) -> int | None:
     """For a question asking when something happened ("When did Tomas fall off the ladder?":
-    :meth:`~memdesk.conversation.answer_head.Head.past_event`): the best current hit of ``window`` (the best few) that
+    :meth:`~memdesk.retrieval.question_head.Head.past_event`): the best current hit of ``window`` (the best few) that
     tells that event (holds the question's verb, an irregular past by its base: "fell") and states a date, when
     ``choice``'s answer does not hold the verb ("Tomas bought the ladder in 2019" names the ladder and a date, not the
     fall). None otherwise, and when the choice is a replacement answering with what it replaced."""

@@ -1,245 +1,42 @@
-"""What a question asks *of*, for the offline answerer: its head words, and how much of them a record holds.
+"""How much of a question's head a record holds, for the offline answerer.
 
-Two records can state a value of the kind a question asks for and still answer different questions: "How much does
-Priya pay for a litre of milk?" is not answered by "Priya pays 40 a month for the gym", though both state an amount
-and "pay"; "When did Tomas fall off the ladder?" not by "Tomas bought the ladder in 2019", though both name the ladder
-and a date. What tells them apart is the part of the question that names the asked attribute, read from the shape of
-an English question (:func:`asked_head`):
-
-* the noun of the wh-phrase, "*Which bakery* does Priya work at?", "*How many cats* does Priya have?" (the word that
-  names the value itself: "day", "time", "name", ...: :data:`KIND_NOUNS`, is the kind, not the attribute);
-* the main verb after the subject, "When did Tomas *fall* ...?", "Who did Priya *pay* ...?" (a light verb, "do",
-  "have", "get", "say", ... says nothing of the attribute: :data:`LIGHT_VERBS`); the subject is the run of names,
-  possessives and a determiner's noun after the auxiliary ("the band", "Priya's sister");
-* for a question whose verb is "be" ("How much is the *rent* in Leeds?", "When is the *Harbour Run* now?"), the
-  subject's words up to a preposition or an adverb.
-
-The head noun of a phrase (its last word) weighs :data:`HEAD_WEIGHT`, the other words and the verb one each.
-:meth:`Head.held` is the weight of the head words a text holds, compared by stem, an irregular past form by its base
-("paid" holds "pay", "fell" holds "fall": :data:`~memdesk.text.english.PAST_BASE`). A question that opens with no
-wh-word (a yes/no question) has no head.
+The head itself, what a question asks *of* (the noun of its wh-phrase, its main verb, the subject of "be"), is read
+by the one question reader of it, :func:`memdesk.retrieval.question_head.asked_head`, which the read path's head
+bonus reads too. The answerer compares it with a record's words by stem (:func:`text_stems`), an irregular past form
+by its base ("paid" holds "pay", "fell" holds "fall": :data:`~memdesk.text.english.PAST_BASE`), a noun made of a verb
+with "-ment" as that verb too; :func:`held` is the weight of the head words a text holds.
 
 The offline answerer (:mod:`memdesk.conversation.answer_choice`) reads it twice. A question asking when something
-happened ("When did Tomas fall ...?": :meth:`Head.past_event`) is answered by the record of the best few that tells
-that event (holds its verb, names the question's subject no less than the ranked answer does) and states a date, when
-the ranked answer does not hold the verb. And a hit stating a value of the asked kind answers over a closer one that
-states none (whose message states none either) only when it holds a head word ("When is the cataract surgery?": "the
-surgery moved to 26 March", not "her brother visits on 26 March"). Matching every question's head words against the
-ranked answer's was measured and dropped: verbs are paraphrased ("passed away" for "die") and nouns name the topic as
-often as the attribute, so the ranking's first hit, right more often than not, was replaced as often wrongly as
-rightly (``bench/results/chats/28an-s11/README.md``).
+happened ("When did Tomas fall ...?": :meth:`~memdesk.retrieval.question_head.Head.past_event`) is answered by the
+record of the best few that tells that event (holds its verb, names the question's subject no less than the ranked
+answer does) and states a date, when the ranked answer does not hold the verb. And a hit stating a value of the asked
+kind answers over a closer one that states none (whose message states none either) only when it holds a head word
+("When is the cataract surgery?": "the surgery moved to 26 March", not "her brother visits on 26 March"). Matching
+every question's head words against the ranked answer's was measured and dropped: verbs are paraphrased ("passed
+away" for "die") and nouns name the topic as often as the attribute, so the ranking's first hit, right more often
+than not, was replaced as often wrongly as rightly (``bench/results/chats/28an-s11/README.md``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from ..retrieval.stemming import stem
-from ..text.english import PAST_BASE
+from ..retrieval.question_head import Head, word_stem
 
-__all__ = ["HEAD_WEIGHT", "KIND_NOUNS", "LIGHT_VERBS", "Head", "asked_head", "text_stems"]
+__all__ = ["held", "text_stems"]
 
-HEAD_WEIGHT = 2.0
-"""The weight of the last word of a wh-phrase or a subject ("delivery *app*", "goal *time*"): the thing asked about;
-the words before it narrow it and weigh one each, as the main verb does."""
-
-_WH = frozenset("what which who whom whose where when how why".split())
-_AUX = frozenset(
-    "do does did is are was were am has have had will would can could should shall may might must".split()
-)
-_BE = frozenset("is are was were am".split())
-_DETERMINERS = frozenset("the a an his her their its my our your this that these those".split())
-_ADVERBS = frozenset(
-    "not never still actually usually now ever finally really also just currently normally originally already "
-    "always eventually first last ever again then today".split()
-)
-_PREPOSITIONS = frozenset(
-    "in on at for to from with by about of into onto during before after since until till over under between "
-    "per than off out up down away back".split()
-)
-#: Words that open a question before its wh-word ("On what day ...?", "Until when ...?", "And where ...?").
-_OPENERS = _PREPOSITIONS | frozenset("and so but or".split())
-#: Words that open another clause of the question ("... when she started at the bakery?").
-_CLAUSE = _WH | frozenset("while because if and or as so".split())
-_HOW_KIND = frozenset("much many long often old far big".split())
-
-KIND_NOUNS = frozenset(
-    "day days date dates time times year years month months week weeks hour hours place places name names number "
-    "amount kind sort type thing things one".split()
-)
-"""Nouns of a wh-phrase that name the kind of value asked for, not what it is a value of ("On what *day* did ...?")."""
-
-LIGHT_VERBS = frozenset(
-    "be do have get go make take say tell ask mention suggest recommend give want need use happen think call name".split()
-)
-"""Verbs that say nothing of the asked attribute ("What did the assistant *say* about ...?", "What does he *do*?", "What
-is the dog *called*?")."""
-
-_LIGHT_STEMS = frozenset(stem(v) for v in LIGHT_VERBS)
 _WORD = re.compile(r"[A-Za-z0-9][\w'\u2019-]*")
-
-
-@dataclass(frozen=True)
-class Head:
-    """The head words of a question: stem -> weight."""
-
-    weights: tuple[tuple[str, float], ...]
-    wh: str = ""
-    """The wh-word ("when", "which", ...)."""
-    aux: str = ""
-    """The auxiliary after the wh-phrase ("did", "is", ...; "" when the wh-word is the subject)."""
-    verb: str | None = None
-    """The stem of the main verb, when it is not a light one."""
-    names: tuple[str, ...] = ()
-    """The stems of the names of the question's subject ("When did *Tomas* fall ...?")."""
-
-    @property
-    def noun(self) -> str | None:
-        """The stem of the head noun: the last word of the wh-phrase or of the subject of "be" ("Which client *jobs*
-        ...?"); None when the question names none (a kind noun or a verb only)."""
-        return next((s for s, w in self.weights if w == HEAD_WEIGHT), None)
-
-    @property
-    def nouns(self) -> tuple[str, ...]:
-        """The stems of the head words other than the verb (the wh-phrase, the subject of "be")."""
-        return tuple(s for s, _ in self.weights if s != self.verb)
-
-    def past_event(self) -> bool:
-        """Whether the question asks when something happened: "When did Tomas fall off the ladder?", "When was the
-        fence painted?" (a verb in the past, with "did", or a participle after "was"/"were"): the record that tells
-        that event, holding its verb, answers with its date."""
-        return self.wh == "when" and self.aux in ("did", "was", "were") and self.verb is not None
-
-    def held(self, stems: frozenset[str]) -> float:
-        """The weight of the head words among ``stems`` (a text's :func:`text_stems`)."""
-        return sum(w for s, w in self.weights if s in stems)
-
-
-def _stem(word: str) -> str:
-    w = word.lower().replace("\u2019", "'").removesuffix("'s")
-    return stem(PAST_BASE.get(w, w))
 
 
 def text_stems(text: str) -> frozenset[str]:
     """The stems of a text's words, an irregular past form stemmed as its base ("paid" -> "pay"), and a noun made of a
     verb with "-ment" as that verb too ("treatment" holds "treat")."""
     words = _WORD.findall(text)
-    return frozenset(_stem(w) for w in words) | {_stem(w[:-4]) for w in words if w.lower().endswith("ment") and len(w) > 7}
+    return frozenset(word_stem(w) for w in words) | {
+        word_stem(w[:-4]) for w in words if w.lower().endswith("ment") and len(w) > 7
+    }
 
 
-def _capital(word: str) -> bool:
-    return word[:1].isupper()
-
-
-def _possessive(word: str) -> bool:
-    return word.lower().replace("\u2019", "'").endswith("'s")
-
-
-def asked_head(question: str) -> Head | None:
-    """The head words of ``question`` (see the module docstring); None for a question with no wh-word near its start or
-    none left once kind nouns and light verbs are set aside."""
-    words = _WORD.findall(question)
-    lower = [w.lower() for w in words]
-    at = next((i for i, w in enumerate(lower[:4]) if w in _WH), None)
-    if at is None or any(w not in _OPENERS for w in lower[:at]):
-        return None
-    wh, i = lower[at], at + 1
-    if wh == "how" and i < len(lower) and lower[i] in _HOW_KIND:
-        i += 1
-    phrase: list[str] = []
-    while i < len(lower) and lower[i] not in _AUX and wh in ("what", "which", "whose", "how"):
-        phrase.append(words[i])
-        i += 1
-    weights: dict[str, float] = {}
-    if i >= len(lower) or lower[i] not in _AUX:  # no auxiliary: the wh-word is the subject ("Who teaches Ana the oud?"), its verb comes next
-        verb = phrase[0] if phrase else (words[at + 1] if at + 1 < len(words) else None)
-        if verb is None or wh in ("whose", "how"):
-            return None
-        return _head(weights, wh, "", _add_verb(weights, verb))
-    _add_phrase(weights, phrase)
-    aux, i = lower[i], i + 1
-    segment: list[str] = []  # the subject and the verb: up to a preposition, a determiner after them, or the end
-    for w in words[i:]:
-        low = w.lower()
-        if low in _ADVERBS or (low == "and" and segment and _capital(segment[-1])):
-            continue
-        if segment and (low in _PREPOSITIONS or low in _CLAUSE or low in _DETERMINERS):
-            break
-        segment.append(w)
-    if not segment:
-        return _head(weights, wh, aux)
-    last, verb_stem = segment[-1], None
-    if aux in _BE:  # "How much is the rent in Leeds?": the subject is what is asked of; "When was the fair held?": and the verb
-        participle = re.search(r"(?:ed|ing)$", last.lower()) or last.lower() in PAST_BASE
-        nouns = segment
-        if participle and len(segment) > 1:
-            nouns = segment[:-1]
-            verb_stem = _add_verb(weights, last)
-        if weights:  # "Which team was Freja picked for?": the wh-phrase names what is asked of, the subject's name not
-            nouns = [w for w in nouns if not _capital(w)]
-        _add_phrase(weights, _of_kind_noun(nouns, words, i))
-    elif len(segment) > 1:
-        verb = _verb(segment)
-        verb_stem = _add_verb(weights, verb) if verb is not None else None
-    names = tuple(dict.fromkeys(_stem(w) for w in segment if _capital(w) and w.lower() not in _DETERMINERS))
-    return _head(weights, wh, aux, verb_stem, names)
-
-
-def _verb(segment: list[str]) -> str | None:
-    """The main verb of a subject-and-verb ``segment``: after a subject of names ("When did Mr Evans *fall* ill?"), a
-    possessive and its noun ("Ana's sister *arrive*"), the next word; after a subject opened by a determiner ("When did
-    the village choir *perform*?", "Which language should the helper *answer* Lena in?"), its last lower-case word."""
-    if segment[0].lower() in _DETERMINERS:
-        return next((w for w in reversed(segment[1:]) if not _capital(w)), None)
-    k = 0
-    while k < len(segment) and (_capital(segment[k]) or _possessive(segment[k])):
-        k += 1
-    if k and _possessive(segment[k - 1]):
-        k += 1  # the possessed noun
-    return segment[k] if k < len(segment) else None
-
-
-def _of_kind_noun(nouns: list[str], words: list[str], start: int) -> list[str]:
-    """``nouns``, or when they end in a kind noun followed by "of", the words after "of" ("the names of her
-    children": what the value is of)."""
-    if not nouns or nouns[-1].lower() not in KIND_NOUNS:
-        return nouns
-    at = next((k for k in range(start, len(words) - 1) if words[k] == nouns[-1] and words[k + 1].lower() == "of"), None)
-    if at is None:
-        return nouns
-    after = []
-    for w in words[at + 2:]:
-        if w.lower() in _PREPOSITIONS or w.lower() in _CLAUSE or w.lower() in _ADVERBS:
-            break
-        if w.lower() not in _DETERMINERS:
-            after.append(w)
-    return [w for w in after if not _possessive(w)] or nouns
-
-
-def _add_phrase(weights: dict[str, float], phrase: list[str]) -> None:
-    content = [
-        w for w in phrase
-        if len(w) > 2 and w.lower() not in KIND_NOUNS and w.lower() not in _DETERMINERS | _PREPOSITIONS | _ADVERBS
-        and not _possessive(w)
-    ]
-    for n, w in enumerate(content):
-        s = _stem(w)
-        weights[s] = max(weights.get(s, 0.0), HEAD_WEIGHT if n == len(content) - 1 else 1.0)
-
-
-def _add_verb(weights: dict[str, float], verb: str) -> str | None:
-    """Adds ``verb``'s stem to ``weights`` unless it is a light verb; returns the stem added (None otherwise)."""
-    low = verb.lower()
-    base = PAST_BASE.get(low, low)
-    if base in LIGHT_VERBS or stem(base) in _LIGHT_STEMS or low in _PREPOSITIONS:
-        return None
-    s = _stem(verb)
-    weights.setdefault(s, 1.0)
-    return s
-
-
-def _head(
-    weights: dict[str, float], wh: str, aux: str, verb: str | None = None, names: tuple[str, ...] = ()
-) -> Head | None:
-    return Head(tuple(weights.items()), wh, aux, verb, names) if weights else None
+def held(head: Head, stems: frozenset[str]) -> float:
+    """The weight of ``head``'s words among ``stems`` (a text's :func:`text_stems`)."""
+    return sum(w for s, w in head.weights if s in stems)

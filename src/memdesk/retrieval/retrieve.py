@@ -32,7 +32,7 @@ from ..runtime import aio
 from ..errors import InvalidInputError, UnknownScopeError
 from ..filters import RecordFilter, as_filter
 from .lexical import fuse_hits
-from .question_head import HEAD_WEIGHT, asked_head
+from .question_head import HEAD_WEIGHT, head_terms
 from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa: F401 - dedupe re-exported
 from .question_focus import ASKING_WEIGHT, FOCUS_WEIGHT, asks_about_asking, question_focus
 from .question_instruction import INSTRUCTION_WEIGHT, instruction_weights
@@ -356,7 +356,7 @@ class Retriever:
                 asking_weight=None if self.asking_weight is None or asks_about_asking(person_text) else self.asking_weight,
                 replaced_weight=self.superseded_weight if asks_then(person_text) else None,
                 change_weight=self.change_weight * (asks_now(person_text) - asks_then(person_text)), head_weight=self.head_weight,
-                head_terms=asked_head(person_text, index.bm25.tokenizer, index.user_names) if self.head_weight else frozenset(),
+                head_terms=head_terms(person_text, index.bm25.tokenizer, index.user_names) if self.head_weight else frozenset(),
                 **instruction_weights(person_text, focus is not None, self.instruction_weight, index.user_names, index.assistant_names),
             )
             ranks: dict[MemoryType, int] = {}

@@ -171,7 +171,7 @@ class ScopeIndex:
         user wants, negative for one asking for a value of the user's world) added to the user's instruction to the
         assistant, ``wish_weight`` to a record stating a wish (:mod:`memdesk.retrieval.question_instruction`);
         ``head_weight`` (gated like a bonus) to a record holding one of ``head_terms``, the terms of the attribute the
-        question asks about (:func:`memdesk.retrieval.question_head.asked_head`);
+        question asks about (:func:`memdesk.retrieval.question_head.head_terms`);
         ``bonus_gate`` scales each record's bonuses by its standardized score over that many standard
         deviations, clipped to [0, 1] (no bonus at or below its type's mean). ``closed`` (per record, :meth:`closed_at` the
         read's time; default: every superseded one) says which are superseded (``drop_closed``: left out). With ``superseded_weight``, a superseded
