@@ -22,7 +22,7 @@ semantic among the types set in the mask):
 
 * ``sentence`` views: one per sentence (a sentence that opens with a pronoun, "It was ...", stays with the one before
   it; an image caption is a view of its own): sharp matches for one detail. A verbless fragment ("A bit.") or a
-  sentence of nothing to remember (:func:`.filler.inner_only`) gets none when a whole view carries it;
+  sentence of nothing to remember (:func:`.filler.says_nothing`: :func:`.filler.evaluation_only`) gets none when a whole view carries it;
 * a ``turn`` view: the whole turn (event sentences first) when it has more than one sentence view, so a question about
   the turn as a whole finds it;
 * a ``context`` view: a reply embedded together with the turn it answers: its text is the reply's own words ("Priya:
@@ -187,7 +187,7 @@ class RuleExtractor:
         out: list[MemoryRecord] = []
         before = self._previous_turn(utterance) if self.context_views != "none" else None
         if not (before is not None and before[3]) and all(not s.procedural and says_nothing(s, names) for s in content):
-            return []  # nothing worth remembering about anyone (.filler.inner_only); an answer to a question about something stays
+            return []  # nothing worth remembering about anyone (.filler.says_nothing); an answer to a question about something stays
         claims = [c for s in content for c in claims_of(s.text)]
         # a turn that claims, or a sentence giving values in two statements ("the MOT is on 4 May, and my son's recital
         # is on 9 May": either may change alone): a record per statement; of new values only if it holds two or more
