@@ -116,7 +116,7 @@ _RULES: tuple[tuple[re.Pattern[str], str, Op, str | None], ...] = (
     # a first day or week at a named employer ("Tomorrow is my first day in the Vireo office", "First week at Lumen Pay done")
     (_p(rf"\bfirst\s+(?:day|week|month|shift)\s+(?:at\s+(?:the\s+)?|in\s+the\s+){_NAME}{_STOP}"), "employer", "set", ""),
     # a job got or started with no employer named: a new one, whichever it is ("I got a job!", "started a new job today")
-    (_p(rf"\b(?:got|landed|started|found|begun|began)\s+(?P<value>a\s+new\s+job|a\s+job(?=\s*(?:$|[!.,;])))"), "employer", "set", ""),
+    (_p(r"\b(?:got|landed|started|found|begun|began)\s+(?P<value>a\s+new\s+job|a\s+job(?=\s*(?:$|[!.,;])))"), "employer", "set", ""),
     # a job at a workplace named by a common noun ("I'm a QA engineer at a healthcare startup", "I work nights at a warehouse")
     (_p(rf"\bi(?:'m|\s+am)\s+{_ADV}(?:a|an)\s+(?:[\w-]+\s+){{1,3}}?(?:at|for|in)\s+(?:a|an|the)\s+(?P<value>(?:[\w-]+\s+){{0,2}}?{_WORKPLACE}){_STOP}"), "employer", "set", ""),
     (_p(rf"\bi\s+{_ADV}work\s+(?:nights|days|evenings|weekends|shifts|part-time|full-time|part\s+time|full\s+time)\s+(?:at|for|in)\s+(?:a\s+|an\s+|the\s+)?"
