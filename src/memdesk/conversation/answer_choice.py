@@ -201,7 +201,7 @@ def choose(
         return Choice(None, hits[0], hits[old[0]] if old else None, tuple(weights))
 
     choice = ranked()
-    better = _by_head(question, hits, current[:window], states, choice)
+    better = _by_head(head, hits, current[:window], states, choice)
     choice = chosen(better, tuple(weights)) if better is not None else choice
     if focus is not None and focus.several:  # "Which client jobs has Ana mentioned?": each record naming one answers
         return _with_parts(question, head, hits[:window], states, replaced, choice)  # part of it
@@ -351,14 +351,14 @@ def _tells(head: Head | None, record: MemoryRecord) -> bool:
 
 
 def _by_head(
-    question: str, hits: Sequence[SearchHit], window: list[int], states: list[bool], choice: Choice
+    head: Head | None, hits: Sequence[SearchHit], window: list[int], states: list[bool], choice: Choice
 ) -> int | None:
     """For a question asking when something happened ("When did Tomas fall off the ladder?":
     :meth:`~memdesk.retrieval.question_head.Head.past_event`): the best current hit of ``window`` (the best few) that
     tells that event (holds the question's verb, an irregular past by its base: "fell") and states a date, when
     ``choice``'s answer does not hold the verb ("Tomas bought the ladder in 2019" names the ladder and a date, not the
-    fall). None otherwise, and when the choice is a replacement answering with what it replaced."""
-    head = asked_head(question)
+    fall; ``head``: the question's, :func:`~memdesk.retrieval.question_head.asked_head`). None otherwise, and when the
+    choice is a replacement answering with what it replaced."""
     if head is None or not head.past_event() or choice.earlier is not None:
         return None
     if choice.answer is not None:

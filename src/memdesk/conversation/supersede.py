@@ -239,9 +239,10 @@ class Supersession:
         if k < 1 or not all(0.0 <= s <= 1.0 for s in (revise_min_score, update_min_score, update_name_min_score, restated_min_score,
                                                         measured_min_score, measured_alone_score, words_alone_score)):  # fmt: skip
             raise ConfigError("supersession needs k >= 1 and minimum scores in [0, 1]")
-        self.k, self.revise_min_score, self.update_min_score, self.update_name_min_score = k, revise_min_score, update_min_score, update_name_min_score
-        self.restated_min_score, self.measured_min_score, self.measured_alone_score = restated_min_score, measured_min_score, measured_alone_score
-        self.words_alone_score = words_alone_score
+        self.k, self.revise_min_score = k, revise_min_score
+        self.gates = UpdateGates(
+            update_min_score, update_name_min_score, restated_min_score, measured_min_score, measured_alone_score, words_alone_score
+        )  # an update's least cosines (:func:`.update_terms.update_terms`)
 
     def resolve(
         self, store: Store, records: Sequence[MemoryRecord], vectors: np.ndarray
@@ -345,10 +346,9 @@ class Supersession:
 
     def _updates(self, update: Claim, candidate: _Candidate, siblings: list[_Candidate], beside: str) -> set[str]:
         """What ``update`` shares with a candidate whose value it changes (:func:`.update_terms.update_terms`)."""
-        gates = UpdateGates(*(getattr(self, f"{g}_score") for g in ("update_min", "update_name_min", "restated_min", "measured_min", "measured_alone", "words_alone")))
         context = valueless(c.record.text() for c in siblings if c is not candidate)
         score, names = max(c.score for c in siblings), _names(candidate.record.speaker)
-        shared, gone = update_terms(update, candidate.record.text(), names, score, candidate.score, context, beside, gates)
+        shared, gone = update_terms(update, candidate.record.text(), names, score, candidate.score, context, beside, self.gates)
         if restated(update):
             candidate.gone = [Claim(attribute="change", value=p, op="end") for p in gone]  # the places a split cuts (:mod:`.remainder`)
         return shared
