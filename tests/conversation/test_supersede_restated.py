@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
+
+import pytest
 
 from memdesk.conversation.memory import Memory
 from memdesk.conversation.restated import measured_anew, measured_per_unit, moved_place, restated_terms, restatement, value_restated
@@ -14,11 +17,10 @@ S = Scope(user_id="halla")
 T0 = datetime(2026, 2, 3, 8, 0, tzinfo=timezone.utc)
 
 
-def said(mem: Memory, *lines: str) -> list[str]:
-    """Add each of the user's lines a day apart; the current memories' texts."""
-    for i, line in enumerate(lines):
-        mem.add([{"content": line, "speaker": "Halla", "role": "user", "timestamp": T0 + timedelta(days=i)}], scope=S)
-    return [r.text() for r in mem.get_all(scope=S) if r.valid_to is None]
+@pytest.fixture
+def said(user_lines):
+    """``said(mem, *lines)``: each of Halla's lines a day apart; the current memories' texts."""
+    return lambda mem, *lines: user_lines(mem, S, "Halla", T0, *lines)
 
 
 def test_a_statement_of_a_value_gets_an_update_claim_only_from_the_user_and_never_a_question() -> None:
@@ -68,18 +70,18 @@ def test_a_value_ruled_out_is_the_old_one() -> None:
     assert updated_by(claim, "Scan at the clinic every 6 weeks, last one April 22, next is June 3", frozenset())
 
 
-def test_a_price_stated_anew_closes_the_old_one(mem: Memory) -> None:
+def test_a_price_stated_anew_closes_the_old_one(mem: Memory, said: Callable[..., list[str]]) -> None:
     now = said(mem, "My swim pass at Larchfield Leisure costs €42 a month.", "Swim pass at Larchfield is €48 a month.")
     assert not any("€42" in t for t in now)
     assert any("€48" in t for t in now)
 
 
-def test_a_weight_said_again_closes_the_last_one(mem: Memory) -> None:
+def test_a_weight_said_again_closes_the_last_one(mem: Memory, said: Callable[..., list[str]]) -> None:
     now = said(mem, "Weigh-in at the slimming club: 71.4kg.", "slimming club weigh-in this week 69.8kg!")
     assert not any("71.4" in t for t in now)
 
 
-def test_another_pet_a_sibling_and_another_pastime_stay(mem: Memory) -> None:
+def test_another_pet_a_sibling_and_another_pastime_stay(mem: Memory, said: Callable[..., list[str]]) -> None:
     now = said(
         mem,
         "Our cat Tansy eats 2 pouches a day.",
@@ -114,7 +116,7 @@ def test_a_split_keeps_a_clause_with_its_own_subject_and_cuts_a_date_said_with_i
     assert kept is not None and "Sindre" in kept[0] and "9 May" not in kept[0]
 
 
-def test_a_number_that_labels_something_counts_nothing_and_closes_nothing(tmp_path) -> None:
+def test_a_number_that_labels_something_counts_nothing_and_closes_nothing(tmp_path, said: Callable[..., list[str]]) -> None:
     # "note 4 about bees", "bed 7 has the leeks": a label, not a count of bees or leeks
     assert not measured_anew("note 4 about bees", "note 3 about bees")
     assert not measured_anew("Bed 7 has the leeks in it.", "Bed 2 has the leeks in it.")

@@ -20,6 +20,8 @@ import re
 import unicodedata
 from typing import Literal
 
+from .question_role import ROLE
+
 __all__ = ["CURRENCY_NAMES", "CURRENCY_SIGNS", "QUANTITY", "Kind", "asked_kind", "asks_steps", "stated_kinds"]
 
 Kind = Literal["money", "quantity", "duration", "clock", "identity", "age", "steps"]
@@ -110,12 +112,6 @@ _RELATION = re.compile(
 )
 """A relation that says who someone is to someone else (kin, household, work, care, a pet): "Henrik's daughter
 Mette", "Mette, my neighbour"."""
-_ROLE = re.compile(
-    r"\b(?:is|was|'s|’s|works? as|working as|trained as) (?:a|an|the) (?:[a-z-]+ ){0,2}?"
-    r"(?:[a-z]+(?:er|or|ist|ian|ant|eer|yst|ographer)|nurse|chef|vet|midwife|surgeon|cook|clerk|pilot|coach|doctor)\b",
-    re.IGNORECASE,
-)
-"""Someone's occupation stated with "is a/an ..." or "works as ..."."""
 
 _MONEY_NOUN = (
     r"rent|price|prices|cost|costs|fee|fees|budget|salary|wage|wages|rate|bill|deposit|fare|loan|payment|savings|"
@@ -191,7 +187,7 @@ def stated_kinds(text: str) -> frozenset[Kind]:
         found.add("money")
     if QUANTITY.search(text):
         found.add("quantity")
-    if _RELATION.search(text) or _ROLE.search(text):
+    if _RELATION.search(text) or ROLE.search(text):
         found.add("identity")
     if _AGE.search(text):
         found.add("age")
