@@ -83,6 +83,9 @@ def test_a_sentence_of_reactions_only_says_nothing(text: str) -> None:
         "Cats are wonderful company - they ate 3 tins today.",  # a number
         "I'm sure your pupils are thrilled with the new timetable?",  # a question
         "I love how we can visit you anytime.",  # a plan with the listener
+        "Fees are more.",  # a fact of a kind, not a verdict on it
+        "Swimming is off for now.",
+        "You get one row per plot with its count.",  # what the listener gets, not a verdict on it
     ],
 )
 def test_a_name_a_number_an_event_or_the_speakers_own_keeps_the_sentence(text: str) -> None:

@@ -45,7 +45,7 @@ from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, name_words
 from .reactions import FIRST_SINGULAR as _FIRST_SINGULAR
 from .reactions import reaction_clause
 from .rules import content_words
-from .social import THIRD_PERSON, abstract_only, plain_named
+from .social import EVALUATIVE_WORDS, THIRD_PERSON, abstract_only, plain_named
 from .stance import STANCE_WORDS, clause_split
 
 if TYPE_CHECKING:
@@ -239,11 +239,27 @@ _THEY_TOO = re.compile(r"^they (?:can|are|have|make|bring|give|keep|help|teach|b
 _PASSIVE = re.compile(r"\b(?:get|gets|getting|got|be|being|been|is|are|feel|feeling)\s+[\w'-]+\b")
 
 
+#: Words of appearance and inference: a verdict ("seems", "sounds", "must have").
+_VERDICT = re.compile(r"\b(?:must|seems?|seemed|sounds?|sounded|looks?|looked)\b")
+#: What anyone can do or get: a truism's possibility said of everyone ("Cycling can clear our heads").
+_ANYONE_CAN = re.compile(r"\b(?:can|could|may|might)\b.*\b(?:us|we|our|ourselves|people|everyone|anyone|someone)\b")
+
+
+def _judged(clause: str, kind: str) -> bool:
+    """Whether ``clause`` judges what it speaks of: a word of evaluation (:data:`.social.EVALUATIVE_WORDS`), a graded word (:data:`_GRADED`), a verb of appearance or inference
+    (:data:`_VERDICT`); or, of everyone (``kind`` "truism"), what anyone can do or get (:data:`_ANYONE_CAN`)."""
+    if any(w in EVALUATIVE_WORDS for w in _WORD.findall(clause)):
+        return True
+    return bool(_GRADED.search(clause) or _VERDICT.search(clause) or kind == "truism" and _ANYONE_CAN.search(clause))
+
+
 def reaction_only(text: str, names: Iterable[str] = (), *, timed: bool = False) -> bool:
     """Whether the sentence ``text`` only reacts to what the listener told, by its structure: :func:`evaluation_only`'s
     guards, and every clause evaluative (:func:`_evaluative_clause`) or a reaction (:func:`.reactions.reaction_clause`:
     what the listener is or has, the speaker's attitude toward it, an evaluation of it, or a truism that tells of no
-    event), at least one of them a reaction."""
+    event), at least one of them a reaction. What is said of the listener or of everyone must judge it (:func:`_judged`):
+    "Your boots must have a story for every trail", "Cats are wonderful company", not "You get one row per plot",
+    "Fees are more"."""
     raw = text.strip().replace("\u2019", "'")
     if not raw or timed or raw.endswith("?") or plain_named(raw, names) or _WITH_YOU.search(raw) or _POINTS_BACK.search(raw):
         return False
@@ -257,6 +273,8 @@ def reaction_only(text: str, names: Iterable[str] = (), *, timed: bool = False) 
             return False  # "Everyone loved the cake": an event
         if kind == "listener" and _event(_PASSIVE.sub("", clause)):
             return False  # "You mentioned the shelter last time, and ...": what was said before, pointed to
+        if kind in ("listener", "truism") and not _judged(clause, kind):
+            return False  # "Fees are more.", "You get one row per plot.": a fact of the listener's or of a kind, not a verdict
         if kind in (None, "truism") and _someone(clause) or kind is None and (_FIRST_SINGULAR.search(clause) or not _evaluative_clause(clause, names)):
             return False  # "They're a real support": someone in particular; "..., but I'm putting in the hours": the speaker's own
         kinds.append(kind)
