@@ -24,6 +24,9 @@ clause a quality predicated of what the context names, whatever the quality's wo
 or no event, no thing introduced and nothing beyond inner life but graded words. The rule extractor gives such a
 sentence no view of its own beside a fact, no statement record beside another statement, and a turn of nothing else no
 record unless it answers a question about something (:class:`memdesk.conversation.extract.RuleExtractor`).
+:func:`reaction_only` reads the same way a sentence that only reacts to what the listener told, in any words (what the
+listener is or has, the speaker's attitude toward it, an evaluation of it, encouragement, a truism:
+:func:`.reactions.reaction_clause`); :func:`says_nothing` is either.
 """
 
 from __future__ import annotations
@@ -39,8 +42,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, name_words
+from .reactions import FIRST_SINGULAR as _FIRST_SINGULAR
+from .reactions import reaction_clause
 from .rules import content_words
-from .social import THIRD_PERSON, abstract_only, plain_named
+from .social import EVALUATIVE_WORDS, THIRD_PERSON, abstract_only, plain_named
 from .stance import STANCE_WORDS, clause_split
 
 if TYPE_CHECKING:
@@ -48,7 +53,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FillerTest", "anchored", "anchor_strength", "evaluation_only", "inner_only", "says_nothing", "MAX_WORDS"]
+__all__ = ["FillerTest", "anchored", "anchor_strength", "evaluation_only", "inner_only", "reaction_only", "says_nothing", "MAX_WORDS"]
 
 #: A sentence longer than this says enough to keep.
 MAX_WORDS = 12
@@ -229,9 +234,60 @@ def evaluation_only(text: str, names: Iterable[str] = (), *, timed: bool = False
     return all(w in graded for w in free) and not _event(raw) and not _referent(raw)
 
 
+_THEY_TOO = re.compile(r"^they (?:can|are|have|make|bring|give|keep|help|teach|become|really|always|all)\b")
+#: A participle after a linking or light verb is no event ("getting stuff done", "being loved").
+_PASSIVE = re.compile(r"\b(?:get|gets|getting|got|be|being|been|is|are|feel|feeling)\s+[\w'-]+\b")
+
+
+#: Words of appearance and inference: a verdict ("seems", "sounds", "must have").
+_VERDICT = re.compile(r"\b(?:must|seems?|seemed|sounds?|sounded|looks?|looked)\b")
+#: What anyone can do or get: a truism's possibility said of everyone ("Cycling can clear our heads").
+_ANYONE_CAN = re.compile(r"\b(?:can|could|may|might)\b.*\b(?:us|we|our|ourselves|people|everyone|anyone|someone)\b")
+
+
+def _judged(clause: str, kind: str) -> bool:
+    """Whether ``clause`` judges what it speaks of: a word of evaluation (:data:`.social.EVALUATIVE_WORDS`), a graded word (:data:`_GRADED`), a verb of appearance or inference
+    (:data:`_VERDICT`); or, of everyone (``kind`` "truism"), what anyone can do or get (:data:`_ANYONE_CAN`)."""
+    if any(w in EVALUATIVE_WORDS for w in _WORD.findall(clause)):
+        return True
+    return bool(_GRADED.search(clause) or _VERDICT.search(clause) or kind == "truism" and _ANYONE_CAN.search(clause))
+
+
+def reaction_only(text: str, names: Iterable[str] = (), *, timed: bool = False) -> bool:
+    """Whether the sentence ``text`` only reacts to what the listener told, by its structure: :func:`evaluation_only`'s
+    guards, and every clause evaluative (:func:`_evaluative_clause`) or a reaction (:func:`.reactions.reaction_clause`:
+    what the listener is or has, the speaker's attitude toward it, an evaluation of it, or a truism that tells of no
+    event), at least one of them a reaction. What is said of the listener or of everyone must judge it (:func:`_judged`):
+    "Your boots must have a story for every trail", "Cats are wonderful company", not "You get one row per plot",
+    "Fees are more"."""
+    raw = text.strip().replace("\u2019", "'")
+    if not raw or timed or raw.endswith("?") or plain_named(raw, names) or _WITH_YOU.search(raw) or _POINTS_BACK.search(raw):
+        return False
+    kinds: list[str | None] = []
+    for clause in clause_split(raw):
+        kind = reaction_clause(clause)
+        if kind is None and kinds[-1:] == ["truism"] and _THEY_TOO.match(clause) and not _event(clause):
+            kinds.append("truism")  # "Animals are great company - they can be so loyal": the same everyone
+            continue
+        if kind == "truism" and (_event(_PASSIVE.sub("", clause)) or _NOT_EVENTS.intersection(_WORD.findall(clause))):
+            return False  # "Everyone loved the cake": an event
+        if kind == "listener" and _event(_PASSIVE.sub("", clause)):
+            return False  # "You mentioned the shelter last time, and ...": what was said before, pointed to
+        if kind in ("listener", "truism") and not _judged(clause, kind):
+            return False  # "Fees are more.", "You get one row per plot.": a fact of the listener's or of a kind, not a verdict
+        if kind in (None, "truism") and _someone(clause) or kind is None and (_FIRST_SINGULAR.search(clause) or not _evaluative_clause(clause, names)):
+            return False  # "They're a real support": someone in particular; "..., but I'm putting in the hours": the speaker's own
+        kinds.append(kind)
+    return any(kinds)
+
+
 def says_nothing(sentence: Any, names: Iterable[str] = ()) -> bool:
-    """:func:`evaluation_only` of an analysed sentence (its ``text``, its resolved ``times``); an image caption never."""
-    return not getattr(sentence, "image", False) and evaluation_only(sentence.text, names, timed=bool(getattr(sentence, "times", None)))
+    """:func:`evaluation_only` or :func:`reaction_only` of an analysed sentence (its ``text``, its resolved ``times``);
+    an image caption never."""
+    if getattr(sentence, "image", False):
+        return False
+    timed = bool(getattr(sentence, "times", None))
+    return evaluation_only(sentence.text, names, timed=timed) or not getattr(sentence, "procedural", False) and reaction_only(sentence.text, names, timed=timed)
 
 
 class FillerTest:
@@ -295,3 +351,4 @@ class FillerTest:
             log.debug("small talk by the learned test (p=%.2f): %r", p, text)
             return True
         return False
+

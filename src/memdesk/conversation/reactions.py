@@ -24,9 +24,9 @@ import re
 
 from .base import Utterance
 from .rules import analyze, is_imperative
-from .stance import instructs_reply
+from .stance import STANCE_WORDS, instructs_reply
 
-__all__ = ["ADVICE", "MAX_REACTION_WORDS", "asks_for_something", "gives_something", "reaction_turn"]
+__all__ = ["ADVICE", "FIRST_SINGULAR", "MAX_REACTION_WORDS", "asks_for_something", "gives_something", "reaction_clause", "reaction_turn"]
 
 #: A reply longer than this says something of its own, whatever it replies to.
 MAX_REACTION_WORDS = 20
@@ -121,3 +121,110 @@ def _only_instructs(text: str) -> bool:
     I'll use a table."), not a request for something now."""
     sentences = [s for s in _SENTENCE.split(" ".join(text.replace("’", "'").split())) if s]
     return bool(sentences) and all(instructs_reply(s) for s in sentences)
+
+
+# --- a peer's reaction to what the listener told -------------------------------------------------------------------
+
+#: The speaker's own: a first person anywhere in a clause ("my", "we", "us") keeps it, whatever the rest does.
+_FIRST = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself|we|we're|we've|we'll|we'd|us|our|ours|ourselves)\b")
+#: The speaker alone ("I", "my"): a truism may say "us" and "our" of everyone ("Books shift how we think").
+FIRST_SINGULAR = re.compile(r"\b(?:i|i'm|i've|i'll|i'd|me|my|mine|myself)\b")
+_SECOND = re.compile(r"\b(?:you|you're|you've|you'll|you'd|your|yours|yourself|yourselves|ya|u)\b")
+_DEGREES = r"(?:(?:so|really|totally|definitely|just|also|can|could|can't|cannot|do|still|seriously|honestly|truly|sure|always|completely|absolutely|already|bet|kinda|kind of) )*"
+#: The speaker's attitude toward what follows: a verb or adjective of feeling, wishing, believing or perceiving after
+#: a first person ("I love how ...", "I can see why ...", "I'm sure ...", "I'm pumped to see how ..."), or what the
+#: listener's words mean to the speaker ("It means a lot to me that you ...").
+_ATTITUDE = re.compile(
+    rf"^(?:(?:i|we)(?:'m| am|'re| are)? {_DEGREES}(?:(?:love|like) how|bet|hope|wish|admire|appreciate|respect|believe|agree|imagine|picture|"
+    r"guess|think|know|see|tell|understand|get|sure|glad|happy|pumped|excited|stoked|thrilled|proud|impressed|amazed|"
+    r"wait|envy|certain|confident|positive|jealous|curious|(?:always )?here)|"
+    r"(?:it|that|this)(?: really| truly| just)? (?:means|meant) (?:a lot|so much|the world|everything)(?: to (?:me|us))?)\b"
+)
+#: Attitudes of guessing and picturing: what follows is the listener's matter when it points back ("I bet it was
+#: fun", "I can imagine that it felt good"), as when it names the listener.
+_GUESSES = re.compile(r"^(?:i|we)(?:'m| am)? (?:(?:can|could|just|totally|really|so|definitely) )*(?:bet|imagine|picture|guess|tell|sure)\b")
+_POINTS = re.compile(r"\b(?:you|you're|you've|you'll|you'd|your|yours|yourself|ya|u|it|that|this|those|these)\b")
+#: Encouragement put to the listener: an imperative of going on, holding firm, taking heart or enjoying ("Keep doing
+#: what you're doing", "Take comfort in knowing you've got friends", "Enjoy every minute of it").
+_CHEERS = re.compile(
+    r"^(?:keep (?:it up|at it|going|doing|pushing|up)|stay (?:strong|positive|focused|motivated|true)|hang in|hold on|take (?:comfort|heart|pride)|"
+    r"don't (?:give up|stop|lose)|never (?:give up|stop|lose)|enjoy|savou?r|cherish|embrace|believe in|go for it|be proud)\b"
+)
+#: Something introduced: a determiner or a possessive of the speaker's before a word ("a class", "my studio").
+_INTRODUCES = re.compile(r"\b(?:a|an|my|our)\s+[a-z]")
+#: "It (just) shows that ...", "it goes to show ...": what follows is the clause to read.
+_SHOWS = re.compile(r"^(?:it|that|this) (?:just |really |only |all )?(?:shows|goes to show|proves)(?: that)? ")
+#: An evaluation of what follows, said by extraposition or with no subject: "It's great that ...", "that's awesome how
+#: ...", "cool that ...".
+_EVALUATES = re.compile(
+    r"^(?:it|that|this)(?:'s| is| was| sounds| seems| looks| must be| must have been)(?: (?:so|such|really|very|pretty|super|truly|just|totally|absolutely|incredibly|always|definitely))*"
+    r"(?: an?)?(?: [\w'-]+){1,2}? (?:to|that|how|when|what|seeing|knowing|hearing|watching|you)\b"
+)
+#: A generic subject and a verb in the present: what holds of everyone, said in reply ("Animals make great companions",
+#: "Being organised is key", "Everyone has their own story", "Some authors stay with us for life").
+_GENERIC_VERB = (
+    r"(?:is|are|'s|'re|can|could|will|should|may|might|must|make|makes|help|helps|bring|brings|keep|keeps|take|takes|give|gives|"
+    r"teach|teaches|become|becomes|have|has|suck|sucks|matter|matters|mean|means|show|shows|need|needs|deserve|deserves|"
+    r"shape|shapes|affect|affects|change|changes|shift|shifts|let|lets|remind|reminds|do|does|don't|doesn't)"
+)
+_GENERIC_SUBJECT = re.compile(
+    rf"^(?:(?P<anyone>everyone|everybody|people|folks|we all|nobody|no one) [a-z]|"
+    rf"(?P<subject>nothing|life|some [a-z]+s|[a-z]+ing(?: [\w'-]+){{0,6}}?|(?:[a-z]+ )?[a-z]{{3,}}s)"
+    rf"(?: (?:really|sure|always|truly|definitely|just|often|also|totally|usually|all))* {_GENERIC_VERB}\b)"
+)
+#: What the listener would, could or needs to do: advice in other words ("You'd need a permit first").
+_YOU_NEED = re.compile(r"^you(?:'d| would| could| might| should| need| have to| ought| can|'ll need|'ll have to| will need| will have to)\b")
+#: A thing of the speaker's and the listener's: "our garden" (everyone's "our own way" is not one).
+_OURS = re.compile(r"\bour (?!own\b)[a-z]")
+#: Words that end like a plural and are none ("this", "was", "always").
+_NOT_PLURAL = frozenset(
+    "this his its hers ours yours theirs was is has does us always sometimes perhaps thanks yes guess less unless "
+    "across plus whereas bus gas thus something anything everything thing morning evening spring".split()
+)
+
+
+def reaction_clause(clause: str) -> str | None:
+    """How one lower-cased clause (:func:`.stance.clause_split`) reacts to what the listener told, in any words, with
+    nothing of the speaker's own, or None: ``"listener"``, what the listener is, has or will do ("your shoes must have a
+    lot of stories behind them"; advice, :data:`ADVICE`, is not a reaction); ``"attitude"``, the speaker's attitude
+    toward it ("I love how it shows the teamwork you described", "I'm sure your students are thrilled"); ``"evaluates"``,
+    an evaluation of it by extraposition ("It's great that you get to spend time outside"); ``"truism"``, what holds of
+    everyone ("Being organised is key for a busy week"; the caller checks it tells of no event). A first person
+    (:data:`_FIRST`) is the speaker's own, except the "us" and "our" of everyone in a truism ("Books shift how we
+    think"), which says nothing of the speaker alone (:data:`FIRST_SINGULAR`), and names no thing of theirs
+    (:data:`_OURS`). ``"encourages"``: an imperative of going on or taking heart (:data:`_CHEERS`) that introduces
+    nothing. "It just shows that ..." is read by what it shows."""
+    if ADVICE.search(clause):
+        return None
+    if m := _ATTITUDE.match(clause):
+        rest = clause[m.end() :]
+        pointed = (_POINTS if _GUESSES.match(clause) else _SECOND).search(rest)
+        return "attitude" if pointed and not _FIRST.search(rest) else None
+    if (m := _SHOWS.match(clause)) and clause[m.end() :]:
+        return reaction_clause(clause[m.end() :])
+    if (m := _CHEERS.match(clause)) and not FIRST_SINGULAR.search(clause[m.end() :]) and not _INTRODUCES.search(clause):
+        return "encourages"
+    if not _FIRST.search(clause):
+        if re.match(r"^(?:you|you're|you've|you'll|you'd|your)\b", clause) and not _YOU_NEED.match(clause):
+            return "listener"
+        bare = not re.match(r"(?:it|that|this)\b", clause)  # "cool that you ...": a quality with no subject
+        said = f"it's {clause}" if bare and _word_of(clause) in STANCE_WORDS else clause
+        if (m := _EVALUATES.match(said)) and _SECOND.search(said[m.end() - 4 :]):
+            return "evaluates"
+    g = _GENERIC_SUBJECT.match(clause)
+    if g is None or FIRST_SINGULAR.search(clause) or _OURS.search(clause):
+        return None  # "Trains are cheaper with our railcard": the speaker's own
+    if g.group("anyone"):
+        return "truism"
+    head = g.group("subject").split()
+    if head[-1] in _NOT_PLURAL or head[0] in _NOT_PLURAL or head[0] in _DETERMINERS:
+        return None
+    return "truism"
+
+
+def _word_of(clause: str) -> str:
+    """The first word of ``clause`` after degree words ("so glad that ..." -> "glad")."""
+    return re.sub(rf"^{_DEGREES}", "", clause).split(" ", 1)[0]
+
+
+_DETERMINERS = frozenset("the a an that those these this what there here which who".split())
