@@ -28,7 +28,7 @@ from .endings import valued_end
 from .typed_values import topic_terms, value_spans, values_of
 from .updates import new_only
 
-__all__ = ["REFERS", "item_cut", "kind_group", "named_words", "not_rescheduled", "of_what_changed", "sibling", "value_items", "without_gerunds"]
+__all__ = ["REFERS", "item_cut", "kind_group", "moved_terms", "named_words", "not_rescheduled", "of_what_changed", "sibling", "value_items", "without_gerunds"]
 
 #: a part that refers back to what was said before it
 REFERS = re.compile(r"^(?:it|its|it's|this|that|these|those|he|she|they|there|which)\b", re.IGNORECASE)
@@ -101,6 +101,13 @@ def of_what_changed(texts: list[str], stales: list[list[tuple[str, tuple[int, in
 _MOVED = re.compile(r"\b(?:mov|chang|shift|push|switch|bump)\w*\b", re.IGNORECASE)
 
 
+def moved_terms(claims: Sequence[Claim]) -> set[str]:
+    """The words of the claims of ``claims`` that move a time ("the Hill Climb got moved to 21 June", "postponed")."""
+    moved = [c.value for c in claims if c.value and _MOVED.search(c.value) and values_of(c.value).keys() & {"date", "clock", "weekday", "frequency"}]
+    moved += [c.value for c in claims if c.value and re.search(r"\b(?:postpon|delay|reschedul)", c.value, re.IGNORECASE)]
+    return topic_terms(" ".join(moved))
+
+
 def not_rescheduled(claims: Sequence[Claim], stale: bool) -> list[Claim]:
     """``claims`` less the changes and ends that only name what a rescheduling moved ("the Hill Climb got moved to 21
     June": the race stays, its date goes; the new date says what changed), and, when the old words hold a value of a
@@ -109,14 +116,18 @@ def not_rescheduled(claims: Sequence[Claim], stale: bool) -> list[Claim]:
     valued = [c.value for c in claims if stale and c.attribute == "update" and c.value and value_spans(c.value)]
     if valued and (terms := topic_terms(" ".join(valued))):
         claims = [c for c in claims if not (c.attribute == "change" and c.value and topic_terms(c.value) <= terms)]
-    moved = [c.value for c in claims if c.value and _MOVED.search(c.value) and values_of(c.value).keys() & {"date", "clock", "weekday", "frequency"}]
-    moved += [c.value for c in claims if c.value and re.search(r"\b(?:postpon|delay|reschedul)", c.value, re.IGNORECASE)]
-    terms = topic_terms(" ".join(moved))
+    terms = moved_terms(claims)
     return [c for c in claims if not (terms and c.attribute in ("change", "ended", "negation") and c.value and topic_terms(c.value) <= terms)]
 
 
 def sibling(part: str, before: str) -> bool:
     """Whether ``part`` is an item beside the one ``before`` it, not a detail of it: both give a value of one kind
     ("a trim is 300 rupees, a shave from 150"; "12 ewes and 3 rams")."""
-    kinds = {kind_group(k) for k, _, _ in value_spans(before)}
-    return not REFERS.match(part) and bool(kinds & {kind_group(k) for k, _, _ in value_spans(part)})
+    kinds = {_amount(k) for k, _, _ in value_spans(before)}
+    return not REFERS.match(part) and bool(kinds & {_amount(k) for k, _, _ in value_spans(part)})
+
+
+def _amount(kind: str) -> str:
+    """A kind of value, every kind of amount as one (a bare number may be any of them: "a trim is 300 rupees, a
+    shave from 150")."""
+    return "amount" if kind in ("money", "count", "percent", "dose", "number") else kind_group(kind)

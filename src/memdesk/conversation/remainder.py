@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from .claims import Claim
-from .compound import REFERS, item_cut, kind_group, named_words, not_rescheduled, of_what_changed, sibling, value_items, without_gerunds
+from .compound import REFERS, item_cut, kind_group, moved_terms, named_words, not_rescheduled, of_what_changed, sibling, value_items, without_gerunds
 from .endings import reverses, valued_end
 from .facts import same_value
 from .narrowing import narrow
@@ -247,6 +247,7 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
     new_shifts = _shifts(said)
     stales = of_what_changed([body[a:b] for a, b in spans], [_stale_values(body[a:b], changed) if changed else [] for a, b in spans], claims, names)
     whole = not_rescheduled(claims, any(stales)) if changed else list(claims)
+    moved = bool(changed) and bool(moved_terms(claims))  # a time moved: the thing it names, said again, is not what changed
     kept: list[tuple[int, str]] = []
     went: list[str] = []
     last: int | None = None
@@ -263,7 +264,7 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
             cut_any, dropped, last = True, False, i
             continue
         if (
-            _whole_part(whole, replaced, part) or _restated(part, terms, names) or (dropped and _depends(part, before) and not sibling(part, before))
+            _whole_part(whole, replaced, part) or (not moved and _restated(part, terms, names)) or (dropped and _depends(part, before) and not sibling(part, before))
             or any(m.group("part") for m in _SHIFT.finditer(part) if m.span() in shifts)  # a shift said as a noun goes with its part
         ):  # fmt: skip
             cut_any = dropped = True
