@@ -8,12 +8,11 @@ with its distance and its date. When a later message changes one of them, the re
 * :func:`of_what_changed` keeps the values of items named in words the new value's sentences do not use, when
   another item with a value of the changed kind is named by them ("crab went up to 2.90" changes "crab is 2.40 a
   kilo", not "lobster 19 a kilo"); an item with no words of its own cannot be told apart and changes with them;
-* :func:`sibling`: an item beside one that went is not its detail when both give a value of one kind;
+* :func:`sibling`: an item beside one that went is not its detail when both give an amount with words of their own;
 * :func:`item_cut` takes from a list only the item that holds every word an end names ("I stopped the lime
   chutney": "selling mango pickle and lime chutney" keeps "selling mango pickle");
-* :func:`not_rescheduled`: a change that moves a time ("the Hill Climb got moved to 21 June") or that only says
-  the sentence of a new value ("I raised the trim to 350") names what changed through its value; the words naming
-  the thing take no part with them.
+* :func:`not_rescheduled`: a change that moves a time ("the Hill Climb got moved to 21 June", "postponed to May")
+  names what changed through its new time; the words naming the thing take no part with them.
 
 Every text is the speaker's words less a span: nothing is rewritten or added.
 """
@@ -97,37 +96,31 @@ def of_what_changed(texts: list[str], stales: list[list[tuple[str, tuple[int, in
     return [[] if i in other else stale for i, stale in enumerate(stales)]
 
 
-#: a verb of moving a time ("moved the start to 9 June", "changed it to Fridays", "pushed back to May")
-_MOVED = re.compile(r"\b(?:mov|chang|shift|push|switch|bump)\w*\b", re.IGNORECASE)
+#: a verb of moving a time ("moved the start to 9 June", "got moved to May 2", "pushed back to May", "postponed")
+_MOVED = re.compile(
+    r"\b(?:postpon|delay|reschedul)\w*|\b(?:push(?:ed)?|put)\s+back\b|\bbr(?:ing|ought)\s+forward\b|\bmoved?\b(?:\s+[\w-]+){0,2}?\s+to\b", re.IGNORECASE
+)
 
 
 def moved_terms(claims: Sequence[Claim]) -> set[str]:
     """The words of the claims of ``claims`` that move a time ("the Hill Climb got moved to 21 June", "postponed")."""
     moved = [c.value for c in claims if c.value and _MOVED.search(c.value) and values_of(c.value).keys() & {"date", "clock", "weekday", "frequency"}]
-    moved += [c.value for c in claims if c.value and re.search(r"\b(?:postpon|delay|reschedul)", c.value, re.IGNORECASE)]
     return topic_terms(" ".join(moved))
 
 
-def not_rescheduled(claims: Sequence[Claim], stale: bool) -> list[Claim]:
+def not_rescheduled(claims: Sequence[Claim]) -> list[Claim]:
     """``claims`` less the changes and ends that only name what a rescheduling moved ("the Hill Climb got moved to 21
-    June": the race stays, its date goes; the new date says what changed), and, when the old words hold a value of a
-    kind that changed (``stale``), the changes that only say the new value's sentence ("I raised the trim to 350":
-    the old price goes, not every part naming a trim)."""
-    valued = [c.value for c in claims if stale and c.attribute == "update" and c.value and value_spans(c.value)]
-    if valued and (terms := topic_terms(" ".join(valued))):
-        claims = [c for c in claims if not (c.attribute == "change" and c.value and topic_terms(c.value) <= terms)]
+    June": the race stays, its date goes; the new date says what changed)."""
     terms = moved_terms(claims)
     return [c for c in claims if not (terms and c.attribute in ("change", "ended", "negation") and c.value and topic_terms(c.value) <= terms)]
 
 
+#: kinds of amount: a bare number may be any of them ("a trim is 300 rupees, a shave from 150")
+_AMOUNTS = frozenset(("money", "count", "percent", "dose", "number"))
+
+
 def sibling(part: str, before: str) -> bool:
-    """Whether ``part`` is an item beside the one ``before`` it, not a detail of it: both give a value of one kind
-    ("a trim is 300 rupees, a shave from 150"; "12 ewes and 3 rams")."""
-    kinds = {_amount(k) for k, _, _ in value_spans(before)}
-    return not REFERS.match(part) and bool(kinds & {_amount(k) for k, _, _ in value_spans(part)})
-
-
-def _amount(kind: str) -> str:
-    """A kind of value, every kind of amount as one (a bare number may be any of them: "a trim is 300 rupees, a
-    shave from 150")."""
-    return "amount" if kind in ("money", "count", "percent", "dose", "number") else kind_group(kind)
+    """Whether ``part`` is an item beside the one ``before`` it, not a detail of it: both give an amount, each with
+    words of its own ("a trim is 300 rupees, a shave from 150"; "12 ewes and 3 rams"); days and times said in a
+    row are one schedule, not items ("Monday, Wednesday and Friday 6 to 9")."""
+    return not REFERS.match(part) and all(any(k in _AMOUNTS for k, _, _ in value_spans(t)) and topic_terms(t) for t in (part, before))

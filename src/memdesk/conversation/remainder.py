@@ -246,7 +246,7 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
     changed = _changed_values(claims)
     new_shifts = _shifts(said)
     stales = of_what_changed([body[a:b] for a, b in spans], [_stale_values(body[a:b], changed) if changed else [] for a, b in spans], claims, names)
-    whole = not_rescheduled(claims, any(stales)) if changed else list(claims)
+    whole = not_rescheduled(claims) if changed else list(claims)
     moved = bool(changed) and bool(moved_terms(claims))  # a time moved: the thing it names, said again, is not what changed
     kept: list[tuple[int, str]] = []
     went: list[str] = []
