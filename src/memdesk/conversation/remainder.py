@@ -180,7 +180,7 @@ _DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|at|on|in|of|for|from|by|the|
 
 
 #: a noun before a date said with no preposition ("appointment 2 October"): not a verb's participle, not a bare "the"
-_AFTER_NOUN = re.compile(r"\b[A-Za-z][a-z]+(?<!ing)(?<!ed)\s+$")
+_AFTER_NOUN = re.compile(r"\b[A-Za-z][a-z]+(?<!ing)(?<!ed)(?<!s)\s+$")  # not "ends 26 March": a verb's own date
 
 
 def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[tuple[int, int]]) -> tuple[str, str] | None:
