@@ -119,3 +119,10 @@ def test_a_later_change_closes_only_the_part_it_is_about(mem: Memory, first: str
     assert any(kept in r.text() and r.id in current for r in mine)  # what still holds is current
     assert all(r.id not in current for r in mine if gone in r.text())  # what changed is closed
     assert any(gone in r.text() for r in mine)  # and kept, closed, in a record of its own
+
+
+def test_a_bare_new_number_closes_an_amount(mem: Memory) -> None:
+    # "rent is 950 now": a bare number may be any amount, so it changes the rent said in pounds
+    message = said(mem, "I rent a lock-up garage for 900 pounds a month from Harlow council.", "rent is 950 now from this month")[0]
+    current = [r.text() for r in mem.get_all(scope=S) if r.valid_to is None and r.provenance[0] == message]
+    assert not any("900 pounds" in t for t in current)

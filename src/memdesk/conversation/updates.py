@@ -171,6 +171,9 @@ def _currency(value: str) -> str | None:
 def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     """Whether ``old`` holds a value of a kind ``new`` gives, and not the same one (counts: of the same noun, if both name one)."""
     new, old = _when(_dated(new)), _when(_dated(old))
+    if old.get("money") and not old.get("count"):  # a bare number may be any amount: "rent is 9500 now" of "9000 rupees a month"
+        bare = {v.partition(" ")[0] for v in new.get("count", ()) if not topic_terms(v.partition(" ")[2])}
+        new = new | ({"money": new.get("money", set()) | bare} if bare else {})
     for kind, values in new.items():
         before = old.get(kind)
         if not before:
