@@ -126,3 +126,5 @@ def test_a_bare_new_number_closes_an_amount(mem: Memory) -> None:
     message = said(mem, "I rent a lock-up garage for 900 pounds a month from Harlow council.", "rent is 950 now from this month")[0]
     current = [r.text() for r in mem.get_all(scope=S) if r.valid_to is None and r.provenance[0] == message]
     assert not any("900 pounds" in t for t in current)
+    # the price was an adjunct after "for": the garage and the council stay current
+    assert any("Harlow council" in t for t in current)

@@ -78,7 +78,7 @@ _OWN_PREP = re.compile(r"(?:in|until|till|by|from|every)\s", re.IGNORECASE)
 _ISO_AFTER = re.compile(r"^\s*\((?:week\s+of\s+)?\d{4}-\d\d(?:-\d\d)?\)")
 #: a prepositional phrase that can follow what a cut value followed ("is [on 14 March] at the test centre")
 _PREP_AHEAD = re.compile(
-    r"^(?:\s*\([^)]*\))?(?:\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?)?\s+(?:at|in|on|near|with|for|by|inside|outside|behind|opposite)\b", re.IGNORECASE
+    r"^(?:\s*\([^)]*\))?(?:\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?)?\s+(?:at|in|on|near|with|for|by|from|inside|outside|behind|opposite)\b", re.IGNORECASE
 )  # a clock time kept between them ("are [every Monday] 7pm at the hall")
 #: what a date's phrase goes on with ("the first Monday of the month", "the 3rd of every month")
 _OF_PERIOD = re.compile(r"^\s+of\s+(?:the|every|each)\s+(?:month|week|year|term)\b", re.IGNORECASE)
@@ -122,7 +122,7 @@ def _changed_values(new: Sequence[Claim]) -> dict[str, set[str]]:
     if any(c.value and c.op == "end" and _RESCHEDULED.search(c.value) for c in new):
         for kind in _WHEN[:2]:  # "the dive was postponed": its day and time are not what they were
             out.setdefault(kind, set())
-    if any(v.isdigit() or v.replace(".", "").isdigit() for v in out.get("count", ())):
+    if any(v.partition(" ")[0].replace(".", "").isdigit() and not topic_terms(v.partition(" ")[2]) for v in out.get("count", ())):  # "950 (this month)"
         for kind in _AMOUNTS:
             out.setdefault(kind, set())
     return out
@@ -179,6 +179,10 @@ def _restated(part: str, said: set[str], names: frozenset[str]) -> bool:
 _DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|at|on|in|of|for|from|by|the|a|an|about|around|and|or|but|with|than|until|till|since|starting|starts|started|begins|due|ending)\W*$|\(\s*\)", re.IGNORECASE)
 
 
+#: a price said as an adjunct after its preposition ("rents the stall [for 900 pounds a month] from the trust")
+_FOR_PRICE = re.compile(r"\b(?:for|at)\s+$", re.IGNORECASE)
+#: what a price is per ("a month", "per jar", "an hour"), said after it
+_RATE = re.compile(r"(?:\s+(?:a|an|per|each)\s+[a-z]+)?", re.IGNORECASE)
 #: a noun before a date said with no preposition ("appointment 2 October"): not a verb's participle, not a bare "the"
 _AFTER_NOUN = re.compile(r"\b[A-Za-z][a-z]+(?<!ing)(?<!ed)(?<!s)\s+$")  # not "ends 26 March": a verb's own date
 
@@ -193,6 +197,9 @@ def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[
         start = m.start() if m else None
         if kind == "date" and m is None and _AFTER_NOUN.search(text[:a]) and not _DANGLING.search(text[:a]):
             start = a  # "appointment 2 October in Leeds": a date right after a noun is its adjunct
+        if kind == "money" and (p := _FOR_PRICE.search(text[:a])) and (r := _RATE.match(text[b:])) and (_PREP_AHEAD.match(text[b + r.end() :]) or not text[b + r.end() :].strip(" .!?")):
+            start, b = p.start(), b + r.end()  # "rents the stall for 900 pounds a month from the trust": a price adjunct
+            kind = "date"  # cut as a time adjunct is
         if kind not in _WHEN or start is None:
             # a value next to a cut one is said with it ("on Saturday 15 May", "5am to 1pm"): it goes with it
             if not any(text[b:x].strip(" ,") == "" or text[y:a].strip(" ,") == "" for k, (x, y) in stale if k in _WHEN and (x, y) != (a, b)):
