@@ -128,3 +128,4 @@ def test_a_bare_new_number_closes_an_amount(mem: Memory) -> None:
     assert not any("900 pounds" in t for t in current)
     # the price was an adjunct after "for": the garage and the council stay current
     assert any("Harlow council" in t for t in current)
+

@@ -252,7 +252,9 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
     terms = topic_terms(said, names)
     changed = _changed_values(claims)
     new_shifts = _shifts(said)
-    stales = of_what_changed([body[a:b] for a, b in spans], [_stale_values(body[a:b], changed) if changed else [] for a, b in spans], claims, names)
+    raw = [_stale_values(body[a:b], changed) if changed else [] for a, b in spans]
+    stales = of_what_changed([body[a:b] for a, b in spans], raw, claims, names)
+    items = {i for i, stale in enumerate(stales) if raw[i] and not stale}  # items told apart from the one that changed
     whole = not_rescheduled(claims) if changed else list(claims)
     moved = bool(changed) and bool(moved_terms(claims))  # a time moved: the thing it names, said again, is not what changed
     kept: list[tuple[int, str]] = []
@@ -296,7 +298,10 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
         return None
     text = _JOINER.sub("", re.sub(r"\s{2,}", " ", "".join(p for _, p in kept)).strip(" ,;:-–—")).strip(" ,;:")
     text = re.sub(r"([:;.])\s*,\s*", r"\1 ", text)  # a part dropped after a colon or a full stop leaves no comma
-    new_values = {v for _, v, _ in value_spans(text)} - {v for _, v, _ in value_spans(said)}  # a value said anew counts as a word
+    # a value counts as a word when it is of an item told apart from the one that changed ("14 beehives" beside "9
+    # goats"), or an amount of a kind that did not change ("40 km" beside a moved date); a time or a day never does
+    new_values = {v for i, p in kept for k, v, _ in value_spans(p) if i in items or (k in _AMOUNTS and k not in changed)}
+    new_values -= {v for _, v, _ in value_spans(said)}
     if len(topic_terms(text, names) - terms) + len(new_values) < 2:
         return None
     gone = ", ".join(w.strip().rstrip(",;:") for w in went if w.strip())
