@@ -52,7 +52,7 @@ from .endings import reverses, valued_end
 from .facts import same_value
 from .narrowing import narrow
 from .typed_values import topic_terms, value_spans, values_of
-from .updates import new_only
+from .updates import bare_amounts, new_only
 from ..records import MemoryRecord, new_id
 from ..retrieval.stemming import holds_stems
 
@@ -122,7 +122,9 @@ def _changed_values(new: Sequence[Claim]) -> dict[str, set[str]]:
     if any(c.value and c.op == "end" and _RESCHEDULED.search(c.value) for c in new):
         for kind in _WHEN[:2]:  # "the dive was postponed": its day and time are not what they were
             out.setdefault(kind, set())
-    if any(v.partition(" ")[0].replace(".", "").isdigit() and not topic_terms(v.partition(" ")[2]) for v in out.get("count", ())):  # "950 (this month)"
+    if any(v.isdigit() or v.replace(".", "").isdigit() for v in out.get("count", ())) or any(
+        c.attribute == "update" and c.value and bare_amounts(new_only(c.value)) for c in new
+    ):  # "950 now (from this month)"
         for kind in _AMOUNTS:
             out.setdefault(kind, set())
     return out
