@@ -47,11 +47,12 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from .claims import Claim
+from .compound import REFERS, item_cut, kind_group, moved_terms, named_words, not_rescheduled, of_what_changed, sibling, value_items, without_gerunds
 from .endings import reverses, valued_end
 from .facts import same_value
 from .narrowing import narrow
 from .typed_values import topic_terms, value_spans, values_of
-from .updates import new_only
+from .updates import bare_amounts, new_only
 from ..records import MemoryRecord, new_id
 from ..retrieval.stemming import holds_stems
 
@@ -67,13 +68,18 @@ _SHIFT = re.compile(
     re.IGNORECASE,
 )
 #: a preposition that takes a value as its object: the phrase goes with the value
-_PREP = re.compile(r"(?:\b(?:on|at|from|until|till|by|in|for|since|starting|due|of)\s+(?:the\s+)?(?:next\s+|this\s+)?)$", re.IGNORECASE)
+_PREP = re.compile(
+    r"(?:\b(?:until|till|by|from|at|in|since|before|after|to)\s+)?(?:the\s+)?(?:end|start|beginning|middle)\s+of\s+$"  # "until the end of June"
+    r"|(?:\b(?:on|at|from|until|till|by|in|for|since|starting|due|of)\s+(?:the\s+)?(?:next\s+|this\s+)?)$", re.IGNORECASE
+)
 #: a value whose words begin with their preposition ("in April", "until June")
-_OWN_PREP = re.compile(r"(?:in|until|till|by|from)\s", re.IGNORECASE)
+_OWN_PREP = re.compile(r"(?:in|until|till|by|from|every)\s", re.IGNORECASE)
 #: a date resolved into the words after a value ("(2026-02-09)", "(week of 2027-03-29)")
 _ISO_AFTER = re.compile(r"^\s*\((?:week\s+of\s+)?\d{4}-\d\d(?:-\d\d)?\)")
 #: a prepositional phrase that can follow what a cut value followed ("is [on 14 March] at the test centre")
-_PREP_AHEAD = re.compile(r"^(?:\s*\([^)]*\))?\s+(?:at|in|on|near|with|for|by|inside|outside|behind|opposite)\b", re.IGNORECASE)
+_PREP_AHEAD = re.compile(
+    r"^(?:\s*\([^)]*\))?(?:\s+\d{1,2}(?:[:.]\d\d)?\s*(?:am|pm|h)?)?\s+(?:at|in|on|near|with|for|by|from|inside|outside|behind|opposite)\b", re.IGNORECASE
+)  # a clock time kept between them ("are [every Monday] 7pm at the hall")
 #: what a date's phrase goes on with ("the first Monday of the month", "the 3rd of every month")
 _OF_PERIOD = re.compile(r"^\s+of\s+(?:the|every|each)\s+(?:month|week|year|term)\b", re.IGNORECASE)
 #: words that only join a part to the one before it; dropped at the head of a remainder
@@ -82,7 +88,8 @@ _TEXTUAL = ("change", "update", "negation", "reversal", "topic", "habit", "contr
 
 
 def parts(text: str) -> list[tuple[int, int]]:
-    """The spans of the parts of ``text``: its sentences, cut at semicolons, colons and commas (see the module)."""
+    """The spans of the parts of ``text``: its sentences, cut at semicolons, colons and commas, and before an "and"
+    between two values ("14 hives and 9 goats") (see the module)."""
     out, start = [], 0
     for m in _CUT.finditer(text):
         if text[start : m.start()].strip():
@@ -90,7 +97,7 @@ def parts(text: str) -> list[tuple[int, int]]:
         start = m.end()
     if text[start:].strip():
         out.append((start, len(text)))
-    return out
+    return [span for a, b in out for span in value_items(text, a, b)]
 
 
 def _shift(m: re.Match[str]) -> str:
@@ -111,11 +118,13 @@ def _changed_values(new: Sequence[Claim]) -> dict[str, set[str]]:
             text = new_only(claim.value)
             for kind, value, (a, b) in value_spans(text):
                 if kind != "date" or not _FROM.search(text[:a] + text[a:b].split()[0] + " "):
-                    out.setdefault(_kind(kind), set()).add(value)
+                    out.setdefault(kind_group(kind), set()).add(value)
     if any(c.value and c.op == "end" and _RESCHEDULED.search(c.value) for c in new):
         for kind in _WHEN[:2]:  # "the dive was postponed": its day and time are not what they were
             out.setdefault(kind, set())
-    if any(v.isdigit() or v.replace(".", "").isdigit() for v in out.get("count", ())):
+    if any(v.isdigit() or v.replace(".", "").isdigit() for v in out.get("count", ())) or any(
+        c.attribute == "update" and c.value and bare_amounts(new_only(c.value)) for c in new
+    ):  # "950 now (from this month)"
         for kind in _AMOUNTS:
             out.setdefault(kind, set())
     return out
@@ -128,7 +137,6 @@ _RESCHEDULED = re.compile(r"\b(?:postpon|delay|reschedul|push(?:ed)?\s+back|put\
 #: a part that depends on the one before it: its consequence or its alternative ("so I do aqua-gym"), or a short
 #: apposition naming it ("a wood stove, a Clearview Pioneer"); it goes when that part goes
 _DEPENDS = re.compile(r"^(?:so|which|that's why|therefore|hence|thus|instead)\b|\binstead\b", re.IGNORECASE)
-_REFERS = re.compile(r"^(?:it|its|it's|this|that|these|those|he|she|they|there|which)\b", re.IGNORECASE)
 #: "with my cat", "with Ana's brother": someone's own, a relation that holds on its own
 _OWN = re.compile(r"^with\s+(?:my|our|his|her|their|\w+'s)\b", re.IGNORECASE)
 #: a clause with a subject of its own, someone's: "our kids are Amina", "his mum is 80" (no short apposition)
@@ -141,13 +149,9 @@ _AMOUNTS = ("money", "count", "percent", "dose", "number")
 _WHEN = ("date", "clock", "when")
 
 
-def _kind(kind: str) -> str:
-    return "when" if kind in ("weekday", "frequency") else kind
-
-
 def _stale_values(text: str, changed: dict[str, set[str]]) -> list[tuple[str, tuple[int, int]]]:
     """The kinds and spans of the values of ``text`` of a kind that changed and that the change does not say again."""
-    return [(_kind(kind), span) for kind, value, span in value_spans(text) if _kind(kind) in changed and value not in changed[_kind(kind)]]
+    return [(kind_group(kind), span) for kind, value, span in value_spans(text) if kind_group(kind) in changed and value not in changed[kind_group(kind)]]
 
 
 def _whole_part(new: Sequence[Claim], replaced: Sequence[str], part: str) -> bool:
@@ -160,7 +164,7 @@ def _whole_part(new: Sequence[Claim], replaced: Sequence[str], part: str) -> boo
             return True
         if claim.attribute == "negation" and claim.op == "end" and claim.value and holds_stems(claim.value, part):
             return True
-        if claim.attribute == "change" and claim.value and topic_terms(claim.value) & topic_terms(part):
+        if claim.attribute == "change" and claim.value and topic_terms(without_gerunds(claim.value)) & topic_terms(part):
             return True
     return any(holds_stems(value, part) for value in replaced)
 
@@ -177,6 +181,14 @@ def _restated(part: str, said: set[str], names: frozenset[str]) -> bool:
 _DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|at|on|in|of|for|from|by|the|a|an|about|around|and|or|but|with|than|until|till|since|starting|starts|started|begins|due|ending)\W*$|\(\s*\)", re.IGNORECASE)
 
 
+#: a price said as an adjunct after its preposition ("rents the stall [for 900 pounds a month] from the trust")
+_FOR_PRICE = re.compile(r"\b(?:for|at)\s+$", re.IGNORECASE)
+#: what a price is per ("a month", "per jar", "an hour"), said after it
+_RATE = re.compile(r"(?:\s+(?:a|an|per|each)\s+[a-z]+)?", re.IGNORECASE)
+#: a noun before a date said with no preposition ("appointment 2 October"): not a verb's participle, not a bare "the"
+_AFTER_NOUN = re.compile(r"\b[A-Za-z][a-z]+(?<!ing)(?<!ed)(?<!s)\s+$")  # not "ends 26 March": a verb's own date
+
+
 def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[tuple[int, int]]) -> tuple[str, str] | None:
     """``text`` less its stale time adjuncts (a date, a time or a day after its preposition, with a date resolved
     after it) and the shifts worked that changed; ``None`` when a stale value is not such an adjunct, or what is
@@ -184,12 +196,18 @@ def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[
     keep = [True] * len(text)
     for kind, (a, b) in stale:
         m = _PREP.search(text[:a]) or _OWN_PREP.match(text, a)  # "in April": the value said with its preposition
-        if kind not in _WHEN or m is None:
+        start = m.start() if m else None
+        if kind == "date" and m is None and _AFTER_NOUN.search(text[:a]) and not _DANGLING.search(text[:a]):
+            start = a  # "appointment 2 October in Leeds": a date right after a noun is its adjunct
+        if kind == "money" and (p := _FOR_PRICE.search(text[:a])) and (r := _RATE.match(text[b:])) and (_PREP_AHEAD.match(text[b + r.end() :]) or not text[b + r.end() :].strip(" .!?")):
+            start, b = p.start(), b + r.end()  # "rents the stall for 900 pounds a month from the trust": a price adjunct
+            kind = "date"  # cut as a time adjunct is
+        if kind not in _WHEN or start is None:
             # a value next to a cut one is said with it ("on Saturday 15 May", "5am to 1pm"): it goes with it
             if not any(text[b:x].strip(" ,") == "" or text[y:a].strip(" ,") == "" for k, (x, y) in stale if k in _WHEN and (x, y) != (a, b)):
                 return None
         else:
-            a = m.start()
+            a = start
         if _DANGLING.search(text[:a].rstrip(" ,")) and text[:a].strip(" ,") and not _PREP_AHEAD.match(text[b:]):
             return None  # the value was what the words before it said ("the exam is on 14 January and ...")
         if m := _ISO_AFTER.match(text[b:]):
@@ -216,7 +234,7 @@ def _depends(part: str, before: str) -> bool:
     on its own)."""
     words = part.split()
     if before.rstrip().endswith((".", "!", "?")):
-        return bool(_REFERS.match(part))
+        return bool(REFERS.match(part))
     first = words[0].lower()
     if first in ("and", "but", "or", "also", "plus") and not _DEPENDS.search(part) or _CLAUSE.match(part):
         return False  # a statement of its own, joined ("and no shellfish please") or with a subject of its own ("our kids are ...")
@@ -236,18 +254,28 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
     terms = topic_terms(said, names)
     changed = _changed_values(claims)
     new_shifts = _shifts(said)
+    raw = [_stale_values(body[a:b], changed) if changed else [] for a, b in spans]
+    stales = of_what_changed([body[a:b] for a, b in spans], raw, claims, names)
+    items = {i for i, stale in enumerate(stales) if raw[i] and not stale}  # items told apart from the one that changed
+    whole = not_rescheduled(claims) if changed else list(claims)
+    moved = bool(changed) and bool(moved_terms(claims))  # a time moved: the thing it names, said again, is not what changed
     kept: list[tuple[int, str]] = []
     went: list[str] = []
     last: int | None = None
     cut_any = dropped = False
     for i, (a, b) in enumerate(spans):
-        part = body[a:b]
+        part, before = body[a:b], body[spans[i - 1][0] : a] if i else ""
         # what joined the last part kept to the part after it, as said ("problem. [dropped], the family ...": " ")
         joint = "" if last is None else body[spans[last][1] : spans[last + 1][0]]
-        stale = _stale_values(part, changed) if changed else []
+        stale = stales[i]
         shifts = [m.span() for m in _SHIFT.finditer(part) if _shift(m) not in new_shifts] if new_shifts else []
+        if _whole_part(whole, replaced, part) and (item := item_cut(part, named_words(whole, replaced))) is not None:
+            kept.append((i, joint + item[0]))  # one item of a list went: the list keeps the others
+            went.append(item[1])
+            cut_any, dropped, last = True, False, i
+            continue
         if (
-            _whole_part(claims, replaced, part) or _restated(part, terms, names) or (dropped and _depends(part, body[spans[i - 1][0] : a]))
+            _whole_part(whole, replaced, part) or (not moved and _restated(part, terms, names)) or (dropped and _depends(part, before) and not sibling(part, before))
             or any(m.group("part") for m in _SHIFT.finditer(part) if m.span() in shifts)  # a shift said as a noun goes with its part
         ):  # fmt: skip
             cut_any = dropped = True
@@ -272,7 +300,11 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
         return None
     text = _JOINER.sub("", re.sub(r"\s{2,}", " ", "".join(p for _, p in kept)).strip(" ,;:-–—")).strip(" ,;:")
     text = re.sub(r"([:;.])\s*,\s*", r"\1 ", text)  # a part dropped after a colon or a full stop leaves no comma
-    if len(topic_terms(text, names) - terms) < 2:
+    # a value counts as a word when it is of an item told apart from the one that changed ("14 beehives" beside "9
+    # goats"), or an amount of a kind that did not change ("40 km" beside a moved date); a time or a day never does
+    new_values = {v for i, p in kept for k, v, _ in value_spans(p) if i in items or (k in _AMOUNTS and k not in changed)}
+    new_values -= {v for _, v, _ in value_spans(said)}
+    if len(topic_terms(text, names) - terms) + len(new_values) < 2:
         return None
     gone = ", ".join(w.strip().rstrip(",;:") for w in went if w.strip())
     return (text[:1].upper() + text[1:] if text[:1].islower() and body[:1].isupper() else text), gone

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 
 from .claims import Claim
-from .typed_values import DAY as _DAY, LABEL as _LABEL, MONTH as _MONTH, topic_terms, values_of
+from .typed_values import DAY as _DAY, LABEL as _LABEL, MONTH as _MONTH, topic_terms, value_spans, values_of
 from ..retrieval.stemming import stem
 from ..retrieval.value_kinds import CURRENCY_NAMES, CURRENCY_SIGNS
 
@@ -168,6 +168,17 @@ def _currency(value: str) -> str | None:
     return m.group(0).rstrip("s") if m else None
 
 
+#: a number said with nothing it counts after it: "now", a rate, the end ("rent is 950 now", "up to 1,200 a month")
+_BARE = re.compile(r"(?<![\w.,£$€])(\d[\d,.]*\d|\d)(?=\s*(?:$|[!;:)]|[.,](?!\d)|now\b|from\b|since\b|as\s+of\b|this\b|per\b|an?\s+(?:month|week|year|day|night|hour)\b))", re.IGNORECASE)
+
+
+def bare_amounts(text: str) -> set[str]:
+    """The numbers of ``text`` said with nothing they count after them: a bare number may be any amount ("rent is
+    950 now"); "4 kg", "11 goats" count something."""
+    other = [span for kind, _, span in value_spans(text) if kind != "count"]  # "moved to June 21": a day, not an amount
+    return {m.group(1).replace(",", "") for m in _BARE.finditer(text) if not any(a < m.end(1) and m.start(1) < b for a, b in other)}
+
+
 def _differs(new: dict[str, set[str]], old: dict[str, set[str]]) -> bool:
     """Whether ``old`` holds a value of a kind ``new`` gives, and not the same one (counts: of the same noun, if both name one)."""
     new, old = _when(_dated(new)), _when(_dated(old))
@@ -241,6 +252,8 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     if claim.attribute != "update" or not claim.value:
         return set()
     given, held = values_of(new_only(claim.value)), values_of(new_only(old_text))
+    if held.get("money") and not held.get("count") and (bare := bare_amounts(new_only(claim.value))):
+        given = given | {"money": given.get("money", set()) | bare}  # "rent is 950 now" of "900 pounds a month"
     # an update naming the value it replaces ("20 minutes now, not 10", "no Tuesdays") is of a memory holding that value
     # (its number, or the value itself), and that says what it is of
     named = _when(values_of(" ".join(m.group(0) for m in _OLD_NAMED.finditer(claim.value))))
