@@ -27,7 +27,7 @@ from .endings import valued_end
 from .typed_values import topic_terms, value_spans, values_of
 from .updates import new_only
 
-__all__ = ["REFERS", "item_cut", "kind_group", "moved_terms", "named_words", "not_rescheduled", "of_what_changed", "sibling", "value_items", "without_gerunds"]
+__all__ = ["AMOUNTS", "REFERS", "item_cut", "kind_group", "moved_terms", "named_words", "not_rescheduled", "of_what_changed", "sibling", "value_items", "without_gerunds"]
 
 #: a part that refers back to what was said before it
 REFERS = re.compile(r"^(?:it|its|it's|this|that|these|those|he|she|they|there|which)\b", re.IGNORECASE)
@@ -116,11 +116,11 @@ def not_rescheduled(claims: Sequence[Claim]) -> list[Claim]:
 
 
 #: kinds of amount: a bare number may be any of them ("a trim is 300 rupees, a shave from 150")
-_AMOUNTS = frozenset(("money", "count", "percent", "dose", "number"))
+AMOUNTS = ("money", "count", "percent", "dose", "number")
 
 
 def sibling(part: str, before: str) -> bool:
     """Whether ``part`` is an item beside the one ``before`` it, not a detail of it: both give an amount, each with
     words of its own ("a trim is 300 rupees, a shave from 150"; "12 ewes and 3 rams"); days and times said in a
     row are one schedule, not items ("Monday, Wednesday and Friday 6 to 9")."""
-    return not REFERS.match(part) and all(any(k in _AMOUNTS for k, _, _ in value_spans(t)) and topic_terms(t) for t in (part, before))
+    return not REFERS.match(part) and all(any(k in AMOUNTS for k, _, _ in value_spans(t)) and topic_terms(t) for t in (part, before))

@@ -351,4 +351,3 @@ class FillerTest:
             log.debug("small talk by the learned test (p=%.2f): %r", p, text)
             return True
         return False
-

@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from .claims import Claim
-from .compound import REFERS, item_cut, kind_group, moved_terms, named_words, not_rescheduled, of_what_changed, sibling, value_items, without_gerunds
+from .compound import AMOUNTS, REFERS, item_cut, kind_group, moved_terms, named_words, not_rescheduled, of_what_changed, sibling, value_items, without_gerunds
 from .endings import reverses, valued_end
 from .facts import same_value
 from .narrowing import narrow
@@ -125,7 +125,7 @@ def _changed_values(new: Sequence[Claim]) -> dict[str, set[str]]:
     if any(v.isdigit() or v.replace(".", "").isdigit() for v in out.get("count", ())) or any(
         c.attribute == "update" and c.value and bare_amounts(new_only(c.value)) for c in new
     ):  # "950 now (from this month)"
-        for kind in _AMOUNTS:
+        for kind in AMOUNTS:
             out.setdefault(kind, set())
     return out
 
@@ -143,8 +143,6 @@ _OWN = re.compile(r"^with\s+(?:my|our|his|her|their|\w+'s)\b", re.IGNORECASE)
 _CLAUSE = re.compile(r"^(?:and\s+)?(?:my|our|his|her|their)\s+[\w-]+\s+(?:is|are|was|were|has|have|lives?|works?)\b", re.IGNORECASE)
 #: a part that holds only for the whole it was said with ("card payments only", "just the two of us")
 _EXCLUSIVE = re.compile(r"(?<!\bnot\s)\b(?:only|just|exclusively|nothing\s+but)\b", re.IGNORECASE)  # "not just sitting at home": no exclusion
-#: kinds of amount one bare number may stand for
-_AMOUNTS = ("money", "count", "percent", "dose", "number")
 #: kinds of value that a part says as a time adjunct ("on 8 July", "at 7am", "from Monday"): cut alone, the rest stays
 _WHEN = ("date", "clock", "when")
 
@@ -259,6 +257,7 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
     items = {i for i, stale in enumerate(stales) if raw[i] and not stale}  # items told apart from the one that changed
     whole = not_rescheduled(claims) if changed else list(claims)
     moved = bool(changed) and bool(moved_terms(claims))  # a time moved: the thing it names, said again, is not what changed
+    named = named_words(whole, replaced)  # what the ends and changes name: the item of a list that went
     kept: list[tuple[int, str]] = []
     went: list[str] = []
     last: int | None = None
@@ -269,13 +268,14 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
         joint = "" if last is None else body[spans[last][1] : spans[last + 1][0]]
         stale = stales[i]
         shifts = [m.span() for m in _SHIFT.finditer(part) if _shift(m) not in new_shifts] if new_shifts else []
-        if _whole_part(whole, replaced, part) and (item := item_cut(part, named_words(whole, replaced))) is not None:
+        whole_part = _whole_part(whole, replaced, part)
+        if whole_part and (item := item_cut(part, named)) is not None:
             kept.append((i, joint + item[0]))  # one item of a list went: the list keeps the others
             went.append(item[1])
             cut_any, dropped, last = True, False, i
             continue
         if (
-            _whole_part(whole, replaced, part) or (not moved and _restated(part, terms, names)) or (dropped and _depends(part, before) and not sibling(part, before))
+            whole_part or (not moved and _restated(part, terms, names)) or (dropped and _depends(part, before) and not sibling(part, before))
             or any(m.group("part") for m in _SHIFT.finditer(part) if m.span() in shifts)  # a shift said as a noun goes with its part
         ):  # fmt: skip
             cut_any = dropped = True
@@ -302,7 +302,7 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
     text = re.sub(r"([:;.])\s*,\s*", r"\1 ", text)  # a part dropped after a colon or a full stop leaves no comma
     # a value counts as a word when it is of an item told apart from the one that changed ("14 beehives" beside "9
     # goats"), or an amount of a kind that did not change ("40 km" beside a moved date); a time or a day never does
-    new_values = {v for i, p in kept for k, v, _ in value_spans(p) if i in items or (k in _AMOUNTS and k not in changed)}
+    new_values = {v for i, p in kept for k, v, _ in value_spans(p) if i in items or (k in AMOUNTS and k not in changed)}
     new_values -= {v for _, v, _ in value_spans(said)}
     if len(topic_terms(text, names) - terms) + len(new_values) < 2:
         return None
