@@ -36,6 +36,9 @@ def test_two_values_joined_by_and_are_two_items() -> None:
     # no value on one side: one item ("salt and pepper", "Tom and I")
     plain = "Tariq sells 40 jars of pickle and chutney"
     assert value_items(plain, 0, len(plain)) == [(0, len(plain))]
+    # days joined by "and" are one schedule, not two items ("so I swim [every Monday] and Friday evening" would be left)
+    days = "so Tariq swims every Monday and Friday evening after the market"
+    assert value_items(days, 0, len(days)) == [(0, len(days))]
 
 
 def test_an_item_named_by_other_words_keeps_its_value() -> None:

@@ -39,11 +39,13 @@ def kind_group(kind: str) -> str:
 
 
 def value_items(text: str, a: int, b: int) -> list[tuple[int, int]]:
-    """The span ``a``-``b`` of ``text`` cut before each "and" that joins two values, each given with its own words."""
+    """The span ``a``-``b`` of ``text`` cut before each "and" that joins two amounts, each given with its own words
+    ("14 beehives and 6 alpacas"); days and times joined by "and" are one schedule ("every Tuesday and Thursday
+    morning"), as :func:`sibling` reads them."""
     out = []
     for m in re.finditer(r"\s+(?=and\s)", text[a:b]):
         left, right = text[a : a + m.start()], text[a + m.end() : b]
-        if value_spans(left) and value_spans(right) and topic_terms(left) and topic_terms(right):
+        if _amount(left) and _amount(right) and topic_terms(left) and topic_terms(right):
             out.append((a, a + m.start()))
             a += m.end()
     return out + [(a, b)]
@@ -119,8 +121,13 @@ def not_rescheduled(claims: Sequence[Claim]) -> list[Claim]:
 AMOUNTS = ("money", "count", "percent", "dose", "number")
 
 
+def _amount(text: str) -> bool:
+    """Whether ``text`` gives an amount (a value of a kind of :data:`AMOUNTS`)."""
+    return any(k in AMOUNTS for k, _, _ in value_spans(text))
+
+
 def sibling(part: str, before: str) -> bool:
     """Whether ``part`` is an item beside the one ``before`` it, not a detail of it: both give an amount, each with
     words of its own ("a trim is 300 rupees, a shave from 150"; "12 ewes and 3 rams"); days and times said in a
     row are one schedule, not items ("Monday, Wednesday and Friday 6 to 9")."""
-    return not REFERS.match(part) and all(any(k in AMOUNTS for k, _, _ in value_spans(t)) and topic_terms(t) for t in (part, before))
+    return not REFERS.match(part) and all(_amount(t) and topic_terms(t) for t in (part, before))
