@@ -15,6 +15,8 @@ from .progressive import progressive
 _FUTURE_CUE = re.compile(
     r"\b(?:will|won't|shall|gonna|going to|plan(?:s|ning)? (?:to|on)|about to|can't wait|looking forward|"
     r"hop(?:e|ing) to|intend to|next|upcoming|coming up|tomorrow|soon|"
+    # a wish is for what is still to come: "Good luck with the interview on Thursday", "Fingers crossed for a calm 1 April"
+    r"good luck|best of luck|fingers crossed|"
     r"(?:am|is|are)\s+(?:\w+ly\s+)?(?:leaving|moving|starting|flying|going|coming|arriving|meeting|visiting|heading|"
     r"travell?ing|getting|having|doing|opening|seeing|taking|picking))\b|'ll\b|'(?:m|re|s)\s+(?:leaving|moving|starting|"
     r"flying|going|coming|arriving|meeting|visiting|heading|travell?ing|getting|having|doing|opening|seeing|taking|picking)\b",
@@ -31,16 +33,18 @@ LAST_TIME = (
     r"(?:days?|nights?|weeks?|weekends?|months?|years?|hours?|minutes?|decades?|times?|terms?|seasons?|summers?|winters?)|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
     r"september|october|november|december|christmas|easter|new year|thanksgiving|halloween)\b)"
+    # not the place of a weekday in a month: "the last Saturday of April"
+    r"(?!\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:of|in)\b)"
 )
 _PAST_CUE = re.compile(
-    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|" + LAST_TIME + r"|[a-z]{3,}ed|[a-z]+ied)\b",
+    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|used|" + LAST_TIME + r"|[a-z]{3,}ed|[a-z]+ied)\b",
     re.IGNORECASE,
 )
 
 
 _ED_ADJECTIVES = frozenset(
     """
-    excited interested tired bored scared worried married used supposed based pleased thrilled stressed
+    excited interested tired bored scared worried married supposed based pleased thrilled stressed
     indeed need proceed succeed exceed speed freed agreed concerned dedicated talented committed
     noted updated
     """.split()
@@ -62,7 +66,8 @@ _PRESENT_FINITE = re.compile(
 #: preposition ("a shared flat", "four raised beds", "from untreated larch"). A finite past verb follows its subject.
 _ATTRIBUTIVE = re.compile(
     r"(?:\b(?:a|an|the|my|your|his|her|its|our|their|these|those|some|any|no|every|each|of|from|with|in|into|onto|"
-    r"for|newly|freshly|very|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|several|many|few)|(?<![\w.])\d+)\s+$",
+    r"for|newly|freshly|very|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|several|many|few)|(?<![\w.])\d+)\s+$|"
+    r"\(\s*$",  # an aside in brackets describes ("my dog Biscuit (retired racing greyhound)")
     re.IGNORECASE,
 )
 #: A heading of a note: one to three words before a colon at the start of a text or line ("Suggested schedule:",
@@ -86,6 +91,13 @@ def after_heading(text: str, at: int) -> bool:
 _GOT_TO = re.compile(r"\s+to\s+(?!the\b|a\b|an\b|my\b|our\b|his\b|her\b|their\b|work\b|school\b|know\b|\d)(?-i:[a-z]+)\b", re.IGNORECASE)
 
 
+#: "be" or "get" before "used": the adjective of "used to" ("I'm used to early starts"), not the verb.
+_USED_TO_STATE = re.compile(r"\b(?:am|is|are|be|been|being|get|gets|getting|got)\s+$|'(?:m|re|s)\s+$", re.IGNORECASE)
+#: "not" right before a past-looking form with no auxiliary: a participle of a state ("Not allowed to drive", "not
+#: finished yet"); an auxiliary before "not" narrates by itself ("was not invited", "didn't").
+_NEGATED = re.compile(r"(?:^|[^\w'])not\s+$", re.IGNORECASE)
+
+
 def past_verb(text: str, m: re.Match[str]) -> bool:
     """Whether the past cue ``m`` of ``text`` (:data:`_PAST_CUE`) narrates: not an adjective in "-ed" ("excited"), not a
     participle after a determiner or a preposition ("a shared flat", "from untreated larch"), not a word of a heading
@@ -97,6 +109,10 @@ def past_verb(text: str, m: re.Match[str]) -> bool:
         return False  # "i got to see the dentist on the 24th": "(have) got to" is a modal of need, not a past
     if word in ("was", "were", "ago", "yesterday") or word.startswith("last"):
         return True
+    if word == "used" and _USED_TO_STATE.search(text, max(0, m.start() - 16), m.start()):
+        return False  # "I'm used to it", "getting used to the early starts": a state, not "I used the strips in March"
+    if _NEGATED.search(text, max(0, m.start() - 8), m.start()):
+        return False  # "Not allowed to drive until the end of March": a participle after "not" (its "I'm" dropped)
     if _ATTRIBUTIVE.search(text, max(0, m.start() - 12), m.start()):
         return False
     if _CONTRACTED.search(text, max(0, m.start() - 16), m.start()):
@@ -316,6 +332,36 @@ def _forward(clause: str) -> bool:
     )
 
 
+#: A past verb of asking, offering, promising or deciding with the infinitive it governs: what the infinitive says is
+#: ahead of the asking ("My neighbour offered to drive me there on Tuesday", "The club asked me to give a talk on 25
+#: May"); "had to", "tried to", "went to see" narrate what was done.
+_PROJECTING = re.compile(
+    r"\b(?:asked|offered|invited|told|promised|agreed|decided|arranged|planned|volunteered|hired|persuaded|reminded|"
+    r"begged|encouraged|expected|chose|wanted|needed)\s+(?:(?!to\b)[\w'-]+\s+){0,2}?to\s+"
+    r"(?!(?:the|a|an|my|our|his|her|their|your|its|this|that|work|school|town|bed|church|hospital)\b|\d)(?-i:[a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def _projected(text: str, start: int, end: int) -> bool:
+    """Whether the last narrating past verb of ``text[start:end]`` governs an infinitive of a verb of asking,
+    offering or deciding (:data:`_PROJECTING`) and nothing narrates after it: the date is the infinitive's, ahead."""
+    cues = [m for m in _PAST_CUE.finditer(text, start, end) if past_verb(text, m)]
+    if not cues:
+        return False
+    proj = _PROJECTING.match(text, cues[-1].start())
+    return proj is not None and proj.end() <= end
+
+
+#: A clause that is an arrangement's participle and its date ("booked on the 23rd", "scheduled for Friday", "all set
+#: for 4 May"): the words before the date.
+_BOOKED_NOTE = re.compile(
+    r"\W*(?:(?:and|also|now|all|already|just)\s+)*(?:(?:re)?booked|scheduled|rescheduled|set|planned|fixed|confirmed|arranged|"
+    r"pencill?ed)(?:\s+in)?(?:\s+[\w'-]+){0,3}?\s+(?:on|for|at|in)?\s*",
+    re.IGNORECASE,
+)
+
+
 #: A person right before "until": the span is given to them ("Miriam gave me until 15 January"), a time ahead.
 _GRANTED = re.compile(r"\b(?:me|us|him|her|them|you)\s+$", re.IGNORECASE)
 
@@ -334,6 +380,12 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
     own = sentence_tense(clause)
     if own == "future":
         return own
+    if own == "past" and _projected(text, start, span[0]):
+        return "future"
+    if own == "past" and _BOOKED_NOTE.fullmatch(text, start, span[0]) and sentence_tense(text[: brk.start()] if brk else "") != "past":
+        # a clause with no subject that opens with the participle of an arrangement ("needs the vet for his teeth,
+        # booked on the 23rd at 3pm"): the date is what is booked, ahead; not after a clause that narrates
+        return "future"
     if own == "past" and _present_after_past(text, start, span[0]):
         return "present"
     if own == "past" and brk is not None and _in_list(text, brk) and sentence_tense(text) != "past":
