@@ -74,13 +74,14 @@ def h_in(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 
 def h_counted_from(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     """"a week from Friday", "two weeks from today", "a week on Friday", "Wednesday week" (a week after the coming
-    Wednesday): the day counted on from the coming weekday (today when it is that weekday), today or tomorrow; after
+    Wednesday): the day counted on from the coming weekday (today when it is that weekday), today, tomorrow or
+    yesterday ("six weeks from yesterday"); after
     "for" ("for two weeks from tomorrow") the days from that day on."""
     base_word = m["wd"].lower()
     if base_word in ("today", "now"):
         base = ref
-    elif base_word == "tomorrow":
-        base = ref + timedelta(days=1)
+    elif base_word in ("tomorrow", "yesterday"):
+        base = ref + timedelta(days=1 if base_word == "tomorrow" else -1)
     else:
         if not m["n"] and _EVERY.search(m.string, 0, m.start()):
             return None  # "every Monday week": not one day

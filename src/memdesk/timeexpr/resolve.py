@@ -56,7 +56,7 @@ from .holidays import HOLIDAY_RE
 from .narration import loose_past
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .tense import clause_tense, date_clause_words, note, sentence_tense, verbless
+from .tense import FUTURE_CUE, clause_tense, date_clause_words, note, sentence_tense, verbless
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -119,7 +119,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(rf"(?P<n>{NUM_RE})\s+(?P<unit>{UNIT_RE})\s+(?:ago|back|before now)"), h.h_ago),
     (_p(rf"in\s+(?:about\s+|around\s+)?(?P<n>{NUM_RE})\s+(?P<unit>{UNIT_RE})(?:'?s)?(?:\s+time)?"), h.h_in),
     # a day counted from another: "a week from Friday", "two weeks from today", "a week on Friday", "Wednesday week"
-    (_p(rf"(?P<n>{NUM_RE})\s+(?P<unit>days?|weeks?)\s+(?:from|on)\s+(?P<wd>{WEEKDAY_RE}|today|tomorrow|now)"), h.h_counted_from),
+    (_p(rf"(?P<n>{NUM_RE})\s+(?P<unit>days?|weeks?)\s+(?:from|on)\s+(?P<wd>{WEEKDAY_RE}|today|tomorrow|yesterday|now)"), h.h_counted_from),
     (_p(rf"(?P<wd>{WEEKDAY_RE})\s+week(?P<n>)(?P<unit>)"), h.h_counted_from),
     (_p(r"the week before last"), h.h_week_before_last),
     (_p(rf"(?:the\s+)?(?:past|last)\s+(?P<n>{NUM_RE})\s+(?P<unit>{UNIT_RE})"), h.h_past_n),
@@ -140,9 +140,15 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
 
 #: Words that make a date the start of a state that may have begun: "from 1 October", "since 3 May", "starting 2 June".
 _STARTS = re.compile(r"\b(?:from|since|starting(?: on| from)?|as of|beginning(?: on)?|effective)\s+(?:the\s+)?$", re.IGNORECASE)
-_STARTS_HERE = re.compile(r"(?:from|since)\s", re.IGNORECASE)
+_STARTS_HERE = re.compile(r"(?:from|since)\s", re.IGNORECASE)  # a mention that opens with its own "since"
+#: An earlier value a change starts from, and its time: "down to 86 kg, from 91 in January", "up from £40 in May".
+_OLD_VALUE = re.compile(
+    rf"\bfrom\s+(?:about\s+|around\s+)?[£$€]?\d[\d.,]*\s*(?:(?!{MONTH_RE}\b|{WEEKDAY_RE}\b|st\b|nd\b|rd\b|th\b)[a-z%]{{1,6}}\s+)?"
+    r"(?:(?:in|on|at\s+the\s+(?:start|end)\s+of)\s+)?$",
+    re.IGNORECASE,
+)
 #: The words before a weekday that make it the start of what holds from then on ("from Monday", "starting Friday").
-_FROM = re.compile(r"\b(?:from|starting(?: on| from)?|as of|beginning(?: on)?|effective(?: from)?)\s+$", re.IGNORECASE)  # a mention that opens with its own "since"
+_FROM = re.compile(r"\b(?:from|starting(?: on| from)?|as of|beginning(?: on)?|effective(?: from)?)\s+$", re.IGNORECASE)
 #: "since" before a date, or opening its mention ("since new year", "no seizures since May 24"): a state begun then.
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.IGNORECASE)
 _SINCE_HERE = re.compile(r"since\s", re.IGNORECASE)
@@ -211,6 +217,7 @@ def resolve(
             if any(s < te and ts < e for ts, te in taken):
                 continue
             here = ctx
+            arranged = False  # the date is ahead only because a verb arranges it ("moved to 2 July")
             if auto and handler in _DIRECTED:
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
@@ -238,6 +245,13 @@ def resolve(
                     here = Ctx(prefer="future", direction="current" if starts else "future")
                 else:
                     here = Ctx(prefer=tense or "past", direction=tense or "nearest")
+                    words = date_clause_words(text, (s, e))
+                    # ... while another clause narrates what happened ("dentist moved to 2 July, she had two teeth out")
+                    arranged = tense == "future" and not FUTURE_CUE.search(words) and sentence_tense(text[e:]) == "past"
+                if handler in _YEARLESS and _OLD_VALUE.search(text, 0, s):
+                    # the time of the value a change starts from ("I'm down to 86 kg, from 91 in January", said in
+                    # March): before the message
+                    here = Ctx(prefer="past", direction="past")
             if auto and handler in (h.h_weekday, h.h_bare_weekday) and not m.groupdict().get("which") and _FROM.search(text, 0, s) and (
                 sentence_tense(date_clause_words(text, (s, e))) != "past"
             ):
@@ -261,6 +275,12 @@ def resolve(
                     # date is when the new state holds from; not most of a year away (periods.FAR_DAYS) when it also
                     # falls within weeks of the message (periods.NEAR_DAYS)
                     near = handler(m, ref_day, replace(here, direction="nearest"))
+                    res = near if near is not None and _days_off(near, ref_day) <= p.NEAR_DAYS else res
+                elif res is not None and arranged and handler in _YEARLESS and _days_off(res, ref_day) > p.FAR_DAYS:
+                    # a day a verb arranged whose year is unsaid, most of a year ahead, when the same day was weeks
+                    # ago ("dentist moved to 2 July, she had two teeth out", said on 16 July): the recent one (a year
+                    # ahead would be said)
+                    near = handler(m, ref_day, replace(here, direction="past"))
                     res = near if near is not None and _days_off(near, ref_day) <= p.NEAR_DAYS else res
             except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999)
                 res = None

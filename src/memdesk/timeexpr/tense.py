@@ -12,7 +12,7 @@ from .arrangements import set_for
 from .progressive import progressive
 
 
-_FUTURE_CUE = re.compile(
+FUTURE_CUE = re.compile(
     r"\b(?:will|won't|shall|gonna|going to|plan(?:s|ning)? (?:to|on)|about to|can't wait|looking forward|"
     r"hop(?:e|ing) to|intend to|next|upcoming|coming up|tomorrow|soon|"
     # a wish is for what is still to come: "Good luck with the interview on Thursday", "Fingers crossed for a calm 1 April"
@@ -130,7 +130,7 @@ def sentence_tense(text: str) -> Literal["past", "future"] | None:
     """"future" if ``text`` plans something ("I'll", "going to", "next ..."), else
     "past" if it narrates ("went", "-ed" as a finite verb, "ago"), else ``None``. A past-looking form after a
     present finite verb (:data:`_PRESENT_FINITE`) is a participle and narrates nothing."""
-    if _FUTURE_CUE.search(text):
+    if FUTURE_CUE.search(text):
         return "future"
     if _PAST_TIME.search(text):
         return "past"
@@ -187,7 +187,8 @@ def simple_present(clause: str) -> bool:
 #: An instruction or request opening a clause: it is about what is still to happen.
 _REQUEST = re.compile(
     r"^\s*(?:please |and |so |then )*(?:book|remember|remind|plan|schedule|make sure|don't forget|order|buy|call|email|send|"
-    r"add|note|put|keep|block|reserve|arrange|set)\b",
+    r"add|note|put|keep|block|reserve|arrange|set|ask|tell|check|bring|take|try|phone|ring|text|pay|pick up|collect|"
+    r"drop off|give|let|visit|avoid|wear)\b",
     re.IGNORECASE,
 )
 #: The words of a verbless note before its date: a noun phrase ("interview on", "flight out at 9 on"), not one
@@ -287,7 +288,7 @@ _PERSON = re.compile(r"\b(?:i|you|we|they|he|she|me|him|us|them)\b|\b(?:i|you|we
 
 #: The head of a note: at most four words before its date, none of them an article or a conjunction (a note drops
 #: them: "Physio on Wednesday", "Choir practice on Thursday"; "But the generator died on Saturday" is a clause).
-_NOTE_HEAD = re.compile(r"^\W*(?!(?:the|a|an|and|but|so|then|or)\b)[\w'-]+(?:\s+(?!(?:the|a|an)\b)[\w'-]+){0,3}\s+$", re.IGNORECASE)
+_NOTE_HEAD = re.compile(r"^\W*(?!(?:the|a|an|and|but|so|then|or)\b)[\w'-]+(?:\s+(?!(?-i:the|a|an)\b)[\w'-]+){0,3}\s+$", re.IGNORECASE)
 
 
 def note(text: str, span: tuple[int, int]) -> bool:
@@ -420,7 +421,7 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         # the item says dates it, not another item's words; an item with no tense of its own is planned, so ahead
         return sentence_tense(date_clause_words(text, span)) or "present"
     whole = sentence_tense(text)
-    if whole == "future" and _SAME_FORM.search(clause) and not _FUTURE_CUE.search(text, 0, _end_of_clause(text, span[1])):
+    if whole == "future" and _SAME_FORM.search(clause) and not FUTURE_CUE.search(text, 0, _end_of_clause(text, span[1])):
         # a plan said only in a later clause does not date an earlier one whose verb reads past as well as present
         # ("our driver quit on Tuesday, he's moving to Gdansk": the quitting is not ahead)
         return sentence_tense(text[:start]) if start else None
