@@ -121,3 +121,20 @@ def test_the_time_of_an_old_value_is_past() -> None:
 def test_a_day_moved_to_weeks_ago_in_a_narrated_sentence() -> None:
     assert _day("the vet moved the check to 3 March, the dog had her jabs", MON) == date(2025, 3, 3)
     assert _day("We decided to move the party to 9 March, after the exams.", MON) == date(2026, 3, 9)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("My cousin got a place on the course, starts in three weeks.", date(2025, 3, 31)),
+        ("I sent off the form, the answer comes in two weeks", date(2025, 3, 24)),
+        ("The audition was tough, results in 2 weeks", date(2025, 3, 24)),
+    ],
+)
+def test_a_count_ahead_in_a_clause_of_its_own_after_a_narrated_one(text: str, expected: date) -> None:
+    assert _day(text, MON) == expected
+
+
+def test_a_count_in_a_narrated_clause_is_how_long_it_took() -> None:
+    assert _found("We painted the whole house in three weeks.", MON) == []
+    assert _found("We moved in, and it was all unpacked in two weeks", MON) == []

@@ -147,6 +147,8 @@ _OLD_VALUE = re.compile(
     r"(?:(?:in|on|at\s+the\s+(?:start|end)\s+of)\s+)?$",
     re.IGNORECASE,
 )
+#: A clause break before "in <n> weeks" (a comma, a dash, "so", "and"): the count may be a clause of its own.
+_WHEN = re.compile(r"(?:[,;:\u2013\u2014-]|\b(?:and|so|but))\s+[^,;:\u2013\u2014]*$", re.IGNORECASE)
 #: The words before a weekday that make it the start of what holds from then on ("from Monday", "starting Friday").
 _FROM = re.compile(r"\b(?:from|starting(?: on| from)?|as of|beginning(?: on)?|effective(?: from)?)\s+$", re.IGNORECASE)
 #: "since" before a date, or opening its mention ("since new year", "no seizures since May 24"): a state begun then.
@@ -252,6 +254,12 @@ def resolve(
                     # the time of the value a change starts from ("I'm down to 86 kg, from 91 in January", said in
                     # March): before the message
                     here = Ctx(prefer="past", direction="past")
+            if auto and handler is h.h_in and here.direction == "past" and _WHEN.search(text, 0, s) and (
+                sentence_tense(date_clause_words(text, (s, e))) is None
+            ):
+                # a clause of its own after a narrated one, with a present verb or none ("She got a job at the library,
+                # starts in three weeks", "exam was hard, results in 2 weeks"): when it will be, not how long it took
+                here = Ctx(prefer="future", direction="future")
             if auto and handler in (h.h_weekday, h.h_bare_weekday) and not m.groupdict().get("which") and _FROM.search(text, 0, s) and (
                 sentence_tense(date_clause_words(text, (s, e))) != "past"
             ):
