@@ -138,3 +138,7 @@ def test_a_count_ahead_in_a_clause_of_its_own_after_a_narrated_one(text: str, ex
 def test_a_count_in_a_narrated_clause_is_how_long_it_took() -> None:
     assert _found("We painted the whole house in three weeks.", MON) == []
     assert _found("We moved in, and it was all unpacked in two weeks", MON) == []
+
+
+def test_a_dated_weekday_before_cause() -> None:
+    assert _day("party moving to Sunday 16th cause the hall is booked", date(2027, 4, 26)) == date(2027, 5, 16)

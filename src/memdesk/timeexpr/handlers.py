@@ -174,7 +174,7 @@ _DET_ADJ = re.compile(
 #: production", "Friday meetings", "two mid-week rides"): a routine, not a date.
 AFTER_DATE = frozenset(
     """
-    morning mornings afternoon evening night noon midnight lunch lunchtime dinner breakfast week at and but so because
+    morning mornings afternoon evening night noon midnight lunch lunchtime dinner breakfast week at and but so because cause
     for from to till until in with when as or then instead which too already now is was will would works suits could
     should might i we you he she they it is are if after before by on this that the our my his her their
     """.split()

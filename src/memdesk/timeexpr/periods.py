@@ -122,7 +122,7 @@ def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 _AFTER_DAY = frozenset(
     """
     at and but so because for from to till until in with when as or then instead which too already now is was we i she
-    he they it you our my his her their this that there if since after before though although unless while while
+    he they it you our my his her their this that there if since after before though although unless while cause cos coz
     """.split()
 )
 _NEXT_WORD = re.compile(r"\s+(?:of\s+)?([A-Za-z]+)")
