@@ -8,7 +8,7 @@ import re
 from typing import Literal
 
 from ..text.english import IRREGULAR_PAST, SAME_AS_PRESENT
-from .arrangements import set_for
+from .arrangements import booked_note, governs_infinitive, set_for
 from .progressive import progressive
 
 
@@ -333,34 +333,13 @@ def _forward(clause: str) -> bool:
     )
 
 
-#: A past verb of asking, offering, promising or deciding with the infinitive it governs: what the infinitive says is
-#: ahead of the asking ("My neighbour offered to drive me there on Tuesday", "The club asked me to give a talk on 25
-#: May"); "had to", "tried to", "went to see" narrate what was done.
-_PROJECTING = re.compile(
-    r"\b(?:asked|offered|invited|told|promised|agreed|decided|arranged|planned|volunteered|hired|persuaded|reminded|"
-    r"begged|encouraged|expected|chose|wanted|needed)\s+(?:(?!to\b)[\w'-]+\s+){0,2}?to\s+"
-    r"(?!(?:the|a|an|my|our|his|her|their|your|its|this|that|work|school|town|bed|church|hospital)\b|\d)(?-i:[a-z]+)\b",
-    re.IGNORECASE,
-)
-
-
 def _projected(text: str, start: int, end: int) -> bool:
-    """Whether the last narrating past verb of ``text[start:end]`` governs an infinitive of a verb of asking,
-    offering or deciding (:data:`_PROJECTING`) and nothing narrates after it: the date is the infinitive's, ahead."""
+    """Whether the last narrating past verb of ``text[start:end]`` is one of asking, offering or deciding that governs
+    an infinitive (:func:`.arrangements.governs_infinitive`): the date is the infinitive's, ahead."""
     cues = [m for m in _PAST_CUE.finditer(text, start, end) if past_verb(text, m)]
     if not cues:
         return False
-    proj = _PROJECTING.match(text, cues[-1].start())
-    return proj is not None and proj.end() <= end
-
-
-#: A clause that is an arrangement's participle and its date ("booked on the 23rd", "scheduled for Friday", "all set
-#: for 4 May"): the words before the date.
-_BOOKED_NOTE = re.compile(
-    r"\W*(?:(?:and|also|now|all|already|just)\s+)*(?:(?:re)?booked|scheduled|rescheduled|set|planned|fixed|confirmed|arranged|"
-    r"pencill?ed)(?:\s+in)?(?:\s+[\w'-]+){0,3}?\s+(?:on|for|at|in)?\s*",
-    re.IGNORECASE,
-)
+    return governs_infinitive(text, cues[-1].start(), end)
 
 
 #: A person right before "until": the span is given to them ("Miriam gave me until 15 January"), a time ahead.
@@ -383,7 +362,7 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         return own
     if own == "past" and _projected(text, start, span[0]):
         return "future"
-    if own == "past" and _BOOKED_NOTE.fullmatch(text, start, span[0]) and sentence_tense(text[: brk.start()] if brk else "") != "past":
+    if own == "past" and booked_note(text, start, span[0]) and sentence_tense(text[: brk.start()] if brk else "") != "past":
         # a clause with no subject that opens with the participle of an arrangement ("needs the vet for his teeth,
         # booked on the 23rd at 3pm"): the date is what is booked, ahead; not after a clause that narrates
         return "future"
