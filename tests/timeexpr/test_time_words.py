@@ -142,3 +142,9 @@ def test_a_count_in_a_narrated_clause_is_how_long_it_took() -> None:
 
 def test_a_dated_weekday_before_cause() -> None:
     assert _day("party moving to Sunday 16th cause the hall is booked", date(2027, 4, 26)) == date(2027, 5, 16)
+
+
+def test_a_weekday_after_a_past_copula_is_that_day() -> None:
+    assert _day("The school concert was Sunday.", MON) == date(2025, 3, 9)
+    assert _found("My day off is Sunday", MON) == []  # a routine
+    assert _found("My day off was always Sunday", MON) == []

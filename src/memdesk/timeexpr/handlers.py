@@ -194,7 +194,9 @@ def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     nxt = NEXT_WORD.match(text, m.end())
     if nxt and nxt[1].islower() and nxt[1] not in AFTER_DATE:
         return None  # "Monday production in December": which day it is done on, every week
-    if _COPULA.search(text, 0, s):
+    if (c := _COPULA.search(text, 0, s)) is not None:
+        if c[0].split()[0].lower() in ("was", "were") and "always" not in c[0].lower():
+            return h_weekday(m, ref, Ctx(prefer="past"))  # "The wedding was Saturday", "last day was Friday": that day
         return None  # "My day off is Sunday": a weekday said of a routine as often as of one day; no date rather than a guess
     if _SINCE.search(text, 0, s):  # what began "since Sunday" began on the last one
         return h_weekday(m, ref, Ctx(prefer="past"))
