@@ -56,6 +56,11 @@ def test_a_statement_is_read_as_its_clauses() -> None:
         # a new day: the day goes with its preposition, the time the change does not touch stays
         ("Nadia sees Dr Osei at the Brook clinic on Tuesdays at 9am, with her sister Ama.", "Dr Osei moved me to Thursdays now.",
          update("Dr Osei moved me to Thursdays now."), "Nadia sees Dr Osei at the Brook clinic at 9am, with her sister Ama.", "on Tuesdays"),
+        # a weekday written with the date that changed goes with it, even when the new message names that weekday
+        ("Nadia's son Kobi turn 8 on Saturday 15 May, party at the rec hall that day",
+         "party moving to Sunday 16th, my sister has a wedding job on the Saturday",
+         update("party moving to Sunday 16th, my sister has a wedding job on the Saturday"),
+         "Nadia's son Kobi turn 8, party at the rec hall that day", "on Saturday 15 May"),
         # a reversal takes back the clause it negates, not the other one
         ("Nadia doesn't eat beef, and no shellfish please, it makes Nadia ill.", "Nadia eats beef again, but still no shellfish.",
          [reversal("I eat beef again")], "No shellfish please, it makes Nadia ill.", "Nadia doesn't eat beef"),

@@ -183,6 +183,11 @@ _DANGLING = re.compile(r"\b(?:is|are|was|were|be|to|at|on|in|of|for|from|by|the|
 _FOR_PRICE = re.compile(r"\b(?:for|at)\s+$", re.IGNORECASE)
 #: what a price is per ("a month", "per jar", "an hour"), said after it
 _RATE = re.compile(r"(?:\s+(?:a|an|per|each)\s+[a-z]+)?", re.IGNORECASE)
+#: a weekday written with a date, and its preposition ("on Saturday 15 May"): it goes with the date
+_NAMED_DAY = re.compile(
+    r"(?:\b(?:on|for|to|until|till|from|by|since)\s+)?\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)(?:\s+the)?,?\s+$",
+    re.IGNORECASE,
+)
 #: a noun before a date said with no preposition ("appointment 2 October"): not a verb's participle, not a bare "the"
 _AFTER_NOUN = re.compile(r"\b[A-Za-z][a-z]+(?<!ing)(?<!ed)(?<!s)\s+$")  # not "ends 26 March": a verb's own date
 
@@ -193,7 +198,7 @@ def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[
     left is cut short; else what is left, and what went (its pieces in order)."""
     keep = [True] * len(text)
     for kind, (a, b) in stale:
-        m = _PREP.search(text[:a]) or _OWN_PREP.match(text, a)  # "in April": the value said with its preposition
+        m = (kind == "date" and _NAMED_DAY.search(text[:a])) or _PREP.search(text[:a]) or _OWN_PREP.match(text, a)  # "in April": the value said with its preposition
         start = m.start() if m else None
         if kind == "date" and m is None and _AFTER_NOUN.search(text[:a]) and not _DANGLING.search(text[:a]):
             start = a  # "appointment 2 October in Leeds": a date right after a noun is its adjunct

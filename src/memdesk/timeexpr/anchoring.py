@@ -96,15 +96,32 @@ def dated_weekdays(found: list[TimeMention], weekdays: list[TimeMention]) -> lis
     return out
 
 
-def in_named_week(found: list[TimeMention], weekdays: list[TimeMention]) -> list[TimeMention]:
+#: What makes a weekday the start of something still ahead, whatever week the sentence names ("the sun came back last
+#: week, I'm selling them from Friday").
+_AHEAD = re.compile(r"\b(?:from|starting|as of)\s+$", re.IGNORECASE)
+
+
+def _ahead_of(text: str, t: TimeMention) -> bool:
+    """Whether the weekday ``t`` is said in a clause of its own that looks ahead: a start ("from Friday") in a clause
+    that does not narrate, or a progressive or future clause."""
+    words = clause_words(text, t.span)[1]
+    tense = sentence_tense(words)
+    return tense == "future" or (tense is None and (progressive(words) or _AHEAD.search(text, 0, t.span[0]) is not None))
+
+
+def in_named_week(found: list[TimeMention], weekdays: list[TimeMention], text: str = "", ref: datetime | None = None) -> list[TimeMention]:
     """A weekday said without "last"/"next" in a sentence that names one week ("Next week I'm doing hill repeats on
-    Tuesday", "Last week was mad: the boiler broke on Monday") is that week's day."""
+    Tuesday", "Last week was mad: the boiler broke on Monday") is that week's day; not one said ahead in a clause of its
+    own when the week named is past ("the sun came back last week, I'm selling them from Friday")."""
     weeks = [t for t in found if t.granularity == "week" and not t.approximate and t.end is not None]
     if len(weeks) != 1:
         return found
     week = weeks[0]
     out = []
     for t in found:
+        if ref is not None and week.end is not None and week.end <= ref and t in weekdays and t.start >= ref and _ahead_of(text, t):
+            out.append(t)
+            continue
         if t in weekdays and not week.start <= t.start < week.end:  # type: ignore[operator]
             day = week.start + timedelta(days=t.start.weekday() - week.start.weekday())
             t = t.model_copy(update={"start": day, "end": day + timedelta(days=1), "label": day.date().isoformat()})

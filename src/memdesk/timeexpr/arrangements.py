@@ -1,6 +1,8 @@
 """Arrangements, for :mod:`memdesk.timeexpr.tense`: a date that a verb of arranging sets, moves, approves, cancels or
 asks for, or that something is got for or from, is ahead of the arranging however it is narrated ("I booked my training
-for 21 June", "We got a two-room flat from 1 March"): :func:`set_for`."""
+for 21 June", "We got a two-room flat from 1 March"): :func:`set_for`; so is what a past verb of asking or offering
+governs (:func:`governs_infinitive`: "offered to drive me there on Tuesday") and what a clause opening with an
+arrangement's participle dates (:func:`booked_note`: "..., booked on the 23rd")."""
 
 from __future__ import annotations
 
@@ -43,3 +45,34 @@ def set_for(text: str, span: tuple[int, int]) -> bool:
     what is got for it or from it (:data:`_GOT_FOR`)."""
     return any(m.end() > span[0] for p in (_SET_FOR, _GOT_FOR) for m in p.finditer(text, 0, span[1]))
 
+
+#: A past verb of asking, offering, promising or deciding with the infinitive it governs: what the infinitive says is
+#: ahead of the asking ("My neighbour offered to drive me there on Tuesday", "The club asked me to give a talk on 25
+#: May"); "had to", "tried to", "went to see" narrate what was done.
+PROJECTING = re.compile(
+    r"\b(?:asked|offered|invited|told|promised|agreed|decided|arranged|planned|volunteered|hired|persuaded|reminded|"
+    r"begged|encouraged|expected|chose|wanted|needed)\s+(?:(?!to\b)[\w'-]+\s+){0,2}?to\s+"
+    r"(?!(?:the|a|an|my|our|his|her|their|your|its|this|that|work|school|town|bed|church|hospital)\b|\d)(?-i:[a-z]+)\b",
+    re.IGNORECASE,
+)
+
+
+def governs_infinitive(text: str, at: int, end: int) -> bool:
+    """Whether the past verb at ``at`` of ``text`` is one of asking, offering or deciding with its infinitive
+    (:data:`PROJECTING`) ending before ``end``."""
+    m = PROJECTING.match(text, at)
+    return m is not None and m.end() <= end
+
+
+#: A clause that is an arrangement's participle and its date ("booked on the 23rd", "scheduled for Friday", "all set
+#: for 4 May"): the words before the date.
+BOOKED_NOTE = re.compile(
+    r"\W*(?:(?:and|also|now|all|already|just)\s+)*(?:(?:re)?booked|scheduled|rescheduled|set|planned|fixed|confirmed|arranged|"
+    r"pencill?ed)(?:\s+in)?(?:\s+[\w'-]+){0,3}?\s+(?:on|for|at|in)?\s*",
+    re.IGNORECASE,
+)
+
+
+def booked_note(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is only an arrangement's participle before a date (:data:`BOOKED_NOTE`)."""
+    return BOOKED_NOTE.fullmatch(text, start, end) is not None

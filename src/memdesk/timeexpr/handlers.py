@@ -74,13 +74,14 @@ def h_in(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 
 def h_counted_from(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     """"a week from Friday", "two weeks from today", "a week on Friday", "Wednesday week" (a week after the coming
-    Wednesday): the day counted on from the coming weekday (today when it is that weekday), today or tomorrow; after
+    Wednesday): the day counted on from the coming weekday (today when it is that weekday), today, tomorrow or
+    yesterday ("six weeks from yesterday"); after
     "for" ("for two weeks from tomorrow") the days from that day on."""
     base_word = m["wd"].lower()
     if base_word in ("today", "now"):
         base = ref
-    elif base_word == "tomorrow":
-        base = ref + timedelta(days=1)
+    elif base_word in ("tomorrow", "yesterday"):
+        base = ref + timedelta(days=1 if base_word == "tomorrow" else -1)
     else:
         if not m["n"] and _EVERY.search(m.string, 0, m.start()):
             return None  # "every Monday week": not one day
@@ -173,7 +174,7 @@ _DET_ADJ = re.compile(
 #: production", "Friday meetings", "two mid-week rides"): a routine, not a date.
 AFTER_DATE = frozenset(
     """
-    morning mornings afternoon evening night noon midnight lunch lunchtime dinner breakfast week at and but so because
+    morning mornings afternoon evening night noon midnight lunch lunchtime dinner breakfast week at and but so because cause
     for from to till until in with when as or then instead which too already now is was will would works suits could
     should might i we you he she they it is are if after before by on this that the our my his her their
     """.split()
@@ -193,7 +194,9 @@ def h_bare_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     nxt = NEXT_WORD.match(text, m.end())
     if nxt and nxt[1].islower() and nxt[1] not in AFTER_DATE:
         return None  # "Monday production in December": which day it is done on, every week
-    if _COPULA.search(text, 0, s):
+    if (c := _COPULA.search(text, 0, s)) is not None:
+        if c[0].split()[0].lower() in ("was", "were") and "always" not in c[0].lower():
+            return h_weekday(m, ref, Ctx(prefer="past"))  # "The wedding was Saturday", "last day was Friday": that day
         return None  # "My day off is Sunday": a weekday said of a routine as often as of one day; no date rather than a guess
     if _SINCE.search(text, 0, s):  # what began "since Sunday" began on the last one
         return h_weekday(m, ref, Ctx(prefer="past"))

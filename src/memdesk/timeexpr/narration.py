@@ -38,6 +38,14 @@ _HEADLINE = re.compile(
 )
 
 
+#: Participles of a state a note gives a date ("Closed 22 to 24 December", "Kitchen done 14 November"): headlines
+#: even at the head of a sentence (capitalised) or with no noun before them.
+_STATES = frozenset(("done", "closed", "shut", "sorted"))
+_STATE_HEAD = re.compile(
+    r"\W*(?:(?!(?:the|a|an|my|your|his|her|its|our|their|i|you|we|they|he|she|it|there|is|are|was|were|has|have|had)\b)"
+    r"[A-Za-z][a-z'-]*\s+){0,2}$",
+    re.IGNORECASE,
+)
 #: A clause that goes on with the narration before it: the next event of the story, not a note ("We went to Rome,
 #: then Florence on 3 May" is the May before).
 _GOES_ON = re.compile(r"\W*(?:and\s+)?(?:then|after that|afterwards|later|next day|the next day)\b", re.IGNORECASE)
@@ -62,7 +70,9 @@ def loose_past(text: str, span: tuple[int, int], tense: str) -> Literal["lent", 
         # "i got a driving test on 9 May": "got" before what is had is also the "(have) got" of the present, so it is no
         # narration of its own ("we got to Lisbon on 3 May" narrates)
         return "lent"
-    if cues and all(c[0].lower() not in _STRONG and not c[0].lower().startswith("last") and _HEADLINE.fullmatch(words, 0, c.start()) for c in cues):
+    if cues and all(c[0].lower() not in _STRONG and not c[0].lower().startswith("last") and (
+        _HEADLINE.fullmatch(words, 0, c.start()) or (c[0].lower() in _STATES and _STATE_HEAD.fullmatch(words, 0, c.start()))
+    ) for c in cues):
         return "headline"
     at = text.find(words)
     if cues and at >= 0 and after_heading(text, at) and not words[: cues[0].start()].strip() and cues[0][0].lower() not in _STRONG:

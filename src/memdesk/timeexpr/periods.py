@@ -122,7 +122,7 @@ def h_holiday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
 _AFTER_DAY = frozenset(
     """
     at and but so because for from to till until in with when as or then instead which too already now is was we i she
-    he they it you our my his her their this that there if since after before though although unless while while
+    he they it you our my his her their this that there if since after before though although unless while cause cos coz
     """.split()
 )
 _NEXT_WORD = re.compile(r"\s+(?:of\s+)?([A-Za-z]+)")
@@ -152,12 +152,35 @@ def _day_of(day: int, month: int, year: int) -> date | None:
 BESIDE_DAYS = 7
 
 
-def _beside_earlier(day: int, earlier: str, ref: date) -> list[int]:
+#: Words that relate a day said alone to what was said before: "the day before, on the 2nd", "till the 14th now".
+_RELATING = re.compile(r"\b(?:before|after|till|until|instead|now|then|later|earlier|again|same|following|moved|changed)\b", re.IGNORECASE)
+_CONTENT_WORD = re.compile(r"[a-z]{4,}")
+_STOP = frozenset("this that with from have will just been were they them their there what when about also into only".split())
+
+
+def _relates(text: str, earlier: str, at: int) -> bool:
+    """Whether ``text`` takes up what the sentence of ``earlier`` around position ``at`` says: a word that relates it
+    ("before", "till", "instead", "now"), or a content word both say ("the movers come on 10 May" / "they can't come
+    till the 14th")."""
+    if _RELATING.search(text):
+        return True
+    start = max(earlier.rfind(c, 0, at) for c in ".!?\n") + 1
+    ends = [i for c in ".!?\n" if (i := earlier.find(c, at)) >= 0]
+    sentence = earlier[start : min(ends) if ends else len(earlier)]
+    words = {w for w in _CONTENT_WORD.findall(text.lower()) if w not in _STOP}
+    return bool(words & set(_CONTENT_WORD.findall(sentence.lower())))
+
+
+def _beside_earlier(day: int, earlier: str, ref: date, text: str = "") -> list[int]:
     """The month of the last coming date said just before (in ``earlier``) when day ``day`` of that month is within
-    :data:`BESIDE_DAYS` of it: "the builders now start on 3 March" then "the scaffold goes up the day before, on the 2nd"
-    (said in January) is 2 March, not 2 February; "the movers come on 10 May" then "they can't come till the 14th now"
-    is 14 May. Empty when there is none."""
-    for d1, m1, m2, d2 in reversed(_DAY_MONTH.findall(earlier)):
+    :data:`BESIDE_DAYS` of it and ``text`` takes it up (:func:`_relates`): "the builders now start on 3 March" then
+    "the scaffold goes up the day before, on the 2nd" (said in January) is 2 March, not 2 February; "the movers come on
+    10 May" then "they can't come till the 14th now" is 14 May; "we perform at the festival on October 12" then "my
+    knife skills test is on the 19th" (said on 7 September) is the 19th nearest. Empty when there is none."""
+    for found in reversed(list(_DAY_MONTH.finditer(earlier))):
+        d1, m1, m2, d2 = found.groups()
+        if text and not _relates(text, earlier, found.start()):
+            return []
         month = MONTHS[(m1 or m2).lower()]
         said = next((d for y in (ref.year, ref.year + 1) if (d := _day_of(day_number(d1 or d2), month, y)) and d > ref), None)
         if said is None:
@@ -179,7 +202,7 @@ def _unsaid_month(day: int, text: str, ref: date, ctx: Ctx, weekday: int | None,
         # with a day this sentence says alone
         lone = {int(d) for d in _LONE_DAY.findall(text)} | {day}
         named = [MONTHS[(m1 or m2).lower()] for d1, m1, m2, d2 in _DAY_MONTH.findall(ctx.earlier) if day_number(d1 or d2) in lone][-1:]
-        named = named or _beside_earlier(day, ctx.earlier, ref)
+        named = named or _beside_earlier(day, ctx.earlier, ref, text)
     if named and weekday is not None and not any(
         d is not None and d.weekday() == weekday for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _day_of(day, named[0], y))
     ):
@@ -268,3 +291,38 @@ def h_range(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     if first is None or last is None or not first <= last <= first + timedelta(days=92):
         return None
     return spans.days(first, last)
+
+
+_NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": -1, "final": -1}
+#: Words before "the first Monday of May" that make it a routine ("every first Monday of the month"), not a date.
+_EVERY_NTH = re.compile(r"\b(?:every|each)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def _nth_weekday(year: int, month: int, nth: int, wd: int) -> date | None:
+    days = [date(year, month, d) for d in range(1, calendar.monthrange(year, month)[1] + 1)]
+    named = [d for d in days if d.weekday() == wd]
+    return named[nth - 1] if nth > 0 and nth <= len(named) else (named[-1] if nth < 0 and named else None)
+
+
+def h_nth_weekday(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    """"the last Saturday of April", "the first Monday in June", "the second Friday of next month": that day of that
+    month (a month without a year in the direction of the tense); not "every first Monday of the month"."""
+    if _EVERY_NTH.search(m.string, 0, m.start()):
+        return None
+    nth, wd = _NTH[m["nth"].lower()], weekday_index(m["wd"])
+    if m["which"]:
+        y, mo = spans.add_months(ref.year, ref.month, _STEP[m["which"].lower()])
+        d = _nth_weekday(y, mo, nth, wd)
+        return spans.day(d) if d else None
+    mon = MONTHS[m["month"].lower().rstrip(".")]
+    if m["y"]:
+        d = _nth_weekday(int(m["y"]), mon, nth, wd)
+        return spans.day(d) if d else None
+    options = [d for y in (ref.year - 1, ref.year, ref.year + 1) if (d := _nth_weekday(y, mon, nth, wd)) is not None]
+    return spans.day(directed(options, ref, ctx.direction or "nearest", options[1])) if len(options) == 3 else None
+
+
+def h_weekday_of_week(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    """"Thursday next week", "Monday this week", "Friday last week": that weekday of the week the words name."""
+    step = {"last": -1, "this": 0, "next": 1}[m["which"].lower()]
+    return spans.day(spans.monday(ref) + timedelta(weeks=step, days=weekday_index(m["wd"])))

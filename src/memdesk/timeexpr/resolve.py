@@ -56,7 +56,7 @@ from .holidays import HOLIDAY_RE
 from .narration import loose_past
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
-from .tense import clause_tense, note, sentence_tense, verbless
+from .tense import FUTURE_CUE, clause_tense, date_clause_words, note, sentence_tense, verbless
 
 
 __all__ = ["Granularity", "TimeMention", "resolve", "main_anchor", "format_anchor", "sentence_tense"]
@@ -95,6 +95,11 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(rf"the\s+(?P<d1>{_ORD})\s*(?:-|\u2013)\s*(?:the\s+)?(?P<d>{_ORD})(?P<month>)?(?P<y>)?"), p.h_range),
     # a day of a month named by its place: "on the 12th of next month"
     (_p(rf"(?:(?P<prep>on|by|for|to|until|till|from|before|after)\s+)?(?P<dwd>)?the\s+(?P<d>{_ORD})\s+of\s+(?P<which>this|next|last)\s+month"), p.h_ordinal),
+    # a weekday of a month named by its place in it: "the last Saturday of April", "the first Monday in June"
+    (_p(rf"(?:the\s+)?(?P<nth>first|1st|second|2nd|third|3rd|fourth|4th|last|final)\s+(?P<wd>{WEEKDAY_RE})\s+(?:of|in)\s+"
+        rf"(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|(?P<which>this|next|last)\s+month)"), p.h_nth_weekday),
+    # a weekday of a week named by its place: "Thursday next week"
+    (_p(rf"(?P<wd>{WEEKDAY_RE})\s+(?P<which>next|this|last)\s+week"), p.h_weekday_of_week),
     # a part of a period, a holiday and the time around it
     (_p(rf"(?:(?P<bound>by|until|till|up to|through)\s+)?(?:the\s+)?(?P<part>end|beginning|start|middle)\s+of\s+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
     (_p(rf"(?P<part>early|mid|late)[\s-]+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
@@ -114,7 +119,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(rf"(?P<n>{NUM_RE})\s+(?P<unit>{UNIT_RE})\s+(?:ago|back|before now)"), h.h_ago),
     (_p(rf"in\s+(?:about\s+|around\s+)?(?P<n>{NUM_RE})\s+(?P<unit>{UNIT_RE})(?:'?s)?(?:\s+time)?"), h.h_in),
     # a day counted from another: "a week from Friday", "two weeks from today", "a week on Friday", "Wednesday week"
-    (_p(rf"(?P<n>{NUM_RE})\s+(?P<unit>days?|weeks?)\s+(?:from|on)\s+(?P<wd>{WEEKDAY_RE}|today|tomorrow|now)"), h.h_counted_from),
+    (_p(rf"(?P<n>{NUM_RE})\s+(?P<unit>days?|weeks?)\s+(?:from|on)\s+(?P<wd>{WEEKDAY_RE}|today|tomorrow|yesterday|now)"), h.h_counted_from),
     (_p(rf"(?P<wd>{WEEKDAY_RE})\s+week(?P<n>)(?P<unit>)"), h.h_counted_from),
     (_p(r"the week before last"), h.h_week_before_last),
     (_p(rf"(?:the\s+)?(?:past|last)\s+(?P<n>{NUM_RE})\s+(?P<unit>{UNIT_RE})"), h.h_past_n),
@@ -136,6 +141,16 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
 #: Words that make a date the start of a state that may have begun: "from 1 October", "since 3 May", "starting 2 June".
 _STARTS = re.compile(r"\b(?:from|since|starting(?: on| from)?|as of|beginning(?: on)?|effective)\s+(?:the\s+)?$", re.IGNORECASE)
 _STARTS_HERE = re.compile(r"(?:from|since)\s", re.IGNORECASE)  # a mention that opens with its own "since"
+#: An earlier value a change starts from, and its time: "down to 86 kg, from 91 in January", "up from £40 in May".
+_OLD_VALUE = re.compile(
+    rf"\bfrom\s+(?:about\s+|around\s+)?[£$€]?\d[\d.,]*\s*(?:(?!{MONTH_RE}\b|{WEEKDAY_RE}\b|st\b|nd\b|rd\b|th\b)[a-z%]{{1,6}}\s+)?"
+    r"(?:(?:in|on|at\s+the\s+(?:start|end)\s+of)\s+)?$",
+    re.IGNORECASE,
+)
+#: A clause break before "in <n> weeks" (a comma, a dash, "so", "and"): the count may be a clause of its own.
+_WHEN = re.compile(r"(?:[,;:\u2013\u2014-]|\b(?:and|so|but))\s+[^,;:\u2013\u2014]*$", re.IGNORECASE)
+#: The words before a weekday that make it the start of what holds from then on ("from Monday", "starting Friday").
+_FROM = re.compile(r"\b(?:from|starting(?: on| from)?|as of|beginning(?: on)?|effective(?: from)?)\s+$", re.IGNORECASE)
 #: "since" before a date, or opening its mention ("since new year", "no seizures since May 24"): a state begun then.
 _SINCE = re.compile(r"\bsince\s+(?:the\s+)?$", re.IGNORECASE)
 _SINCE_HERE = re.compile(r"since\s", re.IGNORECASE)
@@ -152,12 +167,12 @@ def _days_off(res: "spans.Span", ref: date) -> int:
 
 #: Handlers whose year (or direction) depends on the tense around the mention.
 _DIRECTED = frozenset({h.h_mdy, h.h_month_rel, h.h_weekday, h.h_bare_weekday, h.h_rel_period, p.h_part, p.h_holiday,
-                       p.h_ordinal, p.h_range})  # fmt: skip
+                       p.h_ordinal, p.h_range, p.h_nth_weekday})  # fmt: skip
 
 
 #: Handlers of dates whose year is unsaid ("9 March", "in March", "late June", "12 to 16 July"): a loose past reads
 #: them nearest the message (:mod:`.narration`); a weekday or a lone day keeps the tense's direction.
-_YEARLESS = frozenset({h.h_mdy, h.h_month_rel, p.h_part, p.h_holiday, p.h_range})
+_YEARLESS = frozenset({h.h_mdy, h.h_month_rel, p.h_part, p.h_holiday, p.h_range, p.h_nth_weekday})
 
 
 def _at(d: date, ref: datetime) -> datetime:
@@ -204,6 +219,7 @@ def resolve(
             if any(s < te and ts < e for ts, te in taken):
                 continue
             here = ctx
+            arranged = False  # the date is ahead only because a verb arranges it ("moved to 2 July")
             if auto and handler in _DIRECTED:
                 # the clause around a day-month or a month decides its year: "I accepted a position,
                 # starting on 15 April" (said in March) is the coming April, not the last one
@@ -231,6 +247,26 @@ def resolve(
                     here = Ctx(prefer="future", direction="current" if starts else "future")
                 else:
                     here = Ctx(prefer=tense or "past", direction=tense or "nearest")
+                    words = date_clause_words(text, (s, e))
+                    # ... while another clause narrates what happened ("dentist moved to 2 July, she had two teeth out")
+                    arranged = tense == "future" and not FUTURE_CUE.search(words) and sentence_tense(text[e:]) == "past"
+                if handler in _YEARLESS and _OLD_VALUE.search(text, 0, s):
+                    # the time of the value a change starts from ("I'm down to 86 kg, from 91 in January", said in
+                    # March): before the message
+                    here = Ctx(prefer="past", direction="past")
+            if auto and handler is h.h_in and here.direction == "past" and _WHEN.search(text, 0, s) and (
+                sentence_tense(date_clause_words(text, (s, e))) is None
+            ):
+                # a clause of its own after a narrated one, with a present verb or none ("She got a job at the library,
+                # starts in three weeks", "exam was hard, results in 2 weeks"): when it will be, not how long it took
+                here = Ctx(prefer="future", direction="future")
+            if auto and handler in (h.h_weekday, h.h_bare_weekday) and not m.groupdict().get("which") and _FROM.search(text, 0, s) and (
+                sentence_tense(date_clause_words(text, (s, e))) != "past"
+            ):
+                # a state from a weekday ("Kojo's back in training from Monday, the doctor cleared him", said on
+                # Saturday) starts ahead unless its own clause narrates it ("I was off from Monday"); said on that
+                # weekday, it is next week's (today's would be "from today")
+                here = Ctx(prefer="future", direction="future")
             since = auto and handler in _DIRECTED and (_SINCE.search(text, 0, s) or _SINCE_HERE.match(m[0]))
             if since:
                 # what holds since a date began on it: the date is behind the message, whatever the clause's tense
@@ -247,6 +283,12 @@ def resolve(
                     # date is when the new state holds from; not most of a year away (periods.FAR_DAYS) when it also
                     # falls within weeks of the message (periods.NEAR_DAYS)
                     near = handler(m, ref_day, replace(here, direction="nearest"))
+                    res = near if near is not None and _days_off(near, ref_day) <= p.NEAR_DAYS else res
+                elif res is not None and arranged and handler in _YEARLESS and _days_off(res, ref_day) > p.FAR_DAYS:
+                    # a day a verb arranged whose year is unsaid, most of a year ahead, when the same day was weeks
+                    # ago ("dentist moved to 2 July, she had two teeth out", said on 16 July): the recent one (a year
+                    # ahead would be said)
+                    near = handler(m, ref_day, replace(here, direction="past"))
                     res = near if near is not None and _days_off(near, ref_day) <= p.NEAR_DAYS else res
             except (OverflowError, ValueError):  # past the calendar's ends (year 1 or 9999)
                 res = None
@@ -265,7 +307,7 @@ def resolve(
                 weekdays.append(mention)
     found.sort(key=lambda t: t.span)
     found = a.dated_weekdays(found, weekdays) if weekdays else found
-    found = a.in_named_week(found, weekdays) if weekdays else found
+    found = a.in_named_week(found, weekdays, text, ref) if weekdays else found
     found = a.after_weekday(found, weekdays, text) if weekdays and len(found) > 1 else found
     found = a.plan_weekdays(found, weekdays, inferred, text, ref) if weekdays and inferred else found
     found = a.next_after(found, text, ref) if len(found) > 1 else found

@@ -8,13 +8,15 @@ import re
 from typing import Literal
 
 from ..text.english import IRREGULAR_PAST, SAME_AS_PRESENT
-from .arrangements import set_for
+from .arrangements import booked_note, governs_infinitive, set_for
 from .progressive import progressive
 
 
-_FUTURE_CUE = re.compile(
+FUTURE_CUE = re.compile(
     r"\b(?:will|won't|shall|gonna|going to|plan(?:s|ning)? (?:to|on)|about to|can't wait|looking forward|"
     r"hop(?:e|ing) to|intend to|next|upcoming|coming up|tomorrow|soon|"
+    # a wish is for what is still to come: "Good luck with the interview on Thursday", "Fingers crossed for a calm 1 April"
+    r"good luck|best of luck|fingers crossed|"
     r"(?:am|is|are)\s+(?:\w+ly\s+)?(?:leaving|moving|starting|flying|going|coming|arriving|meeting|visiting|heading|"
     r"travell?ing|getting|having|doing|opening|seeing|taking|picking))\b|'ll\b|'(?:m|re|s)\s+(?:leaving|moving|starting|"
     r"flying|going|coming|arriving|meeting|visiting|heading|travell?ing|getting|having|doing|opening|seeing|taking|picking)\b",
@@ -31,16 +33,18 @@ LAST_TIME = (
     r"(?:days?|nights?|weeks?|weekends?|months?|years?|hours?|minutes?|decades?|times?|terms?|seasons?|summers?|winters?)|"
     r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|"
     r"september|october|november|december|christmas|easter|new year|thanksgiving|halloween)\b)"
+    # not the place of a weekday in a month: "the last Saturday of April"
+    r"(?!\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)\s+(?:of|in)\b)"
 )
 _PAST_CUE = re.compile(
-    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|" + LAST_TIME + r"|[a-z]{3,}ed|[a-z]+ied)\b",
+    r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|used|" + LAST_TIME + r"|[a-z]{3,}ed|[a-z]+ied)\b",
     re.IGNORECASE,
 )
 
 
 _ED_ADJECTIVES = frozenset(
     """
-    excited interested tired bored scared worried married used supposed based pleased thrilled stressed
+    excited interested tired bored scared worried married supposed based pleased thrilled stressed
     indeed need proceed succeed exceed speed freed agreed concerned dedicated talented committed
     noted updated
     """.split()
@@ -62,7 +66,8 @@ _PRESENT_FINITE = re.compile(
 #: preposition ("a shared flat", "four raised beds", "from untreated larch"). A finite past verb follows its subject.
 _ATTRIBUTIVE = re.compile(
     r"(?:\b(?:a|an|the|my|your|his|her|its|our|their|these|those|some|any|no|every|each|of|from|with|in|into|onto|"
-    r"for|newly|freshly|very|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|several|many|few)|(?<![\w.])\d+)\s+$",
+    r"for|newly|freshly|very|two|three|four|five|six|seven|eight|nine|ten|twelve|twenty|several|many|few)|(?<![\w.])\d+)\s+$|"
+    r"\(\s*$",  # an aside in brackets describes ("my dog Biscuit (retired racing greyhound)")
     re.IGNORECASE,
 )
 #: A heading of a note: one to three words before a colon at the start of a text or line ("Suggested schedule:",
@@ -86,6 +91,13 @@ def after_heading(text: str, at: int) -> bool:
 _GOT_TO = re.compile(r"\s+to\s+(?!the\b|a\b|an\b|my\b|our\b|his\b|her\b|their\b|work\b|school\b|know\b|\d)(?-i:[a-z]+)\b", re.IGNORECASE)
 
 
+#: "be" or "get" before "used": the adjective of "used to" ("I'm used to early starts"), not the verb.
+_USED_TO_STATE = re.compile(r"\b(?:am|is|are|be|been|being|get|gets|getting|got)\s+$|'(?:m|re|s)\s+$", re.IGNORECASE)
+#: "not" right before a past-looking form with no auxiliary: a participle of a state ("Not allowed to drive", "not
+#: finished yet"); an auxiliary before "not" narrates by itself ("was not invited", "didn't").
+_NEGATED = re.compile(r"(?:^|[^\w'])not\s+$", re.IGNORECASE)
+
+
 def past_verb(text: str, m: re.Match[str]) -> bool:
     """Whether the past cue ``m`` of ``text`` (:data:`_PAST_CUE`) narrates: not an adjective in "-ed" ("excited"), not a
     participle after a determiner or a preposition ("a shared flat", "from untreated larch"), not a word of a heading
@@ -97,6 +109,10 @@ def past_verb(text: str, m: re.Match[str]) -> bool:
         return False  # "i got to see the dentist on the 24th": "(have) got to" is a modal of need, not a past
     if word in ("was", "were", "ago", "yesterday") or word.startswith("last"):
         return True
+    if word == "used" and _USED_TO_STATE.search(text, max(0, m.start() - 16), m.start()):
+        return False  # "I'm used to it", "getting used to the early starts": a state, not "I used the strips in March"
+    if _NEGATED.search(text, max(0, m.start() - 8), m.start()):
+        return False  # "Not allowed to drive until the end of March": a participle after "not" (its "I'm" dropped)
     if _ATTRIBUTIVE.search(text, max(0, m.start() - 12), m.start()):
         return False
     if _CONTRACTED.search(text, max(0, m.start() - 16), m.start()):
@@ -114,7 +130,7 @@ def sentence_tense(text: str) -> Literal["past", "future"] | None:
     """"future" if ``text`` plans something ("I'll", "going to", "next ..."), else
     "past" if it narrates ("went", "-ed" as a finite verb, "ago"), else ``None``. A past-looking form after a
     present finite verb (:data:`_PRESENT_FINITE`) is a participle and narrates nothing."""
-    if _FUTURE_CUE.search(text):
+    if FUTURE_CUE.search(text):
         return "future"
     if _PAST_TIME.search(text):
         return "past"
@@ -171,7 +187,8 @@ def simple_present(clause: str) -> bool:
 #: An instruction or request opening a clause: it is about what is still to happen.
 _REQUEST = re.compile(
     r"^\s*(?:please |and |so |then )*(?:book|remember|remind|plan|schedule|make sure|don't forget|order|buy|call|email|send|"
-    r"add|note|put|keep|block|reserve|arrange|set)\b",
+    r"add|note|put|keep|block|reserve|arrange|set|ask|tell|check|bring|take|try|phone|ring|text|pay|pick up|collect|"
+    r"drop off|give|let|visit|avoid|wear)\b",
     re.IGNORECASE,
 )
 #: The words of a verbless note before its date: a noun phrase ("interview on", "flight out at 9 on"), not one
@@ -271,7 +288,7 @@ _PERSON = re.compile(r"\b(?:i|you|we|they|he|she|me|him|us|them)\b|\b(?:i|you|we
 
 #: The head of a note: at most four words before its date, none of them an article or a conjunction (a note drops
 #: them: "Physio on Wednesday", "Choir practice on Thursday"; "But the generator died on Saturday" is a clause).
-_NOTE_HEAD = re.compile(r"^\W*(?!(?:the|a|an|and|but|so|then|or)\b)[\w'-]+(?:\s+(?!(?:the|a|an)\b)[\w'-]+){0,3}\s+$", re.IGNORECASE)
+_NOTE_HEAD = re.compile(r"^\W*(?!(?:the|a|an|and|but|so|then|or)\b)[\w'-]+(?:\s+(?!(?-i:the|a|an)\b)[\w'-]+){0,3}\s+$", re.IGNORECASE)
 
 
 def note(text: str, span: tuple[int, int]) -> bool:
@@ -316,6 +333,15 @@ def _forward(clause: str) -> bool:
     )
 
 
+def _projected(text: str, start: int, end: int) -> bool:
+    """Whether the last narrating past verb of ``text[start:end]`` is one of asking, offering or deciding that governs
+    an infinitive (:func:`.arrangements.governs_infinitive`): the date is the infinitive's, ahead."""
+    cues = [m for m in _PAST_CUE.finditer(text, start, end) if past_verb(text, m)]
+    if not cues:
+        return False
+    return governs_infinitive(text, cues[-1].start(), end)
+
+
 #: A person right before "until": the span is given to them ("Miriam gave me until 15 January"), a time ahead.
 _GRANTED = re.compile(r"\b(?:me|us|him|her|them|you)\s+$", re.IGNORECASE)
 
@@ -334,6 +360,12 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
     own = sentence_tense(clause)
     if own == "future":
         return own
+    if own == "past" and _projected(text, start, span[0]):
+        return "future"
+    if own == "past" and booked_note(text, start, span[0]) and sentence_tense(text[: brk.start()] if brk else "") != "past":
+        # a clause with no subject that opens with the participle of an arrangement ("needs the vet for his teeth,
+        # booked on the 23rd at 3pm"): the date is what is booked, ahead; not after a clause that narrates
+        return "future"
     if own == "past" and _present_after_past(text, start, span[0]):
         return "present"
     if own == "past" and brk is not None and _in_list(text, brk) and sentence_tense(text) != "past":
@@ -368,7 +400,7 @@ def clause_tense(text: str, span: tuple[int, int]) -> Literal["past", "future", 
         # the item says dates it, not another item's words; an item with no tense of its own is planned, so ahead
         return sentence_tense(date_clause_words(text, span)) or "present"
     whole = sentence_tense(text)
-    if whole == "future" and _SAME_FORM.search(clause) and not _FUTURE_CUE.search(text, 0, _end_of_clause(text, span[1])):
+    if whole == "future" and _SAME_FORM.search(clause) and not FUTURE_CUE.search(text, 0, _end_of_clause(text, span[1])):
         # a plan said only in a later clause does not date an earlier one whose verb reads past as well as present
         # ("our driver quit on Tuesday, he's moving to Gdansk": the quitting is not ahead)
         return sentence_tense(text[:start]) if start else None
