@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-__all__ = ["FUNCTION_WORDS", "IRREGULAR_PAST", "PAST_BASE", "SAME_AS_PRESENT"]
+__all__ = ["ED_ADJECTIVES", "FUNCTION_WORDS", "IRREGULAR_PAST", "PAST_BASE", "SAME_AS_PRESENT"]
 
 #: Irregular past forms (and a few past participles) that mark a narrated event.
 IRREGULAR_PAST = frozenset(
@@ -49,3 +49,13 @@ SAME_AS_PRESENT = frozenset("read put set let hit hurt quit cut cost shut spread
 #: Words that say nothing of what a thing is ("the old 6hp outboard", "my violin", "some of their bread"): left out when
 #: the content words of a value are looked for in a statement (:func:`memdesk.retrieval.stemming.content_stems`).
 FUNCTION_WORDS = frozenset("the a an my our your his her their its to of in at for on with and or some any old".split())
+
+#: Words ending in "ed" that are adjectives or other words, not a narrated past ("I'm excited about Friday", "we
+#: need it by the 3rd"): the tense cues of :mod:`memdesk.timeexpr.tense` skip them.
+ED_ADJECTIVES = frozenset(
+    """
+    excited interested tired bored scared worried married supposed based pleased thrilled stressed
+    indeed need proceed succeed exceed speed freed agreed concerned dedicated talented committed
+    noted updated
+    """.split()
+)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from ..text.english import IRREGULAR_PAST, SAME_AS_PRESENT
+from ..text.english import ED_ADJECTIVES, IRREGULAR_PAST, SAME_AS_PRESENT
 from .arrangements import booked_note, governs_infinitive, set_for
 from .progressive import progressive
 
@@ -39,15 +39,6 @@ LAST_TIME = (
 _PAST_CUE = re.compile(
     r"\b(?:was|were|" + "|".join(sorted(_PAST_ONLY)) + r"|ago|yesterday|used|" + LAST_TIME + r"|[a-z]{3,}ed|[a-z]+ied)\b",
     re.IGNORECASE,
-)
-
-
-_ED_ADJECTIVES = frozenset(
-    """
-    excited interested tired bored scared worried married supposed based pleased thrilled stressed
-    indeed need proceed succeed exceed speed freed agreed concerned dedicated talented committed
-    noted updated
-    """.split()
 )
 
 
@@ -103,7 +94,7 @@ def past_verb(text: str, m: re.Match[str]) -> bool:
     participle after a determiner or a preposition ("a shared flat", "from untreated larch"), not a word of a heading
     ("Suggested schedule: ...")."""
     word = m[0].lower()
-    if word in _ED_ADJECTIVES:
+    if word in ED_ADJECTIVES:
         return False
     if word == "got" and _GOT_TO.match(text, m.end()):
         return False  # "i got to see the dentist on the 24th": "(have) got to" is a modal of need, not a past
