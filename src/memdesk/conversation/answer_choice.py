@@ -66,8 +66,9 @@ from ..retrieval.question_focus import Focus, RecordValues, question_focus, user
 from ..retrieval.question_head import Head, asked_head
 from ..retrieval.question_now import asks_now, asks_then
 from ..retrieval.stemming import StemmingTokenizer
-from .answer_head import held, text_stems
-from .answer_kinds import KEEP_SHARE, loose, of_kind
+from .answer_head import asked_of, held, text_stems
+from .answer_kinds import KEEP_SHARE, asks_days, loose, names_days, of_kind, replaced_answer
+from .answer_siblings import sibling
 
 __all__ = ["KEEP_SHARE", "WINDOW", "Choice", "choose"]
 
@@ -142,6 +143,8 @@ def choose(
     denial, states = _focus_marks(focus, [h.record for h in hits])
     if focus is not None and focus.slot == "date" and _HABITUAL.match(question):  # "When does he drop her off?"
         states = [said or "clock" in RecordValues.of(h.record.text()).kinds for said, h in zip(states, hits)]
+    if asks_days(question):  # "Which days does he go?": a record naming weekdays states the value, a name does not
+        states = [names_days(h.record.text()) for h in hits]
     replaced = [_replaced(h.record, asked_at) for h in hits]
     current = [
         i for i, h in enumerate(hits)
@@ -153,7 +156,7 @@ def choose(
     def chosen(i: int, terms: tuple[str, ...]) -> Choice:  # a current hit answers; its message may say the value
         if states[i]:
             return Choice(hits[i], hits[0], None, terms)
-        beside = _restated(i, hits, denial, states, replaced)
+        beside = _restated(i, hits, denial, states, [r and focus.current for r in replaced])  # past: what held then
         said = hits[beside].record if beside is not None else _mate_stating(focus, hits[i].record, mates)
         direct = said is not None or focus is None or loose(question, focus) or (
             focus.slot == "date" and hits[i].record.temporal_anchor is not None  # its anchor is shown with it
@@ -165,13 +168,24 @@ def choose(
     def share(i: int) -> float:  # the share of the question's weighted words hit ``i`` holds
         return sum(w for t, w in weights.items() if t in words[i]) / total
 
-    if asks_then(question) and (then := _replaced_answer(hits[:window], states, share, replaced)) is not None:
+    heads = (lambda i: asked_of(head, hits[i].record)) if head is not None else (lambda i: 0.0)
+
+    def says(i: int) -> bool:  # hit ``i``'s own words (not the context it was embedded with) hold the question's
+        return bool(set(weights) & set(_TOKENIZER(hits[i].record.text())))
+
+    then = replaced_answer(hits[:window], states, share, replaced, says, heads, trust, focus is not None) if asks_then(
+        question
+    ) else None
+    if then is not None:
         return Choice(hits[then], hits[0], None, tuple(weights))  # what held before: the replaced record says it
 
     def ranked() -> Choice:  # the answer as the ranking, the asked kind and the question's words choose it
         nouns = head.nouns if head is not None else ()
         tells = (lambda i: bool(set(nouns) & text_stems(hits[i].record.text()))) if nouns else None
-        kind = of_kind(question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial, tells=tells)
+        kind = of_kind(
+            question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial, tells=tells,
+            heads=heads if head is not None else None,
+        )
         if kind is None:  # the best current hit holds more of the question's words: unless it says nothing of the kind
             kind = of_kind(
                 question, hits, focus, states, replaced, current, share, asked_at, window, trust, denial,
@@ -203,6 +217,14 @@ def choose(
     choice = ranked()
     better = _by_head(head, hits, current[:window], states, choice)
     choice = chosen(better, tuple(weights)) if better is not None else choice
+    if choice.answer is not None and choice.earlier is None:  # the record of the answer's message saying what is asked
+        strict = focus is not None and not loose(question, focus)  # only a value of the asked kind answers
+        past = focus is not None and not focus.current  # "Where did they stay after the flood?": what held then too
+        near = sorted(set(current[:window]) | {i for i in range(min(window, len(hits))) if past and replaced[i]})
+        said = sibling(question, head, hits, choice.answer, near, None if choice.beside else mates, strict and states)
+        if said is not None:
+            hit = said if isinstance(said, SearchHit) else choice.answer.model_copy(update={"record": said})
+            choice = replace(choice, answer=hit, beside=None)
     if focus is not None and focus.several:  # "Which client jobs has Ana mentioned?": each record naming one answers
         return _with_parts(question, head, hits[:window], states, replaced, choice)  # part of it
     return choice
@@ -213,18 +235,6 @@ def _replaced(record: MemoryRecord, asked_at: datetime | None) -> bool:
     closes it only from that date: :meth:`~memdesk.records.RecordBase.closed_at`); superseded at all when the time
     is not known."""
     return record.closed_at(asked_at) if asked_at is not None else record.superseded_by is not None
-
-
-def _replaced_answer(
-    hits: Sequence[SearchHit], states: list[bool], share: Callable[[int], float], replaced: list[bool]
-) -> int | None:
-    """For a question about what held before a change: the replaced record of ``hits`` (the best few) that states a
-    value of the asked kind and holds some of the question's words (``share``: how much of them hit ``i`` holds), the one
-    holding most of them (the better ranked among equals); None when no replaced record does."""
-    old = [i for i in range(len(hits)) if replaced[i] and states[i] and share(i) > 0]
-    if not old and hits and replaced[0]:
-        return 0  # the ranking, which does not demote replaced records for such a question, puts one first
-    return max(old, key=lambda i: (share(i), -i), default=None)
 
 
 def _focus_marks(
@@ -286,8 +296,10 @@ def _common(words: list[set[str]]) -> set[str]:
 
 
 def _negated(i: int, hits: Sequence[SearchHit], words: list[set[str]], common: set[str], replaced: list[bool]) -> bool:
-    """True when another current record, said after record ``i``, says it no longer holds: a negation cue and two
-    or more of ``i``'s distinctive words (not ``common``; words, not the numbers of a date both carry)."""
+    """True when another current record, said after record ``i``, says it no longer holds: it shares two or more of
+    ``i``'s distinctive words (not ``common``; words, not the numbers of a date both carry), one of them in a clause a
+    negation cue opens or closes (:func:`_negated_words`: "Ilse is not going to the pottery class anymore, since she
+    has Sunday shifts at the bakery" negates the class, not the shifts)."""
     when = _said(hits[i].record)
     if when is None:
         return False
@@ -295,11 +307,26 @@ def _negated(i: int, hits: Sequence[SearchHit], words: list[set[str]], common: s
         if j == i or replaced[j]:
             continue
         later = _said(h.record)
-        if later is None or later <= when or not NEGATION.search(h.record.embed_text()):
+        if later is None or later <= when:
             continue
-        if sum(not t.isdigit() for t in (words[i] & words[j]) - common) >= 2:
+        shared = {t for t in (words[i] & words[j]) - common if not t.isdigit()}
+        if len(shared) >= 2 and shared & _negated_words(h.record.text()):
             return True
     return False
+
+
+_CLAUSE_END = re.compile(r"[.;:!?,]|\b(?:since|because|but|so|as|though)\b", re.IGNORECASE)
+
+
+def _negated_words(text: str) -> set[str]:
+    """The terms of the clauses of ``text`` a negation cue (:data:`NEGATION`) opens or closes: from the clause's start
+    to its end ("Maya no longer works at the Riverside clinic"); empty when it has no cue."""
+    out: set[str] = set()
+    for m in NEGATION.finditer(text):
+        starts = [e.end() for e in _CLAUSE_END.finditer(text, 0, m.start())]
+        end = _CLAUSE_END.search(text, m.end())
+        out |= set(_TOKENIZER(text[starts[-1] if starts else 0 : end.start() if end else len(text)]))
+    return out
 
 
 def _said(record: MemoryRecord):

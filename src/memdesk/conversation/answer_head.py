@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import re
 
+from ..records import MemoryRecord
 from ..retrieval.question_head import Head, word_stem
 
-__all__ = ["held", "text_stems"]
+__all__ = ["asked_of", "held", "text_stems"]
 
 _WORD = re.compile(r"[A-Za-z0-9][\w'\u2019-]*")
 
@@ -40,3 +41,10 @@ def text_stems(text: str) -> frozenset[str]:
 def held(head: Head, stems: frozenset[str]) -> float:
     """The weight of ``head``'s words among ``stems`` (a text's :func:`text_stems`)."""
     return sum(w for s, w in head.weights if s in stems)
+
+
+def asked_of(head: Head, record: MemoryRecord) -> float:
+    """The weight of ``head``'s words ``record`` holds, the subject's names left out (every record of a person names
+    them)."""
+    stems = text_stems(record.text())
+    return sum(w for s, w in head.weights if s not in head.names and s in stems)

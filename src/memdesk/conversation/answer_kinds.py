@@ -30,15 +30,27 @@ from ..retrieval.question_focus import Focus, RecordValues
 from ..retrieval.question_now import asks_now, asks_then
 from ..retrieval.question_person import names_assistant
 from ..retrieval.question_time import asks_past, question_windows
+from ..timeexpr.words import WEEKDAY_RE
 from .updates import update_of
 
-__all__ = ["KEEP_SHARE", "SPAN", "loose", "of_kind"]
+__all__ = ["KEEP_SHARE", "SPAN", "asks_days", "loose", "names_days", "of_kind", "replaced_answer"]
 
 KEEP_SHARE = 0.5
 """The first current hit answers when it holds at least this fraction of the best share of the question's words."""
 
 _WHAT_NOUN = re.compile(r"^\W*what (?!kind\b|sort\b|type\b)[a-z]+ ", re.IGNORECASE)
 _NAMED = re.compile(r"\b(?:called|named|name|names)\b", re.IGNORECASE)
+
+_ASKS_DAYS = re.compile(
+    r"^\W*(?:on\s+|in\s+)?(?:which|what)\s+(?:days|nights|evenings|mornings|afternoons|weekdays)\b",
+    re.IGNORECASE,
+)
+"""A question asking on which days of the week something is done ("Which days does Ilse go to the pool?", "On which
+evenings is the choir?"): a weekday answers it, not a date or a name."""
+_DAY_NAMED = re.compile(rf"\b(?:{WEEKDAY_RE}s?|weekends?|weekdays?|every\s+day|daily)(?![\w'])", re.IGNORECASE)
+
+_ADJUNCT = re.compile(r"^\W*(?:on|by|for|from|until|till|in|at)\b", re.IGNORECASE)
+"""A record that is only an adjunct cut from a statement: it opens with a preposition ("on Sunday 4 May.")."""
 
 SPAN = 62 * 86_400.0
 """The longest time a question names (seconds, its slack included) that decides among records said in it: a month ("in
@@ -49,6 +61,7 @@ def of_kind(
     question: str, hits: Sequence[SearchHit], focus: Focus | None, states: list[bool], replaced: list[bool],
     current: list[int], share: Callable[[int], float], asked_at: datetime | None, window: int, trust: float,
     denial: list[bool], direct: Callable[[int], bool] | None = None, tells: Callable[[int], bool] | None = None,
+    heads: Callable[[int], float] | None = None,
 ) -> int | None:
     """For a question asking for a kind of value (a place, a date, an amount, ...): the hit of the best few that
     answers it among those stating a value of that kind. Candidates: the current hits, and a replaced one whose
@@ -83,6 +96,10 @@ def of_kind(
     stating = inside or stating
     best = max(stating, key=lambda i: (share(i), -i))
     pick = stating[0] if share(stating[0]) >= KEEP_SHARE * share(best) else best
+    if stating[0] == 0 != pick and hits[0].score >= trust and share(0) > 0 and (
+        heads is not None and heads(0) >= heads(pick)
+    ):  # the ranking is sure of a first hit stating a value of the kind, holding no less of what is asked of
+        pick = 0
     top = current[0] if current else None  # the best current hit
     if top is not None and not states[top] and (top > 0 or hits[0].score >= trust) and (
         (share(top) > share(pick) and (direct is None or direct(top)))
@@ -142,3 +159,45 @@ def _later(a: MemoryRecord, b: MemoryRecord) -> bool:
     """Whether ``a`` was said after ``b`` (both times known)."""
     ta, tb = a.said_time(), b.said_time()
     return ta is not None and tb is not None and ta > tb
+
+
+def asks_days(question: str) -> bool:
+    """Whether ``question`` asks on which days of the week something is done (:data:`_ASKS_DAYS`)."""
+    return _ASKS_DAYS.match(question) is not None
+
+
+def names_days(text: str) -> bool:
+    """Whether ``text`` names days of the week ("Tue and Sat", "Mondays and Fridays", "weekends")."""
+    return _DAY_NAMED.search(text) is not None
+
+
+def replaced_answer(
+    hits: Sequence[SearchHit], states: list[bool], share: Callable[[int], float], replaced: list[bool],
+    says: Callable[[int], bool], heads: Callable[[int], float], trust: float, kind: bool,
+) -> int | None:
+    """For a question about what held before a change: the replaced record of ``hits`` (the best few) that states a
+    value of the asked kind and holds some of the question's words (``share``: how much of them hit ``i`` holds), the
+    one
+    holding most of them (the better ranked among equals); None when no replaced record does. A current first hit that
+    states a value of the asked kind and of which the ranking is sure (calibrated relevance at least ``trust``) is not
+    displaced by a replaced record whose own words hold none of the question's (``says``: it shares
+    them only through the context it was embedded with: "the chair is Mr Okafor" for "What was the old spending
+    limit?"; unless, for a question asking for a kind of value, ``kind``, it is a part of the first hit's own message:
+    "by 3 June" beside "we hope to be back in the house before summer"), nor by one holding less of what the question
+    asks of (``heads``: "Ilse's son sleeps 6 hour stretches" for "What hours did Ilse *work* before the change?"). The
+    words of the change itself ("before the council moved the pitches") are the new record's, so how many of the
+    question's words each holds does not decide."""
+    old = [i for i in range(len(hits)) if replaced[i] and states[i] and share(i) > 0]
+    if not old and hits and replaced[0]:
+        return 0  # the ranking, which does not demote replaced records for such a question, puts one first
+    best = max(old, key=lambda i: (share(i), -i), default=None)
+    if best is not None and best != 0 and replaced[0] and share(best) <= share(0) and heads(best) <= heads(0):
+        return 0  # the ranking put a replaced record first that holds as much of the question
+    if best is None or best == 0 or replaced[0] or not states[0] or hits[0].score < trust:
+        return best
+    # a part of the first hit's own statement: of its message, stating a value of the kind asked or only an adjunct of
+    # it ("by 3 June", "on Sunday 4 May."): the topic, and so the question's words, are in the other part
+    part = hits[best].record.provenance[:1] == hits[0].record.provenance[:1] and (
+        kind or _ADJUNCT.match(hits[best].record.text()) is not None
+    )
+    return None if not part and (heads(best) < heads(0) or not says(best)) else best
