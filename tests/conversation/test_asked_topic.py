@@ -56,3 +56,10 @@ def test_an_answer_to_the_assistant_s_question_is_found_by_what_was_asked(mem) -
     assert all("instrument" not in r.text() for r in reply)  # the record keeps the reply's own words
     hits = mem.search("Which instrument does Ines play?", scope=SCOPE)  # the orchestra record first without the topic
     assert hits[0].record.provenance[0] == "m2"
+
+
+def test_no_topic_from_a_turn_the_processor_was_shown() -> None:
+    # another user's question reaches the extractor, whose context view embeds it whole already
+    u = _utt(_asked("Which instrument did you pick?", speaker="Tomas", role="user"), "The cello.")
+    assert asked_about(u) == ("q1", "instrument pick")
+    assert asked_about(u, shown={"user"}) is None
