@@ -161,9 +161,15 @@ class RecordBase(BaseModel):
 
     def embed_text(self) -> str:
         """The text embedded and indexed for search: :meth:`text`, after ``metadata["embed_context"]`` when
-        an extractor set one (the turn a reply answers: it shapes how the record is found, never its text)."""
-        context = self.metadata.get("embed_context")
-        return f"{context} {self.text()}" if isinstance(context, str) and context.strip() else self.text()
+        an extractor set one (the turn a reply answers, whose words these are), after ``metadata["asked_about"]``
+        when ingest set one (the topic of the question the record's message answers,
+        :mod:`memdesk.conversation.asked`). Both shape how the record is found, never its text."""
+        head = [
+            f"{v}:" if key == "asked_about" else v
+            for key in ("asked_about", "embed_context")
+            if isinstance(v := self.metadata.get(key), str) and v.strip()
+        ]
+        return " ".join([*head, self.text()])
 
     def body(self) -> str:  # pragma: no cover - overridden
         """The record's main text (summary, fact or instructions)."""

@@ -20,12 +20,13 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from ..embed.base import Embedder
-from ..records import AddResult, MemoryRecord, Message, RawMessage, Scope, split_caption
+from ..records import ROLES, AddResult, MemoryRecord, Message, RawMessage, Scope, split_caption
 from .base import Processed, Processor, Utterance
 from .inputs import as_flag
 from .decisions import ShowsKnown, with_known
 from ..store.base import Store
 from .admission import AdmissionPolicy
+from .asked import mark_asked
 from .supersede import Supersession
 from .worker import Worker
 
@@ -163,6 +164,8 @@ def _records(
             said = {k: v for k, v in u.message.metadata.items() if k != "replaces"}  # only a processor's decision closes
             r.metadata = {**said, **r.metadata}  # the message's metadata (the processor's keys win)
         records.extend(p.records)
+    shown = memory.admission.context_roles if memory.admission.enabled else ROLES
+    mark_asked(utterances, [p.records for p in processed], shown)  # what a reply was asked about: how it is found (.asked)
     owners = [u.message_id for u, p in zip(utterances, processed) for _ in p.records]
     return records, owners
 
