@@ -46,6 +46,18 @@ def test_of_two_relevant_records_on_one_topic_the_earlier_is_penalised():
     assert not later_on_topic(z, v, np.full(4, np.nan), gate=1.0, weight=1.5).any()  # no times: no order
 
 
+def test_a_memory_narrowed_by_a_later_one_is_on_its_topic_whatever_their_cosine():
+    # "works nights at the depot" (its old hours cut) and "moving to days, 7am to 7pm, same depot" sit far apart
+    z = np.array([3.0, 2.8, 2.5])
+    v = np.array([unit([1, 0, 0]), unit([0, 1, 0]), unit([0, 0, 1])])
+    said = np.array([10.0, 20.0, 30.0])
+    links = {0: ("b", "a"), 1: (None, "b"), 2: (None, "c")}  # a narrowed by b
+    assert later_on_topic(z, v, said, gate=1.0, weight=1.5, narrowing=links.__getitem__).tolist() == [1.5, 0.0, 0.0]
+    assert not later_on_topic(z, v, said, gate=1.0, weight=1.5).any()  # by cosine alone: three topics
+    # narrowed by a memory said before it (an older statement cannot be the later word): no penalty
+    assert not later_on_topic(z, v, said[::-1].copy(), gate=1.0, weight=1.5, narrowing=links.__getitem__).any()
+
+
 def _said(day: int) -> dict:
     return {"said_at": datetime(2025, 3, day, tzinfo=timezone.utc).isoformat()}
 

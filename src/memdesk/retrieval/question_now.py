@@ -19,6 +19,7 @@ and "What did Dana cook on Sunday?" about one moment; their order is the ranking
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import numpy as np
 
@@ -87,18 +88,24 @@ def asks_then(question: str | None) -> bool:
 
 def later_on_topic(
     z: np.ndarray, vectors: np.ndarray, said: np.ndarray, *, gate: float, weight: float, same_topic: float = SAME_TOPIC,
-    top: int = TOP, speakers: np.ndarray | None = None,
+    top: int = TOP, speakers: np.ndarray | None = None, narrowing: Callable[[int], tuple[str | None, str]] | None = None,
 ) -> np.ndarray:
     """The penalty of each candidate (``z`` their scores, ``vectors`` their unit vectors, ``said`` when each was said,
     POSIX seconds, NaN unknown): ``weight`` for one of the best ``top`` whose score is above ``gate`` and that a
     later one of them, also above ``gate``, on the same topic (cosine >= ``same_topic``) follows, said by the same
-    speaker when ``speakers`` are given; 0 otherwise."""
+    speaker when ``speakers`` are given; 0 otherwise. ``narrowing``: per candidate, the id of the memory that narrowed
+    it (``metadata["narrowed_by"]``, :mod:`memdesk.conversation.narrowing`) and its own id; a memory narrowed by a later
+    candidate is on that one's topic whatever their cosine (the write side read the later one as changing part of it:
+    "works nights at the depot, [10pm to 6am]" narrowed by "moving to days, 7am to 7pm, same depot")."""
     penalty = np.zeros(len(z))
     best = np.argsort(-z, kind="stable")[:top]
     best = best[(z[best] > gate) & ~np.isnan(said[best])]
     if best.size < 2:
         return penalty
     close = vectors[best] @ vectors[best].T >= same_topic
+    if narrowing is not None:
+        by, ids = zip(*(narrowing(int(j)) for j in best))
+        close |= np.array([b or "" for b in by], dtype=object)[:, None] == np.array(ids, dtype=object)[None, :]
     later = said[best][None, :] > said[best][:, None]  # [i, j]: j was said after i
     if speakers is not None:  # one person's later word on a topic, not another's
         later &= speakers[best][None, :] == speakers[best][:, None]
