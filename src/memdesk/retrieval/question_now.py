@@ -19,11 +19,14 @@ and "What did Dana cook on Sunday?" about one moment; their order is the ranking
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 
 import numpy as np
 
-__all__ = ["CHANGE_WEIGHT", "NOW_WEIGHT", "SAME_TOPIC", "asks_now", "asks_then", "later_on_topic", "without_now"]
+from .question_time import TimeWindow
+
+__all__ = ["CHANGE_WEIGHT", "NOW_WEIGHT", "SAME_TOPIC", "asks_now", "asks_then", "held_at", "later_on_topic", "without_now"]
 
 NOW_WEIGHT = 1.5
 """The default read path's penalty, in standard deviations, on a record that a later record on the same topic
@@ -84,6 +87,16 @@ def asks_then(question: str | None) -> bool:
     """True when ``question`` asks what held before a change (and not what holds now): a superseded record answers it,
     so a search for it does not demote superseded records."""
     return bool(question and _THEN.search(question) and not asks_now(question))
+
+
+def held_at(question: str | None, windows: Sequence[TimeWindow], now: datetime) -> datetime:
+    """When ``question`` asks what held: the end of the past intervals it names ("What did the jar cost in March?",
+    "On which days was the course in September?": a memory closed after March was current then, and is not demoted as
+    superseded), else ``now`` (also for a question asking what holds now, or naming a time still ahead)."""
+    ends = [w.end for w in windows]
+    if not ends or asks_now(question) or max(ends) >= now.timestamp():
+        return now
+    return datetime.fromtimestamp(max(ends), tz=timezone.utc)
 
 
 def later_on_topic(
