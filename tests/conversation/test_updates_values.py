@@ -53,16 +53,19 @@ def test_naming_the_old_value_needs_one_of_the_same_kind() -> None:
 
 
 @pytest.mark.parametrize(
-    "old,new",
+    "old,new,item",
     [
-        ("I sell the scarves at $12 and the hats at $19.", "I'm raising the scarves to $14."),
-        ("Mock exams: chemistry on 3 March, physics on 10 March.", "The chemistry mock moved to 5 March."),
-        ("We have 9,000 saved and the bank offered a loan of 60,000.", "The bank loan came in at 55,000 in the end."),
+        ("I sell the scarves at $12 and the hats at $19.", "I'm raising the scarves to $14.", "scarv"),
+        ("Mock exams: chemistry on 3 March, physics on 10 March.", "The chemistry mock moved to 5 March.", "chemistri"),
+        ("We have 9,000 saved and the bank offered a loan of 60,000.", "The bank loan came in at 55,000 in the end.", "loan"),
     ],
 )
-def test_one_new_value_does_not_replace_a_list_of_them(old: str, new: str) -> None:
+def test_one_new_value_of_a_list_is_of_the_item_its_words_name(old: str, new: str, item: str) -> None:
+    # the list is split item by item (:mod:`memdesk.conversation.remainder`): only the item named changes
     claim = update_of(new)
-    assert claim is not None and not updated_by(claim, old, frozenset())
+    assert claim is not None and item in updated_by(claim, old, frozenset())
+    unnamed = update_of("Prices go up to 14 now.")
+    assert unnamed is not None and not updated_by(unnamed, old, frozenset())
 
 
 def test_an_amount_in_another_currency_is_no_list_of_the_new_one() -> None:

@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from memdesk.records import Scope, SemanticRecord
-from memdesk.retrieval.question_now import asks_now, asks_then, later_on_topic
+from memdesk.retrieval.question_now import asks_now, asks_then, held_at, later_on_topic
+from memdesk.retrieval.question_time import question_windows
 from memdesk.retrieval.retrieve import Retriever
 from tests.retrieval_store import put, store, unit  # noqa: F401  (store: the fixture)
 
@@ -46,6 +47,46 @@ def test_of_two_relevant_records_on_one_topic_the_earlier_is_penalised():
     assert not later_on_topic(z, v, np.full(4, np.nan), gate=1.0, weight=1.5).any()  # no times: no order
 
 
+def test_a_memory_narrowed_by_a_later_one_is_on_its_topic_whatever_their_cosine():
+    # "works nights at the depot" (its old hours cut) and "moving to days, 7am to 7pm, same depot" sit far apart
+    z = np.array([3.0, 2.8, 2.5])
+    v = np.array([unit([1, 0, 0]), unit([0, 1, 0]), unit([0, 0, 1])])
+    said = np.array([10.0, 20.0, 30.0])
+    links = {0: ("b", "a"), 1: (None, "b"), 2: (None, "c")}  # a narrowed by b
+    assert later_on_topic(z, v, said, gate=1.0, weight=1.5, narrowing=links.__getitem__).tolist() == [1.5, 0.0, 0.0]
+    assert not later_on_topic(z, v, said, gate=1.0, weight=1.5).any()  # by cosine alone: three topics
+    # narrowed by a memory said before it (an older statement cannot be the later word): no penalty
+    assert not later_on_topic(z, v, said[::-1].copy(), gate=1.0, weight=1.5, narrowing=links.__getitem__).any()
+
+
+def test_a_question_about_a_past_time_reads_what_was_current_then():
+    now = datetime(2025, 6, 10, tzinfo=timezone.utc)
+    march = question_windows("What did the cheese cost in March?", now)
+    then = held_at("What did the cheese cost in March?", march, now)
+    assert datetime(2025, 3, 31, tzinfo=timezone.utc) < then < datetime(2025, 4, 3, tzinfo=timezone.utc)
+    assert held_at("What does the cheese cost now?", question_windows("What does the cheese cost now?", now), now) == now
+    assert held_at("What does the cheese cost?", [], now) == now  # no time named: what holds now
+    ahead = question_windows("Where is the market in July?", now)
+    assert held_at("Where is the market in July?", ahead, now) == now  # a time still ahead
+
+
+def test_a_memory_closed_after_the_time_asked_about_is_not_demoted(store):
+    """"The cheese is 24 euros a kilo" (March), closed in May by "The cheese goes to 27 euros a kilo": asked what it cost
+    in March, the old price is what held then (not demoted as superseded); asked what it costs, the new one."""
+    old = SemanticRecord(scope=S, fact="The cheese is 24 euros a kilo", provenance=["old"], metadata=_said(5))
+    new = SemanticRecord(scope=S, fact="The cheese goes to 27 euros a kilo", provenance=["new"],
+                         metadata={"said_at": datetime(2025, 5, 5, tzinfo=timezone.utc).isoformat()})  # fmt: skip
+    put(store, old.model_copy(update={"valid_to": datetime(2025, 5, 5, tzinfo=timezone.utc), "superseded_by": new.id}), [1, 0.30, 0])
+    put(store, new, [1, 0.36, 0])
+    for i in range(8):
+        put(store, SemanticRecord(scope=S, fact=f"Kasia noted an unrelated errand {i}", provenance=[f"f{i}"]), [0, 1, 0.1 * i])
+    q, asked = unit([1, 0.2, 0]), datetime(2025, 6, 10, tzinfo=timezone.utc)
+    then = Retriever.fused(store, K=10).retrieve(q, S, query_text="What did the cheese cost in March?", asked_at=asked, hybrid=False)
+    assert then[0].record.provenance == ["old"] and "superseded" not in then[0].why
+    plain = Retriever.fused(store, K=10).retrieve(q, S, query_text="What does the cheese cost?", asked_at=asked, hybrid=False)
+    assert plain[0].record.provenance == ["new"]
+
+
 def _said(day: int) -> dict:
     return {"said_at": datetime(2025, 3, day, tzinfo=timezone.utc).isoformat()}
 
@@ -70,7 +111,6 @@ def test_asked_what_holds_now_the_later_statement_ranks_first(store):
     assert plain[0].record.provenance == ["old"]
     off = Retriever.fused(store, K=10, now_weight=0).retrieve(q, S, query_text="What bike does Dana ride now?", hybrid=False)
     assert off[0].record.provenance == ["old"]
-
 
 
 def test_asked_what_held_before_the_earlier_statement_ranks_first(store):

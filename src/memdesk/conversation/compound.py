@@ -27,7 +27,7 @@ from .endings import valued_end
 from .typed_values import topic_terms, value_spans, values_of
 from .updates import new_only
 
-__all__ = ["AMOUNTS", "REFERS", "item_cut", "kind_group", "moved_terms", "named_words", "not_rescheduled", "of_what_changed", "sibling", "value_items", "without_gerunds"]
+__all__ = ["AMOUNTS", "MOVED", "REFERS", "item_cut", "kind_group", "moved_terms", "named_words", "not_rescheduled", "of_what_changed", "sibling", "value_items", "without_gerunds"]
 
 #: a part that refers back to what was said before it
 REFERS = re.compile(r"^(?:it|its|it's|this|that|these|those|he|she|they|there|which)\b", re.IGNORECASE)
@@ -98,22 +98,23 @@ def of_what_changed(texts: list[str], stales: list[list[tuple[str, tuple[int, in
     return [[] if i in other else stale for i, stale in enumerate(stales)]
 
 
-#: a verb of moving a time ("moved the start to 9 June", "got moved to May 2", "pushed back to May", "postponed")
-_MOVED = re.compile(
+#: words that move a time ("moved the start to 9 June", "got moved to May 2", "pushed back to May", "postponed"): the one
+#: reading of a rescheduling (:func:`moved_terms`, :mod:`.remainder`)
+MOVED = re.compile(
     r"\b(?:postpon|delay|reschedul)\w*|\b(?:push(?:ed)?|put)\s+back\b|\bbr(?:ing|ought)\s+forward\b|\bmoved?\b(?:\s+[\w-]+){0,2}?\s+to\b", re.IGNORECASE
 )
 
 
 def moved_terms(claims: Sequence[Claim]) -> set[str]:
     """The words of the claims of ``claims`` that move a time ("the Hill Climb got moved to 21 June", "postponed")."""
-    moved = [c.value for c in claims if c.value and _MOVED.search(c.value) and values_of(c.value).keys() & {"date", "clock", "weekday", "frequency"}]
+    moved = [c.value for c in claims if c.value and MOVED.search(c.value) and values_of(c.value).keys() & {"date", "clock", "weekday", "frequency"}]
     return topic_terms(" ".join(moved))
 
 
-def not_rescheduled(claims: Sequence[Claim]) -> list[Claim]:
-    """``claims`` less the changes and ends that only name what a rescheduling moved ("the Hill Climb got moved to 21
-    June": the race stays, its date goes; the new date says what changed)."""
-    terms = moved_terms(claims)
+def not_rescheduled(claims: Sequence[Claim], terms: set[str]) -> list[Claim]:
+    """``claims`` less the changes and ends that only name what a rescheduling moved (``terms``, their
+    :func:`moved_terms`: "the Hill Climb got moved to 21 June": the race stays, its date goes; the new date says what
+    changed)."""
     return [c for c in claims if not (terms and c.attribute in ("change", "ended", "negation") and c.value and topic_terms(c.value) <= terms)]
 
 

@@ -47,11 +47,11 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from .claims import Claim
-from .compound import AMOUNTS, REFERS, item_cut, kind_group, moved_terms, named_words, not_rescheduled, of_what_changed, sibling, value_items, without_gerunds
+from .compound import AMOUNTS, MOVED, REFERS, item_cut, kind_group, moved_terms, named_words, not_rescheduled, of_what_changed, sibling, value_items, without_gerunds
 from .endings import reverses, valued_end
 from .facts import same_value
 from .narrowing import narrow
-from .typed_values import topic_terms, value_spans, values_of
+from .typed_values import DAY, topic_terms, value_spans, values_of
 from .updates import bare_amounts, new_only
 from ..records import MemoryRecord, new_id
 from ..retrieval.stemming import holds_stems
@@ -119,8 +119,8 @@ def _changed_values(new: Sequence[Claim]) -> dict[str, set[str]]:
             for kind, value, (a, b) in value_spans(text):
                 if kind != "date" or not _FROM.search(text[:a] + text[a:b].split()[0] + " "):
                     out.setdefault(kind_group(kind), set()).add(value)
-    if any(c.value and c.op == "end" and _RESCHEDULED.search(c.value) for c in new):
-        for kind in _WHEN[:2]:  # "the dive was postponed": its day and time are not what they were
+    if any(c.value and c.op == "end" and MOVED.search(c.value) and not _WHEN_KINDS & values_of(new_only(c.value)).keys() for c in new):
+        for kind in _WHEN[:2]:  # "the dive was postponed": its day and time are not what they were (a new time says which)
             out.setdefault(kind, set())
     if any(v.isdigit() or v.replace(".", "").isdigit() for v in out.get("count", ())) or any(
         c.attribute == "update" and c.value and bare_amounts(new_only(c.value)) for c in new
@@ -132,8 +132,6 @@ def _changed_values(new: Sequence[Claim]) -> dict[str, set[str]]:
 
 #: what says when a change takes effect ("from December", "starting next Monday"): not a new value of a date
 _FROM = re.compile(r"\b(?:from|starting|as\s+of|since|effective|beginning)\s+(?:on\s+)?(?:next\s+|this\s+|the\s+)?$", re.IGNORECASE)
-#: words saying a thing happens at another time than said
-_RESCHEDULED = re.compile(r"\b(?:postpon|delay|reschedul|push(?:ed)?\s+back|put\s+back|brought\s+forward|bring\s+forward|moved\s+(?:it\s+)?to)\w*", re.IGNORECASE)
 #: a part that depends on the one before it: its consequence or its alternative ("so I do aqua-gym"), or a short
 #: apposition naming it ("a wood stove, a Clearview Pioneer"); it goes when that part goes
 _DEPENDS = re.compile(r"^(?:so|which|that's why|therefore|hence|thus|instead)\b|\binstead\b", re.IGNORECASE)
@@ -145,6 +143,7 @@ _CLAUSE = re.compile(r"^(?:and\s+)?(?:my|our|his|her|their)\s+[\w-]+\s+(?:is|are
 _EXCLUSIVE = re.compile(r"(?<!\bnot\s)\b(?:only|just|exclusively|nothing\s+but)\b", re.IGNORECASE)  # "not just sitting at home": no exclusion
 #: kinds of value that a part says as a time adjunct ("on 8 July", "at 7am", "from Monday"): cut alone, the rest stays
 _WHEN = ("date", "clock", "when")
+_WHEN_KINDS = {"date", "clock", "weekday", "frequency"}
 
 
 def _stale_values(text: str, changed: dict[str, set[str]]) -> list[tuple[str, tuple[int, int]]]:
@@ -192,12 +191,28 @@ _NAMED_DAY = re.compile(
 _AFTER_NOUN = re.compile(r"\b[A-Za-z][a-z]+(?<!ing)(?<!ed)(?<!s)\s+$")  # not "ends 26 March": a verb's own date
 
 
+#: the days said beside a day in one schedule ("every Tuesday [and Thursday morning]", "[Mondays,] Wednesdays and Fridays")
+_RUN_AFTER = re.compile(rf"(?:\s*(?:,\s*and|,|and|or|&)\s+(?:every\s+|on\s+)?{DAY}s?\b)+(?:\s+(?:morning|afternoon|evening|night)s?\b)?", re.IGNORECASE)
+_RUN_BEFORE = re.compile(rf"\b{DAY}s?(?:\s*(?:,\s*and|,|and|or|&)\s+(?:every\s+|on\s+)?{DAY}s?)*\s*(?:,\s*and|,|and|or|&)\s+(?:every\s+|on\s+)?$", re.IGNORECASE)
+
+
+def _run(text: str, a: int, b: int) -> tuple[int, int]:
+    """The span of the schedule a day at ``a:b`` is said in: the days joined to it before and after, with a part of the day
+    after the last; the day alone when none is joined."""
+    if m := _RUN_AFTER.match(text, b):
+        b = m.end()
+    if m := _RUN_BEFORE.search(text[:a]):
+        a = m.start()
+    return a, b
+
+
 def _time_cut(text: str, stale: list[tuple[str, tuple[int, int]]], shifts: list[tuple[int, int]]) -> tuple[str, str] | None:
     """``text`` less its stale time adjuncts (a date, a time or a day after its preposition, with a date resolved
     after it) and the shifts worked that changed; ``None`` when a stale value is not such an adjunct, or what is
     left is cut short; else what is left, and what went (its pieces in order)."""
     keep = [True] * len(text)
     for kind, (a, b) in stale:
+        a, b = _run(text, a, b) if kind in _WHEN else (a, b)  # a schedule's days go together or not at all
         m = (kind == "date" and _NAMED_DAY.search(text[:a])) or _PREP.search(text[:a]) or _OWN_PREP.match(text, a)  # "in April": the value said with its preposition
         start = m.start() if m else None
         if kind == "date" and m is None and _AFTER_NOUN.search(text[:a]) and not _DANGLING.search(text[:a]):
@@ -260,8 +275,8 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
     raw = [_stale_values(body[a:b], changed) if changed else [] for a, b in spans]
     stales = of_what_changed([body[a:b] for a, b in spans], raw, claims, names)
     items = {i for i, stale in enumerate(stales) if raw[i] and not stale}  # items told apart from the one that changed
-    whole = not_rescheduled(claims) if changed else list(claims)
-    moved = bool(changed) and bool(moved_terms(claims))  # a time moved: the thing it names, said again, is not what changed
+    moved_words = moved_terms(claims) if changed else set()  # a time moved: the thing it names, said again, is not what changed
+    whole, moved = not_rescheduled(claims, moved_words) if changed else list(claims), bool(moved_words)
     named = named_words(whole, replaced)  # what the ends and changes name: the item of a list that went
     kept: list[tuple[int, str]] = []
     went: list[str] = []
@@ -284,6 +299,10 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
             or any(m.group("part") for m in _SHIFT.finditer(part) if m.span() in shifts)  # a shift said as a noun goes with its part
         ):  # fmt: skip
             cut_any = dropped = True
+            if whole_part and REFERS.match(part) and kept and kept[-1][0] == i - 1:
+                went.append(body[spans[i - 1][0] : spans[i - 1][1]])  # "not Wednesdays, [that's my long shift]": what it
+                kept.pop()  # points back to goes with it, never a bare pointer left or gone alone
+                last = kept[-1][0] if kept else None
             went.append(part)
             continue
         dropped = False
@@ -296,8 +315,8 @@ def remainder(old: MemoryRecord, said: str, claims: Sequence[Claim], replaced: S
             kept.append((i, joint + cut[0]))
             went.append(cut[1])
             last = i
-        else:
-            dropped = True
+        else:  # a part that went for its time alone ("starts 16 June"): what details the thing beside it stays ("5 days in Sheffield")
+            dropped = not all(kind in _WHEN for kind, _ in stale)
             went.append(part)
     if cut_any and len(kept) < len(spans) and any(_EXCLUSIVE.search(p) for _, p in kept):
         return None  # "card payments only" went with "no cash"

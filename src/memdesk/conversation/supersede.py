@@ -66,7 +66,7 @@ from .narrowing import narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
 from .restated import RESTATED_TOPIC, restated, with_restatement
-from .update_terms import MEASURED, UpdateGates, closest_first, update_terms
+from .update_terms import MEASURED, UpdateGates, closest_first, sole_holder, update_terms
 from .updates import valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
@@ -211,6 +211,11 @@ def _best_views(candidates: list[_Candidate], score: dict[int, int]) -> list[_Ca
     return [c for c in candidates if best and (score[id(c)] == best or score[id(c)] and c.record.id in inside)]
 
 
+def _held(c: "_Candidate", siblings: list["_Candidate"]) -> tuple[int, str, str, float, str]:
+    """A candidate as an update reads it: key, text, message, its message's best cosine, the valueless statements beside it."""
+    return id(c), c.record.text(), _message_of(c.record), max(s.score for s in siblings), valueless(s.record.text() for s in siblings if s is not c)
+
+
 @dataclass
 class _Candidate:
     record: MemoryRecord
@@ -346,9 +351,8 @@ class Supersession:
 
     def _updates(self, update: Claim, candidate: _Candidate, siblings: list[_Candidate], beside: str) -> set[str]:
         """What ``update`` shares with a candidate whose value it changes (:func:`.update_terms.update_terms`)."""
-        context = valueless(c.record.text() for c in siblings if c is not candidate)
-        score, names = max(c.score for c in siblings), _names(candidate.record.speaker)
-        shared, gone = update_terms(update, candidate.record.text(), names, score, candidate.score, context, beside, self.gates)
+        _, text, _, score, context = _held(candidate, siblings)
+        shared, gone = update_terms(update, text, _names(candidate.record.speaker), score, candidate.score, context, beside, self.gates)
         if restated(update):
             candidate.gone = [Claim(attribute="change", value=p, op="end") for p in gone]  # the places a split cuts (:mod:`.remainder`)
         return shared
@@ -375,6 +379,8 @@ class Supersession:
                 siblings.setdefault(_message_of(c.record), []).append(c)
             shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)], beside) for c in candidates}
             shared = closest_first(shared)  # found below update_min_score: only when no closer memory is
+            if candidates and not any(shared.values()):  # by structure alone: the one statement with a value of its kind and a word of it
+                shared |= sole_holder(update, [_held(c, siblings[_message_of(c.record)]) for c in candidates], _names(candidates[0].record.speaker), beside, self.gates)
             best = [c for c in _best_views(candidates, {k: len(v) for k, v in shared.items()}) if c not in victims]
             if best and all(shared[id(c)] == {MEASURED} for c in best):  # a value measured alike, no word of what it is of:
                 top = max(best, key=lambda c: c.score)  # the one statement closest in meaning, with its views
@@ -382,7 +388,10 @@ class Supersession:
             for c in best if restated(update) else []:
                 c.restated = True
             victims += best
-        for change in (n for n in claims if n.attribute == "change"):
+        # a change said as a negation ("I don't do the Sunday long walk anymore") is the negation's to close: by every
+        # word it negates, not by one shared word ("long" / "long shift")
+        negated = [g.value for g in claims if g.attribute == "negation" and g.value]
+        for change in (n for n in claims if n.attribute == "change" and not any(v in (n.value or "") for v in negated)):
             # the memories that share the most distinctive words with what changed ("Igor switched from
             # handball": the handball club, not where Igor lives)
             overlap = {id(c): changed_by(change, c.record, df) for c in candidates}

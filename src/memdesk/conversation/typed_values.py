@@ -34,7 +34,9 @@ _MONTH = r"(?:january|february|march|april|may|june|july|august|september|octobe
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bmidnight\b"
 _CLOCK = rf"(?:{_CLOCK})"
-_CURRENCY = rf"(?:{CURRENCY_NAMES})"  # the read side's currencies (:mod:`memdesk.retrieval.value_kinds`): one list
+_CURRENCY = rf"(?:{CURRENCY_NAMES})"
+#: a currency's code or letter written before the amount ("R1,200" rand, "Rs 450", "KSh 300", "RM 80"): two digits at least
+_CODE = r"(?:R|Rs|RM|KSh|Ksh|Kes|KES|INR|ZAR|USD|EUR|GBP|AUD|NZD|CAD|PHP|NGN|UGX|TZS|GH₵)"  # the read side's currencies (:mod:`memdesk.retrieval.value_kinds`): one list
 _UNIT_TIME = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
 #: a stage or a grade named by a number or a letter ("grade 5", "group B", "stage IV"): its head says what it is of
 _LABEL = r"\b(?:level|course|grade|stage|group|module|belt|band|tier|phase|division|league|standard)\s+(?:(?-i:[A-Z])|\d{1,2}|(?-i:[IVX]{1,4}))\b"
@@ -43,7 +45,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.IGNORECASE))
     for kind, pattern in (
         # an amount of money: a currency sign or name, or a rate ("55 an hour")
-        ("money", rf"[{CURRENCY_SIGNS}]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
+        ("money", rf"[{CURRENCY_SIGNS}]\s?\d[\d,]*(?:\.\d+)?\s?(?:k|m|bn)?\b|(?-i:(?<!\bthe\s)\b{_CODE}\s?(?:\d{{1,3}}(?:,\d{{3}})+|\d{{2,}})(?:\.\d+)?\s?(?:k|m|bn)?\b)|\b\d[\d,]*(?:\.\d+)?\s?(?:k\s+|m\s+|million\s+|thousand\s+)?{_CURRENCY}\b"
                   r"|\b\d[\d,]*(?:\.\d+)?\s+(?:an|a|per)\s+(?:hour|night|session|lesson|visit|month)\b|\b\d+(?:\.\d+)?\s?(?:million|billion|bn)\b"
                   # a rate per unit of time or of what is sold ("640 per day", "2,600 per stall")
                   r"|\b\d[\d,]*(?:\.\d+)?\s+per\s+(?:day|week|year|shift|term|plate|kilo|kg|person|head|trip|piece|item|unit|load|bag|sack|litre|liter|word|page)\b"
@@ -56,6 +58,8 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("dose", r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|micrograms?|milligrams?)\b"),
         # a span of the clock is one value: "7pm to 7am" is not "7am to 7pm"
         ("clock", rf"{_CLOCK}\s*(?:to|-|–|until|till)\s*{_CLOCK}"),
+        # hours said bare with a word of time between them ("earlies, 6 till 2"): a span of the clock, not a count
+        ("clock", r"(?<![\w.,:£$€-])(?:1[0-2]|[1-9])\s+(?:till|til|until)\s+(?:1[0-2]|[1-9])(?![\w.,:%-]|\s+[a-z]{2,}s\b|\s+(?:kg|km|mg|ml|lb)\b)"),
         ("clock", _CLOCK),
         ("date", rf"\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b|\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?\b|\b(?:in|until|till|by|from|to)\s+{_MONTH}\b(?!\s+\d)"
                  rf"|\bthe\s+\d{{1,2}}(?:st|nd|rd|th)\b(?:\s+of\s+{_MONTH}\b)?|(?:(?<=\bon\s)|(?<=\bby\s)|(?<=\btill\s)|(?<=\buntil\s)|(?<=\bfrom\s))\d{{1,2}}(?:st|nd|rd|th)\b|"

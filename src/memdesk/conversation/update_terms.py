@@ -18,7 +18,7 @@ from .claims import Claim
 from .restated import RESTATED_TOPIC, another, measured_per_unit, near_values, restated, restated_terms, value_signs
 from .updates import only_names, owner_only, updated_by
 
-__all__ = ["LESS_CLOSE", "MEASURED", "UpdateGates", "closest_first", "update_terms"]
+__all__ = ["LESS_CLOSE", "MEASURED", "UpdateGates", "closest_first", "sole_holder", "update_terms"]
 
 #: what an update shares with a memory whose value it names as replaced, or that measures its value alike
 MEASURED = "=measured"
@@ -83,3 +83,21 @@ def closest_first(shared: dict[int, set[str]]) -> dict[int, set[str]]:
     if any(v and LESS_CLOSE not in v for v in shared.values()):
         shared = {k: set() if LESS_CLOSE in v else v for k, v in shared.items()}
     return {k: v - {LESS_CLOSE} for k, v in shared.items()}
+
+
+def sole_holder(update: Claim, held: list[tuple[int, str, str, float, str]], names: frozenset[str], beside: str, gates: UpdateGates) -> dict[int, set[str]]:
+    """The one earlier statement whose value ``update`` changes, by structure alone, when no memory was found close in
+    meaning: of the memories ``held`` (key, text, message, the message's best cosine with the update, the valueless
+    statements beside it) holding another value of the kind the update gives and a word of what it is of
+    (:func:`.updates.updated_by`, names and owners alone not counting), those of one message when no other message's
+    do ("HV course moved, now 30 June" / "a high voltage course, starts 16 June", the only course with a date), at least
+    ``gates.measured`` close; none when two statements compete or the update adds one more beside ("plot 12 as well")."""
+    if restated(update) or another(update.value or ""):
+        return {}
+    found: dict[int, set[str]] = {}
+    for key, text, _, score, context in held:
+        shared = updated_by(update, text, names, context, beside) if score >= gates.measured else set()
+        if shared and not owner_only(update, shared) and not only_names(update, shared):
+            found[key] = shared
+    messages = {message for key, _, message, _, _ in held if key in found}
+    return found if len(messages) == 1 else {}

@@ -260,7 +260,7 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
     kept = _when(_dated(held))
     found = {v for k, vs in named.items() for v in vs if any(set(v.split()) <= set(h.split()) for h in kept.get(k, ()))}
     found |= {n for vs in named.values() for v in vs for n in _DIGITS.findall(v)} & {n for vs in held.values() for v in vs for n in _DIGITS.findall(v)}
-    if named and not found or not found and (not _differs(given, held) or _lists(given, held)):
+    if named and not found or not found and (not _differs(given, held) or _lists(given, held) and not _item_named(claim.value, old_text, names)):
         return set()
     old_terms = topic_terms(old_text, names) | (topic_terms(context, names) if context else set())
     if not _subject_ok(claim, old_terms) or _other_owner(claim.value, old_text, names):
@@ -271,6 +271,15 @@ def updated_by(claim: Claim, old_text: str, names: frozenset[str], context: str 
         head = topic_terms(m.group("head"))
         return shared if head & shared else set()
     return shared
+
+
+def _item_named(new: str, old: str, names: frozenset[str]) -> bool:
+    """Whether ``new`` names by its words one item of the list of values ``old`` gives: a word said next to a value in
+    both ("knotless up to R750" of "knotless braids R650, cornrows R250"): a new value of that item, not of the list."""
+    from .restated import near_values  # the one reading of the words next to a value (restated reads this module)
+
+    shared = topic_terms(new_only(new), names) & topic_terms(old, names)
+    return bool(near_values(near_values(shared, new_only(new)), old))
 
 
 #: the least length of a clipped word ("levo" of "levothyroxine", "endo" of "endocrinologist", "physio")

@@ -19,10 +19,14 @@ and "What did Dana cook on Sunday?" about one moment; their order is the ranking
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 
 import numpy as np
 
-__all__ = ["CHANGE_WEIGHT", "NOW_WEIGHT", "SAME_TOPIC", "asks_now", "asks_then", "later_on_topic", "without_now"]
+from .question_time import TimeWindow
+
+__all__ = ["CHANGE_WEIGHT", "NOW_WEIGHT", "SAME_TOPIC", "asks_now", "asks_then", "held_at", "later_on_topic", "without_now"]
 
 NOW_WEIGHT = 1.5
 """The default read path's penalty, in standard deviations, on a record that a later record on the same topic
@@ -85,20 +89,36 @@ def asks_then(question: str | None) -> bool:
     return bool(question and _THEN.search(question) and not asks_now(question))
 
 
+def held_at(question: str | None, windows: Sequence[TimeWindow], now: datetime) -> datetime:
+    """When ``question`` asks what held: the end of the past intervals it names ("What did the jar cost in March?",
+    "On which days was the course in September?": a memory closed after March was current then, and is not demoted as
+    superseded), else ``now`` (also for a question asking what holds now, or naming a time still ahead)."""
+    ends = [w.end for w in windows]
+    if not ends or asks_now(question) or max(ends) >= now.timestamp():
+        return now
+    return datetime.fromtimestamp(max(ends), tz=timezone.utc)
+
+
 def later_on_topic(
     z: np.ndarray, vectors: np.ndarray, said: np.ndarray, *, gate: float, weight: float, same_topic: float = SAME_TOPIC,
-    top: int = TOP, speakers: np.ndarray | None = None,
+    top: int = TOP, speakers: np.ndarray | None = None, narrowing: Callable[[int], tuple[str | None, str]] | None = None,
 ) -> np.ndarray:
     """The penalty of each candidate (``z`` their scores, ``vectors`` their unit vectors, ``said`` when each was said,
     POSIX seconds, NaN unknown): ``weight`` for one of the best ``top`` whose score is above ``gate`` and that a
     later one of them, also above ``gate``, on the same topic (cosine >= ``same_topic``) follows, said by the same
-    speaker when ``speakers`` are given; 0 otherwise."""
+    speaker when ``speakers`` are given; 0 otherwise. ``narrowing``: per candidate, the id of the memory that narrowed
+    it (``metadata["narrowed_by"]``, :mod:`memdesk.conversation.narrowing`) and its own id; a memory narrowed by a later
+    candidate is on that one's topic whatever their cosine (the write side read the later one as changing part of it:
+    "works nights at the depot, [10pm to 6am]" narrowed by "moving to days, 7am to 7pm, same depot")."""
     penalty = np.zeros(len(z))
     best = np.argsort(-z, kind="stable")[:top]
     best = best[(z[best] > gate) & ~np.isnan(said[best])]
     if best.size < 2:
         return penalty
     close = vectors[best] @ vectors[best].T >= same_topic
+    if narrowing is not None:
+        by, ids = zip(*(narrowing(int(j)) for j in best))
+        close |= np.array([b or "" for b in by], dtype=object)[:, None] == np.array(ids, dtype=object)[None, :]
     later = said[best][None, :] > said[best][:, None]  # [i, j]: j was said after i
     if speakers is not None:  # one person's later word on a topic, not another's
         later &= speakers[best][None, :] == speakers[best][:, None]

@@ -36,7 +36,7 @@ from .question_head import HEAD_WEIGHT, head_terms
 from .packing import BudgetPacker, dedupe, is_statement, normalized_text  # noqa: F401 - dedupe re-exported
 from .question_focus import ASKING_WEIGHT, FOCUS_WEIGHT, asks_about_asking, question_focus
 from .question_instruction import INSTRUCTION_WEIGHT, instruction_weights
-from .question_now import CHANGE_WEIGHT, NOW_WEIGHT, asks_now, asks_then
+from .question_now import CHANGE_WEIGHT, NOW_WEIGHT, asks_now, asks_then, held_at
 from .question_person import PERSON_WEIGHT, role_boosts
 from .question_time import TIME_WEIGHT, question_windows
 from .redundancy import demote_repeated
@@ -333,6 +333,8 @@ class Retriever:
         now = now or utcnow()
         index, drop = self.indexes.for_read(scope, wanted, where, stem=self.stem)
 
+        windows = question_windows(person_text, asked_at)  # the times the question names
+
         def ranked_hits() -> list[SearchHit]:  # CPU (numpy, BM25, token counts): offloaded on the event loop
             ranked = index.rank(
                 vector,
@@ -342,9 +344,9 @@ class Retriever:
                 lexical_weight=self.lexical_weight,
                 typed=mode == "typed",
                 superseded_weight=superseded_weight,
-                closed=index.closed_at(now), drop_closed=drop,
+                closed=index.closed_at(now if drop else held_at(person_text, windows, now)), drop_closed=drop,  # by the time asked about
                 role_boost=role_boosts(person_text, self.person_weight, index.user_names),
-                time_windows=question_windows(person_text, asked_at) if self.time_weight > 0 else (),
+                time_windows=windows if self.time_weight > 0 else (),
                 time_weight=self.time_weight,
                 bonus_gate=self.bonus_gate,
                 lexical_prior=self.lexical_prior,

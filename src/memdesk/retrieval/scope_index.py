@@ -263,6 +263,7 @@ class ScopeIndex:
             speakers = np.array([self.records[i].speaker or "" for i in positions.tolist()], dtype=object)
             followed = later_on_topic(
                 z, self.vectors[positions], said, gate=bonus_gate or 1.0, weight=now_weight or then_weight, speakers=speakers,
+                narrowing=(lambda j: _narrowing(self.records[int(positions[j])])) if now_weight > 0 else None,
             )
             z = z - followed
             if now_weight > 0 and attribute_topic is not None and query_text:  # the later of two holding the asked attribute
@@ -312,6 +313,11 @@ def _columns(records: Sequence[MemoryRecord]) -> tuple[np.ndarray, np.ndarray, n
         np.array([_seconds(r.said_time()) for r in records], dtype=np.float64),
         np.array([only_asks(r.text(), (r.metadata or {}).get("view")) for r in records], dtype=bool),
     )
+
+
+def _narrowing(record: MemoryRecord) -> tuple[str | None, str]:
+    """The id of the memory that narrowed ``record`` (``None``: none did) and its own."""
+    return (record.metadata or {}).get("narrowed_by"), record.id
 
 
 def _changes(records: Sequence[MemoryRecord]) -> np.ndarray:
