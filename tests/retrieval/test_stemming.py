@@ -59,7 +59,7 @@ def test_supersession_endings_and_remainders_share_that_reading():
     from memdesk.conversation.claims import Claim
     from memdesk.conversation.endings import mentions
     from memdesk.conversation.remainder import holds_stems as remainder_holds
-    from memdesk.conversation.supersede import negates
+    from memdesk.conversation.endings import negates
     from memdesk.records import Scope, SemanticRecord
     from memdesk.retrieval.stemming import holds_stems
 

@@ -27,11 +27,15 @@ be half closed), and the statement not itself an ending of it.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from .claims import Claim
+from .claims import Claim, claims_in
 from ..retrieval.stemming import content_stems, covered, stem, stems_meet
 
-__all__ = ["ended_claims", "mentions", "reversal", "reverses", "valued_end"]
+if TYPE_CHECKING:  # pragma: no cover
+    from ..records import MemoryRecord
+
+__all__ = ["ended_claims", "mentions", "negates", "reversal", "reverses", "valued_end"]
 
 _CAP = r"(?-i:[A-ZÀ-ÖØ-ÞĀ-Ž][\w'&.-]*)"
 #: a subject: a name ("Okafor Lettings", "Dr Penn") or a possessed/definite noun ("my fixie", "the runner beans")
@@ -247,3 +251,21 @@ def reverses(claim: Claim, old: str) -> bool:
         if word not in _NOT_NEGATED and any(stems_meet(stem(word), s) for s in said):
             return True
     return False
+
+
+_NEGATIVE = re.compile(r"\b(?:no longer|not|never|n't|anymore|any more)\b", re.IGNORECASE)
+
+
+def negates(claim: Claim, record: "MemoryRecord") -> bool:
+    """Whether a generic ``negation`` end ("I no longer play the violin") negates what ``record`` says
+    ("Maya plays the violin in an orchestra"): every content word of the negated words is in its text
+    (by its stem, so "play" finds "plays" and "playing"), and the record does not itself negate."""
+    if claim.attribute != "negation" or claim.op != "end" or not claim.value:
+        return False
+    text = record.text().replace("\u2019", "'")
+    if _NEGATIVE.search(text):
+        return False
+    wanted = content_stems(claim.value)
+    if wanted and any(c.attribute == "hobby" for c in claims_in(record)):
+        wanted = wanted[-1:]  # a pastime by its head word: "stepped back from the church band" / "plays drums in the band"
+    return covered(wanted, text)

@@ -11,7 +11,7 @@ and the ``k`` stored ones most similar to the new record, per memory type) and c
 * ``end`` (``I don't live in Leeds anymore``, ``I sold my car``, ``Miso passed away``): memories
   setting that attribute (that value, when the claim names one for an attribute without slots);
 * a generic ``negation`` end (``I no longer play the violin``, ``We don't keep bees anymore``): memories
-  whose text holds every content word of what is negated and that negate nothing themselves (:func:`negates`);
+  whose text holds every content word of what is negated and that negate nothing themselves (:func:`.endings.negates`);
 * a ``change`` end (``I've left Halden Insurance``, ``the wedding is postponed``): memories that share a
   distinctive word with the clause that says it (:func:`changed_by`: a word in at most two of the
   memories compared);
@@ -57,7 +57,7 @@ from typing import Sequence
 import numpy as np
 
 from .attributes import same_role
-from .endings import mentions, reverses, valued_end
+from .endings import mentions, negates, reverses, valued_end
 from .topics import contrasts, rehabits, retopics
 from .claims import claims_in, named_in
 from .facts import Claim, same_value
@@ -70,7 +70,7 @@ from .update_terms import MEASURED, UpdateGates, closest_first, sole_holder, upd
 from .updates import valueless
 from ..errors import ConfigError
 from ..records import MemoryRecord, MemoryType
-from ..retrieval.stemming import content_stems, covered, stem
+from ..retrieval.stemming import stem
 from ..store.base import Store
 
 __all__ = ["Supersession", "claims_in", "named_in", "replaces"]
@@ -79,24 +79,6 @@ log = logging.getLogger(__name__)
 
 
 _WORDS = re.compile(r"[a-z0-9]+")
-_NEGATIVE = re.compile(r"\b(?:no longer|not|never|n't|anymore|any more)\b", re.IGNORECASE)
-
-
-def negates(claim: Claim, record: MemoryRecord) -> bool:
-    """Whether a generic ``negation`` end ("I no longer play the violin") negates what ``record`` says
-    ("Maya plays the violin in an orchestra"): every content word of the negated words is in its text
-    (by its stem, so "play" finds "plays" and "playing"), and the record does not itself negate."""
-    if claim.attribute != "negation" or claim.op != "end" or not claim.value:
-        return False
-    text = record.text().replace("\u2019", "'")
-    if _NEGATIVE.search(text):
-        return False
-    wanted = content_stems(claim.value)
-    if wanted and any(c.attribute == "hobby" for c in claims_in(record)):
-        wanted = wanted[-1:]  # a pastime by its head word: "stepped back from the church band" / "plays drums in the band"
-    return covered(wanted, text)
-
-
 #: Words too common to say what changed: function words, time words, chat words.
 _COMMON = frozenset(
     """

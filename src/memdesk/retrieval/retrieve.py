@@ -334,7 +334,6 @@ class Retriever:
         index, drop = self.indexes.for_read(scope, wanted, where, stem=self.stem)
 
         windows = question_windows(person_text, asked_at)  # the times the question names
-
         def ranked_hits() -> list[SearchHit]:  # CPU (numpy, BM25, token counts): offloaded on the event loop
             ranked = index.rank(
                 vector,
