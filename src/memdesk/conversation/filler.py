@@ -211,7 +211,7 @@ def _inner_rest(text: str, names: Iterable[str]) -> bool:
 #: me calm", "the group has made me feel accepted" say what holds, and "I'm feeling good" how someone is now.
 _FELT = re.compile(r"^(?:i|we)(?: (?:was|were|all|both|just|really|so|definitely|honestly))* (?:felt|feeling)\b(?P<rest>.*)$")
 _MADE_ME = re.compile(
-    r"^(?:it|that|this|(?:the|that|this|those|these) (?:(?!has\b|have\b|had\b)[\w'-]+ ?)+?) (?:made|gave|left) (?:me|us)(?: feel| feeling)?"
+    r"^(?:it|that|this|(?:the|that|this|those|these)(?: (?!has\b|have\b|had\b)[\w'-]+)+?) (?:made|gave|left) (?:me|us)(?: feel| feeling)?"
     r"(?P<rest>(?: (?:so|such|really|very|quite|pretty|super|truly|totally|absolutely|incredibly|extremely|a bit|kind of))* (?P<quality>[\w'-]+).*)$"
 )
 #: What happens as often as it comes: a feeling of every time is what something lastingly does ("I felt calm whenever I
