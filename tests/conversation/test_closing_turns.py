@@ -110,6 +110,7 @@ def test_an_assistant_accepting_a_request_gives_nothing_yet(text: str) -> None:
         "Of course! Book the 7:40 ferry.",  # a number
         "Of course. Send them over, but you could also photograph the receipts.",  # advice
         "Understood. Which days suit you?",  # a question
+        "Noted: no nuts. Quick snack ideas: dates, oat bars, cheese.",  # ideas of its own after the instruction said back
     ],
 )
 def test_an_answer_or_advice_after_an_acknowledgement_stays(text: str) -> None:
@@ -125,3 +126,6 @@ def test_a_message_in_another_language_that_the_rules_read_as_phatic_makes_no_re
 
 def test_a_message_in_another_language_with_words_of_its_own_stays() -> None:
     assert records(said("danke, ich wohne jetzt in Gent"))
+    # a list of words in another language, glossed: the English rules may read it as phatic, so its length keeps it
+    gloss = "tvättmaskin (washing machine), diskmedel (dish soap), dammsugare (vacuum), soppåse (bin bag), nyckelring (key ring)."
+    assert records(said(gloss, role="assistant", before=[user("give me five Swedish words for cleaning")]))

@@ -258,8 +258,8 @@ def accepts_request(text: str) -> bool:
     """Whether an assistant's reply to a request only accepts it and gives nothing yet: an acknowledgement
     (:data:`_ACCEPTS`, or a sentence the rules read as phatic in any language: "Avec plaisir.") and after it only the
     listener asked to hand over what the request is about (:data:`_HAND_OVER`: "Of course. Send them over."), or, after
-    words of understanding (:data:`_UNDERSTOOD`), a phrase with no verb (the instruction said back: "Understood, plain
-    to-dos with dates."). No number, no list, no advice, at most :data:`MAX_ACCEPT_WORDS` words."""
+    words of understanding (:data:`_UNDERSTOOD`), one short phrase with no verb (the instruction said back: "Understood,
+    plain to-dos with dates."; not "Noted: no meat. Cheap protein ideas: ..."). No number, no list, no advice, at most :data:`MAX_ACCEPT_WORDS` words."""
     flat = " ".join(text.replace("\u2019", "'").split())
     if not flat or "?" in flat or _NUMBER.search(flat) or _LIST.search(text) or ADVICE.search(flat) or len(_WORD.findall(flat)) > MAX_ACCEPT_WORDS:
         return False
@@ -275,7 +275,8 @@ def accepts_request(text: str) -> bool:
         return False
     if all(_HAND_OVER.match(x) for x in _SENTENCE.split(rest) if x):
         return True
-    return m is not None and _UNDERSTOOD.match(flat) is not None and not _FINITE.search(rest) and not is_imperative(rest)
+    said_back = len(_SENTENCE.split(rest)) == 1 and len(_WORD.findall(rest)) <= MAX_WISH_WORDS  # one short phrase, not ideas of its own
+    return m is not None and _UNDERSTOOD.match(flat) is not None and said_back and not _FINITE.search(rest) and not is_imperative(rest)
 
 
 #: Discourse words that open a closing or a taking up ("ok, ...", "right, ...", "Ha. ...").

@@ -335,6 +335,8 @@ def _bare_phrase(text: str, names: list[str]) -> bool:
     return not any(w[0].isupper() and w.lower() not in own for w in _NAMED.findall(text.strip()))
 
 
+#: The most words of a message in another language that the English rules may read as phatic ("merci, you're a star").
+MAX_PHATIC_WORDS = 10
 #: The first code point after the Latin scripts (Latin-1 and Latin Extended A/B): "¿cómo estás?", "się cieszę".
 _LATIN_END = 0x250
 
@@ -344,8 +346,8 @@ def _says_nothing_in_english(text: str, names: list[str], role: str) -> bool:
     you're a star"), or, from an assistant (whose questions make no record), phatic sentences and questions ("Hola
     Rodrigo, ¿cómo estás? What's up?"): a word of another language is a content word to them, so a sentence they read
     as phatic holds none."""
-    if any(ch.isalpha() and ord(ch) >= _LATIN_END for ch in text):
-        return False  # the English rules see no word in another script, so they cannot tell it says nothing
+    if any(ch.isalpha() and ord(ch) >= _LATIN_END for ch in text) or len(re.findall(r"[^\W\d_]+", text)) > MAX_PHATIC_WORDS:
+        return False  # the English rules see no word in another script, nor read a longer text of other words (a word list)
     kept = ("phatic",) if role == "user" else ("phatic", "question")
     sentences = analyze(text, names=names)
     return bool(sentences) and all(s.kind in kept for s in sentences)
