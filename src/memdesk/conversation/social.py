@@ -382,13 +382,12 @@ def evaluates(content: list[str], said: Sequence[str] = ()) -> bool:
 _PRAISED = frozenset("backing pride offer courage guts drive positivity energy vibe vibes paid pay off".split())
 
 
-#: The fewest letters of a speaker's name said short ("Mel" for Melanie, "Max" for Maximilian).
+#: The fewest letters of a speaker's name said short ("Mel" for Melanie).
 MIN_SHORT_NAME = 3
 
 
 def plain_named(text: str, names: Iterable[str]) -> bool:
-    """True if ``text`` holds a number or a capitalised word that is not a speaker's name (nor "I"), whole or said short
-    (the first :data:`MIN_SHORT_NAME` or more letters of one: "Mel" for Melanie)."""
+    """True if ``text`` holds a number or a capitalised word that is not a speaker's name (nor "I"), whole or short."""
     known = name_words(names)
     caps = re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w'-]*", text.strip())
     return bool(re.search(r"\d", text)) or any(not speaker_word(w.lower(), known) for w in caps)
