@@ -54,3 +54,10 @@ def test_beside_a_fact_the_feeling_gets_no_view_of_its_own() -> None:
     sentence_views = [r.body() for r in p.records if r.metadata.get("view") == "sentence"]
     assert sentence_views and all("rested" not in t for t in sentence_views)
     assert any("rested" in r.body() for r in p.records)  # the turn view keeps every word
+
+
+def test_a_speakers_name_said_short_is_the_speakers_name() -> None:
+    # "Lou" for Louisa is the listener called, not someone named: the verdict says nothing
+    assert evaluation_only("The pots look so shiny, Lou!", ["Louisa", "Bram"])
+    assert not evaluation_only("The pots look so shiny, Lu!", ["Louisa", "Bram"])  # two letters: not read so
+    assert not evaluation_only("The pots look so shiny in Leiden!", ["Louisa", "Bram"])  # a place stays a name
