@@ -45,7 +45,7 @@ from .lexicon import ED_ADJECTIVES, IRREGULAR_PAST, PHATIC_WORDS, name_words
 from .reactions import FIRST_SINGULAR as _FIRST_SINGULAR
 from .reactions import reaction_clause
 from .rules import content_words
-from .social import EVALUATIVE_WORDS, THIRD_PERSON, abstract_only, plain_named
+from .social import EVALUATIVE_WORDS, THIRD_PERSON, abstract_only, plain_named, speaker_word
 from .stance import STANCE_WORDS, clause_split
 
 if TYPE_CHECKING:
@@ -199,8 +199,45 @@ def _referent(text: str) -> bool:
 
 
 def _inner_rest(text: str, names: Iterable[str]) -> bool:
-    """Whether every content word of ``text`` is a word of inner life (:func:`_inner`); an empty text is."""
-    return all(_inner(w) for w in content_words(text, names))
+    """Whether every content word of ``text`` is a word of inner life (:func:`_inner`) or a speaker's name said short
+    (:func:`.social.speaker_word`: the vocative "Mel"); an empty text is."""
+    known = name_words(names)
+    return all(_inner(w) or speaker_word(w, known) for w in content_words(text, names))
+
+
+#: A feeling at one moment, over when told: the speaker felt it, or was feeling it, then ("I felt relieved and grateful
+#: to make it through", "we were all feeling so giddy"); or what something pointed to did to the speaker then ("The sound
+#: of that place made me so calm", "it left us speechless"). The past marks one occasion: "I feel calm", "painting makes
+#: me calm", "the group has made me feel accepted" say what holds, and "I'm feeling good" how someone is now.
+_FELT = re.compile(r"^(?:i|we)(?: (?:was|were|all|both|just|really|so|definitely|honestly))* (?:felt|feeling)\b(?P<rest>.*)$")
+_MADE_ME = re.compile(
+    r"^(?:it|that|this|(?:the|that|this|those|these)(?: (?!has\b|have\b|had\b)[\w'-]+)+?) (?:made|gave|left) (?:me|us)(?: feel| feeling)?"
+    r"(?P<rest>(?: (?:so|such|really|very|quite|pretty|super|truly|totally|absolutely|incredibly|extremely|a bit|kind of))* (?P<quality>[\w'-]+).*)$"
+)
+#: What happens as often as it comes: a feeling of every time is what something lastingly does ("I felt calm whenever I
+#: painted").
+_HABITUAL = re.compile(r"\b(?:when|whenever|every|always|each time|anytime)\b")
+#: What a feeling is about or comes after: "anxious about money", "better after the surgery", "proud of Dan" name what it
+#: is of, which may last.
+_OF_WHAT = re.compile(r"\b(?:about|after|since|of|over|with|at|from|toward|towards)\s+(?!(?:it|that|this|them|everything|all)\b)")
+#: Where the qualities felt end and what they are felt to do begins ("ready | to keep going").
+_QUALITIES_END = re.compile(r"\s(?:to|that|because|so|but)\s")
+
+
+def _felt_then(clause: str) -> bool:
+    """Whether ``clause`` tells only how the speaker felt at one moment (:data:`_FELT`, :data:`_MADE_ME`, whose first
+    word after it must be a quality: of inner life or graded, "made me so calm", not "made me decide to act"): after the
+    feeling no thing introduced (:func:`_referent`: "it gave me a new bike"), no event (:func:`_event`), nothing
+    habitual (:data:`_HABITUAL`) and nothing the feeling is of (:data:`_OF_WHAT`: "I felt better after the surgery")."""
+    m = _FELT.match(clause)
+    if m is None:
+        m = _MADE_ME.match(clause)
+        if m is None or not (_inner(m.group("quality")) or _GRADED.search(m.group("rest")) or m.group("quality") in EVALUATIVE_WORDS):
+            return False
+    rest = m.group("rest")
+    end = _QUALITIES_END.search(rest)
+    tail = rest[end.start() :] if end else ""  # "relieved and grateful": participles of a state, no event
+    return not _referent(rest) and not _event(_PASSIVE.sub("", tail)) and not _HABITUAL.search(clause) and not _OF_WHAT.search(rest)
 
 
 def _evaluative_clause(clause: str, names: Iterable[str]) -> bool:
@@ -208,7 +245,7 @@ def _evaluative_clause(clause: str, names: Iterable[str]) -> bool:
     of a pronoun or a demonstrative or definite phrase the context names (:data:`_PREDICATION`: the subject and the
     predicate may be any words, what follows them only words of inner life), or a quality of an activity said by
     extraposition whose activity is of inner life too (:data:`_EXTRAPOSED`)."""
-    if _inner_rest(clause, names):
+    if _inner_rest(clause, names) or _felt_then(clause):
         return True
     if (m := _PREDICATION.match(clause)) and _inner_rest(m.group(3) or "", names):
         return True

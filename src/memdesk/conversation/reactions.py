@@ -24,9 +24,13 @@ import re
 
 from .base import Utterance
 from .rules import analyze, is_imperative
+from .social import plain_named
 from .stance import STANCE_WORDS, instructs_reply
 
-__all__ = ["ADVICE", "FIRST_SINGULAR", "MAX_REACTION_WORDS", "asks_for_something", "gives_something", "reaction_clause", "reaction_turn"]
+__all__ = [
+    "ADVICE", "FIRST_SINGULAR", "MAX_REACTION_WORDS", "accepts_request", "asks_for_something", "gives_something", "reaction_clause",
+    "reaction_turn", "signs_off", "takes_up_reply",
+]  # fmt: skip
 
 #: A reply longer than this says something of its own, whatever it replies to.
 MAX_REACTION_WORDS = 20
@@ -112,7 +116,9 @@ def reaction_turn(utterance: Utterance) -> bool:
     if replied.role != "user" or (replied.speaker and replied.speaker == message.speaker):
         return False
     asked = asks_for_something(replied.text()) and not _only_instructs(replied.text())
-    return not asked and not gives_something(message.text(), replied.text())
+    if asked:
+        return accepts_request(message.text())
+    return not gives_something(message.text(), replied.text())
 
 
 def _only_instructs(text: str) -> bool:
@@ -228,3 +234,112 @@ def _word_of(clause: str) -> str:
 
 
 _DETERMINERS = frozenset("the a an that those these this what there here which who".split())
+
+
+# --- turns that only accept, take up or close ------------------------------------------------------------------------
+
+#: An acceptance of a request: an acknowledgement ("Of course.", "Understood,", "Avec plaisir !") opening the reply.
+_ACCEPTS = re.compile(r"^(?:of course|sure(?: thing)?|certainly|absolutely|understood|noted|got it|will do|happy to|gladly|no problem|okay|ok)\b[\s:,!.]*", re.IGNORECASE)
+#: Words of understanding: after them a verbless phrase is the instruction said back as a promise ("Understood, plain
+#: to-dos with dates."), not an answer ("Sure. Pasta with lemon." answers "what should I cook?").
+_UNDERSTOOD = re.compile(r"^(?:understood|noted|got it|will do)\b", re.IGNORECASE)
+#: The listener asked to hand over what the request is about ("Send them over.", "Send me a few sentences and I'll
+#: correct them"): an imperative of giving to the speaker, then at most a promise to act on it.
+_HAND_OVER = re.compile(
+    r"^(?:just |please )?(?:send|give|share|paste|forward|pass|tell|list|bring) (?:me |us )?(?:them|it|those|these|that|(?:a|an|some|the|your) [\w' -]+?)"
+    r"(?: over| across| along| here)?(?:,? (?:and|then) (?:i|we)(?:'ll| will) [a-z]+ (?:them|it|those|these)\b.*)?[.!]*$",
+    re.IGNORECASE,
+)
+#: The most words of an acceptance.
+MAX_ACCEPT_WORDS = 20
+
+
+def accepts_request(text: str) -> bool:
+    """Whether an assistant's reply to a request only accepts it and gives nothing yet: an acknowledgement
+    (:data:`_ACCEPTS`, or a sentence the rules read as phatic in any language: "Avec plaisir.") and after it only the
+    listener asked to hand over what the request is about (:data:`_HAND_OVER`: "Of course. Send them over."), or, after
+    words of understanding (:data:`_UNDERSTOOD`), one short phrase with no verb (the instruction said back: "Understood,
+    plain to-dos with dates."; not "Noted: no meat. Cheap protein ideas: ..."). No number, no list, no advice, at most :data:`MAX_ACCEPT_WORDS` words."""
+    flat = " ".join(text.replace("\u2019", "'").split())
+    if not flat or "?" in flat or _NUMBER.search(flat) or _LIST.search(text) or ADVICE.search(flat) or len(_WORD.findall(flat)) > MAX_ACCEPT_WORDS:
+        return False
+    m = _ACCEPTS.match(flat)
+    if m is not None:
+        rest = flat[m.end() :].strip()
+    else:
+        sentences = [x for x in _SENTENCE.split(flat) if x]
+        if len(sentences) < 2 or not all(x.kind == "phatic" for x in analyze(sentences[0])):
+            return False
+        rest = " ".join(sentences[1:])
+    if not rest:
+        return False
+    if all(_HAND_OVER.match(x) for x in _SENTENCE.split(rest) if x):
+        return True
+    said_back = len(_SENTENCE.split(rest)) == 1 and len(_WORD.findall(rest)) <= MAX_WISH_WORDS  # one short phrase, not ideas of its own
+    return m is not None and _UNDERSTOOD.match(flat) is not None and said_back and not _FINITE.search(rest) and not is_imperative(rest)
+
+
+#: Discourse words that open a closing or a taking up ("ok, ...", "right, ...", "Ha. ...").
+_LEAD = re.compile(r"^(?:(?:ok|okay|right|alright|so|well|ha|haha|lol|a+h+|o+h+|yes|yeah|yep|anyway|and)\b[\s,.!]*)+", re.IGNORECASE)
+#: Leaving the conversation now: the speaker (said or dropped) going off ("I'm off for a coffee", "off to the shed to
+#: net pots"), or about to sleep or rest ("going to try to sleep while he sleeps", "I'll sleep now").
+_LEAVES = re.compile(
+    r"^(?:(?:i|we)(?:'m| am|'re| are)? )?(?:just )?off(?= to\b| for\b| now\b|$)|"
+    r"^(?:(?:i|we)(?:'m| am|'re| are|'ll| will)? ?)?(?:(?:going to|gonna|about to|must|need to|have to|got to|gotta|will|'ll) )(?:try (?:to )?|go )?"
+    r"(?:sleep|nap|rest|bed|crash|log off|sign off|head off)\b|"
+    r"^(?:(?:i|we)(?:'ll| will) )?(?:sleep|nap|rest) now\b",
+)
+#: Time words: a leave with a day or a time of its own is a plan ("I'm off to Porto on Friday").
+_WHEN = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
+                   r"january|february|march|april|may|june|july|august|september|october|november|december|o'clock|am|pm)\b")
+#: A reason given: the leave tells why ("going to bed early because of the race").
+_BECAUSE = re.compile(r"\b(?:because|since|cause|cos|as)\b")
+#: The most words of a fragment beside a closing ("early tomorrow", "Obrigada!", "night!").
+MAX_ASIDE_WORDS = 2
+
+
+def _segments(text: str) -> list[str]:
+    """``text`` cut at punctuation, each piece without its lead (:data:`_LEAD`); empty pieces left out."""
+    flat = " ".join(text.replace("\u2019", "'").split())
+    return [p for p in (_LEAD.sub("", x.strip()).strip() for x in re.split(r"[.,;!\u2026]+|\s-\s", flat)) if p]
+
+
+def _aside(piece: str, names: list[str]) -> bool:
+    """A word or two beside a closing, with nothing to anchor a fact: no digit, no name but the speakers'."""
+    return len(_WORD.findall(piece)) <= MAX_ASIDE_WORDS and not _NUMBER.search(piece) and not plain_named(piece, names)
+
+
+def signs_off(text: str, names: list[str]) -> bool:
+    """Whether a whole turn only closes the conversation: the speaker leaving now (:data:`_LEAVES`: "right, off to the
+    shed to net pots", "ok, going to sleep a bit before shift", "salamat, I'll sleep now, early tomorrow"), with at most
+    a word or two beside it (:func:`_aside`). The leave has no time of its own (:data:`_WHEN`), no number and no name
+    but the speakers' ("I'm off to Porto on Friday" is a plan); not a question."""
+    if "?" in text:
+        return False
+    pieces = _segments(text)
+    leaves = [p for p in pieces if _LEAVES.match(p.lower())]
+    if not leaves or any(_WHEN.search(p.lower()) or _BECAUSE.search(p.lower()) or _NUMBER.search(p) or plain_named(p, names) for p in leaves):
+        return False
+    return all(p in leaves or _aside(p, names) for p in pieces)
+
+
+#: A verdict on the reply just heard, with a bare demonstrative for it: how it is taken ("that makes sense", "that's
+#: less scary than I thought", "that's what the teacher said"), or how someone will take it ("Dad will love that").
+_TAKES_UP = re.compile(
+    r"^(?:that|this|thats)(?:'s|s| is| was)? (?:(?:so|really|very|much|way|a lot|even|totally|exactly|just|actually) )*"
+    r"(?:makes? (?:(?:a lot of|total|perfect|more) )?sense|(?:less|more|[a-z]+er) [a-z]* ?than (?:i|we) (?:thought|expected|feared|imagined)|"
+    r"what (?:(?:the|my|your|our|his|her) [a-z]+|i|we|he|she|they|everyone) (?:said|told me|says|suggested|recommended|thought))$|"
+    r"^[\w']+(?: [\w']+)? (?:will|'ll|would|'d|is going to|is gonna) (?:really |totally |absolutely |definitely )?(?:love|like|enjoy|appreciate) (?:that|this|it)$"
+)
+
+
+def takes_up_reply(text: str, names: list[str]) -> bool:
+    """Whether a user's whole turn to an assistant only takes up the reply it got, pointing to it with a bare
+    demonstrative (:data:`_TAKES_UP`: "OHHH ok that makes sense", "ok thanks, thats less scary than I thought", "yes
+    that's what the teacher said", "Ha, Dad will love that."), with at most a word or two beside it (:func:`_aside`).
+    No number; no name but the speakers' except the one who will take it; not a question."""
+    if "?" in text or _NUMBER.search(text):
+        return False
+    pieces = _segments(text)
+    verdicts = [p for p in pieces if _TAKES_UP.match(p.lower())]
+    return bool(verdicts) and all(p in verdicts or _aside(p, names) for p in pieces)

@@ -52,7 +52,7 @@ from ..timeexpr.words import MONTHS, WEEKDAY_WORDS
 from .atoms import atoms
 from .base import Utterance
 from .filler import FillerTest
-from .reactions import reaction_turn
+from .reactions import reaction_turn, signs_off, takes_up_reply
 from .rules import Sentence, analyze, content_words, short_remark, words
 from .stance import instructs_reply, news_question, stance_only
 from .social import REACTION_WORDS, THIRD_PERSON, only_reacts, plain_named, social_question
@@ -200,6 +200,9 @@ def analyze_utterance(utterance: Utterance, filler: FillerTest | None = None) ->
     # only user turns as context, so an assistant's turn is rarely there to see)
     me = utterance.message.speaker
     to_assistant = utterance.message.role == "user" and not any(m.role == "user" and m.speaker != me for m in utterance.context)
+    if signs_off(text, names) or to_assistant and takes_up_reply(text, names):
+        # "ok, going to sleep a bit before shift", "OHHH ok that makes sense": closing the chat, taking up the reply
+        return [Sentence(text=s.text, kind="phatic") for s in sentences]
     sentences = _without_stance(sentences, names, addressee_of(utterance), previous, told="?" not in previous, instructs=to_assistant)
     if to_assistant and not any(m.role == "user" for m in utterance.context):
         # the first words a user says to an assistant (after its greeting, if any), of the conversation itself ("My nephew put this on my phone", "hello,
@@ -332,6 +335,24 @@ def _bare_phrase(text: str, names: list[str]) -> bool:
     return not any(w[0].isupper() and w.lower() not in own for w in _NAMED.findall(text.strip()))
 
 
+#: The most words of a message in another language that the English rules may read as phatic ("merci, you're a star").
+MAX_PHATIC_WORDS = 10
+#: The first code point after the Latin scripts (Latin-1 and Latin Extended A/B): "¿cómo estás?", "się cieszę".
+_LATIN_END = 0x250
+
+
+def _says_nothing_in_english(text: str, names: list[str], role: str) -> bool:
+    """Whether a message in a Latin script that the English rules cannot read as a whole has, by those rules, only phatic sentences ("merci,
+    you're a star"), or, from an assistant (whose questions make no record), phatic sentences and questions ("Hola
+    Rodrigo, ¿cómo estás? What's up?"): a word of another language is a content word to them, so a sentence they read
+    as phatic holds none."""
+    if any(ch.isalpha() and ord(ch) >= _LATIN_END for ch in text) or len(re.findall(r"[^\W\d_]+", text)) > MAX_PHATIC_WORDS:
+        return False  # the English rules see no word in another script, nor read a longer text of other words (a word list)
+    kept = ("phatic",) if role == "user" else ("phatic", "question")
+    sentences = analyze(text, names=names)
+    return bool(sentences) and all(s.kind in kept for s in sentences)
+
+
 class RuleRouter:
     """Routes an utterance with lexical rules (see the module docstring for the decision).
 
@@ -362,7 +383,8 @@ class RuleRouter:
             logger.debug("routed %s -> 000 (a reply to a turn that asked for nothing, giving nothing)", utterance.message_id)
             return RouteMask()
         if not is_english(text):
-            if _bare_phrase(text, names_of(utterance)):
+            names = names_of(utterance)
+            if _bare_phrase(text, names) or signs_off(text, names) or _says_nothing_in_english(text, names, utterance.message.role):
                 logger.debug("routed %s -> 000 (a short phrase in another language with nothing to anchor a fact)", utterance.message_id)
                 return RouteMask()
             # the rules read English only: keep any other language whole rather than drop it

@@ -382,11 +382,20 @@ def evaluates(content: list[str], said: Sequence[str] = ()) -> bool:
 _PRAISED = frozenset("backing pride offer courage guts drive positivity energy vibe vibes paid pay off".split())
 
 
+#: The fewest letters of a speaker's name said short ("Mel" for Melanie).
+MIN_SHORT_NAME = 3
+
+
 def plain_named(text: str, names: Iterable[str]) -> bool:
-    """True if ``text`` holds a number or a capitalised word that is not a speaker's name (nor "I")."""
+    """True if ``text`` holds a number or a capitalised word that is not a speaker's name (nor "I"), whole or short."""
     known = name_words(names)
     caps = re.findall(r"(?<!^)(?<![.!?]\s)\b(?!I\b|I')[A-Z][\w'-]*", text.strip())
-    return bool(re.search(r"\d", text)) or any(w.lower() not in known for w in caps)
+    return bool(re.search(r"\d", text)) or any(not speaker_word(w.lower(), known) for w in caps)
+
+
+def speaker_word(word: str, known: set[str]) -> bool:
+    """Whether ``word`` is a word of a speaker's name, or its first letters (at least :data:`MIN_SHORT_NAME`)."""
+    return word in known or len(word) >= MIN_SHORT_NAME and any(k.startswith(word) for k in known)
 
 
 #: Someone in particular: what is said of them may be a fact even in abstract words ("They're a real support.").
