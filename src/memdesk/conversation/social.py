@@ -380,8 +380,6 @@ def evaluates(content: list[str], said: Sequence[str] = ()) -> bool:
 
 
 _PRAISED = frozenset("backing pride offer courage guts drive positivity energy vibe vibes paid pay off".split())
-
-
 #: The fewest letters of a speaker's name said short ("Mel" for Melanie).
 MIN_SHORT_NAME = 3
 
