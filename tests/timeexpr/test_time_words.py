@@ -148,3 +148,30 @@ def test_a_weekday_after_a_past_copula_is_that_day() -> None:
     assert _day("The school concert was Sunday.", MON) == date(2025, 3, 9)
     assert _found("My day off is Sunday", MON) == []  # a routine
     assert _found("My day off was always Sunday", MON) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "ref", "start", "end"),
+    [
+        # "the past week / month / year": the stretch up to the day it is said, not the calendar week before
+        ("Priyanka has been sleeping badly in the past week", date(2025, 3, 16), date(2025, 3, 9), date(2025, 3, 17)),
+        ("Over the past month the bakery sold out twice", date(2025, 3, 31), date(2025, 2, 28), date(2025, 4, 1)),
+        ("The past year was a long one for the choir", date(2024, 2, 29), date(2023, 2, 28), date(2024, 3, 1)),
+    ],
+)
+def test_the_past_period_runs_up_to_now(text: str, ref: date, start: date, end: date) -> None:
+    ms = resolve(text, datetime(ref.year, ref.month, ref.day, 12, tzinfo=timezone.utc), prefer="auto")
+    assert [(m.start.date(), m.end.date()) for m in ms] == [(start, end)]
+
+
+@pytest.mark.parametrize(
+    ("text", "dated"),
+    [
+        ("Ten years married - feels like just yesterday we said our vows", False),
+        ("It seems like only yesterday Noor started school", False),
+        ("I feel like yesterday was wasted on paperwork", True),  # yesterday is the subject: the day itself
+        ("Noor started the new school yesterday", True),
+    ],
+)
+def test_a_day_word_in_a_simile_is_no_date(text: str, dated: bool) -> None:
+    assert bool(_found(text, MON)) is dated

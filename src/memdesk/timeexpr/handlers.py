@@ -110,7 +110,15 @@ def _shift(ref: date, n: int, unit: str, approx: bool) -> spans.Span | None:
     return spans.year(ref.year + n, approx)
 
 
+#: A day word in a simile of time ("feels like just yesterday we met", "seems like only yesterday"): no date; not the
+#: subject of a clause ("I feel like yesterday was wasted": yesterday itself).
+_SIMILE = re.compile(r"\b(?:feels?|felt|seems?|seemed|looks?|looked)\s+like\s+(?:(?:it\s+was|it's|just|only)\s+)*$", re.IGNORECASE)
+_SUBJECT_AFTER = re.compile(r"\s+(?:was|were|is|has|had)\b", re.IGNORECASE)
+
+
 def h_simple(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
+    if _SIMILE.search(m.string, 0, m.start()) and not _SUBJECT_AFTER.match(m.string, m.end()):
+        return None
     w = " ".join(m[0].lower().split())
     if w in ("the day before yesterday",):
         return spans.day(ref - timedelta(days=2))
@@ -130,6 +138,10 @@ def h_rel_period(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
         return spans.week(ref + timedelta(days=1))  # "this week", said on a Sunday of what is ahead: the coming one
     step = {"last": -1, "past": -1, "this past": -1, "previous": -1, "this": 0, "earlier this": 0,
             "later this": 0, "next": 1, "the coming": 1, "the following": 1}[which]  # fmt: skip
+    if which == "past" and unit != "weekend":  # "in the past week": the stretch up to now, not the calendar week before
+        y, mo = spans.add_months(ref.year, ref.month, -12 if unit == "year" else -1)
+        start = ref - timedelta(weeks=1) if unit == "week" else date(y, mo, min(ref.day, calendar.monthrange(y, mo)[1]))
+        return start, ref + timedelta(days=1), "approx", f"the past {unit} up to {ref.isoformat()}", True
     if unit == "week":
         return spans.week(ref + timedelta(weeks=step))
     if unit == "weekend":
