@@ -175,3 +175,17 @@ def test_the_past_period_runs_up_to_now(text: str, ref: date, start: date, end: 
 )
 def test_a_day_word_in_a_simile_is_no_date(text: str, dated: bool) -> None:
     assert bool(_found(text, MON)) is dated
+
+
+@pytest.mark.parametrize(
+    ("text", "ref", "expected"),
+    [
+        # a holiday whose name says its own day is that day, with or without a preposition; its weekday is not read alone
+        ("The shop is shut on Easter Saturday", date(2026, 3, 10), date(2026, 4, 4)),
+        ("Easter Monday we drive to my aunt's", date(2026, 3, 10), date(2026, 4, 6)),
+        ("party moved (Holy Saturday) because of the service", date(2027, 3, 1), date(2027, 3, 27)),
+        ("Boxing Day we always walk the coast path", date(2025, 11, 2), date(2025, 12, 26)),
+    ],
+)
+def test_a_named_holiday_day_is_that_day(text: str, ref: date, expected: date) -> None:
+    assert _day(text, ref) == expected

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-__all__ = ["HOLIDAY_RE", "easter", "holiday", "around"]
+__all__ = ["HOLIDAY_RE", "NAMED_DAY_RE", "easter", "holiday", "around"]
 
 
 def easter(year: int) -> date:
@@ -47,6 +47,8 @@ _HOLIDAYS = {
     "easter sunday": (_easter_offset(0, 1), "Easter Sunday"),
     "easter day": (_easter_offset(0, 1), "Easter Sunday"),
     "easter monday": (_easter_offset(1, 1), "Easter Monday"),
+    "easter saturday": (_easter_offset(-1, 1), "Easter Saturday"),
+    "holy saturday": (_easter_offset(-1, 1), "Holy Saturday"),
     "good friday": (_easter_offset(-2, 1), "Good Friday"),
     "christmas eve": (_fixed(12, 24), "Christmas Eve"),
     "christmas day": (_fixed(12, 25), "Christmas Day"),
@@ -64,6 +66,11 @@ _HOLIDAYS = {
 
 #: The names above, longest first (a regular-expression alternation; "Easter Monday" before "Easter").
 HOLIDAY_RE = "(?:" + "|".join(n.replace(" ", r"\s+").replace("'", "['\u2019]") for n in sorted(_HOLIDAYS, key=len, reverse=True)) + ")"
+#: The names that say one day of their own ("Easter Monday", "Boxing Day"): a date however they are said, with no
+#: preposition too ("Easter Saturday we're closed"), where the weekday in the name must not be read alone.
+NAMED_DAY_RE = "(?:" + "|".join(
+    n.replace(" ", r"\s+").replace("'", "['\u2019]") for n in sorted(_HOLIDAYS, key=len, reverse=True) if " " in n and not n.endswith("weekend")
+) + ")"
 
 
 def holiday(name: str, year: int) -> tuple[date, date, str]:

@@ -52,7 +52,7 @@ from . import handlers as h
 from . import spans
 from . import periods as p
 from .handlers import Ctx, Handler
-from .holidays import HOLIDAY_RE
+from .holidays import HOLIDAY_RE, NAMED_DAY_RE
 from .narration import loose_past
 from .spans import Granularity
 from .words import DATED_WEEKDAY, DAY_RE, MONTH_RE, NUM_RE, SEASON_RE, UNIT_RE, WEEKDAY_RE, YEAR_RE
@@ -105,6 +105,7 @@ _RULES: tuple[tuple[re.Pattern[str], Handler], ...] = (
     (_p(rf"(?P<part>early|mid|late)[\s-]+(?:(?P<month>{MONTH_RE})(?:\s+(?P<y>{YEAR_RE}))?|{_PERIOD})"), p.h_part),
     (_p(rf"(?:(?P<rel>before|after|until|till|since|by)\s+|(?:at|over|for|on|around|during)\s+|(?P<which>this past|this|last|next)\s+)"
         rf"(?P<name>{HOLIDAY_RE})(?:\s+(?P<y>{YEAR_RE}))?"), p.h_holiday),
+    (_p(rf"(?P<name>{NAMED_DAY_RE})(?:\s+(?P<y>{YEAR_RE}))?(?P<rel>(?!))?(?P<which>(?!))?"), p.h_holiday),  # "Easter Monday we ..."
     # a month (or a day of it) in a year named by its place: "October next year", "next year, in June", "3 May last year"
     (_p(rf"(?:(?P<d>{DAY_RE})\s+(?:of\s+)?)?(?P<month>{MONTH_RE})\s+(?P<which>next|last|this)\s+year"), h.h_month_of_year),
     (_p(rf"(?P<which>next|last|this)\s+year,?\s+(?:in\s+|on\s+)?(?:(?P<d>{DAY_RE})\s+(?:of\s+)?)?(?P<month>{MONTH_RE})"), h.h_month_of_year),
