@@ -189,3 +189,16 @@ def test_a_day_word_in_a_simile_is_no_date(text: str, dated: bool) -> None:
 )
 def test_a_named_holiday_day_is_that_day(text: str, ref: date, expected: date) -> None:
     assert _day(text, ref) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "ref", "expected"),
+    [
+        # "a day" after a rate is how often, not a count of days: the day is the one named after "from"
+        ("The vet put Biscuit on drops twice a day from today", date(2025, 1, 6), date(2025, 1, 6)),
+        ("Tablets are 20mg a day from tomorrow", date(2025, 1, 6), date(2025, 1, 7)),
+        ("A week from Friday we fly to Lagos", date(2025, 1, 6), date(2025, 1, 17)),  # a count still counts
+    ],
+)
+def test_a_rate_is_no_count_of_days(text: str, ref: date, expected: date) -> None:
+    assert _day(text, ref) == expected

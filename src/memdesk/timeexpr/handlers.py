@@ -72,11 +72,17 @@ def h_in(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     return _shift(ref, n, unit, approx)
 
 
+#: What makes "a day" a rate: "three times a day from today", "once a week from Monday", "10mg a day".
+_RATE_BEFORE = re.compile(r"\b(?:times|once|twice|\d+\s*(?:mg|ml|g|km|miles?|hours?|h))\s+$", re.IGNORECASE)
+
+
 def h_counted_from(m: re.Match[str], ref: date, ctx: Ctx) -> spans.Span | None:
     """"a week from Friday", "two weeks from today", "a week on Friday", "Wednesday week" (a week after the coming
     Wednesday): the day counted on from the coming weekday (today when it is that weekday), today, tomorrow or
     yesterday ("six weeks from yesterday"); after
-    "for" ("for two weeks from tomorrow") the days from that day on."""
+    "for" ("for two weeks from tomorrow") the days from that day on; not a rate ("three times a day from today")."""
+    if m["n"].lower() == "a" and _RATE_BEFORE.search(m.string, 0, m.start()):
+        return None
     base_word = m["wd"].lower()
     if base_word in ("today", "now"):
         base = ref
