@@ -27,7 +27,10 @@ from .endings import valued_end
 from .typed_values import topic_terms, value_spans, values_of
 from .updates import new_only
 
-__all__ = ["AMOUNTS", "MOVED", "REFERS", "item_cut", "kind_group", "moved_terms", "named_words", "not_rescheduled", "of_what_changed", "sibling", "value_items", "without_gerunds"]
+__all__ = ["AMOUNTS", "MOVED", "REFERS", "TIME_KINDS", "item_cut", "kind_group", "moved_terms", "named_words", "not_rescheduled", "of_what_changed", "sibling", "value_items", "without_gerunds"]
+
+#: kinds of value that say when (a date, a clock time, a weekday, how often): what a rescheduling moves
+TIME_KINDS = frozenset({"date", "clock", "weekday", "frequency"})
 
 #: a part that refers back to what was said before it
 REFERS = re.compile(r"^(?:it|its|it's|this|that|these|those|he|she|they|there|which)\b", re.IGNORECASE)
@@ -107,7 +110,7 @@ MOVED = re.compile(
 
 def moved_terms(claims: Sequence[Claim]) -> set[str]:
     """The words of the claims of ``claims`` that move a time ("the Hill Climb got moved to 21 June", "postponed")."""
-    moved = [c.value for c in claims if c.value and MOVED.search(c.value) and values_of(c.value).keys() & {"date", "clock", "weekday", "frequency"}]
+    moved = [c.value for c in claims if c.value and MOVED.search(c.value) and values_of(c.value).keys() & TIME_KINDS]
     return topic_terms(" ".join(moved))
 
 

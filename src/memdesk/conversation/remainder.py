@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from .claims import Claim
-from .compound import AMOUNTS, MOVED, REFERS, item_cut, kind_group, moved_terms, named_words, not_rescheduled, of_what_changed, sibling, value_items, without_gerunds
+from .compound import AMOUNTS, MOVED, REFERS, TIME_KINDS, item_cut, kind_group, moved_terms, named_words, not_rescheduled, of_what_changed, sibling, value_items, without_gerunds
 from .endings import reverses, valued_end
 from .facts import same_value
 from .narrowing import narrow
@@ -119,7 +119,7 @@ def _changed_values(new: Sequence[Claim]) -> dict[str, set[str]]:
             for kind, value, (a, b) in value_spans(text):
                 if kind != "date" or not _FROM.search(text[:a] + text[a:b].split()[0] + " "):
                     out.setdefault(kind_group(kind), set()).add(value)
-    if any(c.value and c.op == "end" and MOVED.search(c.value) and not _WHEN_KINDS & values_of(new_only(c.value)).keys() for c in new):
+    if any(c.value and c.op == "end" and MOVED.search(c.value) and not TIME_KINDS & values_of(new_only(c.value)).keys() for c in new):
         for kind in _WHEN[:2]:  # "the dive was postponed": its day and time are not what they were (a new time says which)
             out.setdefault(kind, set())
     if any(v.isdigit() or v.replace(".", "").isdigit() for v in out.get("count", ())) or any(
@@ -143,7 +143,6 @@ _CLAUSE = re.compile(r"^(?:and\s+)?(?:my|our|his|her|their)\s+[\w-]+\s+(?:is|are
 _EXCLUSIVE = re.compile(r"(?<!\bnot\s)\b(?:only|just|exclusively|nothing\s+but)\b", re.IGNORECASE)  # "not just sitting at home": no exclusion
 #: kinds of value that a part says as a time adjunct ("on 8 July", "at 7am", "from Monday"): cut alone, the rest stays
 _WHEN = ("date", "clock", "when")
-_WHEN_KINDS = {"date", "clock", "weekday", "frequency"}
 
 
 def _stale_values(text: str, changed: dict[str, set[str]]) -> list[tuple[str, tuple[int, int]]]:
@@ -364,7 +363,7 @@ def kept_part(
         return None
     text, gone = cut
     narrowed = narrow(old, text, [], new.id)
-    if not values_of(gone).keys() & {"date", "clock", "weekday", "frequency"}:  # its time is not what went: as it was read
+    if not values_of(gone).keys() & TIME_KINDS:  # its time is not what went: as it was read
         narrowed = narrowed.model_copy(update={"event_time": old.event_time, "temporal_anchor": old.temporal_anchor})
     kept = _claims_kept(old.metadata.get("claims") or [], text)
     metadata = {k: v for k, v in narrowed.metadata.items() if k != "claims"} | ({"claims": kept} if kept else {})
