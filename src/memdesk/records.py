@@ -155,6 +155,11 @@ class RecordBase(BaseModel):
                     continue
         return None
 
+    def source_message(self) -> str | None:
+        """The id of the message the record was made from: the first of its ``provenance`` (the ids after it are
+        the turns it was read with, e.g. the question a reply answers); None when it names none."""
+        return self.provenance[0] if self.provenance else None
+
     @property
     def memory_type(self) -> MemoryType:
         return MemoryType(self.type)  # type: ignore[attr-defined]

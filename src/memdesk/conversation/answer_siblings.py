@@ -81,7 +81,7 @@ def sibling(
     said beside the answer); ``states``: per hit, whether it states a value of the kind the question asks for, when that
     decides, False or None otherwise (an answer stating one is not left for a record of its message that states none:
     "Ilse drives the Volvo now" for "Which truck did Ilse drive?", not "Ilse swapped trucks.")."""
-    message = _message(answer.record)
+    message = answer.record.source_message()
     if message is None:
         return None
     position = asked_position(question)
@@ -95,7 +95,7 @@ def sibling(
     found = next(
         (
             hits[i] for i in current
-            if _message(hits[i].record) == message and asked_of(head, hits[i].record) > base
+            if hits[i].record.source_message() == message and asked_of(head, hits[i].record) > base
             and (not stating or states[i])  # type: ignore[index]
         ),
         None,
@@ -115,7 +115,7 @@ def _at_position(
     """The record of ``message`` holding the item at ``position`` when ``answer`` (holding ``numbers``) does not."""
     pool: list[SearchHit | MemoryRecord] = [
         h for h in hits
-        if h.record.id != answer.record.id and not h.record.superseded_by and _message(h.record) == message
+        if h.record.id != answer.record.id and not h.record.superseded_by and h.record.source_message() == message
     ]
     if mates is not None:
         seen = {h.record.id for h in pool if isinstance(h, SearchHit)} | {answer.record.id}
@@ -133,7 +133,3 @@ def _at_position(
 
 def _record(said: SearchHit | MemoryRecord) -> MemoryRecord:
     return said.record if isinstance(said, SearchHit) else said
-
-
-def _message(record: MemoryRecord) -> str | None:
-    return record.provenance[0] if record.provenance else None

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 from ..records import MemoryRecord
 
-__all__ = ["kept_text", "narrow", "narrowings", "statements_of"]
+__all__ = ["kept_text", "message_of", "narrow", "narrowings", "statements_of"]
 
 #: how much of a statement's text must begin inside a view for the view to hold it (a view is cut to its length
 #: limit: its last statement may be cut short)
@@ -31,8 +31,11 @@ def _plain(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().rstrip(".!?… ").lower()
 
 
-def _message(record: MemoryRecord) -> str:
-    return record.provenance[0] if record.provenance else record.id
+def message_of(record: MemoryRecord) -> str:
+    """The id of ``record``'s message (:meth:`~memdesk.records.MemoryRecord.source_message`), else its own id: the
+    key that groups the records of one message."""
+    message = record.source_message()
+    return message if message is not None else record.id
 
 
 def statements_of(view: MemoryRecord, others: Sequence[MemoryRecord]) -> list[MemoryRecord]:
@@ -41,7 +44,7 @@ def statements_of(view: MemoryRecord, others: Sequence[MemoryRecord]) -> list[Me
     text = _plain(view.text())
     inside = [
         o for o in others
-        if o.id != view.id and _message(o) == _message(view) and len(_plain(o.text())) < len(text) and _plain(o.text())[:_HEAD] in text
+        if o.id != view.id and message_of(o) == message_of(view) and len(_plain(o.text())) < len(text) and _plain(o.text())[:_HEAD] in text
     ]  # fmt: skip
     longest = [o for o in inside if not any(p is not o and _plain(o.text()) in _plain(p.text()) and len(p.text()) > len(o.text()) for p in inside)]
     return list({_plain(o.text()): o for o in longest}.values())
@@ -74,7 +77,7 @@ def narrowings(records: Sequence[MemoryRecord], closing: set[str]) -> tuple[set[
     narrowed: dict[str, tuple[str, list[MemoryRecord]]] = {}
     by_message: dict[str, list[MemoryRecord]] = {}
     for r in records:
-        by_message.setdefault(_message(r), []).append(r)
+        by_message.setdefault(message_of(r), []).append(r)
     for views in by_message.values():
         if not any(v.id in closing for v in views):
             continue

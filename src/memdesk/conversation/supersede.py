@@ -62,7 +62,7 @@ from .topics import contrasts, rehabits, retopics
 from .claims import claims_in, named_in
 from .facts import Claim, same_value
 from .effective import effective
-from .narrowing import narrow, narrowings, statements_of
+from .narrowing import message_of, narrow, narrowings, statements_of
 from .remainder import kept_part
 from .replies import old_values, restates
 from .restated import RESTATED_TOPIC, restated, with_restatement
@@ -110,10 +110,6 @@ def changed_by(claim: Claim, record: MemoryRecord, df: dict[str, int]) -> int:
     names = _names(record.speaker)
     shared = [t for t in _terms(claim.value, names) & _terms(record.text(), names) if df.get(t, 0) <= 2]
     return len(shared) if len(shared) >= (2 if claim.slot == "weak" else 1) else 0
-
-
-def _message_of(record: MemoryRecord) -> str:
-    return record.provenance[0] if record.provenance else record.id
 
 
 def _names(speaker: str | None) -> frozenset[str]:
@@ -195,7 +191,7 @@ def _best_views(candidates: list[_Candidate], score: dict[int, int]) -> list[_Ca
 
 def _held(c: "_Candidate", siblings: list["_Candidate"]) -> tuple[int, str, str, float, str]:
     """A candidate as an update reads it: key, text, message, its message's best cosine, the valueless statements beside it."""
-    return id(c), c.record.text(), _message_of(c.record), max(s.score for s in siblings), valueless(s.record.text() for s in siblings if s is not c)
+    return id(c), c.record.text(), message_of(c.record), max(s.score for s in siblings), valueless(s.record.text() for s in siblings if s is not c)
 
 
 @dataclass
@@ -304,15 +300,15 @@ class Supersession:
         typed, named = old_values(old.text(), claims_in(old), new.text())
         if not typed and not named:
             return []
-        message, batch = _message_of(old), {r.id for r in records}
+        message, batch = message_of(old), {r.id for r in records}
         others = [
             hit.record for memory_type in MemoryType for hit in store.search(vector, new.scope, memory_type, self.k)
             if hit.record.id not in batch and hit.record.id not in closed and hit.record.superseded_by is None
             and (hit.record.speaker, hit.record.role) != (old.speaker, old.role) and restates(hit.record.text(), typed, named)
         ]  # fmt: skip
         # a reply to old's message, and every other view of that reply's words
-        replies = {_message_of(r) for r in others if message in r.provenance[1:]}
-        return [r for r in others if _message_of(r) in replies]
+        replies = {message_of(r) for r in others if message in r.provenance[1:]}
+        return [r for r in others if message_of(r) in replies]
 
     def _named(
         self, store: Store, records: Sequence[MemoryRecord], new: MemoryRecord, named: list[str],
@@ -358,15 +354,15 @@ class Supersession:
             # message ("The footbridge is delayed." beside "The new finish date is November.")
             siblings: dict[str, list[_Candidate]] = {}
             for c in candidates:
-                siblings.setdefault(_message_of(c.record), []).append(c)
-            shared = {id(c): self._updates(update, c, siblings[_message_of(c.record)], beside) for c in candidates}
+                siblings.setdefault(message_of(c.record), []).append(c)
+            shared = {id(c): self._updates(update, c, siblings[message_of(c.record)], beside) for c in candidates}
             shared = closest_first(shared)  # found below update_min_score: only when no closer memory is
             if candidates and not any(shared.values()):  # by structure alone: the one statement with a value of its kind and a word of it
-                shared |= sole_holder(update, [_held(c, siblings[_message_of(c.record)]) for c in candidates], _names(candidates[0].record.speaker), beside, self.gates)
+                shared |= sole_holder(update, [_held(c, siblings[message_of(c.record)]) for c in candidates], _names(candidates[0].record.speaker), beside, self.gates)
             best = [c for c in _best_views(candidates, {k: len(v) for k, v in shared.items()}) if c not in victims]
             if best and all(shared[id(c)] == {MEASURED} for c in best):  # a value measured alike, no word of what it is of:
                 top = max(best, key=lambda c: c.score)  # the one statement closest in meaning, with its views
-                best = [c for c in best if _message_of(c.record) == _message_of(top.record)]
+                best = [c for c in best if message_of(c.record) == message_of(top.record)]
             for c in best if restated(update) else []:
                 c.restated = True
             victims += best

@@ -181,7 +181,7 @@ class SharedMetadata:
 
     def _base(self, conn: Any, record: MemoryRecord, owner: str | None, bases: Mapping[tuple[str, str], Mapping[str, Any]]) -> Mapping[str, Any] | None:
         key = scope_key(record.scope)
-        message = owner if owner is not None else (record.provenance[0] if record.provenance else None)
+        message = owner if owner is not None else record.source_message()
         if message is None:
             return None
         if (key, message) in bases:
