@@ -26,6 +26,7 @@ from .base import Utterance
 from .rules import analyze, is_imperative
 from .social import plain_named
 from .stance import STANCE_WORDS, instructs_reply
+from ..timeexpr.words import MONTH_NAME_RE, WEEKDAY_NAME_RE
 
 __all__ = [
     "ADVICE", "FIRST_SINGULAR", "MAX_REACTION_WORDS", "accepts_request", "asks_for_something", "gives_something", "reaction_clause",
@@ -290,8 +291,7 @@ _LEAVES = re.compile(
     r"^(?:(?:i|we)(?:'ll| will) )?(?:sleep|nap|rest) now\b",
 )
 #: Time words: a leave with a day or a time of its own is a plan ("I'm off to Porto on Friday").
-_WHEN = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|saturday|sunday|"
-                   r"january|february|march|april|may|june|july|august|september|october|november|december|o'clock|am|pm)\b")
+_WHEN = re.compile(rf"\b(?:today|tonight|tomorrow|yesterday|week|weekend|month|year|{WEEKDAY_NAME_RE}|{MONTH_NAME_RE}|o'clock|am|pm)\b", re.IGNORECASE)
 #: A reason given: the leave tells why ("going to bed early because of the race").
 _BECAUSE = re.compile(r"\b(?:because|since|cause|cos|as)\b")
 #: The most words of a fragment beside a closing ("early tomorrow", "Obrigada!", "night!").

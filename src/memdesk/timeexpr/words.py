@@ -15,6 +15,8 @@ MONTHS["sept"] = 9
 MONTH_NAME_RE = "(?:" + "|".join(calendar.month_name[1:]) + ")"
 MONTH_NAME_NOT_MAY_RE = "(?:" + "|".join(m for m in calendar.month_name[1:] if m != "May") + ")"
 MONTH_NAME = re.compile(rf"\b({MONTH_NAME_RE})\b")
+#: A weekday's full name, capitalised ("Monday" ... "Sunday"): a regular-expression alternation.
+WEEKDAY_NAME_RE = "(?:" + "|".join(calendar.day_name) + ")"
 _WEEKDAYS = {d.lower(): i for i, d in enumerate(calendar.day_name)}
 #: The weekdays' names and abbreviations, lower-cased.
 WEEKDAY_WORDS = frozenset(_WEEKDAYS) | frozenset(d.lower() for d in calendar.day_abbr) | {"tues", "thurs", "thur"}
