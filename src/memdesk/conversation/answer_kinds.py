@@ -177,8 +177,7 @@ def replaced_answer(
 ) -> int | None:
     """For a question about what held before a change: the replaced record of ``hits`` (the best few) that states a
     value of the asked kind and holds some of the question's words (``share``: how much of them hit ``i`` holds), the
-    one
-    holding most of them (the better ranked among equals); None when no replaced record does. A current first hit that
+    one holding most of them (the better ranked among equals); None when no replaced record does. A current first hit that
     states a value of the asked kind and of which the ranking is sure (calibrated relevance at least ``trust``) is not
     displaced by a replaced record whose own words hold none of the question's (``says``: it shares
     them only through the context it was embedded with: "the chair is Mr Okafor" for "What was the old spending

@@ -34,9 +34,11 @@ _MONTH = r"(?:january|february|march|april|may|june|july|august|september|octobe
 _DAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _CLOCK = r"\b\d{1,2}(?:[:.]\d{2})?\s?(?:am|pm)\b|\b\d{1,2}:\d{2}\b|\bmidday\b|\bmidnight\b"
 _CLOCK = rf"(?:{_CLOCK})"
-_CURRENCY = rf"(?:{CURRENCY_NAMES})"
-#: a currency's code or letter written before the amount ("R1,200" rand, "Rs 450", "KSh 300", "RM 80"): two digits at least
-_CODE = r"(?:R|Rs|RM|KSh|Ksh|Kes|KES|INR|ZAR|USD|EUR|GBP|AUD|NZD|CAD|PHP|NGN|UGX|TZS|GH₵)"  # the read side's currencies (:mod:`memdesk.retrieval.value_kinds`): one list
+_CURRENCY = rf"(?:{CURRENCY_NAMES})"  # the read side's currencies (:mod:`memdesk.retrieval.value_kinds`): one list
+#: a currency's code or letter written before the amount ("R1,200" rand, "Rs 450", "KSh 300", "RM 80"): two digits at
+#: least, matched as written (the names after an amount include words such as "won" and "real", which before a number
+#: are no currency)
+_CODE = r"(?:R|Rs|RM|KSh|Ksh|Kes|KES|INR|ZAR|USD|EUR|GBP|AUD|NZD|CAD|PHP|NGN|UGX|TZS|GH₵)"
 _UNIT_TIME = r"(?:minutes?|mins?|hours?|hrs?|days?|weeks?|fortnights?|months?|years?)"
 #: a stage or a grade named by a number or a letter ("grade 5", "group B", "stage IV"): its head says what it is of
 _LABEL = r"\b(?:level|course|grade|stage|group|module|belt|band|tier|phase|division|league|standard)\s+(?:(?-i:[A-Z])|\d{1,2}|(?-i:[IVX]{1,4}))\b"
